@@ -1,0 +1,25 @@
+# Two entry points (README): `make bench` runs xpose-bench, `make test` runs every
+# test. Both install what they need first (scripts/install-deps.sh).
+PRESET ?= default
+JOBS ?= $(shell nproc)
+BENCH_ARGS ?=
+
+.PHONY: deps build test test-cpp test-python bench clean
+
+deps:
+	./scripts/install-deps.sh
+
+build: deps
+	cmake --preset $(PRESET)
+	cmake --build --preset $(PRESET) -j $(JOBS)
+
+test-cpp: build
+	ctest --preset $(PRESET) -j $(JOBS)
+
+test: test-cpp
+
+bench: build
+	./build/tools/xpose-bench/xpose-bench $(BENCH_ARGS)
+
+clean:
+	rm -rf build build-* .venv

@@ -1,0 +1,42 @@
+// Description of an out-of-place (batched) transpose: shapes, leading dimensions,
+// batch strides and element size. All counts are in elements and 64-bit.
+#pragma once
+
+#include "xpose/config.hpp"
+
+namespace xpose {
+
+/// Input  element (b, r, c) lives at in  + b*stride_in  + r*ld_in  + c,  0 <= r < rows, 0 <= c < cols.
+/// Output element (b, c, r) lives at out + b*stride_out + c*ld_out + r.
+/// The output matrix is cols x rows; ld_out >= rows, ld_in >= cols.
+/// Batch strides matter only when batch > 1; stride_in may be 0 (one input, many outputs).
+struct matrix_desc {
+  index_t rows = 0;
+  index_t cols = 0;
+  index_t ld_in = 0;
+  index_t ld_out = 0;
+  index_t batch = 1;
+  index_t stride_in = 0;
+  index_t stride_out = 0;
+  int elem_size = 4;  ///< bytes: 1, 2, 4, 8 or 16
+
+  /// A packed rows x cols matrix (or `batch` of them, back to back).
+  static constexpr matrix_desc packed(index_t rows, index_t cols, int elem_size,
+                                      index_t batch = 1) noexcept {
+    matrix_desc d;
+    d.rows = rows;
+    d.cols = cols;
+    d.ld_in = cols;
+    d.ld_out = rows;
+    d.batch = batch;
+    d.stride_in = rows * cols;
+    d.stride_out = rows * cols;
+    d.elem_size = elem_size;
+    return d;
+  }
+
+  /// Number of elements transposed (over all batches). Valid only after validation.
+  constexpr index_t elements() const noexcept { return rows * cols * batch; }
+};
+
+}  // namespace xpose

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what building and testing xpose needs on a fresh Debian 12 machine:
+# Debian packages (only the missing ones) and a Python virtual environment (.venv)
+# with the PyPI packages of the Python package and its tests. Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pkgs=(cmake ninja-build g++ make pkg-config libgtest-dev libcli11-dev nlohmann-json3-dev
+      libopenblas-dev python3-venv python3-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing Debian packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get install -y -q "${missing[@]}" >/dev/null 2>&1 ||
+    { $SUDO apt-get update -q >/dev/null && $SUDO apt-get install -y -q "${missing[@]}" >/dev/null; }
+fi
+
+# Python environment for the Python package and its tests.
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv 2>/dev/null || { "$PY" -m pip install -q virtualenv && "$PY" -m virtualenv -q .venv; }
+fi
+stamp=.venv/.xpose-deps-1
+if [ ! -f "$stamp" ]; then
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q "numpy>=1.24" "pytest>=7" "nanobind>=2.0" "scikit-build-core>=0.10" matplotlib
+  touch "$stamp"
+fi

@@ -1,0 +1,11 @@
+// Ladder rung `tiled_padded`: see its row in src/variants.def and its maps in index_map.hpp.
+#include "../ladder.cuh"
+
+namespace xpose::detail {
+
+status launch_tiled_padded(const void* in, void* out, const matrix_desc& d, const launch_options& l,
+                 cudaStream_t stream) {
+  return launch_ladder<maps::pattern::tiled_padded>(in, out, d, l, stream);
+}
+
+}  // namespace xpose::detail

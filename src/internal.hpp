@@ -1,0 +1,29 @@
+// Library-internal declarations shared by the host and CUDA halves of xpose.
+#pragma once
+
+#include "xpose/registry.hpp"
+#include "xpose/xpose.hpp"
+
+namespace xpose::detail {
+
+/// Validates a call; `copy_shaped` means the output mirrors the input's layout
+/// (the ceiling variants) instead of being the transposed matrix.
+status validate(const void* in, const void* out, const matrix_desc& d, bool copy_shaped) noexcept;
+
+/// True when the (validated) call moves no element.
+inline bool empty(const matrix_desc& d) noexcept { return d.rows == 0 || d.cols == 0 || d.batch == 0; }
+
+/// Extent in elements touched by the input / transposed output of a validated desc.
+index_t in_extent(const matrix_desc& d) noexcept;
+index_t out_extent(const matrix_desc& d) noexcept;
+
+// CPU backend (src/cpu). Both assume a validated, non-empty desc.
+void reference_transpose(const void* in, void* out, const matrix_desc& d) noexcept;
+void blocked_transpose(const void* in, void* out, const matrix_desc& d, int threads) noexcept;
+
+/// Signature shared by every GPU variant's launcher. Called with a validated,
+/// non-empty desc, on the current device, after the pointer checks.
+using launcher_fn = status (*)(const void* in, void* out, const matrix_desc& d,
+                               const launch_options& launch, cudaStream_t stream);
+
+}  // namespace xpose::detail

@@ -1,0 +1,94 @@
+// Argument validation shared by every entry point. Runs before any memory is
+// touched, so a rejected call leaves the output as it was.
+#include <cstdint>
+
+#include "internal.hpp"
+
+namespace xpose {
+namespace detail {
+namespace {
+
+bool mul_ok(index_t a, index_t b, index_t* r) { return !__builtin_mul_overflow(a, b, r); }
+bool add_ok(index_t a, index_t b, index_t* r) { return !__builtin_add_overflow(a, b, r); }
+
+// Elements spanned by `batch` matrices of `rows` rows of length `len`, pitch `ld`,
+// batch stride `stride`: (batch-1)*stride + (rows-1)*ld + len. False on overflow.
+bool extent(index_t batch, index_t stride, index_t rows, index_t ld, index_t len, index_t* out) {
+  index_t a = 0, b = 0, s = 0;
+  if (!mul_ok(batch - 1, stride, &a) || !mul_ok(rows - 1, ld, &b)) return false;
+  return add_ok(a, b, &s) && add_ok(s, len, out);
+}
+
+}  // namespace
+
+index_t in_extent(const matrix_desc& d) noexcept {
+  return (d.batch - 1) * d.stride_in + (d.rows - 1) * d.ld_in + d.cols;
+}
+index_t out_extent(const matrix_desc& d) noexcept {
+  return (d.batch - 1) * d.stride_out + (d.cols - 1) * d.ld_out + d.rows;
+}
+
+status validate(const void* in, const void* out, const matrix_desc& d, bool copy_shaped) noexcept {
+  using sc = status_code;
+  const int es = d.elem_size;
+  if (es != 1 && es != 2 && es != 4 && es != 8 && es != 16)
+    return status::make(sc::unsupported_elem_size,
+                        "element size %d bytes is not supported (use 1, 2, 4, 8 or 16)", es);
+  if (d.rows < 0 || d.cols < 0 || d.batch < 0)
+    return status::make(sc::negative_size, "negative size: rows=%lld cols=%lld batch=%lld",
+                        (long long)d.rows, (long long)d.cols, (long long)d.batch);
+  if (d.ld_in < 0 || d.ld_out < 0 || d.stride_in < 0 || d.stride_out < 0)
+    return status::make(sc::negative_size,
+                        "negative leading dimension or stride: ld_in=%lld ld_out=%lld "
+                        "stride_in=%lld stride_out=%lld",
+                        (long long)d.ld_in, (long long)d.ld_out, (long long)d.stride_in,
+                        (long long)d.stride_out);
+  if (empty(d)) return {};  // a zero-sized matrix is a valid no-op
+  index_t n = 0;
+  if (!mul_ok(d.rows, d.cols, &n) || !mul_ok(n, d.batch, &n) || !mul_ok(n, es, &n))
+    return status::make(sc::size_overflow, "size overflows 64 bits: %lld x %lld x %lld x %d bytes",
+                        (long long)d.batch, (long long)d.rows, (long long)d.cols, es);
+  if (d.ld_in < d.cols)
+    return status::make(sc::bad_leading_dim, "ld_in (%lld) is smaller than cols (%lld)",
+                        (long long)d.ld_in, (long long)d.cols);
+  if (!copy_shaped && d.ld_out < d.rows)
+    return status::make(sc::bad_leading_dim, "ld_out (%lld) is smaller than rows (%lld)",
+                        (long long)d.ld_out, (long long)d.rows);
+  index_t ext_in = 0, ext_out = 0, bytes_in = 0, bytes_out = 0;
+  const bool in_ok = extent(d.batch, d.stride_in, d.rows, d.ld_in, d.cols, &ext_in);
+  const bool out_ok = copy_shaped ? in_ok : extent(d.batch, d.stride_out, d.cols, d.ld_out, d.rows, &ext_out);
+  if (copy_shaped) ext_out = ext_in;
+  if (!in_ok || !out_ok || !mul_ok(ext_in, es, &bytes_in) || !mul_ok(ext_out, es, &bytes_out))
+    return status::make(sc::size_overflow, "the extent of input or output overflows 64 bits");
+  if (!copy_shaped && d.batch > 1) {
+    const index_t one = (d.cols - 1) * d.ld_out + d.rows;  // no overflow: bounded by ext_out
+    if (d.stride_out < one)
+      return status::make(sc::bad_batch_stride,
+                          "stride_out (%lld) is smaller than one output matrix (%lld elements): "
+                          "batches would overlap",
+                          (long long)d.stride_out, (long long)one);
+  }
+  if (in == nullptr || out == nullptr)
+    return status::make(sc::null_pointer, "%s pointer is null for a non-empty %lld x %lld matrix",
+                        in == nullptr ? "input" : "output", (long long)d.rows, (long long)d.cols);
+  const auto pi = reinterpret_cast<std::uintptr_t>(in), po = reinterpret_cast<std::uintptr_t>(out);
+  if (pi % static_cast<unsigned>(es) != 0 || po % static_cast<unsigned>(es) != 0)
+    return status::make(sc::misaligned, "%s pointer %p is not aligned to its %d-byte elements",
+                        pi % static_cast<unsigned>(es) ? "input" : "output",
+                        pi % static_cast<unsigned>(es) ? in : out, es);
+  if (pi > UINTPTR_MAX - static_cast<std::uintptr_t>(bytes_in) ||
+      po > UINTPTR_MAX - static_cast<std::uintptr_t>(bytes_out))
+    return status::make(sc::size_overflow, "the extent of input or output wraps the address space");
+  if (pi < po + static_cast<std::uintptr_t>(bytes_out) && po < pi + static_cast<std::uintptr_t>(bytes_in))
+    return status::make(sc::overlap, "input [%p, +%lld B) and output [%p, +%lld B) overlap",
+                        in, (long long)bytes_in, out, (long long)bytes_out);
+  return {};
+}
+
+}  // namespace detail
+
+status validate(const void* in, const void* out, const matrix_desc& desc) noexcept {
+  return detail::validate(in, out, desc, false);
+}
+
+}  // namespace xpose

@@ -16,7 +16,12 @@ build: deps
 test-cpp: build
 	ctest --preset $(PRESET) -j $(JOBS)
 
-test: test-cpp
+# Builds the Python package into .venv (incremental build dir: build-py/) and runs pytest.
+test-python: deps
+	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) .venv/bin/python -m pip install -q --no-build-isolation --no-deps .
+	.venv/bin/python -m pytest tests/python -q
+
+test: test-cpp test-python
 
 bench: build
 	./build/tools/xpose-bench/xpose-bench $(BENCH_ARGS)

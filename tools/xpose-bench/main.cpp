@@ -130,6 +130,7 @@ int main(int argc, char** argv) {
   bool list = false;
   app.add_flag("--list", list, "list the registered variants and exit");
   CLI::App* lab = app.add_subcommand("lab", "reproduce the course tables at 4096x4096 fp32 on this GPU");
+  lab->fallthrough();  // options after `lab` (--format, --out, --reps ...) belong to the main command
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

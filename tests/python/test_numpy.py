@@ -65,7 +65,7 @@ def test_large_threaded():
 
 
 def test_other_plain_data_dtypes():
-    for x in (np.arange(12, dtype="datetime64[s]").reshape(3, 4),
+    for x in (np.arange(12).astype("datetime64[s]").reshape(3, 4),
               np.array([[b"ab", b"cd"], [b"ef", b"gh"]], dtype="S2"),
               np.zeros((3, 5), dtype=[("a", np.int16), ("b", np.int16)])):
         assert_bits_equal(xpose.transpose(x), expected(x))
@@ -140,7 +140,7 @@ def test_out_padded_rows():
     big = np.zeros((30, 25), np.float32)
     out = big[:, :20]
     xpose.transpose(x, out)
-    assert np.array_equal(out, expected(x))
+    assert np.array_equal(out.view(np.uint32), expected(x).view(np.uint32))
     assert np.all(big[:, 20:] == 0)  # the padding is untouched
 
 
@@ -148,7 +148,7 @@ def test_out_padded_rows_from_transposed_view():
     x = _base((30, 20)).T
     big = np.zeros((30, 25), np.float32)
     xpose.transpose(x, big[:, :20])
-    assert np.array_equal(big[:, :20], expected(x))
+    assert np.array_equal(big[:, :20].view(np.uint32), expected(x).view(np.uint32))
     assert np.all(big[:, 20:] == 0)
 
 
@@ -174,7 +174,7 @@ def test_bad_rank(shape):
         xpose.transpose(np.zeros(shape, np.float32))
 
 
-@pytest.mark.parametrize("out_shape", [(4, 3), (3, 5), (4, 4), (1, 3, 4), (12,)], ids=str)
+@pytest.mark.parametrize("out_shape", [(3, 4), (3, 5), (4, 4), (1, 4, 3), (12,)], ids=str)
 def test_out_bad_shape(out_shape):
     with pytest.raises(ValueError, match="out"):
         xpose.transpose(np.zeros((3, 4), np.float32), np.empty(out_shape, np.float32))

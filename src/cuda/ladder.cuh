@@ -14,7 +14,7 @@ struct ladder_args {
 };
 
 template <class T, maps::pattern P, int BlockY>
-__global__ void __launch_bounds__(32 * BlockY) ladder_kernel(const T* __restrict__ in, T* __restrict__ out,
+__global__ void __launch_bounds__(32 * BlockY, 1) ladder_kernel(const T* __restrict__ in, T* __restrict__ out,
                                                             ladder_args a) {
   constexpr int tile_edge = maps::ladder_tile;
   constexpr int per_thread = tile_edge / BlockY;  // elements each thread moves per tile

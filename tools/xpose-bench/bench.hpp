@@ -41,6 +41,8 @@ struct options {
   std::string out_file;
   std::string plot_file;
   bool sizes_given = false;
+  bool model = false;     // --model: predicted columns from the access model
+  bool counters = false;  // --counters: ncu's measured counters beside them
   std::string command;  // the command line, for evidence
 };
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bench.hpp"
+#include "model_columns.hpp"
 
 namespace xbench {
 namespace {
@@ -127,6 +128,8 @@ int main(int argc, char** argv) {
   app.add_option("--format", format_s, "table | csv | json | md");
   app.add_option("--out", o.out_file, "also write the output to FILE");
   app.add_option("--plot", o.plot_file, "draw GB/s against size per variant into FILE.png (matplotlib)");
+  app.add_flag("--model", o.model, "add the access model's predicted sectors and bank-conflict ways (no GPU needed)");
+  app.add_flag("--counters", o.counters, "measure those counters with Nsight Compute (ncu on PATH); implies --model");
   bool list = false;
   app.add_flag("--list", list, "list the registered variants and exit");
   CLI::App* lab = app.add_subcommand("lab", "reproduce the course tables at 4096x4096 fp32 on this GPU");
@@ -163,9 +166,12 @@ int main(int argc, char** argv) {
   std::vector<dtype_info> dts;
   for (const auto& d : split(dtype_s, ',')) dts.push_back(parse_dtype(d));
 
+  o.model = o.model || o.counters;
+  if (o.model && o.cpu) usage_error("--model and --counters describe the GPU kernels, not --cpu");
+
   std::string why_no_gpu;
   const bool gpu = !o.cpu && gpu_usable(&why_no_gpu);
-  if (!o.cpu && !gpu) o.cpu = true;
+  if (!o.cpu && !gpu && !o.model) o.cpu = true;
   if (gpu && o.device != 0) {
     // gpu_usable checked the count; the device index is checked by run_gpu's cudaSetDevice.
   }
@@ -212,7 +218,7 @@ int main(int argc, char** argv) {
   run_meta meta;
   meta.date = now_utc();
   meta.command = o.command;
-  if (!gpu)
+  if (!gpu && !o.model)
     std::fprintf(stderr, "xpose-bench: %s: running the CPU backend\n",
                  (why_no_gpu.empty() ? std::string("--cpu") : "no GPU found (" + why_no_gpu + ")").c_str());
 
@@ -261,13 +267,20 @@ int main(int argc, char** argv) {
     return rc;
   }
 
+  if (o.model && !gpu) {  // the model needs no GPU: predictions alone
+    emit(render(table_view(model_only_rows(o, why_no_gpu, meta), o.format), meta, o.format), o);
+    return 0;
+  }
   const int rc = o.cpu ? run_cpu(o, rows, meta) : run_gpu(o, rows, meta);
   if (!o.cpu) {
     sanity_check(rows, meta);
     apply_expected_ranges(rows, meta);
   }
+  if (o.model && !o.cpu) add_model_columns(rows, o, meta);
+  if (o.counters && !o.cpu) add_counters(rows, o, meta);
   if (o.cpu && !why_no_gpu.empty()) meta.notice = "no GPU found (" + why_no_gpu + "): CPU backend";
-  emit(render(rows, meta, o.format), o);
+  emit(render(table_view(rows, o.format), meta, o.format), o);
+  if (o.counters) emit(counters_table(rows, o.format), o, true);
   plot(rows, meta, o);
   for (const row& r : rows)
     if (r.check.rfind("FAILED", 0) == 0) std::fprintf(stderr, "xpose-bench: %s %s: %s\n", r.variant.c_str(), r.spec.label().c_str(), r.check.c_str());

@@ -114,8 +114,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "xpose-bench 0.1");
   std::string variants_s, sizes_s, dtype_s = "f32", block_s = "32x8", format_s = "table";
   long long batch = 1;
-  app.add_option("--variants", variants_s, "comma-separated variants (default: the whole ladder; see --list)");
-  app.add_option("--size", sizes_s, "RxC[,RxC...] (default: square, both buffers >= 4x L2; CPU: 8192x8192)");
+  // Kept to tell "not given" from "given empty": an empty list is a usage error, not the default.
+  CLI::Option* variants_opt =
+      app.add_option("--variants", variants_s, "comma-separated variants (default: the whole ladder; see --list)");
+  CLI::Option* size_opt = app.add_option("--size", sizes_s, "RxC[,RxC...] (default: square, both buffers >= 4x L2; CPU: 8192x8192)");
   app.add_option("--dtype", dtype_s, "f32 f16 bf16 f64 i8 u8 i16 u16 i32 u32 i64 u64 c64 c128 bool, comma-separated");
   app.add_option("--batch", batch, "number of matrices, back to back");
   app.add_option("--block", block_s, "ladder block shape: 32x8 (4 elements per thread) or 32x32");
@@ -175,7 +177,7 @@ int main(int argc, char** argv) {
   if (gpu && o.device != 0) {
     // gpu_usable checked the count; the device index is checked by run_gpu's cudaSetDevice.
   }
-  if (!variants_s.empty()) {
+  if (variants_opt->count() > 0) {
     for (const auto& v : split(variants_s, ',')) {
       const bool cpu_name = v == "memcpy" || v == "naive_loop" || v == "xpose_cpu" || v == "openblas";
       if (o.cpu ? !cpu_name : xpose::find_variant(v) == nullptr)
@@ -186,7 +188,7 @@ int main(int argc, char** argv) {
   }
 
   std::vector<std::pair<index_t, index_t>> sizes;
-  if (!sizes_s.empty())
+  if (size_opt->count() > 0)
     for (const auto& s : split(sizes_s, ',')) sizes.push_back(parse_size(s));
   const long long l2 = gpu ? gpu_l2_bytes() : 0;
   for (const auto& dt : dts) {

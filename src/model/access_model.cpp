@@ -169,19 +169,24 @@ class data_trace {
   char error_[160] = {};
 };
 
-/// Every warp instruction of one block's tile, in the kernel's order: all loads
-/// (and shared stores), then after the barrier all shared loads and global stores.
+/// Every warp instruction of one block's tile, in the kernel's order: each warp issues
+/// all its loads, then all its stores (shared or global); after the barrier, the
+/// shared loads and global stores.
 void walk_tile(const layout& L, index_t r0, index_t c0, std::int64_t weight, prediction& p,
                data_trace* trace) {
   if (trace) trace->new_tile();
+  const access first_store = L.staged ? access::smem_store : access::global_store;
   // Warp ty handles steps i = ty, ty + block_y, ...: one warp instruction per step.
-  for (int ty = 0; ty < L.block_y; ++ty)
-    for (int i = ty; i < tile_edge; i += L.block_y) {
-      const lane_offsets ld = offsets(L, access::global_load, r0, c0, i);
-      add(L, p, access::global_load, ld, weight);
-      const access next = L.staged ? access::smem_store : access::global_store;
-      const lane_offsets st = offsets(L, next, r0, c0, i);
-      add(L, p, next, st, weight);
+  for (int ty = 0; ty < L.block_y; ++ty) {
+    std::array<lane_offsets, tile_edge> loaded;  // (steps of this warp, 32 lanes)
+    for (int i = ty, k = 0; i < tile_edge; i += L.block_y, ++k) {
+      loaded[static_cast<std::size_t>(k)] = offsets(L, access::global_load, r0, c0, i);
+      add(L, p, access::global_load, loaded[static_cast<std::size_t>(k)], weight);
+    }
+    for (int i = ty, k = 0; i < tile_edge; i += L.block_y, ++k) {
+      const lane_offsets& ld = loaded[static_cast<std::size_t>(k)];
+      const lane_offsets st = offsets(L, first_store, r0, c0, i);
+      add(L, p, first_store, st, weight);
       if (trace)
         for (std::size_t l = 0; l < 32; ++l) {
           if (ld[l] < 0) continue;
@@ -191,6 +196,7 @@ void walk_tile(const layout& L, index_t r0, index_t c0, std::int64_t weight, pre
             trace->write(st[l], ld[l]);
         }
     }
+  }
   if (!L.staged) return;
   for (int ty = 0; ty < L.block_y; ++ty)
     for (int i = ty; i < tile_edge; i += L.block_y) {

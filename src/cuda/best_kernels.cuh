@@ -1,0 +1,389 @@
+// Kernels of the fast path `best` (src/cuda/variants/best.cu launches them).
+// tile_kernel: a TR x (NCH*16 bytes) input tile staged through an XOR-swizzled
+//   shared tile; 16-byte global accesses on both sides (A < 16: the same tile moved
+//   with A-byte accesses when pointers, leading dimensions or strides forbid 16);
+//   each thread turns a k x k element block (k = 16/E, one 16-byte chunk from each of
+//   k shared rows) into k output chunks with register renaming and __byte_perm.
+// slab_rows / slab_cols: few rows (or few columns) with a packed output (input):
+//   a whole slab of the short side goes through shared memory, the long side is moved
+//   as contiguous 16-byte chunks.
+// All kernels are persistent (grid-stride over a flat 64-bit work index), hoist the
+// 64-bit base of each tile, and need no workspace.
+#pragma once
+
+#include <cstdint>
+
+#include "common.cuh"
+
+namespace xpose::detail::best {
+
+using u8 = unsigned char;
+
+// ---- element access inside a 16-byte chunk held as four 32-bit words ----------
+
+template <int E>
+__device__ __forceinline__ void put_elem(std::uint32_t (&w)[4], int e, const u8* p) {
+  if constexpr (E == 1) {
+    const std::uint32_t s = 8u * static_cast<unsigned>(e & 3);
+    w[e >> 2] = (w[e >> 2] & ~(0xFFu << s)) | (static_cast<std::uint32_t>(*p) << s);
+  } else if constexpr (E == 2) {
+    const std::uint32_t s = 16u * static_cast<unsigned>(e & 1);
+    w[e >> 1] = (w[e >> 1] & ~(0xFFFFu << s)) |
+                (static_cast<std::uint32_t>(*reinterpret_cast<const std::uint16_t*>(p)) << s);
+  } else if constexpr (E == 4) {
+    w[e] = *reinterpret_cast<const std::uint32_t*>(p);
+  } else if constexpr (E == 8) {
+    const uint2 v = *reinterpret_cast<const uint2*>(p);
+    w[2 * e] = v.x;
+    w[2 * e + 1] = v.y;
+  } else {
+    const uint4 v = *reinterpret_cast<const uint4*>(p);
+    w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+  }
+}
+
+template <int E>
+__device__ __forceinline__ void get_elem(const std::uint32_t (&w)[4], int e, u8* p) {
+  if constexpr (E == 1) {
+    *p = static_cast<u8>(w[e >> 2] >> (8 * (e & 3)));
+  } else if constexpr (E == 2) {
+    *reinterpret_cast<std::uint16_t*>(p) = static_cast<std::uint16_t>(w[e >> 1] >> (16 * (e & 1)));
+  } else if constexpr (E == 4) {
+    *reinterpret_cast<std::uint32_t*>(p) = w[e];
+  } else if constexpr (E == 8) {
+    *reinterpret_cast<uint2*>(p) = make_uint2(w[2 * e], w[2 * e + 1]);
+  } else {
+    *reinterpret_cast<uint4*>(p) = make_uint4(w[0], w[1], w[2], w[3]);
+  }
+}
+
+/// Loads a full 16-byte chunk with A-byte accesses (p is A-aligned).
+template <int A>
+__device__ __forceinline__ void load_chunk(std::uint32_t (&w)[4], const u8* p) {
+  if constexpr (A == 16) {
+    const uint4 v = *reinterpret_cast<const uint4*>(p);
+    w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+  } else if constexpr (A == 8) {
+#pragma unroll
+    for (int s = 0; s < 2; ++s) {
+      const uint2 v = reinterpret_cast<const uint2*>(p)[s];
+      w[2 * s] = v.x, w[2 * s + 1] = v.y;
+    }
+  } else if constexpr (A == 4) {
+#pragma unroll
+    for (int s = 0; s < 4; ++s) w[s] = reinterpret_cast<const std::uint32_t*>(p)[s];
+  } else {
+#pragma unroll
+    for (int e = 0; e < 16 / A; ++e) put_elem<A>(w, e, p + e * A);
+  }
+}
+
+template <int A>
+__device__ __forceinline__ void store_chunk(const std::uint32_t (&w)[4], u8* p) {
+  if constexpr (A == 16) {
+    *reinterpret_cast<uint4*>(p) = make_uint4(w[0], w[1], w[2], w[3]);
+  } else if constexpr (A == 8) {
+#pragma unroll
+    for (int s = 0; s < 2; ++s) reinterpret_cast<uint2*>(p)[s] = make_uint2(w[2 * s], w[2 * s + 1]);
+  } else if constexpr (A == 4) {
+#pragma unroll
+    for (int s = 0; s < 4; ++s) reinterpret_cast<std::uint32_t*>(p)[s] = w[s];
+  } else {
+#pragma unroll
+    for (int e = 0; e < 16 / A; ++e) get_elem<A>(w, e, p + e * A);
+  }
+}
+
+/// Transposes in place the kk x kk block of E-byte elements held in rows
+/// w[B .. B+kk-1], each row KW 32-bit words (kk = 4*KW/E). One butterfly stage per
+/// bit of the element index: stages that move whole words are register renaming,
+/// sub-word stages one __byte_perm per word.
+template <int E, int KW, int N, int B>
+__device__ __forceinline__ void micro_transpose(std::uint32_t (&w)[N][KW]) {
+  constexpr int kk = 4 * KW / E;
+#pragma unroll
+  for (int m = 1; m < kk; m <<= 1) {
+#pragma unroll
+    for (int i = B; i < B + kk; ++i) {
+      if ((i - B) & m) continue;
+      if (m * E >= 4) {
+        const int M = m * E / 4;  // word-index bit that holds element-index bit m
+#pragma unroll
+        for (int q = 0; q < KW; ++q)
+          if (q & M) {
+            const std::uint32_t t = w[i][q];
+            w[i][q] = w[i + m][q ^ M];
+            w[i + m][q ^ M] = t;
+          }
+      } else {
+        // (i, j|m) <-> (i+m, j): bytes (m*E == 1) or half-words (m*E == 2).
+        const unsigned lo = m * E == 1 ? 0x6240u : 0x5410u;
+        const unsigned hi = m * E == 1 ? 0x7351u : 0x7632u;
+#pragma unroll
+        for (int q = 0; q < KW; ++q) {
+          const std::uint32_t a = w[i][q], b = w[i + m][q];
+          w[i][q] = __byte_perm(a, b, lo);
+          w[i + m][q] = __byte_perm(a, b, hi);
+        }
+      }
+    }
+  }
+}
+
+// ---- tiled kernel --------------------------------------------------------------
+
+struct tile_args {
+  const u8* in;
+  u8* out;
+  index_t rows, cols, batch;
+  index_t ld_in, ld_out, stride_in, stride_out;  // bytes
+  index_t tiles_c, tiles_per_mat, total;         // tiles along cols, per matrix, overall
+};
+
+/// Splits flat index t into (q, rem) with q = t / d; 32-bit division when it fits.
+__device__ __forceinline__ void divmod(index_t t, index_t d, index_t& q, index_t& r) {
+  if (((t | d) >> 32) == 0) {
+    const auto a = static_cast<std::uint32_t>(t), b = static_cast<std::uint32_t>(d);
+    q = a / b;
+    r = a - static_cast<std::uint32_t>(q) * b;
+  } else {
+    q = t / d;
+    r = t - q * d;
+  }
+}
+
+/// E: element bytes; TR: tile rows; NCH: 16-byte chunks per tile row; NT: threads;
+/// MW: bytes of a micro-block row (16, or 8 to halve its registers); A: global access
+/// width in bytes (16 = vector path). A micro-block is k = 16/E shared rows x MW
+/// bytes: G = 16/MW square kk x kk blocks (kk = MW/E) stacked, whose transposes,
+/// side by side, are kk output chunks of 16 bytes.
+template <int E, int TR, int NCH, int NT, int MW, int MinBlocks, int A>
+__global__ void __launch_bounds__(NT, MinBlocks) tile_kernel(tile_args a) {
+  constexpr int k = 16 / E;            // elements per chunk = rows of a micro-block
+  constexpr int TC = NCH * k;          // tile columns (elements)
+  constexpr int RPS = NT / NCH;        // rows covered by one load step of the block
+  constexpr int L = TR / RPS;          // chunks loaded per thread
+  constexpr int RN = TR / k;           // micro-blocks along the tile's rows
+  constexpr int H = 16 / MW;           // micro-blocks across one chunk column
+  constexpr int KW = MW / 4;           // words per micro-block row
+  constexpr int kk = MW / E;           // output rows per micro-block
+  constexpr int G = k / kk;            // square blocks per micro-block
+  constexpr int MPT = RN * NCH * H / NT;  // micro-blocks per thread
+  static_assert(NT % NCH == 0 && TR % RPS == 0 && (RN * NCH * H) % NT == 0 && NCH >= 8, "tile shape");
+  extern __shared__ uint4 smem_raw[];
+  std::uint32_t* tile = reinterpret_cast<std::uint32_t*>(smem_raw);  // (TR, NCH) chunks, swizzled
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const int ch = tid % NCH;    // this thread's chunk column in the load phase
+  const int row_t = tid / NCH;  // its first row
+  const index_t step_in = static_cast<index_t>(RPS) * a.ld_in;
+
+  for (index_t t = blockIdx.x; t < a.total; t += gridDim.x) {
+    index_t b, rem, tr, tc;
+    divmod(t, a.tiles_per_mat, b, rem);
+    divmod(rem, a.tiles_c, tr, tc);
+    const index_t r0 = tr * TR, c0 = tc * TC;
+    const index_t rows_left = a.rows - r0, cols_left = a.cols - c0;
+    const bool full = rows_left >= TR && cols_left >= TC;
+    // 64-bit bases, once per tile.
+    const u8* in_t = a.in + b * a.stride_in + r0 * a.ld_in + c0 * E;
+    u8* out_t = a.out + b * a.stride_out + c0 * a.ld_out + r0 * E;
+
+    // Load: all L chunks in flight before the first shared store.
+    std::uint32_t v[L][4];
+    const u8* p = in_t + row_t * a.ld_in + ch * 16;
+    if (full) {
+#pragma unroll
+      for (int j = 0; j < L; ++j) load_chunk<A>(v[j], p + j * step_in);
+    } else {
+      const int cl = static_cast<int>(cols_left < TC ? cols_left : TC) - ch * k;  // valid elements in chunk
+#pragma unroll
+      for (int j = 0; j < L; ++j) {
+        v[j][0] = v[j][1] = v[j][2] = v[j][3] = 0;
+        if (row_t + j * RPS < rows_left) {
+          if (cl >= k) {
+            load_chunk<A>(v[j], p + j * step_in);
+          } else {
+#pragma unroll
+            for (int e = 0; e < k; ++e)
+              if (e < cl) put_elem<E>(v[j], e, p + j * step_in + e * E);
+          }
+        }
+      }
+    }
+    __syncthreads();  // the previous tile's shared reads are done
+#pragma unroll
+    for (int j = 0; j < L; ++j) {
+      const int r = row_t + j * RPS;
+      const int slot = r * NCH + (ch ^ ((r / k) % NCH));
+      reinterpret_cast<uint4*>(tile)[slot] = make_uint4(v[j][0], v[j][1], v[j][2], v[j][3]);
+    }
+    __syncthreads();
+
+    // Micro-blocks: m = tid + q*NT = h + H*(R + RN*C): sub-chunk h fastest, then the
+    // row block R, so a warp's stores run along output rows (and a quarter warp's
+    // shared reads hit 8 distinct swizzled chunk slots).
+#pragma unroll
+    for (int q = 0; q < MPT; ++q) {
+      const int m = tid + q * NT;
+      const int h = m % H, R = (m / H) % RN, C = m / (H * RN);
+      std::uint32_t w[k][KW];
+#pragma unroll
+      for (int i = 0; i < k; ++i) {
+        const int r = R * k + i;
+        const std::uint32_t* src = tile + (r * NCH + (C ^ (R % NCH))) * 4 + h * KW;
+        if constexpr (KW == 4) {
+          const uint4 x = *reinterpret_cast<const uint4*>(src);
+          w[i][0] = x.x, w[i][1] = x.y, w[i][2] = x.z, w[i][3] = x.w;
+        } else {
+          const uint2 x = *reinterpret_cast<const uint2*>(src);
+          w[i][0] = x.x, w[i][1] = x.y;
+        }
+      }
+      micro_transpose<E, KW, k, 0>(w);
+      if constexpr (G > 1) micro_transpose<E, KW, k, kk>(w);
+      // Output row c0 + C*k + h*kk + i, elements r0 + R*k .. + k-1: the i-th rows of
+      // the G square blocks, side by side.
+      u8* o = out_t + static_cast<index_t>(C * k + h * kk) * a.ld_out + R * 16;
+      const int rl = full ? k : static_cast<int>(rows_left < TR ? rows_left : TR) - R * k;
+      const int cl = full ? kk : static_cast<int>(cols_left < TC ? cols_left : TC) - C * k - h * kk;
+#pragma unroll
+      for (int i = 0; i < kk; ++i) {
+        std::uint32_t out_w[4];
+#pragma unroll
+        for (int g = 0; g < G; ++g)
+#pragma unroll
+          for (int x = 0; x < KW; ++x) out_w[g * KW + x] = w[g * kk + i][x];
+        if (full || (i < cl && rl >= k)) {
+          store_chunk<A>(out_w, o + i * a.ld_out);
+        } else if (i < cl) {
+#pragma unroll
+          for (int e = 0; e < k; ++e)
+            if (e < rl) get_elem<E>(out_w, e, o + i * a.ld_out + e * E);
+        }
+      }
+    }
+  }
+}
+
+// ---- slabs: one short side, the other long ------------------------------------
+
+struct slab_args {
+  const u8* in;
+  u8* out;
+  index_t rows, cols, batch;
+  index_t ld_in, ld_out, stride_in, stride_out;  // bytes
+  index_t slabs_per_mat, total;
+  int pitch;  // bytes per shared row
+};
+
+/// Few rows (rows <= 16), packed output (ld_out == rows): the block stages all rows
+/// x SW columns, then writes the slab's contiguous rows*SW output elements as chunks.
+/// AI: input access width (16 or E); AO: output access width (16 or E).
+template <int E, int SW, int NT, int AI, int AO>
+__global__ void __launch_bounds__(NT) slab_rows_kernel(slab_args a) {
+  constexpr int k = 16 / E;
+  constexpr int NV = SW * E / 16;  // chunks per staged row
+  extern __shared__ uint4 smem_raw[];
+  u8* s = reinterpret_cast<u8*>(smem_raw);
+  const int R = static_cast<int>(a.rows);
+  const int tid = static_cast<int>(threadIdx.x);
+  for (index_t t = blockIdx.x; t < a.total; t += gridDim.x) {
+    index_t b, sl;
+    divmod(t, a.slabs_per_mat, b, sl);
+    const index_t c0 = sl * SW;
+    const int nc = static_cast<int>(a.cols - c0 < SW ? a.cols - c0 : SW);
+    const u8* in_t = a.in + b * a.stride_in + c0 * E;
+    u8* out_t = a.out + b * a.stride_out + c0 * a.ld_out;
+    __syncthreads();
+    for (int v = tid; v < R * NV; v += NT) {
+      const int r = v / NV, chk = v - r * NV;
+      const u8* p = in_t + r * a.ld_in + chk * 16;
+      std::uint32_t w[4] = {0, 0, 0, 0};
+      const int cl = nc - chk * k;
+      if (cl >= k) {
+        load_chunk<AI>(w, p);
+      } else {
+#pragma unroll
+        for (int e = 0; e < k; ++e)
+          if (e < cl) put_elem<E>(w, e, p + e * E);
+      }
+      *reinterpret_cast<uint4*>(s + r * a.pitch + chk * 16) = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+    __syncthreads();
+    const int n = nc * R;  // contiguous output elements of this slab
+    for (int o0 = tid * k; o0 < n; o0 += NT * k) {
+      int c = o0 / R, r = o0 - c * R;
+      std::uint32_t w[4] = {0, 0, 0, 0};
+#pragma unroll
+      for (int e = 0; e < k; ++e) {
+        put_elem<E>(w, e, s + r * a.pitch + c * E);
+        if (++r == R) r = 0, ++c;
+      }
+      u8* p = out_t + static_cast<index_t>(o0) * E;
+      if (n - o0 >= k) {
+        store_chunk<AO>(w, p);
+      } else {
+#pragma unroll
+        for (int e = 0; e < k; ++e)
+          if (e < n - o0) get_elem<E>(w, e, p + e * E);
+      }
+    }
+  }
+}
+
+/// Few columns (cols <= 16), packed input (ld_in == cols): the block reads SH rows as
+/// contiguous chunks, stages them transposed, then writes each output row's SH elements.
+template <int E, int SH, int NT, int AI, int AO>
+__global__ void __launch_bounds__(NT) slab_cols_kernel(slab_args a) {
+  constexpr int k = 16 / E;
+  constexpr int NV = SH * E / 16;  // chunks per staged (output) row
+  extern __shared__ uint4 smem_raw[];
+  u8* s = reinterpret_cast<u8*>(smem_raw);
+  const int C = static_cast<int>(a.cols);
+  const int tid = static_cast<int>(threadIdx.x);
+  for (index_t t = blockIdx.x; t < a.total; t += gridDim.x) {
+    index_t b, sl;
+    divmod(t, a.slabs_per_mat, b, sl);
+    const index_t r0 = sl * SH;
+    const int nr = static_cast<int>(a.rows - r0 < SH ? a.rows - r0 : SH);
+    const u8* in_t = a.in + b * a.stride_in + r0 * a.ld_in;
+    u8* out_t = a.out + b * a.stride_out + r0 * E;
+    __syncthreads();
+    const int n = nr * C;  // contiguous input elements of this slab
+    for (int i0 = tid * k; i0 < n; i0 += NT * k) {
+      std::uint32_t w[4] = {0, 0, 0, 0};
+      const u8* p = in_t + static_cast<index_t>(i0) * E;
+      if (n - i0 >= k) {
+        load_chunk<AI>(w, p);
+      } else {
+#pragma unroll
+        for (int e = 0; e < k; ++e)
+          if (e < n - i0) put_elem<E>(w, e, p + e * E);
+      }
+      int r = i0 / C, c = i0 - r * C;
+#pragma unroll
+      for (int e = 0; e < k; ++e) {
+        get_elem<E>(w, e, s + c * a.pitch + r * E);
+        if (++c == C) c = 0, ++r;
+      }
+    }
+    __syncthreads();
+    for (int v = tid; v < C * NV; v += NT) {
+      const int c = v / NV, chk = v - c * NV;
+      const uint4 x = *reinterpret_cast<const uint4*>(s + c * a.pitch + chk * 16);
+      const std::uint32_t w[4] = {x.x, x.y, x.z, x.w};
+      u8* p = out_t + c * a.ld_out + chk * 16;
+      const int rl = nr - chk * k;
+      if (rl >= k) {
+        store_chunk<AO>(w, p);
+      } else {
+#pragma unroll
+        for (int e = 0; e < k; ++e)
+          if (e < rl) get_elem<E>(w, e, p + e * E);
+      }
+    }
+  }
+}
+
+}  // namespace xpose::detail::best

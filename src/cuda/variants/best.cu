@@ -1,0 +1,175 @@
+// Fast path `best`: picks a path from the shape and the alignment seen at run time
+// (degenerate copy, few-rows slab, few-columns slab, or the tiled kernel with the
+// widest global access that pointers, leading dimensions and strides allow) and
+// launches a persistent grid sized from the occupancy. No allocation, no host sync,
+// stream-ordered, graph-capturable. Kernels: src/cuda/best_kernels.cuh.
+#include <atomic>
+#include <cstdint>
+
+#include "../best_kernels.cuh"
+#include "../policy.hpp"
+
+namespace xpose::detail {
+namespace {
+
+using best::slab_args;
+using best::tile_args;
+using best::u8;
+
+// Largest power of two <= 16 dividing x (16 for x == 0).
+int align16(std::uint64_t x) {
+  if (x == 0) return 16;
+  const std::uint64_t low = x & (~x + 1);
+  return low >= 16 ? 16 : static_cast<int>(low);
+}
+
+status sm_count(int* n) {
+  static std::atomic<int> cache[64];
+  int dev = 0;
+  if (status s = cuda_status(cudaGetDevice(&dev), "cudaGetDevice"); !s.ok()) return s;
+  if (dev >= 0 && dev < 64 && (*n = cache[dev].load(std::memory_order_relaxed)) != 0) return {};
+  if (status s = cuda_status(cudaDeviceGetAttribute(n, cudaDevAttrMultiProcessorCount, dev),
+                             "cudaDeviceGetAttribute");
+      !s.ok())
+    return s;
+  if (dev >= 0 && dev < 64) cache[dev].store(*n, std::memory_order_relaxed);
+  return {};
+}
+
+// Grid for a persistent kernel: resident blocks over all SMs (read once per kernel and
+// device; raises the dynamic shared-memory limit once when the tile needs > 48 KiB).
+template <auto kernel>
+status persistent_grid(int threads, int smem, index_t work, unsigned* grid) {
+  static std::atomic<int> occ_cache[64];  // per kernel (template argument) and device
+  int dev = 0;
+  if (status s = cuda_status(cudaGetDevice(&dev), "cudaGetDevice"); !s.ok()) return s;
+  int occ = (dev >= 0 && dev < 64) ? occ_cache[dev].load(std::memory_order_relaxed) : 0;
+  if (occ == 0) {
+    if (smem > 48 * 1024)
+      if (status s = cuda_status(
+              cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+              "cudaFuncSetAttribute");
+          !s.ok())
+        return s;
+    if (status s = cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, threads, smem),
+                               "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+        !s.ok())
+      return s;
+    if (occ < 1)
+      return status::make(status_code::unsupported_variant, "best: a %d-byte tile does not fit this device", smem);
+    if (dev >= 0 && dev < 64) occ_cache[dev].store(occ, std::memory_order_relaxed);
+  }
+  int sms = 0;
+  if (status s = sm_count(&sms); !s.ok()) return s;
+  const index_t resident = static_cast<index_t>(occ) * sms;
+  *grid = static_cast<unsigned>(work < resident ? work : resident);
+  return {};
+}
+
+template <int E, int A>
+status launch_tile(const tile_args& a, cudaStream_t stream) {
+  constexpr best_tile t = best_tile_for(E);
+  constexpr int smem = t.rows * t.chunks * 16;
+  constexpr auto kernel = best::tile_kernel<E, t.rows, t.chunks, t.threads, t.micro_bytes, t.min_blocks, A>;
+  unsigned grid = 0;
+  if (status s = persistent_grid<kernel>(t.threads, smem, a.total, &grid); !s.ok()) return s;
+  kernel<<<grid, t.threads, smem, stream>>>(a);
+  return launch_status("best tile kernel launch");
+}
+
+template <int E>
+status tile_path(const void* in, void* out, const matrix_desc& d, int access, cudaStream_t stream) {
+  constexpr best_tile t = best_tile_for(E);
+  constexpr int tc = t.chunks * 16 / E;
+  tile_args a{};
+  a.in = static_cast<const u8*>(in);
+  a.out = static_cast<u8*>(out);
+  a.rows = d.rows, a.cols = d.cols, a.batch = d.batch;
+  a.ld_in = d.ld_in * E, a.ld_out = d.ld_out * E;
+  a.stride_in = d.stride_in * E, a.stride_out = d.stride_out * E;
+  a.tiles_c = (d.cols + tc - 1) / tc;
+  a.tiles_per_mat = a.tiles_c * ((d.rows + t.rows - 1) / t.rows);
+  a.total = a.tiles_per_mat * d.batch;
+  // access >= E: validation guarantees element alignment.
+  if (access >= 16) return launch_tile<E, 16>(a, stream);
+  if constexpr (E <= 4) {
+    if (access == 8) return launch_tile<E, 8>(a, stream);
+    if (access == 4) return launch_tile<E, 4>(a, stream);
+  }
+  if constexpr (E == 1) {
+    if (access == 2) return launch_tile<E, 2>(a, stream);
+  }
+  return launch_tile<E, E>(a, stream);
+}
+
+template <int E, bool FewRows>
+status slab_path(const void* in, void* out, const matrix_desc& d, cudaStream_t stream) {
+  constexpr int span = best_slab_bytes / E;  // long-side elements per slab
+  constexpr int nt = best_slab_threads;
+  slab_args a{};
+  a.in = static_cast<const u8*>(in);
+  a.out = static_cast<u8*>(out);
+  a.rows = d.rows, a.cols = d.cols, a.batch = d.batch;
+  a.ld_in = d.ld_in * E, a.ld_out = d.ld_out * E;
+  a.stride_in = d.stride_in * E, a.stride_out = d.stride_out * E;
+  const index_t long_side = FewRows ? d.cols : d.rows, short_side = FewRows ? d.rows : d.cols;
+  a.slabs_per_mat = (long_side + span - 1) / span;
+  a.total = a.slabs_per_mat * d.batch;
+  a.pitch = best_slab_bytes + 16;  // 16-byte pad: rows start 4 banks apart
+  const int smem = static_cast<int>(short_side) * a.pitch;
+  constexpr auto kernel =
+      FewRows ? best::slab_rows_kernel<E, span, nt, 16, 16> : best::slab_cols_kernel<E, span, nt, 16, 16>;
+  unsigned grid = 0;
+  // Occupancy is read for the largest slab (short side = the policy's maximum).
+  if (status s = persistent_grid<kernel>(nt, best_slab_max_short_side * a.pitch, a.total, &grid); !s.ok())
+    return s;
+  kernel<<<grid, nt, smem, stream>>>(a);
+  return launch_status("best slab kernel launch");
+}
+
+template <int E>
+status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream_t stream) {
+  const auto pi = reinterpret_cast<std::uintptr_t>(in), po = reinterpret_cast<std::uintptr_t>(out);
+  const bool batched = d.batch > 1;
+  const index_t mat = d.rows * d.cols;
+
+  // A vector or a batch of vectors whose input and output layouts coincide: a copy.
+  const bool same_layout =
+      (d.rows == 1 && (d.cols == 1 || d.ld_out == 1) && (!batched || (d.stride_in == mat && d.stride_out == mat))) ||
+      (d.cols == 1 && (d.rows == 1 || d.ld_in == 1) && (!batched || (d.stride_in == mat && d.stride_out == mat)));
+  if (same_layout)
+    return cuda_status(cudaMemcpyAsync(out, in, static_cast<size_t>(d.elements()) * E, cudaMemcpyDeviceToDevice, stream),
+                       "cudaMemcpyAsync");
+
+  int access = 16;
+  for (std::uint64_t x : {static_cast<std::uint64_t>(pi), static_cast<std::uint64_t>(po),
+                          static_cast<std::uint64_t>(d.ld_in * E), static_cast<std::uint64_t>(d.ld_out * E)})
+    access = access < align16(x) ? access : align16(x);
+  if (batched)
+    for (std::uint64_t x : {static_cast<std::uint64_t>(d.stride_in * E), static_cast<std::uint64_t>(d.stride_out * E)})
+      access = access < align16(x) ? access : align16(x);
+
+  if (access == 16) {
+    // Slabs need 16-byte alignment of both sides and a packed long side.
+    if (d.rows <= best_slab_max_short_side && d.ld_out == d.rows && (!batched || d.stride_out == mat))
+      return slab_path<E, true>(in, out, d, stream);
+    if (d.cols <= best_slab_max_short_side && d.ld_in == d.cols && (!batched || d.stride_in == mat))
+      return slab_path<E, false>(in, out, d, stream);
+  }
+  return tile_path<E>(in, out, d, access, stream);
+}
+
+}  // namespace
+
+status launch_best(const void* in, void* out, const matrix_desc& d, const launch_options&, cudaStream_t stream) {
+  switch (d.elem_size) {
+    case 1: return launch_best_e<1>(in, out, d, stream);
+    case 2: return launch_best_e<2>(in, out, d, stream);
+    case 4: return launch_best_e<4>(in, out, d, stream);
+    case 8: return launch_best_e<8>(in, out, d, stream);
+    case 16: return launch_best_e<16>(in, out, d, stream);
+    default: return status::make(status_code::unsupported_elem_size, "element size %d", d.elem_size);
+  }
+}
+
+}  // namespace xpose::detail

@@ -1,0 +1,220 @@
+// GPU tests of the fast path `best`: every element size x the shape classes of
+// issue 4 (ragged, skinny, tiny, huge, padded, batched) x aligned and unaligned
+// pointers, bitwise against the CPU reference on a 0xFF-poisoned output (gaps and
+// padding must stay untouched); graph capture; no allocation. Skip without a GPU.
+#include <cuda_runtime.h>
+#include <xpose/registry.hpp>
+
+#include <random>
+#include <utility>
+
+#include "test_util.hpp"
+
+using namespace xpose_test;
+
+#define CUDA_OK(x) ASSERT_EQ((x), cudaSuccess) << #x
+
+namespace {
+
+bool have_gpu() { return xpose::device_count() > 0; }
+#define REQUIRE_GPU() \
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device"
+
+struct dbuf {
+  unsigned char* p = nullptr;
+  explicit dbuf(std::size_t bytes) {
+    if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) p = nullptr;
+  }
+  ~dbuf() { cudaFree(p); }
+  dbuf(const dbuf&) = delete;
+  dbuf& operator=(const dbuf&) = delete;
+};
+
+// Runs best with input / output placed off_in / off_out elements past a 256-byte
+// boundary, and compares the whole output extent (gaps included) with the reference.
+void check_best(const matrix_desc& d, std::uint64_t seed, index_t off_in = 0, index_t off_out = 0) {
+  SCOPED_TRACE("best " + shape_name(d) + " offsets " + std::to_string(off_in) + "/" + std::to_string(off_out));
+  if (d.rows == 0 || d.cols == 0 || d.batch == 0) return;
+  const std::size_t es = static_cast<std::size_t>(d.elem_size);
+  const auto in = random_bytes(static_cast<std::size_t>(in_elems(d)) * es, seed);
+  std::vector<unsigned char> want(static_cast<std::size_t>(out_elems(d)) * es, 0xFF);
+  ASSERT_TRUE(xpose::transpose_reference(in.data(), want.data(), d).ok());
+  const std::size_t oi = static_cast<std::size_t>(off_in) * es, oo = static_cast<std::size_t>(off_out) * es;
+  dbuf din(in.size() + oi), dout(want.size() + oo);
+  ASSERT_NE(din.p, nullptr);
+  ASSERT_NE(dout.p, nullptr);
+  CUDA_OK(cudaMemcpy(din.p + oi, in.data(), in.size(), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemset(dout.p, 0xFF, want.size() + oo));
+  const xpose::status s = xpose::transpose_variant("best", din.p + oi, dout.p + oo, d);
+  ASSERT_TRUE(s.ok()) << s.message();
+  CUDA_OK(cudaDeviceSynchronize());
+  std::vector<unsigned char> got(want.size());
+  CUDA_OK(cudaMemcpy(got.data(), dout.p + oo, got.size(), cudaMemcpyDeviceToHost));
+  ASSERT_EQ(first_mismatch(got.data(), want.data(), d), "");
+  ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size()), 0) << "padding or gap bytes were written";
+}
+
+const std::vector<std::pair<index_t, index_t>>& shapes() {
+  static const std::vector<std::pair<index_t, index_t>> s{
+      {1, 1},      {1, 2},     {2, 1},      {7, 9},      {1, 100003}, {100003, 1}, {2, 50001}, {3, 100003},
+      {100003, 3}, {15, 5001}, {5001, 17},  {16, 4096},  {4096, 16},  {17, 4095},  {32, 20000}, {20000, 32},
+      {64, 64},    {255, 257}, {256, 256},  {1023, 1025}, {2053, 4099}};
+  return s;
+}
+
+}  // namespace
+
+TEST(Best, IsRegisteredAsTheFastPath) {
+  const xpose::variant_info* v = xpose::find_variant("best");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->kind, xpose::variant_kind::fast);
+  EXPECT_TRUE(v->transposes);
+  for (int es : {1, 2, 4, 8, 16}) EXPECT_TRUE(xpose::supports_elem_size(*v, es));
+}
+
+TEST(Best, EveryElementSizeEveryShapeAlignedAndUnaligned) {
+  REQUIRE_GPU();
+  for (int es : {1, 2, 4, 8, 16})
+    for (auto [r, c] : shapes()) {
+      const matrix_desc d = matrix_desc::packed(r, c, es);
+      check_best(d, static_cast<std::uint64_t>(r * 7 + c));
+      if (r * c <= 300000) {
+        check_best(d, 1, 1, 0);
+        check_best(d, 2, 0, 1);
+        check_best(d, 3, 3, 5);
+      }
+      if (HasFatalFailure()) return;
+    }
+}
+
+TEST(Best, PaddedLeadingDimensionsAndGappedBatches) {
+  REQUIRE_GPU();
+  for (int es : {1, 2, 4, 8, 16}) {
+    // pad so that rows stay 16-byte aligned (vector path) and not (narrower path)
+    const index_t v = 16 / es;  // elements per 16 bytes
+    check_best(padded(300, 500, es, 1, v, 2 * v, 0), 20);
+    check_best(padded(300, 500, es, 1, 1, 0, 0), 21);
+    check_best(padded(300, 500, es, 1, 0, 3, 0), 22);
+    check_best(padded(77, 1000, es, 3, v, v, v), 23);
+    check_best(padded(1000, 77, es, 3, 5, 1, 1), 24);
+    check_best(padded(5, 3000, es, 4, v, 0, 0), 25);   // few rows, padded input
+    check_best(padded(3000, 5, es, 4, 0, v, 0), 26);   // few cols, padded output
+    check_best(padded(5, 3000, es, 4, 0, 1, 0), 27);   // few rows, padded output: tile path
+    check_best(padded(3000, 5, es, 4, 1, 0, 0), 28);   // few cols, padded input: tile path
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(Best, Batches) {
+  REQUIRE_GPU();
+  for (int es : {1, 2, 4, 8, 16}) {
+    check_best(matrix_desc::packed(64, 64, es, es == 16 ? 1000 : 10000), 30);
+    check_best(matrix_desc::packed(64, 64, es, 300), 31, 1, 1);
+    check_best(matrix_desc::packed(5, 3, es, 70000), 32);
+    check_best(matrix_desc::packed(1, 7, es, 1000), 33);
+    check_best(matrix_desc::packed(7, 1, es, 1000), 34);
+    check_best(matrix_desc::packed(33, 65, es, 17), 35, 0, 1);
+    matrix_desc one_input = matrix_desc::packed(40, 50, es, 5);
+    one_input.stride_in = 0;  // one input, many outputs
+    check_best(one_input, 36);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(Best, RaggedLarge) {
+  REQUIRE_GPU();
+  for (int es : {1, 2, 4}) {
+    check_best(matrix_desc::packed(16383, 16385 / (es == 4 ? 2 : 1), es), 40);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(Best, MoreThanTwoToThe31Elements) {
+  REQUIRE_GPU();
+  // 50000 x 50000 int8 = 2.5e9 elements (> 2^31): edge rows/columns and 4 million
+  // random positions checked against the definition.
+  const index_t R = 50000, C = 50000;
+  const std::size_t n = static_cast<std::size_t>(R * C);
+  std::size_t free_b = 0, total_b = 0;
+  CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
+  if (free_b < 2 * n + (std::size_t{1} << 30)) GTEST_SKIP() << "needs 5.1 GB of free device memory";
+  std::vector<unsigned char> host(n);
+  for (std::size_t i = 0; i < n; ++i) host[i] = static_cast<unsigned char>((i * 2654435761u) >> 13);
+  dbuf in(n), out(n);
+  ASSERT_NE(in.p, nullptr);
+  ASSERT_NE(out.p, nullptr);
+  CUDA_OK(cudaMemcpy(in.p, host.data(), n, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemset(out.p, 0xFF, n));
+  const xpose::status s = xpose::transpose_variant("best", in.p, out.p, matrix_desc::packed(R, C, 1));
+  ASSERT_TRUE(s.ok()) << s.message();
+  std::vector<unsigned char> got(n);
+  CUDA_OK(cudaMemcpy(got.data(), out.p, n, cudaMemcpyDeviceToHost));
+  auto at = [&](index_t r, index_t c) {
+    ASSERT_EQ(got[static_cast<std::size_t>(c * R + r)], host[static_cast<std::size_t>(r * C + c)])
+        << "input (" << r << ", " << c << ")";
+  };
+  for (index_t k = 0; k < R; ++k) {
+    for (index_t e : {index_t{0}, index_t{1}, C - 2, C - 1}) {
+      at(k, e);
+      at(e, k);
+    }
+    if (HasFatalFailure()) return;
+  }
+  std::mt19937_64 g(5);
+  for (int k = 0; k < 4000000; ++k) {
+    at(static_cast<index_t>(g() % R), static_cast<index_t>(g() % C));
+    if (HasFatalFailure()) return;
+  }
+}
+
+// Captured in global mode (which refuses cudaMalloc and host synchronisation), the
+// graph holds only kernel or memcpy nodes, free memory is unchanged, and replays are right.
+TEST(Best, GraphCaptureNoAllocationNoSync) {
+  REQUIRE_GPU();
+  cudaStream_t st;
+  CUDA_OK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  for (int es : {1, 2, 4, 8, 16})
+    for (auto [r, c] : {std::pair<index_t, index_t>{300, 500}, {3, 7001}, {7001, 3}, {1, 999}}) {
+      SCOPED_TRACE(std::to_string(es) + "B " + std::to_string(r) + "x" + std::to_string(c));
+      const matrix_desc d = matrix_desc::packed(r, c, es);
+      const std::size_t n = static_cast<std::size_t>(r * c) * static_cast<std::size_t>(es);
+      const auto in = random_bytes(n, 50 + es);
+      std::vector<unsigned char> want(n), got(n);
+      ASSERT_TRUE(xpose::transpose_reference(in.data(), want.data(), d).ok());
+      dbuf din(n), dout(n);
+      CUDA_OK(cudaMemcpy(din.p, in.data(), n, cudaMemcpyHostToDevice));
+      CUDA_OK(cudaDeviceSynchronize());
+      std::size_t free0 = 0, free1 = 0, total = 0;
+      CUDA_OK(cudaMemGetInfo(&free0, &total));
+      cudaGraph_t graph;
+      CUDA_OK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+      const xpose::status s = xpose::transpose_variant("best", din.p, dout.p, d, {}, st);
+      CUDA_OK(cudaStreamEndCapture(st, &graph));
+      ASSERT_TRUE(s.ok()) << s.message();
+      CUDA_OK(cudaMemGetInfo(&free1, &total));
+      EXPECT_EQ(free0, free1) << "device memory was allocated";
+      std::size_t nodes = 0;
+      CUDA_OK(cudaGraphGetNodes(graph, nullptr, &nodes));
+      std::vector<cudaGraphNode_t> list(nodes);
+      CUDA_OK(cudaGraphGetNodes(graph, list.data(), &nodes));
+      EXPECT_GE(nodes, 1u);
+      for (cudaGraphNode_t node : list) {
+        cudaGraphNodeType type;
+        CUDA_OK(cudaGraphNodeGetType(node, &type));
+        EXPECT_TRUE(type == cudaGraphNodeTypeKernel || type == cudaGraphNodeTypeMemcpy) << "node type " << type;
+      }
+      cudaGraphExec_t exec;
+      CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+      for (int rep = 0; rep < 2; ++rep) {
+        CUDA_OK(cudaMemsetAsync(dout.p, 0xFF, n, st));
+        CUDA_OK(cudaGraphLaunch(exec, st));
+        CUDA_OK(cudaMemcpyAsync(got.data(), dout.p, n, cudaMemcpyDeviceToHost, st));
+        CUDA_OK(cudaStreamSynchronize(st));
+        EXPECT_EQ(first_mismatch(got.data(), want.data(), d), "");
+      }
+      cudaGraphExecDestroy(exec);
+      cudaGraphDestroy(graph);
+      if (HasFatalFailure()) break;
+    }
+  cudaStreamDestroy(st);
+}

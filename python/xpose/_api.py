@@ -208,6 +208,15 @@ def _transpose_jax(x: Any, out: Optional[Any], stream: Optional[StreamLike]) -> 
     import jax.numpy as jnp
     import numpy as np
 
+    try:
+        from jax.core import Tracer
+    except ImportError:  # pragma: no cover
+        from jax._src.core import Tracer
+    if isinstance(x, Tracer):
+        raise TypeError(
+            "xpose: xpose.transpose works on concrete JAX arrays, not inside jax.jit / tracing "
+            "(use jnp.swapaxes there)"
+        )
     if out is not None:
         raise ValueError("xpose: JAX arrays are immutable: out= is not supported for JAX inputs")
     devices = list(x.devices())
@@ -218,14 +227,19 @@ def _transpose_jax(x: Any, out: Optional[Any], stream: Optional[StreamLike]) -> 
     if dev.platform == "cpu":
         # Zero-copy view of the host buffer, the CPU backend, then a new JAX array.
         return jax.device_put(_transpose_numpy(np.asarray(x), None), dev)
+    if x.dtype == jnp.bool_ and x.size:
+        # Not every JAX version exports bool through DLPack: move the bytes as uint8.
+        return _transpose_jax(x.astype(jnp.uint8), None, stream).astype(jnp.bool_)
     # A fresh buffer owned by this call only: written once here, then handed back.
     try:
         out = jnp.zeros(shape, dtype=x.dtype, device=dev)
     except TypeError:  # older JAX: no device= argument
         with jax.default_device(dev):
             out = jnp.zeros(shape, dtype=x.dtype)
-    # JAX's DLPack export waits until x and out are ready. JAX cannot be told to
-    # wait for our stream, so the call is synchronous for JAX arrays.
+    # Wait until x and out exist (JAX dispatches asynchronously). JAX cannot be told
+    # to wait for our stream either, so the call is synchronous for JAX arrays.
+    x.block_until_ready()
+    out.block_until_ready()
     handle = 0 if stream is None else _stream_handle(stream)
     _run(x, out, handle, lambda a: a)
     _xpose.synchronize(int(x.__dlpack_device__()[1]), handle)
@@ -276,10 +290,10 @@ def transpose(x: ArrayT, out: Optional[ArrayT] = None, *, stream: Optional[Strea
       When you pass a different ``stream``, make sure ``x`` is ready on it (as
       with any cross-stream use); for an output allocated here, PyTorch's
       ``record_stream`` is called for a ``torch.cuda.Stream``.
-    * JAX on GPU: the output is a new JAX array. JAX's DLPack export waits for
-      ``x`` to be ready; the transpose runs on ``stream`` (default: the legacy
-      default stream) and the call waits for it before returning, since JAX
-      cannot be told to order its own work after a foreign stream.
+    * JAX on GPU: the output is a new JAX array. The transpose runs on
+      ``stream`` (default: the legacy default stream) once ``x`` is ready, and the call waits for it before
+      returning, since JAX cannot be told to order its own work after a foreign
+      stream. Not usable inside ``jax.jit`` (tracers raise TypeError).
 
     Strided inputs
     --------------

@@ -157,12 +157,16 @@ void add_counters(std::vector<row>& rows, const options& o, run_meta& meta) {
     return;
   }
   const std::string self = self_exe();
-  size_t todo = 0, done = 0;
-  for (const row& r : rows) todo += r.exact;
-  for (row& r : rows) {
+  // memcpy is the driver's copy, not a kernel of ours; a failed variant is not profiled.
+  auto profiled = [](const row& r) {
     const xpose::variant_info* v = xpose::find_variant(r.variant);
-    // memcpy is the driver's copy, not a kernel of ours; a failed variant is not profiled.
-    if (!r.exact || v == nullptr || v->kind == xpose::variant_kind::reference) continue;
+    return r.exact && v != nullptr && v->kind != xpose::variant_kind::reference;
+  };
+  const size_t todo = static_cast<size_t>(std::count_if(rows.begin(), rows.end(), profiled));
+  size_t done = 0;
+  for (row& r : rows) {
+    if (!profiled(r)) continue;
+    const xpose::variant_info* v = xpose::find_variant(r.variant);
     std::fprintf(stderr, "xpose-bench: ncu %s %s (%zu/%zu)\n", r.variant.c_str(), r.spec.label().c_str(), ++done,
                  todo);
     launch_metrics got;

@@ -134,8 +134,13 @@ std::string counters_table(const std::vector<row>& rows, const std::string& form
     return v.is_string() ? v.get<std::string>() : "-";
   };
   std::vector<std::vector<std::string>> body;
+  std::vector<std::string> errors;
   for (const row& r : rows) {
-    if (!r.extra.contains("ncu_ld_sectors") && !r.extra.contains("ncu_error")) continue;
+    if (r.extra.contains("ncu_error")) {
+      errors.push_back(r.variant + " " + r.spec.label() + ": " + r.extra["ncu_error"].get<std::string>());
+      continue;
+    }
+    if (!r.extra.contains("ncu_ld_sectors")) continue;
     std::string ratio = "-";
     if (r.extra.contains("ncu_smem_ld_conflicts") && r.extra.contains("pred_smem_ld_conflicts")) {
       const double pred = r.extra["pred_smem_ld_conflicts"].get<double>();
@@ -145,11 +150,6 @@ std::string counters_table(const std::vector<row>& rows, const std::string& form
       if (pred > 0) ratio = b;
     }
     std::vector<std::string> line = {r.spec.label(), r.variant, r.block};
-    if (r.extra.contains("ncu_error")) {
-      line.push_back("ncu: " + r.extra["ncu_error"].get<std::string>());
-      body.push_back(line);
-      continue;
-    }
     for (const char* k : {"pred_ld_sectors", "ncu_ld_sectors", "pred_st_sectors", "ncu_st_sectors",
                           "pred_smem_ld_conflicts", "ncu_smem_ld_conflicts"})
       line.push_back(num(r.extra, k));
@@ -160,7 +160,9 @@ std::string counters_table(const std::vector<row>& rows, const std::string& form
   std::ostringstream s;
   s << "\n" << (md ? "### " : "== ") << "access model vs Nsight Compute (whole launch: sectors, bank conflicts)"
     << (md ? "\n\n" : " ==\n");
-  if (body.empty()) return s.str() + "(no variant was measured with ncu)\n";
+  std::string tail;
+  for (const auto& e : errors) tail += "ncu failed: " + e + "\n";
+  if (body.empty()) return s.str() + "(no variant was measured with ncu)\n" + tail;
   const size_t n = std::size(cols);
   std::vector<size_t> w(n);
   for (size_t i = 0; i < n; ++i) w[i] = std::string(cols[i]).size();
@@ -175,10 +177,14 @@ std::string counters_table(const std::vector<row>& rows, const std::string& form
     s << (md ? "|\n" : "\n");
   };
   put(std::vector<std::string>(std::begin(cols), std::end(cols)));
-  if (md)
-    for (size_t i = 0; i < n; ++i) s << "|" << std::string(w[i] + 2, '-') << (i + 1 == n ? "|\n" : "");
+  size_t total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (md) s << "|" << std::string(w[i] + 2, '-') << (i + 1 == n ? "|\n" : "");
+    total += w[i] + 2;
+  }
+  if (!md) s << std::string(total, '-') << "\n";
   for (const auto& b : body) put(b);
-  return s.str();
+  return s.str() + tail;
 }
 
 }  // namespace xbench

@@ -291,9 +291,10 @@ def transpose(x: ArrayT, out: Optional[ArrayT] = None, *, stream: Optional[Strea
       with any cross-stream use); for an output allocated here, PyTorch's
       ``record_stream`` is called for a ``torch.cuda.Stream``.
     * JAX on GPU: the output is a new JAX array. The transpose runs on
-      ``stream`` (default: the legacy default stream) once ``x`` is ready, and the call waits for it before
-      returning, since JAX cannot be told to order its own work after a foreign
-      stream. Not usable inside ``jax.jit`` (tracers raise TypeError).
+      ``stream`` (default: the legacy default stream) once ``x`` is ready, and
+      the call waits for it before returning, since JAX cannot be told to order
+      its own work after a foreign stream. Not usable inside ``jax.jit``
+      (tracers raise TypeError).
 
     Strided inputs
     --------------

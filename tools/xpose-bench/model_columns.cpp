@@ -14,13 +14,14 @@
 namespace xbench {
 namespace {
 
-// Whole-launch totals: JSON fields, shown in the comparison table rather than the main one.
-const char* const total_keys[] = {"pred_ld_sectors", "pred_st_sectors", "pred_smem_ld_conflicts",
-                                  "pred_smem_st_conflicts"};
+// Fields the main table leaves out: the whole-launch totals and the counters (shown
+// by counters_table) and the reason a row has no model (said by the notice).
+const char* const json_only_keys[] = {"pred_ld_sectors", "pred_st_sectors", "pred_smem_ld_conflicts",
+                                      "pred_smem_st_conflicts", "model"};
 
-bool is_total_or_counter(const std::string& key) {
+bool json_only(const std::string& key) {
   if (key.rfind("ncu_", 0) == 0) return true;
-  for (const char* k : total_keys)
+  for (const char* k : json_only_keys)
     if (key == k) return true;
   return false;
 }
@@ -38,6 +39,7 @@ void add_model_columns(std::vector<row>& rows, const options& o, run_meta& meta)
   for (row& r : rows) {
     const xpose::variant_info* v = xpose::find_variant(r.variant);
     if (v == nullptr || v->pattern < 0) {
+      r.extra["model"] = "none: no ladder index maps";
       if (std::find(no_model.begin(), no_model.end(), r.variant) == no_model.end()) no_model.push_back(r.variant);
       continue;
     }
@@ -45,6 +47,7 @@ void add_model_columns(std::vector<row>& rows, const options& o, run_meta& meta)
     // The model evaluates one matrix; the others of a batch cost the same only when
     // each starts on a 32-byte boundary, as the first does (packed batches here).
     if (c.batch > 1 && (c.rows * c.cols * c.dtype.bytes) % 32 != 0) {
+      r.extra["model"] = "none: the batch's matrices do not all start 32-byte aligned";
       misaligned.push_back(r.variant + " " + c.label());
       continue;
     }
@@ -110,7 +113,7 @@ std::vector<row> table_view(const std::vector<row>& rows, const std::string& for
   for (row& r : out) {
     json kept = json::object();
     for (auto it = r.extra.begin(); it != r.extra.end(); ++it)
-      if (!is_total_or_counter(it.key())) kept[it.key()] = it.value();
+      if (!json_only(it.key())) kept[it.key()] = it.value();
     r.extra = kept;
   }
   return out;

@@ -14,7 +14,8 @@ namespace xbench {
 /// pred_ld_sectors_per_request, pred_st_sectors_per_request, pred_smem_st_ways,
 /// pred_smem_ld_ways (shared ones only for rungs that stage through shared memory),
 /// and the whole-launch totals ncu is compared with (pred_ld_sectors, pred_st_sectors,
-/// pred_smem_ld_conflicts, pred_smem_st_conflicts). Rows without maps get none.
+/// pred_smem_ld_conflicts, pred_smem_st_conflicts). Rows without maps get only
+/// `model`: the reason there is no prediction.
 void add_model_columns(std::vector<row>& rows, const options& o, run_meta& meta);
 
 /// --model without a GPU: one unmeasured row per case and variant, predictions only.

@@ -87,7 +87,7 @@ std::vector<row> model_only_rows(const options& o, const std::string& why_no_gpu
   std::vector<const xpose::variant_info*> list;
   if (o.variants.empty()) {
     for (const auto& v : xpose::variants())
-      if (v.kind != xpose::variant_kind::fast) list.push_back(&v);  // run_gpu's default list
+      list.push_back(&v);  // run_gpu's default list: every registered variant
   } else {
     for (const auto& n : o.variants) list.push_back(xpose::find_variant(n));
   }

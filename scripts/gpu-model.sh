@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # On the GPU machine: the access model's predictions beside Nsight Compute's counters
 # for the whole ladder at 4096^2 fp32, blocks 32x8 and 32x32 (issue 5's evidence).
-# Usage: scripts/gpu-model.sh BUILD_DIR   (repo root as cwd, xpose-bench built; writes to $OUT)
+# Usage: scripts/gpu-model.sh BUILD_DIR   (repo root as cwd; builds xpose-bench there if
+# missing; writes to $OUT). About 28 short ncu runs (7 variants x 2 blocks x json + md).
 set -uo pipefail
 build=${1:?usage: scripts/gpu-model.sh BUILD_DIR}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 B=$build/tools/xpose-bench/xpose-bench
-[ -x "$B" ] || { echo "no xpose-bench in $build"; exit 1; }
+if [ ! -x "$B" ]; then  # not built yet: configure and build just the tool
+  cmake -S . -B "$build" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release >"$OUT/model_build.log" 2>&1 &&
+    cmake --build "$build" -j16 --target xpose-bench >>"$OUT/model_build.log" 2>&1 ||
+    { grep -E "error|Error" "$OUT/model_build.log" | head -20; exit 1; }
+fi
 # ncu ships with the toolkit but is not always on PATH.
 if ! command -v ncu >/dev/null; then
   for d in /usr/local/cuda/bin /usr/local/cuda/nsight-compute* /opt/nvidia/nsight-compute/*; do

@@ -29,8 +29,11 @@ struct matrix_desc {
     d.ld_in = cols;
     d.ld_out = rows;
     d.batch = batch;
-    d.stride_in = rows * cols;
-    d.stride_out = rows * cols;
+    // Unsigned product: a hostile size wraps instead of overflowing (undefined
+    // behaviour), and validate() rejects it from rows * cols.
+    const auto n = static_cast<index_t>(static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols));
+    d.stride_in = n;
+    d.stride_out = n;
     d.elem_size = elem_size;
     return d;
   }

@@ -4,7 +4,7 @@ PRESET ?= default
 JOBS ?= $(shell nproc)
 BENCH_ARGS ?=
 
-.PHONY: deps build test test-cpp test-python bench clean
+.PHONY: deps build test test-cpp test-python test-sanitize bench clean
 
 deps:
 	./scripts/install-deps.sh
@@ -21,7 +21,14 @@ test-python: deps
 	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) .venv/bin/python -m pip install -q --no-build-isolation --no-deps .
 	.venv/bin/python -m pytest tests/python -q
 
-test: test-cpp test-python
+# Host code under ASan + UBSan (CUDA off): the CPU tests, the CLI's hostile inputs and
+# a bounded CPU fuzz run (docs/RELIABILITY.md). The install test links no sanitizer runtime.
+test-sanitize: deps
+	cmake --preset sanitize
+	cmake --build --preset sanitize -j $(JOBS)
+	ctest --preset sanitize -j $(JOBS) -E install_consumer
+
+test: test-cpp test-python test-sanitize
 
 bench: build
 	./build/tools/xpose-bench/xpose-bench $(BENCH_ARGS)

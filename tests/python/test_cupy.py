@@ -76,6 +76,7 @@ def test_out(cupy_cuda):
 def test_streams(cupy_cuda, kind):
     cp = cupy_cuda
     x = rand(cp, (1500, 2500), "float32", seed=4)
+    cp.cuda.Device().synchronize()  # x is complete before a non-blocking stream reads it
     s = cp.cuda.Stream(non_blocking=True)
     if kind == "current":
         with s:
@@ -83,9 +84,8 @@ def test_streams(cupy_cuda, kind):
             y = xpose.transpose(x2)
             z = y.copy()
     else:
-        cp.cuda.get_current_stream().synchronize()
         out = cp.empty((2500, 1500), cp.float32)
-        cp.cuda.get_current_stream().synchronize()
+        cp.cuda.Device().synchronize()
         xpose.transpose(x, out, stream=s if kind == "object" else s.ptr)
         z = out
     s.synchronize()

@@ -51,10 +51,10 @@ for tool in $tools; do
   [ "$rc" -ne 0 ] && verdict=FAIL
   [ -n "$errors" ] && [ "$errors" != 0 ] && verdict=FAIL
   [ -n "$hazards" ] && [ "$hazards" != 0 ] && verdict=FAIL
-  [ -z "$errors" ] && verdict=FAIL  # no summary: the tool did not finish
+  [ -z "$errors" ] && [ -z "$hazards" ] && verdict=FAIL  # no summary line: the tool did not finish
   [ "${ran:-0}" -lt "$rep_cases" ] && verdict=FAIL  # the representative list must complete
   line="sanitizers: $tool: $verdict cases=${ran:-0} variant_runs=${runs:-0} fuzz_failures=${fails:-?}"
-  line+=" errors=${errors:-?}${hazards:+ hazards=$hazards} exit=$rc time=${secs}s log=$log"
+  line+="${errors:+ errors=$errors}${hazards:+ hazards=$hazards} exit=$rc time=${secs}s log=$log"
   echo "$line" | tee -a "$out/summary.txt"
   if [ "$verdict" != PASS ]; then
     rc_all=1

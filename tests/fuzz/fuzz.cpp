@@ -447,6 +447,8 @@ struct context {
   stats st;
   int cc = 0;
   bool cpu = false, gpu = false;
+  bool self_test = false;  // corrupt the CPU backend's output on purpose: every corruption must be caught
+  bool silent = false;     // while self-testing: count failures without printing them
 };
 
 bool wanted(const context& x, const std::string& target) {
@@ -458,6 +460,7 @@ bool wanted(const context& x, const std::string& target) {
 
 void report(context& x, const run_state& s, const std::string& target, const std::string& what) {
   ++x.st.failures;
+  if (x.silent) return;
   std::string replay = x.argv0 + " --mode " + x.mode + " --seed " + std::to_string(s.seed) + " --case " +
                        std::to_string(s.index) + (x.gen.small ? " --small" : "") + " --max-bytes " +
                        std::to_string(x.gen.max_bytes) + " --target " + target;
@@ -579,6 +582,29 @@ void run_cpu_targets(context& x, run_state& s, rng& pick) {
                                        : xpose::transpose_reference(i, o, passed(c));
     judge(x, s, target, st, false, expect_kind::transpose, got, i, o);
   }
+  // Self-test of the checker: a stray byte in each guard, in the padding, in an element.
+  if (x.self_test && c.bad == hostile::none && !empty(c.d)) {
+    const matrix_desc& d = c.d;
+    const auto es = static_cast<std::size_t>(d.elem_size);
+    const std::size_t start = out_start(c, expect_kind::transpose);
+    std::vector<std::pair<const char*, std::size_t>> spots = {
+        {"guard before", guard_bytes - 1}, {"guard after", s.region - 1}, {"first element", start},
+        {"last element", start + static_cast<std::size_t>(out_ext(d) - 1) * es + es - 1}};
+    if (d.ld_out > d.rows && d.cols > 1) spots.push_back({"row padding", start + static_cast<std::size_t>(d.rows) * es});
+    for (const auto& [name, byte] : spots) {
+      std::memcpy(got, s.pattern.p, s.region);
+      const status st = xpose::transpose_host(s.in_ptr(), out_ptr(expect_kind::transpose), c.d);
+      got[byte] ^= 0x10;
+      const std::uint64_t before = x.st.failures;
+      x.silent = true;
+      judge(x, s, "self-test", st, false, expect_kind::transpose, got, nullptr, nullptr);
+      x.silent = false;
+      const bool caught = x.st.failures == before + 1;
+      x.st.failures = before;
+      --x.st.checks;
+      if (!caught) report(x, s, std::string("self-test:") + name, "a corrupted byte was not detected");
+    }
+  }
   // The ladder's index maps, emulated: one random rung per case (all rungs when replaying one target).
   if (c.bad == hostile::none) {
     std::vector<const xpose::variant_info*> rungs;
@@ -684,7 +710,7 @@ void usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s [--mode cpu|gpu|all] [--seed N] [--cases N] [--first N] [--case N]\n"
                "          [--small] [--max-bytes N] [--max-side N] [--time-limit SECONDS]\n"
-               "          [--target NAME]... [--max-failures N] [--verbose]\n"
+               "          [--target NAME]... [--max-failures N] [--verbose] [--self-test]\n"
                "targets: host reference maps:<variant> nogpu (cpu); <variant> transpose (gpu)\n",
                argv0);
 }
@@ -720,6 +746,7 @@ int main(int argc, char** argv) {
     else if (f == "--target") x.only.push_back(value());
     else if (f == "--max-failures") x.max_failures = std::strtoull(value(), nullptr, 0);
     else if (f == "--verbose") x.verbose = true;
+    else if (f == "--self-test") x.self_test = true;
     else {
       usage(argv[0]);
       return 2;
@@ -780,7 +807,9 @@ int main(int argc, char** argv) {
   bool stopped_by_time = false, cuda_failed = false;
   std::uint64_t largest = 0;
   for (std::uint64_t i = first; i < first + cases; ++i) {
-    if (time_limit > 0 && elapsed() > time_limit) {
+    // The time limit never cuts the representative list of --small short.
+    const bool representative_list = x.gen.small && i < static_cast<std::uint64_t>(rep_count);
+    if (time_limit > 0 && elapsed() > time_limit && !representative_list) {
       stopped_by_time = true;
       break;
     }

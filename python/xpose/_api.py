@@ -102,14 +102,18 @@ def _numpy_bits_dtype(dt: Any) -> Any:
     return np.dtype(bits)
 
 
-def _numpy_view(a: Any) -> Any:
+def _numpy_view(a: Any, is_out: bool = False) -> Any:
     import numpy as np
 
     bits = _numpy_bits_dtype(a.dtype)
+    if any(n > 1 and st % a.dtype.itemsize for n, st in zip(a.shape, a.strides)):
+        # A stride that is not a whole number of elements (a field of a structured
+        # array) has no DLPack description: copy the input to a contiguous array.
+        if is_out:
+            raise ValueError("xpose: out has strides that are not whole elements: pass a C-contiguous array")
+        a = np.ascontiguousarray(a)
     if a.dtype == bits:
         return a
-    if a.ndim and a.shape[-1] > 1 and a.strides[-1] % a.dtype.itemsize:
-        return np.ascontiguousarray(a).view(bits)  # unaligned stride: cannot be viewed
     return a.view(bits)
 
 
@@ -147,7 +151,7 @@ def _transpose_numpy(x: Any, out: Optional[Any]) -> Any:
             raise ValueError(f"xpose: out has dtype {out.dtype}, expected {x.dtype}")
         if not out.flags.writeable:
             raise ValueError("xpose: out is read-only")
-    _run(_numpy_view(x), _numpy_view(out), 0, np.ascontiguousarray)
+    _run(_numpy_view(x), _numpy_view(out, is_out=True), 0, np.ascontiguousarray)
     return out
 
 

@@ -118,6 +118,15 @@ def test_strided_batches(view):
     assert_bits_equal(xpose.transpose(x), expected(x))
 
 
+def test_field_of_structured_array():
+    rec = np.zeros((7, 9), dtype=[("a", np.float32), ("b", np.int16)])
+    rec["a"] = random_array((7, 9), np.float32, seed=2)
+    x = rec["a"]  # strides of 6-byte records: not whole float32 elements
+    assert_bits_equal(xpose.transpose(x), expected(x))
+    with pytest.raises(ValueError, match="whole elements"):
+        xpose.transpose(x.T.copy(), np.zeros((7, 9), dtype=rec.dtype)["a"])
+
+
 # --- out= ------------------------------------------------------------------------
 
 def test_out_contiguous_is_returned():

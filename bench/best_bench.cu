@@ -11,6 +11,9 @@
 #include <xpose/xpose.hpp>
 #include <xpose/registry.hpp>
 
+#include "../src/cuda/best_kernels.cuh"
+#include "../src/cuda/policy.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -51,14 +54,21 @@ __global__ void check_kernel(const unsigned char* in, const unsigned char* out, 
   }
 }
 
-__global__ void fill_kernel(unsigned char* p, size_t n, unsigned seed) {
+// Random bytes; with fp_elem > 1, the top byte of every fp_elem-byte word (and of
+// each 8-byte half) has its two high bits cleared, so that floats are finite, not
+// NaN (cuBLAS canonicalises NaN payloads, which a bitwise check would flag).
+__global__ void fill_kernel(unsigned char* p, size_t n, unsigned seed, int fp_elem) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
     unsigned x = static_cast<unsigned>(i) * 2654435761u + seed;
     x ^= x >> 13;
     x *= 0x5bd1e995u;
-    p[i] = static_cast<unsigned char>(x >> 24);
+    unsigned char b = static_cast<unsigned char>(x >> 24);
+    const int w = fp_elem > 8 ? 8 : fp_elem;
+    if (fp_elem > 1 && i % w == static_cast<size_t>(w - 1)) b &= 0x3F;
+    p[i] = b;
   }
 }
+
 
 unsigned long long count_bad(const unsigned char* in, const unsigned char* out, long long r, long long c, long long b,
                              int es, unsigned long long* dbad) {
@@ -131,6 +141,36 @@ timing time_graph(const std::function<bool()>& f, int reps, int inner, cudaStrea
   return t;
 }
 
+
+// Tile-kernel sweep (grid and cache-hint choices of the policy), square 256 MiB.
+template <int E, int Hint>
+void sweep_one(unsigned char* in, unsigned char* out, cudaStream_t st, int sms, bool full_grid) {
+  constexpr xpose::detail::best_tile t = xpose::detail::best_tile_for(E);
+  constexpr int smem = t.rows * t.chunks * 16, tc = t.chunks * 16 / E;
+  auto kernel = xpose::detail::best::tile_kernel<E, t.rows, t.chunks, t.threads, t.micro_bytes, t.min_blocks, 16, Hint>;
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  int occ = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, t.threads, smem));
+  const long long R = 16384, C = (256ll << 20) / E / R;
+  xpose::detail::best::tile_args a{};
+  a.in = in, a.out = out, a.rows = R, a.cols = C, a.batch = 1;
+  a.ld_in = C * E, a.ld_out = R * E, a.stride_in = a.stride_out = R * C * E;
+  a.tiles_c = (C + tc - 1) / tc;
+  a.tiles_per_mat = a.tiles_c * ((R + t.rows - 1) / t.rows);
+  a.total = a.tiles_per_mat;
+  const unsigned grid = full_grid ? static_cast<unsigned>(a.total) : static_cast<unsigned>(std::min<long long>(a.total, 1ll * occ * sms));
+  auto f = [&] {
+    kernel<<<grid, t.threads, smem, st>>>(a);
+    return cudaGetLastError() == cudaSuccess;
+  };
+  auto mc = [&] { return cudaMemcpyAsync(out, in, R * C * E, cudaMemcpyDeviceToDevice, st) == cudaSuccess; };
+  const timing tm = time_it(mc, 3, 20, 1, st);
+  const timing tk = time_it(f, 3, 20, 1, st);
+  std::printf("sweep,E=%d,hint=%d,grid=%s(%u; occ %d),%.3f us,%.1f GB/s,ratio %.3f\n", E, Hint,
+              full_grid ? "full" : "persistent", grid, occ, tk.med, 2.0 * R * C * E / (tk.med * 1e3), tm.med / tk.med);
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -190,8 +230,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&in, maxbytes));
   CK(cudaMalloc(&out, maxbytes));
   CK(cudaMalloc(&dbad, 8));
-  fill_kernel<<<4096, 256>>>(in, maxbytes, 12345u);
-  CK(cudaDeviceSynchronize());
+  int cur_fp = -1;
 
   std::printf("case,dtype,rows,cols,batch,route,median_us,min_us,max_us,gbs,ratio_to_memcpy,check\n");
   for (auto& cs : cases) {
@@ -199,6 +238,12 @@ int main(int argc, char** argv) {
     const shape s = cs.second;
     const long long R = s.r, C = s.c, B = s.b;
     const size_t bytes = static_cast<size_t>(R * C * B) * d.bytes;
+    const int fp = d.bytes == 1 ? 1 : d.bytes;  // i8: raw bytes; others are floats
+    if (fp != cur_fp) {
+      fill_kernel<<<4096, 256>>>(in, maxbytes, 12345u, fp);
+      CK(cudaDeviceSynchronize());
+      cur_fp = fp;
+    }
     const bool tiny = bytes <= (64 << 10);
     const int warm = tiny ? 20 : 3, reps = tiny ? 15 : (bytes > (1u << 30) ? 10 : 20), inner = tiny ? 200 : 1;
     double memcpy_us = 0;
@@ -299,6 +344,17 @@ int main(int argc, char** argv) {
       if (td) cublasLtMatrixTransformDescDestroy(td);
     }
   }
+  if (!quick) {
+    std::printf("# sweep: tile kernel, square 256 MiB, grid persistent|full x hint 0|1\n");
+    const int sms = prop.multiProcessorCount;
+    for (int fg = 0; fg < 2; ++fg) {
+      sweep_one<1, 0>(in, out, st, sms, fg), sweep_one<1, 1>(in, out, st, sms, fg);
+      sweep_one<2, 0>(in, out, st, sms, fg), sweep_one<2, 1>(in, out, st, sms, fg);
+      sweep_one<4, 0>(in, out, st, sms, fg), sweep_one<4, 1>(in, out, st, sms, fg);
+      sweep_one<8, 0>(in, out, st, sms, fg), sweep_one<8, 1>(in, out, st, sms, fg);
+      sweep_one<16, 0>(in, out, st, sms, fg), sweep_one<16, 1>(in, out, st, sms, fg);
+    }
+  }
   cublasDestroy(blas);
   cublasLtDestroy(lt);
   cudaFree(in);
@@ -306,3 +362,4 @@ int main(int argc, char** argv) {
   cudaFree(dbad);
   return 0;
 }
+

@@ -12,7 +12,8 @@ cmake --build build-h200 -j16 --target xpose_cuda_tests best_bench >>"$OUT/build
 cmake --build build-h200 -j16 --target xpose-bench >>"$OUT/build.log" 2>&1 || echo "xpose-bench did not build"
 echo "== build ok"
 if [[ " $* " != *" --skip-tests "* ]]; then
-  timeout 240 ./build-h200/tests/xpose_cuda_tests --gtest_filter='*Best*' --gtest_brief=1 >"$OUT/best_tests.log" 2>&1; echo "best tests rc=$?"
+  timeout 240 ./build-h200/tests/xpose_cuda_tests --gtest_filter="*Best*" --gtest_brief=1 >"$OUT/best_tests.log" 2>&1; echo "best tests rc=$?"
+  timeout 150 ./build-h200/tests/xpose_cuda_tests --gtest_filter="Device.*" --gtest_brief=1 >"$OUT/device_tests.log" 2>&1; echo "device tests rc=$?"; tail -8 "$OUT/device_tests.log"
   tail -25 "$OUT/best_tests.log"
 fi
 q=""; [[ " $* " == *" --quick "* ]] && q="--quick"
@@ -20,6 +21,6 @@ timeout 200 ./build-h200/bench/best_bench $q > "$OUT/bench.csv" 2>"$OUT/bench.er
 timeout 150 python3 bench/compare.py "$OUT/bench.csv" > "$OUT/compare.md" 2>"$OUT/compare.err"; echo "compare rc=$?"; tail -3 "$OUT/compare.err"
 B=./build-h200/tools/xpose-bench/xpose-bench
 if [ -x $B ]; then
-  timeout 60 $B --variants best,copy,memcpy,tiled_padded --size 16384x16384,16383x16385 --dtype f32,f16,i8,f64,c128 --format md --out "$OUT/xbench.md" >/dev/null 2>"$OUT/xbench.err"; echo "xpose-bench rc=$?"
+  timeout 60 $B --variants best,copy,memcpy,tiled_padded --size 16384x16384 --dtype f32,i8 --format md --out "$OUT/xbench.md" >/dev/null 2>"$OUT/xbench.err"; echo "xpose-bench rc=$?"
 fi
-cut -d, -f1,2,6,7,10,11,12 "$OUT/bench.csv" | column -t -s, | grep -v "^#" | head -150
+grep -E "^sweep|^square|^ragged" "$OUT/bench.csv" | grep -E "sweep|,best,|memcpy" | cut -d, -f1-12 | head -80

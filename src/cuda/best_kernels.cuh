@@ -57,11 +57,12 @@ __device__ __forceinline__ void get_elem(const std::uint32_t (&w)[4], int e, u8*
   }
 }
 
-/// Loads a full 16-byte chunk with A-byte accesses (p is A-aligned).
-template <int A>
+/// Loads a full 16-byte chunk with A-byte accesses (p is A-aligned). Hint 1: the
+/// 16-byte path streams (evict-first, __ldcs/__stcs).
+template <int A, int Hint = 0>
 __device__ __forceinline__ void load_chunk(std::uint32_t (&w)[4], const u8* p) {
   if constexpr (A == 16) {
-    const uint4 v = *reinterpret_cast<const uint4*>(p);
+    const uint4 v = Hint == 1 ? __ldcs(reinterpret_cast<const uint4*>(p)) : *reinterpret_cast<const uint4*>(p);
     w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
   } else if constexpr (A == 8) {
 #pragma unroll
@@ -78,10 +79,13 @@ __device__ __forceinline__ void load_chunk(std::uint32_t (&w)[4], const u8* p) {
   }
 }
 
-template <int A>
+template <int A, int Hint = 0>
 __device__ __forceinline__ void store_chunk(const std::uint32_t (&w)[4], u8* p) {
   if constexpr (A == 16) {
-    *reinterpret_cast<uint4*>(p) = make_uint4(w[0], w[1], w[2], w[3]);
+    if constexpr (Hint == 1)
+      __stcs(reinterpret_cast<uint4*>(p), make_uint4(w[0], w[1], w[2], w[3]));
+    else
+      *reinterpret_cast<uint4*>(p) = make_uint4(w[0], w[1], w[2], w[3]);
   } else if constexpr (A == 8) {
 #pragma unroll
     for (int s = 0; s < 2; ++s) reinterpret_cast<uint2*>(p)[s] = make_uint2(w[2 * s], w[2 * s + 1]);
@@ -157,7 +161,7 @@ __device__ __forceinline__ void divmod(index_t t, index_t d, index_t& q, index_t
 /// width in bytes (16 = vector path). A micro-block is k = 16/E shared rows x MW
 /// bytes: G = 16/MW square kk x kk blocks (kk = MW/E) stacked, whose transposes,
 /// side by side, are kk output chunks of 16 bytes.
-template <int E, int TR, int NCH, int NT, int MW, int MinBlocks, int A>
+template <int E, int TR, int NCH, int NT, int MW, int MinBlocks, int A, int Hint = 0>
 __global__ void __launch_bounds__(NT, MinBlocks) tile_kernel(tile_args a) {
   constexpr int k = 16 / E;            // elements per chunk = rows of a micro-block
   constexpr int TC = NCH * k;          // tile columns (elements)
@@ -189,24 +193,41 @@ __global__ void __launch_bounds__(NT, MinBlocks) tile_kernel(tile_args a) {
     const u8* in_t = a.in + b * a.stride_in + r0 * a.ld_in + c0 * E;
     u8* out_t = a.out + b * a.stride_out + c0 * a.ld_out + r0 * E;
 
-    // Load: all L chunks in flight before the first shared store.
+    // Load: all L chunks in flight before the first shared store. With A < 16 the
+    // thread's 16/A pieces are NCH*A bytes apart, so that a warp's narrow loads cover
+    // contiguous bytes (piece s of thread ch sits at row byte (s*NCH + ch)*A).
+    constexpr int P = 16 / A;
+    auto piece_off = [](int s, int c) { return A == 16 ? c * 16 : (s * NCH + c) * A; };
     std::uint32_t v[L][4];
-    const u8* p = in_t + row_t * a.ld_in + ch * 16;
+    const u8* p = in_t + row_t * a.ld_in;
     if (full) {
 #pragma unroll
-      for (int j = 0; j < L; ++j) load_chunk<A>(v[j], p + j * step_in);
+      for (int j = 0; j < L; ++j) {
+        if constexpr (A == 16) {
+          load_chunk<16, Hint>(v[j], p + j * step_in + ch * 16);
+        } else {
+          v[j][0] = v[j][1] = v[j][2] = v[j][3] = 0;
+#pragma unroll
+          for (int s = 0; s < P; ++s) put_elem<A>(v[j], s, p + j * step_in + piece_off(s, ch));
+        }
+      }
     } else {
-      const int cl = static_cast<int>(cols_left < TC ? cols_left : TC) - ch * k;  // valid elements in chunk
+      const int cl = static_cast<int>(cols_left < TC ? cols_left : TC);  // valid elements in the row
 #pragma unroll
       for (int j = 0; j < L; ++j) {
         v[j][0] = v[j][1] = v[j][2] = v[j][3] = 0;
         if (row_t + j * RPS < rows_left) {
-          if (cl >= k) {
-            load_chunk<A>(v[j], p + j * step_in);
-          } else {
 #pragma unroll
-            for (int e = 0; e < k; ++e)
-              if (e < cl) put_elem<E>(v[j], e, p + j * step_in + e * E);
+          for (int s = 0; s < P; ++s) {
+            const int b0 = piece_off(s, ch);  // first byte of the piece (A = 16: the chunk)
+            if (b0 / E + A / E <= cl) {
+              if constexpr (A == 16) load_chunk<16, Hint>(v[j], p + j * step_in + b0);
+              else put_elem<A>(v[j], s, p + j * step_in + b0);
+            } else {
+#pragma unroll
+              for (int e = 0; e < A / E; ++e)
+                if (b0 / E + e < cl) put_elem<E>(v[j], s * (A / E) + e, p + j * step_in + b0 + e * E);
+            }
           }
         }
       }
@@ -215,8 +236,17 @@ __global__ void __launch_bounds__(NT, MinBlocks) tile_kernel(tile_args a) {
 #pragma unroll
     for (int j = 0; j < L; ++j) {
       const int r = row_t + j * RPS;
-      const int slot = r * NCH + (ch ^ ((r / k) % NCH));
-      reinterpret_cast<uint4*>(tile)[slot] = make_uint4(v[j][0], v[j][1], v[j][2], v[j][3]);
+      const int sw = (r / k) % NCH;
+      if constexpr (A == 16) {
+        reinterpret_cast<uint4*>(tile)[r * NCH + (ch ^ sw)] = make_uint4(v[j][0], v[j][1], v[j][2], v[j][3]);
+      } else {
+#pragma unroll
+        for (int s = 0; s < P; ++s) {
+          const int b = piece_off(s, ch);
+          u8* dst = reinterpret_cast<u8*>(tile) + (r * NCH + ((b / 16) ^ sw)) * 16 + b % 16;
+          get_elem<A>(v[j], s, dst);
+        }
+      }
     }
     __syncthreads();
 
@@ -255,7 +285,7 @@ __global__ void __launch_bounds__(NT, MinBlocks) tile_kernel(tile_args a) {
 #pragma unroll
           for (int x = 0; x < KW; ++x) out_w[g * KW + x] = w[g * kk + i][x];
         if (full || (i < cl && rl >= k)) {
-          store_chunk<A>(out_w, o + i * a.ld_out);
+          store_chunk<A, Hint>(out_w, o + i * a.ld_out);
         } else if (i < cl) {
 #pragma unroll
           for (int e = 0; e < k; ++e)

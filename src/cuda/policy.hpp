@@ -7,10 +7,11 @@ namespace xpose::detail {
 
 /// Variant run by xpose::transpose() for a device of compute capability `cc`
 /// (major*10+minor) and `elem_size`-byte elements.
-constexpr const char* default_variant(int /*cc*/, int /*elem_size*/) {
-  // Until the fast path lands, the conflict-free padded tile is the best rung of
-  // the ladder (measured on the H200: see docs/RESULTS.md, "lab" tables).
-  return "tiled_padded";
+constexpr const char* default_variant(int cc, int /*elem_size*/) {
+  // `best` for every element size on the architectures it is built and tested for
+  // (sm_80, sm_90): on the H200 it beats tiled_padded on every case of the comparison
+  // (docs/RESULTS.md, "Fast path (best)"). Older devices keep the padded tile.
+  return cc >= 80 ? "best" : "tiled_padded";
 }
 
 /// Tile of `best`'s tiled kernel for E-byte elements: `rows` input rows x `chunks`
@@ -36,6 +37,15 @@ constexpr best_tile best_tile_for(int elem_size) {
     case 8: return {64, 16, 256, 16, 4};   // 16 KiB, 4 loads, 2 micro-blocks of 2x2 per thread
     default: return {32, 32, 256, 16, 4};  // 16-byte elements: 16 KiB, 4 loads, 4 chunks per thread
   }
+}
+
+/// Tile for the narrow-access path (A < 16: a pointer, leading dimension or stride
+/// not 16-byte aligned). One-byte elements halve the tile: 16 chunks of 16 single-byte
+/// loads per thread spilled even at 255 registers.
+constexpr best_tile best_tile_narrow_for(int elem_size) {
+  if (elem_size == 1) return {128, 16, 256, 8, 1};
+  if (elem_size == 2) return {128, 16, 256, 8, 1};  // 8-byte register blocks: 196 -> fewer registers
+  return best_tile_for(elem_size);
 }
 
 /// Short side (rows, or cols) up to which `best` moves a whole slab of it through

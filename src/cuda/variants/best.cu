@@ -68,9 +68,9 @@ status persistent_grid(int threads, int smem, index_t work, unsigned* grid) {
 
 template <int E, int A>
 status launch_tile(const tile_args& a, cudaStream_t stream) {
-  constexpr best_tile t = best_tile_for(E);
+  constexpr best_tile t = A == 16 ? best_tile_for(E) : best_tile_narrow_for(E);
   constexpr int smem = t.rows * t.chunks * 16;
-  constexpr auto kernel = best::tile_kernel<E, t.rows, t.chunks, t.threads, t.micro_bytes, t.min_blocks, A>;
+  constexpr auto kernel = best::tile_kernel<E, t.rows, t.chunks, t.threads, t.micro_bytes, (A == 16 ? t.min_blocks : 1), A>;
   unsigned grid = 0;
   if (status s = persistent_grid<kernel>(t.threads, smem, a.total, &grid); !s.ok()) return s;
   kernel<<<grid, t.threads, smem, stream>>>(a);
@@ -79,8 +79,8 @@ status launch_tile(const tile_args& a, cudaStream_t stream) {
 
 template <int E>
 status tile_path(const void* in, void* out, const matrix_desc& d, int access, cudaStream_t stream) {
-  constexpr best_tile t = best_tile_for(E);
-  constexpr int tc = t.chunks * 16 / E;
+  const best_tile t = access == 16 ? best_tile_for(E) : best_tile_narrow_for(E);
+  const int tc = t.chunks * 16 / E;
   tile_args a{};
   a.in = static_cast<const u8*>(in);
   a.out = static_cast<u8*>(out);

@@ -46,7 +46,7 @@ def make(dt, b, r, c):
 
 
 def main():
-    rows = list(csv.DictReader(line for line in open(sys.argv[1]) if not line.startswith("#")))
+    rows = list(csv.DictReader(line for line in open(sys.argv[1]) if not line.startswith(("#", "sweep"))))
     head = [line for line in open(sys.argv[1]) if line.startswith("#")]
     cases = OrderedDict()
     for r in rows:

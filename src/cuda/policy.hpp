@@ -48,6 +48,10 @@ constexpr best_tile best_tile_narrow_for(int elem_size) {
   return best_tile_for(elem_size);
 }
 
+/// Blocks launched: one per tile up to this many (then the kernels' grid-stride loop).
+/// A persistent grid of resident blocks measured 5-6% slower on the H200.
+constexpr long long best_grid_limit = 0x7fffffff;
+
 /// Short side (rows, or cols) up to which `best` moves a whole slab of it through
 /// shared memory when the other side is packed (the tile would be mostly empty).
 constexpr int best_slab_max_short_side = 16;

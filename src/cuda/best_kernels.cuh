@@ -7,7 +7,8 @@
 // slab_rows / slab_cols: few rows (or few columns) with a packed output (input):
 //   a whole slab of the short side goes through shared memory, the long side is moved
 //   as contiguous 16-byte chunks.
-// All kernels are persistent (grid-stride over a flat 64-bit work index), hoist the
+// All kernels loop grid-stride over a flat 64-bit work index (launched one block per
+// tile, so the loop only matters past the grid limit), hoist the
 // 64-bit base of each tile, and need no workspace.
 #pragma once
 

@@ -34,6 +34,11 @@ if [ "$phase" = 1 ]; then
   timeout 60 $B --variants memcpy,copy,best --dtype i8,f32 --batch 10000 --size 64x64 --format md --out "$R/best_batch.md" >/dev/null 2>>"$R/best.err"
   echo "best batch rc=$?"
 else
+  if [ ! -x build-h200/tests/fuzz/xpose_fuzz ] && [ ! -x build-h200/tests/xpose_fuzz ]; then
+    step "build (machine was fresh)"
+    cmake --preset h200 >"$R/configure.log" 2>&1 && cmake --build --preset h200 -j 16 >"$R/build.log" 2>&1 ||
+      { grep -E "error|Error" "$R/build.log" | head -30; exit 1; }
+  fi
   step fuzz
   OUT=$R/fuzz TIME_LIMIT=150 timeout 200 scripts/fuzz-gpu.sh build-h200 >"$R/fuzz.log" 2>&1; echo "fuzz rc=$?"; tail -3 "$R/fuzz.log"
   step sanitizers

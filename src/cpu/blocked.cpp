@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <cstdlib>
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -152,6 +153,27 @@ void stream_copy(byte* dst, const byte* src, index_t n) {
   std::memcpy(dst + i, src + i, static_cast<std::size_t>(n - i));
 }
 
+XPOSE_AVX2 void stream_copy_avx2(byte* dst, const byte* src, index_t n) {
+  index_t head = std::min<index_t>(n, (32 - reinterpret_cast<std::uintptr_t>(dst) % 32) % 32);
+  if (head) std::memcpy(dst, src, static_cast<std::size_t>(head));
+  index_t i = head;
+  for (; i + 64 <= n; i += 64) {
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 32), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 32)));
+  }
+  for (; i + 32 <= n; i += 32)
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
+  if (n - i) std::memcpy(dst + i, src + i, static_cast<std::size_t>(n - i));
+}
+__attribute__((target("avx512f"))) void stream_copy_avx512(byte* dst, const byte* src, index_t n) {
+  index_t head = std::min<index_t>(n, (64 - reinterpret_cast<std::uintptr_t>(dst) % 64) % 64);
+  if (head) std::memcpy(dst, src, static_cast<std::size_t>(head));
+  index_t i = head;
+  for (; i + 64 <= n; i += 64)
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i), _mm512_loadu_si512(reinterpret_cast<const void*>(src + i)));
+  if (n - i) std::memcpy(dst + i, src + i, static_cast<std::size_t>(n - i));
+}
+
 void stream_fence() { _mm_sfence(); }
 #else
 void stream_copy(byte* dst, const byte* src, index_t n) { std::memcpy(dst, src, static_cast<std::size_t>(n)); }
@@ -180,9 +202,10 @@ kernel pick_kernel() {
 
 // Macro tile: 256 bytes of every output row (four cache lines, streamed whole) by
 // 4096 / ES input columns: a 1 MiB / ES^2 ... capped so the staging buffer stays in L1.
-constexpr index_t tile_rows(int es) { return 256 / es; }
-constexpr index_t tile_cols(int es) { return std::min<index_t>(64, 4096 / es); }
-constexpr index_t buffer_bytes = 256 * 64;
+static index_t envi(const char* n, index_t def) { const char* v = getenv(n); return v ? atol(v) : def; }
+static index_t tile_rows(int es) { return envi("TRB", 256) / es; }
+static index_t tile_cols(int es) { return envi("TCB", 256) / es; }
+constexpr index_t buffer_bytes = 1 << 20;
 
 // Outputs above this many bytes bypass the caches (as large memcpys do): the lines
 // would be evicted before reuse, and write-allocate would read them first.
@@ -196,20 +219,30 @@ void transpose_es(const byte* in, byte* out, const matrix_desc& d, int threads) 
   const index_t ntr = (d.rows + TR - 1) / TR, ntc = (d.cols + TC - 1) / TC;
   const index_t per_matrix = ntr * ntc, total = d.batch * per_matrix;
   const index_t out_bytes = ((d.batch - 1) * d.stride_out + (d.cols - 1) * d.ld_out + d.rows) * ES;
-  const bool stream = out_bytes >= stream_threshold;
+  const bool stream = out_bytes >= envi("STH", stream_threshold);
+  static const int PF = envi("PF", 0);
+  static const int SC = envi("SC", 0);
 
   // Tiles run row strip by row strip (column tiles fastest) so each thread reads
   // TR input rows sequentially; static chunks give each thread contiguous strips.
 #pragma omp parallel num_threads(threads) if (total > 1)
   {
-    alignas(64) byte buffer[buffer_bytes];  // (TC, TR) staging tile
-#pragma omp for schedule(static)
+    static thread_local byte* buffer = (byte*)aligned_alloc(64, buffer_bytes);  // (TC, TR) staging tile
+#pragma omp for schedule(runtime)
     for (index_t t = 0; t < total; ++t) {
       const index_t b = t / per_matrix, rem = t % per_matrix;
       const index_t r0 = (rem / ntc) * TR, c0 = (rem % ntc) * TC;
       const index_t rows = std::min(TR, d.rows - r0), cols = std::min(TC, d.cols - c0);
       const byte* src = in + (b * d.stride_in + r0 * d.ld_in + c0) * ES;
       byte* dst = out + (b * d.stride_out + c0 * d.ld_out + r0) * ES;
+      if (PF && t + 1 < total) {
+        const index_t tn = t + 1, bn = tn / per_matrix, remn = tn % per_matrix;
+        const index_t rn = (remn / ntc) * TR, cn = (remn % ntc) * TC;
+        const index_t rowsn = std::min(TR, d.rows - rn), colsn = std::min(TC, d.cols - cn);
+        const byte* sn = in + (bn * d.stride_in + rn * d.ld_in + cn) * ES;
+        for (index_t i = 0; i < rowsn; ++i)
+          for (index_t l = 0; l < colsn * ES; l += 64) { if (PF == 1) _mm_prefetch((const char*)(sn + i * lds + l), _MM_HINT_T0); else if (PF == 2) _mm_prefetch((const char*)(sn + i * lds + l), _MM_HINT_T1); else _mm_prefetch((const char*)(sn + i * lds + l), _MM_HINT_NTA); }
+      }
       byte* tile = stream ? buffer : dst;
       const index_t ldt = stream ? TR * ES : ldd;
       const index_t fr = rows - rows % k.edge, fc = cols - cols % k.edge;
@@ -217,7 +250,7 @@ void transpose_es(const byte* in, byte* out, const matrix_desc& d, int threads) 
       if (fc < cols) scalar_block<ES>(src + fc * ES, lds, tile + fc * ldt, ldt, rows, cols - fc);
       if (fr < rows) scalar_block<ES>(src + fr * lds, lds, tile + fr * ES, ldt, rows - fr, fc);
       if (stream)
-        for (index_t j = 0; j < cols; ++j) stream_copy(dst + j * ldd, tile + j * ldt, rows * ES);
+        for (index_t j = 0; j < cols; ++j) { if (SC == 0) stream_copy(dst + j * ldd, tile + j * ldt, rows * ES); else if (SC == 1) stream_copy_avx2(dst + j * ldd, tile + j * ldt, rows * ES); else stream_copy_avx512(dst + j * ldd, tile + j * ldt, rows * ES); }
     }
     if (stream) stream_fence();  // make streamed lines visible before the barrier
   }

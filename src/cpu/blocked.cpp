@@ -1,13 +1,12 @@
 // Fast CPU backend: two-level blocked, OpenMP-threaded out-of-place transpose.
-// Macro tiles are cut into micro-tiles transposed in SIMD registers (SSE2 on any
-// x86-64, AVX2 when the CPU reports it at run time; plain loops elsewhere); outputs
-// larger than the caches are staged per tile in an L1 buffer and streamed out with
-// non-temporal stores. Ragged fringes take a scalar path. Pointers need only be
-// aligned to the element size. Assumes a validated, non-empty desc.
+// Each macro tile is transposed into an L1 staging buffer by SIMD micro-tiles (SSE2
+// on any x86-64, AVX2 when the CPU reports it at run time, plain loops elsewhere;
+// ragged fringes take a scalar path), then copied out row segment by row segment,
+// with non-temporal stores when the output is larger than the caches. Pointers need
+// only be aligned to the element size. Assumes a validated, non-empty desc.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <cstdlib>
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -40,6 +39,11 @@ void scalar_block(const byte* src, index_t lds, byte* dst, index_t ldd, index_t 
   for (index_t c = 0; c < cols; ++c)
     for (index_t r = 0; r < rows; ++r) std::memcpy(dst + c * ldd + r * ES, src + r * lds + c * ES, ES);
 }
+
+// Copy-out of one staged output row segment: n bytes, never outside [dst, dst+n).
+using copy_fn = void (*)(byte* dst, const byte* src, index_t n);
+
+void plain_copy(byte* dst, const byte* src, index_t n) { std::memcpy(dst, src, static_cast<std::size_t>(n)); }
 
 #if XPOSE_X86
 // In-register transposes. A register holds one row of N = 16/W elements of W bytes
@@ -141,118 +145,147 @@ XPOSE_AVX2 void avx2_block(const byte* src, index_t lds, byte* dst, index_t ldd,
       }
 }
 
-// Copies n bytes with non-temporal stores where 16-byte aligned; the unaligned head
-// and tail (less than a line) take ordinary stores. Never writes outside [dst, dst+n).
-void stream_copy(byte* dst, const byte* src, index_t n) {
+// Non-temporal copies: whole aligned vectors bypass the caches; the unaligned head
+// and tail (less than a vector) take ordinary stores.
+void stream_copy_sse2(byte* dst, const byte* src, index_t n) {
   const index_t head = std::min<index_t>(n, (16 - reinterpret_cast<std::uintptr_t>(dst) % 16) % 16);
-  std::memcpy(dst, src, static_cast<std::size_t>(head));
+  if (head) std::memcpy(dst, src, static_cast<std::size_t>(head));
   index_t i = head;
   for (; i + 16 <= n; i += 16)
-    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i),
-                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
-  std::memcpy(dst + i, src + i, static_cast<std::size_t>(n - i));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
+  if (i < n) std::memcpy(dst + i, src + i, static_cast<std::size_t>(n - i));
 }
 
+// 32-byte streaming stores: measured 10-25% faster than 16-byte ones at 8192^2
+// (the per-core store rate, not DRAM, limits the copy-out); 64-byte (AVX-512) ones
+// gained nothing more.
 XPOSE_AVX2 void stream_copy_avx2(byte* dst, const byte* src, index_t n) {
-  index_t head = std::min<index_t>(n, (32 - reinterpret_cast<std::uintptr_t>(dst) % 32) % 32);
+  const index_t head = std::min<index_t>(n, (32 - reinterpret_cast<std::uintptr_t>(dst) % 32) % 32);
   if (head) std::memcpy(dst, src, static_cast<std::size_t>(head));
   index_t i = head;
-  for (; i + 64 <= n; i += 64) {
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 32), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 32)));
-  }
   for (; i + 32 <= n; i += 32)
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
-  if (n - i) std::memcpy(dst + i, src + i, static_cast<std::size_t>(n - i));
-}
-__attribute__((target("avx512f"))) void stream_copy_avx512(byte* dst, const byte* src, index_t n) {
-  index_t head = std::min<index_t>(n, (64 - reinterpret_cast<std::uintptr_t>(dst) % 64) % 64);
-  if (head) std::memcpy(dst, src, static_cast<std::size_t>(head));
-  index_t i = head;
-  for (; i + 64 <= n; i += 64)
-    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i), _mm512_loadu_si512(reinterpret_cast<const void*>(src + i)));
-  if (n - i) std::memcpy(dst + i, src + i, static_cast<std::size_t>(n - i));
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i),
+                        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
+  if (i < n) std::memcpy(dst + i, src + i, static_cast<std::size_t>(n - i));
 }
 
 void stream_fence() { _mm_sfence(); }
 #else
-void stream_copy(byte* dst, const byte* src, index_t n) { std::memcpy(dst, src, static_cast<std::size_t>(n)); }
 void stream_fence() {}
 #endif
 
-/// The SIMD block kernel for ES-byte elements and its micro-tile edge (in elements).
-struct kernel {
+/// What the CPU offers for ES-byte elements: the block kernel, its micro-tile edge
+/// (elements), and the streaming copy-out.
+struct kernels {
   block_fn block;
   index_t edge;
+  copy_fn stream_copy;
 };
 
 template <int ES>
-kernel pick_kernel() {
+kernels pick_kernels() {
 #if XPOSE_X86
   static const bool avx2 = [] {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2") != 0;
   }();
-  if (avx2) return {avx2_block<ES>, 32 / ES};
-  return {sse2_block<ES>, 16 / ES};
+  if (avx2) return {avx2_block<ES>, 32 / ES, stream_copy_avx2};
+  return {sse2_block<ES>, 16 / ES, stream_copy_sse2};
 #else
-  return {scalar_block<ES>, 1};
+  return {scalar_block<ES>, 1, plain_copy};
 #endif
 }
 
-// Macro tile: 256 bytes of every output row (four cache lines, streamed whole) by
-// 4096 / ES input columns: a 1 MiB / ES^2 ... capped so the staging buffer stays in L1.
-static index_t envi(const char* n, index_t def) { const char* v = getenv(n); return v ? atol(v) : def; }
-static index_t tile_rows(int es) { return envi("TRB", 256) / es; }
-static index_t tile_cols(int es) { return envi("TCB", 256) / es; }
-constexpr index_t buffer_bytes = 1 << 20;
+/// Macro tile in elements (rows x cols of the input), all of it staged in L1.
+struct tile_shape {
+  index_t rows, cols;
+  bool stage_input;  ///< copy the input rows to a buffer before the kernel reads them
+};
 
-// Outputs above this many bytes bypass the caches (as large memcpys do): the lines
-// would be evicted before reuse, and write-allocate would read them first.
+// Chosen by measurement at 8192^2 on the 2-core EPYC (docs/RESULTS.md): output
+// segments of 256-512 bytes (whole lines for the streaming stores), input segments
+// of 128-512 bytes. One-byte micro-tiles read 32 rows that, at a power-of-two
+// leading dimension, share one L1 set (8 ways) and thrash, so that size first copies
+// its input rows contiguously (measured 12 -> 17 GB/s); for 2 bytes (16 rows) the
+// extra copy cost more than it saved.
+template <int ES>
+constexpr tile_shape tile_for() {
+  if constexpr (ES == 1) return {128, 128, true};
+  else if constexpr (ES == 2) return {128, 128, false};
+  else if constexpr (ES == 4) return {64, 128, false};
+  else if constexpr (ES == 8) return {32, 64, false};
+  else return {32, 32, false};
+}
+
+// Outputs of at least this many bytes bypass the caches (as large memcpys do): the
+// lines would be evicted before reuse, and write-allocate would read them first.
 constexpr index_t stream_threshold = index_t{8} << 20;
+
+// Pulls a tile's input rows towards L2 while the current tile is being worked on:
+// the hardware prefetchers do not follow dozens of short row segments.
+inline void prefetch_rows(const byte* src, index_t lds, index_t rows, index_t row_bytes) {
+#if defined(__GNUC__) || defined(__clang__)
+  for (index_t i = 0; i < rows; ++i)
+    for (index_t b = 0; b < row_bytes; b += 64) __builtin_prefetch(src + i * lds + b, 0, 2);
+#else
+  (void)src, (void)lds, (void)rows, (void)row_bytes;
+#endif
+}
 
 template <int ES>
 void transpose_es(const byte* in, byte* out, const matrix_desc& d, int threads) {
-  const kernel k = pick_kernel<ES>();
-  const index_t TR = tile_rows(ES), TC = tile_cols(ES);
+  constexpr tile_shape shape = tile_for<ES>();
+  constexpr index_t TR = shape.rows, TC = shape.cols;
+  const kernels k = pick_kernels<ES>();
   const index_t lds = d.ld_in * ES, ldd = d.ld_out * ES;
   const index_t ntr = (d.rows + TR - 1) / TR, ntc = (d.cols + TC - 1) / TC;
   const index_t per_matrix = ntr * ntc, total = d.batch * per_matrix;
   const index_t out_bytes = ((d.batch - 1) * d.stride_out + (d.cols - 1) * d.ld_out + d.rows) * ES;
-  const bool stream = out_bytes >= envi("STH", stream_threshold);
-  static const int PF = envi("PF", 0);
-  static const int SC = envi("SC", 0);
+  const bool stream = out_bytes >= stream_threshold;
+  const copy_fn copy_out = stream ? k.stream_copy : plain_copy;
 
-  // Tiles run row strip by row strip (column tiles fastest) so each thread reads
-  // TR input rows sequentially; static chunks give each thread contiguous strips.
+  struct tile {
+    const byte* src;
+    byte* dst;
+    index_t rows, cols;
+  };
+  auto tile_at = [&](index_t t) {
+    const index_t b = t / per_matrix, rem = t % per_matrix;
+    const index_t r0 = (rem / ntc) * TR, c0 = (rem % ntc) * TC;
+    return tile{in + (b * d.stride_in + r0 * d.ld_in + c0) * ES, out + (b * d.stride_out + c0 * d.ld_out + r0) * ES,
+                std::min(TR, d.rows - r0), std::min(TC, d.cols - c0)};
+  };
+
+  // Tiles run row strip by row strip (column tiles fastest), so each thread reads TR
+  // input rows front to back; static chunks give each thread its own strips, whose
+  // output segments are whole lines that no other thread writes.
 #pragma omp parallel num_threads(threads) if (total > 1)
   {
-    static thread_local byte* buffer = (byte*)aligned_alloc(64, buffer_bytes);  // (TC, TR) staging tile
-#pragma omp for schedule(runtime)
+    alignas(64) byte staged_out[TR * TC * ES];                    // (TC, TR) transposed tile
+    alignas(64) byte staged_in[shape.stage_input ? TR * TC * ES : 64];  // (TR, TC) input tile
+#pragma omp for schedule(static)
     for (index_t t = 0; t < total; ++t) {
-      const index_t b = t / per_matrix, rem = t % per_matrix;
-      const index_t r0 = (rem / ntc) * TR, c0 = (rem % ntc) * TC;
-      const index_t rows = std::min(TR, d.rows - r0), cols = std::min(TC, d.cols - c0);
-      const byte* src = in + (b * d.stride_in + r0 * d.ld_in + c0) * ES;
-      byte* dst = out + (b * d.stride_out + c0 * d.ld_out + r0) * ES;
-      if (PF && t + 1 < total) {
-        const index_t tn = t + 1, bn = tn / per_matrix, remn = tn % per_matrix;
-        const index_t rn = (remn / ntc) * TR, cn = (remn % ntc) * TC;
-        const index_t rowsn = std::min(TR, d.rows - rn), colsn = std::min(TC, d.cols - cn);
-        const byte* sn = in + (bn * d.stride_in + rn * d.ld_in + cn) * ES;
-        for (index_t i = 0; i < rowsn; ++i)
-          for (index_t l = 0; l < colsn * ES; l += 64) { if (PF == 1) _mm_prefetch((const char*)(sn + i * lds + l), _MM_HINT_T0); else if (PF == 2) _mm_prefetch((const char*)(sn + i * lds + l), _MM_HINT_T1); else _mm_prefetch((const char*)(sn + i * lds + l), _MM_HINT_NTA); }
+      const tile x = tile_at(t);
+      if (stream && t + 1 < total) {
+        const tile next = tile_at(t + 1);
+        prefetch_rows(next.src, lds, next.rows, next.cols * ES);
       }
-      byte* tile = stream ? buffer : dst;
-      const index_t ldt = stream ? TR * ES : ldd;
-      const index_t fr = rows - rows % k.edge, fc = cols - cols % k.edge;
-      k.block(src, lds, tile, ldt, fr, fc);
-      if (fc < cols) scalar_block<ES>(src + fc * ES, lds, tile + fc * ldt, ldt, rows, cols - fc);
-      if (fr < rows) scalar_block<ES>(src + fr * lds, lds, tile + fr * ES, ldt, rows - fr, fc);
-      if (stream)
-        for (index_t j = 0; j < cols; ++j) { if (SC == 0) stream_copy(dst + j * ldd, tile + j * ldt, rows * ES); else if (SC == 1) stream_copy_avx2(dst + j * ldd, tile + j * ldt, rows * ES); else stream_copy_avx512(dst + j * ldd, tile + j * ldt, rows * ES); }
+      const byte* src = x.src;
+      index_t ls = lds;
+      if constexpr (shape.stage_input) {
+        for (index_t i = 0; i < x.rows; ++i)
+          std::memcpy(staged_in + i * TC * ES, x.src + i * lds, static_cast<std::size_t>(x.cols * ES));
+        src = staged_in;
+        ls = TC * ES;
+      }
+      constexpr index_t ldt = TR * ES;
+      const index_t fr = x.rows - x.rows % k.edge, fc = x.cols - x.cols % k.edge;
+      k.block(src, ls, staged_out, ldt, fr, fc);
+      if (fc < x.cols) scalar_block<ES>(src + fc * ES, ls, staged_out + fc * ldt, ldt, x.rows, x.cols - fc);
+      if (fr < x.rows) scalar_block<ES>(src + fr * ls, ls, staged_out + fr * ES, ldt, x.rows - fr, fc);
+      for (index_t j = 0; j < x.cols; ++j) copy_out(x.dst + j * ldd, staged_out + j * ldt, x.rows * ES);
     }
-    if (stream) stream_fence();  // make streamed lines visible before the barrier
+    if (stream) stream_fence();  // streamed lines must be visible before the barrier
   }
 }
 

@@ -6,17 +6,20 @@ using namespace xpose_test;
 
 namespace {
 
-void check_host(const matrix_desc& d, int threads = 0, std::uint64_t seed = 1) {
+// `misalign` shifts both buffers off 16-byte alignment by that many elements; the
+// API guarantees only alignment to the element size.
+void check_host(const matrix_desc& d, int threads = 0, std::uint64_t seed = 1, std::size_t misalign = 0) {
   SCOPED_TRACE(shape_name(d));
   const bool empty = d.rows == 0 || d.cols == 0 || d.batch == 0;
   const std::size_t es = static_cast<std::size_t>(d.elem_size);
   const std::size_t nin = empty ? 1 : static_cast<std::size_t>(in_elems(d)) * es;
   const std::size_t nout = empty ? 1 : static_cast<std::size_t>(out_elems(d)) * es;
-  // Over-allocate by 16 bytes so that both buffers can be aligned to 16.
-  auto in_buf = random_bytes(nin + 16, seed);
-  std::vector<unsigned char> want_buf(nout + 16, 0xFF), got_buf(nout + 16, 0xFF);
-  auto align16 = [](unsigned char* p) {
-    return p + ((16 - reinterpret_cast<std::uintptr_t>(p) % 16) % 16);
+  // Over-allocate so that both buffers can be aligned to 16, then shifted.
+  const std::size_t shift = misalign * es;
+  auto in_buf = random_bytes(nin + 16 + shift, seed);
+  std::vector<unsigned char> want_buf(nout + 16 + shift, 0xFF), got_buf(nout + 16 + shift, 0xFF);
+  auto align16 = [shift](unsigned char* p) {
+    return p + ((16 - reinterpret_cast<std::uintptr_t>(p) % 16) % 16) + shift;
   };
   unsigned char* in = align16(in_buf.data());
   unsigned char* want = align16(want_buf.data());
@@ -78,4 +81,26 @@ TEST(CpuBackend, TypedOverload) {
   ASSERT_TRUE(xpose::transpose_host(in.data(), out.data(), 6, 4).ok());
   for (int r = 0; r < 6; ++r)
     for (int c = 0; c < 4; ++c) EXPECT_EQ(out[c * 6 + r], in[r * 4 + c]);
+}
+
+TEST(CpuBackend, PointersAlignedOnlyToElementSize) {
+  for (int es : elem_sizes())
+    for (std::size_t shift : {1, 3})
+      for (auto [r, c] : {std::pair<index_t, index_t>{65, 127}, {300, 41}})
+        check_host(matrix_desc::packed(r, c, es), 0, 7, shift);
+}
+
+// Outputs of several MiB take the streaming (non-temporal) copy-out: ragged tiles,
+// odd leading dimensions that leave every output row unaligned, odd pointer offsets,
+// batches and a broadcast input must all stay exact there too.
+TEST(CpuBackend, LargeOutputsStreamingPath) {
+  for (int es : elem_sizes()) {
+    const index_t n = (index_t{12} << 20) / es;  // about 12 MiB of output
+    check_host(matrix_desc::packed(4099, n / 4099, es));
+    check_host(padded(1031, n / 1031, es, 1, 3, 5, 0), 0, 2, 1);
+    check_host(padded(517, n / (3 * 517), es, 3, 1, 7, 9), 2, 3);
+    matrix_desc d = matrix_desc::packed(333, n / (4 * 333), es, 4);
+    d.stride_in = 0;
+    check_host(d, 0, 4, 1);
+  }
 }

@@ -48,6 +48,53 @@ constexpr best_tile best_tile_narrow_for(int elem_size) {
   return best_tile_for(elem_size);
 }
 
+/// Realigning tile path (best_realign.cuh) for E-byte elements when a pointer, leading
+/// dimension or stride is not 16-byte aligned: 16-byte accesses at aligned addresses,
+/// shifted in registers, instead of the narrow-access tile (A-byte accesses), which
+/// measured 0.08x (i8), 0.19x (f16), 0.43-0.46x (f32) memcpy on the H200 ragged shapes.
+/// PENDING H200 MEASUREMENT. To switch the path off (back to the narrow tile), make this
+/// function return false. f64 stays on the narrow tile (8-byte accesses, 0.80x) until
+/// the realigned path is measured against it.
+constexpr bool best_realign_enabled(int elem_size) { return elem_size <= 4; }
+
+/// Tile of the realigning path: tile_kernel's geometry with room for the extra chunk
+/// per row (register arrays twice the loads), so i8 uses 128 rows (8 loads per thread).
+constexpr best_tile best_tile_realign_for(int elem_size) {
+  switch (elem_size) {
+    case 1: return {128, 16, 256, 8, 2};   // 32 KiB, 8 loads (+8 neighbour chunks), 16x8-byte blocks
+    case 2: return {128, 16, 256, 16, 2};  // 32 KiB, 8 loads, 8x8 half-words
+    case 4: return {64, 16, 256, 16, 3};   // 16 KiB, 4 loads, 4x4 words
+    default: return {64, 16, 256, 16, 3};  // 8 bytes (when enabled): 16 KiB, 4 loads, 2x2 blocks
+  }
+}
+
+/// Shape classes of the 16-byte (aligned) tile path for 1- and 2-byte elements, whose
+/// standard tiles (i8 256x256, f16 128x128) are mostly empty on small or skinny
+/// matrices (H200: i8 64x64 batches 0.08-0.11x memcpy, 32xN / Nx32 0.09-0.19x; f16
+/// 0.33-0.50x). few_rows: rows <= 32; narrow: rows <= 64, or rows of <= 128 bytes.
+enum class best_shape { standard, few_rows, narrow };
+
+/// PENDING H200 MEASUREMENT. To switch the small tiles off (every shape back to the
+/// standard tile), set this to false.
+constexpr bool best_small_tiles_enabled = true;
+
+constexpr best_shape best_shape_for(int elem_size, long long rows, long long cols) {
+  if (!best_small_tiles_enabled || elem_size > 2) return best_shape::standard;
+  if (rows <= 32) return best_shape::few_rows;
+  if (rows <= 64 || cols * elem_size <= 128) return best_shape::narrow;
+  return best_shape::standard;
+}
+
+/// Tile of a shape class (16-byte path). Small tiles run 64 threads per block, many
+/// blocks per SM; each thread still keeps 8 16-byte loads in flight.
+constexpr best_tile best_tile_shaped(int elem_size, best_shape s) {
+  if (s == best_shape::few_rows)  // 32 rows x 256 bytes, 8 KiB
+    return elem_size == 1 ? best_tile{32, 16, 64, 8, 8} : best_tile{32, 16, 64, 16, 8};
+  if (s == best_shape::narrow)  // 64 rows x 128 bytes, 8 KiB
+    return elem_size == 1 ? best_tile{64, 8, 64, 8, 8} : best_tile{64, 8, 64, 16, 8};
+  return best_tile_for(elem_size);
+}
+
 /// Blocks launched: one per tile up to this many (then the kernels' grid-stride loop).
 /// A persistent grid of resident blocks measured 5-6% slower on the H200.
 constexpr long long best_grid_limit = 0x7fffffff;

@@ -129,6 +129,54 @@ TEST(Best, RaggedLarge) {
   }
 }
 
+// Realigning path (policy: best_realign_enabled, element sizes 1, 2, 4): rows, pointers
+// and strides only element-aligned, at every residue mod 16; multi-tile, partial tiles,
+// padded leading dimensions, batches with odd strides; the input ends at the
+// allocation's end (memcheck sees any read past it).
+TEST(Best, RealignEveryOffset) {
+  REQUIRE_GPU();
+  for (int es : {1, 2, 4, 8}) {
+    const index_t v = 16 / es;
+    for (index_t o = 0; o < v; ++o) {
+      check_best(matrix_desc::packed(300, 517, es), 60 + o, o, (o * 3) % v);
+      check_best(matrix_desc::packed(129, 257, es), 61 + o, (o * 5) % v, o);
+      if (HasFatalFailure()) return;
+    }
+    check_best(padded(300, 500, es, 1, 1, 3, 0), 62, 1, 2);
+    check_best(padded(257, 131, es, 3, 3, 1, 5), 63, 2, 1);
+    check_best(padded(77, 1000, es, 5, 1, v, 1), 64, 0, 0);
+    check_best(matrix_desc::packed(33, 65, es, 7), 65, 1, 1);
+    check_best(matrix_desc::packed(3, 1001, es, 5), 66, 1, 0);
+    check_best(matrix_desc::packed(1001, 3, es, 5), 67, 0, 1);
+    check_best(matrix_desc::packed(1, 333, es, 9), 68, 1, 1);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// Small tiles for 1- and 2-byte elements (policy: best_shape_for): 16-byte-aligned
+// shapes with <= 32 rows (few_rows), <= 64 rows or <= 128-byte rows (narrow), full and
+// partial tiles, batches, and the same shapes unaligned (realigning path).
+TEST(Best, SmallTilesForSmallElements) {
+  REQUIRE_GPU();
+  for (int es : {1, 2}) {
+    const index_t v = 16 / es;
+    for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{
+             {32, 20000}, {32, 4096}, {16 + v, 4096}, {31, 20000}, {64, 20000}, {48, 4096}, {20000, 32},
+             {20000, 128 / es}, {4096, 48}, {4097, 64}, {64, 64}, {32, 32}, {v, 256}}) {
+      check_best(matrix_desc::packed(r, c, es), static_cast<std::uint64_t>(r + c));
+      check_best(matrix_desc::packed(r, c, es), 70, 1, 0);
+      if (HasFatalFailure()) return;
+    }
+    check_best(matrix_desc::packed(64, 64, es, 10000), 71);
+    check_best(matrix_desc::packed(32, 64, es, 777), 72);
+    check_best(matrix_desc::packed(64, 32, es, 777), 73);
+    check_best(matrix_desc::packed(48, 80, es, 100), 74);
+    check_best(padded(32, 3000, es, 4, v, v, 2 * v), 75);
+    check_best(padded(3000, 32, es, 4, v, v, 2 * v), 76);
+    if (HasFatalFailure()) return;
+  }
+}
+
 TEST(Best, MoreThanTwoToThe31Elements) {
   REQUIRE_GPU();
   // 50000 x 50000 int8 = 2.5e9 elements (> 2^31): edge rows/columns and 4 million

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "../best_kernels.cuh"
+#include "../best_realign.cuh"
 #include "../policy.hpp"
 
 namespace xpose::detail {
@@ -64,8 +65,62 @@ status launch_tile(const tile_args& a, cudaStream_t stream) {
   return launch_status("best tile kernel launch");
 }
 
+// Realigning tile path: any E-aligned layout, 16-byte accesses at aligned addresses.
+template <int E>
+status realign_path(const void* in, void* out, const matrix_desc& d, cudaStream_t stream) {
+  constexpr best_tile t = best_tile_realign_for(E);
+  constexpr int tc = t.chunks * 16 / E;
+  constexpr int smem = t.rows * t.chunks * 16;
+  best::realign_args ra{};
+  tile_args& a = ra.t;
+  a.in = static_cast<const u8*>(in);
+  a.out = static_cast<u8*>(out);
+  a.rows = d.rows, a.cols = d.cols, a.batch = d.batch;
+  a.ld_in = d.ld_in * E, a.ld_out = d.ld_out * E;
+  a.stride_in = d.stride_in * E, a.stride_out = d.stride_out * E;
+  a.tiles_c = (d.cols + tc - 1) / tc;
+  a.tiles_per_mat = a.tiles_c * ((d.rows + t.rows - 1) / t.rows);
+  a.total = a.tiles_per_mat * d.batch;
+  // One past the last input byte: loads never leave [in, in_end) (memcheck, initcheck).
+  ra.in_end = a.in + (d.batch - 1) * a.stride_in + (d.rows - 1) * a.ld_in + d.cols * E;
+  constexpr auto kernel = best::realign_tile_kernel<E, t.rows, t.chunks, t.threads, t.micro_bytes, t.min_blocks>;
+  unsigned grid = 0;
+  if (status s = grid_for<kernel>(t.threads, smem, a.total, &grid); !s.ok()) return s;
+  kernel<<<grid, t.threads, smem, stream>>>(ra);
+  return launch_status("best realign kernel launch");
+}
+
+// 16-byte tile of a shape class (policy: best_shape_for).
+template <int E, best_shape S>
+status launch_shaped(tile_args a, const matrix_desc& d, cudaStream_t stream) {
+  constexpr best_tile t = best_tile_shaped(E, S);
+  constexpr int tc = t.chunks * 16 / E;
+  constexpr int smem = t.rows * t.chunks * 16;
+  a.tiles_c = (d.cols + tc - 1) / tc;
+  a.tiles_per_mat = a.tiles_c * ((d.rows + t.rows - 1) / t.rows);
+  a.total = a.tiles_per_mat * d.batch;
+  constexpr auto kernel = best::tile_kernel<E, t.rows, t.chunks, t.threads, t.micro_bytes, t.min_blocks, 16>;
+  unsigned grid = 0;
+  if (status s = grid_for<kernel>(t.threads, smem, a.total, &grid); !s.ok()) return s;
+  kernel<<<grid, t.threads, smem, stream>>>(a);
+  return launch_status("best tile kernel launch");
+}
+
 template <int E>
 status tile_path(const void* in, void* out, const matrix_desc& d, int access, cudaStream_t stream) {
+  if constexpr (E <= 2) {
+    const best_shape sh = best_shape_for(E, d.rows, d.cols);
+    if (access == 16 && sh != best_shape::standard) {
+      tile_args a{};
+      a.in = static_cast<const u8*>(in);
+      a.out = static_cast<u8*>(out);
+      a.rows = d.rows, a.cols = d.cols, a.batch = d.batch;
+      a.ld_in = d.ld_in * E, a.ld_out = d.ld_out * E;
+      a.stride_in = d.stride_in * E, a.stride_out = d.stride_out * E;
+      return sh == best_shape::few_rows ? launch_shaped<E, best_shape::few_rows>(a, d, stream)
+                                        : launch_shaped<E, best_shape::narrow>(a, d, stream);
+    }
+  }
   const best_tile t = access == 16 ? best_tile_for(E) : best_tile_narrow_for(E);
   const int tc = t.chunks * 16 / E;
   tile_args a{};
@@ -143,6 +198,8 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     if (d.cols <= best_slab_max_short_side && d.ld_in == d.cols && (!batched || d.stride_in == mat))
       return slab_path<E, false>(in, out, d, stream);
   }
+  if constexpr (E < 16)
+    if (access < 16 && best_realign_enabled(E)) return realign_path<E>(in, out, d, stream);
   return tile_path<E>(in, out, d, access, stream);
 }
 

@@ -32,10 +32,6 @@ TEST(BestPolicy, ShapeClasses) {
   for (int E : {4, 8, 16}) EXPECT_EQ(best_shape_for(E, 64, 64), best_shape::standard);
 }
 
-TEST(BestPolicy, RealignPathForSmallElements) {
-  for (int E : {1, 2, 4}) EXPECT_TRUE(best_realign_enabled(E));
-}
-
 TEST(BestPolicy, EveryTileShapeFitsTheKernels) {
   for (int E : {1, 2, 4, 8, 16}) {
     EXPECT_TRUE(tile_ok(E, best_tile_for(E), false)) << E;

@@ -256,14 +256,15 @@ void transpose_es(const byte* in, byte* out, const matrix_desc& d, int threads) 
                 std::min(TR, d.rows - r0), std::min(TC, d.cols - c0)};
   };
 
-  // Tiles run row strip by row strip (column tiles fastest), so each thread reads TR
-  // input rows front to back; static chunks give each thread its own strips, whose
-  // output segments are whole lines that no other thread writes.
+  // Tiles run row strip by row strip (column tiles fastest), so each thread reads
+  // input rows front to back. Chunks of 8 tiles handed out dynamically: on the shared
+  // 2-core dev machine, static halves stalled whenever one thread was preempted
+  // (static 52-85% of memcpy over runs, dynamic,8 68-87%; docs/RESULTS.md).
 #pragma omp parallel num_threads(threads) if (total > 1)
   {
     alignas(64) byte staged_out[TR * TC * ES];                    // (TC, TR) transposed tile
     alignas(64) byte staged_in[shape.stage_input ? TR * TC * ES : 64];  // (TR, TC) input tile
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 8)
     for (index_t t = 0; t < total; ++t) {
       const tile x = tile_at(t);
       if (stream && t + 1 < total) {

@@ -3,7 +3,7 @@
 # (docs/RELIABILITY.md): memcheck, racecheck, synccheck and initcheck, each running
 # the fuzzer in its small mode: first a fixed representative list (ragged, skinny,
 # batched with stride_in 0 and interleaved strides, unaligned by one element, every
-# element size, launch shapes 32x1..32x32), then random small cases until the case
+# element size, launch shapes 32x8 and 32x32), then random small cases until the case
 # count or the time budget runs out. Fails on any sanitizer report or fuzz failure.
 #
 # usage: scripts/sanitizers.sh BUILD_DIR

@@ -10,7 +10,7 @@ phase=${1:?phase 1 or 2}
 OUT=${OUT:-/tmp/out}
 R=/tmp/res$phase; rm -rf "$R"; mkdir -p "$R"
 export PATH=/usr/local/cuda/bin:$PATH
-step() { echo "== $(date +%T) $*"; }
+step() { [ -d "$R" ] && tar czf "$OUT/res$phase.tgz" -C /tmp "res$phase" 2>/dev/null; echo "== $(date +%T) $*"; }
 finish() { tar czf "$OUT/res$phase.tgz" -C /tmp "res$phase"; }
 trap finish EXIT
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; nvcc --version | tail -2; date -u; } >"$R/env.txt" 2>&1
@@ -45,8 +45,8 @@ else
   step fuzz
   OUT=$R/fuzz TIME_LIMIT=110 timeout 150 scripts/fuzz-gpu.sh build-h200 >"$R/fuzz.log" 2>&1; echo "fuzz rc=$?"; tail -3 "$R/fuzz.log"
   step sanitizers
-  OUT=$R/san SAN_TIME=10 timeout 220 scripts/sanitizers.sh build-h200 >"$R/san.log" 2>&1; echo "sanitizers rc=$?"; grep -E "^sanitizers:" "$R/san.log"
+  OUT=$R/san SAN_TIME=10 timeout 180 scripts/sanitizers.sh build-h200 >"$R/san.log" 2>&1; echo "sanitizers rc=$?"; grep -E "^sanitizers:" "$R/san.log"
   step python
-  OUT=$R/py timeout 170 scripts/gpu-python.sh >"$R/py.log" 2>&1; echo "python rc=$?"; tail -25 "$R/py.log"
+  OUT=$R/py timeout 150 scripts/gpu-python.sh >"$R/py.log" 2>&1; echo "python rc=$?"; tail -25 "$R/py.log"
 fi
 step done

@@ -28,7 +28,9 @@ def expected(x):
 
 def assert_bits_equal(torch, got, want):
     assert got.shape == want.shape and got.dtype == want.dtype and got.device == want.device
-    assert torch.equal(got.contiguous().view(torch.uint8), want.contiguous().view(torch.uint8))
+    # flatten(): a "contiguous" tensor may keep any stride on an extent-1 axis, which
+    # view(uint8) rejects; the flat view has unit stride.
+    assert torch.equal(got.contiguous().flatten().view(torch.uint8), want.contiguous().flatten().view(torch.uint8))
 
 
 @pytest.mark.parametrize("name", DTYPES)

@@ -196,9 +196,6 @@ def _transpose_cupy(x: Any, out: Optional[Any], stream: Optional[StreamLike]) ->
         # A reversed CuPy view reached the extension with strides it read as huge
         # positive values (size_overflow on the H200, 2026-11-29): copy first.
         x = cupy.ascontiguousarray(x)
-    # The caller's current stream, read before entering x's device context: read
-    # inside `with x.device`, the work raced with the caller's stream on the H200.
-    current = cupy.cuda.get_current_stream() if stream is None else None
     with x.device:
         if out is None:
             out = cupy.empty(shape, dtype=x.dtype)
@@ -209,7 +206,7 @@ def _transpose_cupy(x: Any, out: Optional[Any], stream: Optional[StreamLike]) ->
                 raise ValueError(f"xpose: out has dtype {out.dtype}, expected {x.dtype}")
             if out.device != x.device:
                 raise ValueError(f"xpose: out is on {out.device}, x on {x.device}")
-        handle = current.ptr if current is not None else _stream_handle(stream)
+        handle = cupy.cuda.get_current_stream().ptr if stream is None else _stream_handle(stream)
         _run(x, out, handle, cupy.ascontiguousarray)
     return out
 

@@ -104,3 +104,16 @@ TEST(CpuBackend, LargeOutputsStreamingPath) {
     check_host(d, 0, 4, 1);
   }
 }
+
+// Output rows that are whole cache lines apart start their row strips at the first
+// line boundary (a phase of up to 63 bytes): every misalignment of the output base,
+// single matrices and batches, small strips before the first boundary included.
+TEST(CpuBackend, RowStripsPhasedToCacheLines) {
+  for (int es : elem_sizes()) {
+    const index_t rows = 1024, cols = ((index_t{10} << 20) / es) / rows;  // 10 MiB: streaming
+    for (std::size_t mis : {1u, 3u, 4u, 8u, 15u})
+      check_host(matrix_desc::packed(rows, cols, es), 0, mis, mis);
+    check_host(matrix_desc::packed(64, 64, es, 3000), 2, 5, 2);  // batches 64 rows apart
+    check_host(matrix_desc::packed(3, 1 << 20, es), 0, 6, 1);     // fewer rows than the phase
+  }
+}

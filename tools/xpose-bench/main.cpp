@@ -93,8 +93,12 @@ void plot(const std::vector<row>& rows, const run_meta& meta, const options& o) 
   if (o.plot_file.empty()) return;
   const std::string tmp = o.plot_file + ".json";
   std::ofstream(tmp) << to_json(rows, meta).dump();
-  const std::string script = std::string(XPOSE_SOURCE_DIR) + "/tools/plot_bench.py";
-  const std::string cmd = "python3 '" + script + "' '" + tmp + "' '" + o.plot_file + "'";
+  const std::string src = XPOSE_SOURCE_DIR;
+  // matplotlib lives in the project's .venv (scripts/install-deps.sh); $XPOSE_PYTHON overrides.
+  std::string py = "python3";
+  if (const char* env = std::getenv("XPOSE_PYTHON")) py = env;
+  else if (::access((src + "/.venv/bin/python").c_str(), X_OK) == 0) py = src + "/.venv/bin/python";
+  const std::string cmd = "'" + py + "' '" + src + "/tools/plot_bench.py' '" + tmp + "' '" + o.plot_file + "'";
   if (std::system(cmd.c_str()) != 0)
     std::fprintf(stderr, "xpose-bench: plotting failed (needs python3 with matplotlib); data kept in %s\n", tmp.c_str());
   else

@@ -177,46 +177,9 @@ TEST(Best, SmallTilesForSmallElements) {
   }
 }
 
-TEST(Best, MoreThanTwoToThe31Elements) {
-  REQUIRE_GPU();
-  // 50000 x 50000 int8 = 2.5e9 elements (> 2^31): edge rows/columns and 4 million
-  // random positions checked against the definition.
-  const index_t R = 50000, C = 50000;
-  const std::size_t n = static_cast<std::size_t>(R * C);
-  std::size_t free_b = 0, total_b = 0;
-  CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
-  if (free_b < 2 * n + (std::size_t{1} << 30)) GTEST_SKIP() << "needs 5.1 GB of free device memory";
-  std::vector<unsigned char> host(n);
-  for (std::size_t i = 0; i < n; ++i) host[i] = static_cast<unsigned char>((i * 2654435761u) >> 13);
-  dbuf in(n), out(n);
-  ASSERT_NE(in.p, nullptr);
-  ASSERT_NE(out.p, nullptr);
-  CUDA_OK(cudaMemcpy(in.p, host.data(), n, cudaMemcpyHostToDevice));
-  CUDA_OK(cudaMemset(out.p, 0xFF, n));
-  const xpose::status s = xpose::transpose_variant("best", in.p, out.p, matrix_desc::packed(R, C, 1));
-  ASSERT_TRUE(s.ok()) << s.message();
-  std::vector<unsigned char> got(n);
-  CUDA_OK(cudaMemcpy(got.data(), out.p, n, cudaMemcpyDeviceToHost));
-  auto at = [&](index_t r, index_t c) {
-    ASSERT_EQ(got[static_cast<std::size_t>(c * R + r)], host[static_cast<std::size_t>(r * C + c)])
-        << "input (" << r << ", " << c << ")";
-  };
-  for (index_t k = 0; k < R; ++k) {
-    for (index_t e : {index_t{0}, index_t{1}, C - 2, C - 1}) {
-      at(k, e);
-      at(e, k);
-    }
-    if (HasFatalFailure()) return;
-  }
-  std::mt19937_64 g(5);
-  for (int k = 0; k < 4000000; ++k) {
-    at(static_cast<index_t>(g() % R), static_cast<index_t>(g() % C));
-    if (HasFatalFailure()) return;
-  }
-}
+// More than 2^31 elements: Device.MoreThanTwoToThe31Elements (test_device.cpp) runs
+// best with the ladder on 50000 x 50000 int8.
 
-// Captured in global mode (which refuses cudaMalloc and host synchronisation), the
-// graph holds only kernel or memcpy nodes, free memory is unchanged, and replays are right.
 TEST(Best, GraphCaptureNoAllocationNoSync) {
   REQUIRE_GPU();
   cudaStream_t st;

@@ -5,7 +5,6 @@
 #include <cuda_runtime.h>
 #include <xpose/registry.hpp>
 
-#include <random>
 #include <utility>
 
 #include "test_util.hpp"

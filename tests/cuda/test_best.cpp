@@ -7,27 +7,12 @@
 
 #include <utility>
 
+#include "cuda_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace xpose_test;
 
-#define CUDA_OK(x) ASSERT_EQ((x), cudaSuccess) << #x
-
 namespace {
-
-bool have_gpu() { return xpose::device_count() > 0; }
-#define REQUIRE_GPU() \
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device"
-
-struct dbuf {
-  unsigned char* p = nullptr;
-  explicit dbuf(std::size_t bytes) {
-    if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) p = nullptr;
-  }
-  ~dbuf() { cudaFree(p); }
-  dbuf(const dbuf&) = delete;
-  dbuf& operator=(const dbuf&) = delete;
-};
 
 // Runs best with input / output placed off_in / off_out elements past a 256-byte
 // boundary, and compares the whole output extent (gaps included) with the reference.
@@ -39,7 +24,7 @@ void check_best(const matrix_desc& d, std::uint64_t seed, index_t off_in = 0, in
   std::vector<unsigned char> want(static_cast<std::size_t>(out_elems(d)) * es, 0xFF);
   ASSERT_TRUE(xpose::transpose_reference(in.data(), want.data(), d).ok());
   const std::size_t oi = static_cast<std::size_t>(off_in) * es, oo = static_cast<std::size_t>(off_out) * es;
-  dbuf din(in.size() + oi), dout(want.size() + oo);
+  dev_buf din(in.size() + oi), dout(want.size() + oo);
   ASSERT_NE(din.p, nullptr);
   ASSERT_NE(dout.p, nullptr);
   CUDA_OK(cudaMemcpy(din.p + oi, in.data(), in.size(), cudaMemcpyHostToDevice));
@@ -191,7 +176,7 @@ TEST(Best, GraphCaptureNoAllocationNoSync) {
       const auto in = random_bytes(n, 50 + es);
       std::vector<unsigned char> want(n), got(n);
       ASSERT_TRUE(xpose::transpose_reference(in.data(), want.data(), d).ok());
-      dbuf din(n), dout(n);
+      dev_buf din(n), dout(n);
       CUDA_OK(cudaMemcpy(din.p, in.data(), n, cudaMemcpyHostToDevice));
       CUDA_OK(cudaDeviceSynchronize());
       std::size_t free0 = 0, free1 = 0, total = 0;

@@ -5,28 +5,12 @@
 
 #include <random>
 
+#include "cuda_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace xpose_test;
 
-#define CUDA_OK(x) ASSERT_EQ((x), cudaSuccess) << #x
-
 namespace {
-
-bool have_gpu() { return xpose::device_count() > 0; }
-#define REQUIRE_GPU() \
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device"
-
-struct dev_buf {
-  unsigned char* p = nullptr;
-  std::size_t n = 0;
-  explicit dev_buf(std::size_t bytes) : n(bytes) {
-    if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) p = nullptr;
-  }
-  ~dev_buf() { cudaFree(p); }
-  dev_buf(const dev_buf&) = delete;
-  dev_buf& operator=(const dev_buf&) = delete;
-};
 
 // Runs `name` (or the default entry when name is null) on `d` with the input placed
 // `offset_elems` elements past a 256-byte boundary; compares with the reference.

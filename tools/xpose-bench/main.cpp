@@ -178,9 +178,6 @@ int main(int argc, char** argv) {
   std::string why_no_gpu;
   const bool gpu = !o.cpu && gpu_usable(&why_no_gpu);
   if (!o.cpu && !gpu && !o.model) o.cpu = true;
-  if (gpu && o.device != 0) {
-    // gpu_usable checked the count; the device index is checked by run_gpu's cudaSetDevice.
-  }
   if (variants_opt->count() > 0) {
     for (const auto& v : split(variants_s, ',')) {
       const bool cpu_name = v == "memcpy" || v == "naive_loop" || v == "xpose_cpu" || v == "openblas";

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The one entry for work on the GPU machine (H200): builds with the CMake preset
+# (h200: sm_90), runs CTest label sets and named benchmark steps, and archives every
+# log in $OUT/gpu-logs.tgz with a one-page $OUT/summary.txt.
+#
+# usage: scripts/gpu.sh STEP...
+#   ctest:LABELS     ctest --preset h200 -L 'LABELS' (LABELS: cpu|gpu|fuzz|python|sanitize|dist, '|'-joined)
+#   python           pip-installs the package for sm_90, then pytest tests/python (label python)
+#   lab | model | best | sweep | sweep-torch | ttc | inplace | dist | fuzz | sanitizers | compare
+#                    benchmarks and long checks (see the step functions below)
+# env: OUT (default /tmp/out), JOBS (default nproc), PRESET (default h200), STEP_TIMEOUT (s, default 300)
+# exit: 0 when every step passed, else the number of failed steps.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+JOBS=${JOBS:-$(nproc)}
+PRESET=${PRESET:-h200}
+BUILD=build-$PRESET
+L=/tmp/gpu-logs; rm -rf "$L"; mkdir -p "$L"
+export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0
+B=$BUILD/tools/xpose-bench/xpose-bench
+failed=0
+archive() { tar czf "$OUT/gpu-logs.tgz" -C /tmp gpu-logs 2>/dev/null; cp "$L/summary.txt" "$OUT/" 2>/dev/null; }
+trap archive EXIT
+say() { echo "$*" | tee -a "$L/summary.txt"; }
+
+{ date -u; git log --oneline -1 2>/dev/null
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader
+  nvcc --version | tail -1; } >"$L/env.txt" 2>&1
+say "== env"; cat "$L/env.txt" | tee -a "$L/summary.txt"
+
+# ncu ships with the toolkit but is not always on PATH.
+if ! command -v ncu >/dev/null; then
+  for d in /usr/local/cuda/bin /usr/local/cuda/nsight-compute* /opt/nvidia/nsight-compute/*; do
+    [ -x "$d/ncu" ] && { PATH="$d:$PATH"; break; }
+  done
+fi
+
+# run NAME CMD...: one step under a timeout, its output in $L/NAME.log, a line in the summary.
+run() {
+  local name=$1; shift
+  local t0=$SECONDS
+  timeout "${STEP_TIMEOUT:-300}" "$@" >"$L/$name.log" 2>&1
+  local rc=$?
+  ((rc != 0)) && failed=$((failed + 1))
+  say "== $name: rc=$rc ($((SECONDS - t0)) s)"
+  archive
+  return $rc
+}
+
+build() {
+  cmake --preset "$PRESET" -DXPOSE_BUILD_BENCH=ON ${CMAKE_EXTRA:-} >"$L/configure.log" 2>&1 &&
+    cmake --build --preset "$PRESET" -j "$JOBS" >"$L/build.log" 2>&1
+}
+step_ctest() {
+  run "ctest_${1//|/_}" ctest --preset "$PRESET" -L "$1" -j 4 --timeout 280 --output-on-failure
+  grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|\*\*\*Skipped|Not Run" "$L/ctest_${1//|/_}.log" | head -25 | tee -a "$L/summary.txt"
+}
+step_python() {
+  local PY=${PYTHON:-python3}
+  run python_build env CMAKE_BUILD_PARALLEL_LEVEL=$JOBS "$PY" -m pip install --no-build-isolation --no-deps \
+    --break-system-packages -C cmake.define.CMAKE_CUDA_ARCHITECTURES=90 -C build-dir=build-py-h200 . || return
+  run python "$PY" -m pytest tests/python -q -rs -p no:cacheprovider
+  tail -15 "$L/python.log" | tee -a "$L/summary.txt"
+}
+md() { local name=$1; shift; run "$name" "$B" "$@" --format md --out "$L/$name.md"; cat "$L/$name.md" >>"$L/summary.txt" 2>/dev/null; }
+
+say "== build"
+build || { failed=1; grep -E "error|Error" "$L/build.log" "$L/configure.log" | head -40 | tee -a "$L/summary.txt"; exit 1; }
+for step in "$@"; do
+  case $step in
+    ctest:*) step_ctest "${step#ctest:}" ;;
+    python) step_python ;;
+    lab) md lab lab ;;
+    model) run model bash -c "for b in 32x8 32x32; do $B --model --counters --size 4096x4096 --dtype f32 --block \$b --format md; done" ;;
+    best) md best --variants memcpy,copy,best --dtype i8,f16,f32,f64,c128 --reps 10 \
+            --size 16384x16384,16383x16385,100000x32,32x100000,3x1000003 ;;
+    sweep) md sweep sweep ;;
+    sweep-torch) run sweep_torch python3 bench/sweep_torch.py --bench "$B"; tail -60 "$L/sweep_torch.log" >>"$L/summary.txt" ;;
+    ttc) md ttc ttc --dtype f32,f16,f64 ;;
+    inplace) md inplace --inplace ;;
+    dist) run dist bash scripts/dist-gpu.sh "$BUILD"; tail -40 "$L/dist.log" >>"$L/summary.txt" ;;
+    fuzz) run fuzz env OUT="$L/fuzz" TIME_LIMIT=110 scripts/fuzz-gpu.sh "$BUILD"; tail -3 "$L/fuzz.log" >>"$L/summary.txt" ;;
+    sanitizers) run sanitizers env OUT="$L/san" SAN_TIME=10 scripts/sanitizers.sh "$BUILD"; grep -E "^sanitizers:" "$L/sanitizers.log" >>"$L/summary.txt" ;;
+    compare) run compare bash -c "$BUILD/bench/best_bench > $L/bench.csv && python3 bench/compare.py $L/bench.csv" ;;
+    *) say "unknown step '$step'"; failed=$((failed + 1)) ;;
+  esac
+done
+say "== done: $failed failed step(s)"
+exit $failed

@@ -125,7 +125,12 @@ status create_nccl_context(ncclComm_t comm, nccl_context** out, int max_chunks) 
   status s = nccl(ncclCommCount(comm, &c->nranks), "ncclCommCount");
   if (s.ok()) s = nccl(ncclCommUserRank(comm, &c->rank), "ncclCommUserRank");
   if (s.ok()) s = cuda(cudaGetDevice(&c->device), "cudaGetDevice");
-  if (s.ok()) s = cuda(cudaStreamCreateWithFlags(&c->comm_stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  // The exchange gets the highest priority: its kernels then take SMs ahead of the packs
+  // queued behind them, so local work cannot delay the transfer it is meant to hide behind.
+  int least = 0, greatest = 0;
+  if (s.ok()) s = cuda(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
+  if (s.ok())
+    s = cuda(cudaStreamCreateWithPriority(&c->comm_stream, cudaStreamNonBlocking, greatest), "cudaStreamCreate");
   if (s.ok()) s = cuda(cudaStreamCreateWithFlags(&c->unpack_stream, cudaStreamNonBlocking), "cudaStreamCreate");
   try {
     c->events.assign(3 + 2 * static_cast<std::size_t>(max_chunks), nullptr);

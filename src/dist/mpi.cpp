@@ -86,10 +86,9 @@ status transpose_mpi(const void* in, void* out, const desc& d, void* workspace, 
   int P = 0, me = 0;
   if (status s = mpi_status(MPI_Comm_size(comm, &P), "MPI_Comm_size"); !s.ok()) return s;
   if (status s = mpi_status(MPI_Comm_rank(comm, &me), "MPI_Comm_rank"); !s.ok()) return s;
+  constexpr int max_chunks = 1 << 20;
   detail::local_view v;
-  status mine = detail::resolve(d, P, me, &v);
-  if (mine.ok()) mine = detail::check_memory(in, out, workspace, workspace_bytes, d, v);
-  if (mine.ok() && opt.chunks < 0) mine = status::make(status_code::invalid_argument, "chunks is negative");
+  const status mine = detail::local_checks(in, out, workspace, workspace_bytes, d, P, me, opt.chunks, max_chunks, &v);
   try {
     std::vector<detail::record> all(static_cast<std::size_t>(P));
     std::vector<index_t> offs(2 * static_cast<std::size_t>(P) + 2);
@@ -98,18 +97,8 @@ status transpose_mpi(const void* in, void* out, const desc& d, void* workspace, 
                               "MPI_Allgather");
         !s.ok())
       return s;
-    plan p;
-    p.row_off = offs.data();
-    p.col_off = offs.data() + P + 1;
     if (status s = detail::agree(all.data(), P, me, mine, offs.data(), offs.data() + P + 1); !s.ok()) return s;
-    p.nranks = P;
-    p.rank = me;
-    p.global_rows = d.global_rows;
-    p.cols = d.cols;
-    p.batch = d.batch;
-    p.elem_size = d.elem_size;
-    p.v = v;
-    p.chunks = detail::chunk_count(p, opt.chunks, 1 << 20);
+    const plan p = detail::make_plan(d, v, P, me, offs.data(), opt.chunks, max_chunks);
     auto* ws = static_cast<unsigned char*>(workspace);
     return run(p, static_cast<const unsigned char*>(in), static_cast<unsigned char*>(out), ws,
                ws + v.recv_byte_off, comm, host_options{opt.host_threads});

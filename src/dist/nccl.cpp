@@ -167,11 +167,7 @@ status transpose_nccl(const void* in, void* out, const desc& d, void* workspace,
   if (ctx == nullptr) return status::make(status_code::null_pointer, "nccl_context is null");
   const int P = ctx->nranks, me = ctx->rank;
   detail::local_view v;
-  status mine = detail::resolve(d, P, me, &v);
-  if (mine.ok()) mine = detail::check_memory(in, out, workspace, workspace_bytes, d, v);
-  if (mine.ok() && (opt.chunks < 0 || opt.chunks > ctx->max_chunks))
-    mine = status::make(status_code::invalid_argument, "chunks (%d) must be in [0, %d] (the context's max_chunks)",
-                        opt.chunks, ctx->max_chunks);
+  status mine = detail::local_checks(in, out, workspace, workspace_bytes, d, P, me, opt.chunks, ctx->max_chunks, &v);
   if (mine.ok() && (!device_accessible(in) || !device_accessible(out) || !device_accessible(workspace)))
     mine = status::make(status_code::not_device_memory, "input, output or workspace is not memory the GPU can access");
   int dev = -1;
@@ -204,17 +200,7 @@ status transpose_nccl(const void* in, void* out, const desc& d, void* workspace,
       return status::make(status_code::invalid_argument,
                           "check_collectively=false needs a previous checked call with the same desc and options");
   }
-  detail::plan p;
-  p.nranks = P;
-  p.rank = me;
-  p.global_rows = d.global_rows;
-  p.cols = d.cols;
-  p.batch = d.batch;
-  p.elem_size = d.elem_size;
-  p.v = v;
-  p.row_off = row_off;
-  p.col_off = col_off;
-  p.chunks = detail::chunk_count(p, opt.chunks, ctx->max_chunks);
+  const detail::plan p = detail::make_plan(d, v, P, me, row_off, opt.chunks, ctx->max_chunks);
   auto* ws = static_cast<unsigned char*>(workspace);
   return run(p, *ctx, static_cast<const unsigned char*>(in), static_cast<unsigned char*>(out), ws,
              ws + v.recv_byte_off, stream);

@@ -52,6 +52,14 @@ struct plan {
 /// Chunk count both sides use (same on every rank: depends on agreed values only).
 int chunk_count(const plan& p, int requested, int max_chunks) noexcept;
 
+/// Every local check of one call (desc, memory, chunk request); fills v.
+status local_checks(const void* in, const void* out, const void* ws, std::size_t ws_bytes, const desc& d,
+                    int nranks, int rank, int chunks, int max_chunks, local_view* v) noexcept;
+
+/// The plan of an agreed call; offs holds row_off then col_off (nranks + 1 each).
+plan make_plan(const desc& d, const local_view& v, int nranks, int rank, const index_t* offs, int chunks,
+               int max_chunks) noexcept;
+
 /// First row of chunk k when n rows are split into K chunks (floor(n*k/K), no overflow).
 inline index_t chunk_begin(index_t n, int K, int k) noexcept {
   return (n / K) * k + (n % K) * k / K;

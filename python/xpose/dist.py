@@ -29,15 +29,15 @@ def even_split(n: int, nranks: int, rank: int) -> int:
     return n // nranks + (1 if rank < n % nranks else 0)
 
 
-def _agree(infos: Sequence[Tuple], me: int) -> Tuple[List[int], List[int]]:
+def _agree(infos: Sequence[Tuple]) -> Tuple[List[int], List[int]]:
     """Checks every rank's (rows, out_rows, cols, batch, dtype, nranks) the same way on
     every rank; returns the row offsets and output-row offsets (P + 1 each)."""
     P = len(infos)
-    for r, (rows, out_rows, cols, batch, dtype, nranks, err) in enumerate(infos):
+    for r, (*_, err) in enumerate(infos):
         if err:
             raise ValueError(f"xpose.dist: rank {r}: {err}")
     _, _, cols0, batch0, dtype0, _, _ = infos[0]
-    for r, (rows, out_rows, cols, batch, dtype, nranks, _) in enumerate(infos):
+    for r, (_, _, cols, batch, dtype, nranks, _) in enumerate(infos):
         if (cols, batch, dtype) != (cols0, batch0, dtype0):
             raise ValueError(
                 f"xpose.dist: rank {r} has a ({batch}, *, {cols}) block of {dtype}, "
@@ -67,8 +67,8 @@ def _local_info(x: Any, out_rows: Optional[int], nranks: Optional[int]) -> Tuple
     return (shape[1], out_rows, shape[2], shape[0], str(x.dtype), nranks, err)
 
 
-def _plan(x: Any, infos: Sequence[Tuple], me: int):
-    row_off, col_off = _agree(infos, me)
+def _plan(infos: Sequence[Tuple], me: int):
+    row_off, col_off = _agree(infos)
     P = len(infos)
     rows, cols, batch = infos[me][0], infos[me][2], infos[me][3]
     R = row_off[-1]
@@ -86,7 +86,7 @@ def _displs(counts: Sequence[int]) -> List[int]:
     return d
 
 
-def _exchange_local(x3, out3, send, recv, plan, me, P):
+def _pack_and_self(x3, out3, send, plan, me, P):
     """Pack into `send` (xpose), self block straight to `out3` (xpose)."""
     row_off, col_off, R, n_me, rows, cols, batch, send_counts, recv_counts = plan
     sd = _displs(send_counts)
@@ -116,13 +116,13 @@ def _transpose_torch(x, out_rows, nranks, group):
     P, me = dist.get_world_size(group), dist.get_rank(group)
     infos: List[Any] = [None] * P
     dist.all_gather_object(infos, _local_info(x, out_rows, nranks), group=group)
-    plan = _plan(x, infos, me)
+    plan = _plan(infos, me)
     row_off, col_off, R, n_me, rows, cols, batch, send_counts, recv_counts = plan
     x3 = x.detach().reshape(batch, rows, cols) if x.ndim == 2 else x.detach()
     out3 = torch.empty((batch, n_me, R), dtype=x.dtype, device=x.device)
     send = torch.empty(sum(send_counts), dtype=x.dtype, device=x.device)
     recv = torch.empty(sum(recv_counts), dtype=x.dtype, device=x.device)
-    _exchange_local(x3, out3, send, recv, plan, me, P)
+    _pack_and_self(x3, out3, send, plan, me, P)
     if P > 1:
         dist.all_to_all_single(recv, send, output_split_sizes=recv_counts, input_split_sizes=send_counts, group=group)
         _unpack(out3, recv, plan, me, P)
@@ -132,21 +132,20 @@ def _transpose_torch(x, out_rows, nranks, group):
 def _transpose_numpy(x, out_rows, nranks, comm):
     import numpy as np
 
-    if comm is None:
-        from mpi4py import MPI
-
-        comm = MPI.COMM_WORLD
     from mpi4py import MPI
+
+    if comm is None:
+        comm = MPI.COMM_WORLD
 
     P, me = comm.Get_size(), comm.Get_rank()
     infos = comm.allgather(_local_info(x, out_rows, nranks))
-    plan = _plan(x, infos, me)
+    plan = _plan(infos, me)
     row_off, col_off, R, n_me, rows, cols, batch, send_counts, recv_counts = plan
     x3 = x.reshape(batch, rows, cols) if x.ndim == 2 else x
     out3 = np.empty((batch, n_me, R), dtype=x.dtype)
     send = np.empty(sum(send_counts), dtype=x.dtype)
     recv = np.empty(sum(recv_counts), dtype=x.dtype)
-    _exchange_local(x3, out3, send, recv, plan, me, P)
+    _pack_and_self(x3, out3, send, plan, me, P)
     if P > 1:
         es = x.dtype.itemsize
         sb = [c * es for c in send_counts]

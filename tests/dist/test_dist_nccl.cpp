@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <utility>
@@ -55,6 +56,38 @@ void rank_main(int me, int P, ncclComm_t comm, outcome* result) {
   };
   const report_fn report = [&](const char* name, bool ok) { result->cases.emplace_back(name, ok); };
   run_all(P, me, call, report);
+  // Captured into a CUDA graph (after a checked call agreed on the layout) and replayed twice.
+  {
+    const spec s{"graph capture, f32 515 x 300, 3 chunks", 515, 300, 1, 4, true, false, 0, 0, 0, 3};
+    buffers b = make(s, P, me);
+    xd::options opt;
+    opt.chunks = s.chunks;
+    unsigned char *d_in = nullptr, *d_out = nullptr, *d_ws = nullptr;
+    cudaMalloc(&d_in, b.in.size());
+    cudaMalloc(&d_out, b.out.size());
+    cudaMalloc(&d_ws, b.ws.size());
+    cudaMemcpy(d_in, b.in.data(), b.in.size(), cudaMemcpyHostToDevice);
+    bool ok = xd::transpose_nccl(d_in, d_out, b.d, d_ws, b.ws.size(), ctx, stream, opt).ok();
+    cudaStreamSynchronize(stream);
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    ok = ok && cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess;
+    const bool enqueued = ok && xd::transpose_nccl(d_in, d_out, b.d, d_ws, b.ws.size(), ctx, stream, opt, false).ok();
+    ok = ok && cudaStreamEndCapture(stream, &graph) == cudaSuccess && enqueued;
+    ok = ok && cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess;
+    for (int rep = 0; rep < 2 && ok; ++rep) {
+      cudaMemcpy(d_out, b.out.data(), b.out.size(), cudaMemcpyHostToDevice);  // 0xFF again
+      ok = cudaGraphLaunch(exec, stream) == cudaSuccess && cudaStreamSynchronize(stream) == cudaSuccess;
+    }
+    cudaMemcpy(b.out.data(), d_out, b.out.size(), cudaMemcpyDeviceToHost);
+    if (!ok) std::fprintf(stderr, "[rank %d] graph capture: %s\n", me, cudaGetErrorString(cudaGetLastError()));
+    report(s.name, ok && check_result(s, b, me));
+    if (exec) cudaGraphExecDestroy(exec);
+    if (graph) cudaGraphDestroy(graph);
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaFree(d_ws);
+  }
   // Big enough for every chunk to carry real traffic.
   exact({"f32 4099 x 3001, 4 chunks", 4099, 3001, 1, 4, true, true, 0, 0, 0, 4}, P, me, call, report);
   exact({"bf16 2048 x 2050 batched 3, policy", 2048, 2050, 3, 2, false, false, 0, 0, 0, 0}, P, me, call, report);
@@ -65,6 +98,7 @@ void rank_main(int me, int P, ncclComm_t comm, outcome* result) {
 }  // namespace
 
 int main() {
+  setenv("NCCL_NVLS_ENABLE", "0", 0);  // NVLink SHARP off unless the caller says otherwise
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess || n < 2) {
     std::printf("SKIP: xpose::dist NCCL test needs 2 GPUs, found %d\n", n);

@@ -1,7 +1,9 @@
 // xpose-dist-bench: the distributed transpose (xpose::dist over NCCL) against NCCL's
-// all-to-all alone on the same bytes, same run, on P GPUs of one host. One process, one
-// thread per GPU (ncclCommInitAll): no launcher needed. Every timed configuration is first
-// checked exactly on the GPU (each output element against the generator).
+// all-to-all alone on the same bytes, same run, on P GPUs of one host. By default one
+// process, one thread per GPU (ncclCommInitAll): no launcher needed. Built with MPI and
+// started by mpirun (`mpirun -np 2 xpose-dist-bench ...`): one process per GPU, the NCCL
+// id broadcast with MPI_Bcast (--gpus is then ignored). Every timed configuration is
+// first checked exactly on the GPU (each output element against the generator).
 //
 //   xpose-dist-bench [--gpus 2] [--sizes 8192,16384,32768,65536] [--types f32,bf16,u8]
 //                    [--batch 1] [--chunks 0] [--reps 7] [--iters 5] [--json FILE]
@@ -20,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -158,21 +161,45 @@ class barrier {
   long gen_ = 0;
 };
 
-struct shared_state {
-  int P = 2;
-  barrier* bar = nullptr;
-  std::vector<double> slot;  // one per rank: a time to reduce with max
-  std::vector<std::string> rows_out;
-  std::mutex out_mutex;
+// The ranks of one run: threads of this process (default) or MPI processes (mpirun).
+struct team {
+  int P = 1;
+  virtual ~team() = default;
+  virtual void sync(int me) = 0;
+  virtual double max(int me, double x) = 0;  // over ranks; every rank gets it
 };
 
-double max_over_ranks(shared_state& sh, int me, double x) {
-  sh.slot[me] = x;
-  sh.bar->wait();
-  const double m = *std::max_element(sh.slot.begin(), sh.slot.end());
-  sh.bar->wait();
-  return m;
-}
+struct thread_team final : team {
+  explicit thread_team(int n) : bar(n), slot(n, 0.0) { P = n; }
+  void sync(int) override { bar.wait(); }
+  double max(int me, double x) override {
+    slot[me] = x;
+    bar.wait();
+    const double m = *std::max_element(slot.begin(), slot.end());
+    bar.wait();
+    return m;
+  }
+  barrier bar;
+  std::vector<double> slot;
+};
+
+#if defined(XPOSE_DIST_MPI)
+struct mpi_team final : team {
+  explicit mpi_team(int n) { P = n; }
+  void sync(int) override { MPI_Barrier(MPI_COMM_WORLD); }
+  double max(int, double x) override {
+    double m = x;
+    MPI_Allreduce(&x, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return m;
+  }
+};
+#endif
+
+struct shared_state {
+  team* ranks = nullptr;
+  std::vector<std::string> rows_out;  // JSON rows, written by rank 0
+  std::mutex out_mutex;
+};
 
 #define CK(x)                                                                                  \
   do {                                                                                         \
@@ -188,9 +215,9 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-void rank_main(int me, ncclComm_t comm, const config& cfg, shared_state& sh) {
-  CK(cudaSetDevice(me));
-  const int P = sh.P;
+void rank_main(int me, int device, ncclComm_t comm, const config& cfg, shared_state& sh) {
+  CK(cudaSetDevice(device));
+  const int P = sh.ranks->P;
   xd::nccl_context* ctx = nullptr;
   if (xpose::status s = xd::create_nccl_context(comm, &ctx, 64); !s.ok()) {
     std::fprintf(stderr, "xpose-dist-bench: create_nccl_context: %s\n", s.message());
@@ -226,7 +253,7 @@ void rank_main(int me, ncclComm_t comm, const config& cfg, shared_state& sh) {
         const bool fits = cudaMalloc(&in, block) == cudaSuccess && cudaMalloc(&out, out_block) == cudaSuccess &&
                           cudaMalloc(&ws, std::max<std::size_t>(ws_bytes, 1)) == cudaSuccess;
         cudaGetLastError();
-        const double fits_all = max_over_ranks(sh, me, fits ? 0.0 : 1.0);
+        const double fits_all = sh.ranks->max(me, fits ? 0.0 : 1.0);
         if (fits_all != 0.0) {
           if (me == 0) std::printf("%-5s N=%-6lld batch=%-3lld: does not fit in GPU memory, skipped\n", ty.name, N, batch);
           cudaFree(in), cudaFree(out), cudaFree(ws);
@@ -272,7 +299,7 @@ void rank_main(int me, ncclComm_t comm, const config& cfg, shared_state& sh) {
           unsigned long long nbad = 0;
           CK(cudaMemcpyAsync(&nbad, bad, sizeof nbad, cudaMemcpyDeviceToHost, stream));
           CK(cudaStreamSynchronize(stream));
-          const double any_bad = max_over_ranks(sh, me, !s.ok() ? 2.0 : nbad ? 1.0 : 0.0);
+          const double any_bad = sh.ranks->max(me, !s.ok() ? 2.0 : nbad ? 1.0 : 0.0);
           if (any_bad != 0.0) {
             if (me == 0 || !s.ok() || nbad)
               std::printf("%-5s N=%-6lld batch=%-3lld chunks=%-2lld rank %d: WRONG (%s, %llu bad bytes): not timed\n",
@@ -281,14 +308,14 @@ void rank_main(int me, ncclComm_t comm, const config& cfg, shared_state& sh) {
           }
           std::vector<double> tw, ta;
           const auto timed = [&](auto&& body) {
-            sh.bar->wait();
+            sh.ranks->sync(me);
             CK(cudaEventRecord(t0, stream));
             for (int i = 0; i < cfg.iters; ++i) body();
             CK(cudaEventRecord(t1, stream));
             CK(cudaEventSynchronize(t1));
             float ms = 0;
             CK(cudaEventElapsedTime(&ms, t0, t1));
-            return max_over_ranks(sh, me, ms / cfg.iters);
+            return sh.ranks->max(me, ms / cfg.iters);
           };
           const auto whole = [&] {
             if (!xd::transpose_nccl(in, out, d, ws, ws_bytes, ctx, stream, opt, false).ok()) std::exit(1);
@@ -344,48 +371,93 @@ void rank_main(int me, ncclComm_t comm, const config& cfg, shared_state& sh) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  setenv("NCCL_NVLS_ENABLE", "0", 0);  // NVLink SHARP off unless the caller says otherwise
   const config cfg = parse(argc, argv);
   int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n < cfg.gpus) {
-    std::fprintf(stderr, "xpose-dist-bench: needs %d GPUs, found %d\n", cfg.gpus, n);
-    return 1;
-  }
-  std::vector<ncclComm_t> comms(cfg.gpus);
-  std::vector<int> devs(cfg.gpus);
-  for (int i = 0; i < cfg.gpus; ++i) devs[i] = i;
-  if (ncclResult_t r = ncclCommInitAll(comms.data(), cfg.gpus, devs.data()); r != ncclSuccess) {
-    std::fprintf(stderr, "xpose-dist-bench: ncclCommInitAll: %s\n", ncclGetErrorString(r));
-    return 1;
-  }
-  int nccl_version = 0, driver = 0;
-  ncclGetVersion(&nccl_version);
-  cudaDriverGetVersion(&driver);
-  cudaDeviceProp prop{};
-  cudaGetDeviceProperties(&prop, 0);
-  std::printf("xpose-dist-bench: %d x %s, NCCL %d, CUDA driver %d, NCCL_NVLS_ENABLE=%s; %d reps x %d iters, median "
-              "of per-rank max\n",
-              cfg.gpus, prop.name, nccl_version, driver, std::getenv("NCCL_NVLS_ENABLE") ? std::getenv("NCCL_NVLS_ENABLE") : "(unset)",
-              cfg.reps, cfg.iters);
-  barrier bar(cfg.gpus);
+  if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
   shared_state sh;
-  sh.P = cfg.gpus;
-  sh.bar = &bar;
-  sh.slot.assign(cfg.gpus, 0.0);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < cfg.gpus; ++r) threads.emplace_back(rank_main, r, comms[r], std::cref(cfg), std::ref(sh));
-  for (std::thread& t : threads) t.join();
+  std::vector<ncclComm_t> comms;
+#if defined(XPOSE_DIST_MPI)
+  // Under mpirun: one process per GPU, the NCCL id broadcast with MPI.
+  const bool under_mpi = std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE");
+#else
+  const bool under_mpi = false;
+#endif
+  int me = 0, P = cfg.gpus;
+#if defined(XPOSE_DIST_MPI)
+  std::unique_ptr<mpi_team> mpi_ranks;
+  if (under_mpi) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    if (n == 0) {
+      std::fprintf(stderr, "xpose-dist-bench: rank %d sees no GPU\n", me);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    ncclUniqueId id;
+    if (me == 0) ncclGetUniqueId(&id);
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    CK(cudaSetDevice(me % n));
+    comms.resize(1);
+    if (ncclResult_t r = ncclCommInitRank(&comms[0], P, id, me); r != ncclSuccess) {
+      std::fprintf(stderr, "xpose-dist-bench: ncclCommInitRank: %s\n", ncclGetErrorString(r));
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    mpi_ranks = std::make_unique<mpi_team>(P);
+    sh.ranks = mpi_ranks.get();
+  }
+#endif
+  std::unique_ptr<thread_team> thread_ranks;
+  if (!under_mpi) {
+    if (n < cfg.gpus) {
+      std::fprintf(stderr, "xpose-dist-bench: needs %d GPUs, found %d\n", cfg.gpus, n);
+      return 1;
+    }
+    comms.resize(cfg.gpus);
+    std::vector<int> devs(cfg.gpus);
+    for (int i = 0; i < cfg.gpus; ++i) devs[i] = i;
+    if (ncclResult_t r = ncclCommInitAll(comms.data(), cfg.gpus, devs.data()); r != ncclSuccess) {
+      std::fprintf(stderr, "xpose-dist-bench: ncclCommInitAll: %s\n", ncclGetErrorString(r));
+      return 1;
+    }
+    thread_ranks = std::make_unique<thread_team>(cfg.gpus);
+    sh.ranks = thread_ranks.get();
+  }
+  if (me == 0) {
+    int nccl_version = 0, driver = 0;
+    ncclGetVersion(&nccl_version);
+    cudaDriverGetVersion(&driver);
+    cudaDeviceProp prop{};
+    cudaGetDeviceProperties(&prop, 0);
+    std::printf("xpose-dist-bench: %d x %s (%s), NCCL %d, CUDA driver %d, NCCL_NVLS_ENABLE=%s; %d reps x %d iters, "
+                "median of per-rank max\n",
+                P, prop.name, under_mpi ? "mpirun, one process per GPU" : "one process, one thread per GPU",
+                nccl_version, driver, std::getenv("NCCL_NVLS_ENABLE"), cfg.reps, cfg.iters);
+  }
+  if (under_mpi) {
+    rank_main(me, me % std::max(n, 1), comms[0], cfg, sh);
+  } else {
+    std::vector<std::thread> threads;
+    for (int r = 0; r < cfg.gpus; ++r) threads.emplace_back(rank_main, r, r, comms[r], std::cref(cfg), std::ref(sh));
+    for (std::thread& t : threads) t.join();
+  }
   for (ncclComm_t c : comms) ncclCommDestroy(c);
-  if (!cfg.json.empty()) {
+  int rc = 0;
+  if (me == 0 && !cfg.json.empty()) {
     FILE* f = std::fopen(cfg.json.c_str(), "w");
     if (f == nullptr) {
       std::fprintf(stderr, "xpose-dist-bench: cannot write %s\n", cfg.json.c_str());
-      return 1;
+      rc = 1;
+    } else {
+      std::fprintf(f, "[\n");
+      for (std::size_t i = 0; i < sh.rows_out.size(); ++i)
+        std::fprintf(f, "  %s%s\n", sh.rows_out[i].c_str(), i + 1 < sh.rows_out.size() ? "," : "");
+      std::fprintf(f, "]\n");
+      std::fclose(f);
     }
-    std::fprintf(f, "[\n");
-    for (std::size_t i = 0; i < sh.rows_out.size(); ++i)
-      std::fprintf(f, "  %s%s\n", sh.rows_out[i].c_str(), i + 1 < sh.rows_out.size() ? "," : "");
-    std::fprintf(f, "]\n");
-    std::fclose(f);
   }
-  return 0;
+#if defined(XPOSE_DIST_MPI)
+  if (under_mpi) MPI_Finalize();
+#endif
+  return rc;
 }

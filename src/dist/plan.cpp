@@ -3,6 +3,7 @@
 #include "plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace xpose::dist {
@@ -198,37 +199,14 @@ status agree(const record* all, int P, int me, const status& mine, index_t* row_
 
 int chunk_count(const plan& p, int requested, int max_chunks) noexcept {
   if (requested > 0) return std::min(requested, max_chunks);
-  // Policy: chunks of about 8 MiB of a rank's mean share, at most 8 (docs/RESULTS.md,
-  // "Distributed (issues 15, 16)": to be tuned from the two-GPU chunk sweep).
-  const double share = static_cast<double>(p.global_rows) * static_cast<double>(p.cols) *
+  // Policy (docs/RESULTS.md, "Distributed (issues 15, 16)", the model): the exposed local
+  // work falls like 1/W(K) and the per-chunk cost grows like K, so K grows like the square
+  // root of the block: sqrt(mean block / 32 MiB), 1..8 (N = 8192 / 16384 / 32768 fp32 on
+  // 2 ranks: 2 / 4 / 8). To be set from the two-GPU --chunks sweep.
+  const double block = static_cast<double>(p.global_rows) * static_cast<double>(p.cols) *
                        static_cast<double>(p.batch) * p.elem_size / p.nranks;
-  const int k = static_cast<int>(share / (8.0 * 1024 * 1024));
+  const int k = static_cast<int>(std::lround(std::sqrt(block / (32.0 * 1024 * 1024))));
   return std::max(1, std::min({k, 8, max_chunks}));
-}
-
-status local_checks(const void* in, const void* out, const void* ws, std::size_t ws_bytes, const desc& d, int P,
-                    int me, int chunks, int max_chunks, local_view* v) noexcept {
-  if (status s = resolve(d, P, me, v); !s.ok()) return s;
-  if (status s = check_memory(in, out, ws, ws_bytes, d, *v); !s.ok()) return s;
-  if (chunks < 0 || chunks > max_chunks)
-    return status::make(sc::invalid_argument, "chunks (%d) must be in [0, %d]", chunks, max_chunks);
-  return {};
-}
-
-plan make_plan(const desc& d, const local_view& v, int P, int me, const index_t* offs, int chunks,
-               int max_chunks) noexcept {
-  plan p;
-  p.nranks = P;
-  p.rank = me;
-  p.global_rows = d.global_rows;
-  p.cols = d.cols;
-  p.batch = d.batch;
-  p.elem_size = d.elem_size;
-  p.v = v;
-  p.row_off = offs;
-  p.col_off = offs + P + 1;
-  p.chunks = chunk_count(p, chunks, max_chunks);
-  return p;
 }
 
 message send_message(const plan& p, int q, int k) noexcept {

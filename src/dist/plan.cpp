@@ -209,6 +209,31 @@ int chunk_count(const plan& p, int requested, int max_chunks) noexcept {
   return std::max(1, std::min({k, 8, max_chunks}));
 }
 
+status local_checks(const void* in, const void* out, const void* ws, std::size_t ws_bytes, const desc& d, int P,
+                    int me, int chunks, int max_chunks, local_view* v) noexcept {
+  if (status s = resolve(d, P, me, v); !s.ok()) return s;
+  if (status s = check_memory(in, out, ws, ws_bytes, d, *v); !s.ok()) return s;
+  if (chunks < 0 || chunks > max_chunks)
+    return status::make(sc::invalid_argument, "chunks (%d) must be in [0, %d]", chunks, max_chunks);
+  return {};
+}
+
+plan make_plan(const desc& d, const local_view& v, int P, int me, const index_t* offs, int chunks,
+               int max_chunks) noexcept {
+  plan p;
+  p.nranks = P;
+  p.rank = me;
+  p.global_rows = d.global_rows;
+  p.cols = d.cols;
+  p.batch = d.batch;
+  p.elem_size = d.elem_size;
+  p.v = v;
+  p.row_off = offs;
+  p.col_off = offs + P + 1;
+  p.chunks = chunk_count(p, chunks, max_chunks);
+  return p;
+}
+
 message send_message(const plan& p, int q, int k) noexcept {
   const index_t n = p.col_off[q + 1] - p.col_off[q];
   const index_t first = chunk_begin(n, p.chunks, k), rows_k = chunk_begin(n, p.chunks, k + 1) - first;

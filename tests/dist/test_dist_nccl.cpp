@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -15,6 +16,8 @@
 using namespace dist_test;
 
 namespace {
+
+std::atomic<int> capture_done{0}, capture_failures{0};
 
 struct outcome {
   std::vector<std::pair<std::string, bool>> cases;
@@ -75,6 +78,11 @@ void rank_main(int me, int P, ncclComm_t comm, outcome* result) {
     const bool enqueued = ok && xd::transpose_nccl(d_in, d_out, b.d, d_ws, b.ws.size(), ctx, stream, opt, false).ok();
     ok = ok && cudaStreamEndCapture(stream, &graph) == cudaSuccess && enqueued;
     ok = ok && cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess;
+    // Launch only if every rank captured: a graph alone would wait for its peer forever.
+    capture_failures += ok ? 0 : 1;
+    capture_done.fetch_add(1);
+    while (capture_done.load() < P) std::this_thread::yield();
+    ok = ok && capture_failures.load() == 0;
     for (int rep = 0; rep < 2 && ok; ++rep) {
       cudaMemcpy(d_out, b.out.data(), b.out.size(), cudaMemcpyHostToDevice);  // 0xFF again
       ok = cudaGraphLaunch(exec, stream) == cudaSuccess && cudaStreamSynchronize(stream) == cudaSuccess;

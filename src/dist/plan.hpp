@@ -72,15 +72,20 @@ inline index_t chunk_weight(int K, int j) noexcept {
 }
 
 /// First row of chunk k when n rows are split into K chunks by chunk_weight:
-/// floor(n * W(k) / W(K)), W = the prefix sum of the weights (128-bit product).
+/// floor(n * W(k) / W(K)), W = the prefix sum of the weights (128-bit product), rounded
+/// down to a multiple of 16 so that every chunk's columns start 16-byte aligned (the
+/// fast path's widest access; an unaligned start halves the pack's bandwidth, RESULTS.md
+/// "Fast path (best)", the ragged rows).
 inline index_t chunk_begin(index_t n, int K, int k) noexcept {
+  if (k >= K) return n;
   index_t before = 0, total = 0;
   for (int j = 0; j < K; ++j) {
     total += chunk_weight(K, j);
     if (j < k) before += chunk_weight(K, j);
   }
-  return static_cast<index_t>(static_cast<unsigned __int128>(n) * static_cast<std::uint64_t>(before) /
-                              static_cast<std::uint64_t>(total));
+  const auto b = static_cast<index_t>(static_cast<unsigned __int128>(n) * static_cast<std::uint64_t>(before) /
+                                      static_cast<std::uint64_t>(total));
+  return b / 16 * 16;
 }
 
 /// One exchanged message: offset and length in elements in the send or receive buffer.

@@ -174,6 +174,9 @@ inline void run_all(int P, int me, const call_fn& call, const report_fn& report)
       {"fewer rows than ranks", 2, 3, 1, 4, false, false, 0, 0, 0, 1},
       {"empty matrix", 0, 5, 1, 4, false, false, 0, 0, 0, 1},
       {"f32 256 x 320 batched, chunk policy", 256, 320, 2, 4, true, true, 0, 0, 0, 0},
+      // Chunk starts are multiples of 16 columns: wide enough for several real chunks.
+      {"f32 96 x 700 uneven, 5 chunks", 96, 700, 1, 4, true, true, 1, 3, 0, 5},
+      {"1-byte 50 x 900 batched, 8 chunks", 50, 900, 2, 1, true, false, 0, 0, 5, 8},
   };
   for (const spec& s : cases) exact(s, P, me, call, report);
 

@@ -22,7 +22,10 @@ TEST(DistPlan, ChunkSplitCoversEveryRowOnce) {
     for (index_t n : {0, 1, 2, 7, 80, 81, 1000, 65536, 1234567}) {
       EXPECT_EQ(dd::chunk_begin(n, K, 0), 0);
       EXPECT_EQ(dd::chunk_begin(n, K, K), n);
-      for (int k = 0; k < K; ++k) EXPECT_LE(dd::chunk_begin(n, K, k), dd::chunk_begin(n, K, k + 1));
+      for (int k = 0; k < K; ++k) {
+        EXPECT_LE(dd::chunk_begin(n, K, k), dd::chunk_begin(n, K, k + 1));
+        EXPECT_EQ(dd::chunk_begin(n, K, k) % 16, 0);  // 16-byte aligned chunk starts
+      }
       // Symmetric weights: the first and last chunks are the smallest.
       for (int j = 0; j < K; ++j) {
         EXPECT_EQ(dd::chunk_weight(K, j), dd::chunk_weight(K, K - 1 - j));
@@ -72,8 +75,9 @@ all_plans plans_for(const layout& L, int K) {
 layout random_layout(std::mt19937_64& g) {
   layout L;
   L.P = 1 + static_cast<int>(g() % 9);
-  L.R = static_cast<index_t>(g() % 40);
-  L.C = static_cast<index_t>(g() % 40);
+  // Up to 160 rows/columns: chunk starts are multiples of 16, so several chunks need width.
+  L.R = static_cast<index_t>(g() % 160);
+  L.C = static_cast<index_t>(g() % 160);
   L.batch = 1 + static_cast<index_t>(g() % 3);
   L.es = 1 << (g() % 5);
   const auto split = [&](index_t n) {

@@ -87,13 +87,19 @@ status run(const detail::plan& p, nccl_context& ctx, const unsigned char* in, un
     cudaEventRecord(ev[3 + 2 * k], stream);
     cudaStreamWaitEvent(ctx.comm_stream, ev[3 + 2 * k], 0);
     if (status s = nccl(ncclGroupStart(), "ncclGroupStart"); !s.ok()) return s;
+    ncclResult_t first_error = ncclSuccess;
     for (int j = 1; j < P; ++j) {
       const int to = (me + j) % P, from = (me + P - j) % P;
       const detail::message sm = detail::send_message(p, to, k), rm = detail::recv_message(p, from, k);
-      if (sm.elems) ncclSend(send + sm.buf_off * es, static_cast<std::size_t>(sm.elems * es), ncclInt8, to, ctx.comm, ctx.comm_stream);
-      if (rm.elems) ncclRecv(recv + rm.buf_off * es, static_cast<std::size_t>(rm.elems * es), ncclInt8, from, ctx.comm, ctx.comm_stream);
+      ncclResult_t r = ncclSuccess;
+      if (sm.elems)
+        r = ncclSend(send + sm.buf_off * es, static_cast<std::size_t>(sm.elems * es), ncclInt8, to, ctx.comm, ctx.comm_stream);
+      if (r == ncclSuccess && rm.elems)
+        r = ncclRecv(recv + rm.buf_off * es, static_cast<std::size_t>(rm.elems * es), ncclInt8, from, ctx.comm, ctx.comm_stream);
+      if (first_error == ncclSuccess) first_error = r;
     }
-    if (status s = nccl(ncclGroupEnd(), "ncclGroupEnd"); !s.ok()) return s;
+    const ncclResult_t end = ncclGroupEnd();  // always closes the group
+    if (status s = nccl(first_error != ncclSuccess ? first_error : end, "ncclSend/ncclRecv"); !s.ok()) return s;
     cudaEventRecord(ev[4 + 2 * k], ctx.comm_stream);
     cudaStreamWaitEvent(ctx.unpack_stream, ev[4 + 2 * k], 0);
     for (int j = 1; j < P; ++j)

@@ -80,9 +80,10 @@ void destroy_nccl_context(nccl_context* ctx) noexcept;
 /// in/out/workspace are used after the work already on `stream` and are done when later
 /// work on `stream` starts. When `check_collectively` (the default), the arguments are
 /// agreed on with one small ncclAllGather and a host wait on `stream` (so the call is then
-/// not graph-capturable); pass false in a captured or hot loop once the same arguments
-/// have passed the check: local checks still run, but a rank that fails them alone
-/// leaves its peers waiting in NCCL.
+/// not graph-capturable); pass false in a captured or hot loop after a checked call on
+/// this context with the same desc and options (else invalid_argument): it reuses that
+/// agreed layout. Local checks still run, but a rank that fails them alone then leaves
+/// its peers waiting in NCCL.
 status transpose_nccl(const void* in, void* out, const desc& d, void* workspace,
                       std::size_t workspace_bytes, nccl_context* ctx, cudaStream_t stream,
                       const options& opt = {}, bool check_collectively = true) noexcept;

@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 
 pkgs=(cmake ninja-build g++ make pkg-config libgtest-dev libcli11-dev nlohmann-json3-dev
       libopenblas-dev python3-venv python3-dev)
+# xpose::dist (issues 15, 16): MPI on host memory in CI; mpi4py builds against it.
+pkgs+=(libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -29,4 +31,10 @@ if [ ! -f "$stamp" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q "numpy>=1.24" "pytest>=7" "nanobind>=2.0" "scikit-build-core>=0.10" matplotlib
   touch "$stamp"
+fi
+# xpose.dist over mpi4py (tests/python/test_dist_mpi.py); built against the Open MPI above.
+stamp_dist=.venv/.xpose-deps-dist-1
+if [ ! -f "$stamp_dist" ]; then
+  .venv/bin/python -m pip install -q "mpi4py>=3.1"
+  touch "$stamp_dist"
 fi

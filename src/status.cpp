@@ -23,6 +23,10 @@ const char* to_string(status_code code) noexcept {
     case status_code::unknown_variant: return "unknown_variant";
     case status_code::unsupported_variant: return "unsupported_variant";
     case status_code::invalid_argument: return "invalid_argument";
+    case status_code::size_mismatch: return "size_mismatch";
+    case status_code::comm_size_mismatch: return "comm_size_mismatch";
+    case status_code::workspace_too_small: return "workspace_too_small";
+    case status_code::comm_error: return "comm_error";
   }
   return "unknown_status";
 }

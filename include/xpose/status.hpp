@@ -24,6 +24,11 @@ enum class status_code : int {
   unknown_variant,        ///< no registered variant has this name
   unsupported_variant,    ///< the variant cannot run this element size / device / launch shape
   invalid_argument,       ///< any other invalid argument (e.g. a block shape the variant rejects)
+  // Distributed transpose (xpose::dist, include/xpose/dist.hpp).
+  size_mismatch,          ///< ranks disagree on the distributed matrix's sizes or blocks
+  comm_size_mismatch,     ///< the communicator's size is not the number of ranks the caller described
+  workspace_too_small,    ///< the caller's workspace is smaller than the size query asked for
+  comm_error,             ///< NCCL or MPI reported an error
 };
 
 /// Short stable name of a status code ("ok", "null_pointer", ...).

@@ -1,0 +1,106 @@
+"""xpose.dist over mpi4py (NumPy arrays): pytest launches this file under mpirun with
+P = 1..4 ranks (plus 6, oversubscribed); each rank checks its own block exactly and that
+bad sizes raise ValueError on every rank. A timeout proves that nothing hangs."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+WORKER = "XPOSE_DIST_MPI_WORKER"
+
+
+def _global(batch: int, R: int, C: int, dtype) -> np.ndarray:
+    """The whole (batch, R, C) matrix, the same on every rank (random bits, seeded)."""
+    raw = np.random.default_rng(1234 + R * 7 + C).integers(0, 256, size=batch * R * C * np.dtype(dtype).itemsize, dtype=np.uint8)
+    return raw.view(dtype).reshape(batch, R, C)
+
+
+def _uneven(n: int, P: int):
+    w = [0 if (P >= 3 and r == 1) else r % 3 + 1 for r in range(P)]
+    v = [n * w[r] // sum(w) for r in range(P)]
+    v[-1] += n - sum(v)
+    return v
+
+
+def _worker() -> int:
+    from mpi4py import MPI
+
+    import xpose.dist
+
+    comm = MPI.COMM_WORLD
+    P, me = comm.Get_size(), comm.Get_rank()
+    failures = []
+    cases = [  # batch, R, C, dtype, uneven rows, explicit out_rows
+        (1, 37, 29, np.float32, True, False),
+        (1, 64, 64, np.float32, False, False),
+        (3, 23, 41, np.uint16, True, True),
+        (2, 19, 17, np.uint8, True, True),
+        (1, 11, 13, np.complex128, False, True),
+        (1, 2, 3, np.float64, False, False),
+    ]
+    for batch, R, C, dt, uneven_rows, explicit in cases:
+        g = _global(batch, R, C, dt)
+        rows = _uneven(R, P) if uneven_rows else [xpose.dist.even_split(R, P, r) for r in range(P)]
+        outs = list(reversed(_uneven(C, P))) if explicit else [xpose.dist.even_split(C, P, r) for r in range(P)]
+        r0, c0 = sum(rows[:me]), sum(outs[:me])
+        x = g[:, r0 : r0 + rows[me], :]
+        x = x[0] if batch == 1 else x
+        got = xpose.dist.transpose(x, outs[me] if explicit else None)
+        want = np.swapaxes(g, 1, 2)[:, c0 : c0 + outs[me], :]
+        want = want[0] if batch == 1 else want
+        if got.shape != want.shape or got.tobytes() != np.ascontiguousarray(want).tobytes():
+            failures.append(f"rank {me}: case {(batch, R, C, np.dtype(dt).name)}: wrong result")
+    # Bad sizes on one rank: ValueError everywhere, nobody hangs.
+    bad = [
+        ("cols differ", lambda: np.zeros((2, 5 + (me == P - 1)), np.float32), None, None),
+        ("dtype differs", lambda: np.zeros((2, 5), np.float32 if me else np.float64), None, None),
+        ("out_rows do not add up", lambda: np.zeros((2, 5), np.float32), 5 if me == 0 else 1, None),
+        ("nranks is wrong", lambda: np.zeros((2, 5), np.float32), None, P + 1),
+    ]
+    for name, make, out_rows, nranks in bad:
+        if P == 1 and name in ("cols differ", "dtype differs"):
+            continue
+        if P == 1 and name == "out_rows do not add up":
+            out_rows = 4
+        try:
+            xpose.dist.transpose(make(), out_rows, nranks=nranks)
+            failures.append(f"rank {me}: {name}: no error")
+        except ValueError:
+            pass
+    everyone = comm.allgather(failures)
+    if me == 0:
+        flat = [f for fs in everyone for f in fs]
+        for f in flat:
+            print(f, file=sys.stderr)
+        print(f"xpose.dist mpi4py P={P}: {'FAIL' if flat else 'OK'}")
+    return 1 if any(everyone) else 0
+
+
+def _mpirun():
+    return shutil.which("mpirun") or shutil.which("mpiexec")
+
+
+@pytest.mark.parametrize("P", [1, 2, 3, 4, 6])
+def test_dist_mpi4py(P):
+    pytest.importorskip("mpi4py", reason="mpi4py is not installed (scripts/install-deps.sh installs it)")
+    launcher = _mpirun()
+    if launcher is None:
+        pytest.skip("no mpirun / mpiexec on PATH")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_NUM_THREADS="1")
+    env[WORKER] = "1"
+    version = subprocess.run([launcher, "--version"], capture_output=True, text=True).stdout
+    flags = ["--oversubscribe"] if ("Open MPI" in version or "OpenRTE" in version) else []
+    proc = subprocess.run(
+        [launcher, "-np", str(P), *flags, sys.executable, os.path.abspath(__file__)],
+        env=env, capture_output=True, text=True, timeout=180,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert f"P={P}: OK" in proc.stdout
+
+
+if __name__ == "__main__" and os.environ.get(WORKER):
+    sys.exit(_worker())

@@ -6,7 +6,7 @@
 # usage: scripts/gpu.sh STEP...
 #   ctest:LABELS     ctest --preset h200 -L 'LABELS' (LABELS: cpu|gpu|fuzz|python|sanitize|dist, '|'-joined)
 #   python           pip-installs the package for sm_90, then pytest tests/python (label python)
-#   lab | model | best | sweep | sweep-torch | ttc | inplace | dist | fuzz | sanitizers | compare
+#   lab | model | best | sweep | sweep-torch | ttc | inplace | dist | dist-torch | fuzz | sanitizers | compare
 #                    benchmarks and long checks (see the step functions below)
 # env: OUT (default /tmp/out), JOBS (default nproc), PRESET (default h200), STEP_TIMEOUT (s, default 300)
 # exit: 0 when every step passed, else the number of failed steps.
@@ -65,6 +65,17 @@ step_python() {
 }
 md() { local name=$1; shift; run "$name" "$B" "$@" --format md --out "$L/$name.md"; cat "$L/$name.md" >>"$L/summary.txt" 2>/dev/null; }
 
+# xpose::dist on two GPUs (label dist holds the tests): issue 15's table with the chunk
+# sweep, 1- and 2-byte types, batches. Every row is checked exactly before it is timed.
+step_dist() {
+  local X=$BUILD/tools/xpose-dist-bench/xpose-dist-bench
+  nvidia-smi topo -m >"$L/topo.txt" 2>&1
+  run dist_f32 "$X" --sizes 8192,16384,32768,65536 --types f32 --chunks 0,1,2,4,8,16 --json "$L/dist_f32.json"
+  run dist_small "$X" --sizes 8192,16384,32768,65536 --types bf16,u8 --chunks 0,4,8 --json "$L/dist_small.json"
+  run dist_batched "$X" --sizes 16384,32768 --types f32,u8 --batch 4 --chunks 0,8 --json "$L/dist_batched.json"
+  cat "$L/dist_f32.log" "$L/dist_small.log" "$L/dist_batched.log" >>"$L/summary.txt"
+}
+
 say "== build"
 build || { failed=1; grep -E "error|Error" "$L/build.log" "$L/configure.log" | head -40 | tee -a "$L/summary.txt"; exit 1; }
 for step in "$@"; do
@@ -79,7 +90,8 @@ for step in "$@"; do
     sweep-torch) run sweep_torch python3 bench/sweep_torch.py --bench "$B"; tail -60 "$L/sweep_torch.log" >>"$L/summary.txt" ;;
     ttc) md ttc ttc --dtype f32,f16,f64 ;;
     inplace) md inplace --inplace ;;
-    dist) run dist bash scripts/dist-gpu.sh "$BUILD"; tail -40 "$L/dist.log" >>"$L/summary.txt" ;;
+    dist) step_dist ;;
+    dist-torch) run dist_torch torchrun --nproc_per_node 2 bench/dist_torch.py; tail -30 "$L/dist_torch.log" >>"$L/summary.txt" ;;
     fuzz) run fuzz env OUT="$L/fuzz" TIME_LIMIT=110 scripts/fuzz-gpu.sh "$BUILD"; tail -3 "$L/fuzz.log" >>"$L/summary.txt" ;;
     sanitizers) run sanitizers env OUT="$L/san" SAN_TIME=10 scripts/sanitizers.sh "$BUILD"; grep -E "^sanitizers:" "$L/sanitizers.log" >>"$L/summary.txt" ;;
     compare) run compare bash -c "$BUILD/bench/best_bench > $L/bench.csv && python3 bench/compare.py $L/bench.csv" ;;

@@ -32,7 +32,7 @@ int host_threads(int requested) noexcept {
 
 status transpose_host(const void* in, void* out, const matrix_desc& desc,
                       const host_options& options) noexcept {
-  status s = detail::validate(in, out, desc, false);
+  status s = detail::validate(in, out, desc, false, detail::host_align);
   if (!s.ok()) return s;
   const int threads = host_threads(options.threads);
   if (threads == 0)
@@ -44,7 +44,7 @@ status transpose_host(const void* in, void* out, const matrix_desc& desc,
 }
 
 status transpose_reference(const void* in, void* out, const matrix_desc& desc) noexcept {
-  status s = detail::validate(in, out, desc, false);
+  status s = detail::validate(in, out, desc, false, detail::host_align);
   if (!s.ok() || detail::empty(desc)) return s;
   detail::reference_transpose(in, out, desc);
   return {};

@@ -43,7 +43,7 @@ index_t out_extent(const matrix_desc& d) noexcept {
   return (d.batch - 1) * d.stride_out + (d.cols - 1) * d.ld_out + d.rows;
 }
 
-status validate(const void* in, const void* out, const matrix_desc& d, bool copy_shaped) noexcept {
+status validate(const void* in, const void* out, const matrix_desc& d, bool copy_shaped, int align) noexcept {
   using sc = status_code;
   const int es = d.elem_size;
   if (es != 1 && es != 2 && es != 4 && es != 8 && es != 16)
@@ -101,10 +101,10 @@ status validate(const void* in, const void* out, const matrix_desc& d, bool copy
     return status::make(sc::null_pointer, "%s pointer is null for a non-empty %lld x %lld matrix",
                         in == nullptr ? "input" : "output", (long long)d.rows, (long long)d.cols);
   const auto pi = reinterpret_cast<std::uintptr_t>(in), po = reinterpret_cast<std::uintptr_t>(out);
-  if (pi % static_cast<unsigned>(es) != 0 || po % static_cast<unsigned>(es) != 0)
-    return status::make(sc::misaligned, "%s pointer %p is not aligned to its %d-byte elements",
-                        pi % static_cast<unsigned>(es) ? "input" : "output",
-                        pi % static_cast<unsigned>(es) ? in : out, es);
+  const auto a = static_cast<unsigned>(align > 0 && align < es ? align : es);
+  if (pi % a != 0 || po % a != 0)
+    return status::make(sc::misaligned, "%s pointer %p is not aligned to %u bytes (%d-byte elements)",
+                        pi % a ? "input" : "output", pi % a ? in : out, a, es);
   if (pi > UINTPTR_MAX - static_cast<std::uintptr_t>(bytes_in) ||
       po > UINTPTR_MAX - static_cast<std::uintptr_t>(bytes_out))
     return status::make(sc::size_overflow, "the extent of input or output wraps the address space");
@@ -117,7 +117,7 @@ status validate(const void* in, const void* out, const matrix_desc& d, bool copy
 }  // namespace detail
 
 status validate(const void* in, const void* out, const matrix_desc& desc) noexcept {
-  return detail::validate(in, out, desc, false);
+  return detail::validate(in, out, desc, false, 0);
 }
 
 }  // namespace xpose

@@ -30,3 +30,18 @@ if [ ! -f "$stamp" ]; then
   .venv/bin/python -m pip install -q "numpy>=1.24" "pytest>=7" "nanobind>=2.0" "scikit-build-core>=0.10" matplotlib
   touch "$stamp"
 fi
+
+# Issue 10: property-based tests (Hypothesis) and the CPU paths of JAX and PyTorch,
+# exercised without a GPU. JAX's CPU wheels are small; PyTorch's PyPI wheel for
+# Linux is the CUDA build: installed without its CUDA library packages (--no-deps
+# plus its pure-Python requirements), it imports and runs on the CPU.
+stamp2=.venv/.xpose-deps-2
+if [ ! -f "$stamp2" ]; then
+  .venv/bin/python -m pip install -q "hypothesis>=6" "jax[cpu]"
+  if [ "${XPOSE_SKIP_TORCH:-0}" != 1 ]; then
+    .venv/bin/python -m pip install -q --no-deps torch &&
+      .venv/bin/python -m pip install -q filelock typing-extensions sympy networkx jinja2 fsspec ||
+      echo "install-deps: PyPI torch did not install; the PyTorch CPU tests will be skipped (with the reason)"
+  fi
+  touch "$stamp2"
+fi

@@ -337,8 +337,9 @@ def _threads_arg(threads: Optional[int]) -> int:
         return 0
     if isinstance(threads, bool) or not isinstance(threads, int):
         raise TypeError(f"xpose: threads must be an int or None, got {_type_name(threads)}")
-    if threads < 0:
-        raise ValueError(f"xpose: invalid_argument: threads must be >= 0 (0 = all cores), got {threads}")
+    if threads < 0 or threads >= 1 << 31:  # the library's own bound (4 x cores, at least 256) is checked there
+        raise ValueError(f"xpose: invalid_argument: threads must be between 0 (all cores) and the core count, "
+                         f"got {threads}")
     return threads
 
 

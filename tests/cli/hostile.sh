@@ -83,6 +83,18 @@ if ! "$bench" --size 2x2 --reps 1 --warmup 0 --format json 2>/dev/null | grep -q
     { fails=$((fails + 1)); echo "FAIL: --variants best without a GPU: $(cat "$tmp/err")"; }
 fi
 
+# Without a GPU the reason is said once, and names a missing driver as such.
+n=$((n + 1))
+both=$("$bench" --size 2x2 --reps 1 --warmup 0 2>&1)
+said=$(grep -c "no GPU found" <<<"$both")
+if grep -q '"backend": "gpu"' < <("$bench" --size 2x2 --reps 1 --warmup 0 --format json 2>/dev/null); then
+  echo "ok: a GPU is present: no-GPU reason not tested"
+elif [ "$said" -ne 1 ] || { ! grep -q "built without CUDA" <<<"$both" && ! ldconfig -p | grep -q "libcuda.so.1" &&
+                             ! grep -q "no CUDA driver" <<<"$both"; }; then
+  fails=$((fails + 1)); echo "FAIL: no-GPU reason said $said times (want 1), or a missing driver not named:"
+  grep "no GPU" <<<"$both" | sed 's/^/  /'
+else echo "ok: no-GPU reason said once: $(grep "no GPU found" <<<"$both")"; fi
+
 # A write error after the run (a full disk): exit 1, one line, not 0.
 n=$((n + 1))
 timeout 60 "$bench" --size 8x8 --reps 1 --warmup 0 --out /dev/full >/dev/null 2>"$tmp/err"

@@ -38,3 +38,17 @@ if [ ! -f "$stamp_dist" ]; then
   .venv/bin/python -m pip install -q "mpi4py>=3.1"
   touch "$stamp_dist"
 fi
+
+# Issue 10: property-based tests (Hypothesis) and the CPU paths of JAX and PyTorch,
+# exercised without a GPU. PyPI's torch for Linux is the CUDA build with its CUDA
+# libraries (measured: 5 min, 5.4 GB); it imports and runs on the CPU without a
+# driver. XPOSE_SKIP_TORCH=1 leaves it out (its tests then skip, saying why).
+stamp2=.venv/.xpose-deps-2
+if [ ! -f "$stamp2" ]; then
+  .venv/bin/python -m pip install -q "hypothesis>=6" "jax[cpu]"
+  if [ "${XPOSE_SKIP_TORCH:-0}" != 1 ]; then
+    .venv/bin/python -m pip install -q torch ||
+      echo "install-deps: torch did not install from PyPI; the PyTorch tests will be skipped (with the reason)"
+  fi
+  touch "$stamp2"
+fi

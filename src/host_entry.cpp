@@ -1,18 +1,50 @@
 // Host entries of the public API: validation, then the CPU backend or the oracle.
+#include <algorithm>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 #include "internal.hpp"
 
 namespace xpose {
 
+// libgomp exits or crashes when asked for tens of thousands of threads (issue 10):
+// the backend only ever sees a count checked here. The cap leaves room for
+// oversubscription experiments, not for pathological counts.
+int max_host_threads() noexcept {
+#if defined(_OPENMP)
+  return std::max(4 * omp_get_num_procs(), 256);
+#else
+  return 256;  // accepted for portability; the backend runs one thread
+#endif
+}
+
+int host_threads(int requested) noexcept {
+  if (requested < 0 || requested > max_host_threads()) return 0;
+#if defined(_OPENMP)
+  if (requested == 0) return std::clamp(omp_get_max_threads(), 1, max_host_threads());
+  return requested;
+#else
+  return 1;
+#endif
+}
+
 status transpose_host(const void* in, void* out, const matrix_desc& desc,
                       const host_options& options) noexcept {
-  status s = detail::validate(in, out, desc, false);
-  if (!s.ok() || detail::empty(desc)) return s;
-  detail::blocked_transpose(in, out, desc, options.threads);
+  status s = detail::validate(in, out, desc, false, detail::host_align);
+  if (!s.ok()) return s;
+  const int threads = host_threads(options.threads);
+  if (threads == 0)
+    return status::make(status_code::invalid_argument, "host_options.threads is %d: use 0 (default) to %d",
+                        options.threads, max_host_threads());
+  if (detail::empty(desc)) return s;
+  detail::blocked_transpose(in, out, desc, threads);
   return {};
 }
 
 status transpose_reference(const void* in, void* out, const matrix_desc& desc) noexcept {
-  status s = detail::validate(in, out, desc, false);
+  status s = detail::validate(in, out, desc, false, detail::host_align);
   if (!s.ok() || detail::empty(desc)) return s;
   detail::reference_transpose(in, out, desc);
   return {};

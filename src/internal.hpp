@@ -7,8 +7,13 @@
 namespace xpose::detail {
 
 /// Validates a call; `copy_shaped` means the output mirrors the input's layout
-/// (the ceiling variants) instead of being the transposed matrix.
-status validate(const void* in, const void* out, const matrix_desc& d, bool copy_shaped) noexcept;
+/// (the ceiling variants) instead of being the transposed matrix. Pointers must be
+/// aligned to the element size, or to `align` bytes when that is smaller and > 0.
+status validate(const void* in, const void* out, const matrix_desc& d, bool copy_shaped, int align = 0) noexcept;
+
+/// Host entries: every CPU kernel loads and stores unaligned, so 16-byte elements
+/// need only the 8-byte alignment NumPy gives complex128 (issue 10).
+constexpr int host_align = 8;
 
 /// True when the (validated) call moves no element.
 inline bool empty(const matrix_desc& d) noexcept { return d.rows == 0 || d.cols == 0 || d.batch == 0; }

@@ -19,6 +19,21 @@ bool extent(index_t batch, index_t stride, index_t rows, index_t ld, index_t len
   return add_ok(a, b, &s) && add_ok(s, len, out);
 }
 
+// A pitch (leading dimension or batch stride) in bytes beyond 2^56 steps past any
+// 64-bit address space in use (57-bit virtual addresses) and leaves the backends,
+// which scale byte pitches by small tile factors in 64 bits, no headroom. Even an
+// unused one (ld_in with one row) is rejected: it is never a real layout.
+constexpr index_t max_pitch_bytes = index_t{1} << 56;
+
+bool pitch_ok(index_t elems, int es) { return elems <= max_pitch_bytes / es; }
+
+// packed() derived `stride` as rows * ld; a stride still equal to that value after
+// rows or ld changed was not updated with them.
+bool stale(index_t stride, index_t derived, index_t rows, index_t ld) {
+  index_t now = 0;
+  return derived >= 0 && stride == derived && (!mul_ok(rows, ld, &now) || now != derived);
+}
+
 }  // namespace
 
 index_t in_extent(const matrix_desc& d) noexcept {
@@ -28,7 +43,7 @@ index_t out_extent(const matrix_desc& d) noexcept {
   return (d.batch - 1) * d.stride_out + (d.cols - 1) * d.ld_out + d.rows;
 }
 
-status validate(const void* in, const void* out, const matrix_desc& d, bool copy_shaped) noexcept {
+status validate(const void* in, const void* out, const matrix_desc& d, bool copy_shaped, int align) noexcept {
   using sc = status_code;
   const int es = d.elem_size;
   if (es != 1 && es != 2 && es != 4 && es != 8 && es != 16)
@@ -44,6 +59,20 @@ status validate(const void* in, const void* out, const matrix_desc& d, bool copy
                         (long long)d.ld_in, (long long)d.ld_out, (long long)d.stride_in,
                         (long long)d.stride_out);
   if (empty(d)) return {};  // a zero-sized matrix is a valid no-op
+  if (!pitch_ok(d.ld_in, es) || !pitch_ok(d.stride_in, es) ||
+      (!copy_shaped && (!pitch_ok(d.ld_out, es) || !pitch_ok(d.stride_out, es))))
+    return status::make(sc::size_overflow,
+                        "a leading dimension or batch stride exceeds 2^56 bytes: ld_in=%lld ld_out=%lld "
+                        "stride_in=%lld stride_out=%lld (x %d bytes)",
+                        (long long)d.ld_in, (long long)d.ld_out, (long long)d.stride_in,
+                        (long long)d.stride_out, es);
+  if (d.batch > 1 && (stale(d.stride_in, d.derived_stride_in, d.rows, d.ld_in) ||
+                      (!copy_shaped && stale(d.stride_out, d.derived_stride_out, d.cols, d.ld_out))))
+    return status::make(sc::invalid_argument,
+                        "stale batch stride: packed() set stride_in=%lld stride_out=%lld, but rows, cols or a "
+                        "leading dimension changed since (ld_in=%lld ld_out=%lld): set the strides too",
+                        (long long)d.stride_in, (long long)d.stride_out, (long long)d.ld_in,
+                        (long long)d.ld_out);
   index_t n = 0;
   if (!mul_ok(d.rows, d.cols, &n) || !mul_ok(n, d.batch, &n) || !mul_ok(n, es, &n))
     return status::make(sc::size_overflow, "size overflows 64 bits: %lld x %lld x %lld x %d bytes",
@@ -72,10 +101,10 @@ status validate(const void* in, const void* out, const matrix_desc& d, bool copy
     return status::make(sc::null_pointer, "%s pointer is null for a non-empty %lld x %lld matrix",
                         in == nullptr ? "input" : "output", (long long)d.rows, (long long)d.cols);
   const auto pi = reinterpret_cast<std::uintptr_t>(in), po = reinterpret_cast<std::uintptr_t>(out);
-  if (pi % static_cast<unsigned>(es) != 0 || po % static_cast<unsigned>(es) != 0)
-    return status::make(sc::misaligned, "%s pointer %p is not aligned to its %d-byte elements",
-                        pi % static_cast<unsigned>(es) ? "input" : "output",
-                        pi % static_cast<unsigned>(es) ? in : out, es);
+  const auto a = static_cast<unsigned>(align > 0 && align < es ? align : es);
+  if (pi % a != 0 || po % a != 0)
+    return status::make(sc::misaligned, "%s pointer %p is not aligned to %u bytes (%d-byte elements)",
+                        pi % a ? "input" : "output", pi % a ? in : out, a, es);
   if (pi > UINTPTR_MAX - static_cast<std::uintptr_t>(bytes_in) ||
       po > UINTPTR_MAX - static_cast<std::uintptr_t>(bytes_out))
     return status::make(sc::size_overflow, "the extent of input or output wraps the address space");
@@ -88,7 +117,7 @@ status validate(const void* in, const void* out, const matrix_desc& d, bool copy
 }  // namespace detail
 
 status validate(const void* in, const void* out, const matrix_desc& desc) noexcept {
-  return detail::validate(in, out, desc, false);
+  return detail::validate(in, out, desc, false, 0);
 }
 
 }  // namespace xpose

@@ -6,14 +6,22 @@ Usage: plot_bench.py RESULTS.json OUT.png
 import json
 import sys
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:
+    print("matplotlib is not installed for " + sys.executable, file=sys.stderr)
+    sys.exit(1)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
 def main() -> int:
-    data = json.load(open(sys.argv[1]))
+    if len(sys.argv) != 3:
+        print("usage: plot_bench.py RESULTS.json OUT.png", file=sys.stderr)
+        return 2
+    with open(sys.argv[1]) as f:
+        data = json.load(f)
     series: dict[str, list[tuple[float, float]]] = {}
     for r in data["rows"]:
         if not r.get("timed"):
@@ -33,9 +41,17 @@ def main() -> int:
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(sys.argv[2], dpi=120)
+    # The format follows the extension when matplotlib knows it, else PNG.
+    ext = sys.argv[2].rsplit(".", 1)[-1].lower() if "." in sys.argv[2] else ""
+    fmt = ext if ext in fig.canvas.get_supported_filetypes() else "png"
+    fig.savefig(sys.argv[2], dpi=120, format=fmt)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # One line on failure (xpose-bench quotes it), never a traceback.
+    try:
+        sys.exit(main())
+    except Exception as e:  # noqa: BLE001
+        print(f"{type(e).__name__}: {e}", file=sys.stderr)
+        sys.exit(1)

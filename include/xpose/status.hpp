@@ -36,7 +36,7 @@ const char* to_string(status_code code) noexcept;
 
 /// Result of an xpose call: a code and a human-readable message (empty when ok).
 /// Trivially copyable, no allocation: the message lives in a fixed buffer.
-class status {
+class [[nodiscard]] status {
  public:
   status() noexcept = default;
   /// Builds a status with a printf-style message.

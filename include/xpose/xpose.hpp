@@ -22,14 +22,14 @@ namespace xpose {
 
 /// Checks `desc` and the two pointers without touching memory: sizes, leading
 /// dimensions, strides, overflow, alignment, null pointers and overlap.
-status validate(const void* in, const void* out, const matrix_desc& desc) noexcept;
+[[nodiscard]] status validate(const void* in, const void* out, const matrix_desc& desc) noexcept;
 
 /// Number of usable CUDA devices; 0 when there is no GPU, no driver, any discovery
 /// error, or the library was built without CUDA.
-int device_count() noexcept;
+[[nodiscard]] int device_count() noexcept;
 
 /// True when the library was compiled with its CUDA backend.
-bool built_with_cuda() noexcept;
+[[nodiscard]] bool built_with_cuda() noexcept;
 
 // ---------------------------------------------------------------------------
 // Device entry (GPU)
@@ -39,14 +39,16 @@ bool built_with_cuda() noexcept;
 /// stream). Asynchronous: returns once the work is enqueued; never synchronises the
 /// host, allocates no memory. Both pointers must be accessible to the device.
 /// Uses the library's default variant, chosen by the dispatch policy.
-status transpose(const void* in, void* out, const matrix_desc& desc,
+[[nodiscard]] status transpose(const void* in, void* out, const matrix_desc& desc,
                  cudaStream_t stream = nullptr) noexcept;
 
 /// Typed convenience: packed rows x cols matrix of T on the device.
 template <class T>
-status transpose(const T* in, T* out, index_t rows, index_t cols,
+[[nodiscard]] status transpose(const T* in, T* out, index_t rows, index_t cols,
                  cudaStream_t stream = nullptr) noexcept {
   static_assert(std::is_trivially_copyable_v<T>, "xpose moves bytes: T must be trivially copyable");
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16,
+                "xpose moves elements of 1, 2, 4, 8 or 16 bytes");
   return transpose(static_cast<const void*>(in), static_cast<void*>(out),
                    matrix_desc::packed(rows, cols, static_cast<int>(sizeof(T))), stream);
 }
@@ -57,25 +59,36 @@ status transpose(const T* in, T* out, index_t rows, index_t cols,
 
 /// Options for the CPU backend.
 struct host_options {
-  int threads = 0;  ///< 0 = OpenMP's default (all cores); 1 = single-threaded
+  /// 0 = OpenMP's default (all cores, OMP_NUM_THREADS), capped at max_host_threads();
+  /// 1 = single-threaded; negative or above max_host_threads() => invalid_argument.
+  int threads = 0;
 };
+
+/// Largest thread count the CPU backend accepts: max(4 x processors, 256).
+[[nodiscard]] int max_host_threads() noexcept;
+
+/// Threads transpose_host runs with for `requested` (0 = the default above), or 0
+/// when `requested` is out of range.
+[[nodiscard]] int host_threads(int requested) noexcept;
 
 /// Transposes host memory with the fast CPU backend (cache-blocked, threaded).
 /// Synchronous.
-status transpose_host(const void* in, void* out, const matrix_desc& desc,
+[[nodiscard]] status transpose_host(const void* in, void* out, const matrix_desc& desc,
                       const host_options& options = {}) noexcept;
 
 /// Typed convenience: packed rows x cols matrix of T in host memory.
 template <class T>
-status transpose_host(const T* in, T* out, index_t rows, index_t cols,
+[[nodiscard]] status transpose_host(const T* in, T* out, index_t rows, index_t cols,
                       const host_options& options = {}) noexcept {
   static_assert(std::is_trivially_copyable_v<T>, "xpose moves bytes: T must be trivially copyable");
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16,
+                "xpose moves elements of 1, 2, 4, 8 or 16 bytes");
   return transpose_host(static_cast<const void*>(in), static_cast<void*>(out),
                         matrix_desc::packed(rows, cols, static_cast<int>(sizeof(T))), options);
 }
 
 /// The plain-loop reference transpose (the test oracle). Slow; validates like the
 /// other entries.
-status transpose_reference(const void* in, void* out, const matrix_desc& desc) noexcept;
+[[nodiscard]] status transpose_reference(const void* in, void* out, const matrix_desc& desc) noexcept;
 
 }  // namespace xpose

@@ -8,11 +8,23 @@ two DLPack views.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple, TypeVar, Union
+from typing import Any, Callable, Optional, Protocol, Tuple, TypeVar, Union, runtime_checkable
 
 from . import _xpose
 
-ArrayT = TypeVar("ArrayT")
+
+@runtime_checkable
+class SupportsDLPack(Protocol):
+    """An array that exports itself through DLPack (NumPy, PyTorch, CuPy, JAX, ...)."""
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def __dlpack_device__(self) -> Tuple[int, int]: ...
+
+
+ArrayT = TypeVar("ArrayT", bound=SupportsDLPack)
+# A cudaStream_t as an int, or a stream object (torch.cuda.Stream, cupy.cuda.Stream,
+# anything with __cuda_stream__): checked at run time by _stream_handle.
 StreamLike = Union[int, Any]
 
 # Plans returned by _xpose.transpose_arrays.
@@ -37,12 +49,11 @@ def built_with_cuda() -> bool:
 
 
 def _framework(x: Any) -> str:
-    mod = type(x).__module__.split(".", 1)[0]
-    if mod == "numpy":
-        import numpy as np
+    import numpy as np
 
-        if isinstance(x, np.ndarray):
-            return "numpy"
+    if isinstance(x, np.ndarray):  # subclasses too (np.matrix, masked, user-defined)
+        return "numpy"
+    mod = type(x).__module__.split(".", 1)[0]
     if mod == "torch":
         return "torch"
     if mod == "cupy":
@@ -117,9 +128,9 @@ def _numpy_view(a: Any, is_out: bool = False) -> Any:
     return a.view(bits)
 
 
-def _call(x: Any, out: Any, stream: int = 0) -> int:
+def _call(x: Any, out: Any, stream: int = 0, threads: int = 0) -> int:
     try:
-        return _xpose.transpose_arrays(x, out, stream)
+        return _xpose.transpose_arrays(x, out, stream, threads)
     except TypeError as e:
         # nanobind rejects objects it cannot import as DLPack arrays before our
         # code runs: say what was passed instead of listing overload signatures.
@@ -131,19 +142,43 @@ def _call(x: Any, out: Any, stream: int = 0) -> int:
         raise
 
 
-def _run(x: Any, out: Any, stream: int, contiguous: Any) -> None:
+def _run(x: Any, out: Any, stream: int, contiguous: Any, threads: int = 0) -> None:
     """Runs the bridge; when x's strides are not expressible, retries on a contiguous copy."""
-    if _call(x, out, stream) == _NEEDS_CONTIGUOUS:
-        if _call(contiguous(x), out, stream) == _NEEDS_CONTIGUOUS:  # pragma: no cover
+    if _call(x, out, stream, threads) == _NEEDS_CONTIGUOUS:
+        if _call(contiguous(x), out, stream, threads) == _NEEDS_CONTIGUOUS:  # pragma: no cover
             raise RuntimeError("xpose: internal error: a contiguous array was not accepted")
 
 
-def _transpose_numpy(x: Any, out: Optional[Any]) -> Any:
+def _broadcast_axis(shape: Tuple[int, ...], strides: Tuple[int, ...]) -> int:
+    """-1 or -2 when that axis (cols, rows) is broadcast (stride 0, extent > 1), else 0."""
+    for axis in (-1, -2):
+        if shape[axis] > 1 and strides[axis] == 0:
+            return axis
+    return 0
+
+
+def _transpose_broadcast(x: Any, out: Any, axis: int, transpose_fn: Callable[[Any], Any],
+                         fill: Callable[[Any, Any], None]) -> None:
+    """Broadcast rows or columns (stride 0): transposes the one distinct row or column,
+    then broadcasts it into `out`. Peak memory stays that of the distinct data, not
+    of the broadcast array (issue 10: (2, 2^31) was copied whole first)."""
+    if axis == -2:  # every row is row 0: out[..., c, r] = x[..., 0, c]
+        fill(out, transpose_fn(x[..., :1, :]))  # (..., C, 1) broadcast along r
+    else:  # every column is column 0: out[..., c, r] = x[..., r, 0]
+        fill(out, transpose_fn(x[..., :, :1]))  # (..., 1, R) broadcast along c
+
+
+def _transpose_numpy(x: Any, out: Optional[Any], threads: int = 0) -> Any:
     import numpy as np
 
+    if isinstance(x, np.ma.MaskedArray):
+        return _transpose_masked(x, out, threads)
     shape = _out_shape(x.shape)
+    subclass = type(x) if type(x) is not np.ndarray else None
+    x = x.view(np.ndarray)  # np.matrix and other subclasses: the bits, then the type back
     if out is None:
         out = np.empty(shape, dtype=x.dtype)
+        result = out if subclass is None else out.view(subclass)
     else:
         if not isinstance(out, np.ndarray):
             raise TypeError(f"xpose: out must be a numpy.ndarray like x, got {_type_name(out)}")
@@ -151,11 +186,29 @@ def _transpose_numpy(x: Any, out: Optional[Any]) -> Any:
             raise ValueError(f"xpose: out has dtype {out.dtype}, expected {x.dtype}")
         if not out.flags.writeable:
             raise ValueError("xpose: out is read-only")
-    _run(_numpy_view(x), _numpy_view(out, is_out=True), 0, np.ascontiguousarray)
-    return out
+        result = out
+        out = out.view(np.ndarray)
+    axis = _broadcast_axis(x.shape, x.strides)
+    if axis and x.size:
+        _transpose_broadcast(x, out, axis, lambda a: _transpose_numpy(a, None, threads),
+                             lambda o, v: np.copyto(_numpy_view(o, is_out=True), _numpy_view(v)))
+        return result
+    _run(_numpy_view(x), _numpy_view(out, is_out=True), 0, np.ascontiguousarray, threads)
+    return result
 
 
-def _transpose_torch(x: Any, out: Optional[Any], stream: Optional[StreamLike]) -> Any:
+def _transpose_masked(x: Any, out: Optional[Any], threads: int) -> Any:
+    """Masked arrays keep their mask: data and mask are transposed alike."""
+    import numpy as np
+
+    if out is not None:
+        raise TypeError("xpose: out= is not supported for masked arrays (the mask is returned with a new array)")
+    data = _transpose_numpy(np.ma.getdata(x), None, threads)
+    mask = _transpose_numpy(np.ma.getmaskarray(x), None, threads)
+    return np.ma.MaskedArray(data, mask=mask, fill_value=x.fill_value)
+
+
+def _transpose_torch(x: Any, out: Optional[Any], stream: Optional[StreamLike], threads: int = 0) -> Any:
     import torch
 
     if not isinstance(x, torch.Tensor):
@@ -184,7 +237,12 @@ def _transpose_torch(x: Any, out: Optional[Any], stream: Optional[StreamLike]) -
             if ours and isinstance(stream, torch.cuda.Stream):
                 # The caching allocator must not recycle `out` before `stream` is done.
                 out.record_stream(stream)
-    _run(x, out.detach(), handle, lambda a: a.contiguous())
+    axis = _broadcast_axis(tuple(x.shape), tuple(x.stride()))
+    if axis and x.numel():
+        _transpose_broadcast(x, out.detach(), axis, lambda a: _transpose_torch(a, None, stream, threads),
+                             lambda o, v: o.copy_(v.expand(o.shape)))
+        return out
+    _run(x, out.detach(), handle, lambda a: a.contiguous(), threads)
     return out
 
 
@@ -211,7 +269,7 @@ def _transpose_cupy(x: Any, out: Optional[Any], stream: Optional[StreamLike]) ->
     return out
 
 
-def _transpose_jax(x: Any, out: Optional[Any], stream: Optional[StreamLike]) -> Any:
+def _transpose_jax(x: Any, out: Optional[Any], stream: Optional[StreamLike], threads: int = 0) -> Any:
     import jax
     import jax.numpy as jnp
     import numpy as np
@@ -234,7 +292,7 @@ def _transpose_jax(x: Any, out: Optional[Any], stream: Optional[StreamLike]) -> 
     shape = _out_shape(tuple(x.shape))
     if dev.platform == "cpu":
         # Zero-copy view of the host buffer, the CPU backend, then a new JAX array.
-        return jax.device_put(_transpose_numpy(np.asarray(x), None), dev)
+        return jax.device_put(_transpose_numpy(np.asarray(x), None, threads), dev)
     if x.dtype == jnp.bool_ and x.size:
         # Not every JAX version exports bool through DLPack: move the bytes as uint8.
         return _transpose_jax(x.astype(jnp.uint8), None, stream).astype(jnp.bool_)
@@ -254,12 +312,44 @@ def _transpose_jax(x: Any, out: Optional[Any], stream: Optional[StreamLike]) -> 
     return out
 
 
+def _transpose_dlpack(x: Any, out: Optional[Any], stream: Optional[StreamLike], threads: int) -> Any:
+    """Any other object with __dlpack__: host memory as a NumPy array (zero-copy),
+    CUDA memory through CuPy when it is installed."""
+    import numpy as np
+
+    dev_type = int(x.__dlpack_device__()[0])
+    if dev_type in (1, 3):  # kDLCPU, kDLCUDAHost
+        return _transpose_numpy(np.from_dlpack(x), out, threads)
+    if dev_type in (_DLPACK_CUDA, _DLPACK_CUDA_MANAGED):
+        try:
+            import cupy
+        except ImportError:
+            raise TypeError(
+                f"xpose: {_type_name(x)} is a CUDA DLPack array: transposing it needs CuPy "
+                "(or pass a torch / cupy / jax array)"
+            ) from None
+        return _transpose_cupy(cupy.from_dlpack(x), out, stream)
+    raise TypeError(f"xpose: {_type_name(x)} lives on DLPack device type {dev_type} (CPU and CUDA only)")
+
+
+def _threads_arg(threads: Optional[int]) -> int:
+    if threads is None:
+        return 0
+    if isinstance(threads, bool) or not isinstance(threads, int):
+        raise TypeError(f"xpose: threads must be an int or None, got {_type_name(threads)}")
+    if threads < 0 or threads >= 1 << 31:  # the library's own bound (4 x cores, at least 256) is checked there
+        raise ValueError(f"xpose: invalid_argument: threads must be between 0 (all cores) and the core count, "
+                         f"got {threads}")
+    return threads
+
+
 # ---------------------------------------------------------------------------
 # Public entry
 # ---------------------------------------------------------------------------
 
 
-def transpose(x: ArrayT, out: Optional[ArrayT] = None, *, stream: Optional[StreamLike] = None) -> ArrayT:
+def transpose(x: ArrayT, out: Optional[ArrayT] = None, *, stream: Optional[StreamLike] = None,
+              threads: Optional[int] = None) -> ArrayT:
     """Transpose a matrix, or the last two axes of a batch of matrices.
 
     Parameters
@@ -276,12 +366,17 @@ def transpose(x: ArrayT, out: Optional[ArrayT] = None, *, stream: Optional[Strea
         along its last axis (C-contiguous, or padded rows), not overlapping ``x``.
         Not supported for JAX (its arrays are immutable).
     stream:
-        GPU arrays only (ignored for CPU arrays): a ``cudaStream_t`` as an int, a
+        GPU arrays only (checked, then unused, for CPU arrays: a wrong type raises
+        TypeError for every array): a ``cudaStream_t`` as an int, a
         ``torch.cuda.Stream``, a ``cupy.cuda.Stream`` or any object with
         ``__cuda_stream__``. Default: the framework's current stream
         (``torch.cuda.current_stream(x.device)``,
         ``cupy.cuda.get_current_stream()``), so the call is ordered with the
         surrounding framework work without any synchronisation.
+    threads:
+        CPU arrays only: threads of the CPU backend (default ``None`` = all cores,
+        as ``OMP_NUM_THREADS`` says; 1 = single-threaded). Above
+        ``4 x cores`` (at least 256): ValueError.
 
     Returns
     -------
@@ -312,8 +407,13 @@ def transpose(x: ArrayT, out: Optional[ArrayT] = None, *, stream: Optional[Strea
     * A transposed view (unit stride along the rows, e.g. ``y.T`` or
       ``y.mT``) already has the output's memory order: it is copied row by row
       (pitched copy at memcpy speed), not transposed.
+    * Broadcast rows or columns (stride 0, ``np.broadcast_to``, ``expand``):
+      the one distinct row or column is transposed, then broadcast into the
+      output; the broadcast input is never materialised.
+    * Masked arrays keep their mask; ``np.matrix`` and other ndarray
+      subclasses come back as their own type.
     * Other layouts (a step along the last axis such as ``x[:, ::2]``,
-      negative or zero strides) are first made contiguous with the framework
+      negative strides) are first made contiguous with the framework
       (``np.ascontiguousarray``, ``Tensor.contiguous()``,
       ``cupy.ascontiguousarray``), then transposed.
 
@@ -339,15 +439,20 @@ def transpose(x: ArrayT, out: Optional[ArrayT] = None, *, stream: Optional[Strea
            [1, 4],
            [2, 5]])
     """
+    if stream is not None:
+        _stream_handle(stream)  # a wrong type is an error for every kind of array
+    nthreads = _threads_arg(threads)
     fw = _framework(x)
     if fw == "numpy":
-        return _transpose_numpy(x, out)
+        return _transpose_numpy(x, out, nthreads)
     if fw == "torch":
-        return _transpose_torch(x, out, stream)
+        return _transpose_torch(x, out, stream, nthreads)
     if fw == "cupy":
         return _transpose_cupy(x, out, stream)
     if fw == "jax":
-        return _transpose_jax(x, out, stream)
+        return _transpose_jax(x, out, stream, nthreads)
+    if hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
+        return _transpose_dlpack(x, out, stream, nthreads)
     raise TypeError(
         f"xpose: unsupported object {_type_name(x)}: expected a numpy.ndarray, torch.Tensor, "
         "cupy.ndarray or jax.Array"

@@ -35,12 +35,33 @@ ALL_DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64", "float16", "bf
               "float32", "float64", "complex64", "complex128"]
 
 
+# xpose-bench's short names (f32, c64, ...) are accepted beside NumPy's.
+SHORT_DTYPES = {"bool": "bool", "i8": "int8", "u8": "uint8", "i16": "int16", "u16": "uint16", "i32": "int32",
+                "u32": "uint32", "i64": "int64", "u64": "uint64", "f16": "float16", "bf16": "bfloat16",
+                "f32": "float32", "f64": "float64", "c64": "complex64", "c128": "complex128"}
+
+
 def _parse_size(text: str) -> Tuple[int, int]:
     try:
         r, c = text.lower().split("x")
-        return int(r), int(c)
+        rows, cols = int(r), int(c)
     except ValueError:
         raise argparse.ArgumentTypeError(f"--size must look like 16384x16384, got {text!r}") from None
+    if rows <= 0 or cols <= 0 or rows * cols > 1 << 40:
+        raise argparse.ArgumentTypeError(f"--size {text!r}: both sides must be positive, at most 2^40 elements")
+    return rows, cols
+
+
+def _bounded(lo: int, hi: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"{v} is out of range [{lo}, {hi}]")
+        return v
+    return parse
 
 
 def _stats(ms: List[float]) -> Dict[str, float]:
@@ -331,21 +352,24 @@ def main(argv: Optional[List[str]] = None) -> int:
                     "count read + write.")
     p.add_argument("--size", type=_parse_size, default=None, metavar="RxC",
                    help="matrix size (default 16384x16384 on the GPU, 4096x4096 on the CPU)")
-    p.add_argument("--batch", type=int, default=1, help="batch count (3-D input when > 1)")
+    p.add_argument("--batch", type=_bounded(1, 1 << 20), default=1, help="batch count (3-D input when > 1)")
     p.add_argument("--dtypes", "--dtype", default=DEFAULT_DTYPES,
                    help=f"comma-separated dtypes, 'all' for {','.join(ALL_DTYPES)} (default {DEFAULT_DTYPES})")
     p.add_argument("--frameworks", default="torch,cupy", help="GPU frameworks to compare (default torch,cupy)")
-    p.add_argument("--reps", type=int, default=None, help="timed repetitions (default 50 GPU, 10 CPU)")
-    p.add_argument("--warmup", type=int, default=None, help="warm-up calls (default 5 GPU, 2 CPU)")
-    p.add_argument("--device", type=int, default=0, help="CUDA device (default 0)")
+    p.add_argument("--reps", type=_bounded(1, 100000), default=None, help="timed repetitions (default 50 GPU, 10 CPU)")
+    p.add_argument("--warmup", type=_bounded(0, 10000), default=None, help="warm-up calls (default 5 GPU, 2 CPU)")
+    p.add_argument("--device", type=_bounded(0, 1023), default=0, help="CUDA device (default 0)")
     p.add_argument("--cpu", action="store_true", help="benchmark NumPy arrays on the CPU backend")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     a = p.parse_args(argv)
 
     dtypes = ALL_DTYPES if a.dtypes == "all" else [d.strip() for d in a.dtypes.split(",") if d.strip()]
+    dtypes = [SHORT_DTYPES.get(d, d) for d in dtypes]
     for d in dtypes:
         if d not in ALL_DTYPES:
-            p.error(f"unknown dtype {d!r} (known: {', '.join(ALL_DTYPES)})")
+            p.error(f"unknown dtype {d!r} (known: {', '.join(ALL_DTYPES)}, or f32, c64, ...)")
+    if not dtypes:
+        p.error("--dtypes is empty")
 
     frameworks: List[Any] = []
     notes: List[str] = []

@@ -162,3 +162,17 @@ TEST(Validate, StatusNamesAreDistinct) {
     names.insert(xpose::to_string(static_cast<status_code>(c)));
   EXPECT_EQ(names.size(), static_cast<std::size_t>(status_code::invalid_argument) + 1);
 }
+
+// NumPy aligns complex128 to 8 bytes: the host entries take 16-byte elements at an
+// 8-byte offset (every CPU kernel moves them unaligned) and transpose them exactly;
+// the device rule (and the public validate()) keeps 16 (issue 10).
+TEST(Validate, SixteenByteElementsNeedOnlyEightOnTheHost) {
+  alignas(16) unsigned char in[8 + 6 * 16], out[8 + 6 * 16] = {}, want[6 * 16];
+  for (std::size_t i = 0; i < sizeof in; ++i) in[i] = static_cast<unsigned char>(i * 13 + 5);
+  const matrix_desc d = matrix_desc::packed(2, 3, 16);
+  ASSERT_TRUE(xpose::transpose_reference(in + 8, want, matrix_desc::packed(2, 3, 16)).ok());
+  EXPECT_TRUE(xpose::transpose_host(in + 8, out + 8, d).ok());
+  EXPECT_EQ(std::memcmp(out + 8, want, sizeof want), 0);
+  EXPECT_EQ(xpose::validate(in + 8, out + 8, d).code(), status_code::misaligned);
+  EXPECT_EQ(xpose::transpose_host(in + 4, out + 8, d).code(), status_code::misaligned);
+}

@@ -70,15 +70,20 @@ const int elem_sizes[] = {1, 2, 4, 8, 16};
 // A case
 // ---------------------------------------------------------------------------
 enum class hostile : int {
-  none, ld_in_small, ld_out_small, stride_out_small, misaligned_in, misaligned_out, negative_rows,
-  bad_elem_size, null_in, null_out, overflow, count
+  none, ld_in_small, ld_out_small, stride_out_small, misaligned_in, misaligned_out, negative_field,
+  bad_elem_size, null_in, null_out, overflow, alias, overlap, absurd_pitch, count
 };
 const char* hostile_name(hostile h) {
-  static const char* n[] = {"none",           "ld_in_small",   "ld_out_small", "stride_out_small",
-                            "misaligned_in",  "misaligned_out", "negative_rows", "bad_elem_size",
-                            "null_in",        "null_out",      "overflow"};
+  static const char* n[] = {"none",           "ld_in_small",   "ld_out_small",   "stride_out_small",
+                            "misaligned_in",  "misaligned_out", "negative_field", "bad_elem_size",
+                            "null_in",        "null_out",      "overflow",       "alias",
+                            "overlap",        "absurd_pitch"};
   return n[static_cast<int>(h)];
 }
+
+// Outputs of at least this many bytes take the CPU backend's streaming (non-temporal)
+// copy-out: stream_threshold in src/cpu/blocked.cpp. Some cases are drawn above it.
+constexpr std::size_t cpu_stream_threshold = std::size_t{8} << 20;
 
 struct fuzz_case {
   matrix_desc d;        // valid: the buffers are sized from it
@@ -89,6 +94,7 @@ struct fuzz_case {
   bool stream = false;  // run the GPU targets on a created non-blocking stream
   hostile bad = hostile::none;
   matrix_desc bad_d;    // the descriptor passed to the library when bad != none
+  index_t overlap_off = 0;  // alias / overlap: the output pointer is the input's plus this many elements
 };
 
 std::string describe(const fuzz_case& c) {
@@ -104,9 +110,11 @@ std::string describe(const fuzz_case& c) {
   std::string s = buf;
   if (c.bad != hostile::none) {
     const matrix_desc& b = c.bad_d;
-    std::snprintf(buf, sizeof buf, " (passed: rows=%lld cols=%lld ld_in=%lld ld_out=%lld stride_out=%lld es=%d)",
-                  (long long)b.rows, (long long)b.cols, (long long)b.ld_in, (long long)b.ld_out,
-                  (long long)b.stride_out, b.elem_size);
+    std::snprintf(buf, sizeof buf,
+                  " (passed: rows=%lld cols=%lld batch=%lld ld_in=%lld ld_out=%lld stride_in=%lld stride_out=%lld "
+                  "es=%d; out = in + %lld elements when aliasing)",
+                  (long long)b.rows, (long long)b.cols, (long long)b.batch, (long long)b.ld_in, (long long)b.ld_out,
+                  (long long)b.stride_in, (long long)b.stride_out, b.elem_size, (long long)c.overlap_off);
     s += buf;
   }
   return s;
@@ -131,6 +139,7 @@ std::size_t case_bytes(const fuzz_case& c) {
 struct gen_options {
   bool small = false;          // sanitizer mode: small shapes, representative list first
   std::size_t max_bytes = 0;   // bound on input + output bytes of one case
+  std::size_t large_bytes = 0; // bound for the cases drawn past the streaming threshold
   index_t max_side = 5000;
 };
 
@@ -177,6 +186,18 @@ void draw_layout(rng& g, fuzz_case& c) {
     k = g.percent();
     if (k < 20) d.stride_out = one_out;
     else d.stride_out += g.percent() < 70 ? 0 : g.uniform(1, 100);
+  }
+  // Accepted but extreme: a pitch that is never stepped (one row, one column, one
+  // batch) may be as large as validation allows (2^56 bytes); nothing may overflow.
+  if (g.percent() < 6 && !empty(d)) {
+    const index_t top = (index_t{1} << 56) / d.elem_size;
+    auto huge = [&] { return g.percent() < 50 ? top : g.uniform(index_t{1} << 31, top); };
+    if (d.rows == 1) d.ld_in = huge();
+    if (d.cols == 1) d.ld_out = huge();
+    if (d.batch == 1) {
+      d.stride_in = huge();
+      d.stride_out = huge();
+    }
   }
 }
 
@@ -228,7 +249,25 @@ void make_hostile(rng& g, fuzz_case& c) {
       case hostile::stride_out_small: ok = nonempty && c.d.batch > 1; b.stride_out = (c.d.cols - 1) * c.d.ld_out + c.d.rows - 1; break;
       case hostile::misaligned_in:
       case hostile::misaligned_out: ok = nonempty && c.d.elem_size > 1; break;
-      case hostile::negative_rows: b.rows = -g.uniform(1, 5); break;
+      case hostile::negative_field: {  // every field, small or extreme negative values
+        index_t* f[] = {&b.rows, &b.cols, &b.batch, &b.ld_in, &b.ld_out, &b.stride_in, &b.stride_out};
+        const int k = g.percent();
+        *f[g.next() % 7] = k < 60 ? -g.uniform(1, 5) : k < 80 ? -(index_t{1} << g.uniform(20, 62)) : INT64_MIN;
+        break;
+      }
+      case hostile::alias:  // out == in
+        ok = nonempty;
+        c.overlap_off = 0;
+        break;
+      case hostile::overlap:  // out starts inside the input's extent
+        ok = nonempty && in_ext(c.d) > 1;
+        if (ok) c.overlap_off = g.uniform(1, in_ext(c.d) - 1);
+        break;
+      case hostile::absurd_pitch: {  // beyond 2^56 bytes, even where never stepped
+        index_t* f[] = {&b.ld_in, &b.ld_out, &b.stride_in, &b.stride_out};
+        *f[g.next() % 4] = g.percent() < 50 ? INT64_MAX : ((index_t{1} << 56) / b.elem_size) + g.uniform(1, 1000);
+        break;
+      }
       case hostile::bad_elem_size: { static const int bad[] = {0, 3, 5, 32, -4}; b.elem_size = g.pick(bad); break; }
       case hostile::null_in:
       case hostile::null_out: ok = nonempty; break;
@@ -269,6 +308,11 @@ fuzz_case make_case(std::uint64_t seed, std::uint64_t index, const gen_options& 
     } else if (shape < 19 && !o.small) {  // very long skinny rows
       d.rows = g.uniform(1, 3);
       d.cols = g.uniform(100000, 1000000);
+    } else if (shape < 21 && !o.small && o.large_bytes >= 3 * cpu_stream_threshold) {
+      // Past the streaming threshold (every large CPU transpose takes that path).
+      const index_t want = static_cast<index_t>(cpu_stream_threshold) / d.elem_size + g.uniform(0, 300000 / d.elem_size);
+      d.rows = g.percent() < 50 ? g.pick(tile_sizes) + 1 : g.uniform(2, 3000);
+      d.cols = (want + d.rows - 1) / d.rows;
     }
     const int bk = g.percent();
     d.batch = bk < 55 ? 1 : bk < 57 ? 0 : bk < 85 ? g.uniform(2, 4) : bk < 97 ? g.uniform(5, 20) : 1;
@@ -285,7 +329,8 @@ fuzz_case make_case(std::uint64_t seed, std::uint64_t index, const gen_options& 
     static const int threads[] = {0, 1, 2, 3};
     c.threads = g.pick(threads);
     c.stream = g.percent() < 50;
-    if (case_bytes(c) <= o.max_bytes) break;
+    const bool large = static_cast<std::size_t>(out_ext(c.d) * d.elem_size) >= cpu_stream_threshold;
+    if (case_bytes(c) <= (large ? std::max(o.large_bytes, o.max_bytes) : o.max_bytes)) break;
     if (attempt == 63) {  // shrink: one batch, then halve the longer side until it fits
       d.batch = std::min<index_t>(d.batch, 1);
       while (case_bytes(c) > o.max_bytes) {
@@ -434,6 +479,7 @@ std::string locate(const run_state& s, expect_kind k, std::size_t byte, const un
 // ---------------------------------------------------------------------------
 struct stats {
   std::uint64_t cases = 0, checks = 0, hostile_checks = 0, failures = 0, skipped_variants = 0;
+  std::uint64_t streaming = 0, extreme = 0, aliasing = 0;  // coverage of the paths issue 10 found unreached
 };
 
 struct context {
@@ -505,7 +551,9 @@ const void* in_arg(const fuzz_case& c, const unsigned char* p) {
   if (c.bad == hostile::misaligned_in) return p + 1;
   return p;
 }
-void* out_arg(const fuzz_case& c, unsigned char* p) {
+void* out_arg(const fuzz_case& c, unsigned char* p, const unsigned char* in) {
+  if (c.bad == hostile::alias || c.bad == hostile::overlap)
+    return const_cast<unsigned char*>(in) + c.overlap_off * c.d.elem_size;
   if (c.bad == hostile::null_out) return nullptr;
   if (c.bad == hostile::misaligned_out) return p + 1;
   return p;
@@ -576,10 +624,17 @@ void run_cpu_targets(context& x, run_state& s, rng& pick) {
     if (!wanted(x, target)) continue;
     std::memcpy(got, s.pattern.p, s.region);
     const void* i = in_arg(c, s.in_ptr());
-    void* o = out_arg(c, out_ptr(expect_kind::transpose));
+    void* o = out_arg(c, out_ptr(expect_kind::transpose), s.in_ptr());
+    // Aliasing cases point the output into the input: it must come back untouched.
+    const bool aliasing = c.bad == hostile::alias || c.bad == hostile::overlap;
+    const std::size_t in_bytes = static_cast<std::size_t>(in_ext(c.d) * c.d.elem_size);
+    std::vector<unsigned char> before;
+    if (aliasing) before.assign(s.in_ptr(), s.in_ptr() + in_bytes);
     const status st = target[0] == 'h' ? xpose::transpose_host(i, o, passed(c), xpose::host_options{c.threads})
                                        : xpose::transpose_reference(i, o, passed(c));
     judge(x, s, target, st, false, expect_kind::transpose, got, i, o);
+    if (aliasing && std::memcmp(before.data(), s.in_ptr(), in_bytes) != 0)
+      report(x, s, target, "aliasing output was rejected but the input (its memory) was modified");
   }
   // Self-test of the checker: a stray byte in each guard, in the padding, in an element.
   if (x.self_test && c.bad == hostile::none && !empty(c.d)) {
@@ -628,7 +683,7 @@ void run_cpu_targets(context& x, run_state& s, rng& pick) {
   if (xpose::device_count() == 0 && wanted(x, "nogpu")) {
     std::memcpy(got, s.pattern.p, s.region);
     const void* i = in_arg(c, s.in_ptr());
-    void* o = out_arg(c, out_ptr(expect_kind::transpose));
+    void* o = out_arg(c, out_ptr(expect_kind::transpose), s.in_ptr());
     status st = xpose::transpose(i, o, passed(c));
     auto expect = [&](const status& r, const char* what, bool copy_shaped) {
       const status v = xpose::detail::validate(i, o, passed(c), copy_shaped);
@@ -704,7 +759,7 @@ bool run_gpu_targets(context& x, run_state& s, device_pools& dp) {
                  target))
       return false;
     const void* i = in_arg(c, din);
-    void* o = out_arg(c, dp.out + out_start(c, k));
+    void* o = out_arg(c, dp.out + out_start(c, k), din);
     const status r = v ? xpose::transpose_variant(v->name, i, o, passed(c), {32, c.block_y}, st)
                        : xpose::transpose(i, o, passed(c), st);
     if (!cuda_ok(cudaMemcpyAsync(s.got.p, dp.out, s.region, cudaMemcpyDeviceToHost, st), "download output", x, s,
@@ -730,7 +785,7 @@ void usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s [--mode cpu|gpu|all] [--seed N] [--cases N] [--first N] [--case N]\n"
                "          [--small] [--max-bytes N] [--max-side N] [--time-limit SECONDS]\n"
-               "          [--target NAME]... [--max-failures N] [--verbose] [--self-test]\n"
+               "          [--target NAME]... [--max-failures N] [--verbose] [--self-test] [--require-coverage]\n"
                "targets: host reference maps:<variant> nogpu (cpu); <variant> transpose (gpu)\n",
                argv0);
 }
@@ -745,6 +800,7 @@ int main(int argc, char** argv) {
   double time_limit = 0;
   bool one_case = false;
   std::size_t max_bytes = 0;
+  bool require_coverage = false;  // fail unless streaming, extreme-pitch and aliasing cases were drawn
   for (int a = 1; a < argc; ++a) {
     const std::string f = argv[a];
     auto value = [&]() -> const char* {
@@ -767,6 +823,7 @@ int main(int argc, char** argv) {
     else if (f == "--max-failures") x.max_failures = std::strtoull(value(), nullptr, 0);
     else if (f == "--verbose") x.verbose = true;
     else if (f == "--self-test") x.self_test = true;
+    else if (f == "--require-coverage") require_coverage = true;
     else {
       usage(argv[0]);
       return 2;
@@ -780,6 +837,7 @@ int main(int argc, char** argv) {
   }
   x.gen.max_bytes = max_bytes ? max_bytes : x.gen.small ? (std::size_t{1} << 20) : x.gpu ? (std::size_t{64} << 20)
                                                                                          : (std::size_t{8} << 20);
+  x.gen.large_bytes = x.gen.small ? x.gen.max_bytes : std::max(x.gen.max_bytes, 3 * cpu_stream_threshold);
   if (x.gpu) {
 #if defined(XPOSE_HAS_CUDA)
     if (xpose::device_count() == 0) {
@@ -800,7 +858,7 @@ int main(int argc, char** argv) {
   // Buffers sized for the largest case, reused (pinned when copies go to a GPU).
   run_state s;
   s.seed = x.seed;
-  const std::size_t cap = x.gen.max_bytes + 2 * guard_bytes + 64 * 16;
+  const std::size_t cap = std::max(x.gen.max_bytes, x.gen.large_bytes) + 2 * guard_bytes + 64 * 16;
   s.in.alloc(cap, x.gpu);
   s.pattern.alloc(cap, x.gpu);
   s.got.alloc(cap, x.gpu);
@@ -838,6 +896,11 @@ int main(int argc, char** argv) {
     s.index = i;
     s.region = static_cast<std::size_t>(region_elems(c) * c.d.elem_size) + 2 * guard_bytes;
     largest = std::max<std::uint64_t>(largest, case_bytes(c));
+    if (c.bad == hostile::none && !empty(c.d)) {
+      x.st.streaming += static_cast<std::size_t>(out_ext(c.d) * c.d.elem_size) >= cpu_stream_threshold;
+      x.st.extreme += std::max({c.d.ld_in, c.d.ld_out, c.d.stride_in, c.d.stride_out}) >= index_t{1} << 31;
+    }
+    x.st.aliasing += c.bad == hostile::alias || c.bad == hostile::overlap;
     for (bool& h : s.have_want) h = false;
     if (x.verbose || one_case) std::printf("case %" PRIu64 ": %s\n", i, describe(c).c_str());
     // CPU only: an exactly sized input per case, so AddressSanitizer sees a read past its
@@ -871,6 +934,13 @@ int main(int argc, char** argv) {
               x.mode.c_str(), x.gen.small ? " small" : "", x.seed, x.st.cases, first, x.st.checks,
               x.st.hostile_checks, x.st.failures, largest / 1048576.0, elapsed(),
               stopped_by_time ? " (stopped by the time limit)" : "", cuda_failed ? " (stopped: CUDA error)" : "");
+  std::printf("xpose_fuzz: coverage: streaming_cases=%" PRIu64 " extreme_pitch_cases=%" PRIu64
+              " aliasing_cases=%" PRIu64 "\n",
+              x.st.streaming, x.st.extreme, x.st.aliasing);
+  if (require_coverage && (x.st.streaming == 0 || x.st.extreme == 0 || x.st.aliasing == 0)) {
+    std::printf("xpose_fuzz: FAIL: --require-coverage: a path was never drawn\n");
+    return 1;
+  }
 #if defined(XPOSE_HAS_CUDA)
   if (x.gpu) {
     cudaFree(dp.in);

@@ -3,6 +3,7 @@
 // warm-ups + repetitions with CUDA events. Working sets under 4x L2 get the L2
 // flushed (a 2xL2 scratch write) before every timed repetition.
 #include <algorithm>
+#include <dlfcn.h>
 #include <cstring>
 #include <random>
 #include <string>
@@ -66,7 +67,13 @@ bool gpu_usable(std::string* why) {
   const cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess) {
     cudaGetLastError();
-    *why = cuda_msg(e);
+    // Without a driver the runtime reports "driver version is insufficient": say
+    // what is actually missing when libcuda cannot be loaded at all.
+    void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (driver == nullptr) driver = dlopen("libcuda.so.1", RTLD_LAZY);
+    if (driver == nullptr) *why = "no CUDA driver: libcuda.so.1 not found";
+    else *why = cuda_msg(e);
+    if (driver != nullptr) dlclose(driver);
     return false;
   }
   if (n == 0) {

@@ -5,14 +5,23 @@
 // the course tables. Exit codes: 0 ok, 1 a variant failed its check, 2 bad usage.
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <iostream>
 #include <regex>
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+extern char** environ;
 
 #include "bench.hpp"
 #include "model_columns.hpp"
@@ -28,12 +37,41 @@ const std::vector<dtype_info>& dtypes() {
   return d;
 }
 
-dtype_info parse_dtype(const std::string& s) {
+// NumPy's spellings (float32, complex64, ...) name the same types as the short ones.
+const std::vector<std::pair<std::string, std::string>>& dtype_aliases() {
+  static const std::vector<std::pair<std::string, std::string>> a = {
+      {"float32", "f32"}, {"float16", "f16"}, {"bfloat16", "bf16"}, {"float64", "f64"},  {"int8", "i8"},
+      {"uint8", "u8"},    {"int16", "i16"},   {"uint16", "u16"},    {"int32", "i32"},    {"uint32", "u32"},
+      {"int64", "i64"},   {"uint64", "u64"},  {"complex64", "c64"}, {"complex128", "c128"}};
+  return a;
+}
+
+dtype_info parse_dtype(const std::string& given) {
+  std::string s = given;
+  for (const auto& [alias, name] : dtype_aliases())
+    if (alias == s) s = name;
   for (const auto& d : dtypes())
     if (d.name == s) return d;
   std::string names;
   for (const auto& d : dtypes()) names += (names.empty() ? "" : ", ") + d.name;
-  usage_error("unknown dtype '" + s + "' (one of: " + names + ")");
+  usage_error("unknown dtype '" + given + "' (one of: " + names + ", or NumPy's names such as float32)");
+}
+
+// The CPU harness's rows (tools/xpose-bench/cpu_harness.cpp).
+struct cpu_variant {
+  const char* name;
+  const char* description;
+};
+const cpu_variant cpu_variants[] = {
+    {"memcpy", "CPU ceiling: threaded memcpy of the same bytes"},
+    {"naive_loop", "CPU: plain double loop, the baseline a user writes first"},
+    {"xpose_cpu", "CPU: the library's blocked, threaded backend (transpose_host)"},
+    {"openblas", "CPU: OpenBLAS's out-of-place transpose (when built with OpenBLAS)"},
+};
+bool is_cpu_variant(const std::string& v) {
+  for (const auto& c : cpu_variants)
+    if (v == c.name) return true;
+  return false;
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -80,29 +118,127 @@ index_t default_side(int elem_bytes, long long l2) {
   return side;
 }
 
+// Output files are checked before anything runs: a run is never wasted on a path
+// that cannot be written (exit 2, one line).
+void check_writable(const std::string& path, const std::string& what) {
+  if (path.empty()) usage_error(what + " needs a file name (got an empty one)");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) usage_error(what + " '" + path + "' is a directory");
+    if (::access(path.c_str(), W_OK) != 0)
+      usage_error(what + " '" + path + "' is not writable: " + std::strerror(errno));
+    return;
+  }
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    usage_error(what + " '" + path + "': cannot create a file in '" + dir + "': " + std::strerror(errno));
+}
+
+// A write that fails after the run (a full disk, /dev/full): one line, exit 1.
+[[noreturn]] void write_failed(const std::string& where) {
+  std::fprintf(stderr, "xpose-bench: error: writing %s failed: %s\n", where.c_str(), std::strerror(errno ? errno : EIO));
+  std::exit(1);
+}
+
 void emit(const std::string& text, const options& o, bool append = false) {
   std::cout << text << std::flush;
+  if (!std::cout) write_failed("standard output");
   if (!o.out_file.empty()) {
     std::ofstream f(o.out_file, append ? std::ios::app : std::ios::trunc);
-    if (!f) usage_error("cannot write --out file '" + o.out_file + "'");
+    errno = 0;
+    if (!f) write_failed("--out file '" + o.out_file + "'");
     f << text;
+    f.close();
+    if (f.fail()) write_failed("--out file '" + o.out_file + "'");
   }
 }
 
-void plot(const std::vector<row>& rows, const run_meta& meta, const options& o) {
-  if (o.plot_file.empty()) return;
-  const std::string tmp = o.plot_file + ".json";
-  std::ofstream(tmp) << to_json(rows, meta).dump();
-  const std::string src = XPOSE_SOURCE_DIR;
-  // matplotlib lives in the project's .venv (scripts/install-deps.sh); $XPOSE_PYTHON overrides.
-  std::string py = "python3";
-  if (const char* env = std::getenv("XPOSE_PYTHON")) py = env;
-  else if (::access((src + "/.venv/bin/python").c_str(), X_OK) == 0) py = src + "/.venv/bin/python";
-  const std::string cmd = "'" + py + "' '" + src + "/tools/plot_bench.py' '" + tmp + "' '" + o.plot_file + "'";
-  if (std::system(cmd.c_str()) != 0)
-    std::fprintf(stderr, "xpose-bench: plotting failed (needs python3 with matplotlib); data kept in %s\n", tmp.c_str());
-  else
-    std::remove(tmp.c_str());
+std::string executable_dir() {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  std::string p(buf, static_cast<size_t>(n));
+  const auto slash = p.rfind('/');
+  return slash == std::string::npos ? "." : p.substr(0, slash);
+}
+
+// The plot script travels with the binary: beside it in the build tree, in
+// share/xpose of the install prefix (tools/xpose-bench/CMakeLists.txt).
+std::string plot_script() {
+  const std::string dir = executable_dir();
+  for (const std::string& p : {dir + "/plot_bench.py", dir + "/../share/xpose/plot_bench.py"})
+    if (::access(p.c_str(), R_OK) == 0) return p;
+  return "";
+}
+
+// The interpreter: $XPOSE_PYTHON, the active virtual environment, the project's
+// .venv (matplotlib, scripts/install-deps.sh), else python3 on PATH.
+std::string plot_python() {
+  if (const char* env = std::getenv("XPOSE_PYTHON"); env && *env) return env;
+  if (const char* venv = std::getenv("VIRTUAL_ENV"); venv && *venv) {
+    const std::string p = std::string(venv) + "/bin/python";
+    if (::access(p.c_str(), X_OK) == 0) return p;
+  }
+  const std::string built = std::string(XPOSE_SOURCE_DIR) + "/.venv/bin/python";
+  if (::access(built.c_str(), X_OK) == 0) return built;
+  return "python3";
+}
+
+// Runs `argv` (no shell: file names are never parsed) with stdout and stderr sent to
+// `log`; returns the exit status, or -1 when it could not start or died of a signal.
+int spawn(const std::vector<std::string>& args, const std::string& log) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  pid_t pid = 0;
+  const int e = posix_spawnp(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (e != 0) return -1;
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+std::string last_line(const std::string& file) {
+  std::ifstream f(file);
+  std::string line, last;
+  while (std::getline(f, line))
+    if (!line.empty()) last = line;
+  return last;
+}
+
+// Draws the plot; returns 0, or 1 after one line on stderr.
+int plot(const std::vector<row>& rows, const run_meta& meta, const options& o) {
+  if (o.plot_file.empty()) return 0;
+  const std::string data = o.plot_file + ".json", log = o.plot_file + ".log";
+  {
+    std::ofstream f(data);
+    f << to_json(rows, meta).dump();
+    f.close();
+    if (f.fail()) {
+      std::fprintf(stderr, "xpose-bench: error: plotting failed: cannot write its data file %s\n", data.c_str());
+      std::remove(data.c_str());
+      return 1;
+    }
+  }
+  const std::string py = plot_python();
+  const int rc = spawn({py, plot_script(), data, o.plot_file}, log);
+  std::string why = rc == -1 ? "cannot run '" + py + "' (set XPOSE_PYTHON)" : last_line(log);
+  std::remove(log.c_str());
+  if (rc == 0) {
+    std::remove(data.c_str());
+    return 0;
+  }
+  if (why.empty()) why = py + " exited with status " + std::to_string(rc);
+  std::fprintf(stderr, "xpose-bench: error: plotting %s failed (%s); the measurements are in %s\n",
+               o.plot_file.c_str(), why.c_str(), data.c_str());
+  return 1;
 }
 
 }  // namespace
@@ -116,6 +252,9 @@ int main(int argc, char** argv) {
   CLI::App app{"xpose-bench: matrix transpose kernels, checked bitwise and timed against a copy.\n"
                "GB/s are decimal (1e9 bytes/s) and count bytes read + bytes written."};
   app.set_version_flag("--version", "xpose-bench 0.1");
+  app.option_defaults()->always_capture_default();
+  app.footer("Exit codes: 0 success; 1 a variant failed its bitwise check, or writing the output or the plot "
+             "failed; 2 bad usage or a request this machine cannot run (one line on stderr, nothing run).");
   std::string variants_s, sizes_s, dtype_s = "f32", block_s = "32x8", format_s = "table";
   long long batch = 1;
   // Kept to tell "not given" from "given empty": an empty list is a usage error, not the default.
@@ -132,8 +271,9 @@ int main(int argc, char** argv) {
   app.add_option("--threads", o.threads, "CPU threads (default: all)");
   app.add_option("--peak-gbs", o.peak_gbs, "theoretical DRAM bandwidth, GB/s (default: from device attributes)");
   app.add_option("--format", format_s, "table | csv | json | md");
-  app.add_option("--out", o.out_file, "also write the output to FILE");
-  app.add_option("--plot", o.plot_file, "draw GB/s against size per variant into FILE.png (matplotlib)");
+  CLI::Option* out_opt = app.add_option("--out", o.out_file, "also write the output to FILE");
+  CLI::Option* plot_opt =
+      app.add_option("--plot", o.plot_file, "draw GB/s against size per variant into FILE.png (matplotlib)");
   app.add_flag("--model", o.model, "add the access model's predicted sectors and bank-conflict ways (no GPU needed)");
   app.add_flag("--counters", o.counters, "measure those counters with Nsight Compute (ncu on PATH); implies --model");
   bool list = false;
@@ -154,15 +294,26 @@ int main(int argc, char** argv) {
 
   if (list) {
     for (const auto& v : xpose::variants()) std::printf("%-14s %s\n", v.name, v.description);
+    for (const auto& v : cpu_variants) std::printf("%-14s %s\n", v.name, v.description);
     return 0;
   }
 
   // ---- validate everything before running anything ----
-  if (o.warmup < 0) usage_error("--warmup must be >= 0");
+  if (o.warmup < 0 || o.warmup > 10000) usage_error("--warmup must be between 0 and 10000");
   if (o.reps < 1 || o.reps > 100000) usage_error("--reps must be between 1 and 100000");
   if (batch < 0) usage_error("--batch must be >= 0");
-  if (o.threads < 0) usage_error("--threads must be >= 0");
-  if (o.peak_gbs < 0) usage_error("--peak-gbs must be >= 0");
+  if (o.threads < 0 || o.threads > xpose::max_host_threads())
+    usage_error("--threads must be between 0 (all cores) and " + std::to_string(xpose::max_host_threads()));
+  o.threads = xpose::host_threads(o.threads);  // resolves 0 (and OMP_NUM_THREADS) to a bounded count
+  if (!(o.peak_gbs >= 0) || std::isinf(o.peak_gbs)) usage_error("--peak-gbs must be a finite number >= 0");
+  if (o.device < 0) usage_error("--device must be >= 0");
+  if (out_opt->count() > 0) check_writable(o.out_file, "--out");
+  if (plot_opt->count() > 0) {
+    check_writable(o.plot_file, "--plot");
+    check_writable(o.plot_file + ".json", "--plot's data file");
+    if (plot_script().empty())
+      usage_error("--plot: plot_bench.py is not installed beside " + executable_dir() + "/xpose-bench");
+  }
   if (format_s != "table" && format_s != "csv" && format_s != "json" && format_s != "md")
     usage_error("unknown --format '" + format_s + "' (table, csv, json or md)");
   o.format = format_s;
@@ -177,10 +328,16 @@ int main(int argc, char** argv) {
 
   std::string why_no_gpu;
   const bool gpu = !o.cpu && gpu_usable(&why_no_gpu);
-  if (!o.cpu && !gpu && !o.model) o.cpu = true;
+  if (lab->parsed() && !gpu)
+    usage_error("lab measures the GPU kernels and needs a GPU (" + (o.cpu ? std::string("--cpu given") : why_no_gpu) + ")");
+  const bool cpu_by_default = !o.cpu && !gpu && !o.model;
+  if (cpu_by_default) o.cpu = true;
   if (variants_opt->count() > 0) {
     for (const auto& v : split(variants_s, ',')) {
-      const bool cpu_name = v == "memcpy" || v == "naive_loop" || v == "xpose_cpu" || v == "openblas";
+      const bool cpu_name = is_cpu_variant(v);
+      if (cpu_by_default && !cpu_name && xpose::find_variant(v) != nullptr)
+        usage_error("variant '" + v + "' runs on the GPU, and there is none (" + why_no_gpu +
+                    "); CPU variants: memcpy, naive_loop, xpose_cpu, openblas");
       if (o.cpu ? !cpu_name : xpose::find_variant(v) == nullptr)
         usage_error("unknown variant '" + v + "' for the " + (o.cpu ? "CPU" : "GPU") +
                     " backend (see --list; CPU: memcpy, naive_loop, xpose_cpu, openblas)");
@@ -221,12 +378,9 @@ int main(int argc, char** argv) {
   run_meta meta;
   meta.date = now_utc();
   meta.command = o.command;
-  if (!gpu && !o.model)
-    std::fprintf(stderr, "xpose-bench: %s: running the CPU backend\n",
-                 (why_no_gpu.empty() ? std::string("--cpu") : "no GPU found (" + why_no_gpu + ")").c_str());
+  // The no-GPU reason is said once, in the report's notice (below).
 
   if (lab->parsed()) {
-    if (!gpu) usage_error("lab needs a GPU (" + why_no_gpu + ")");
     // (a) the course's day-12 program: 32x32 threads, one element each.
     options a = o;
     a.cases = {case_spec{4096, 4096, 1, parse_dtype("f32")}};
@@ -266,8 +420,7 @@ int main(int argc, char** argv) {
     if (o.format != "json") emit(c.str(), o, true);
     std::vector<row> all = ra;
     all.insert(all.end(), rb.begin(), rb.end());
-    plot(all, mb, o);
-    return rc;
+    return std::max(rc, plot(all, mb, o));
   }
 
   if (o.model && !gpu) {  // the model needs no GPU: predictions alone
@@ -281,11 +434,14 @@ int main(int argc, char** argv) {
   }
   if (o.model && !o.cpu) add_model_columns(rows, o, meta);
   if (o.counters && !o.cpu) add_counters(rows, o, meta);
-  if (o.cpu && !why_no_gpu.empty()) meta.notice = "no GPU found (" + why_no_gpu + "): CPU backend";
+  if (o.cpu && !why_no_gpu.empty()) {
+    const std::string why = "no GPU found (" + why_no_gpu + "): CPU backend";
+    if (o.format == "csv" || o.format == "json") std::fprintf(stderr, "xpose-bench: %s\n", why.c_str());  // no notice line there
+    else meta.notice = why;
+  }
   emit(render(table_view(rows, o.format), meta, o.format), o);
   if (o.counters) emit(counters_table(rows, o.format), o, true);
-  plot(rows, meta, o);
   for (const row& r : rows)
     if (r.check.rfind("FAILED", 0) == 0) std::fprintf(stderr, "xpose-bench: %s %s: %s\n", r.variant.c_str(), r.spec.label().c_str(), r.check.c_str());
-  return rc;
+  return std::max(rc, plot(rows, meta, o));
 }

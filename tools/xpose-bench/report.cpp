@@ -139,7 +139,8 @@ std::string fmt(double v, int prec) {
 std::vector<std::vector<std::string>> cells(const std::vector<row>& rows, const run_meta& m,
                                             std::vector<std::string>* head) {
   const bool gpu = m.backend == "gpu";
-  *head = {"size", "variant", "block", "ms (median)", "GB/s", gpu ? "of copy" : "of memcpy"};
+  // Shape and dtype in their own columns: a CSV reader filters on either without parsing.
+  *head = {"shape", "dtype", "variant", "block", "ms (median)", "GB/s", gpu ? "of copy" : "of memcpy"};
   if (gpu) head->insert(head->end(), {"of memcpy", "of peak"});
   head->push_back("check");
   bool any_range = std::any_of(rows.begin(), rows.end(), [](const row& r) { return !r.range.empty(); });
@@ -151,7 +152,8 @@ std::vector<std::vector<std::string>> cells(const std::vector<row>& rows, const 
   head->insert(head->end(), extra_keys.begin(), extra_keys.end());
   std::vector<std::vector<std::string>> out;
   for (const row& r : rows) {
-    std::vector<std::string> c = {r.spec.label(), r.variant, r.block};
+    const std::string label = r.spec.label(), shape = label.substr(0, label.rfind(' '));
+    std::vector<std::string> c = {shape, r.spec.dtype.name, r.variant, r.block};
     if (r.timed) {
       c.insert(c.end(), {fmt(r.ms_median, 4), fmt(r.gbps, 1), fmt(gpu ? r.of_copy : r.of_memcpy, 3)});
       if (gpu) c.insert(c.end(), {fmt(r.of_memcpy, 3), fmt(r.of_peak, 3)});
@@ -213,7 +215,7 @@ std::string render(const std::vector<row>& rows, const run_meta& m, const std::s
   auto line = [&](const std::vector<std::string>& r) {
     for (size_t i = 0; i < r.size(); ++i) {
       if (md) s << "| ";
-      const bool left = i <= 2 || head[i] == "check" || head[i] == "expected";
+      const bool left = i <= 3 || head[i] == "check" || head[i] == "expected";
       s << (left ? std::left : std::right) << std::setw(static_cast<int>(w[i])) << r[i] << (md ? " " : "  ");
     }
     s << (md ? "|\n" : "\n");

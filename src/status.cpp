@@ -23,6 +23,10 @@ const char* to_string(status_code code) noexcept {
     case status_code::unknown_variant: return "unknown_variant";
     case status_code::unsupported_variant: return "unsupported_variant";
     case status_code::invalid_argument: return "invalid_argument";
+    case status_code::bad_rank: return "bad_rank";
+    case status_code::bad_axes: return "bad_axes";
+    case status_code::shape_mismatch: return "shape_mismatch";
+    case status_code::overlapping_output: return "overlapping_output";
   }
   return "unknown_status";
 }

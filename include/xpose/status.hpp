@@ -24,6 +24,11 @@ enum class status_code : int {
   unknown_variant,        ///< no registered variant has this name
   unsupported_variant,    ///< the variant cannot run this element size / device / launch shape
   invalid_argument,       ///< any other invalid argument (e.g. a block shape the variant rejects)
+  // Layouts and plans (include/xpose/layout.hpp, plan.hpp)
+  bad_rank,               ///< a layout's rank is outside 0..16, or input and output ranks differ
+  bad_axes,               ///< axes repeated, out of range, or not one per dimension
+  shape_mismatch,         ///< an output extent differs from the input extent its axis names
+  overlapping_output,     ///< output strides make two output elements share memory
 };
 
 /// Short stable name of a status code ("ok", "null_pointer", ...).

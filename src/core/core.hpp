@@ -20,6 +20,11 @@ inline status plan_for(const matrix_desc& d, plan* p) noexcept {
 /// CPU executor of a validated, non-empty plan (src/cpu/permute.cpp).
 void execute_plan_cpu(const plan& p, const void* in, void* out, int threads) noexcept;
 
+/// GPU launchers of the N-d plans (src/cuda/nd/permute_nd.cu): validated,
+/// non-empty plans, checked pointers, current device.
+status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t stream);
+status launch_strided_copy(const plan& p, const void* in, void* out, cudaStream_t stream);
+
 /// Position k of the output dimension that is the input's fastest (axes[k] == rank-1).
 inline int input_fastest(const plan& p) noexcept {
   for (int k = 0; k < p.out.rank; ++k)

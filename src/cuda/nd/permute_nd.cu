@@ -1,0 +1,105 @@
+// GPU kernels of the N-d plans: the tiled permutation (a shared tile spanning the
+// input's fastest dim A and the output's fastest dim B, outer dims enumerated by
+// the grid with fast divisors) and the strided copy of contiguous runs in units of
+// up to 16 bytes. No allocation, no host sync, graph-capturable; 64-bit offsets,
+// grid-stride loops for counts beyond the grid limit. Index maps: src/core/nd_map.hpp.
+#include "../../core/core.hpp"
+#include "../../core/elem.hpp"
+#include "../../core/nd_map.hpp"
+#include "../common.cuh"
+#include "policy_nd.hpp"
+
+namespace xpose::detail {
+namespace {
+
+// One tile per step: coalesced reads along A into a (TB, TA+1) shared tile, then
+// coalesced writes along B. All loads of a thread are issued before the first store.
+template <int E, int TA, int TB, int THREADS, bool Conj>
+__global__ void __launch_bounds__(THREADS)
+    nd_tile_kernel(const tile_map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
+  using T = typename uint_of<E>::type;
+  constexpr int per_thread = TA * TB / THREADS;
+  __shared__ T tile[TB][TA + 1];  // (TB, TA+1): padded against bank conflicts on the transposed read
+  const T* __restrict__ in = static_cast<const T*>(in_v);
+  T* __restrict__ out = static_cast<T*>(out_v);
+  for (index_t t = blockIdx.x; t < m.tiles; t += gridDim.x) {
+    index_t io = 0, oo = 0, a0 = 0, b0 = 0;
+    m.tile(t, &io, &oo, &a0, &b0, TA, TB);
+    const index_t na = m.n_a - a0 < TA ? m.n_a - a0 : TA;
+    const index_t nb = m.n_b - b0 < TB ? m.n_b - b0 : TB;
+#pragma unroll
+    for (int j = 0; j < per_thread; ++j) {
+      const int i = j * THREADS + static_cast<int>(threadIdx.x);
+      const int a = i % TA, b = i / TA;
+      if (a < na && b < nb) tile[b][a] = in[io + a * m.is_a + b * m.is_b];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < per_thread; ++j) {
+      const int i = j * THREADS + static_cast<int>(threadIdx.x);
+      const int b = i % TB, a = i / TB;
+      if (a < na && b < nb) out[oo + a * m.os_a + b * m.os_b] = pass<E, Conj>(tile[b][a]);
+    }
+    __syncthreads();
+  }
+}
+
+// One U-byte unit per thread per step, in output order.
+template <int U, bool Conj>
+__global__ void __launch_bounds__(nd_copy_threads)
+    nd_copy_kernel(const copy_map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
+  using T = typename uint_of<U>::type;
+  const T* __restrict__ in = static_cast<const T*>(in_v);
+  T* __restrict__ out = static_cast<T*>(out_v);
+  const index_t step = static_cast<index_t>(gridDim.x) * nd_copy_threads;
+  for (index_t i = static_cast<index_t>(blockIdx.x) * nd_copy_threads + threadIdx.x; i < m.total; i += step) {
+    index_t io = 0, oo = 0;
+    m.element(i, &io, &oo);
+    out[oo] = pass<U, Conj>(in[io]);
+  }
+}
+
+constexpr index_t grid_limit = 0x7fffffff;
+
+template <int E, bool Conj>
+status launch_tiles(const plan& p, const void* in, void* out, cudaStream_t stream) {
+  constexpr nd_tile t = nd_tile_for(90, E);  // sm_80 shares the sm_90 table (policy_nd.hpp)
+  static_assert(t.valid(), "nd tile constraints");
+  const tile_map m = make_tile_map(p, t.tile_a, t.tile_b);
+  nd_tile_kernel<E, t.tile_a, t.tile_b, t.threads, Conj>
+      <<<clamp_grid(m.tiles, grid_limit), t.threads, 0, stream>>>(m, in, out);
+  return launch_status("permute_nd tile kernel launch");
+}
+
+template <int U, bool Conj>
+status launch_copy(const plan& p, int unit, const void* in, void* out, cudaStream_t stream) {
+  const copy_map m = make_copy_map(p, unit);
+  const index_t blocks = (m.total + nd_copy_threads - 1) / nd_copy_threads;
+  nd_copy_kernel<U, Conj><<<clamp_grid(blocks, grid_limit), nd_copy_threads, 0, stream>>>(m, in, out);
+  return launch_status("strided_copy kernel launch");
+}
+
+}  // namespace
+
+status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t stream) {
+  if (p.conjugate) {
+    if (p.in.elem_size == 8) return launch_tiles<8, true>(p, in, out, stream);
+    return launch_tiles<16, true>(p, in, out, stream);
+  }
+  return with_elem_size(p.in.elem_size, [&](auto e) {
+    return launch_tiles<decltype(e)::value, false>(p, in, out, stream);
+  });
+}
+
+status launch_strided_copy(const plan& p, const void* in, void* out, cudaStream_t stream) {
+  if (p.conjugate) {
+    if (p.in.elem_size == 8) return launch_copy<8, true>(p, 8, in, out, stream);
+    return launch_copy<16, true>(p, 16, in, out, stream);
+  }
+  const int unit = copy_unit(p, in, out);
+  return with_elem_size(unit, [&](auto u) {
+    return launch_copy<decltype(u)::value, false>(p, unit, in, out, stream);
+  });
+}
+
+}  // namespace xpose::detail

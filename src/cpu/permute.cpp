@@ -93,21 +93,48 @@ void strided_copy(const plan& p, const byte* in, byte* out, int threads) {
   }
 }
 
-// General permutation: tiles of TxT elements along A (the input's fastest dim) and
-// B (the output's fastest dim), outer dims enumerated around them.
+// One TS x TS tile with unit strides along A (input) and B (output): input rows
+// copied into an L1 buffer with contiguous loads, then written out row by row with
+// contiguous stores (the compiler vectorises both copies).
+template <int E, index_t TS>
+void unit_tile(const typename uint_of<E>::type* s, index_t isB, typename uint_of<E>::type* d, index_t osA,
+               index_t na, index_t nb) {
+  using T = typename uint_of<E>::type;
+  alignas(64) T tmp[TS][TS];  // (b, a)
+  if (na == TS && nb == TS) {  // full tile: constant trip counts, vectorised
+    for (index_t b = 0; b < TS; ++b)
+      for (index_t a = 0; a < TS; ++a) tmp[b][a] = s[b * isB + a];
+    for (index_t a = 0; a < TS; ++a)
+      for (index_t b = 0; b < TS; ++b) d[a * osA + b] = tmp[b][a];
+    return;
+  }
+  for (index_t b = 0; b < nb; ++b)
+    for (index_t a = 0; a < na; ++a) tmp[b][a] = s[b * isB + a];
+  for (index_t a = 0; a < na; ++a)
+    for (index_t b = 0; b < nb; ++b) d[a * osA + b] = tmp[b][a];
+}
+
+// General permutation: A is the input's fastest dim, B the output's; every other
+// dim is outer, enumerated in the input's order (largest input stride first), so
+// consecutive slices continue the input's contiguous runs (the reads are the
+// fragmented side: rows of nA elements, isB apart). Threads take contiguous ranges
+// of (slice, tile) work.
 template <int E, bool Conj>
 void permute_nd(const plan& p, const byte* in, byte* out, int threads) {
   using T = typename uint_of<E>::type;
   constexpr index_t TS = E >= 8 ? 8 : 64 / E;  // a tile row is >= one 64-byte line
   const int r = p.out.rank, A = input_fastest(p), B = r - 1;
   odometer outer;
-  for (int k = 0; k < r; ++k)
-    if (k != A && k != B) outer.add(p.out.extents[k], p.in.strides[p.axes[k]], p.out.strides[k]);
+  for (int j = 0; j < r; ++j)  // input order
+    for (int k = 0; k < r; ++k)
+      if (p.axes[k] == j && k != A && k != B) outer.add(p.out.extents[k], p.in.strides[j], p.out.strides[k]);
   const index_t nA = p.out.extents[A], nB = p.out.extents[B];
   const index_t isA = p.in.strides[p.axes[A]], osA = p.out.strides[A];
   const index_t isB = p.in.strides[p.axes[B]], osB = p.out.strides[B];
-  // Big unit-stride slices: the 2-D backend's SIMD micro-kernels, one slice at a time.
-  if (!Conj && isA == 1 && osB == 1 && nA >= 256 && nB >= 256) {
+  const bool unit = !Conj && isA == 1 && osB == 1;
+  // Big unit-stride slices: the 2-D backend's SIMD micro-kernels, one slice per call
+  // (a call costs a parallel region: only worth it for big slices).
+  if (unit && nA * nB >= (index_t{1} << 16) && isB >= nA && osA >= nB) {
     matrix_desc d = matrix_desc::packed(nB, nA, E);
     d.ld_in = isB, d.ld_out = osA;
     const index_t n = outer.count();
@@ -118,16 +145,27 @@ void permute_nd(const plan& p, const byte* in, byte* out, int threads) {
   }
   const index_t ta = (nA + TS - 1) / TS, tb = (nB + TS - 1) / TS, tiles = ta * tb;
   const index_t total = outer.count() * tiles;
-#pragma omp parallel for num_threads(threads) schedule(static) firstprivate(outer) if (total > 1)
-  for (index_t t = 0; t < total; ++t) {
-    const index_t o = t / tiles, rem = t % tiles;
-    const index_t a0 = (rem / tb) * TS, b0 = (rem % tb) * TS;
+#pragma omp parallel num_threads(threads) firstprivate(outer) if (total > 1)
+  {
+#if defined(_OPENMP)
+    const index_t nt = omp_get_num_threads(), me = omp_get_thread_num();
+#else
+    const index_t nt = 1, me = 0;
+#endif
+    const index_t t0 = total * me / nt, t1 = total * (me + 1) / nt;
+    index_t o = t0 / tiles, rem = t0 % tiles;
     outer.seek(o);
-    const T* s = reinterpret_cast<const T*>(in) + outer.in_off + a0 * isA + b0 * isB;
-    T* d = reinterpret_cast<T*>(out) + outer.out_off + a0 * osA + b0 * osB;
-    const index_t na = std::min(TS, nA - a0), nb = std::min(TS, nB - b0);
-    for (index_t a = 0; a < na; ++a)
-      for (index_t b = 0; b < nb; ++b) d[a * osA + b * osB] = pass<E, Conj>(s[a * isA + b * isB]);
+    for (index_t t = t0; t < t1; ++t) {
+      const index_t a0 = (rem / tb) * TS, b0 = (rem % tb) * TS;
+      const T* s = reinterpret_cast<const T*>(in) + outer.in_off + a0 * isA + b0 * isB;
+      T* d = reinterpret_cast<T*>(out) + outer.out_off + a0 * osA + b0 * osB;
+      const index_t na = std::min(TS, nA - a0), nb = std::min(TS, nB - b0);
+      if (unit) unit_tile<E, TS>(s, isB, d, osA, na, nb);
+      else
+        for (index_t a = 0; a < na; ++a)
+          for (index_t b = 0; b < nb; ++b) d[a * osA + b * osB] = pass<E, Conj>(s[a * isA + b * isB]);
+      if (++rem == tiles) rem = 0, outer.next();
+    }
   }
 }
 

@@ -61,14 +61,24 @@ __global__ void __launch_bounds__(nd_copy_threads)
 
 constexpr index_t grid_limit = 0x7fffffff;
 
-template <int E, bool Conj>
-status launch_tiles(const plan& p, const void* in, void* out, cudaStream_t stream) {
-  constexpr nd_tile t = nd_tile_for(90, E);  // sm_80 shares the sm_90 table (policy_nd.hpp)
+template <int E, bool Conj, nd_shape S>
+status launch_tiles_shaped(const plan& p, const void* in, void* out, cudaStream_t stream) {
+  constexpr nd_tile t = nd_tile_for(90, E, S);  // sm_80 shares the sm_90 table (policy_nd.hpp)
   static_assert(t.valid(), "nd tile constraints");
   const tile_map m = make_tile_map(p, t.tile_a, t.tile_b);
   nd_tile_kernel<E, t.tile_a, t.tile_b, t.threads, Conj>
       <<<clamp_grid(m.tiles, grid_limit), t.threads, 0, stream>>>(m, in, out);
   return launch_status("permute_nd tile kernel launch");
+}
+
+template <int E, bool Conj>
+status launch_tiles(const plan& p, const void* in, void* out, cudaStream_t stream) {
+  const int r = p.out.rank, A = input_fastest(p);
+  switch (nd_shape_for(90, E, p.out.extents[A], p.out.extents[r - 1])) {
+    case nd_shape::narrow_a: return launch_tiles_shaped<E, Conj, nd_shape::narrow_a>(p, in, out, stream);
+    case nd_shape::narrow_b: return launch_tiles_shaped<E, Conj, nd_shape::narrow_b>(p, in, out, stream);
+    default: return launch_tiles_shaped<E, Conj, nd_shape::square>(p, in, out, stream);
+  }
 }
 
 template <int U, bool Conj>

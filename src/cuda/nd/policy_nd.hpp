@@ -20,24 +20,45 @@ struct nd_tile {
   }
 };
 
-/// The tile for a device of compute capability `cc` and E-byte elements. Each side
-/// spans >= 128 bytes where the element size allows (one full line per row on both
-/// global sides). A starting point, not yet tuned: docs/RESULTS.md, "N-d permutation"
-/// records what the TTC set measured with it.
-constexpr nd_tile nd_tile_for(int cc, int elem_size) {
+/// Shape classes of permute_nd: a fastest dim shorter than half the square tile's
+/// side leaves most of a square tile empty, so the tile is halved along it and
+/// doubled along the other (same elements per block).
+enum class nd_shape { square, narrow_a, narrow_b };
+
+/// The tile for a device of compute capability `cc`, E-byte elements and a shape
+/// class. The square tile spans >= 128 bytes per side where the element size allows
+/// (one full line per row on both global sides). A starting point, not yet tuned:
+/// docs/RESULTS.md, "N-d permutation" records what the TTC set measured with it.
+constexpr nd_tile nd_tile_for(int cc, int elem_size, nd_shape shape = nd_shape::square) {
   (void)cc;  // one table for sm_80 and sm_90 until a measurement separates them
+  nd_tile t{};
   switch (elem_size) {
-    case 1: return {128, 64, 256, 1};
-    case 2: return {64, 64, 256, 2};
-    case 4: return {32, 32, 256, 4};
-    case 8: return {32, 32, 256, 8};
-    default: return {16, 16, 256, 16};
+    case 1: t = {128, 64, 256, 1}; break;
+    case 2: t = {64, 64, 256, 2}; break;
+    case 4: t = {32, 32, 256, 4}; break;
+    case 8: t = {32, 32, 256, 8}; break;
+    default: t = {16, 16, 256, 16}; break;
   }
+  if (shape == nd_shape::narrow_a) t.tile_a /= 2, t.tile_b *= 2;
+  if (shape == nd_shape::narrow_b) t.tile_a *= 2, t.tile_b /= 2;
+  return t;
 }
 
-static_assert(nd_tile_for(90, 1).valid() && nd_tile_for(90, 2).valid() && nd_tile_for(90, 4).valid() &&
-                  nd_tile_for(90, 8).valid() && nd_tile_for(90, 16).valid(),
-              "every nd tile satisfies its constraints");
+/// The class of a permutation whose fastest dims have nA (input) and nB (output) elements.
+constexpr nd_shape nd_shape_for(int cc, int elem_size, long long n_a, long long n_b) {
+  const nd_tile sq = nd_tile_for(cc, elem_size);
+  if (2 * n_a <= sq.tile_a && n_b > sq.tile_b) return nd_shape::narrow_a;
+  if (2 * n_b <= sq.tile_b && n_a > sq.tile_a) return nd_shape::narrow_b;
+  return nd_shape::square;
+}
+
+constexpr bool nd_table_valid() {
+  for (int e = 1; e <= 16; e *= 2)
+    for (nd_shape s : {nd_shape::square, nd_shape::narrow_a, nd_shape::narrow_b})
+      if (!nd_tile_for(90, e, s).valid()) return false;
+  return true;
+}
+static_assert(nd_table_valid(), "every nd tile satisfies its constraints");
 
 /// Block size of the strided-copy kernel (one unit per thread per step).
 constexpr int nd_copy_threads = 256;

@@ -46,22 +46,24 @@ layout layout::packed(int rank, const index_t* extents, int elem_size) noexcept 
   return l;
 }
 
-layout layout::matrix_in(const matrix_desc& d) noexcept {
+namespace {
+// (batch, n1, n2) with strides (batch stride, ld, 1); the batch stride only matters for batch > 1.
+layout batched_matrix(const matrix_desc& d, index_t n1, index_t n2, index_t ld, index_t batch_stride) {
   layout l;
   l.rank = 3;
   l.elem_size = d.elem_size;
-  l.extents[0] = d.batch, l.extents[1] = d.rows, l.extents[2] = d.cols;
-  l.strides[0] = d.batch > 1 ? d.stride_in : 0, l.strides[1] = d.ld_in, l.strides[2] = 1;
+  l.extents[0] = d.batch, l.extents[1] = n1, l.extents[2] = n2;
+  l.strides[0] = d.batch > 1 ? batch_stride : 0, l.strides[1] = ld, l.strides[2] = 1;
   return l;
+}
+}  // namespace
+
+layout layout::matrix_in(const matrix_desc& d) noexcept {
+  return batched_matrix(d, d.rows, d.cols, d.ld_in, d.stride_in);
 }
 
 layout layout::matrix_out(const matrix_desc& d) noexcept {
-  layout l;
-  l.rank = 3;
-  l.elem_size = d.elem_size;
-  l.extents[0] = d.batch, l.extents[1] = d.cols, l.extents[2] = d.rows;
-  l.strides[0] = d.batch > 1 ? d.stride_out : 0, l.strides[1] = d.ld_out, l.strides[2] = 1;
-  return l;
+  return batched_matrix(d, d.cols, d.rows, d.ld_out, d.stride_out);
 }
 
 index_t layout::count() const noexcept {

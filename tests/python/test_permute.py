@@ -6,18 +6,10 @@ import numpy as np
 import pytest
 
 import xpose
+from test_numpy import random_array  # random bit patterns of a dtype
 
 DTYPES = [np.bool_, np.int8, np.uint16, np.float16, np.float32, np.int64, np.float64, np.complex64,
           np.complex128]
-
-
-def random_array(shape, dtype, seed=0):
-    dt = np.dtype(dtype)
-    rng = np.random.default_rng(seed)
-    if dt == np.bool_:
-        return rng.integers(0, 2, size=shape).astype(np.bool_)
-    raw = rng.integers(0, 256, size=tuple(shape) + (dt.itemsize,), dtype=np.uint8)
-    return raw.view(dt).reshape(shape)
 
 
 def bits(a):

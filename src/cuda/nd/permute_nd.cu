@@ -13,32 +13,38 @@ namespace xpose::detail {
 namespace {
 
 // One tile per step: coalesced reads along A into a (TB, TA+1) shared tile, then
-// coalesced writes along B. All loads of a thread are issued before the first store.
+// coalesced writes along B. A thread keeps one column a (reads) / b (writes) and
+// steps THREADS/TA rows: one base offset per tile, one add per element. All loads
+// of a thread are issued before the first store.
 template <int E, int TA, int TB, int THREADS, bool Conj>
 __global__ void __launch_bounds__(THREADS)
     nd_tile_kernel(const tile_map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
   using T = typename uint_of<E>::type;
-  constexpr int per_thread = TA * TB / THREADS;
+  static_assert(THREADS % TA == 0 && THREADS % TB == 0 && (TA * TB) % THREADS == 0, "see nd_tile::valid()");
+  constexpr int per_thread = TA * TB / THREADS, rows_a = THREADS / TA, rows_b = THREADS / TB;
   __shared__ T tile[TB][TA + 1];  // (TB, TA+1): padded against bank conflicts on the transposed read
   const T* __restrict__ in = static_cast<const T*>(in_v);
   T* __restrict__ out = static_cast<T*>(out_v);
+  const int ra = static_cast<int>(threadIdx.x) % TA, rb0 = static_cast<int>(threadIdx.x) / TA;  // read: (b, a)
+  const int wb = static_cast<int>(threadIdx.x) % TB, wa0 = static_cast<int>(threadIdx.x) / TB;  // write: (a, b)
+  const index_t in_step = rows_a * m.is_b, out_step = rows_b * m.os_a;
   for (index_t t = blockIdx.x; t < m.tiles; t += gridDim.x) {
     index_t io = 0, oo = 0, a0 = 0, b0 = 0;
     m.tile(t, &io, &oo, &a0, &b0, TA, TB);
     const index_t na = m.n_a - a0 < TA ? m.n_a - a0 : TA;
     const index_t nb = m.n_b - b0 < TB ? m.n_b - b0 : TB;
+    const T* src = in + io + ra * m.is_a + rb0 * m.is_b;
 #pragma unroll
     for (int j = 0; j < per_thread; ++j) {
-      const int i = j * THREADS + static_cast<int>(threadIdx.x);
-      const int a = i % TA, b = i / TA;
-      if (a < na && b < nb) tile[b][a] = in[io + a * m.is_a + b * m.is_b];
+      const int b = rb0 + j * rows_a;
+      if (ra < na && b < nb) tile[b][ra] = src[j * in_step];
     }
     __syncthreads();
+    T* dst = out + oo + wb * m.os_b + wa0 * m.os_a;
 #pragma unroll
     for (int j = 0; j < per_thread; ++j) {
-      const int i = j * THREADS + static_cast<int>(threadIdx.x);
-      const int b = i % TB, a = i / TB;
-      if (a < na && b < nb) out[oo + a * m.os_a + b * m.os_b] = pass<E, Conj>(tile[b][a]);
+      const int a = wa0 + j * rows_b;
+      if (a < na && wb < nb) dst[j * out_step] = pass<E, Conj>(tile[wb][a]);
     }
     __syncthreads();
   }

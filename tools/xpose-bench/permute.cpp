@@ -176,7 +176,7 @@ result run_cpu_case(const xpose::plan& p, const std::vector<unsigned char>& in, 
   const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
   const index_t bytes = static_cast<index_t>(want.size()), chunk = index_t{1} << 20;
   auto copy = [&] {
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel for num_threads(threads) schedule(static) if (bytes > chunk)
     for (index_t c = 0; c < (bytes + chunk - 1) / chunk; ++c)
       std::memcpy(out.data() + c * chunk, in.data() + c * chunk, static_cast<std::size_t>(std::min(chunk, bytes - c * chunk)));
   };
@@ -336,11 +336,6 @@ int permute_main(int argc, char** argv) {
   if (scale_mib < 0 || scale_mib > 1e6) usage_error("--scale-mib must be in 0..1e6");
   std::vector<std::string> dts = split_list(dtype_s, ',');
   for (const auto& d : dts) (void)elem_bytes(d);
-  std::string why;
-  if (!o.cpu && !gpu_usable(&why)) {
-    std::fprintf(stderr, "xpose-bench: no GPU found (%s): running the CPU backend\n", why.c_str());
-    o.cpu = true;
-  }
   std::vector<perm_spec> specs;
   if (cmd == "permute") {
     perm_spec s;
@@ -374,11 +369,16 @@ int permute_main(int argc, char** argv) {
     else
       for (int i = 0; i < 57; ++i) pick.push_back(i);
     for (int i : pick) specs.push_back(from_hptt(ttc_cases()[static_cast<std::size_t>(i)], i));
-    if (scale_mib == 0 && o.cpu) scale_mib = 32;
   }
   if (o.conj)
     for (const auto& d : dts)
       if (elem_bytes(d) != 8 && elem_bytes(d) != 16) usage_error("--conj needs complex dtypes (c64, c128)");
+  std::string why;  // after every usage check: a usage error stays one line
+  if (!o.cpu && !gpu_usable(&why)) {
+    std::fprintf(stderr, "xpose-bench: no GPU found (%s): running the CPU backend\n", why.c_str());
+    o.cpu = true;
+  }
+  if (cmd == "ttc" && scale_mib == 0 && o.cpu) scale_mib = 32;
   return run_specs(specs, dts, o, scale_mib * 1048576.0);
 }
 

@@ -482,7 +482,11 @@ def _permute_jax(x: Any, axes: list, out: Optional[Any], stream: Optional[Stream
     _conj_ok(jnp.issubdtype(x.dtype, jnp.complexfloating), conjugate)
     itemsize = np.dtype(x.dtype).itemsize
     shape = _xpose.permute_shape(list(x.shape), axes, itemsize)
-    res = jnp.zeros(shape, dtype=x.dtype, device=dev)
+    try:
+        res = jnp.zeros(shape, dtype=x.dtype, device=dev)
+    except TypeError:  # older JAX: no device= argument
+        with jax.default_device(dev):
+            res = jnp.zeros(shape, dtype=x.dtype)
     x.block_until_ready()
     res.block_until_ready()
     strides = [int(np.prod(x.shape[k + 1:], dtype=np.int64)) for k in range(x.ndim)]

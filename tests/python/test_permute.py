@@ -97,3 +97,14 @@ def test_cupy_gpu(cupy_cuda):
     x = cupy.arange(3 * 4 * 5 * 6, dtype=cupy.float32).reshape(3, 4, 5, 6)
     for axes in ((3, 2, 1, 0), (0, 2, 1, 3), (2, 0, 3, 1)):
         assert bool((xpose.permute(x, axes) == cupy.ascontiguousarray(cupy.transpose(x, axes))).all())
+
+
+def test_jax_gpu(jax_gpu):
+    jax = jax_gpu
+    import jax.numpy as jnp
+
+    x = jax.device_put(jnp.arange(2 * 3 * 4 * 5, dtype=jnp.float32).reshape(2, 3, 4, 5), jax.devices("gpu")[0])
+    for axes in ((3, 1, 0, 2), (0, 1, 3, 2)):
+        got = xpose.permute(x, axes)
+        assert bool((got == jnp.transpose(x, axes)).all())
+    assert jax is not None

@@ -5,6 +5,7 @@
 #include <omp.h>
 #endif
 
+#include "core/core.hpp"
 #include "internal.hpp"
 
 namespace xpose {
@@ -33,14 +34,10 @@ int host_threads(int requested) noexcept {
 status transpose_host(const void* in, void* out, const matrix_desc& desc,
                       const host_options& options) noexcept {
   status s = detail::validate(in, out, desc, false, detail::host_align);
-  if (!s.ok()) return s;
-  const int threads = host_threads(options.threads);
-  if (threads == 0)
-    return status::make(status_code::invalid_argument, "host_options.threads is %d: use 0 (default) to %d",
-                        options.threads, max_host_threads());
-  if (detail::empty(desc)) return s;
-  detail::blocked_transpose(in, out, desc, threads);
-  return {};
+  if (!s.ok() || detail::empty(desc)) return s;
+  plan p;
+  if (s = detail::plan_for(desc, &p); !s.ok()) return s;
+  return execute_host(p, in, out, options);
 }
 
 status transpose_reference(const void* in, void* out, const matrix_desc& desc) noexcept {

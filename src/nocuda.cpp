@@ -1,5 +1,6 @@
 // Device entries for a build without the CUDA backend: validation still runs, so
 // bad input reports its own status; valid input reports no_device.
+#include "core/core.hpp"
 #include "internal.hpp"
 
 namespace xpose {
@@ -19,6 +20,11 @@ status transpose_variant(std::string_view name, const void* in, void* out, const
 
 status transpose(const void* in, void* out, const matrix_desc& desc, cudaStream_t) noexcept {
   if (status s = detail::validate(in, out, desc, false); !s.ok() || detail::empty(desc)) return s;
+  return status::make(status_code::no_device, "xpose was built without CUDA: no device backend");
+}
+
+status execute(const plan& p, const void* in, void* out, cudaStream_t) noexcept {
+  if (status s = detail::check_plan_pointers(p, in, out); !s.ok() || p.algo == algorithm::empty) return s;
   return status::make(status_code::no_device, "xpose was built without CUDA: no device backend");
 }
 

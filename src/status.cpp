@@ -27,6 +27,10 @@ const char* to_string(status_code code) noexcept {
     case status_code::comm_size_mismatch: return "comm_size_mismatch";
     case status_code::workspace_too_small: return "workspace_too_small";
     case status_code::comm_error: return "comm_error";
+    case status_code::bad_rank: return "bad_rank";
+    case status_code::bad_axes: return "bad_axes";
+    case status_code::shape_mismatch: return "shape_mismatch";
+    case status_code::overlapping_output: return "overlapping_output";
   }
   return "unknown_status";
 }

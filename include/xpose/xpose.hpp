@@ -7,6 +7,8 @@
 #include <type_traits>
 
 #include "xpose/config.hpp"
+#include "xpose/layout.hpp"
+#include "xpose/plan.hpp"
 #include "xpose/status.hpp"
 #include "xpose/view.hpp"
 
@@ -90,5 +92,26 @@ template <class T>
 /// The plain-loop reference transpose (the test oracle). Slow; validates like the
 /// other entries.
 [[nodiscard]] status transpose_reference(const void* in, void* out, const matrix_desc& desc) noexcept;
+
+// ---------------------------------------------------------------------------
+// N-d permutation (plan-centred core: include/xpose/plan.hpp)
+// ---------------------------------------------------------------------------
+
+/// out = np.transpose(in, axes): output dimension k has input dimension axes[k]'s
+/// extent. `axes` has `naxes` entries (nullptr = reversed dims); the output is packed
+/// row-major. Rank up to 16, strides in elements (input strides may be 0), element
+/// sizes 1-16. On the device: asynchronous on `stream`, no allocation, no host sync.
+status permute(const void* in, void* out, const layout& in_layout, const int* axes, int naxes,
+               cudaStream_t stream = nullptr) noexcept;
+/// As above with an explicit (strided) output layout and options (conjugation).
+status permute(const void* in, void* out, const layout& in_layout, const layout& out_layout,
+               const int* axes, int naxes, const plan_options& options = {},
+               cudaStream_t stream = nullptr) noexcept;
+/// Host versions (CPU backend, synchronous).
+status permute_host(const void* in, void* out, const layout& in_layout, const int* axes, int naxes,
+                    const host_options& options = {}) noexcept;
+status permute_host(const void* in, void* out, const layout& in_layout, const layout& out_layout,
+                    const int* axes, int naxes, const plan_options& plan_opts = {},
+                    const host_options& options = {}) noexcept;
 
 }  // namespace xpose

@@ -5,11 +5,14 @@
 // Assumes: strides from DLPack are in elements; dims of extent 1 have free strides.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "xpose/xpose.hpp"
 
@@ -293,9 +296,67 @@ void synchronize(int device, std::uintptr_t stream_handle) {
 #endif
 }
 
+// ---- N-d permutation: raw pointers, shapes and strides (elements) in, status out.
+// Every rule (axes, ranks, strides, overlap, alignment) is the C++ core's.
+xpose::layout to_layout(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& strides,
+                        int elem_size) {
+  xpose::layout l;
+  l.rank = static_cast<int>(shape.size());  // > 16: make_plan reports bad_rank
+  l.elem_size = elem_size;
+  if (strides.size() != shape.size()) raise_value("strides and shape have different lengths");
+  for (std::size_t k = 0; k < shape.size() && k < xpose::layout::max_rank; ++k)
+    l.extents[k] = shape[k], l.strides[k] = strides[k];
+  return l;
+}
+
+/// Output shape of permute(x, axes) (np.transpose semantics); raises on bad axes.
+std::vector<std::int64_t> permute_shape(const std::vector<std::int64_t>& shape, const std::vector<int>& axes,
+                                        int elem_size) {
+  std::vector<std::int64_t> unit(shape.size(), 0);
+  const xpose::layout in = to_layout(shape, unit, elem_size);
+  const int n = static_cast<int>(axes.size());
+  const xpose::layout out = xpose::permuted_packed(in, axes.data(), n);
+  xpose::plan p;
+  if (xpose::status s = xpose::make_plan(in, out, axes.data(), n, {}, &p); !s.ok()) raise_status(s);
+  return std::vector<std::int64_t>(out.extents, out.extents + out.rank);
+}
+
+/// out = permute(in, axes) between raw pointers; returns the algorithm that ran.
+std::string permute_raw(std::uintptr_t in, std::uintptr_t out, const std::vector<std::int64_t>& shape,
+                        const std::vector<std::int64_t>& in_strides, const std::vector<std::int64_t>& out_shape,
+                        const std::vector<std::int64_t>& out_strides, int elem_size, const std::vector<int>& axes,
+                        bool gpu, int device, std::uintptr_t stream, bool conjugate, int threads) {
+  const xpose::layout li = to_layout(shape, in_strides, elem_size), lo = to_layout(out_shape, out_strides, elem_size);
+  xpose::plan p;
+  xpose::plan_options po;
+  po.conjugate = conjugate;
+  if (xpose::status s = xpose::make_plan(li, lo, axes.data(), static_cast<int>(axes.size()), po, &p); !s.ok())
+    raise_status(s);
+  const auto* src = reinterpret_cast<const void*>(in);
+  auto* dst = reinterpret_cast<void*>(out);
+  xpose::status s;
+  if (gpu) {
+    device_guard guard(device);
+    nb::gil_scoped_release nogil;
+    s = xpose::execute(p, src, dst, reinterpret_cast<cudaStream_t>(stream));
+  } else {
+    xpose::host_options opt;
+    opt.threads = threads;
+    nb::gil_scoped_release nogil;
+    s = xpose::execute_host(p, src, dst, opt);
+  }
+  if (!s.ok()) raise_status(s);
+  return xpose::to_string(p.algo);
+}
+
 }  // namespace
 
 NB_MODULE(_xpose, m) {
+  m.def("permute_shape", &permute_shape, "shape"_a, "axes"_a, "elem_size"_a,
+        "Output shape of permute(x, axes); raises ValueError on bad axes.");
+  m.def("permute_raw", &permute_raw, "x"_a, "out"_a, "shape"_a, "strides"_a, "out_shape"_a, "out_strides"_a,
+        "elem_size"_a, "axes"_a, "gpu"_a, "device"_a = 0, "stream"_a = 0, "conjugate"_a = false, "threads"_a = 0,
+        "out = permute(x, axes) between raw pointers (strides in elements); returns the algorithm name.");
   m.doc() = "Low-level bindings of the xpose C++ library (use xpose.transpose instead).";
   m.def("transpose_arrays", &transpose_arrays, "x"_a.noconvert(), "out"_a.noconvert(), "stream"_a = 0,
         "threads"_a = 0,

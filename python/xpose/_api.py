@@ -457,3 +457,180 @@ def transpose(x: ArrayT, out: Optional[ArrayT] = None, *, stream: Optional[Strea
         f"xpose: unsupported object {_type_name(x)}: expected a numpy.ndarray, torch.Tensor, "
         "cupy.ndarray or jax.Array"
     )
+
+
+# ---------------------------------------------------------------------------
+# N-d permutation (np.transpose semantics): pointers, shapes and strides go to the
+# C++ core (xpose::make_plan / execute), which owns every rule.
+# ---------------------------------------------------------------------------
+
+
+def _permute_axes(ndim: int, axes: Any) -> list:
+    if axes is None:
+        return list(range(ndim - 1, -1, -1))
+    axes = [int(a) for a in axes]
+    # NumPy accepts negative axes; out-of-range ones go to the core (bad_axes).
+    return [a + ndim if -ndim <= a < 0 else a for a in axes]
+
+
+def _elem_strides(strides_bytes: Any, itemsize: int) -> Optional[list]:
+    """Strides in elements, or None when they are negative or not whole elements."""
+    if any(s < 0 or s % itemsize for s in strides_bytes):
+        return None
+    return [s // itemsize for s in strides_bytes]
+
+
+def _permute_run(x_ptr, out_ptr, shape, strides, out_shape, out_strides, itemsize, axes, gpu, device, stream,
+                 conjugate):
+    return _xpose.permute_raw(x_ptr, out_ptr, list(shape), list(strides), list(out_shape), list(out_strides),
+                              itemsize, axes, gpu, device, stream, conjugate, 0)
+
+
+def _conj_ok(dtype_is_complex: bool, conjugate: bool) -> None:
+    if conjugate and not dtype_is_complex:
+        raise ValueError("xpose: invalid_argument: conjugate=True needs a complex dtype (complex64, complex128)")
+
+
+def _permute_numpy(x: Any, axes: list, out: Optional[Any], conjugate: bool) -> Any:
+    import numpy as np
+
+    _numpy_bits_dtype(x.dtype)  # rejects object dtypes and unsupported sizes
+    _conj_ok(x.dtype.kind == "c", conjugate)
+    shape = _xpose.permute_shape(list(x.shape), axes, x.dtype.itemsize)
+    st = _elem_strides(x.strides, x.dtype.itemsize)
+    if st is None:
+        x = np.ascontiguousarray(x)
+        st = _elem_strides(x.strides, x.dtype.itemsize)
+    if out is None:
+        out = np.empty(shape, dtype=x.dtype)
+    else:
+        if not isinstance(out, np.ndarray):
+            raise TypeError(f"xpose: out must be a numpy.ndarray like x, got {_type_name(out)}")
+        if out.dtype != x.dtype:
+            raise ValueError(f"xpose: out has dtype {out.dtype}, expected {x.dtype}")
+        if not out.flags.writeable:
+            raise ValueError("xpose: out is read-only")
+    ost = _elem_strides(out.strides, out.dtype.itemsize)
+    if ost is None:
+        raise ValueError("xpose: out has negative strides or strides that are not whole elements")
+    _permute_run(x.ctypes.data, out.ctypes.data, x.shape, st, out.shape, ost, x.dtype.itemsize, axes, False, 0, 0,
+                 conjugate)
+    return out
+
+
+def _permute_torch(x: Any, axes: list, out: Optional[Any], stream: Optional[StreamLike], conjugate: bool) -> Any:
+    import torch
+
+    x = x.detach()
+    if x.is_conj() or x.is_neg():
+        x = x.resolve_conj().resolve_neg()
+    _conj_ok(x.is_complex(), conjugate)
+    shape = _xpose.permute_shape(list(x.shape), axes, x.element_size())
+    if out is None:
+        out = torch.empty(shape, dtype=x.dtype, device=x.device)
+        ours = True
+    else:
+        if not isinstance(out, torch.Tensor):
+            raise TypeError(f"xpose: out must be a torch.Tensor like x, got {_type_name(out)}")
+        if out.dtype != x.dtype or out.device != x.device:
+            raise ValueError(f"xpose: out is {out.dtype} on {out.device}, expected {x.dtype} on {x.device}")
+        ours = False
+    gpu = x.device.type == "cuda"
+    handle = 0
+    if gpu:
+        if stream is None:
+            handle = torch.cuda.current_stream(x.device).cuda_stream
+        else:
+            handle = _stream_handle(stream)
+            if ours and isinstance(stream, torch.cuda.Stream):
+                out.record_stream(stream)
+    _permute_run(x.data_ptr(), out.data_ptr(), x.shape, x.stride(), out.shape, out.stride(), x.element_size(), axes,
+                 gpu, x.device.index or 0, handle, conjugate)
+    return out
+
+
+def _permute_cupy(x: Any, axes: list, out: Optional[Any], stream: Optional[StreamLike], conjugate: bool) -> Any:
+    import cupy
+
+    _conj_ok(x.dtype.kind == "c", conjugate)
+    st = _elem_strides(x.strides, x.dtype.itemsize)
+    if st is None:
+        x = cupy.ascontiguousarray(x)
+        st = _elem_strides(x.strides, x.dtype.itemsize)
+    shape = _xpose.permute_shape(list(x.shape), axes, x.dtype.itemsize)
+    with x.device:
+        if out is None:
+            out = cupy.empty(shape, dtype=x.dtype)
+        elif not isinstance(out, cupy.ndarray) or out.dtype != x.dtype or out.device != x.device:
+            raise ValueError("xpose: out must be a cupy.ndarray of x's dtype on x's device")
+        ost = _elem_strides(out.strides, out.dtype.itemsize)
+        if ost is None:
+            raise ValueError("xpose: out has negative strides or strides that are not whole elements")
+        handle = cupy.cuda.get_current_stream().ptr if stream is None else _stream_handle(stream)
+        _permute_run(x.data.ptr, out.data.ptr, x.shape, st, out.shape, ost, x.dtype.itemsize, axes, True,
+                     x.device.id, handle, conjugate)
+    return out
+
+
+def _permute_jax(x: Any, axes: list, out: Optional[Any], stream: Optional[StreamLike], conjugate: bool) -> Any:
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    if out is not None:
+        raise ValueError("xpose: JAX arrays are immutable: out= is not supported for JAX inputs")
+    (dev,) = list(x.devices()) if len(x.devices()) == 1 else (None,)
+    if dev is None:
+        raise ValueError("xpose: x is sharded over several devices; pass a single-device array")
+    if dev.platform == "cpu":
+        return jax.device_put(_permute_numpy(np.asarray(x), axes, None, conjugate), dev)
+    _conj_ok(jnp.issubdtype(x.dtype, jnp.complexfloating), conjugate)
+    itemsize = np.dtype(x.dtype).itemsize
+    shape = _xpose.permute_shape(list(x.shape), axes, itemsize)
+    try:
+        res = jnp.zeros(shape, dtype=x.dtype, device=dev)
+    except TypeError:  # older JAX: no device= argument
+        with jax.default_device(dev):
+            res = jnp.zeros(shape, dtype=x.dtype)
+    x.block_until_ready()
+    res.block_until_ready()
+    strides = [int(np.prod(x.shape[k + 1:], dtype=np.int64)) for k in range(x.ndim)]
+    out_strides = [int(np.prod(shape[k + 1:], dtype=np.int64)) for k in range(len(shape))]
+    handle = 0 if stream is None else _stream_handle(stream)
+    _permute_run(x.unsafe_buffer_pointer(), res.unsafe_buffer_pointer(), x.shape, strides, shape, out_strides,
+                 itemsize, axes, True, dev.id, handle, conjugate)
+    _xpose.synchronize(dev.id, handle)
+    return res
+
+
+def permute(x: ArrayT, axes: Any = None, out: Optional[ArrayT] = None, *, stream: Optional[StreamLike] = None,
+            conjugate: bool = False) -> ArrayT:
+    """Permute the axes of an N-d array: ``np.transpose(x, axes)``, materialised.
+
+    Output axis ``k`` is input axis ``axes[k]`` (negative axes count from the end;
+    ``axes=None`` reverses them). Ranks up to 16, any strides on ``x`` (negative or
+    fractional ones are copied to a contiguous array first), element sizes 1-16
+    bytes. ``out`` (optional) has the permuted shape, the same framework, dtype and
+    device, any non-negative strides whose elements do not overlap.
+    ``conjugate=True`` conjugates complex64 / complex128 on the way (a sign-bit flip).
+    Streams, devices and frameworks behave as in :func:`xpose.transpose`.
+
+    Raises ValueError for bad axes (``bad_axes``), shapes, overlap or misalignment,
+    TypeError for unsupported objects or dtypes, RuntimeError for CUDA errors.
+
+    >>> import numpy as np, xpose
+    >>> xpose.permute(np.arange(6).reshape(1, 2, 3), (2, 0, 1)).shape
+    (3, 1, 2)
+    """
+    fw = _framework(x)
+    if not fw:
+        raise TypeError(f"xpose: unsupported object {_type_name(x)}: expected a numpy.ndarray, torch.Tensor, "
+                        "cupy.ndarray or jax.Array")
+    ax = _permute_axes(len(x.shape), axes)
+    if fw == "numpy":
+        return _permute_numpy(x, ax, out, conjugate)
+    if fw == "torch":
+        return _permute_torch(x, ax, out, stream, conjugate)
+    if fw == "cupy":
+        return _permute_cupy(x, ax, out, stream, conjugate)
+    return _permute_jax(x, ax, out, stream, conjugate)

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <string_view>
 
+#include "../core/core.hpp"
 #include "common.cuh"
 #include "policy.hpp"
 
@@ -111,13 +112,36 @@ status transpose_variant(std::string_view name, const void* in, void* out, const
                       name.data());
 }
 
+status execute(const plan& p, const void* in, void* out, cudaStream_t stream) noexcept {
+  if (status s = detail::check_plan_pointers(p, in, out); !s.ok() || p.algo == algorithm::empty) return s;
+  if (device_count() == 0) return status::make(status_code::no_device, "no CUDA device is available");
+  if (status s = detail::check_device_pointer(in, "input"); !s.ok()) return s;
+  if (status s = detail::check_device_pointer(out, "output"); !s.ok()) return s;
+  switch (p.algo) {
+    case algorithm::copy:
+      return detail::cuda_status(cudaMemcpyAsync(out, in, static_cast<std::size_t>(p.count * p.in.elem_size),
+                                                 cudaMemcpyDeviceToDevice, stream),
+                                 "cudaMemcpyAsync");
+    case algorithm::transpose_2d: {
+      int cc = 0;
+      if (status s = detail::current_cc(&cc); !s.ok()) return s;
+      // The policy's default variant: `best` where it is built and measured.
+      return std::string_view(detail::default_variant(cc, p.in.elem_size)) == "best"
+                 ? detail::launch_best(in, out, p.desc, {}, stream)
+                 : detail::launch_tiled_padded(in, out, p.desc, {}, stream);
+    }
+    case algorithm::strided_copy: return detail::launch_strided_copy(p, in, out, stream);
+    case algorithm::permute_nd: return detail::launch_permute_nd(p, in, out, stream);
+    default: return {};
+  }
+}
+
 status transpose(const void* in, void* out, const matrix_desc& desc, cudaStream_t stream) noexcept {
   // Validate first so that a bad call reports its own status even without a GPU.
   if (status s = detail::validate(in, out, desc, false); !s.ok() || detail::empty(desc)) return s;
-  if (device_count() == 0) return status::make(status_code::no_device, "no CUDA device is available");
-  int cc = 0;
-  if (status s = detail::current_cc(&cc); !s.ok()) return s;
-  return transpose_variant(detail::default_variant(cc, desc.elem_size), in, out, desc, {}, stream);
+  plan p;
+  if (status s = detail::plan_for(desc, &p); !s.ok()) return s;
+  return execute(p, in, out, stream);
 }
 
 }  // namespace xpose

@@ -244,8 +244,13 @@ int plot(const std::vector<row>& rows, const run_meta& meta, const options& o) {
 }  // namespace
 }  // namespace xbench
 
+namespace xbench {
+int permute_main(int argc, char** argv);  // permute.cpp: `permute` and `ttc`
+}
+
 int main(int argc, char** argv) {
   using namespace xbench;
+  if (argc > 1 && (std::string(argv[1]) == "permute" || std::string(argv[1]) == "ttc")) return permute_main(argc, argv);
   options o;
   for (int i = 0; i < argc; ++i) o.command += (i ? " " : "") + std::string(argv[i]);
 

@@ -1,0 +1,37 @@
+// Internal declarations of the plan-centred core, shared by the plan, the CPU
+// executor and the CUDA dispatch.
+#pragma once
+
+#include "xpose/plan.hpp"
+#include "xpose/xpose.hpp"
+
+namespace xpose::detail {
+
+/// Pointer checks of an execute: null (non-empty plan), alignment to the element
+/// size, address-space wrap and input/output overlap. Before any write.
+/// Pointer checks of execute: null, alignment (to the element, or to `align` bytes when
+/// smaller and > 0: the host entries' host_align), address wrap, overlap.
+status check_plan_pointers(const plan& p, const void* in, void* out, int align = 0) noexcept;
+
+/// The plan of a validated matrix_desc: (b, r, c) -> (b, c, r).
+inline status plan_for(const matrix_desc& d, plan* p) noexcept {
+  static constexpr int axes[3] = {0, 2, 1};
+  return make_plan(layout::matrix_in(d), layout::matrix_out(d), axes, 3, {}, p);
+}
+
+/// CPU executor of a validated, non-empty plan (src/cpu/permute.cpp).
+void execute_plan_cpu(const plan& p, const void* in, void* out, int threads) noexcept;
+
+/// GPU launchers of the N-d plans (src/cuda/nd/permute_nd.cu): validated,
+/// non-empty plans, checked pointers, current device.
+status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t stream);
+status launch_strided_copy(const plan& p, const void* in, void* out, cudaStream_t stream);
+
+/// Position k of the output dimension that is the input's fastest (axes[k] == rank-1).
+inline int input_fastest(const plan& p) noexcept {
+  for (int k = 0; k < p.out.rank; ++k)
+    if (p.axes[k] == p.out.rank - 1) return k;
+  return p.out.rank - 1;
+}
+
+}  // namespace xpose::detail

@@ -1,0 +1,125 @@
+// Index maps of the N-d kernels, __host__ __device__: the GPU kernels call them,
+// the CPU tests check on the host that they cover every element exactly once.
+// Offsets are in elements (or in wider units, see copy_map) and 64-bit.
+#pragma once
+
+#include "xpose/plan.hpp"
+#include "fast_div.hpp"
+
+namespace xpose::detail {
+
+/// Tiles of tile_a x tile_b elements along A (the input's fastest dim) and B (the
+/// output's fastest dim); every other dim is "outer". Tile t = (outer, ta, tb), tb fastest.
+struct tile_map {
+  static constexpr int max_outer = layout::max_rank - 2;
+  int outer_rank = 0;
+  fast_div outer_n[max_outer];
+  index_t outer_is[max_outer] = {}, outer_os[max_outer] = {};
+  fast_div tiles_b, tiles_a;
+  index_t n_a = 0, n_b = 0, is_a = 0, os_a = 0, is_b = 0, os_b = 0;
+  index_t tiles = 0;  // total number of tiles
+
+  /// Base offsets (of element (a0, b0) of the tile) and the tile's origin along A and B.
+  XPOSE_HD void tile(index_t t, index_t* in_off, index_t* out_off, index_t* a0, index_t* b0, int ta_size,
+                     int tb_size) const {
+    std::uint64_t rem = 0;
+    std::uint64_t q = tiles_b.divmod(static_cast<std::uint64_t>(t), &rem);
+    *b0 = static_cast<index_t>(rem) * tb_size;
+    q = tiles_a.divmod(q, &rem);
+    *a0 = static_cast<index_t>(rem) * ta_size;
+    index_t io = *a0 * is_a + *b0 * is_b, oo = *a0 * os_a + *b0 * os_b;
+    for (int k = outer_rank - 1; k >= 0; --k) {
+      q = outer_n[k].divmod(q, &rem);
+      io += static_cast<index_t>(rem) * outer_is[k];
+      oo += static_cast<index_t>(rem) * outer_os[k];
+    }
+    *in_off = io, *out_off = oo;
+  }
+};
+
+/// Units in output order (a unit is one element, or several when copy_unit widens
+/// contiguous runs); the last dim is a run of `run` units.
+struct copy_map {
+  static constexpr int max_outer = layout::max_rank - 1;
+  int outer_rank = 0;
+  fast_div outer_n[max_outer];
+  index_t outer_is[max_outer] = {}, outer_os[max_outer] = {};
+  fast_div run;
+  index_t is = 0, os = 0;  // strides of the run, in units
+  index_t total = 0;       // units moved
+
+  XPOSE_HD void element(index_t i, index_t* in_off, index_t* out_off) const {
+    std::uint64_t rem = 0;
+    std::uint64_t q = run.divmod(static_cast<std::uint64_t>(i), &rem);
+    index_t io = static_cast<index_t>(rem) * is, oo = static_cast<index_t>(rem) * os;
+    for (int k = outer_rank - 1; k >= 0; --k) {
+      q = outer_n[k].divmod(q, &rem);
+      io += static_cast<index_t>(rem) * outer_is[k];
+      oo += static_cast<index_t>(rem) * outer_os[k];
+    }
+    *in_off = io, *out_off = oo;
+  }
+};
+
+/// Host: the tile map of a permute_nd plan.
+inline tile_map make_tile_map(const plan& p, int ta_size, int tb_size) {
+  tile_map m;
+  const int r = p.out.rank, B = r - 1;
+  int A = B;
+  for (int k = 0; k < r; ++k)
+    if (p.axes[k] == r - 1) A = k;
+  index_t outer = 1;
+  for (int k = 0; k < r; ++k) {
+    if (k == A || k == B) continue;
+    m.outer_n[m.outer_rank] = fast_div(static_cast<std::uint64_t>(p.out.extents[k]));
+    m.outer_is[m.outer_rank] = p.in.strides[p.axes[k]];
+    m.outer_os[m.outer_rank] = p.out.strides[k];
+    ++m.outer_rank;
+    outer *= p.out.extents[k];
+  }
+  m.n_a = p.out.extents[A], m.n_b = p.out.extents[B];
+  m.is_a = p.in.strides[p.axes[A]], m.os_a = p.out.strides[A];
+  m.is_b = p.in.strides[p.axes[B]], m.os_b = p.out.strides[B];
+  const index_t ta = (m.n_a + ta_size - 1) / ta_size, tb = (m.n_b + tb_size - 1) / tb_size;
+  m.tiles_a = fast_div(static_cast<std::uint64_t>(ta));
+  m.tiles_b = fast_div(static_cast<std::uint64_t>(tb));
+  m.tiles = outer * ta * tb;
+  return m;
+}
+
+/// Host: the copy map of a strided_copy plan in units of `unit` bytes (a multiple
+/// of the element size when the run is contiguous on both sides, see copy_unit).
+inline copy_map make_copy_map(const plan& p, int unit) {
+  copy_map m;
+  const int r = p.out.rank, E = p.in.elem_size;
+  const index_t scale = unit / E;  // elements per unit (1 unless widened)
+  for (int k = 0; k < r - 1; ++k) {
+    m.outer_n[m.outer_rank] = fast_div(static_cast<std::uint64_t>(p.out.extents[k]));
+    m.outer_is[m.outer_rank] = p.in.strides[p.axes[k]] / scale;
+    m.outer_os[m.outer_rank] = p.out.strides[k] / scale;
+    ++m.outer_rank;
+  }
+  const index_t run = p.out.extents[r - 1] / scale;
+  m.run = fast_div(static_cast<std::uint64_t>(run));
+  m.is = scale > 1 ? 1 : p.in.strides[r - 1];
+  m.os = scale > 1 ? 1 : p.out.strides[r - 1];
+  m.total = p.count / scale;
+  return m;
+}
+
+/// Widest unit (bytes, a multiple of the element size, <= 16) in which a
+/// strided_copy plan can move its runs: the run contiguous on both sides, and run
+/// length, outer strides and both pointers multiples of it. Conjugation keeps elements.
+inline int copy_unit(const plan& p, const void* in, const void* out) {
+  const int r = p.out.rank, E = p.in.elem_size;
+  if (p.conjugate || p.in.strides[r - 1] != 1 || p.out.strides[r - 1] != 1) return E;
+  std::uint64_t bits = static_cast<std::uint64_t>(p.out.extents[r - 1]) * E;
+  bits |= reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out);
+  for (int k = 0; k < r - 1; ++k)
+    bits |= static_cast<std::uint64_t>(p.in.strides[p.axes[k]] * E) | static_cast<std::uint64_t>(p.out.strides[k] * E);
+  int u = 16;
+  while (u > E && bits % static_cast<std::uint64_t>(u) != 0) u /= 2;
+  return u;
+}
+
+}  // namespace xpose::detail

@@ -1,0 +1,121 @@
+// GPU kernels of the N-d plans: the tiled permutation (a shared tile spanning the
+// input's fastest dim A and the output's fastest dim B, outer dims enumerated by
+// the grid with fast divisors) and the strided copy of contiguous runs in units of
+// up to 16 bytes. No allocation, no host sync, graph-capturable; 64-bit offsets,
+// grid-stride loops for counts beyond the grid limit. Index maps: src/core/nd_map.hpp.
+#include "../../core/core.hpp"
+#include "../../core/elem.hpp"
+#include "../../core/nd_map.hpp"
+#include "../common.cuh"
+#include "policy_nd.hpp"
+
+namespace xpose::detail {
+namespace {
+
+// One tile per step: coalesced reads along A into a (TB, TA+1) shared tile, then
+// coalesced writes along B. A thread keeps one column a (reads) / b (writes) and
+// steps THREADS/TA rows: one base offset per tile, one add per element. All loads
+// of a thread are issued before the first store.
+template <int E, int TA, int TB, int THREADS, bool Conj>
+__global__ void __launch_bounds__(THREADS)
+    nd_tile_kernel(const tile_map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
+  using T = typename uint_of<E>::type;
+  static_assert(THREADS % TA == 0 && THREADS % TB == 0 && (TA * TB) % THREADS == 0, "see nd_tile::valid()");
+  constexpr int per_thread = TA * TB / THREADS, rows_a = THREADS / TA, rows_b = THREADS / TB;
+  __shared__ T tile[TB][TA + 1];  // (TB, TA+1): padded against bank conflicts on the transposed read
+  const T* __restrict__ in = static_cast<const T*>(in_v);
+  T* __restrict__ out = static_cast<T*>(out_v);
+  const int ra = static_cast<int>(threadIdx.x) % TA, rb0 = static_cast<int>(threadIdx.x) / TA;  // read: (b, a)
+  const int wb = static_cast<int>(threadIdx.x) % TB, wa0 = static_cast<int>(threadIdx.x) / TB;  // write: (a, b)
+  const index_t in_step = rows_a * m.is_b, out_step = rows_b * m.os_a;
+  for (index_t t = blockIdx.x; t < m.tiles; t += gridDim.x) {
+    index_t io = 0, oo = 0, a0 = 0, b0 = 0;
+    m.tile(t, &io, &oo, &a0, &b0, TA, TB);
+    const index_t na = m.n_a - a0 < TA ? m.n_a - a0 : TA;
+    const index_t nb = m.n_b - b0 < TB ? m.n_b - b0 : TB;
+    const T* src = in + io + ra * m.is_a + rb0 * m.is_b;
+#pragma unroll
+    for (int j = 0; j < per_thread; ++j) {
+      const int b = rb0 + j * rows_a;
+      if (ra < na && b < nb) tile[b][ra] = src[j * in_step];
+    }
+    __syncthreads();
+    T* dst = out + oo + wb * m.os_b + wa0 * m.os_a;
+#pragma unroll
+    for (int j = 0; j < per_thread; ++j) {
+      const int a = wa0 + j * rows_b;
+      if (a < na && wb < nb) dst[j * out_step] = pass<E, Conj>(tile[wb][a]);
+    }
+    __syncthreads();
+  }
+}
+
+// One U-byte unit per thread per step, in output order.
+template <int U, bool Conj>
+__global__ void __launch_bounds__(nd_copy_threads)
+    nd_copy_kernel(const copy_map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
+  using T = typename uint_of<U>::type;
+  const T* __restrict__ in = static_cast<const T*>(in_v);
+  T* __restrict__ out = static_cast<T*>(out_v);
+  const index_t step = static_cast<index_t>(gridDim.x) * nd_copy_threads;
+  for (index_t i = static_cast<index_t>(blockIdx.x) * nd_copy_threads + threadIdx.x; i < m.total; i += step) {
+    index_t io = 0, oo = 0;
+    m.element(i, &io, &oo);
+    out[oo] = pass<U, Conj>(in[io]);
+  }
+}
+
+constexpr index_t grid_limit = 0x7fffffff;
+
+template <int E, bool Conj, nd_shape S>
+status launch_tiles_shaped(const plan& p, const void* in, void* out, cudaStream_t stream) {
+  constexpr nd_tile t = nd_tile_for(90, E, S);  // sm_80 shares the sm_90 table (policy_nd.hpp)
+  static_assert(t.valid(), "nd tile constraints");
+  const tile_map m = make_tile_map(p, t.tile_a, t.tile_b);
+  nd_tile_kernel<E, t.tile_a, t.tile_b, t.threads, Conj>
+      <<<clamp_grid(m.tiles, grid_limit), t.threads, 0, stream>>>(m, in, out);
+  return launch_status("permute_nd tile kernel launch");
+}
+
+template <int E, bool Conj>
+status launch_tiles(const plan& p, const void* in, void* out, cudaStream_t stream) {
+  const int r = p.out.rank, A = input_fastest(p);
+  switch (nd_shape_for(90, E, p.out.extents[A], p.out.extents[r - 1])) {
+    case nd_shape::narrow_a: return launch_tiles_shaped<E, Conj, nd_shape::narrow_a>(p, in, out, stream);
+    case nd_shape::narrow_b: return launch_tiles_shaped<E, Conj, nd_shape::narrow_b>(p, in, out, stream);
+    default: return launch_tiles_shaped<E, Conj, nd_shape::square>(p, in, out, stream);
+  }
+}
+
+template <int U, bool Conj>
+status launch_copy(const plan& p, int unit, const void* in, void* out, cudaStream_t stream) {
+  const copy_map m = make_copy_map(p, unit);
+  const index_t blocks = (m.total + nd_copy_threads - 1) / nd_copy_threads;
+  nd_copy_kernel<U, Conj><<<clamp_grid(blocks, grid_limit), nd_copy_threads, 0, stream>>>(m, in, out);
+  return launch_status("strided_copy kernel launch");
+}
+
+}  // namespace
+
+status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t stream) {
+  if (p.conjugate) {
+    if (p.in.elem_size == 8) return launch_tiles<8, true>(p, in, out, stream);
+    return launch_tiles<16, true>(p, in, out, stream);
+  }
+  return with_elem_size(p.in.elem_size, [&](auto e) {
+    return launch_tiles<decltype(e)::value, false>(p, in, out, stream);
+  });
+}
+
+status launch_strided_copy(const plan& p, const void* in, void* out, cudaStream_t stream) {
+  if (p.conjugate) {
+    if (p.in.elem_size == 8) return launch_copy<8, true>(p, 8, in, out, stream);
+    return launch_copy<16, true>(p, 16, in, out, stream);
+  }
+  const int unit = copy_unit(p, in, out);
+  return with_elem_size(unit, [&](auto u) {
+    return launch_copy<decltype(u)::value, false>(p, unit, in, out, stream);
+  });
+}
+
+}  // namespace xpose::detail

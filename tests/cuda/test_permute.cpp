@@ -1,0 +1,119 @@
+// permute on the GPU against the independent plain-loop reference: random ranks
+// 1..16, extents with 1s and odd sizes, random axes, padded strides, every element
+// size, conjugation; 0xFF-poisoned outputs whose padding must survive; every
+// algorithm of the planner, the 2-D path through plans, bad axes touching nothing.
+#include <random>
+#include <vector>
+
+#include "cuda_test_util.hpp"
+#include "permute_ref.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using xpose_test::dev_buf;
+using xpose_test::perm_case;
+
+// Runs one case on the device (input placed at byte offset `shift` elements to vary
+// alignment) and compares every output byte, padding included, with the reference.
+void check_gpu(const perm_case& c, bool conj, std::uint64_t seed, xpose::algorithm* ran = nullptr,
+               std::int64_t shift = 0) {
+  const std::int64_t es = c.in.elem_size;
+  const std::size_t ni = static_cast<std::size_t>(xpose_test::span_elems(c.in) * es);
+  const std::size_t no = static_cast<std::size_t>(xpose_test::span_elems(c.out) * es);
+  const std::size_t off = static_cast<std::size_t>(shift * es);
+  const auto in = xpose_test::random_bytes(ni, seed);
+  std::vector<unsigned char> want(no, 0xFF), got(no, 0);
+  xpose_test::reference_permute(in.data(), want.data(), c.in, c.out, c.axes, conj);
+  dev_buf din(ni + off), dout(no + off);
+  ASSERT_TRUE(din.p && dout.p);
+  CUDA_OK(cudaMemcpy(din.p + off, in.data(), ni, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemset(dout.p, 0xFF, no + off));
+  xpose::plan p;
+  xpose::status s = xpose::make_plan(c.in, c.out, c.axes, c.in.rank, {conj}, &p);
+  ASSERT_TRUE(s.ok()) << s.message();
+  if (ran) *ran = p.algo;
+  s = xpose::execute(p, din.p + off, dout.p + off, nullptr);
+  ASSERT_TRUE(s.ok()) << s.message();
+  CUDA_OK(cudaDeviceSynchronize());
+  CUDA_OK(cudaMemcpy(got.data(), dout.p + off, no, cudaMemcpyDeviceToHost));
+  for (std::size_t i = 0; i < no; ++i)
+    ASSERT_EQ(got[i], want[i]) << "byte " << i << " rank " << c.in.rank << " es " << es << " algo "
+                               << xpose::to_string(p.algo) << " seed " << seed;
+}
+
+TEST(PermuteGpu, RandomRanksAxesStridesSizes) {
+  REQUIRE_GPU();
+  std::mt19937_64 g(17);
+  const int sizes[] = {1, 2, 4, 8, 16};
+  for (int iter = 0; iter < 800; ++iter) {
+    const int rank = 1 + static_cast<int>(g() % 16);
+    const int es = sizes[g() % 5];
+    const perm_case c = xpose_test::random_case(g, rank, es, 20000, g() % 2);
+    const bool conj = (es == 8 || es == 16) && g() % 2;
+    check_gpu(c, conj, static_cast<std::uint64_t>(iter), nullptr, static_cast<std::int64_t>(g() % 3));
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(PermuteGpu, EveryAlgorithmRuns) {
+  REQUIRE_GPU();
+  const xpose::index_t ext[4] = {96, 75, 96, 7};
+  const int perms[][4] = {{2, 1, 3, 0}, {0, 1, 3, 2}, {1, 0, 2, 3}, {0, 1, 2, 3}, {3, 2, 1, 0}};
+  const xpose::algorithm expect[] = {xpose::algorithm::permute_nd, xpose::algorithm::transpose_2d,
+                                     xpose::algorithm::strided_copy, xpose::algorithm::copy,
+                                     xpose::algorithm::permute_nd};
+  for (int es : {1, 2, 4, 8, 16})
+    for (int i = 0; i < 5; ++i) {
+      perm_case c;
+      c.in = xpose::layout::packed(4, ext, es);
+      for (int k = 0; k < 4; ++k) c.axes[k] = perms[i][k];
+      c.out = xpose::permuted_packed(c.in, c.axes, 4);
+      xpose::algorithm ran{};
+      check_gpu(c, false, 100 + static_cast<std::uint64_t>(i), &ran);
+      EXPECT_EQ(ran, expect[i]) << "perm " << i << " es " << es;
+      if (es >= 8) check_gpu(c, true, 200 + static_cast<std::uint64_t>(i));
+    }
+}
+
+TEST(PermuteGpu, PackedEntryAndBadAxes) {
+  REQUIRE_GPU();
+  const xpose::index_t ext[3] = {33, 17, 65};
+  const xpose::layout in = xpose::layout::packed(3, ext, 4);
+  const int axes[3] = {2, 0, 1}, bad[3] = {2, 2, 1};
+  const std::size_t bytes = 33 * 17 * 65 * 4;
+  const auto src = xpose_test::random_bytes(bytes, 9);
+  std::vector<unsigned char> want(bytes, 0xFF), got(bytes);
+  xpose_test::reference_permute(src.data(), want.data(), in, xpose::permuted_packed(in, axes, 3), axes, false);
+  dev_buf din(bytes), dout(bytes);
+  ASSERT_TRUE(din.p && dout.p);
+  CUDA_OK(cudaMemcpy(din.p, src.data(), bytes, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemset(dout.p, 0xAB, bytes));
+  EXPECT_EQ(xpose::permute(din.p, dout.p, in, bad, 3).code(), xpose::status_code::bad_axes);
+  EXPECT_EQ(xpose::permute(din.p, dout.p, in, axes, 2).code(), xpose::status_code::bad_axes);
+  CUDA_OK(cudaDeviceSynchronize());
+  CUDA_OK(cudaMemcpy(got.data(), dout.p, bytes, cudaMemcpyDeviceToHost));
+  for (unsigned char b : got) ASSERT_EQ(b, 0xAB);
+  ASSERT_TRUE(xpose::permute(din.p, dout.p, in, axes, 3).ok());
+  CUDA_OK(cudaDeviceSynchronize());
+  CUDA_OK(cudaMemcpy(got.data(), dout.p, bytes, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(got, want);
+  std::vector<unsigned char> host(bytes);
+  EXPECT_EQ(xpose::permute(src.data(), host.data(), in, axes, 3).code(), xpose::status_code::not_device_memory);
+}
+
+TEST(PermuteGpu, LargeCountBeyondThirtyTwoBits) {
+  REQUIRE_GPU();
+  // 2^31 + 2^21 one-byte elements, a rank-3 permute_nd: 64-bit offsets in the tile map.
+  const xpose::index_t ext[3] = {2, 1025, 1 << 20};
+  perm_case c;
+  c.in = xpose::layout::packed(3, ext, 1);
+  c.axes[0] = 2, c.axes[1] = 1, c.axes[2] = 0;
+  c.out = xpose::permuted_packed(c.in, c.axes, 3);
+  size_t free_b = 0, total_b = 0;
+  CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
+  if (free_b < (size_t{5} << 30)) GTEST_SKIP() << "needs 5 GiB of free device memory";
+  check_gpu(c, false, 77);
+}
+
+}  // namespace

@@ -88,7 +88,7 @@ TEST(Best, RaggedLarge) {
   }
 }
 
-// Realigning path (policy: best_realign_enabled, element sizes 1, 2, 4): rows, pointers
+// Realigning path (policy table: best_class_policy_for(...).realign, element sizes 1, 2, 4, 8): rows, pointers
 // and strides only element-aligned, at every residue mod 16; multi-tile, partial tiles,
 // padded leading dimensions, batches with odd strides; the input ends at the
 // allocation's end (memcheck sees any read past it).

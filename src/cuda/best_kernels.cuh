@@ -156,6 +156,61 @@ __device__ __forceinline__ void divmod(index_t t, index_t d, index_t& q, index_t
   }
 }
 
+// ---- the tile skeleton shared by tile_kernel and realign_tile_kernel ---------
+
+/// Geometry of a TR x (NCH*16 bytes) tile moved by NT threads with MW-byte micro-block rows.
+template <int E, int TR, int NCH, int NT, int MW>
+struct tile_geom {
+  static constexpr int k = 16 / E;                  // elements per chunk = rows of a micro-block
+  static constexpr int TC = NCH * k;                // tile columns (elements)
+  static constexpr int RPS = NT / NCH;              // rows covered by one load step of the block
+  static constexpr int L = TR / RPS;                // chunks loaded per thread
+  static constexpr int RN = TR / k;                 // micro-blocks along the tile's rows
+  static constexpr int H = 16 / MW;                 // micro-blocks across one chunk column
+  static constexpr int KW = MW / 4;                 // words per micro-block row
+  static constexpr int kk = MW / E;                 // output rows per micro-block
+  static constexpr int G = k / kk;                  // square blocks per micro-block
+  static constexpr int MPT = RN * NCH * H / NT;     // micro-blocks per thread
+};
+
+/// Tile t of the flat work index: its valid extent (rows and columns left from its
+/// origin) and its 64-bit input / output bases.
+template <int E, int TR, int TC>
+__device__ __forceinline__ void tile_at(const tile_args& a, index_t t, index_t& rows_left, index_t& cols_left,
+                                        const u8*& in_t, u8*& out_t) {
+  index_t b, rem, tr, tc;
+  divmod(t, a.tiles_per_mat, b, rem);
+  divmod(rem, a.tiles_c, tr, tc);
+  const index_t r0 = tr * TR, c0 = tc * TC;
+  rows_left = a.rows - r0, cols_left = a.cols - c0;
+  in_t = a.in + b * a.stride_in + r0 * a.ld_in + c0 * E;
+  out_t = a.out + b * a.stride_out + c0 * a.ld_out + r0 * E;
+}
+
+/// Micro-block m = h + H*(R + RN*C) (sub-chunk h fastest, then the row block R, so a
+/// warp's stores run along output rows and a quarter warp's shared reads hit 8
+/// distinct swizzled chunk slots): its k shared rows, transposed in registers.
+template <int E, int NCH, int MW, class Geom>
+__device__ __forceinline__ void read_micro(const std::uint32_t* tile, int m, std::uint32_t (&w)[Geom::k][Geom::KW],
+                                           int& h, int& R, int& C) {
+  constexpr int k = Geom::k, KW = Geom::KW, H = Geom::H, RN = Geom::RN, kk = Geom::kk;
+  h = m % H, R = (m / H) % RN, C = m / (H * RN);
+#pragma unroll
+  for (int i = 0; i < k; ++i) {
+    const int r = R * k + i;
+    const std::uint32_t* src = tile + (r * NCH + (C ^ (R % NCH))) * 4 + h * KW;
+    if constexpr (KW == 4) {
+      const uint4 x = *reinterpret_cast<const uint4*>(src);
+      w[i][0] = x.x, w[i][1] = x.y, w[i][2] = x.z, w[i][3] = x.w;
+    } else {
+      const uint2 x = *reinterpret_cast<const uint2*>(src);
+      w[i][0] = x.x, w[i][1] = x.y;
+    }
+  }
+  micro_transpose<E, KW, k, 0>(w);
+  if constexpr (Geom::G > 1) micro_transpose<E, KW, k, kk>(w);
+}
+
 /// E: element bytes; TR: tile rows; NCH: 16-byte chunks per tile row; NT: threads;
 /// MW: bytes of a micro-block row (16, or 8 to halve its registers); A: global access
 /// width in bytes (16 = vector path). A micro-block is k = 16/E shared rows x MW
@@ -163,16 +218,9 @@ __device__ __forceinline__ void divmod(index_t t, index_t d, index_t& q, index_t
 /// side by side, are kk output chunks of 16 bytes.
 template <int E, int TR, int NCH, int NT, int MW, int MinBlocks, int A, int Hint = 0>
 __global__ void __launch_bounds__(NT, MinBlocks) tile_kernel(tile_args a) {
-  constexpr int k = 16 / E;            // elements per chunk = rows of a micro-block
-  constexpr int TC = NCH * k;          // tile columns (elements)
-  constexpr int RPS = NT / NCH;        // rows covered by one load step of the block
-  constexpr int L = TR / RPS;          // chunks loaded per thread
-  constexpr int RN = TR / k;           // micro-blocks along the tile's rows
-  constexpr int H = 16 / MW;           // micro-blocks across one chunk column
-  constexpr int KW = MW / 4;           // words per micro-block row
-  constexpr int kk = MW / E;           // output rows per micro-block
-  constexpr int G = k / kk;            // square blocks per micro-block
-  constexpr int MPT = RN * NCH * H / NT;  // micro-blocks per thread
+  using geom = tile_geom<E, TR, NCH, NT, MW>;
+  constexpr int k = geom::k, TC = geom::TC, RPS = geom::RPS, L = geom::L;
+  constexpr int KW = geom::KW, kk = geom::kk, G = geom::G, MPT = geom::MPT;
   static_assert(best_tile_valid(E, best_tile{TR, NCH, NT, MW, MinBlocks}, false), "tile shape");
   extern __shared__ uint4 smem_raw[];
   std::uint32_t* tile = reinterpret_cast<std::uint32_t*>(smem_raw);  // (TR, NCH) chunks, swizzled
@@ -183,6 +231,8 @@ __global__ void __launch_bounds__(NT, MinBlocks) tile_kernel(tile_args a) {
   const index_t step_in = static_cast<index_t>(RPS) * a.ld_in;
 
   for (index_t t = blockIdx.x; t < a.total; t += gridDim.x) {
+    // Inline, not tile_at: the same code through the helper spills 8 bytes in the f16
+    // tile (85-register cap) under nvcc 13.0.
     index_t b, rem, tr, tc;
     divmod(t, a.tiles_per_mat, b, rem);
     divmod(rem, a.tiles_c, tr, tc);
@@ -250,28 +300,11 @@ __global__ void __launch_bounds__(NT, MinBlocks) tile_kernel(tile_args a) {
     }
     __syncthreads();
 
-    // Micro-blocks: m = tid + q*NT = h + H*(R + RN*C): sub-chunk h fastest, then the
-    // row block R, so a warp's stores run along output rows (and a quarter warp's
-    // shared reads hit 8 distinct swizzled chunk slots).
 #pragma unroll
     for (int q = 0; q < MPT; ++q) {
-      const int m = tid + q * NT;
-      const int h = m % H, R = (m / H) % RN, C = m / (H * RN);
       std::uint32_t w[k][KW];
-#pragma unroll
-      for (int i = 0; i < k; ++i) {
-        const int r = R * k + i;
-        const std::uint32_t* src = tile + (r * NCH + (C ^ (R % NCH))) * 4 + h * KW;
-        if constexpr (KW == 4) {
-          const uint4 x = *reinterpret_cast<const uint4*>(src);
-          w[i][0] = x.x, w[i][1] = x.y, w[i][2] = x.z, w[i][3] = x.w;
-        } else {
-          const uint2 x = *reinterpret_cast<const uint2*>(src);
-          w[i][0] = x.x, w[i][1] = x.y;
-        }
-      }
-      micro_transpose<E, KW, k, 0>(w);
-      if constexpr (G > 1) micro_transpose<E, KW, k, kk>(w);
+      int h, R, C;
+      read_micro<E, NCH, MW, geom>(tile, tid + q * NT, w, h, R, C);
       // Output row c0 + C*k + h*kk + i, elements r0 + R*k .. + k-1: the i-th rows of
       // the G square blocks, side by side.
       u8* o = out_t + static_cast<index_t>(C * k + h * kk) * a.ld_out + R * 16;

@@ -27,16 +27,9 @@ struct realign_args {
 template <int E, int TR, int NCH, int NT, int MW, int MinBlocks>
 __global__ void __launch_bounds__(NT, MinBlocks) realign_tile_kernel(realign_args ra) {
   const tile_args& a = ra.t;
-  constexpr int k = 16 / E;
-  constexpr int TC = NCH * k;
-  constexpr int RPS = NT / NCH;
-  constexpr int L = TR / RPS;
-  constexpr int RN = TR / k;
-  constexpr int H = 16 / MW;
-  constexpr int KW = MW / 4;
-  constexpr int kk = MW / E;
-  constexpr int G = k / kk;
-  constexpr int MPT = RN * NCH * H / NT;
+  using geom = tile_geom<E, TR, NCH, NT, MW>;
+  constexpr int k = geom::k, TC = geom::TC, RPS = geom::RPS, L = geom::L, RN = geom::RN;
+  constexpr int H = geom::H, KW = geom::KW, kk = geom::kk, G = geom::G, MPT = geom::MPT;
   static_assert(best_tile_valid(E, best_tile{TR, NCH, NT, MW, MinBlocks}, true), "tile shape, shuffle groups");
   extern __shared__ uint4 smem_raw[];
   std::uint32_t* tile = reinterpret_cast<std::uint32_t*>(smem_raw);  // (TR, NCH) chunks, swizzled
@@ -48,15 +41,12 @@ __global__ void __launch_bounds__(NT, MinBlocks) realign_tile_kernel(realign_arg
   const u8* const hi = ra.in_end;
 
   for (index_t t = blockIdx.x; t < a.total; t += gridDim.x) {
-    index_t b, rem, tr, tc;
-    divmod(t, a.tiles_per_mat, b, rem);
-    divmod(rem, a.tiles_c, tr, tc);
-    const index_t r0 = tr * TR, c0 = tc * TC;
-    const index_t rows_left = a.rows - r0, cols_left = a.cols - c0;
+    index_t rows_left, cols_left;
+    const u8* in_t;
+    u8* out_t;
+    tile_at<E, TR, TC>(a, t, rows_left, cols_left, in_t, out_t);
     const int nrow = static_cast<int>(rows_left < TR ? rows_left : TR);  // valid tile rows
     const int ncol = static_cast<int>(cols_left < TC ? cols_left : TC);  // valid tile columns
-    const u8* in_t = a.in + b * a.stride_in + r0 * a.ld_in + c0 * E;
-    u8* out_t = a.out + b * a.stride_out + c0 * a.ld_out + r0 * E;
 
     // Load: chunk ch of the aligned cover of each of this thread's rows, plus (last
     // lane of the row) the chunk after the last, all in flight together.
@@ -100,23 +90,9 @@ __global__ void __launch_bounds__(NT, MinBlocks) realign_tile_kernel(realign_arg
     const int nv = nrow * E;  // valid bytes of an output row segment
 #pragma unroll
     for (int q = 0; q < MPT; ++q) {
-      const int m = tid + q * NT;
-      const int h = m % H, R = (m / H) % RN, C = m / (H * RN);
       std::uint32_t w[k][KW];
-#pragma unroll
-      for (int i = 0; i < k; ++i) {
-        const int r = R * k + i;
-        const std::uint32_t* src = tile + (r * NCH + (C ^ (R % NCH))) * 4 + h * KW;
-        if constexpr (KW == 4) {
-          const uint4 y = *reinterpret_cast<const uint4*>(src);
-          w[i][0] = y.x, w[i][1] = y.y, w[i][2] = y.z, w[i][3] = y.w;
-        } else {
-          const uint2 y = *reinterpret_cast<const uint2*>(src);
-          w[i][0] = y.x, w[i][1] = y.y;
-        }
-      }
-      micro_transpose<E, KW, k, 0>(w);
-      if constexpr (G > 1) micro_transpose<E, KW, k, kk>(w);
+      int h, R, C;
+      read_micro<E, NCH, MW, geom>(tile, tid + q * NT, w, h, R, C);
 #pragma unroll
       for (int i = 0; i < kk; ++i) {
         bytes::c16 d;  // this lane's piece D_R: segment bytes [16R, 16R + 16)

@@ -16,14 +16,12 @@ namespace {
 using best::tile_args;
 using best::u8;
 
-// Grid of a kernel: checks once per kernel and device that a block of `smem` bytes fits
-// (raising the dynamic shared-memory limit when it needs > 48 KiB), then one block per
-// tile up to best_grid_limit. Per call: one cudaGetDevice and a relaxed atomic read.
+// Grid of a kernel on device `dev`: checks once per kernel and device that a block of
+// `smem` bytes fits (raising the dynamic shared-memory limit when it needs > 48 KiB),
+// then one block per tile up to best_grid_limit. Per call: a relaxed atomic read.
 template <auto kernel>
-status grid_for(int threads, int smem, index_t work, unsigned* grid) {
+status grid_for(int dev, int threads, int smem, index_t work, unsigned* grid) {
   static std::atomic<int> occ_cache[64];  // per kernel (template argument) and device
-  int dev = 0;
-  if (status s = cuda_status(cudaGetDevice(&dev), "cudaGetDevice"); !s.ok()) return s;
   int occ = (dev >= 0 && dev < 64) ? occ_cache[dev].load(std::memory_order_relaxed) : 0;
   if (occ == 0) {
     if (smem > 48 * 1024)
@@ -44,10 +42,17 @@ status grid_for(int threads, int smem, index_t work, unsigned* grid) {
   return {};
 }
 
+// Where a launch goes: the current device, read once per call, and its compute capability.
+struct target {
+  int dev, cc;
+  cudaStream_t stream;
+};
+
 template <auto kernel, class Args>
-status launch(int threads, int smem, index_t work, const Args& a, cudaStream_t stream, const char* what) {
+status launch(int threads, int smem, index_t work, const Args& a, const target& tg, const char* what) {
   unsigned grid = 0;
-  if (status s = grid_for<kernel>(threads, smem, work, &grid); !s.ok()) return s;
+  if (status s = grid_for<kernel>(tg.dev, threads, smem, work, &grid); !s.ok()) return s;
+  cudaStream_t stream = tg.stream;
   kernel<<<grid, threads, smem, stream>>>(a);
   return launch_status(what);
 }
@@ -84,51 +89,50 @@ constexpr best_tile tile_of() {
 }
 
 template <int E, int A, int K>
-status tile_path(const void* in, void* out, const matrix_desc& d, cudaStream_t stream) {
+status tile_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr best_tile T = tile_of<E, K>();
   constexpr auto kernel = best::tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, A>;
   const tile_args a = make_tile_args<E>(in, out, d, T);
-  return launch<kernel>(T.threads, T.rows * T.chunks * 16, a.total, a, stream, "best tile kernel launch");
+  return launch<kernel>(T.threads, T.rows * T.chunks * 16, a.total, a, tg, "best tile kernel launch");
 }
 
 template <int E>
-status realign_path(const void* in, void* out, const matrix_desc& d, cudaStream_t stream) {
+status realign_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr best_tile T = best_tile_realign_for(E);
   constexpr auto kernel = best::realign_tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks>;
   const best::realign_args ra{make_tile_args<E>(in, out, d, T), static_cast<const u8*>(input_end(in, d))};
-  return launch<kernel>(T.threads, T.rows * T.chunks * 16, ra.t.total, ra, stream, "best realign kernel launch");
+  return launch<kernel>(T.threads, T.rows * T.chunks * 16, ra.t.total, ra, tg, "best realign kernel launch");
 }
 
 template <int E, int M>
-status slab_path(const void* in, void* out, const matrix_desc& d, int cc, cudaStream_t stream) {
+status slab_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads;
   constexpr auto kernel = slab::slab_kernel<E, M, nt, best_slab_unroll>;
-  const int bytes = best_class_policy_for(cc, E).slab_bytes;
+  const int bytes = best_class_policy_for(tg.cc, E).slab_bytes;
   const slab::args a = slab::make_args<E>(M, in, out, d, input_end(in, d), bytes);
   // Slab blocks stay under 48 KiB (table: slab and whole-matrix bytes), so grid_for's
   // cached fit check holds for every short side.
   if (a.smem > 48 * 1024) return status::make(status_code::unsupported_variant, "best: slab of %d bytes", a.smem);
-  return launch<kernel>(nt, a.smem, a.total, a, stream, "best slab kernel launch");
+  return launch<kernel>(nt, a.smem, a.total, a, tg, "best slab kernel launch");
 }
 
 // Tile with A-byte accesses (A < 16, the alignment the layout allows).
 template <int E>
-status access_path(const void* in, void* out, const matrix_desc& d, int access, cudaStream_t stream) {
+status access_path(const void* in, void* out, const matrix_desc& d, int access, const target& tg) {
   if constexpr (E <= 4) {
-    if (access == 8) return tile_path<E, 8, access_tile>(in, out, d, stream);
-    if (access == 4) return tile_path<E, 4, access_tile>(in, out, d, stream);
+    if (access == 8) return tile_path<E, 8, access_tile>(in, out, d, tg);
+    if (access == 4) return tile_path<E, 4, access_tile>(in, out, d, tg);
   }
   if constexpr (E == 1) {
-    if (access == 2) return tile_path<E, 2, access_tile>(in, out, d, stream);
+    if (access == 2) return tile_path<E, 2, access_tile>(in, out, d, tg);
   }
-  return tile_path<E, E, access_tile>(in, out, d, stream);
+  return tile_path<E, E, access_tile>(in, out, d, tg);
 }
 
-// Compute capability of the current device, cached per device.
-int current_cc() {
+// Compute capability of device `dev`, cached per device.
+int device_cc(int dev) {
   static std::atomic<int> cache[64];
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 90;
+  if (dev < 0 || dev >= 64) return 90;
   int cc = cache[dev].load(std::memory_order_relaxed);
   if (cc == 0) {
     int major = 0, minor = 0;
@@ -142,28 +146,30 @@ int current_cc() {
 
 template <int E>
 status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream_t stream) {
-  const int cc = current_cc();
+  int dev = 0;
+  if (status s = cuda_status(cudaGetDevice(&dev), "cudaGetDevice"); !s.ok()) return s;
+  const target tg{dev, device_cc(dev), stream};
   const best_choice c =
-      best_path_for(d, reinterpret_cast<std::uintptr_t>(in), reinterpret_cast<std::uintptr_t>(out), cc);
+      best_path_for(d, reinterpret_cast<std::uintptr_t>(in), reinterpret_cast<std::uintptr_t>(out), tg.cc);
   switch (c.path) {
     case best_path::copy:
       return cuda_status(
           cudaMemcpyAsync(out, in, static_cast<size_t>(d.elements()) * E, cudaMemcpyDeviceToDevice, stream),
           "cudaMemcpyAsync");
-    case best_path::slab_gather: return slab_path<E, slab::gather>(in, out, d, cc, stream);
-    case best_path::slab_scatter: return slab_path<E, slab::scatter>(in, out, d, cc, stream);
-    case best_path::slab_whole: return slab_path<E, slab::whole>(in, out, d, cc, stream);
+    case best_path::slab_gather: return slab_path<E, slab::gather>(in, out, d, tg);
+    case best_path::slab_scatter: return slab_path<E, slab::scatter>(in, out, d, tg);
+    case best_path::slab_whole: return slab_path<E, slab::whole>(in, out, d, tg);
     case best_path::realign:
-      if constexpr (E < 16) return realign_path<E>(in, out, d, stream);
+      if constexpr (E < 16) return realign_path<E>(in, out, d, tg);
       break;
-    case best_path::tile_access: return access_path<E>(in, out, d, c.access, stream);
+    case best_path::tile_access: return access_path<E>(in, out, d, c.access, tg);
     case best_path::tile_few_rows:
-      if constexpr (E <= 2) return tile_path<E, 16, few_rows_tile>(in, out, d, stream);
+      if constexpr (E <= 2) return tile_path<E, 16, few_rows_tile>(in, out, d, tg);
       break;
     case best_path::tile_narrow:
-      if constexpr (E <= 2) return tile_path<E, 16, narrow_tile>(in, out, d, stream);
+      if constexpr (E <= 2) return tile_path<E, 16, narrow_tile>(in, out, d, tg);
       break;
-    case best_path::tile: return tile_path<E, 16, standard_tile>(in, out, d, stream);
+    case best_path::tile: return tile_path<E, 16, standard_tile>(in, out, d, tg);
   }
   return status::make(status_code::unsupported_variant, "best: path %s has no %d-byte kernel",
                       best_path_name(c.path), E);

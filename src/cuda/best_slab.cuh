@@ -115,20 +115,29 @@ XPOSE_HDI pos slab_at(const args& a, i64 t) {
 /// Walks the elements of a slab's packed side in order, giving each one's shared
 /// offset: (s, l) -> 16 + s*pitch + l*E for gather / scatter (element o = l*S + s);
 /// for whole, input element (b, r, c) -> its output position 16 + ((b*C + c)*R + r)*E.
+/// Divisors of a slab's index math: the short side S (whole: rows and columns of a
+/// matrix, and its element count).
+struct divisors {
+  bytes::fdiv by_s, by_c, by_rc;
+  XPOSE_HDI explicit divisors(const args& a)
+      : by_s(static_cast<int>(a.S)), by_c(static_cast<int>(a.L < 1 << 20 ? a.L : 1)),
+        by_rc(static_cast<int>(a.S * a.L < 1 << 20 ? a.S * a.L : 1)) {}
+};
+
 template <int E, int M>
 struct walker {
   int s, l, b, off;
-  XPOSE_HDI walker(const args& a, int o) {
+  XPOSE_HDI walker(const args& a, const divisors& dv, int o) {
     const int S = static_cast<int>(a.S);
     if constexpr (M == whole) {
       const int C = static_cast<int>(a.L), rc = S * C;
-      b = o / rc;
+      b = dv.by_rc(o);
       const int rem = o - b * rc;
-      l = rem / C;       // row r
+      l = dv.by_c(rem);  // row r
       s = rem - l * C;   // column c
       off = 16 + ((b * C + s) * S + l) * E;
     } else {
-      l = o / S;
+      l = dv.by_s(o);
       s = o - l * S;
       off = 16 + s * a.pitch + l * E;
     }
@@ -168,11 +177,11 @@ XPOSE_HDI int read_items(const args& a, const pos& p) {
 }
 
 template <int E, int M>
-XPOSE_HDI fetched read_fetch(const args& a, const pos& p, int v) {
+XPOSE_HDI fetched read_fetch(const args& a, const pos& p, const bytes::fdiv& by_nls, int v) {
   fetched f;
   if constexpr (M == gather) {
-    const int nls = (p.n * E + 15) / 16;
-    const int s = v / nls, j = v - s * nls;
+    const int nls = by_nls.d;
+    const int s = by_nls(v), j = v - s * nls;
     const u8* seg = p.in + s * a.ld_seg;
     f.off = addr16(seg);
     const u8* c = seg - f.off + 16 * j;
@@ -188,15 +197,16 @@ XPOSE_HDI fetched read_fetch(const args& a, const pos& p, int v) {
 }
 
 template <int E, int M>
-XPOSE_HDI void read_put(const args& a, const pos& p, int v, const fetched& f, u8* sm) {
+XPOSE_HDI void read_put(const args& a, const divisors& dv, const pos& p, const bytes::fdiv& by_nls, int v,
+                        const fetched& f, u8* sm) {
   if constexpr (M == gather) {
-    const int nls = (p.n * E + 15) / 16;
-    const int s = v / nls, j = v - s * nls;
+    const int nls = by_nls.d;
+    const int s = by_nls(v), j = v - s * nls;
     bytes::st16(sm + s * a.pitch + 16 + 16 * j, bytes::window16(f.a, f.b, f.off));
   } else {
     const int n_el = M == whole ? p.n : p.n * static_cast<int>(a.S);
     const int o0 = (16 * v - f.off) / E;  // exact: f.off is a multiple of E
-    walker<E, M> w(a, o0 > 0 ? o0 : 0);
+    walker<E, M> w(a, dv, o0 > 0 ? o0 : 0);
     XPOSE_UNROLL
     for (int i = 0; i < 16 / E; ++i) {
       const int o = o0 + i;
@@ -211,23 +221,24 @@ XPOSE_HDI void read_put(const args& a, const pos& p, int v, const fetched& f, u8
 /// Thread tid of nt: its load items, U at a time, all U in flight before the first
 /// shared store.
 template <int E, int M, int U>
-XPOSE_HDI void read_phase(const args& a, const pos& p, u8* sm, int tid, int nt) {
+XPOSE_HDI void read_phase(const args& a, const divisors& dv, const pos& p, u8* sm, int tid, int nt) {
   const int items = read_items<E, M>(a, p);
+  const bytes::fdiv by_nls((p.n * E + 15) / 16);  // gather: chunks per segment
   for (int base = 0; base < items; base += nt * U) {
     fetched f[U];
     XPOSE_UNROLL
     for (int u = 0; u < U; ++u)
-      if (base + u * nt + tid < items) f[u] = read_fetch<E, M>(a, p, base + u * nt + tid);
+      if (base + u * nt + tid < items) f[u] = read_fetch<E, M>(a, p, by_nls, base + u * nt + tid);
     XPOSE_UNROLL
     for (int u = 0; u < U; ++u)
-      if (base + u * nt + tid < items) read_put<E, M>(a, p, base + u * nt + tid, f[u], sm);
+      if (base + u * nt + tid < items) read_put<E, M>(a, dv, p, by_nls, base + u * nt + tid, f[u], sm);
   }
 }
 
 // ---- write phase ----------------------------------------------------------------
 
 template <int E, int M>
-XPOSE_HDI void write_phase(const args& a, const pos& p, const u8* sm, int tid, int nt) {
+XPOSE_HDI void write_phase(const args& a, const divisors& dv, const pos& p, const u8* sm, int tid, int nt) {
   if constexpr (M == gather) {
     // The packed output range, chunk by aligned chunk.
     const int N = p.n * static_cast<int>(a.S) * E, oq = addr16(p.out), n_el = N / E;
@@ -235,7 +246,7 @@ XPOSE_HDI void write_phase(const args& a, const pos& p, const u8* sm, int tid, i
     const int items = (oq + N + 15) / 16;
     for (int k = tid; k < items; k += nt) {
       const int o0 = (16 * k - oq) / E;
-      walker<E, M> w(a, o0 > 0 ? o0 : 0);
+      walker<E, M> w(a, dv, o0 > 0 ? o0 : 0);
       c16 c = bytes::zero16();
       XPOSE_UNROLL
       for (int i = 0; i < 16 / E; ++i) {
@@ -253,8 +264,9 @@ XPOSE_HDI void write_phase(const args& a, const pos& p, const u8* sm, int tid, i
     const int nseg = M == whole ? 1 : static_cast<int>(a.S);
     const int seg_bytes = p.n * E;
     const int nss = (seg_bytes + 15) / 16 + 1;
+    const bytes::fdiv by_nss(nss);
     for (int v = tid; v < nseg * nss; v += nt) {
-      const int s = v / nss, j = v - s * nss;
+      const int s = by_nss(v), j = v - s * nss;
       u8* const seg = p.out + s * a.ld_seg;
       const int off = addr16(seg);
       const int lo = off - 16 * j > 0 ? off - 16 * j : 0;
@@ -275,12 +287,13 @@ __global__ void __launch_bounds__(NT) slab_kernel(args a) {
   extern __shared__ uint4 smem_raw[];
   u8* sm = reinterpret_cast<u8*>(smem_raw);
   const int tid = static_cast<int>(threadIdx.x);
+  const divisors dv(a);
   for (i64 t = blockIdx.x; t < a.total; t += gridDim.x) {
     const pos p = slab_at<E, M>(a, t);
     __syncthreads();  // the previous slab's shared reads are done
-    read_phase<E, M, U>(a, p, sm, tid, NT);
+    read_phase<E, M, U>(a, dv, p, sm, tid, NT);
     __syncthreads();
-    write_phase<E, M>(a, p, sm, tid, NT);
+    write_phase<E, M>(a, dv, p, sm, tid, NT);
   }
 }
 #endif

@@ -133,11 +133,12 @@ template <int E, int M>
 void emulate(const slab::args& a, int nt) {
   std::vector<u8> sm_store(static_cast<std::size_t>(a.smem) + 16);
   u8* sm = sm_store.data() + (16 - reinterpret_cast<std::uintptr_t>(sm_store.data()) % 16) % 16;
+  const slab::divisors dv(a);
   for (long long t = 0; t < a.total; ++t) {
     const slab::pos p = slab::slab_at<E, M>(a, t);
     std::fill(sm, sm + a.smem, static_cast<u8>(0xCD));
-    for (int tid = 0; tid < nt; ++tid) slab::read_phase<E, M, best_slab_unroll>(a, p, sm, tid, nt);
-    for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M>(a, p, sm, tid, nt);
+    for (int tid = 0; tid < nt; ++tid) slab::read_phase<E, M, best_slab_unroll>(a, dv, p, sm, tid, nt);
+    for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M>(a, dv, p, sm, tid, nt);
   }
 }
 
@@ -204,6 +205,15 @@ TEST(BestSlabEmulation, Bytes2) { slab_cases<2>(); }
 TEST(BestSlabEmulation, Bytes4) { slab_cases<4>(); }
 TEST(BestSlabEmulation, Bytes8) { slab_cases<8>(); }
 TEST(BestSlabEmulation, Bytes16) { slab_cases<16>(); }
+
+TEST(BestSlabEmulation, FloatDivisionIsExact) {
+  // Every quotient the slab kernels take: v < 2^20, divisors up to 2^14 (and a few larger).
+  for (int d : {1, 2, 3, 5, 7, 9, 15, 16, 17, 31, 33, 63, 64, 65, 96, 127, 129, 255, 1000, 1025, 4097, 16383, 65537})
+    for (int v = 0; v < (1 << 20); v += (v < 70000 ? 1 : 97)) {
+      const xpose::detail::bytes::fdiv f(d);
+      ASSERT_EQ(f(v), v / d) << v << " / " << d;
+    }
+}
 
 TEST(BestSlabEmulation, ByteHelpers) {
   // window16 = bytes [off, off+16) of a||b; store_range writes exactly [lo, hi).

@@ -149,7 +149,7 @@ struct best_class_policy {
   int slab_max_short_bytes;  ///< ... and <= this many bytes
   int slab_bytes;         ///< bytes of one slab (shared memory is about this plus padding)
   int whole_max_bytes;    ///< slab_whole: matrices of at most this many bytes
-  bool keep_few_rows_tile;  ///< aligned rows >= 32: the measured 32-row tile instead of a gather slab
+  bool keep_few_rows_tile;  ///< aligned, 32-64 rows: the measured small tiles instead of a gather slab
   bool realign;           ///< realigning tile for element-aligned layouts (else the A-byte tile)
 };
 
@@ -160,9 +160,9 @@ struct best_class_policy {
 /// rows of "Fast path (best)"; set realign false for E = 8 to go back.
 constexpr best_class_policy best_class_policy_for(int /*cc*/, int elem_size) {
   switch (elem_size) {
-    case 1: return {64, 64, 16384, 16384, true, true};
-    case 2: return {64, 128, 16384, 16384, true, true};
-    case 4: return {32, 128, 16384, 8192, false, true};
+    case 1: return {128, 128, 16384, 16384, true, true};
+    case 2: return {128, 256, 16384, 16384, true, true};
+    case 4: return {64, 256, 16384, 8192, false, true};
     case 8: return {32, 256, 16384, 8192, false, true};
     default: return {32, 512, 16384, 4096, false, false};
   }
@@ -212,7 +212,8 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     return {best_path::slab_whole, 16};
   // One short side with the other side packed: slabs, any alignment.
   auto short_ok = [&](long long s) { return s <= p.slab_max_short && s * E <= p.slab_max_short_bytes; };
-  const bool keep_tile = p.keep_few_rows_tile && access == 16 && d.rows >= 32;
+  // The 1-2 byte small tiles cover 32 to 64 rows (best_shape_for).
+  const bool keep_tile = p.keep_few_rows_tile && access == 16 && d.rows >= 32 && d.rows <= 64;
   if (short_ok(d.rows) && d.rows <= d.cols && d.ld_out == d.rows && !keep_tile)
     return {best_path::slab_gather, 16};
   if (short_ok(d.cols) && d.cols <= d.rows && d.ld_in == d.cols) return {best_path::slab_scatter, 16};

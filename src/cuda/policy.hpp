@@ -168,6 +168,9 @@ constexpr best_class_policy best_class_policy_for(int /*cc*/, int elem_size) {
   }
 }
 
+/// Slab paths only where the long side is at least this many times the short side.
+constexpr long long best_slab_min_aspect = 4;
+
 /// Threads per slab block and 16-byte load items each keeps in flight.
 constexpr int best_slab_threads = 256;
 constexpr int best_slab_unroll = 4;
@@ -214,9 +217,11 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   auto short_ok = [&](long long s) { return s <= p.slab_max_short && s * E <= p.slab_max_short_bytes; };
   // The 1-2 byte small tiles cover 32 to 64 rows (best_shape_for).
   const bool keep_tile = p.keep_few_rows_tile && access == 16 && d.rows >= 32 && d.rows <= 64;
-  if (short_ok(d.rows) && d.rows <= d.cols && d.ld_out == d.rows && !keep_tile)
+  // Near-square small matrices keep the tile (64 x 64 f32-c128 batches: "Fast path (best)").
+  if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && !keep_tile)
     return {best_path::slab_gather, 16};
-  if (short_ok(d.cols) && d.cols <= d.rows && d.ld_in == d.cols) return {best_path::slab_scatter, 16};
+  if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols)
+    return {best_path::slab_scatter, 16};
 
   if (access < 16) return {p.realign ? best_path::realign : best_path::tile_access, access};
   switch (best_shape_for(d.elem_size, d.rows, d.cols)) {

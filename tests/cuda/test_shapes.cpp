@@ -68,7 +68,7 @@ TEST(BestShapes, ImageBatches) {
 TEST(BestShapes, SkinnyPaddedAndOffset) {
   REQUIRE_GPU();
   for (int es : {1, 2, 4, 8, 16}) {
-    for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{{3, 100003}, {7, 20011}, {1, 5}, {2, 3}, {31, 4099}}) {
+    for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{{3, 100003}, {7, 20011}, {1, 5}, {2, 9}, {31, 4099}}) {
       if (!short_ok(r, es)) continue;
       check_best(matrix_desc::packed(r, c, es), 90, 0, 0);
       check_best(matrix_desc::packed(c, r, es), 91, 1, 1);

@@ -171,6 +171,20 @@ constexpr best_class_policy best_class_policy_for(int /*cc*/, int elem_size) {
 /// Slab paths only where the long side is at least this many times the short side.
 constexpr long long best_slab_min_aspect = 4;
 
+/// Small transposes (tiny, or few slabs) take smaller slabs so that the work spreads
+/// over at least this many blocks, down to best_slab_min_bytes per slab: a tiny call
+/// then costs about one round trip per block (docs/RESULTS.md, "Shape classes
+/// (issue 12)", tiny in a graph).
+constexpr long long best_slab_min_blocks = 256;
+constexpr int best_slab_min_bytes = 2048;
+
+/// Bytes per slab for a transpose of `total_bytes` under table entry p.
+constexpr int best_slab_bytes_for(const best_class_policy& p, long long total_bytes) {
+  const long long spread = total_bytes / best_slab_min_blocks;
+  return spread >= p.slab_bytes ? p.slab_bytes
+                                : spread <= best_slab_min_bytes ? best_slab_min_bytes : static_cast<int>(spread);
+}
+
 /// Threads per slab block and 16-byte load items each keeps in flight.
 constexpr int best_slab_threads = 256;
 constexpr int best_slab_unroll = 4;

@@ -60,6 +60,15 @@ TEST(BestPolicy, TableKeepsSlabsSmall) {
     }
 }
 
+TEST(BestPolicy, SmallTransposesTakeSmallerSlabs) {
+  const best_class_policy p = best_class_policy_for(90, 1);
+  EXPECT_EQ(best_slab_bytes_for(p, 1LL << 30), p.slab_bytes);
+  EXPECT_EQ(best_slab_bytes_for(p, 65536), best_slab_min_bytes);
+  EXPECT_EQ(best_slab_bytes_for(p, 16), best_slab_min_bytes);
+  const int mid = best_slab_bytes_for(p, 256LL * 8192);
+  EXPECT_EQ(mid, 8192);
+}
+
 namespace {
 best_path path_of(const xpose::matrix_desc& d, unsigned long long in = 0, unsigned long long out = 0) {
   return best_path_for(d, in, out).path;

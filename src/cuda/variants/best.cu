@@ -108,7 +108,7 @@ template <int E, int M>
 status slab_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads;
   constexpr auto kernel = slab::slab_kernel<E, M, nt, best_slab_unroll>;
-  const int bytes = best_class_policy_for(tg.cc, E).slab_bytes;
+  const int bytes = best_slab_bytes_for(best_class_policy_for(tg.cc, E), d.elements() * E);
   const slab::args a = slab::make_args<E>(M, in, out, d, input_end(in, d), bytes);
   // Slab blocks stay under 48 KiB (table: slab and whole-matrix bytes), so grid_for's
   // cached fit check holds for every short side.

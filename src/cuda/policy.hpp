@@ -17,9 +17,8 @@ constexpr const char* default_variant(int cc, int /*elem_size*/) {
 }
 
 /// Tile of `best`'s tiled kernel for E-byte elements: `rows` input rows x `chunks`
-/// 16-byte chunks per row (chunks*16/E columns), `threads` per block. Constraints
-/// (checked by static_assert in best_kernels.cuh): threads % chunks == 0,
-/// chunks >= 8, (rows / (16/E)) * chunks a multiple of threads.
+/// 16-byte chunks per row (chunks*16/E columns), `threads` per block. Constraints:
+/// best_tile_valid below.
 struct best_tile {
   int rows;
   int chunks;
@@ -27,6 +26,7 @@ struct best_tile {
   int micro_bytes;  ///< bytes per row of a thread's register block: 16, or 8 (half the registers)
   int min_blocks;   ///< __launch_bounds__ minimum resident blocks per SM (caps registers)
 };
+
 /// The one statement of a tile's geometric constraints (tile_kernel and
 /// realign_tile_kernel static_assert it; the CPU tests check every table entry).
 /// k = 16/E rows per micro-block; RPS rows per load step; the realigning kernel's
@@ -44,50 +44,47 @@ constexpr bool best_tile_valid(int elem_size, best_tile t, bool realign) {
 }
 
 constexpr best_tile best_tile_for(int elem_size) {
-  // Every tile side is >= 256 contiguous bytes on the input side (16 chunks of 16 B)
-  // and >= 256 B along output rows (rows*E), and every thread keeps 4-16 16-byte
-  // loads in flight before the first shared store (H200 needs ~24 KB in flight per SM
-  // to reach 4.2 TB/s: Little's law with ~0.7 us latency over 132 SMs).
+  // Every tile side is at least 256 contiguous bytes on both sides, and every thread
+  // keeps several 16-byte loads in flight before its first shared store (Little's law
+  // over the SMs; docs/RESULTS.md "Fast path (best)": sweep, what was tried).
   switch (elem_size) {
-    case 1: return {256, 16, 256, 8, 2};  // 64 KiB tile, 16 loads per thread, 16x8-byte register blocks (16x16 spilled at 128 registers)
-    case 2: return {128, 16, 256, 16, 3};  // 32 KiB, 8 loads per thread, 8x8 half-word micro-blocks
-    case 4: return {64, 16, 256, 16, 4};   // 16 KiB, 4 loads, 4x4 words (renaming only)
-    case 8: return {64, 16, 256, 16, 4};   // 16 KiB, 4 loads, 2 micro-blocks of 2x2 per thread
-    default: return {32, 32, 256, 16, 4};  // 16-byte elements: 16 KiB, 4 loads, 4 chunks per thread
+    case 1: return {256, 16, 256, 8, 2};  // 16 loads per thread, 16x8-byte register blocks (16x16 spilled)
+    case 2: return {128, 16, 256, 16, 3};  // 8 loads per thread, 8x8 half-word micro-blocks
+    case 4: return {64, 16, 256, 16, 4};   // 4 loads, 4x4 words (renaming only)
+    case 8: return {64, 16, 256, 16, 4};   // 4 loads, 2 micro-blocks of 2x2 per thread
+    default: return {32, 32, 256, 16, 4};  // 16-byte elements: 4 loads, 4 chunks per thread
   }
 }
 
 /// Tile for the narrow-access path (A < 16: a pointer, leading dimension or stride
-/// not 16-byte aligned). One-byte elements halve the tile: 16 chunks of 16 single-byte
-/// loads per thread spilled even at 255 registers.
+/// not 16-byte aligned). One-byte elements halve the tile: the full tile's single-byte
+/// loads spilled at any register cap.
 constexpr best_tile best_tile_narrow_for(int elem_size) {
   if (elem_size == 1) return {128, 16, 256, 8, 1};
-  if (elem_size == 2) return {128, 16, 256, 8, 1};  // 8-byte register blocks: 196 -> fewer registers
+  if (elem_size == 2) return {128, 16, 256, 8, 1};  // 8-byte register blocks: fewer registers
   const best_tile t = best_tile_for(elem_size);
   return {t.rows, t.chunks, t.threads, t.micro_bytes, 1};  // narrow accesses need more registers
 }
 
-
 /// Tile of the realigning path: tile_kernel's geometry with room for the extra chunk
-/// per row (register arrays twice the loads), so i8 uses 128 rows (8 loads per thread).
+/// per row (register arrays twice the loads), so i8 uses half the rows.
 constexpr best_tile best_tile_realign_for(int elem_size) {
   switch (elem_size) {
-    case 1: return {128, 16, 256, 8, 2};   // 32 KiB, 8 loads (+8 neighbour chunks), 16x8-byte blocks
-    case 2: return {128, 16, 256, 16, 2};  // 32 KiB, 8 loads, 8x8 half-words
-    case 4: return {64, 16, 256, 16, 3};   // 16 KiB, 4 loads, 4x4 words
-    default: return {64, 16, 256, 16, 3};  // 8 bytes (when enabled): 16 KiB, 4 loads, 2x2 blocks
+    case 1: return {128, 16, 256, 8, 2};   // 8 loads (+8 neighbour chunks), 16x8-byte blocks
+    case 2: return {128, 16, 256, 16, 2};  // 8 loads, 8x8 half-words
+    case 4: return {64, 16, 256, 16, 3};   // 4 loads, 4x4 words
+    default: return {64, 16, 256, 16, 3};  // 8 bytes: 4 loads, 2x2 blocks
   }
 }
 
 /// Shape classes of the 16-byte (aligned) tile path for 1- and 2-byte elements, whose
-/// standard tiles (i8 256x256, f16 128x128) are mostly empty on small or skinny
-/// matrices (H200: i8 64x64 batches 0.08-0.11x memcpy, 32xN / Nx32 0.09-0.19x; f16
-/// 0.33-0.50x). few_rows: rows <= 32; narrow: rows <= 64, or rows of <= 128 bytes.
+/// standard tiles are mostly empty on small or skinny matrices (docs/RESULTS.md "Fast
+/// path (best)", second round). few_rows: rows <= 32; narrow: rows <= 64, or rows of
+/// <= 128 bytes.
 enum class best_shape { standard, few_rows, narrow };
 
-/// Measured on the H200 (2026-11-29): 32xN i8 0.19 -> 0.89x memcpy, f16 0.50 -> 0.91x;
-/// 10000x64x64 i8 0.11 -> 0.33x. To switch the small tiles off (every shape back to the
-/// standard tile), set this to false.
+/// docs/RESULTS.md "Fast path (best)", second round. To switch the small tiles off
+/// (every shape back to the standard tile), set this to false.
 constexpr bool best_small_tiles_enabled = true;
 
 constexpr best_shape best_shape_for(int elem_size, long long rows, long long cols) {
@@ -98,7 +95,7 @@ constexpr best_shape best_shape_for(int elem_size, long long rows, long long col
 }
 
 /// Tile of a shape class (16-byte path). Small tiles run 64 threads per block, many
-/// blocks per SM; each thread still keeps 8 16-byte loads in flight.
+/// blocks per SM; each thread still keeps several 16-byte loads in flight.
 constexpr best_tile best_tile_shaped(int elem_size, best_shape s) {
   if (s == best_shape::few_rows)  // 32 rows x 256 bytes, 8 KiB
     return elem_size == 1 ? best_tile{32, 16, 64, 8, 8} : best_tile{32, 16, 64, 16, 8};

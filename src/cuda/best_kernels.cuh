@@ -4,9 +4,7 @@
 //   with A-byte accesses when pointers, leading dimensions or strides forbid 16);
 //   each thread turns a k x k element block (k = 16/E, one 16-byte chunk from each of
 //   k shared rows) into k output chunks with register renaming and __byte_perm.
-// slab_rows / slab_cols: few rows (or few columns) with a packed output (input):
-//   a whole slab of the short side goes through shared memory, the long side is moved
-//   as contiguous 16-byte chunks.
+// Slabs (one short side, batches of small matrices): best_slab.cuh.
 // All kernels loop grid-stride over a flat 64-bit work index (launched one block per
 // tile, so the loop only matters past the grid limit), hoist the
 // 64-bit base of each tile, and need no workspace.
@@ -15,6 +13,7 @@
 #include <cstdint>
 
 #include "common.cuh"
+#include "policy.hpp"
 
 namespace xpose::detail::best {
 
@@ -157,6 +156,61 @@ __device__ __forceinline__ void divmod(index_t t, index_t d, index_t& q, index_t
   }
 }
 
+// ---- the tile skeleton shared by tile_kernel and realign_tile_kernel ---------
+
+/// Geometry of a TR x (NCH*16 bytes) tile moved by NT threads with MW-byte micro-block rows.
+template <int E, int TR, int NCH, int NT, int MW>
+struct tile_geom {
+  static constexpr int k = 16 / E;                  // elements per chunk = rows of a micro-block
+  static constexpr int TC = NCH * k;                // tile columns (elements)
+  static constexpr int RPS = NT / NCH;              // rows covered by one load step of the block
+  static constexpr int L = TR / RPS;                // chunks loaded per thread
+  static constexpr int RN = TR / k;                 // micro-blocks along the tile's rows
+  static constexpr int H = 16 / MW;                 // micro-blocks across one chunk column
+  static constexpr int KW = MW / 4;                 // words per micro-block row
+  static constexpr int kk = MW / E;                 // output rows per micro-block
+  static constexpr int G = k / kk;                  // square blocks per micro-block
+  static constexpr int MPT = RN * NCH * H / NT;     // micro-blocks per thread
+};
+
+/// Tile t of the flat work index: its valid extent (rows and columns left from its
+/// origin) and its 64-bit input / output bases.
+template <int E, int TR, int TC>
+__device__ __forceinline__ void tile_at(const tile_args& a, index_t t, index_t& rows_left, index_t& cols_left,
+                                        const u8*& in_t, u8*& out_t) {
+  index_t b, rem, tr, tc;
+  divmod(t, a.tiles_per_mat, b, rem);
+  divmod(rem, a.tiles_c, tr, tc);
+  const index_t r0 = tr * TR, c0 = tc * TC;
+  rows_left = a.rows - r0, cols_left = a.cols - c0;
+  in_t = a.in + b * a.stride_in + r0 * a.ld_in + c0 * E;
+  out_t = a.out + b * a.stride_out + c0 * a.ld_out + r0 * E;
+}
+
+/// Micro-block m = h + H*(R + RN*C) (sub-chunk h fastest, then the row block R, so a
+/// warp's stores run along output rows and a quarter warp's shared reads hit 8
+/// distinct swizzled chunk slots): its k shared rows, transposed in registers.
+template <int E, int NCH, int MW, class Geom>
+__device__ __forceinline__ void read_micro(const std::uint32_t* tile, int m, std::uint32_t (&w)[Geom::k][Geom::KW],
+                                           int& h, int& R, int& C) {
+  constexpr int k = Geom::k, KW = Geom::KW, H = Geom::H, RN = Geom::RN, kk = Geom::kk;
+  h = m % H, R = (m / H) % RN, C = m / (H * RN);
+#pragma unroll
+  for (int i = 0; i < k; ++i) {
+    const int r = R * k + i;
+    const std::uint32_t* src = tile + (r * NCH + (C ^ (R % NCH))) * 4 + h * KW;
+    if constexpr (KW == 4) {
+      const uint4 x = *reinterpret_cast<const uint4*>(src);
+      w[i][0] = x.x, w[i][1] = x.y, w[i][2] = x.z, w[i][3] = x.w;
+    } else {
+      const uint2 x = *reinterpret_cast<const uint2*>(src);
+      w[i][0] = x.x, w[i][1] = x.y;
+    }
+  }
+  micro_transpose<E, KW, k, 0>(w);
+  if constexpr (Geom::G > 1) micro_transpose<E, KW, k, kk>(w);
+}
+
 /// E: element bytes; TR: tile rows; NCH: 16-byte chunks per tile row; NT: threads;
 /// MW: bytes of a micro-block row (16, or 8 to halve its registers); A: global access
 /// width in bytes (16 = vector path). A micro-block is k = 16/E shared rows x MW
@@ -164,17 +218,10 @@ __device__ __forceinline__ void divmod(index_t t, index_t d, index_t& q, index_t
 /// side by side, are kk output chunks of 16 bytes.
 template <int E, int TR, int NCH, int NT, int MW, int MinBlocks, int A, int Hint = 0>
 __global__ void __launch_bounds__(NT, MinBlocks) tile_kernel(tile_args a) {
-  constexpr int k = 16 / E;            // elements per chunk = rows of a micro-block
-  constexpr int TC = NCH * k;          // tile columns (elements)
-  constexpr int RPS = NT / NCH;        // rows covered by one load step of the block
-  constexpr int L = TR / RPS;          // chunks loaded per thread
-  constexpr int RN = TR / k;           // micro-blocks along the tile's rows
-  constexpr int H = 16 / MW;           // micro-blocks across one chunk column
-  constexpr int KW = MW / 4;           // words per micro-block row
-  constexpr int kk = MW / E;           // output rows per micro-block
-  constexpr int G = k / kk;            // square blocks per micro-block
-  constexpr int MPT = RN * NCH * H / NT;  // micro-blocks per thread
-  static_assert(NT % NCH == 0 && TR % RPS == 0 && (RN * NCH * H) % NT == 0 && NCH >= 8, "tile shape");
+  using geom = tile_geom<E, TR, NCH, NT, MW>;
+  constexpr int k = geom::k, TC = geom::TC, RPS = geom::RPS, L = geom::L;
+  constexpr int KW = geom::KW, kk = geom::kk, G = geom::G, MPT = geom::MPT;
+  static_assert(best_tile_valid(E, best_tile{TR, NCH, NT, MW, MinBlocks}, false), "tile shape");
   extern __shared__ uint4 smem_raw[];
   std::uint32_t* tile = reinterpret_cast<std::uint32_t*>(smem_raw);  // (TR, NCH) chunks, swizzled
 
@@ -184,6 +231,8 @@ __global__ void __launch_bounds__(NT, MinBlocks) tile_kernel(tile_args a) {
   const index_t step_in = static_cast<index_t>(RPS) * a.ld_in;
 
   for (index_t t = blockIdx.x; t < a.total; t += gridDim.x) {
+    // Inline, not tile_at: the same code through the helper spills 8 bytes in the f16
+    // tile (85-register cap) under nvcc 13.0.
     index_t b, rem, tr, tc;
     divmod(t, a.tiles_per_mat, b, rem);
     divmod(rem, a.tiles_c, tr, tc);
@@ -251,28 +300,11 @@ __global__ void __launch_bounds__(NT, MinBlocks) tile_kernel(tile_args a) {
     }
     __syncthreads();
 
-    // Micro-blocks: m = tid + q*NT = h + H*(R + RN*C): sub-chunk h fastest, then the
-    // row block R, so a warp's stores run along output rows (and a quarter warp's
-    // shared reads hit 8 distinct swizzled chunk slots).
 #pragma unroll
     for (int q = 0; q < MPT; ++q) {
-      const int m = tid + q * NT;
-      const int h = m % H, R = (m / H) % RN, C = m / (H * RN);
       std::uint32_t w[k][KW];
-#pragma unroll
-      for (int i = 0; i < k; ++i) {
-        const int r = R * k + i;
-        const std::uint32_t* src = tile + (r * NCH + (C ^ (R % NCH))) * 4 + h * KW;
-        if constexpr (KW == 4) {
-          const uint4 x = *reinterpret_cast<const uint4*>(src);
-          w[i][0] = x.x, w[i][1] = x.y, w[i][2] = x.z, w[i][3] = x.w;
-        } else {
-          const uint2 x = *reinterpret_cast<const uint2*>(src);
-          w[i][0] = x.x, w[i][1] = x.y;
-        }
-      }
-      micro_transpose<E, KW, k, 0>(w);
-      if constexpr (G > 1) micro_transpose<E, KW, k, kk>(w);
+      int h, R, C;
+      read_micro<E, NCH, MW, geom>(tile, tid + q * NT, w, h, R, C);
       // Output row c0 + C*k + h*kk + i, elements r0 + R*k .. + k-1: the i-th rows of
       // the G square blocks, side by side.
       u8* o = out_t + static_cast<index_t>(C * k + h * kk) * a.ld_out + R * 16;
@@ -292,126 +324,6 @@ __global__ void __launch_bounds__(NT, MinBlocks) tile_kernel(tile_args a) {
           for (int e = 0; e < k; ++e)
             if (e < rl) get_elem<E>(out_w, e, o + i * a.ld_out + e * E);
         }
-      }
-    }
-  }
-}
-
-// ---- slabs: one short side, the other long ------------------------------------
-
-struct slab_args {
-  const u8* in;
-  u8* out;
-  index_t rows, cols, batch;
-  index_t ld_in, ld_out, stride_in, stride_out;  // bytes
-  index_t slabs_per_mat, total;
-  int pitch;  // bytes per shared row
-};
-
-/// Few rows (rows <= 16), packed output (ld_out == rows): the block stages all rows
-/// x SW columns, then writes the slab's contiguous rows*SW output elements as chunks.
-/// AI: input access width (16 or E); AO: output access width (16 or E).
-template <int E, int SW, int NT, int AI, int AO>
-__global__ void __launch_bounds__(NT) slab_rows_kernel(slab_args a) {
-  constexpr int k = 16 / E;
-  constexpr int NV = SW * E / 16;  // chunks per staged row
-  extern __shared__ uint4 smem_raw[];
-  u8* s = reinterpret_cast<u8*>(smem_raw);
-  const int R = static_cast<int>(a.rows);
-  const int tid = static_cast<int>(threadIdx.x);
-  for (index_t t = blockIdx.x; t < a.total; t += gridDim.x) {
-    index_t b, sl;
-    divmod(t, a.slabs_per_mat, b, sl);
-    const index_t c0 = sl * SW;
-    const int nc = static_cast<int>(a.cols - c0 < SW ? a.cols - c0 : SW);
-    const u8* in_t = a.in + b * a.stride_in + c0 * E;
-    u8* out_t = a.out + b * a.stride_out + c0 * a.ld_out;
-    __syncthreads();
-    for (int v = tid; v < R * NV; v += NT) {
-      const int r = v / NV, chk = v - r * NV;
-      const u8* p = in_t + r * a.ld_in + chk * 16;
-      std::uint32_t w[4] = {0, 0, 0, 0};
-      const int cl = nc - chk * k;
-      if (cl >= k) {
-        load_chunk<AI>(w, p);
-      } else {
-#pragma unroll
-        for (int e = 0; e < k; ++e)
-          if (e < cl) put_elem<E>(w, e, p + e * E);
-      }
-      *reinterpret_cast<uint4*>(s + r * a.pitch + chk * 16) = make_uint4(w[0], w[1], w[2], w[3]);
-    }
-    __syncthreads();
-    const int n = nc * R;  // contiguous output elements of this slab
-    for (int o0 = tid * k; o0 < n; o0 += NT * k) {
-      int c = o0 / R, r = o0 - c * R;
-      std::uint32_t w[4] = {0, 0, 0, 0};
-#pragma unroll
-      for (int e = 0; e < k; ++e) {
-        put_elem<E>(w, e, s + r * a.pitch + c * E);
-        if (++r == R) r = 0, ++c;
-      }
-      u8* p = out_t + static_cast<index_t>(o0) * E;
-      if (n - o0 >= k) {
-        store_chunk<AO>(w, p);
-      } else {
-#pragma unroll
-        for (int e = 0; e < k; ++e)
-          if (e < n - o0) get_elem<E>(w, e, p + e * E);
-      }
-    }
-  }
-}
-
-/// Few columns (cols <= 16), packed input (ld_in == cols): the block reads SH rows as
-/// contiguous chunks, stages them transposed, then writes each output row's SH elements.
-template <int E, int SH, int NT, int AI, int AO>
-__global__ void __launch_bounds__(NT) slab_cols_kernel(slab_args a) {
-  constexpr int k = 16 / E;
-  constexpr int NV = SH * E / 16;  // chunks per staged (output) row
-  extern __shared__ uint4 smem_raw[];
-  u8* s = reinterpret_cast<u8*>(smem_raw);
-  const int C = static_cast<int>(a.cols);
-  const int tid = static_cast<int>(threadIdx.x);
-  for (index_t t = blockIdx.x; t < a.total; t += gridDim.x) {
-    index_t b, sl;
-    divmod(t, a.slabs_per_mat, b, sl);
-    const index_t r0 = sl * SH;
-    const int nr = static_cast<int>(a.rows - r0 < SH ? a.rows - r0 : SH);
-    const u8* in_t = a.in + b * a.stride_in + r0 * a.ld_in;
-    u8* out_t = a.out + b * a.stride_out + r0 * E;
-    __syncthreads();
-    const int n = nr * C;  // contiguous input elements of this slab
-    for (int i0 = tid * k; i0 < n; i0 += NT * k) {
-      std::uint32_t w[4] = {0, 0, 0, 0};
-      const u8* p = in_t + static_cast<index_t>(i0) * E;
-      if (n - i0 >= k) {
-        load_chunk<AI>(w, p);
-      } else {
-#pragma unroll
-        for (int e = 0; e < k; ++e)
-          if (e < n - i0) put_elem<E>(w, e, p + e * E);
-      }
-      int r = i0 / C, c = i0 - r * C;
-#pragma unroll
-      for (int e = 0; e < k; ++e) {
-        get_elem<E>(w, e, s + c * a.pitch + r * E);
-        if (++c == C) c = 0, ++r;
-      }
-    }
-    __syncthreads();
-    for (int v = tid; v < C * NV; v += NT) {
-      const int c = v / NV, chk = v - c * NV;
-      const uint4 x = *reinterpret_cast<const uint4*>(s + c * a.pitch + chk * 16);
-      const std::uint32_t w[4] = {x.x, x.y, x.z, x.w};
-      u8* p = out_t + c * a.ld_out + chk * 16;
-      const int rl = nr - chk * k;
-      if (rl >= k) {
-        store_chunk<AO>(w, p);
-      } else {
-#pragma unroll
-        for (int e = 0; e < k; ++e)
-          if (e < rl) get_elem<E>(w, e, p + e * E);
       }
     }
   }

@@ -11,6 +11,7 @@
 // micro-blocks are those of tile_kernel (best_kernels.cuh).
 #pragma once
 
+#include "best_bytes.cuh"
 #include "best_kernels.cuh"
 
 namespace xpose::detail::best {
@@ -20,82 +21,16 @@ struct realign_args {
   const u8* in_end;  // one past the last byte of the input view
 };
 
-__device__ __forceinline__ std::uint32_t word_at(const std::uint32_t (&w)[4], int i) {
-  return i == 0 ? w[0] : i == 1 ? w[1] : i == 2 ? w[2] : w[3];
-}
-
-/// Bytes [off, off + 16) of the 32 bytes a || b (little-endian), off in [0, 16).
-/// Selects (no dynamic register indexing), then one funnel shift per word.
-__device__ __forceinline__ void window16(const std::uint32_t (&a)[4], const std::uint32_t (&b)[4], int off,
-                                         std::uint32_t (&r)[4]) {
-  const std::uint32_t x[8] = {a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]};
-  const int wo = off >> 2;
-  const unsigned sh = 8u * static_cast<unsigned>(off & 3);
-  std::uint32_t z[6], y[5];
-#pragma unroll
-  for (int i = 0; i < 6; ++i) z[i] = (wo & 2) ? x[i + 2] : x[i];
-#pragma unroll
-  for (int i = 0; i < 5; ++i) y[i] = (wo & 1) ? z[i + 1] : z[i];
-#pragma unroll
-  for (int q = 0; q < 4; ++q) r[q] = __funnelshift_r(y[q], y[q + 1], sh);
-}
-
-/// The 16-byte-aligned chunk at p, reading only bytes inside [lo, hi) (other bytes 0):
-/// one vector load when the chunk lies inside, element loads otherwise.
-template <int E>
-__device__ __forceinline__ void load_clamped(std::uint32_t (&w)[4], const u8* p, const u8* lo, const u8* hi) {
-  if (p >= lo && p + 16 <= hi) {
-    load_chunk<16>(w, p);
-  } else {
-    w[0] = w[1] = w[2] = w[3] = 0;
-#pragma unroll
-    for (int e = 0; e < 16 / E; ++e)
-      if (p + e * E >= lo && p + e * E < hi) put_elem<E>(w, e, p + e * E);
-  }
-}
-
-/// Stores bytes [lo, hi) of chunk w to the 16-byte-aligned chunk at p (lo, hi multiples
-/// of the element size, 0 <= lo <= hi <= 16): naturally aligned pieces of 1-8 bytes,
-/// growing from lo, then shrinking to hi (at most 8 stores).
-__device__ __forceinline__ void store_range(const std::uint32_t (&w)[4], u8* p, int lo, int hi) {
-  if (lo == 0 && hi == 16) {
-    store_chunk<16>(w, p);
-    return;
-  }
-  auto piece = [&](int s) {
-    const std::uint32_t x = word_at(w, lo >> 2);
-    if (s == 8) *reinterpret_cast<uint2*>(p + lo) = make_uint2(x, word_at(w, (lo >> 2) + 1));
-    else if (s == 4) *reinterpret_cast<std::uint32_t*>(p + lo) = x;
-    else if (s == 2) *reinterpret_cast<std::uint16_t*>(p + lo) = static_cast<std::uint16_t>(x >> (8 * (lo & 3)));
-    else p[lo] = static_cast<u8>(x >> (8 * (lo & 3)));
-    lo += s;
-  };
-#pragma unroll
-  for (int s = 1; s <= 8; s <<= 1)
-    if ((lo & s) && lo + s <= hi) piece(s);
-#pragma unroll
-  for (int s = 8; s >= 1; s >>= 1)
-    if (hi - lo >= s) piece(s);
-}
-
 /// Same tile geometry as tile_kernel<E, TR, NCH, NT, MW, ...>; any E-aligned pointers,
 /// leading dimensions and strides. NCH lanes (one tile row) and H*RN lanes (one output
 /// row segment) must each lie inside one warp.
 template <int E, int TR, int NCH, int NT, int MW, int MinBlocks>
 __global__ void __launch_bounds__(NT, MinBlocks) realign_tile_kernel(realign_args ra) {
   const tile_args& a = ra.t;
-  constexpr int k = 16 / E;
-  constexpr int TC = NCH * k;
-  constexpr int RPS = NT / NCH;
-  constexpr int L = TR / RPS;
-  constexpr int RN = TR / k;
-  constexpr int H = 16 / MW;
-  constexpr int KW = MW / 4;
-  constexpr int kk = MW / E;
-  constexpr int G = k / kk;
-  constexpr int MPT = RN * NCH * H / NT;
-  static_assert(NT % NCH == 0 && TR % RPS == 0 && (RN * NCH * H) % NT == 0 && NCH >= 8, "tile shape");
-  static_assert(32 % NCH == 0 && 32 % (H * RN) == 0 && NT % 32 == 0, "shuffle groups inside a warp");
+  using geom = tile_geom<E, TR, NCH, NT, MW>;
+  constexpr int k = geom::k, TC = geom::TC, RPS = geom::RPS, L = geom::L, RN = geom::RN;
+  constexpr int H = geom::H, KW = geom::KW, kk = geom::kk, G = geom::G, MPT = geom::MPT;
+  static_assert(best_tile_valid(E, best_tile{TR, NCH, NT, MW, MinBlocks}, true), "tile shape, shuffle groups");
   extern __shared__ uint4 smem_raw[];
   std::uint32_t* tile = reinterpret_cast<std::uint32_t*>(smem_raw);  // (TR, NCH) chunks, swizzled
 
@@ -106,19 +41,16 @@ __global__ void __launch_bounds__(NT, MinBlocks) realign_tile_kernel(realign_arg
   const u8* const hi = ra.in_end;
 
   for (index_t t = blockIdx.x; t < a.total; t += gridDim.x) {
-    index_t b, rem, tr, tc;
-    divmod(t, a.tiles_per_mat, b, rem);
-    divmod(rem, a.tiles_c, tr, tc);
-    const index_t r0 = tr * TR, c0 = tc * TC;
-    const index_t rows_left = a.rows - r0, cols_left = a.cols - c0;
+    index_t rows_left, cols_left;
+    const u8* in_t;
+    u8* out_t;
+    tile_at<E, TR, TC>(a, t, rows_left, cols_left, in_t, out_t);
     const int nrow = static_cast<int>(rows_left < TR ? rows_left : TR);  // valid tile rows
     const int ncol = static_cast<int>(cols_left < TC ? cols_left : TC);  // valid tile columns
-    const u8* in_t = a.in + b * a.stride_in + r0 * a.ld_in + c0 * E;
-    u8* out_t = a.out + b * a.stride_out + c0 * a.ld_out + r0 * E;
 
     // Load: chunk ch of the aligned cover of each of this thread's rows, plus (last
     // lane of the row) the chunk after the last, all in flight together.
-    std::uint32_t v[L][4], x[L][4];
+    bytes::c16 v[L], x[L];
     int off[L];
 #pragma unroll
     for (int j = 0; j < L; ++j) {
@@ -127,32 +59,29 @@ __global__ void __launch_bounds__(NT, MinBlocks) realign_tile_kernel(realign_arg
       off[j] = static_cast<int>(reinterpret_cast<std::uintptr_t>(rp) & 15);
       const u8* ab = rp - off[j];
       const int need = off[j] + ncol * E;  // bytes of the cover in use, from ab
-      v[j][0] = v[j][1] = v[j][2] = v[j][3] = 0;
-      x[j][0] = x[j][1] = x[j][2] = x[j][3] = 0;
+      v[j] = x[j] = bytes::zero16();
       if (r < nrow) {
-        if (ch * 16 < need) load_clamped<E>(v[j], ab + ch * 16, lo, hi);
-        if (ch == NCH - 1 && NCH * 16 < need) load_clamped<E>(x[j], ab + NCH * 16, lo, hi);
+        if (ch * 16 < need) v[j] = bytes::load_clamped<E>(ab + ch * 16, lo, hi);
+        if (ch == NCH - 1 && NCH * 16 < need) x[j] = bytes::load_clamped<E>(ab + NCH * 16, lo, hi);
       }
     }
     // Shift: tile chunk ch = bytes [off, off + 16) of cover chunks ch, ch + 1.
 #pragma unroll
     for (int j = 0; j < L; ++j) {
-      std::uint32_t nx[4];
+      bytes::c16 nx;
 #pragma unroll
       for (int q = 0; q < 4; ++q) {
-        const std::uint32_t s = __shfl_down_sync(0xffffffffu, v[j][q], 1, NCH);
-        nx[q] = ch == NCH - 1 ? x[j][q] : s;
+        const std::uint32_t s = __shfl_down_sync(0xffffffffu, v[j].w[q], 1, NCH);
+        nx.w[q] = ch == NCH - 1 ? x[j].w[q] : s;
       }
-      std::uint32_t c[4];
-      window16(v[j], nx, off[j], c);
-      v[j][0] = c[0], v[j][1] = c[1], v[j][2] = c[2], v[j][3] = c[3];
+      v[j] = bytes::window16(v[j], nx, off[j]);
     }
     __syncthreads();  // the previous tile's shared reads are done
 #pragma unroll
     for (int j = 0; j < L; ++j) {
       const int r = row_t + j * RPS;
       const int sw = (r / k) % NCH;
-      reinterpret_cast<uint4*>(tile)[r * NCH + (ch ^ sw)] = make_uint4(v[j][0], v[j][1], v[j][2], v[j][3]);
+      bytes::st16(reinterpret_cast<u8*>(tile) + (r * NCH + (ch ^ sw)) * 16, v[j]);
     }
     __syncthreads();
 
@@ -161,53 +90,37 @@ __global__ void __launch_bounds__(NT, MinBlocks) realign_tile_kernel(realign_arg
     const int nv = nrow * E;  // valid bytes of an output row segment
 #pragma unroll
     for (int q = 0; q < MPT; ++q) {
-      const int m = tid + q * NT;
-      const int h = m % H, R = (m / H) % RN, C = m / (H * RN);
       std::uint32_t w[k][KW];
-#pragma unroll
-      for (int i = 0; i < k; ++i) {
-        const int r = R * k + i;
-        const std::uint32_t* src = tile + (r * NCH + (C ^ (R % NCH))) * 4 + h * KW;
-        if constexpr (KW == 4) {
-          const uint4 y = *reinterpret_cast<const uint4*>(src);
-          w[i][0] = y.x, w[i][1] = y.y, w[i][2] = y.z, w[i][3] = y.w;
-        } else {
-          const uint2 y = *reinterpret_cast<const uint2*>(src);
-          w[i][0] = y.x, w[i][1] = y.y;
-        }
-      }
-      micro_transpose<E, KW, k, 0>(w);
-      if constexpr (G > 1) micro_transpose<E, KW, k, kk>(w);
+      int h, R, C;
+      read_micro<E, NCH, MW, geom>(tile, tid + q * NT, w, h, R, C);
 #pragma unroll
       for (int i = 0; i < kk; ++i) {
-        std::uint32_t d[4];  // this lane's piece D_R: segment bytes [16R, 16R + 16)
+        bytes::c16 d;  // this lane's piece D_R: segment bytes [16R, 16R + 16)
 #pragma unroll
         for (int g = 0; g < G; ++g)
 #pragma unroll
-          for (int y = 0; y < KW; ++y) d[g * KW + y] = w[g * kk + i][y];
-        std::uint32_t pv[4];  // D_{R-1} (meaningless for R == 0, whose use is masked)
+          for (int y = 0; y < KW; ++y) d.w[g * KW + y] = w[g * kk + i][y];
+        bytes::c16 pv;  // D_{R-1} (meaningless for R == 0, whose use is masked)
 #pragma unroll
-        for (int y = 0; y < 4; ++y) pv[y] = __shfl_up_sync(0xffffffffu, d[y], H);
+        for (int y = 0; y < 4; ++y) pv.w[y] = __shfl_up_sync(0xffffffffu, d.w[y], H);
         const int orow = C * k + h * kk + i;  // output row inside the tile
         if (orow < ncol) {
           u8* seg = out_t + static_cast<index_t>(orow) * a.ld_out;  // segment start S
           const int oo = static_cast<int>(reinterpret_cast<std::uintptr_t>(seg) & 15);
           u8* base = seg - oo;  // aligned chunk j covers segment bytes [16j - oo, 16j - oo + 16)
           // Aligned chunk R = bytes [16 - oo, 32 - oo) of D_{R-1} || D_R (oo == 0: D_R).
-          std::uint32_t a0[4], c[4];
+          bytes::c16 a0;
 #pragma unroll
-          for (int y = 0; y < 4; ++y) a0[y] = oo ? pv[y] : d[y];
-          window16(a0, d, (16 - oo) & 15, c);
+          for (int y = 0; y < 4; ++y) a0.w[y] = oo ? pv.w[y] : d.w[y];
+          const bytes::c16 c = bytes::window16(a0, d, (16 - oo) & 15);
           const int clo = oo - 16 * R > 0 ? oo - 16 * R : 0;
           const int chi = nv + oo - 16 * R < 16 ? nv + oo - 16 * R : 16;
-          if (clo < chi) store_range(c, base + 16 * R, clo, chi);
+          if (clo < chi) bytes::store_range(c, base + 16 * R, clo, chi);
           if (R == RN - 1 && oo != 0) {
             // Aligned chunk RN: its first oo bytes are the last oo bytes of D_{RN-1}.
             const int thi = nv + oo - 16 * RN < oo ? nv + oo - 16 * RN : oo;
             if (thi > 0) {
-              std::uint32_t tl[4];
-              window16(d, d, 16 - oo, tl);
-              store_range(tl, base + 16 * RN, 0, thi);
+              bytes::store_range(bytes::window16(d, d, 16 - oo), base + 16 * RN, 0, thi);
             }
           }
         }

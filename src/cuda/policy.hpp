@@ -3,6 +3,8 @@
 // it (docs/RESULTS.md, "Fast path (best)").
 #pragma once
 
+#include <xpose/view.hpp>
+
 namespace xpose::detail {
 
 /// Variant run by xpose::transpose() for a device of compute capability `cc`
@@ -15,9 +17,8 @@ constexpr const char* default_variant(int cc, int /*elem_size*/) {
 }
 
 /// Tile of `best`'s tiled kernel for E-byte elements: `rows` input rows x `chunks`
-/// 16-byte chunks per row (chunks*16/E columns), `threads` per block. Constraints
-/// (checked by static_assert in best_kernels.cuh): threads % chunks == 0,
-/// chunks >= 8, (rows / (16/E)) * chunks a multiple of threads.
+/// 16-byte chunks per row (chunks*16/E columns), `threads` per block. Constraints:
+/// best_tile_valid below.
 struct best_tile {
   int rows;
   int chunks;
@@ -25,59 +26,65 @@ struct best_tile {
   int micro_bytes;  ///< bytes per row of a thread's register block: 16, or 8 (half the registers)
   int min_blocks;   ///< __launch_bounds__ minimum resident blocks per SM (caps registers)
 };
+
+/// The one statement of a tile's geometric constraints (tile_kernel and
+/// realign_tile_kernel static_assert it; the CPU tests check every table entry).
+/// k = 16/E rows per micro-block; RPS rows per load step; the realigning kernel's
+/// shuffle groups (a tile row, an output row segment) must lie inside one warp.
+constexpr bool best_tile_valid(int elem_size, best_tile t, bool realign) {
+  if (elem_size <= 0 || 16 % elem_size != 0 || t.chunks <= 0 || t.threads <= 0) return false;
+  if (t.micro_bytes != 8 && t.micro_bytes != 16) return false;
+  if (t.micro_bytes < elem_size) return false;
+  const int k = 16 / elem_size, H = 16 / t.micro_bytes;
+  if (t.threads % t.chunks != 0) return false;
+  const int RPS = t.threads / t.chunks, RN = t.rows / k;
+  bool ok = t.rows % RPS == 0 && t.rows % k == 0 && (RN * t.chunks * H) % t.threads == 0 && t.chunks >= 8;
+  if (realign) ok = ok && 32 % t.chunks == 0 && 32 % (H * RN) == 0 && t.threads % 32 == 0;
+  return ok;
+}
+
 constexpr best_tile best_tile_for(int elem_size) {
-  // Every tile side is >= 256 contiguous bytes on the input side (16 chunks of 16 B)
-  // and >= 256 B along output rows (rows*E), and every thread keeps 4-16 16-byte
-  // loads in flight before the first shared store (H200 needs ~24 KB in flight per SM
-  // to reach 4.2 TB/s: Little's law with ~0.7 us latency over 132 SMs).
+  // Every tile side is at least 256 contiguous bytes on both sides, and every thread
+  // keeps several 16-byte loads in flight before its first shared store (Little's law
+  // over the SMs; docs/RESULTS.md "Fast path (best)": sweep, what was tried).
   switch (elem_size) {
-    case 1: return {256, 16, 256, 8, 2};  // 64 KiB tile, 16 loads per thread, 16x8-byte register blocks (16x16 spilled at 128 registers)
-    case 2: return {128, 16, 256, 16, 3};  // 32 KiB, 8 loads per thread, 8x8 half-word micro-blocks
-    case 4: return {64, 16, 256, 16, 4};   // 16 KiB, 4 loads, 4x4 words (renaming only)
-    case 8: return {64, 16, 256, 16, 4};   // 16 KiB, 4 loads, 2 micro-blocks of 2x2 per thread
-    default: return {32, 32, 256, 16, 4};  // 16-byte elements: 16 KiB, 4 loads, 4 chunks per thread
+    case 1: return {256, 16, 256, 8, 2};  // 16 loads per thread, 16x8-byte register blocks (16x16 spilled)
+    case 2: return {128, 16, 256, 16, 3};  // 8 loads per thread, 8x8 half-word micro-blocks
+    case 4: return {64, 16, 256, 16, 4};   // 4 loads, 4x4 words (renaming only)
+    case 8: return {64, 16, 256, 16, 4};   // 4 loads, 2 micro-blocks of 2x2 per thread
+    default: return {32, 32, 256, 16, 4};  // 16-byte elements: 4 loads, 4 chunks per thread
   }
 }
 
 /// Tile for the narrow-access path (A < 16: a pointer, leading dimension or stride
-/// not 16-byte aligned). One-byte elements halve the tile: 16 chunks of 16 single-byte
-/// loads per thread spilled even at 255 registers.
+/// not 16-byte aligned). One-byte elements halve the tile: the full tile's single-byte
+/// loads spilled at any register cap.
 constexpr best_tile best_tile_narrow_for(int elem_size) {
   if (elem_size == 1) return {128, 16, 256, 8, 1};
-  if (elem_size == 2) return {128, 16, 256, 8, 1};  // 8-byte register blocks: 196 -> fewer registers
-  return best_tile_for(elem_size);
+  if (elem_size == 2) return {128, 16, 256, 8, 1};  // 8-byte register blocks: fewer registers
+  const best_tile t = best_tile_for(elem_size);
+  return {t.rows, t.chunks, t.threads, t.micro_bytes, 1};  // narrow accesses need more registers
 }
 
-/// Realigning tile path (best_realign.cuh) for E-byte elements when a pointer, leading
-/// dimension or stride is not 16-byte aligned: 16-byte accesses at aligned addresses,
-/// shifted in registers, instead of the narrow-access tile (A-byte accesses), which
-/// measured 0.08x (i8), 0.19x (f16), 0.43-0.46x (f32) memcpy on the H200 ragged shapes;
-/// the realigning path measured 0.41x / 0.47x / 0.62x on 16383x16385 (H200, 2026-11-29,
-/// exact in every GPU test). To switch the path off (back to the narrow tile), make this
-/// function return false. f64 stays on the narrow tile (8-byte accesses, 0.80x) until
-/// the realigned path is measured against it.
-constexpr bool best_realign_enabled(int elem_size) { return elem_size <= 4; }
-
 /// Tile of the realigning path: tile_kernel's geometry with room for the extra chunk
-/// per row (register arrays twice the loads), so i8 uses 128 rows (8 loads per thread).
+/// per row (register arrays twice the loads), so i8 uses half the rows.
 constexpr best_tile best_tile_realign_for(int elem_size) {
   switch (elem_size) {
-    case 1: return {128, 16, 256, 8, 2};   // 32 KiB, 8 loads (+8 neighbour chunks), 16x8-byte blocks
-    case 2: return {128, 16, 256, 16, 2};  // 32 KiB, 8 loads, 8x8 half-words
-    case 4: return {64, 16, 256, 16, 3};   // 16 KiB, 4 loads, 4x4 words
-    default: return {64, 16, 256, 16, 3};  // 8 bytes (when enabled): 16 KiB, 4 loads, 2x2 blocks
+    case 1: return {128, 16, 256, 8, 2};   // 8 loads (+8 neighbour chunks), 16x8-byte blocks
+    case 2: return {128, 16, 256, 16, 2};  // 8 loads, 8x8 half-words
+    case 4: return {64, 16, 256, 16, 3};   // 4 loads, 4x4 words
+    default: return {64, 16, 256, 16, 3};  // 8 bytes: 4 loads, 2x2 blocks
   }
 }
 
 /// Shape classes of the 16-byte (aligned) tile path for 1- and 2-byte elements, whose
-/// standard tiles (i8 256x256, f16 128x128) are mostly empty on small or skinny
-/// matrices (H200: i8 64x64 batches 0.08-0.11x memcpy, 32xN / Nx32 0.09-0.19x; f16
-/// 0.33-0.50x). few_rows: rows <= 32; narrow: rows <= 64, or rows of <= 128 bytes.
+/// standard tiles are mostly empty on small or skinny matrices (docs/RESULTS.md "Fast
+/// path (best)", second round). few_rows: rows <= 32; narrow: rows <= 64, or rows of
+/// <= 128 bytes.
 enum class best_shape { standard, few_rows, narrow };
 
-/// Measured on the H200 (2026-11-29): 32xN i8 0.19 -> 0.89x memcpy, f16 0.50 -> 0.91x;
-/// 10000x64x64 i8 0.11 -> 0.33x. To switch the small tiles off (every shape back to the
-/// standard tile), set this to false.
+/// docs/RESULTS.md "Fast path (best)", second round. To switch the small tiles off
+/// (every shape back to the standard tile), set this to false.
 constexpr bool best_small_tiles_enabled = true;
 
 constexpr best_shape best_shape_for(int elem_size, long long rows, long long cols) {
@@ -88,7 +95,7 @@ constexpr best_shape best_shape_for(int elem_size, long long rows, long long col
 }
 
 /// Tile of a shape class (16-byte path). Small tiles run 64 threads per block, many
-/// blocks per SM; each thread still keeps 8 16-byte loads in flight.
+/// blocks per SM; each thread still keeps several 16-byte loads in flight.
 constexpr best_tile best_tile_shaped(int elem_size, best_shape s) {
   if (s == best_shape::few_rows)  // 32 rows x 256 bytes, 8 KiB
     return elem_size == 1 ? best_tile{32, 16, 64, 8, 8} : best_tile{32, 16, 64, 16, 8};
@@ -98,14 +105,141 @@ constexpr best_tile best_tile_shaped(int elem_size, best_shape s) {
 }
 
 /// Blocks launched: one per tile up to this many (then the kernels' grid-stride loop).
-/// A persistent grid of resident blocks measured 5-6% slower on the H200.
+/// A persistent grid of resident blocks measured slower (docs/RESULTS.md, "Fast path
+/// (best)", what was tried).
 constexpr long long best_grid_limit = 0x7fffffff;
 
-/// Short side (rows, or cols) up to which `best` moves a whole slab of it through
-/// shared memory when the other side is packed (the tile would be mostly empty).
-constexpr int best_slab_max_short_side = 16;
-/// Bytes of the long side per slab: 2 KiB, so a slab of 16 rows is 32 KiB of shared memory.
-constexpr int best_slab_bytes = 2048;
+// ---- shape classes and the path table (docs/RESULTS.md, "Shape classes (issue 12)") ----
+
+/// Every route `best` can take. One classification (best_path_for) picks it from the
+/// shape, the layout and the alignment of pointers, leading dimensions and strides.
+enum class best_path : int {
+  copy,          ///< a vector whose layouts coincide: one cudaMemcpyAsync
+  slab_gather,   ///< few rows, packed output, any alignment (best_slab.cuh)
+  slab_scatter,  ///< few cols, packed input, any alignment (best_slab.cuh)
+  slab_whole,    ///< batch of small packed matrices, several per block (best_slab.cuh)
+  tile,          ///< 16-byte tile (best_kernels.cuh), standard geometry
+  tile_few_rows, ///< 16-byte tile, 32-row geometry (1-2 byte elements)
+  tile_narrow,   ///< 16-byte tile, 128-byte-row geometry (1-2 byte elements)
+  realign,       ///< realigning tile (best_realign.cuh): element-aligned rows, 16-byte accesses
+  tile_access,   ///< tile with A-byte accesses, A = the alignment (< 16)
+};
+
+constexpr const char* best_path_name(best_path p) {
+  switch (p) {
+    case best_path::copy: return "copy";
+    case best_path::slab_gather: return "slab_gather";
+    case best_path::slab_scatter: return "slab_scatter";
+    case best_path::slab_whole: return "slab_whole";
+    case best_path::tile: return "tile";
+    case best_path::tile_few_rows: return "tile_few_rows";
+    case best_path::tile_narrow: return "tile_narrow";
+    case best_path::realign: return "realign";
+    case best_path::tile_access: return "tile_access";
+  }
+  return "?";
+}
+
+/// Shape-class thresholds for one architecture and element size.
+struct best_class_policy {
+  int slab_max_short;     ///< slab paths: short side <= this many elements ...
+  int slab_max_short_bytes;  ///< ... and <= this many bytes
+  int slab_bytes;         ///< bytes of one slab (shared memory is about this plus padding)
+  int whole_max_bytes;    ///< slab_whole: matrices of at most this many bytes
+  bool keep_few_rows_tile;  ///< aligned, 32-64 rows: the measured small tiles instead of a gather slab
+  bool realign;           ///< realigning tile for element-aligned layouts (else the A-byte tile)
+};
+
+/// The table: per compute capability (sm_80 and sm_90 share it until measured apart)
+/// and element size. Slab sides: docs/RESULTS.md "Shape classes (issue 12)"; the
+/// 32-row tile and the realigning path: "Fast path (best)", second round. f64 takes the
+/// realigning path (was the 8-byte tile) so that the sweep measures it against the
+/// rows of "Fast path (best)"; set realign false for E = 8 to go back.
+constexpr best_class_policy best_class_policy_for(int /*cc*/, int elem_size) {
+  switch (elem_size) {
+    case 1: return {128, 128, 16384, 16384, true, true};
+    case 2: return {128, 256, 16384, 16384, true, true};
+    case 4: return {64, 256, 16384, 8192, false, true};
+    case 8: return {32, 256, 16384, 8192, false, true};
+    default: return {32, 512, 16384, 4096, false, false};
+  }
+}
+
+/// Slab paths only where the long side is at least this many times the short side.
+constexpr long long best_slab_min_aspect = 4;
+
+/// Small transposes (tiny, or few slabs) take smaller slabs so that the work spreads
+/// over at least this many blocks, down to best_slab_min_bytes per slab: a tiny call
+/// then costs about one round trip per block (docs/RESULTS.md, "Shape classes
+/// (issue 12)", tiny in a graph).
+constexpr long long best_slab_min_blocks = 256;
+constexpr int best_slab_min_bytes = 2048;
+
+/// Bytes per slab for a transpose of `total_bytes` under table entry p.
+constexpr int best_slab_bytes_for(const best_class_policy& p, long long total_bytes) {
+  const long long spread = total_bytes / best_slab_min_blocks;
+  return spread >= p.slab_bytes ? p.slab_bytes
+                                : spread <= best_slab_min_bytes ? best_slab_min_bytes : static_cast<int>(spread);
+}
+
+/// Threads per slab block and 16-byte load items each keeps in flight.
 constexpr int best_slab_threads = 256;
+constexpr int best_slab_unroll = 4;
+
+/// Largest power of two <= 16 dividing x (16 for x == 0).
+constexpr int best_align16(unsigned long long x) {
+  if (x == 0) return 16;
+  const unsigned long long low = x & (~x + 1);
+  return low >= 16 ? 16 : static_cast<int>(low);
+}
+
+/// What `best` runs for a validated, non-empty desc with input / output at the given
+/// addresses: the path and the global access width (16, or the alignment for
+/// tile_access). The one place where the decision is made: launch_best, the tests
+/// and xpose-bench all call it.
+struct best_choice {
+  best_path path;
+  int access;
+};
+
+constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
+                                    int cc = 90) {
+  const long long E = d.elem_size;
+  const bool batched = d.batch > 1;
+  const long long mat = d.rows * d.cols;
+  // A vector or a batch of vectors whose input and output layouts coincide.
+  const bool packed_batch = !batched || (d.stride_in == mat && d.stride_out == mat);
+  if (packed_batch && ((d.rows == 1 && (d.cols == 1 || d.ld_out == 1)) || (d.cols == 1 && d.ld_in == 1)))
+    return {best_path::copy, 16};
+
+  int access = 16;
+  const unsigned long long parts[6] = {in_addr, out_addr, static_cast<unsigned long long>(d.ld_in * E),
+                                       static_cast<unsigned long long>(d.ld_out * E),
+                                       static_cast<unsigned long long>(batched ? d.stride_in * E : 0),
+                                       static_cast<unsigned long long>(batched ? d.stride_out * E : 0)};
+  for (unsigned long long x : parts) access = access < best_align16(x) ? access : best_align16(x);
+
+  const best_class_policy p = best_class_policy_for(cc, d.elem_size);
+  // Many small matrices, both sides packed: several whole matrices per block.
+  if (batched && d.ld_in == d.cols && d.ld_out == d.rows && d.stride_in == mat && d.stride_out == mat &&
+      mat * E <= p.whole_max_bytes && d.rows > 1 && d.cols > 1)
+    return {best_path::slab_whole, 16};
+  // One short side with the other side packed: slabs, any alignment.
+  auto short_ok = [&](long long s) { return s <= p.slab_max_short && s * E <= p.slab_max_short_bytes; };
+  // The 1-2 byte small tiles cover 32 to 64 rows (best_shape_for).
+  const bool keep_tile = p.keep_few_rows_tile && access == 16 && d.rows >= 32 && d.rows <= 64;
+  // Near-square small matrices keep the tile (64 x 64 f32-c128 batches: "Fast path (best)").
+  if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && !keep_tile)
+    return {best_path::slab_gather, 16};
+  if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols)
+    return {best_path::slab_scatter, 16};
+
+  if (access < 16) return {p.realign ? best_path::realign : best_path::tile_access, access};
+  switch (best_shape_for(d.elem_size, d.rows, d.cols)) {
+    case best_shape::few_rows: return {best_path::tile_few_rows, 16};
+    case best_shape::narrow: return {best_path::tile_narrow, 16};
+    default: return {best_path::tile, 16};
+  }
+}
 
 }  // namespace xpose::detail

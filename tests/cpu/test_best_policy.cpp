@@ -1,22 +1,24 @@
-// Host-side checks of `best`'s policy (src/cuda/policy.hpp): which shapes reach the
-// small-tile classes and the realigning path, and that every tile shape satisfies the
-// kernels' geometric constraints (the GPU tests in tests/cuda/test_best.cpp run them).
+// Host-side checks of `best` (no GPU needed): the policy table and its one valid()
+// for tile shapes, the path classification best_path_for (the function launch_best
+// calls), and the slab kernels' phases run on host buffers, block by block, thread
+// by thread, against the CPU reference: the slab addressing is bijective and exact for
+// every element size, ragged ends, pointers offset by elements, padded leading
+// dimensions, gapped batches; loads stay inside the input view (the input buffer is
+// allocated to its exact extent, so ASan in the sanitize preset sees any overrun) and
+// stores never touch padding (0xFF poison stays).
 #include <gtest/gtest.h>
 
+#include <memory>
+
+#include "cuda/best_slab.cuh"
 #include "cuda/policy.hpp"
+#include "test_util.hpp"
 
 using namespace xpose::detail;
-
-namespace {
-// tile_kernel / realign_tile_kernel static_asserts, restated.
-bool tile_ok(int E, best_tile t, bool realign) {
-  const int k = 16 / E, RPS = t.threads / t.chunks, RN = t.rows / k, H = 16 / t.micro_bytes;
-  bool ok = t.threads % t.chunks == 0 && t.rows % RPS == 0 && (RN * t.chunks * H) % t.threads == 0 &&
-            t.chunks >= 8 && (t.micro_bytes == 8 || t.micro_bytes == 16);
-  if (realign) ok = ok && 32 % t.chunks == 0 && 32 % (H * RN) == 0 && t.threads % 32 == 0;
-  return ok;
-}
-}  // namespace
+using xpose_test::in_elems;
+using xpose_test::out_elems;
+using xpose_test::padded;
+using xpose_test::random_bytes;
 
 TEST(BestPolicy, ShapeClasses) {
   // i8 / f16 small and skinny shapes leave the standard tile.
@@ -34,10 +36,210 @@ TEST(BestPolicy, ShapeClasses) {
 
 TEST(BestPolicy, EveryTileShapeFitsTheKernels) {
   for (int E : {1, 2, 4, 8, 16}) {
-    EXPECT_TRUE(tile_ok(E, best_tile_for(E), false)) << E;
-    EXPECT_TRUE(tile_ok(E, best_tile_narrow_for(E), false)) << E;
-    if (E < 16) EXPECT_TRUE(tile_ok(E, best_tile_realign_for(E), true)) << E;
+    EXPECT_TRUE(best_tile_valid(E, best_tile_for(E), false)) << E;
+    EXPECT_TRUE(best_tile_valid(E, best_tile_narrow_for(E), false)) << E;
+    if (E < 16) EXPECT_TRUE(best_tile_valid(E, best_tile_realign_for(E), true)) << E;
     for (best_shape s : {best_shape::few_rows, best_shape::narrow})
-      if (E <= 2) EXPECT_TRUE(tile_ok(E, best_tile_shaped(E, s), false)) << E;
+      if (E <= 2) EXPECT_TRUE(best_tile_valid(E, best_tile_shaped(E, s), false)) << E;
   }
+  // valid() can fail: chunks < 8, threads not a multiple of chunks, realign groups across warps.
+  EXPECT_FALSE(best_tile_valid(4, best_tile{64, 4, 256, 16, 1}, false));
+  EXPECT_FALSE(best_tile_valid(4, best_tile{64, 16, 250, 16, 1}, false));
+  EXPECT_FALSE(best_tile_valid(1, best_tile{256, 64, 256, 8, 1}, true));
+  EXPECT_FALSE(best_tile_valid(3, best_tile_for(4), false));
+}
+
+TEST(BestPolicy, TableKeepsSlabsSmall) {
+  // Every slab block stays under 48 KiB of shared memory (best.cu relies on it).
+  for (int cc : {80, 90})
+    for (int E : {1, 2, 4, 8, 16}) {
+      const best_class_policy p = best_class_policy_for(cc, E);
+      EXPECT_LE(p.slab_max_short * E, 2 * p.slab_max_short_bytes);
+      EXPECT_LE(p.slab_bytes + 64 * p.slab_max_short, 48 * 1024);
+      EXPECT_LE(p.whole_max_bytes, 32 * 1024);
+    }
+}
+
+TEST(BestPolicy, SmallTransposesTakeSmallerSlabs) {
+  const best_class_policy p = best_class_policy_for(90, 1);
+  EXPECT_EQ(best_slab_bytes_for(p, 1LL << 30), p.slab_bytes);
+  EXPECT_EQ(best_slab_bytes_for(p, 65536), best_slab_min_bytes);
+  EXPECT_EQ(best_slab_bytes_for(p, 16), best_slab_min_bytes);
+  const int mid = best_slab_bytes_for(p, 256LL * 8192);
+  EXPECT_EQ(mid, 8192);
+}
+
+namespace {
+best_path path_of(const xpose::matrix_desc& d, unsigned long long in = 0, unsigned long long out = 0) {
+  return best_path_for(d, in, out).path;
+}
+}  // namespace
+
+TEST(BestPolicy, PathsOfTheShapeClasses) {
+  using xpose::matrix_desc;
+  for (int E : {1, 2, 4, 8, 16}) {
+    SCOPED_TRACE(E);
+    // NCHW <-> NHWC, batch 256 of C x 224*224 (and an odd HW), any pointer offset.
+    for (long long hw : {50176LL, 50177LL})
+      for (long long c : {1LL, 2LL, 3LL, 4LL, 16LL}) {
+        if (c == 1) continue;  // 1 x HW is a vector: copy
+        EXPECT_EQ(path_of(matrix_desc::packed(c, hw, E, 256)), best_path::slab_gather) << c << "x" << hw;
+        EXPECT_EQ(path_of(matrix_desc::packed(hw, c, E, 256)), best_path::slab_scatter) << hw << "x" << c;
+        EXPECT_EQ(path_of(matrix_desc::packed(c, hw, E, 256), E, 3 * E), best_path::slab_gather);
+        EXPECT_EQ(path_of(matrix_desc::packed(hw, c, E, 256), E, 0), best_path::slab_scatter);
+      }
+    EXPECT_EQ(path_of(matrix_desc::packed(1, 1000, E, 4)), best_path::copy);
+    EXPECT_EQ(path_of(matrix_desc::packed(1000, 1, E)), best_path::copy);
+    // Small matrices in packed batches: several per block.
+    EXPECT_EQ(path_of(matrix_desc::packed(8, 8, E, 100000)), best_path::slab_whole);
+    EXPECT_EQ(path_of(matrix_desc::packed(16, 16, E, 70000)), best_path::slab_whole);
+    EXPECT_EQ(path_of(matrix_desc::packed(16, 16, E, 70000), 1 * E, 0), best_path::slab_whole);
+    // Large squares: the tile.
+    EXPECT_EQ(path_of(matrix_desc::packed(16384, 16384, E)), best_path::tile);
+    // A padded output breaks the contiguous slab: a tile path.
+    const best_path padded_out = path_of(padded(3, 5000, E, 1, 0, 16 / E, 0));
+    EXPECT_TRUE(padded_out == best_path::realign || padded_out == best_path::tile_access ||
+                padded_out == best_path::tile_few_rows || padded_out == best_path::tile)
+        << best_path_name(padded_out);
+  }
+  // 64x64 batches: whole matrices for 1- and 2-byte elements; the measured tile for wider ones.
+  EXPECT_EQ(path_of(matrix_desc::packed(64, 64, 1, 10000)), best_path::slab_whole);
+  EXPECT_EQ(path_of(matrix_desc::packed(64, 64, 2, 10000)), best_path::slab_whole);
+  EXPECT_EQ(path_of(matrix_desc::packed(64, 64, 4, 10000)), best_path::tile);
+  EXPECT_EQ(path_of(matrix_desc::packed(32, 32, 4, 10000)), best_path::slab_whole);
+  // Rows not a multiple of 16 bytes: the realigning tile (16-byte elements are always aligned).
+  EXPECT_EQ(path_of(matrix_desc::packed(16383, 16385, 1)), best_path::realign);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(16383, 16385, 1), 0, 0).access, 1);
+  EXPECT_EQ(path_of(matrix_desc::packed(16383, 2049, 8)), best_path::realign);
+  EXPECT_EQ(path_of(matrix_desc::packed(16383, 1025, 16)), best_path::tile);
+  // 32 x N, 1-byte: the measured 32-row tile when aligned, a gather slab when not.
+  EXPECT_EQ(path_of(matrix_desc::packed(32, 1000000, 1)), best_path::tile_few_rows);
+  EXPECT_EQ(path_of(matrix_desc::packed(32, 1000000, 1), 1, 0), best_path::slab_gather);
+  EXPECT_EQ(path_of(matrix_desc::packed(32, 1000000, 4)), best_path::slab_gather);
+  EXPECT_EQ(path_of(matrix_desc::packed(1000000, 32, 1)), best_path::slab_scatter);
+  // Wide short side: no slab.
+  EXPECT_EQ(path_of(matrix_desc::packed(100000, 100, 4)), best_path::tile);
+  for (best_path p : {best_path::copy, best_path::slab_gather, best_path::slab_scatter, best_path::slab_whole,
+                      best_path::tile, best_path::tile_few_rows, best_path::tile_narrow, best_path::realign,
+                      best_path::tile_access})
+    EXPECT_STRNE(best_path_name(p), "?");
+}
+
+// ---- host emulation of the slab kernels ------------------------------------------
+
+namespace {
+
+using slab::u8;
+
+struct aligned_buf {
+  std::unique_ptr<u8[]> p;  // new[] of bytes: 16-byte aligned (malloc), exact size for ASan
+  explicit aligned_buf(std::size_t n) : p(new u8[n ? n : 1]) {}
+};
+
+// Runs every block of the slab kernel <E, M> on the host with nt threads: all threads'
+// read phase, then all threads' write phase, as __syncthreads orders them.
+template <int E, int M>
+void emulate(const slab::args& a, int nt) {
+  std::vector<u8> sm_store(static_cast<std::size_t>(a.smem) + 16);
+  u8* sm = sm_store.data() + (16 - reinterpret_cast<std::uintptr_t>(sm_store.data()) % 16) % 16;
+  const slab::divisors dv(a);
+  for (long long t = 0; t < a.total; ++t) {
+    const slab::pos p = slab::slab_at<E, M>(a, t);
+    std::fill(sm, sm + a.smem, static_cast<u8>(0xCD));
+    for (int tid = 0; tid < nt; ++tid) slab::read_phase<E, M, best_slab_unroll>(a, dv, p, sm, tid, nt);
+    for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M>(a, dv, p, sm, tid, nt);
+  }
+}
+
+template <int E>
+void check_slab(int mode, const xpose::matrix_desc& d, long long off_in, long long off_out, int slab_bytes, int nt) {
+  SCOPED_TRACE("mode " + std::to_string(mode) + " " + xpose_test::shape_name(d) + " offsets " +
+               std::to_string(off_in) + "/" + std::to_string(off_out) + " slab " + std::to_string(slab_bytes) +
+               " nt " + std::to_string(nt));
+  const std::size_t ni = static_cast<std::size_t>(in_elems(d)) * E, no = static_cast<std::size_t>(out_elems(d)) * E;
+  const std::size_t oi = static_cast<std::size_t>(off_in) * E, oo = static_cast<std::size_t>(off_out) * E;
+  const auto src = random_bytes(ni, static_cast<std::uint64_t>(d.rows * 31 + d.cols + off_in));
+  aligned_buf in(oi + ni), out(oo + no);
+  std::memcpy(in.p.get() + oi, src.data(), ni);
+  std::memset(out.p.get(), 0xFF, oo + no);
+  std::vector<u8> want(no, 0xFF);
+  ASSERT_TRUE(xpose::transpose_reference(src.data(), want.data(), d).ok());
+  const u8* pin = in.p.get() + oi;
+  const slab::args a = slab::make_args<E>(mode, pin, out.p.get() + oo, d, pin + ni, slab_bytes);
+  ASSERT_GT(a.total, 0);
+  if (mode == slab::gather) emulate<E, slab::gather>(a, nt);
+  else if (mode == slab::scatter) emulate<E, slab::scatter>(a, nt);
+  else emulate<E, slab::whole>(a, nt);
+  ASSERT_EQ(xpose_test::first_mismatch(out.p.get() + oo, want.data(), d), "");
+  ASSERT_EQ(std::memcmp(out.p.get() + oo, want.data(), no), 0) << "padding or gap bytes were written";
+  for (std::size_t i = 0; i < oo; ++i) ASSERT_EQ(out.p[i], 0xFF) << "byte before the output written";
+}
+
+template <int E>
+void slab_cases() {
+  constexpr long long k = 16 / E;
+  const int prod = best_class_policy_for(90, E).slab_bytes;
+  for (int bytes : {prod, 64 * E, 16 * E}) {  // production slab, and small ones: many slabs, ragged ends
+    for (int nt : {best_slab_threads, 7}) {
+      for (long long s : {1LL, 2LL, 3LL, 5LL, 8LL, 17LL, 32LL}) {
+        if (s * E > 512) continue;
+        for (long long L : {1LL, 5LL, 37LL, 301LL}) {
+          for (auto [oi, oo] : {std::pair<long long, long long>{0, 0}, {1, 0}, {0, 1}, {3, k - 1}}) {
+            // gather: s x L, packed output; input padded by 0 or 1 element, batches gapped.
+            check_slab<E>(slab::gather, padded(s, L, E, 3, oi, 0, 2 * oo + 1), oi, oo, bytes, nt);
+            check_slab<E>(slab::gather, xpose::matrix_desc::packed(s, L, E, 2), oi, oo, bytes, nt);
+            // scatter: L x s, packed input; output padded.
+            check_slab<E>(slab::scatter, padded(L, s, E, 3, 0, oo, oi + 1), oi, oo, bytes, nt);
+            check_slab<E>(slab::scatter, xpose::matrix_desc::packed(L, s, E, 2), oi, oo, bytes, nt);
+            if (::testing::Test::HasFatalFailure()) return;
+          }
+        }
+      }
+      // whole matrices, packed batches.
+      for (auto [r, c] : {std::pair<long long, long long>{8, 8}, {5, 7}, {16, 16}, {1, 9}, {33, 3}}) {
+        for (auto [oi, oo] : {std::pair<long long, long long>{0, 0}, {1, 2}, {k - 1, 0}}) {
+          check_slab<E>(slab::whole, xpose::matrix_desc::packed(r, c, E, 37), oi, oo, bytes, nt);
+          check_slab<E>(slab::whole, xpose::matrix_desc::packed(r, c, E, 1), oi, oo, bytes, nt);
+          if (::testing::Test::HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST(BestSlabEmulation, Bytes1) { slab_cases<1>(); }
+TEST(BestSlabEmulation, Bytes2) { slab_cases<2>(); }
+TEST(BestSlabEmulation, Bytes4) { slab_cases<4>(); }
+TEST(BestSlabEmulation, Bytes8) { slab_cases<8>(); }
+TEST(BestSlabEmulation, Bytes16) { slab_cases<16>(); }
+
+TEST(BestSlabEmulation, FloatDivisionIsExact) {
+  // Every quotient the slab kernels take: v < 2^20, divisors up to 2^14 (and a few larger).
+  for (int d : {1, 2, 3, 5, 7, 9, 15, 16, 17, 31, 33, 63, 64, 65, 96, 127, 129, 255, 1000, 1025, 4097, 16383, 65537})
+    for (int v = 0; v < (1 << 20); v += (v < 70000 ? 1 : 97)) {
+      const xpose::detail::bytes::fdiv f(d);
+      ASSERT_EQ(f(v), v / d) << v << " / " << d;
+    }
+}
+
+TEST(BestSlabEmulation, ByteHelpers) {
+  // window16 = bytes [off, off+16) of a||b; store_range writes exactly [lo, hi).
+  slab::c16 a, b;
+  u8 raw[32];
+  for (int i = 0; i < 32; ++i) raw[i] = static_cast<u8>(i * 7 + 1);
+  std::memcpy(a.w, raw, 16);
+  std::memcpy(b.w, raw + 16, 16);
+  for (int off = 0; off < 16; ++off) {
+    const slab::c16 c = xpose::detail::bytes::window16(a, b, off);
+    EXPECT_EQ(std::memcmp(c.w, raw + off, 16), 0) << off;
+  }
+  alignas(16) u8 dst[16];
+  for (int lo = 0; lo <= 16; ++lo)
+    for (int hi = lo; hi <= 16; ++hi) {
+      std::memset(dst, 0xEE, 16);
+      xpose::detail::bytes::store_range(a, dst, lo, hi);
+      for (int i = 0; i < 16; ++i) ASSERT_EQ(dst[i], i >= lo && i < hi ? raw[i] : 0xEE) << lo << " " << hi << " " << i;
+    }
 }

@@ -7,36 +7,11 @@
 
 #include <utility>
 
-#include "cuda_test_util.hpp"
-#include "test_util.hpp"
+#include "best_check.hpp"
 
 using namespace xpose_test;
 
 namespace {
-
-// Runs best with input / output placed off_in / off_out elements past a 256-byte
-// boundary, and compares the whole output extent (gaps included) with the reference.
-void check_best(const matrix_desc& d, std::uint64_t seed, index_t off_in = 0, index_t off_out = 0) {
-  SCOPED_TRACE("best " + shape_name(d) + " offsets " + std::to_string(off_in) + "/" + std::to_string(off_out));
-  if (d.rows == 0 || d.cols == 0 || d.batch == 0) return;
-  const std::size_t es = static_cast<std::size_t>(d.elem_size);
-  const auto in = random_bytes(static_cast<std::size_t>(in_elems(d)) * es, seed);
-  std::vector<unsigned char> want(static_cast<std::size_t>(out_elems(d)) * es, 0xFF);
-  ASSERT_TRUE(xpose::transpose_reference(in.data(), want.data(), d).ok());
-  const std::size_t oi = static_cast<std::size_t>(off_in) * es, oo = static_cast<std::size_t>(off_out) * es;
-  dev_buf din(in.size() + oi), dout(want.size() + oo);
-  ASSERT_NE(din.p, nullptr);
-  ASSERT_NE(dout.p, nullptr);
-  CUDA_OK(cudaMemcpy(din.p + oi, in.data(), in.size(), cudaMemcpyHostToDevice));
-  CUDA_OK(cudaMemset(dout.p, 0xFF, want.size() + oo));
-  const xpose::status s = xpose::transpose_variant("best", din.p + oi, dout.p + oo, d);
-  ASSERT_TRUE(s.ok()) << s.message();
-  CUDA_OK(cudaDeviceSynchronize());
-  std::vector<unsigned char> got(want.size());
-  CUDA_OK(cudaMemcpy(got.data(), dout.p + oo, got.size(), cudaMemcpyDeviceToHost));
-  ASSERT_EQ(first_mismatch(got.data(), want.data(), d), "");
-  ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size()), 0) << "padding or gap bytes were written";
-}
 
 const std::vector<std::pair<index_t, index_t>>& shapes() {
   static const std::vector<std::pair<index_t, index_t>> s{
@@ -113,7 +88,7 @@ TEST(Best, RaggedLarge) {
   }
 }
 
-// Realigning path (policy: best_realign_enabled, element sizes 1, 2, 4): rows, pointers
+// Realigning path (policy table: best_class_policy_for(...).realign, element sizes 1, 2, 4, 8): rows, pointers
 // and strides only element-aligned, at every residue mod 16; multi-tile, partial tiles,
 // padded leading dimensions, batches with odd strides; the input ends at the
 // allocation's end (memcheck sees any read past it).

@@ -246,6 +246,7 @@ int plot(const std::vector<row>& rows, const run_meta& meta, const options& o) {
 
 namespace xbench {
 int permute_main(int argc, char** argv);  // permute.cpp: `permute` and `ttc`
+int sweep_main(int argc, char** argv, const std::string& command, dtype_info (*parse_dtype)(const std::string&));
 }
 
 int main(int argc, char** argv) {
@@ -253,6 +254,8 @@ int main(int argc, char** argv) {
   if (argc > 1 && (std::string(argv[1]) == "permute" || std::string(argv[1]) == "ttc")) return permute_main(argc, argv);
   options o;
   for (int i = 0; i < argc; ++i) o.command += (i ? " " : "") + std::string(argv[i]);
+  // `xpose-bench sweep ...`: the shape-class sweep (sweep.cpp).
+  if (argc > 1 && std::string(argv[1]) == "sweep") return sweep_main(argc - 1, argv + 1, o.command, parse_dtype);
 
   CLI::App app{"xpose-bench: matrix transpose kernels, checked bitwise and timed against a copy.\n"
                "GB/s are decimal (1e9 bytes/s) and count bytes read + bytes written."};

@@ -1,36 +1,27 @@
-// Fast path `best`: picks a path from the shape and the alignment seen at run time
-// (degenerate copy, few-rows slab, few-columns slab, or the tiled kernel with the
-// widest global access that pointers, leading dimensions and strides allow) and
-// launches one block per tile. No allocation, no host sync,
-// stream-ordered, graph-capturable. Kernels: src/cuda/best_kernels.cuh.
+// Fast path `best`: best_path_for (policy.hpp) picks the path from the shape, layout and
+// alignment; this file fills the kernel arguments once and launches one block per tile
+// or slab. No allocation, no host sync, stream-ordered, graph-capturable.
+// Kernels: best_kernels.cuh (tile), best_realign.cuh (realigning tile), best_slab.cuh.
 #include <atomic>
 #include <cstdint>
 
 #include "../best_kernels.cuh"
 #include "../best_realign.cuh"
+#include "../best_slab.cuh"
 #include "../policy.hpp"
 
 namespace xpose::detail {
 namespace {
 
-using best::slab_args;
 using best::tile_args;
 using best::u8;
 
-// Largest power of two <= 16 dividing x (16 for x == 0).
-int align16(std::uint64_t x) {
-  if (x == 0) return 16;
-  const std::uint64_t low = x & (~x + 1);
-  return low >= 16 ? 16 : static_cast<int>(low);
-}
-
-// Grid of a kernel: checks once per kernel and device that a block fits (raising the
-// dynamic shared-memory limit when the tile needs > 48 KiB), then one block per tile.
+// Grid of a kernel on device `dev`: checks once per kernel and device that a block of
+// `smem` bytes fits (raising the dynamic shared-memory limit when it needs > 48 KiB),
+// then one block per tile up to best_grid_limit. Per call: a relaxed atomic read.
 template <auto kernel>
-status grid_for(int threads, int smem, index_t work, unsigned* grid) {
+status grid_for(int dev, int threads, int smem, index_t work, unsigned* grid) {
   static std::atomic<int> occ_cache[64];  // per kernel (template argument) and device
-  int dev = 0;
-  if (status s = cuda_status(cudaGetDevice(&dev), "cudaGetDevice"); !s.ok()) return s;
   int occ = (dev >= 0 && dev < 64) ? occ_cache[dev].load(std::memory_order_relaxed) : 0;
   if (occ == 0) {
     if (smem > 48 * 1024)
@@ -44,85 +35,32 @@ status grid_for(int threads, int smem, index_t work, unsigned* grid) {
         !s.ok())
       return s;
     if (occ < 1)
-      return status::make(status_code::unsupported_variant, "best: a %d-byte tile does not fit this device", smem);
+      return status::make(status_code::unsupported_variant, "best: a %d-byte block does not fit this device", smem);
     if (dev >= 0 && dev < 64) occ_cache[dev].store(occ, std::memory_order_relaxed);
   }
-  // One tile per block (the loop in the kernels covers what exceeds the grid limit):
-  // measured on the H200, 256 MiB squares, 0.94-0.95x memcpy against 0.89x for a
-  // persistent grid of resident blocks (docs/RESULTS.md, sweep).
   *grid = static_cast<unsigned>(work < best_grid_limit ? work : best_grid_limit);
   return {};
 }
 
-template <int E, int A>
-status launch_tile(const tile_args& a, cudaStream_t stream) {
-  constexpr best_tile t = A == 16 ? best_tile_for(E) : best_tile_narrow_for(E);
-  constexpr int smem = t.rows * t.chunks * 16;
-  constexpr auto kernel = best::tile_kernel<E, t.rows, t.chunks, t.threads, t.micro_bytes, (A == 16 ? t.min_blocks : 1), A>;
+// Where a launch goes: the current device, read once per call, and its compute capability.
+struct target {
+  int dev, cc;
+  cudaStream_t stream;
+};
+
+template <auto kernel, class Args>
+status launch(int threads, int smem, index_t work, const Args& a, const target& tg, const char* what) {
   unsigned grid = 0;
-  if (status s = grid_for<kernel>(t.threads, smem, a.total, &grid); !s.ok()) return s;
-  kernel<<<grid, t.threads, smem, stream>>>(a);
-  return launch_status("best tile kernel launch");
+  if (status s = grid_for<kernel>(tg.dev, threads, smem, work, &grid); !s.ok()) return s;
+  cudaStream_t stream = tg.stream;
+  kernel<<<grid, threads, smem, stream>>>(a);
+  return launch_status(what);
 }
 
-// Realigning tile path: any E-aligned layout, 16-byte accesses at aligned addresses.
+// Tile arguments, filled in one place for every tile path.
 template <int E>
-status realign_path(const void* in, void* out, const matrix_desc& d, cudaStream_t stream) {
-  constexpr best_tile t = best_tile_realign_for(E);
-  constexpr int tc = t.chunks * 16 / E;
-  constexpr int smem = t.rows * t.chunks * 16;
-  best::realign_args ra{};
-  tile_args& a = ra.t;
-  a.in = static_cast<const u8*>(in);
-  a.out = static_cast<u8*>(out);
-  a.rows = d.rows, a.cols = d.cols, a.batch = d.batch;
-  a.ld_in = d.ld_in * E, a.ld_out = d.ld_out * E;
-  a.stride_in = d.stride_in * E, a.stride_out = d.stride_out * E;
-  a.tiles_c = (d.cols + tc - 1) / tc;
-  a.tiles_per_mat = a.tiles_c * ((d.rows + t.rows - 1) / t.rows);
-  a.total = a.tiles_per_mat * d.batch;
-  // One past the last input byte: loads never leave [in, in_end) (memcheck, initcheck).
-  ra.in_end = a.in + (d.batch - 1) * a.stride_in + (d.rows - 1) * a.ld_in + d.cols * E;
-  constexpr auto kernel = best::realign_tile_kernel<E, t.rows, t.chunks, t.threads, t.micro_bytes, t.min_blocks>;
-  unsigned grid = 0;
-  if (status s = grid_for<kernel>(t.threads, smem, a.total, &grid); !s.ok()) return s;
-  kernel<<<grid, t.threads, smem, stream>>>(ra);
-  return launch_status("best realign kernel launch");
-}
-
-// 16-byte tile of a shape class (policy: best_shape_for).
-template <int E, best_shape S>
-status launch_shaped(tile_args a, const matrix_desc& d, cudaStream_t stream) {
-  constexpr best_tile t = best_tile_shaped(E, S);
-  constexpr int tc = t.chunks * 16 / E;
-  constexpr int smem = t.rows * t.chunks * 16;
-  a.tiles_c = (d.cols + tc - 1) / tc;
-  a.tiles_per_mat = a.tiles_c * ((d.rows + t.rows - 1) / t.rows);
-  a.total = a.tiles_per_mat * d.batch;
-  constexpr auto kernel = best::tile_kernel<E, t.rows, t.chunks, t.threads, t.micro_bytes, t.min_blocks, 16>;
-  unsigned grid = 0;
-  if (status s = grid_for<kernel>(t.threads, smem, a.total, &grid); !s.ok()) return s;
-  kernel<<<grid, t.threads, smem, stream>>>(a);
-  return launch_status("best tile kernel launch");
-}
-
-template <int E>
-status tile_path(const void* in, void* out, const matrix_desc& d, int access, cudaStream_t stream) {
-  if constexpr (E <= 2) {
-    const best_shape sh = best_shape_for(E, d.rows, d.cols);
-    if (access == 16 && sh != best_shape::standard) {
-      tile_args a{};
-      a.in = static_cast<const u8*>(in);
-      a.out = static_cast<u8*>(out);
-      a.rows = d.rows, a.cols = d.cols, a.batch = d.batch;
-      a.ld_in = d.ld_in * E, a.ld_out = d.ld_out * E;
-      a.stride_in = d.stride_in * E, a.stride_out = d.stride_out * E;
-      return sh == best_shape::few_rows ? launch_shaped<E, best_shape::few_rows>(a, d, stream)
-                                        : launch_shaped<E, best_shape::narrow>(a, d, stream);
-    }
-  }
-  const best_tile t = access == 16 ? best_tile_for(E) : best_tile_narrow_for(E);
-  const int tc = t.chunks * 16 / E;
+tile_args make_tile_args(const void* in, void* out, const matrix_desc& d, best_tile t) {
+  const index_t tc = t.chunks * 16 / E;
   tile_args a{};
   a.in = static_cast<const u8*>(in);
   a.out = static_cast<u8*>(out);
@@ -132,75 +70,109 @@ status tile_path(const void* in, void* out, const matrix_desc& d, int access, cu
   a.tiles_c = (d.cols + tc - 1) / tc;
   a.tiles_per_mat = a.tiles_c * ((d.rows + t.rows - 1) / t.rows);
   a.total = a.tiles_per_mat * d.batch;
-  // access >= E: validation guarantees element alignment.
-  if (access >= 16) return launch_tile<E, 16>(a, stream);
-  if constexpr (E <= 4) {
-    if (access == 8) return launch_tile<E, 8>(a, stream);
-    if (access == 4) return launch_tile<E, 4>(a, stream);
-  }
-  if constexpr (E == 1) {
-    if (access == 2) return launch_tile<E, 2>(a, stream);
-  }
-  return launch_tile<E, E>(a, stream);
+  return a;
 }
 
-template <int E, bool FewRows>
-status slab_path(const void* in, void* out, const matrix_desc& d, cudaStream_t stream) {
-  constexpr int span = best_slab_bytes / E;  // long-side elements per slab
+// One past the last input byte: loads never leave [in, in_end) (memcheck, initcheck).
+const void* input_end(const void* in, const matrix_desc& d) {
+  return static_cast<const u8*>(in) + in_extent(d) * d.elem_size;
+}
+
+// Which table entry a tile path uses (C++17: a tile cannot be a template argument).
+enum tile_kind { standard_tile, few_rows_tile, narrow_tile, access_tile };
+template <int E, int K>
+constexpr best_tile tile_of() {
+  if constexpr (K == few_rows_tile) return best_tile_shaped(E, best_shape::few_rows);
+  else if constexpr (K == narrow_tile) return best_tile_shaped(E, best_shape::narrow);
+  else if constexpr (K == access_tile) return best_tile_narrow_for(E);
+  else return best_tile_for(E);
+}
+
+template <int E, int A, int K>
+status tile_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  constexpr best_tile T = tile_of<E, K>();
+  constexpr auto kernel = best::tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, A>;
+  const tile_args a = make_tile_args<E>(in, out, d, T);
+  return launch<kernel>(T.threads, T.rows * T.chunks * 16, a.total, a, tg, "best tile kernel launch");
+}
+
+template <int E>
+status realign_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  constexpr best_tile T = best_tile_realign_for(E);
+  constexpr auto kernel = best::realign_tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks>;
+  const best::realign_args ra{make_tile_args<E>(in, out, d, T), static_cast<const u8*>(input_end(in, d))};
+  return launch<kernel>(T.threads, T.rows * T.chunks * 16, ra.t.total, ra, tg, "best realign kernel launch");
+}
+
+template <int E, int M>
+status slab_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads;
-  slab_args a{};
-  a.in = static_cast<const u8*>(in);
-  a.out = static_cast<u8*>(out);
-  a.rows = d.rows, a.cols = d.cols, a.batch = d.batch;
-  a.ld_in = d.ld_in * E, a.ld_out = d.ld_out * E;
-  a.stride_in = d.stride_in * E, a.stride_out = d.stride_out * E;
-  const index_t long_side = FewRows ? d.cols : d.rows, short_side = FewRows ? d.rows : d.cols;
-  a.slabs_per_mat = (long_side + span - 1) / span;
-  a.total = a.slabs_per_mat * d.batch;
-  a.pitch = best_slab_bytes + 16;  // 16-byte pad: rows start 4 banks apart
-  const int smem = static_cast<int>(short_side) * a.pitch;
-  constexpr auto kernel =
-      FewRows ? best::slab_rows_kernel<E, span, nt, 16, 16> : best::slab_cols_kernel<E, span, nt, 16, 16>;
-  unsigned grid = 0;
-  // Occupancy is read for the largest slab (short side = the policy's maximum).
-  if (status s = grid_for<kernel>(nt, best_slab_max_short_side * a.pitch, a.total, &grid); !s.ok())
-    return s;
-  kernel<<<grid, nt, smem, stream>>>(a);
-  return launch_status("best slab kernel launch");
+  constexpr auto kernel = slab::slab_kernel<E, M, nt, best_slab_unroll>;
+  const int bytes = best_slab_bytes_for(best_class_policy_for(tg.cc, E), d.elements() * E);
+  const slab::args a = slab::make_args<E>(M, in, out, d, input_end(in, d), bytes);
+  // Slab blocks stay under 48 KiB (table: slab and whole-matrix bytes), so grid_for's
+  // cached fit check holds for every short side.
+  if (a.smem > 48 * 1024) return status::make(status_code::unsupported_variant, "best: slab of %d bytes", a.smem);
+  return launch<kernel>(nt, a.smem, a.total, a, tg, "best slab kernel launch");
+}
+
+// Tile with A-byte accesses (A < 16, the alignment the layout allows).
+template <int E>
+status access_path(const void* in, void* out, const matrix_desc& d, int access, const target& tg) {
+  if constexpr (E <= 4) {
+    if (access == 8) return tile_path<E, 8, access_tile>(in, out, d, tg);
+    if (access == 4) return tile_path<E, 4, access_tile>(in, out, d, tg);
+  }
+  if constexpr (E == 1) {
+    if (access == 2) return tile_path<E, 2, access_tile>(in, out, d, tg);
+  }
+  return tile_path<E, E, access_tile>(in, out, d, tg);
+}
+
+// Compute capability of device `dev`, cached per device.
+int device_cc(int dev) {
+  static std::atomic<int> cache[64];
+  if (dev < 0 || dev >= 64) return 90;
+  int cc = cache[dev].load(std::memory_order_relaxed);
+  if (cc == 0) {
+    int major = 0, minor = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    cc = major * 10 + minor;
+    cache[dev].store(cc, std::memory_order_relaxed);
+  }
+  return cc;
 }
 
 template <int E>
 status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream_t stream) {
-  const auto pi = reinterpret_cast<std::uintptr_t>(in), po = reinterpret_cast<std::uintptr_t>(out);
-  const bool batched = d.batch > 1;
-  const index_t mat = d.rows * d.cols;
-
-  // A vector or a batch of vectors whose input and output layouts coincide: a copy.
-  const bool same_layout =
-      (d.rows == 1 && (d.cols == 1 || d.ld_out == 1) && (!batched || (d.stride_in == mat && d.stride_out == mat))) ||
-      (d.cols == 1 && (d.rows == 1 || d.ld_in == 1) && (!batched || (d.stride_in == mat && d.stride_out == mat)));
-  if (same_layout)
-    return cuda_status(cudaMemcpyAsync(out, in, static_cast<size_t>(d.elements()) * E, cudaMemcpyDeviceToDevice, stream),
-                       "cudaMemcpyAsync");
-
-  int access = 16;
-  for (std::uint64_t x : {static_cast<std::uint64_t>(pi), static_cast<std::uint64_t>(po),
-                          static_cast<std::uint64_t>(d.ld_in * E), static_cast<std::uint64_t>(d.ld_out * E)})
-    access = access < align16(x) ? access : align16(x);
-  if (batched)
-    for (std::uint64_t x : {static_cast<std::uint64_t>(d.stride_in * E), static_cast<std::uint64_t>(d.stride_out * E)})
-      access = access < align16(x) ? access : align16(x);
-
-  if (access == 16) {
-    // Slabs need 16-byte alignment of both sides and a packed long side.
-    if (d.rows <= best_slab_max_short_side && d.ld_out == d.rows && (!batched || d.stride_out == mat))
-      return slab_path<E, true>(in, out, d, stream);
-    if (d.cols <= best_slab_max_short_side && d.ld_in == d.cols && (!batched || d.stride_in == mat))
-      return slab_path<E, false>(in, out, d, stream);
+  int dev = 0;
+  if (status s = cuda_status(cudaGetDevice(&dev), "cudaGetDevice"); !s.ok()) return s;
+  const target tg{dev, device_cc(dev), stream};
+  const best_choice c =
+      best_path_for(d, reinterpret_cast<std::uintptr_t>(in), reinterpret_cast<std::uintptr_t>(out), tg.cc);
+  switch (c.path) {
+    case best_path::copy:
+      return cuda_status(
+          cudaMemcpyAsync(out, in, static_cast<size_t>(d.elements()) * E, cudaMemcpyDeviceToDevice, stream),
+          "cudaMemcpyAsync");
+    case best_path::slab_gather: return slab_path<E, slab::gather>(in, out, d, tg);
+    case best_path::slab_scatter: return slab_path<E, slab::scatter>(in, out, d, tg);
+    case best_path::slab_whole: return slab_path<E, slab::whole>(in, out, d, tg);
+    case best_path::realign:
+      if constexpr (E < 16) return realign_path<E>(in, out, d, tg);
+      break;
+    case best_path::tile_access: return access_path<E>(in, out, d, c.access, tg);
+    case best_path::tile_few_rows:
+      if constexpr (E <= 2) return tile_path<E, 16, few_rows_tile>(in, out, d, tg);
+      break;
+    case best_path::tile_narrow:
+      if constexpr (E <= 2) return tile_path<E, 16, narrow_tile>(in, out, d, tg);
+      break;
+    case best_path::tile: return tile_path<E, 16, standard_tile>(in, out, d, tg);
   }
-  if constexpr (E < 16)
-    if (access < 16 && best_realign_enabled(E)) return realign_path<E>(in, out, d, stream);
-  return tile_path<E>(in, out, d, access, stream);
+  return status::make(status_code::unsupported_variant, "best: path %s has no %d-byte kernel",
+                      best_path_name(c.path), E);
 }
 
 }  // namespace

@@ -1,0 +1,198 @@
+// 16-byte chunk helpers shared by the realigning tile kernel (best_realign.cuh) and the
+// slab kernels (best_slab.cuh): aligned loads clamped to a view, byte windows over two
+// chunks (funnel shifts), element insert/extract, partial stores. Host-device, so that
+// the CPU tests (tests/cpu/test_best_policy.cpp) run the same index and byte math on
+// host buffers; on the host, memory goes through memcpy.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#if defined(__CUDACC__)
+#define XPOSE_HDI __host__ __device__ __forceinline__
+#else
+#define XPOSE_HDI inline
+#endif
+#if defined(__CUDA_ARCH__)
+#define XPOSE_UNROLL _Pragma("unroll")
+#else
+#define XPOSE_UNROLL
+#endif
+
+namespace xpose::detail::bytes {
+
+using u8 = unsigned char;
+
+/// 16 bytes as four little-endian 32-bit words.
+struct c16 {
+  std::uint32_t w[4];
+};
+
+XPOSE_HDI c16 zero16() { return c16{{0u, 0u, 0u, 0u}}; }
+
+/// Aligned 16-byte load / store (p 16-byte aligned).
+XPOSE_HDI c16 ld16(const u8* p) {
+#if defined(__CUDA_ARCH__)
+  const uint4 v = *reinterpret_cast<const uint4*>(p);
+  return c16{{v.x, v.y, v.z, v.w}};
+#else
+  c16 c;
+  std::memcpy(c.w, p, 16);
+  return c;
+#endif
+}
+
+XPOSE_HDI void st16(u8* p, const c16& c) {
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<uint4*>(p) = make_uint4(c.w[0], c.w[1], c.w[2], c.w[3]);
+#else
+  std::memcpy(p, c.w, 16);
+#endif
+}
+
+/// Element i of chunk c := the E bytes at p (p E-aligned). c must hold zeros there for
+/// E < 4 (the element is OR-ed in).
+template <int E>
+XPOSE_HDI void put_elem(c16& c, int i, const u8* p) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (E == 1) {
+    c.w[i >> 2] |= static_cast<std::uint32_t>(*p) << (8 * (i & 3));
+  } else if constexpr (E == 2) {
+    c.w[i >> 1] |= static_cast<std::uint32_t>(*reinterpret_cast<const std::uint16_t*>(p)) << (16 * (i & 1));
+  } else if constexpr (E == 4) {
+    c.w[i] = *reinterpret_cast<const std::uint32_t*>(p);
+  } else if constexpr (E == 8) {
+    const uint2 v = *reinterpret_cast<const uint2*>(p);
+    c.w[2 * i] = v.x, c.w[2 * i + 1] = v.y;
+  } else {
+    c = ld16(p);
+  }
+#else
+  std::memcpy(reinterpret_cast<u8*>(c.w) + i * E, p, E);
+#endif
+}
+
+/// The E bytes at p := element i of chunk c.
+template <int E>
+XPOSE_HDI void get_elem(const c16& c, int i, u8* p) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (E == 1) {
+    *p = static_cast<u8>(c.w[i >> 2] >> (8 * (i & 3)));
+  } else if constexpr (E == 2) {
+    *reinterpret_cast<std::uint16_t*>(p) = static_cast<std::uint16_t>(c.w[i >> 1] >> (16 * (i & 1)));
+  } else if constexpr (E == 4) {
+    *reinterpret_cast<std::uint32_t*>(p) = c.w[i];
+  } else if constexpr (E == 8) {
+    *reinterpret_cast<uint2*>(p) = make_uint2(c.w[2 * i], c.w[2 * i + 1]);
+  } else {
+    st16(p, c);
+  }
+#else
+  std::memcpy(p, reinterpret_cast<const u8*>(c.w) + i * E, E);
+#endif
+}
+
+/// E bytes from p to q (both E-aligned).
+template <int E>
+XPOSE_HDI void copy_elem(u8* q, const u8* p) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (E == 1) *q = *p;
+  else if constexpr (E == 2) *reinterpret_cast<std::uint16_t*>(q) = *reinterpret_cast<const std::uint16_t*>(p);
+  else if constexpr (E == 4) *reinterpret_cast<std::uint32_t*>(q) = *reinterpret_cast<const std::uint32_t*>(p);
+  else if constexpr (E == 8) *reinterpret_cast<uint2*>(q) = *reinterpret_cast<const uint2*>(p);
+  else *reinterpret_cast<uint4*>(q) = *reinterpret_cast<const uint4*>(p);
+#else
+  std::memcpy(q, p, E);
+#endif
+}
+
+/// (hi:lo) >> sh, sh in [0, 32).
+XPOSE_HDI std::uint32_t funnel_r(std::uint32_t lo, std::uint32_t hi, unsigned sh) {
+#if defined(__CUDA_ARCH__)
+  return __funnelshift_r(lo, hi, sh);
+#else
+  return sh ? (lo >> sh) | (hi << (32u - sh)) : lo;
+#endif
+}
+
+/// Bytes [off, off + 16) of the 32 bytes a || b (little-endian), off in [0, 16).
+/// Selects (no dynamic register indexing), then one funnel shift per word.
+XPOSE_HDI c16 window16(const c16& a, const c16& b, int off) {
+  const std::uint32_t x[8] = {a.w[0], a.w[1], a.w[2], a.w[3], b.w[0], b.w[1], b.w[2], b.w[3]};
+  const int wo = off >> 2;
+  const unsigned sh = 8u * static_cast<unsigned>(off & 3);
+  std::uint32_t z[6], y[5];
+  XPOSE_UNROLL
+  for (int i = 0; i < 6; ++i) z[i] = (wo & 2) ? x[i + 2] : x[i];
+  XPOSE_UNROLL
+  for (int i = 0; i < 5; ++i) y[i] = (wo & 1) ? z[i + 1] : z[i];
+  c16 r;
+  XPOSE_UNROLL
+  for (int q = 0; q < 4; ++q) r.w[q] = funnel_r(y[q], y[q + 1], sh);
+  return r;
+}
+
+/// The 16-byte-aligned chunk at p, reading only bytes inside [lo, hi) (other bytes 0):
+/// one vector load when the chunk lies inside, E-byte loads otherwise (lo, hi E-aligned).
+template <int E>
+XPOSE_HDI c16 load_clamped(const u8* p, const u8* lo, const u8* hi) {
+  if (p >= lo && p + 16 <= hi) return ld16(p);
+  c16 w = zero16();
+  XPOSE_UNROLL
+  for (int e = 0; e < 16 / E; ++e)
+    if (p + e * E >= lo && p + e * E < hi) put_elem<E>(w, e, p + e * E);
+  return w;
+}
+
+XPOSE_HDI std::uint32_t word_at(const c16& c, int i) {
+  return i == 0 ? c.w[0] : i == 1 ? c.w[1] : i == 2 ? c.w[2] : c.w[3];
+}
+
+/// Stores bytes [lo, hi) of chunk c to the 16-byte-aligned chunk at p (lo, hi multiples
+/// of the element size, 0 <= lo <= hi <= 16): naturally aligned pieces of 1-8 bytes,
+/// growing from lo, then shrinking to hi (at most 8 stores).
+XPOSE_HDI void store_range(const c16& c, u8* p, int lo, int hi) {
+  if (lo == 0 && hi == 16) {
+    st16(p, c);
+    return;
+  }
+#if defined(__CUDA_ARCH__)
+  auto piece = [&](int s) {
+    const std::uint32_t x = word_at(c, lo >> 2);
+    if (s == 8) *reinterpret_cast<uint2*>(p + lo) = make_uint2(x, word_at(c, (lo >> 2) + 1));
+    else if (s == 4) *reinterpret_cast<std::uint32_t*>(p + lo) = x;
+    else if (s == 2) *reinterpret_cast<std::uint16_t*>(p + lo) = static_cast<std::uint16_t>(x >> (8 * (lo & 3)));
+    else p[lo] = static_cast<u8>(x >> (8 * (lo & 3)));
+    lo += s;
+  };
+#else
+  auto piece = [&](int s) {
+    std::memcpy(p + lo, reinterpret_cast<const u8*>(c.w) + lo, static_cast<std::size_t>(s));
+    lo += s;
+  };
+#endif
+  XPOSE_UNROLL
+  for (int s = 1; s <= 8; s <<= 1)
+    if ((lo & s) && lo + s <= hi) piece(s);
+  XPOSE_UNROLL
+  for (int s = 8; s >= 1; s >>= 1)
+    if (hi - lo >= s) piece(s);
+}
+
+/// Division of small non-negative ints (v < 2^22) by a fixed d > 0 through a float
+/// reciprocal and one correction step: a few instructions instead of an integer
+/// division's ~20 (the slab kernels split flat indices into row and column once per
+/// 16-byte chunk).
+struct fdiv {
+  int d;
+  float inv;
+  XPOSE_HDI explicit fdiv(int divisor) : d(divisor), inv(1.0f / static_cast<float>(divisor)) {}
+  XPOSE_HDI int operator()(int v) const {
+    int q = static_cast<int>(static_cast<float>(v) * inv);  // within 1 of v / d
+    if (q * d > v) --q;
+    else if ((q + 1) * d <= v) ++q;
+    return q;
+  }
+};
+
+}  // namespace xpose::detail::bytes

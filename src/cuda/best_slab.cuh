@@ -1,0 +1,301 @@
+// Slab kernels of `best`: shapes with one short side, or batches of small matrices,
+// at any element alignment (docs/RESULTS.md, "Shape classes (issue 12)").
+//
+// A slab is a range of the long side with the whole short side (S rows of n elements).
+// One side of it is S row segments (anywhere, any E-aligned address), the other side
+// is one contiguous byte range, so both sides move as 16-byte accesses at 16-byte
+// aligned addresses; only the shared-memory side is element-granular.
+//   gather  (few rows, packed output ld_out == rows): the S input segments are read as
+//           the aligned chunks that cover them, shifted by funnel shifts into shared
+//           rows; the contiguous output range is assembled element by element from
+//           the shared rows and stored as aligned chunks (ragged ends as pieces).
+//   scatter (few cols, packed input ld_in == cols): the contiguous input range is read
+//           as aligned chunks and its elements scattered to shared rows; each output
+//           segment is stored as aligned chunks, each a window of two shared chunks.
+//   whole   (batch of small packed matrices): a slab is several whole matrices; the
+//           input range is read like scatter's, its elements placed at their output
+//           positions, and the output range stored like one scatter segment.
+// Loads never touch a byte outside the input view [in, in_end); stores never touch a
+// byte outside the slab's own output elements. The phases are host-device functions:
+// the CPU tests run a block's phases on host buffers (tests/cpu/test_best_policy.cpp).
+#pragma once
+
+#include <xpose/view.hpp>
+
+#include <cstdint>
+
+#include "best_bytes.cuh"
+
+namespace xpose::detail::slab {
+
+using bytes::c16;
+using bytes::u8;
+using i64 = std::int64_t;
+
+enum mode : int { gather = 0, scatter = 1, whole = 2 };
+
+struct args {
+  const u8* in;
+  u8* out;
+  const u8* in_end;          // one past the last byte of the input view
+  i64 S, L;                  // short and long side (whole: rows, cols of one matrix)
+  i64 ld_seg;                // bytes between segments: ld_in (gather), ld_out (scatter)
+  i64 stride_in, stride_out;  // bytes between matrices
+  i64 span;                  // long-side elements per slab (whole: matrices per slab)
+  i64 batch;
+  i64 slabs_per_mat, total;  // slabs per matrix (whole: 1), slabs overall
+  int pitch;                 // bytes per shared row (16 front pad + data + tail)
+  int smem;                  // dynamic shared bytes per block
+};
+
+XPOSE_HDI i64 min64(i64 a, i64 b) { return a < b ? a : b; }
+XPOSE_HDI int addr16(const void* p) { return static_cast<int>(reinterpret_cast<std::uintptr_t>(p) & 15); }
+
+/// Slab geometry for E-byte elements and a slab of about `slab_bytes`; the caller
+/// (best_path_for) has checked the layout conditions of the mode.
+template <int E>
+args make_args(int m, const void* in, void* out, const matrix_desc& d, const void* in_end, int slab_bytes) {
+  args a{};
+  a.in = static_cast<const u8*>(in);
+  a.out = static_cast<u8*>(out);
+  a.in_end = static_cast<const u8*>(in_end);
+  a.stride_in = d.stride_in * E, a.stride_out = d.stride_out * E;
+  a.batch = d.batch;
+  constexpr i64 k = 16 / E;
+  i64 row_bytes = 0;  // data bytes of the widest shared row
+  if (m == whole) {
+    a.S = d.rows, a.L = d.cols;
+    const i64 mat = d.rows * d.cols * E;
+    a.span = min64(d.batch, mat >= slab_bytes ? 1 : slab_bytes / mat);
+    a.slabs_per_mat = 1;
+    a.total = (d.batch + a.span - 1) / a.span;
+    row_bytes = a.span * mat;
+  } else {
+    a.S = m == gather ? d.rows : d.cols;
+    a.L = m == gather ? d.cols : d.rows;
+    a.ld_seg = (m == gather ? d.ld_in : d.ld_out) * E;
+    i64 span = slab_bytes / (a.S * E) / k * k;
+    a.span = min64(a.L, span < k ? k : span);
+    a.slabs_per_mat = (a.L + a.span - 1) / a.span;
+    a.total = a.slabs_per_mat * d.batch;
+    row_bytes = a.span * E;
+  }
+  // Reads of a segment's window reach 48 bytes past its data (front pad, straddling
+  // chunk); an odd number of chunks per row spreads the rows over the banks.
+  i64 chunks = (row_bytes + 15) / 16 + 3;
+  if (chunks % 2 == 0) ++chunks;
+  a.pitch = static_cast<int>(chunks * 16);
+  a.smem = static_cast<int>((m == whole ? 1 : a.S) * a.pitch);
+  return a;
+}
+
+/// Where slab t starts: input / output base and its element count n (long-side
+/// elements for gather / scatter, elements of its matrices for whole).
+struct pos {
+  const u8* in;
+  u8* out;
+  int n;
+};
+
+template <int E, int M>
+XPOSE_HDI pos slab_at(const args& a, i64 t) {
+  if constexpr (M == whole) {
+    const i64 b0 = t * a.span;
+    const i64 nm = min64(a.span, a.batch - b0);
+    return {a.in + b0 * a.stride_in, a.out + b0 * a.stride_out, static_cast<int>(nm * a.S * a.L)};
+  } else {
+    const i64 b = t / a.slabs_per_mat, l0 = (t - b * a.slabs_per_mat) * a.span;
+    const int n = static_cast<int>(min64(a.span, a.L - l0));
+    const i64 seg_off = l0 * E, packed_off = l0 * a.S * E;
+    return {a.in + b * a.stride_in + (M == gather ? seg_off : packed_off),
+            a.out + b * a.stride_out + (M == gather ? packed_off : seg_off), n};
+  }
+}
+
+/// Walks the elements of a slab's packed side in order, giving each one's shared
+/// offset: (s, l) -> 16 + s*pitch + l*E for gather / scatter (element o = l*S + s);
+/// for whole, input element (b, r, c) -> its output position 16 + ((b*C + c)*R + r)*E.
+/// Divisors of a slab's index math: the short side S (whole: rows and columns of a
+/// matrix, and its element count).
+struct divisors {
+  bytes::fdiv by_s, by_c, by_rc;
+  XPOSE_HDI explicit divisors(const args& a)
+      : by_s(static_cast<int>(a.S)), by_c(static_cast<int>(a.L < 1 << 20 ? a.L : 1)),
+        by_rc(static_cast<int>(a.S * a.L < 1 << 20 ? a.S * a.L : 1)) {}
+};
+
+template <int E, int M>
+struct walker {
+  int s, l, b, off;
+  XPOSE_HDI walker(const args& a, const divisors& dv, int o) {
+    const int S = static_cast<int>(a.S);
+    if constexpr (M == whole) {
+      const int C = static_cast<int>(a.L), rc = S * C;
+      b = dv.by_rc(o);
+      const int rem = o - b * rc;
+      l = dv.by_c(rem);  // row r
+      s = rem - l * C;   // column c
+      off = 16 + ((b * C + s) * S + l) * E;
+    } else {
+      l = dv.by_s(o);
+      s = o - l * S;
+      off = 16 + s * a.pitch + l * E;
+    }
+  }
+  XPOSE_HDI void next(const args& a) {
+    const int S = static_cast<int>(a.S);
+    if constexpr (M == whole) {
+      const int C = static_cast<int>(a.L);
+      off += S * E;
+      if (++s == C) {
+        s = 0;
+        if (++l == S) l = 0, ++b;
+        off = 16 + (b * C * S + l) * E;
+      }
+    } else {
+      off += a.pitch;
+      if (++s == S) s = 0, ++l, off = 16 + l * E;
+    }
+  }
+};
+
+// ---- read phase -----------------------------------------------------------------
+
+/// One load item in flight: the aligned chunk(s) and where they go.
+struct fetched {
+  c16 a, b;
+  int off;
+};
+
+/// Number of load items of slab p: gather, S segments x their 16-byte chunks; scatter
+/// and whole, the aligned chunks covering the packed input range.
+template <int E, int M>
+XPOSE_HDI int read_items(const args& a, const pos& p) {
+  if constexpr (M == gather) return static_cast<int>(a.S) * ((p.n * E + 15) / 16);
+  const int n_el = M == whole ? p.n : p.n * static_cast<int>(a.S);
+  return (addr16(p.in) + n_el * E + 15) / 16;
+}
+
+template <int E, int M>
+XPOSE_HDI fetched read_fetch(const args& a, const pos& p, const bytes::fdiv& by_nls, int v) {
+  fetched f;
+  if constexpr (M == gather) {
+    const int nls = by_nls.d;
+    const int s = by_nls(v), j = v - s * nls;
+    const u8* seg = p.in + s * a.ld_seg;
+    f.off = addr16(seg);
+    const u8* c = seg - f.off + 16 * j;
+    f.a = bytes::load_clamped<E>(c, a.in, a.in_end);
+    const int used = p.n * E - 16 * j;  // segment bytes from chunk j on
+    f.b = f.off != 0 && f.off + (used < 16 ? used : 16) > 16 ? bytes::load_clamped<E>(c + 16, a.in, a.in_end)
+                                                             : bytes::zero16();
+  } else {
+    f.off = addr16(p.in);
+    f.a = bytes::load_clamped<E>(p.in - f.off + 16 * v, a.in, a.in_end);
+  }
+  return f;
+}
+
+template <int E, int M>
+XPOSE_HDI void read_put(const args& a, const divisors& dv, const pos& p, const bytes::fdiv& by_nls, int v,
+                        const fetched& f, u8* sm) {
+  if constexpr (M == gather) {
+    const int nls = by_nls.d;
+    const int s = by_nls(v), j = v - s * nls;
+    bytes::st16(sm + s * a.pitch + 16 + 16 * j, bytes::window16(f.a, f.b, f.off));
+  } else {
+    const int n_el = M == whole ? p.n : p.n * static_cast<int>(a.S);
+    const int o0 = (16 * v - f.off) / E;  // exact: f.off is a multiple of E
+    walker<E, M> w(a, dv, o0 > 0 ? o0 : 0);
+    XPOSE_UNROLL
+    for (int i = 0; i < 16 / E; ++i) {
+      const int o = o0 + i;
+      if (o >= 0 && o < n_el) {
+        bytes::get_elem<E>(f.a, i, sm + w.off);
+        w.next(a);
+      }
+    }
+  }
+}
+
+/// Thread tid of nt: its load items, U at a time, all U in flight before the first
+/// shared store.
+template <int E, int M, int U>
+XPOSE_HDI void read_phase(const args& a, const divisors& dv, const pos& p, u8* sm, int tid, int nt) {
+  const int items = read_items<E, M>(a, p);
+  const bytes::fdiv by_nls((p.n * E + 15) / 16);  // gather: chunks per segment
+  for (int base = 0; base < items; base += nt * U) {
+    fetched f[U];
+    XPOSE_UNROLL
+    for (int u = 0; u < U; ++u)
+      if (base + u * nt + tid < items) f[u] = read_fetch<E, M>(a, p, by_nls, base + u * nt + tid);
+    XPOSE_UNROLL
+    for (int u = 0; u < U; ++u)
+      if (base + u * nt + tid < items) read_put<E, M>(a, dv, p, by_nls, base + u * nt + tid, f[u], sm);
+  }
+}
+
+// ---- write phase ----------------------------------------------------------------
+
+template <int E, int M>
+XPOSE_HDI void write_phase(const args& a, const divisors& dv, const pos& p, const u8* sm, int tid, int nt) {
+  if constexpr (M == gather) {
+    // The packed output range, chunk by aligned chunk.
+    const int N = p.n * static_cast<int>(a.S) * E, oq = addr16(p.out), n_el = N / E;
+    u8* const base = p.out - oq;
+    const int items = (oq + N + 15) / 16;
+    for (int k = tid; k < items; k += nt) {
+      const int o0 = (16 * k - oq) / E;
+      walker<E, M> w(a, dv, o0 > 0 ? o0 : 0);
+      c16 c = bytes::zero16();
+      XPOSE_UNROLL
+      for (int i = 0; i < 16 / E; ++i) {
+        const int o = o0 + i;
+        if (o >= 0 && o < n_el) {
+          bytes::put_elem<E>(c, i, sm + w.off);
+          w.next(a);
+        }
+      }
+      const int lo = oq - 16 * k > 0 ? oq - 16 * k : 0, hi = oq + N - 16 * k < 16 ? oq + N - 16 * k : 16;
+      bytes::store_range(c, base + 16 * k, lo, hi);
+    }
+  } else {
+    // Segments (whole: one, the output range), each as the aligned chunks covering it.
+    const int nseg = M == whole ? 1 : static_cast<int>(a.S);
+    const int seg_bytes = p.n * E;
+    const int nss = (seg_bytes + 15) / 16 + 1;
+    const bytes::fdiv by_nss(nss);
+    for (int v = tid; v < nseg * nss; v += nt) {
+      const int s = by_nss(v), j = v - s * nss;
+      u8* const seg = p.out + s * a.ld_seg;
+      const int off = addr16(seg);
+      const int lo = off - 16 * j > 0 ? off - 16 * j : 0;
+      const int hi = off + seg_bytes - 16 * j < 16 ? off + seg_bytes - 16 * j : 16;
+      if (lo >= hi) continue;
+      const int x = 16 + 16 * j - off;  // shared offset of the chunk's first byte
+      const u8* row = sm + s * a.pitch + (x & ~15);
+      const c16 c = (x & 15) ? bytes::window16(bytes::ld16(row), bytes::ld16(row + 16), x & 15) : bytes::ld16(row);
+      bytes::store_range(c, seg - off + 16 * j, lo, hi);
+    }
+  }
+}
+
+#if defined(__CUDACC__)
+/// One block per slab (grid-stride past the grid limit). NT threads, U loads in flight each.
+template <int E, int M, int NT, int U>
+__global__ void __launch_bounds__(NT) slab_kernel(args a) {
+  extern __shared__ uint4 smem_raw[];
+  u8* sm = reinterpret_cast<u8*>(smem_raw);
+  const int tid = static_cast<int>(threadIdx.x);
+  const divisors dv(a);
+  for (i64 t = blockIdx.x; t < a.total; t += gridDim.x) {
+    const pos p = slab_at<E, M>(a, t);
+    __syncthreads();  // the previous slab's shared reads are done
+    read_phase<E, M, U>(a, dv, p, sm, tid, NT);
+    __syncthreads();
+    write_phase<E, M>(a, dv, p, sm, tid, NT);
+  }
+}
+#endif
+
+}  // namespace xpose::detail::slab

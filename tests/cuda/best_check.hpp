@@ -1,0 +1,50 @@
+// check_best: runs `best` on the GPU with input / output placed off_in / off_out
+// elements past a 256-byte boundary and compares the whole output extent (gaps and
+// padding included, poisoned with 0xFF) bitwise with the CPU reference; when a path is
+// expected, also asserts that best_path_for (the classification launch_best runs)
+// picks it for these pointers. Shared by test_best.cpp and test_shapes.cpp.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <xpose/registry.hpp>
+
+#include <cstdint>
+#include <optional>
+
+#include "cuda/policy.hpp"
+#include "cuda_test_util.hpp"
+#include "test_util.hpp"
+
+namespace xpose_test {
+
+inline void check_best(const matrix_desc& d, std::uint64_t seed, index_t off_in = 0, index_t off_out = 0,
+                       std::optional<xpose::detail::best_path> path = std::nullopt) {
+  SCOPED_TRACE("best " + shape_name(d) + " offsets " + std::to_string(off_in) + "/" + std::to_string(off_out));
+  if (d.rows == 0 || d.cols == 0 || d.batch == 0) return;
+  const std::size_t es = static_cast<std::size_t>(d.elem_size);
+  const auto in = random_bytes(static_cast<std::size_t>(in_elems(d)) * es, seed);
+  std::vector<unsigned char> want(static_cast<std::size_t>(out_elems(d)) * es, 0xFF);
+  ASSERT_TRUE(xpose::transpose_reference(in.data(), want.data(), d).ok());
+  const std::size_t oi = static_cast<std::size_t>(off_in) * es, oo = static_cast<std::size_t>(off_out) * es;
+  // The input ends at the allocation's end: compute-sanitizer sees any read past it.
+  dev_buf din(in.size() + oi), dout(want.size() + oo);
+  ASSERT_NE(din.p, nullptr);
+  ASSERT_NE(dout.p, nullptr);
+  if (path) {
+    const auto got = xpose::detail::best_path_for(d, reinterpret_cast<std::uintptr_t>(din.p + oi),
+                                                  reinterpret_cast<std::uintptr_t>(dout.p + oo));
+    ASSERT_EQ(xpose::detail::best_path_name(got.path), xpose::detail::best_path_name(*path));
+  }
+  CUDA_OK(cudaMemcpy(din.p + oi, in.data(), in.size(), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemset(dout.p, 0xFF, want.size() + oo));
+  const xpose::status s = xpose::transpose_variant("best", din.p + oi, dout.p + oo, d);
+  ASSERT_TRUE(s.ok()) << s.message();
+  CUDA_OK(cudaDeviceSynchronize());
+  std::vector<unsigned char> got(want.size() + oo);
+  CUDA_OK(cudaMemcpy(got.data(), dout.p, got.size(), cudaMemcpyDeviceToHost));
+  ASSERT_EQ(first_mismatch(got.data() + oo, want.data(), d), "");
+  ASSERT_EQ(std::memcmp(got.data() + oo, want.data(), want.size()), 0) << "padding or gap bytes were written";
+  for (std::size_t i = 0; i < oo; ++i) ASSERT_EQ(got[i], 0xFF) << "a byte before the output was written";
+}
+
+}  // namespace xpose_test

@@ -1,0 +1,128 @@
+// GPU tests of `best`'s shape classes (issue 12; docs/RESULTS.md "Shape classes (issue
+// 12)"): channel shuffles (batch x C x HW <-> batch x HW x C), skinny matrices, rows of
+// odd byte length, batches of small matrices; every element size, ragged edges,
+// pointers offset by one element, padded leading dimensions, gapped batches, more than
+// 65535 matrices. Each case asserts which path best_path_for chose for the pointers,
+// then checks the whole output extent bitwise. Skip without a GPU.
+#include <utility>
+#include <vector>
+
+#include "best_check.hpp"
+
+using namespace xpose_test;
+using xpose::detail::best_class_policy_for;
+using xpose::detail::best_path;
+
+namespace {
+
+bool short_ok(index_t s, int es) {
+  const auto p = best_class_policy_for(90, es);
+  return s <= p.slab_max_short && s * es <= p.slab_max_short_bytes;
+}
+
+}  // namespace
+
+// batch x C x HW -> batch x HW x C (gather) and back (scatter), HW even and odd;
+// packed batches (matrices above the whole-matrix size) and gapped batch strides.
+TEST(BestShapes, ChannelShuffles) {
+  REQUIRE_GPU();
+  for (int es : {1, 2, 4, 8, 16})
+    for (index_t c : {2, 3, 4, 5, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128}) {
+      if (!short_ok(c, es)) continue;
+      for (index_t hw : {8200, 8201}) {
+        const std::uint64_t seed = static_cast<std::uint64_t>(c * 131 + hw + es);
+        // Aligned 32-64 rows of 1-2 byte elements keep the measured small tile (policy).
+        const bool small_tile = es <= 2 && c >= 32 && c <= 64 && (hw * es) % 16 == 0;
+        check_best(matrix_desc::packed(c, hw, es, 2), seed, 0, 0,
+                   small_tile ? std::nullopt : std::optional(best_path::slab_gather));
+        check_best(matrix_desc::packed(hw, c, es, 2), seed + 1, 0, 0, best_path::slab_scatter);
+        check_best(matrix_desc::packed(c, hw, es, 2), seed + 2, 1, 0, best_path::slab_gather);
+        check_best(matrix_desc::packed(hw, c, es, 2), seed + 3, 0, 1, best_path::slab_scatter);
+      }
+      for (index_t hw : {1000, 1001, 3137}) {
+        const std::uint64_t seed = static_cast<std::uint64_t>(c * 17 + hw + es);
+        check_best(padded(c, hw, es, 5, 0, 0, 1), seed, 0, 0, best_path::slab_gather);
+        check_best(padded(hw, c, es, 5, 0, 0, 1), seed + 1, 0, 0, best_path::slab_scatter);
+        check_best(padded(c, hw, es, 3, 0, 0, 3), seed + 2, 1, 0, best_path::slab_gather);
+        check_best(padded(c, hw, es, 3, 0, 0, 3), seed + 3, 0, 1, best_path::slab_gather);
+        check_best(padded(hw, c, es, 3, 0, 0, 3), seed + 4, 1, 0, best_path::slab_scatter);
+        check_best(padded(hw, c, es, 3, 0, 0, 3), seed + 5, 0, 1, best_path::slab_scatter);
+      }
+      if (HasFatalFailure()) return;
+    }
+}
+
+// The issue's sizes: 256 images of 224x224 (and an odd HW), 3 channels.
+TEST(BestShapes, ImageBatches) {
+  REQUIRE_GPU();
+  for (int es : {1, 2, 4})
+    for (index_t hw : {50176, 50177}) {
+      const index_t n = es == 4 ? 64 : 256;
+      check_best(matrix_desc::packed(3, hw, es, n), 80, 0, 0, best_path::slab_gather);
+      check_best(matrix_desc::packed(hw, 3, es, n), 81, 0, 0, best_path::slab_scatter);
+      if (HasFatalFailure()) return;
+    }
+}
+
+// Skinny 2-D: 3xN, Nx3, 7xN, Nx32 with padded segments, gaps and offsets.
+TEST(BestShapes, SkinnyPaddedAndOffset) {
+  REQUIRE_GPU();
+  for (int es : {1, 2, 4, 8, 16}) {
+    for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{{3, 100003}, {7, 20011}, {1, 5}, {2, 9}, {31, 4099}}) {
+      if (!short_ok(r, es)) continue;
+      check_best(matrix_desc::packed(r, c, es), 90, 0, 0);
+      check_best(matrix_desc::packed(c, r, es), 91, 1, 1);
+      // gather: any input leading dimension and batch stride; the output packed.
+      check_best(padded(r, c, es, 3, 1, 0, 5), 92, 1, 0, r > 1 ? std::optional(best_path::slab_gather) : std::nullopt);
+      // scatter: any output leading dimension and batch stride; the input packed.
+      check_best(padded(c, r, es, 3, 0, 3, 7), 93, 0, 1, r > 1 ? std::optional(best_path::slab_scatter) : std::nullopt);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+// Batches of small matrices, several per block; odd shapes; offsets.
+TEST(BestShapes, SmallMatrixBatches) {
+  REQUIRE_GPU();
+  for (int es : {1, 2, 4, 8, 16})
+    for (index_t s : {8, 16, 32, 64}) {
+      const matrix_desc d = matrix_desc::packed(s, s, es, 1000);
+      const auto want = xpose::detail::best_path_for(d, 0, 0).path;
+      check_best(d, 100 + s, 0, 0);
+      check_best(d, 101 + s, 1, 0, want == best_path::slab_whole ? std::optional(want) : std::nullopt);
+      check_best(d, 102 + s, 0, 1);
+      check_best(matrix_desc::packed(s - 1, s + 3, es, 333), 103, 1, 1);
+      if (HasFatalFailure()) return;
+    }
+  for (int es : {1, 2, 4, 8, 16}) {
+    check_best(matrix_desc::packed(8, 8, es, 1000), 110, 0, 0, best_path::slab_whole);
+    check_best(matrix_desc::packed(5, 7, es, 999), 111, 1, 0, best_path::slab_whole);
+    check_best(matrix_desc::packed(2, 3, es, 12345), 112, 0, 1, best_path::slab_whole);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// More than 65535 matrices (a grid's y/z limit): whole, gather and scatter slabs.
+TEST(BestShapes, MoreThan65535Matrices) {
+  REQUIRE_GPU();
+  for (int es : {1, 4}) {
+    check_best(matrix_desc::packed(8, 8, es, 70001), 120, 0, 0, best_path::slab_whole);
+    check_best(padded(3, 64, es, 70001, 0, 0, 1), 121, 1, 0, best_path::slab_gather);
+    check_best(padded(64, 3, es, 70001, 0, 0, 1), 122, 0, 1, best_path::slab_scatter);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// Rows whose byte length is not a multiple of 16: R x (C+1), R x (C+3), every
+// element size that can be unaligned (16-byte elements always are aligned).
+TEST(BestShapes, OddRowLengths) {
+  REQUIRE_GPU();
+  for (int es : {1, 2, 4, 8}) {
+    for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{{1000, 1025}, {1001, 1027}, {129, 4099}}) {
+      check_best(matrix_desc::packed(r, c, es), 130, 0, 0, best_path::realign);
+      check_best(matrix_desc::packed(r, c, es), 131, 1, 0, best_path::realign);
+      check_best(matrix_desc::packed(r, c, es, 3), 132, 0, 1, best_path::realign);
+      if (HasFatalFailure()) return;
+    }
+  }
+}

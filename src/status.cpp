@@ -23,6 +23,8 @@ const char* to_string(status_code code) noexcept {
     case status_code::unknown_variant: return "unknown_variant";
     case status_code::unsupported_variant: return "unsupported_variant";
     case status_code::invalid_argument: return "invalid_argument";
+    case status_code::workspace_too_small: return "workspace_too_small";
+    case status_code::not_packed: return "not_packed";
   }
   return "unknown_status";
 }

@@ -24,6 +24,9 @@ enum class status_code : int {
   unknown_variant,        ///< no registered variant has this name
   unsupported_variant,    ///< the variant cannot run this element size / device / launch shape
   invalid_argument,       ///< any other invalid argument (e.g. a block shape the variant rejects)
+  // In-place transpose (issue 14).
+  workspace_too_small,    ///< the caller's workspace is smaller than inplace_workspace_size() said
+  not_packed,             ///< an in-place transpose needs ld_in == cols, ld_out == rows, strides == rows*cols
 };
 
 /// Short stable name of a status code ("ok", "null_pointer", ...).

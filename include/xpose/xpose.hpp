@@ -79,3 +79,6 @@ status transpose_host(const T* in, T* out, index_t rows, index_t cols,
 status transpose_reference(const void* in, void* out, const matrix_desc& desc) noexcept;
 
 }  // namespace xpose
+
+// In-place transpose (issue 14).
+#include "xpose/inplace.hpp"

@@ -9,9 +9,11 @@ frameworks' own transposes.
 
 from ._api import built_with_cuda, device_count, transpose
 
-for _f in (transpose, device_count, built_with_cuda):
+from ._api import transpose_  # in place (issue 14)
+
+for _f in (transpose, transpose_, device_count, built_with_cuda):
     _f.__module__ = __name__  # help() and reprs show xpose.transpose, not xpose._api
 del _f
 
 __version__ = "0.1.0"
-__all__ = ["transpose", "device_count", "built_with_cuda", "__version__"]
+__all__ = ["transpose", "transpose_", "device_count", "built_with_cuda", "__version__"]

@@ -66,14 +66,16 @@ __global__ void __launch_bounds__(line_threads) pass_smem(T* data, c2r_map m, st
       const index_t w = s.along_columns() ? (C - j0 < W ? C - j0 : W) : C;
       const index_t n = s.along_columns() ? R * w : C;
       for (index_t e = threadIdx.x; e < n; e += blockDim.x) {
-        const index_t i = s.along_columns() ? e / w : u, j = s.along_columns() ? j0 + e % w : e;
+        const index_t q = s.along_columns() ? inplace::udiv(e, w) : 0;
+        const index_t i = s.along_columns() ? q : u, j = s.along_columns() ? j0 + e - q * w : e;
         const index_t src = inplace::step_src(m, s.kind, i, j);
         const index_t at = s.along_columns() ? src * w + (j - j0) : src;  // source in the staged line
         sm[s.gather ? e : at] = g[i * C + j];
       }
       __syncthreads();
       for (index_t e = threadIdx.x; e < n; e += blockDim.x) {
-        const index_t i = s.along_columns() ? e / w : u, j = s.along_columns() ? j0 + e % w : e;
+        const index_t q = s.along_columns() ? inplace::udiv(e, w) : 0;
+        const index_t i = s.along_columns() ? q : u, j = s.along_columns() ? j0 + e - q * w : e;
         index_t from = e;
         if (s.gather) {
           const index_t src = inplace::step_src(m, s.kind, i, j);
@@ -94,7 +96,8 @@ __global__ void pass_to_workspace(const T* g, T* ws, c2r_map m, step s, index_t 
   const index_t n = s.along_columns() ? m.R * K : K * C;
   for (index_t e = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; e < n;
        e += static_cast<index_t>(gridDim.x) * blockDim.x) {
-    const index_t i = s.along_columns() ? e / K : l0 + e / C, j = s.along_columns() ? l0 + e % K : e % C;
+    const index_t len = s.along_columns() ? K : C, q = inplace::udiv(e, len);  // (line-major) chunk coordinates
+    const index_t i = s.along_columns() ? q : l0 + q, j = s.along_columns() ? l0 + e - q * len : e - q * len;
     const index_t src = inplace::step_src(m, s.kind, i, j);
     if (s.along_columns()) {
       if (s.gather) ws[e] = g[src * C + j];

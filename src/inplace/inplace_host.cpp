@@ -59,12 +59,18 @@ void square(byte* a, index_t n, int threads) {
       for (index_t i = 0; i < h; ++i) std::memcpy(ta + i * T * ES, A + i * ld, static_cast<std::size_t>(w * ES));
       if (ti != tj)
         for (index_t i = 0; i < w; ++i) std::memcpy(tb + i * T * ES, B + i * ld, static_cast<std::size_t>(h * ES));
-      // B = A^T; A = B^T (a diagonal tile is its own partner: B == A, tb unused).
-      for (index_t i = 0; i < w; ++i)
-        for (index_t j = 0; j < h; ++j) put<ES>(B + i * ld + j * ES, ta + (j * T + i) * ES);
-      if (ti != tj)
-        for (index_t i = 0; i < h; ++i)
-          for (index_t j = 0; j < w; ++j) put<ES>(A + i * ld + j * ES, tb + (j * T + i) * ES);
+      // B = A^T; A = B^T (a diagonal tile is its own partner: B == A, tb unused),
+      // through the out-of-place backend's SIMD micro-tiles, single-threaded.
+      matrix_desc t = matrix_desc::packed(h, w, ES);
+      t.ld_in = T;
+      t.ld_out = n;
+      blocked_transpose(ta, B, t, 1);
+      if (ti != tj) {
+        t = matrix_desc::packed(w, h, ES);
+        t.ld_in = T;
+        t.ld_out = n;
+        blocked_transpose(tb, A, t, 1);
+      }
     }
   }
 }

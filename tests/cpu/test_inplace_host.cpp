@@ -91,6 +91,10 @@ TEST(InplaceMap, ModularHelpers) {
   const index_t m = (index_t{1} << 61) - 1, x = m - 2, y = m - 3;  // (−2)(−3) = 6 mod m
   EXPECT_EQ(ip::mulmod(x, y, m), 6);
   EXPECT_EQ(ip::mulmod(123456789, 987654321, 1000000007), 259106859);
+  const index_t big = (index_t{1} << 40) + 5;  // the 64-bit branches of the divisions
+  EXPECT_EQ(ip::udiv(big, 3), big / 3);
+  EXPECT_EQ(ip::umod(big, 7), big % 7);
+  EXPECT_EQ(ip::udiv(4000000000, 7), 4000000000 / 7);  // 32-bit unsigned branch
 }
 
 TEST(InplaceHost, EveryShapeEveryElementSizeExactWorkspace) {

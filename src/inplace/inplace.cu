@@ -1,6 +1,7 @@
 // GPU in-place transpose (issue 14). Squares: one block per tile pair (ti, tj),
 // ti <= tj, both tiles staged in shared memory and written back swapped (diagonal
-// tiles transposed onto themselves): one pass, 2x the matrix in traffic.
+// tiles transposed onto themselves): one pass, 2x the matrix in traffic; 16-byte
+// accesses for 1, 2, 4-byte elements when rows are 16-byte aligned.
 // Rectangles: the passes of inplace_map.hpp on the R x C grid (R = short side).
 // A pass whose line (a row, or a band of columns) fits in 48 KiB of shared memory
 // runs as one launch, a block per line; otherwise lines go through the caller's
@@ -43,6 +44,61 @@ __global__ void __launch_bounds__(256) square_pairs(T* data, index_t n, index_t 
       for (int k = ty; k < square_tile; k += 8) {
         if (c0 + k < n && r0 + tx < n) a[(c0 + k) * n + r0 + tx] = ta[tx][k];
         if (!diag && r0 + k < n && c0 + tx < n) a[(r0 + k) * n + c0 + tx] = tb[tx][k];
+      }
+      __syncthreads();
+    }
+  }
+}
+
+// Squares of 1, 2 and 4-byte elements, 16-byte aligned rows (n a multiple of
+// V = 16/E): the same pairs with 16-byte accesses. Tiles of TS = 8V elements (128
+// bytes per row), 8 x 32 threads; a row pitch of an odd number of words keeps the
+// element-wise shared stores and the transposed loads conflict-free.
+template <class T>
+__global__ void __launch_bounds__(256) square_pairs_vec(T* data, index_t n, index_t pairs, index_t batch) {
+  constexpr int V = 16 / sizeof(T), TS = 8 * V, P = TS + 4 / sizeof(T);
+  __shared__ T ta[TS][P], tb[TS][P];  // (TS, TS + 4/E) each
+  union vec {
+    uint4 u;
+    T e[V];
+  };
+  const int tx = threadIdx.x % 8, ty = threadIdx.x / 8;
+  for (index_t b = blockIdx.y; b < batch; b += gridDim.y) {
+    T* a = data + b * n * n;
+    for (index_t p = blockIdx.x; p < pairs; p += gridDim.x) {
+      index_t ti = 0, tj = 0;
+      inplace::tile_pair(p, &ti, &tj);
+      const index_t r0 = ti * TS, c0 = tj * TS;
+      const bool diag = ti == tj;
+      const int x = tx * V;
+      for (int r = ty; r < TS; r += 32) {
+        if (r0 + r < n && c0 + x < n) {  // ta[r][x..] = A(r0 + r, c0 + x..)
+          vec v;
+          v.u = *reinterpret_cast<const uint4*>(a + (r0 + r) * n + c0 + x);
+#pragma unroll
+          for (int q = 0; q < V; ++q) ta[r][x + q] = v.e[q];
+        }
+        if (!diag && c0 + r < n && r0 + x < n) {  // tb[r][x..] = A(c0 + r, r0 + x..)
+          vec v;
+          v.u = *reinterpret_cast<const uint4*>(a + (c0 + r) * n + r0 + x);
+#pragma unroll
+          for (int q = 0; q < V; ++q) tb[r][x + q] = v.e[q];
+        }
+      }
+      __syncthreads();
+      for (int r = ty; r < TS; r += 32) {
+        if (c0 + r < n && r0 + x < n) {  // A(c0 + r, r0 + x..) = ta[x..][r]
+          vec v;
+#pragma unroll
+          for (int q = 0; q < V; ++q) v.e[q] = ta[x + q][r];
+          *reinterpret_cast<uint4*>(a + (c0 + r) * n + r0 + x) = v.u;
+        }
+        if (!diag && r0 + r < n && c0 + x < n) {  // A(r0 + r, c0 + x..) = tb[x..][r]
+          vec v;
+#pragma unroll
+          for (int q = 0; q < V; ++q) v.e[q] = tb[x + q][r];
+          *reinterpret_cast<uint4*>(a + (r0 + r) * n + c0 + x) = v.u;
+        }
       }
       __syncthreads();
     }
@@ -175,6 +231,15 @@ status run_pass(T* data, const matrix_desc& d, const c2r_map& m, step s, T* ws, 
 template <class T>
 status run(T* data, const matrix_desc& d, T* ws, std::size_t ws_bytes, cudaStream_t stream) {
   if (d.rows == d.cols) {
+    if constexpr (sizeof(T) <= 4) {
+      constexpr index_t V = 16 / sizeof(T), TS = 8 * V;
+      if (reinterpret_cast<std::uintptr_t>(data) % 16 == 0 && d.rows % V == 0) {
+        const index_t nt = (d.rows + TS - 1) / TS;
+        square_pairs_vec<T><<<dim3(clamp_grid(nt * (nt + 1) / 2, grid_x_limit), clamp_grid(d.batch, grid_y_limit)),
+                              256, 0, stream>>>(data, d.rows, nt * (nt + 1) / 2, d.batch);
+        return launch_status("in-place square transpose (16-byte)");
+      }
+    }
     const index_t nt = (d.rows + square_tile - 1) / square_tile;
     square_pairs<T><<<dim3(clamp_grid(nt * (nt + 1) / 2, grid_x_limit), clamp_grid(d.batch, grid_y_limit)),
                       dim3(square_tile, 8), 0, stream>>>(data, d.rows, nt * (nt + 1) / 2, d.batch);

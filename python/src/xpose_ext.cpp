@@ -300,8 +300,9 @@ std::size_t inplace_workspace_bytes(std::int64_t batch, std::int64_t rows, std::
 }
 
 /// Transposes the last two axes of the C-contiguous array `x` in place; `ws` is the
-/// address of `ws_bytes` of workspace on x's device (0 when none is needed).
-void transpose_inplace_array(const nb::ndarray<>& x, std::uintptr_t ws, std::size_t ws_bytes,
+/// address of `ws_bytes` of workspace on x's device (0 when none is needed). Imported
+/// read-only like `out` above: the Python layer checks that x is writable.
+void transpose_inplace_array(const array& x, std::uintptr_t ws, std::size_t ws_bytes,
                              std::uintptr_t stream_handle, int threads) {
   const int nd = static_cast<int>(x.ndim());
   if (nd != 2 && nd != 3)
@@ -322,12 +323,13 @@ void transpose_inplace_array(const nb::ndarray<>& x, std::uintptr_t ws, std::siz
   if (is_gpu(dt)) {
     device_guard guard(x.device_id());
     nb::gil_scoped_release nogil;
-    s = xpose::transpose_inplace(x.data(), d, w, ws_bytes, reinterpret_cast<cudaStream_t>(stream_handle));
+    s = xpose::transpose_inplace(const_cast<void*>(x.data()), d, w, ws_bytes,
+                                 reinterpret_cast<cudaStream_t>(stream_handle));
   } else {
     xpose::host_options opt;
     opt.threads = threads;
     nb::gil_scoped_release nogil;
-    s = xpose::transpose_inplace_host(x.data(), d, w, ws_bytes, opt);
+    s = xpose::transpose_inplace_host(const_cast<void*>(x.data()), d, w, ws_bytes, opt);
   }
   if (!s.ok()) raise_status(s);
 }

@@ -25,29 +25,34 @@ constexpr int line_threads = 512;        // blocks of the per-line passes
 constexpr index_t smem_budget = 48 * 1024;  // no opt-in: the query stays device-independent
 constexpr index_t grid_x_limit = 2147483647, grid_y_limit = 65535;
 
+// Calls f(matrix, r0, c0, diagonal) for this block's tile pairs of edge ts over
+// the batch: tile (r0, c0) and its partner (c0, r0).
+template <class T, class F>
+__device__ void for_each_tile_pair(T* data, index_t n, index_t pairs, index_t batch, index_t ts, F&& f) {
+  for (index_t b = blockIdx.y; b < batch; b += gridDim.y)
+    for (index_t p = blockIdx.x; p < pairs; p += gridDim.x) {
+      index_t ti = 0, tj = 0;
+      inplace::tile_pair(p, &ti, &tj);
+      f(data + b * n * n, ti * ts, tj * ts, ti == tj);
+    }
+}
+
 template <class T>
 __global__ void __launch_bounds__(256) square_pairs(T* data, index_t n, index_t pairs, index_t batch) {
   __shared__ T ta[square_tile][square_tile + 1], tb[square_tile][square_tile + 1];  // (32, 33) each
   const int tx = threadIdx.x, ty = threadIdx.y;
-  for (index_t b = blockIdx.y; b < batch; b += gridDim.y) {
-    T* a = data + b * n * n;
-    for (index_t p = blockIdx.x; p < pairs; p += gridDim.x) {
-      index_t ti = 0, tj = 0;
-      inplace::tile_pair(p, &ti, &tj);
-      const index_t r0 = ti * square_tile, c0 = tj * square_tile;
-      const bool diag = ti == tj;
-      for (int k = ty; k < square_tile; k += 8) {
-        if (r0 + k < n && c0 + tx < n) ta[k][tx] = a[(r0 + k) * n + c0 + tx];  // A(r0+k, c0+tx)
-        if (!diag && c0 + k < n && r0 + tx < n) tb[k][tx] = a[(c0 + k) * n + r0 + tx];  // A(c0+k, r0+tx)
-      }
-      __syncthreads();
-      for (int k = ty; k < square_tile; k += 8) {
-        if (c0 + k < n && r0 + tx < n) a[(c0 + k) * n + r0 + tx] = ta[tx][k];
-        if (!diag && r0 + k < n && c0 + tx < n) a[(r0 + k) * n + c0 + tx] = tb[tx][k];
-      }
-      __syncthreads();
+  for_each_tile_pair(data, n, pairs, batch, square_tile, [&](T* a, index_t r0, index_t c0, bool diag) {
+    for (int k = ty; k < square_tile; k += 8) {
+      if (r0 + k < n && c0 + tx < n) ta[k][tx] = a[(r0 + k) * n + c0 + tx];  // A(r0+k, c0+tx)
+      if (!diag && c0 + k < n && r0 + tx < n) tb[k][tx] = a[(c0 + k) * n + r0 + tx];  // A(c0+k, r0+tx)
     }
-  }
+    __syncthreads();
+    for (int k = ty; k < square_tile; k += 8) {
+      if (c0 + k < n && r0 + tx < n) a[(c0 + k) * n + r0 + tx] = ta[tx][k];
+      if (!diag && r0 + k < n && c0 + tx < n) a[(r0 + k) * n + c0 + tx] = tb[tx][k];
+    }
+    __syncthreads();
+  });
 }
 
 // Squares of 1, 2 and 4-byte elements, 16-byte aligned rows (n a multiple of
@@ -63,46 +68,39 @@ __global__ void __launch_bounds__(256) square_pairs_vec(T* data, index_t n, inde
     T e[V];
   };
   const int tx = threadIdx.x % 8, ty = threadIdx.x / 8;
-  for (index_t b = blockIdx.y; b < batch; b += gridDim.y) {
-    T* a = data + b * n * n;
-    for (index_t p = blockIdx.x; p < pairs; p += gridDim.x) {
-      index_t ti = 0, tj = 0;
-      inplace::tile_pair(p, &ti, &tj);
-      const index_t r0 = ti * TS, c0 = tj * TS;
-      const bool diag = ti == tj;
-      const int x = tx * V;
-      for (int r = ty; r < TS; r += 32) {
-        if (r0 + r < n && c0 + x < n) {  // ta[r][x..] = A(r0 + r, c0 + x..)
-          vec v;
-          v.u = *reinterpret_cast<const uint4*>(a + (r0 + r) * n + c0 + x);
+  for_each_tile_pair(data, n, pairs, batch, TS, [&](T* a, index_t r0, index_t c0, bool diag) {
+    const int x = tx * V;
+    for (int r = ty; r < TS; r += 32) {
+      if (r0 + r < n && c0 + x < n) {  // ta[r][x..] = A(r0 + r, c0 + x..)
+        vec v;
+        v.u = *reinterpret_cast<const uint4*>(a + (r0 + r) * n + c0 + x);
 #pragma unroll
-          for (int q = 0; q < V; ++q) ta[r][x + q] = v.e[q];
-        }
-        if (!diag && c0 + r < n && r0 + x < n) {  // tb[r][x..] = A(c0 + r, r0 + x..)
-          vec v;
-          v.u = *reinterpret_cast<const uint4*>(a + (c0 + r) * n + r0 + x);
-#pragma unroll
-          for (int q = 0; q < V; ++q) tb[r][x + q] = v.e[q];
-        }
+        for (int q = 0; q < V; ++q) ta[r][x + q] = v.e[q];
       }
-      __syncthreads();
-      for (int r = ty; r < TS; r += 32) {
-        if (c0 + r < n && r0 + x < n) {  // A(c0 + r, r0 + x..) = ta[x..][r]
-          vec v;
+      if (!diag && c0 + r < n && r0 + x < n) {  // tb[r][x..] = A(c0 + r, r0 + x..)
+        vec v;
+        v.u = *reinterpret_cast<const uint4*>(a + (c0 + r) * n + r0 + x);
 #pragma unroll
-          for (int q = 0; q < V; ++q) v.e[q] = ta[x + q][r];
-          *reinterpret_cast<uint4*>(a + (c0 + r) * n + r0 + x) = v.u;
-        }
-        if (!diag && r0 + r < n && c0 + x < n) {  // A(r0 + r, c0 + x..) = tb[x..][r]
-          vec v;
-#pragma unroll
-          for (int q = 0; q < V; ++q) v.e[q] = tb[x + q][r];
-          *reinterpret_cast<uint4*>(a + (r0 + r) * n + c0 + x) = v.u;
-        }
+        for (int q = 0; q < V; ++q) tb[r][x + q] = v.e[q];
       }
-      __syncthreads();
     }
-  }
+    __syncthreads();
+    for (int r = ty; r < TS; r += 32) {
+      if (c0 + r < n && r0 + x < n) {  // A(c0 + r, r0 + x..) = ta[x..][r]
+        vec v;
+#pragma unroll
+        for (int q = 0; q < V; ++q) v.e[q] = ta[x + q][r];
+        *reinterpret_cast<uint4*>(a + (c0 + r) * n + r0 + x) = v.u;
+      }
+      if (!diag && r0 + r < n && c0 + x < n) {  // A(r0 + r, c0 + x..) = tb[x..][r]
+        vec v;
+#pragma unroll
+        for (int q = 0; q < V; ++q) v.e[q] = tb[x + q][r];
+        *reinterpret_cast<uint4*>(a + (r0 + r) * n + c0 + x) = v.u;
+      }
+    }
+    __syncthreads();
+  });
 }
 
 // One block per line held in shared memory. Rows: line u is row u (C elements).

@@ -209,6 +209,40 @@ XPOSE_HD void for_row(const c2r_map& m, step_kind kind, index_t i, index_t j0, i
   }
 }
 
+/// Calls f(i, step_src(m, kind, i, j)) for i = i0 .. i0+n-1 down column j, for the
+/// column kinds (rotate, column): L = i*C + j grows by C per step, so L mod R grows
+/// by C mod R and L div R by C div R (plus one on a wrap).
+template <class F>
+XPOSE_HD void for_column(const c2r_map& m, step_kind kind, index_t j, index_t i0, index_t n, F&& f) {
+  if (n <= 0) return;
+  if (kind == step_kind::rotate) {
+    index_t s = m.rotate_src(i0, j);
+    for (index_t i = i0; i < i0 + n; ++i) {
+      f(i, s);
+      if (++s == m.R) s = 0;
+    }
+    return;
+  }
+  const index_t dq = m.C / m.R, dr = m.C - dq * m.R;
+  const index_t L = i0 * m.C + j;
+  index_t jj = L / m.R, ii = L - jj * m.R, kq = jj / m.b, kr = jj - kq * m.b;
+  for (index_t i = i0; i < i0 + n; ++i) {
+    const index_t r = ii - kq;
+    f(i, r < 0 ? r + m.R : r);
+    index_t step = dq;
+    ii += dr;
+    if (ii >= m.R) {
+      ii -= m.R;
+      ++step;
+    }
+    kr += step;
+    while (kr >= m.b) {
+      kr -= m.b;
+      ++kq;
+    }
+  }
+}
+
 /// Square tile pairs: pair p -> (ti, tj), ti <= tj, p = tj*(tj+1)/2 + ti.
 XPOSE_HD inline void tile_pair(index_t p, index_t* ti, index_t* tj) {
   // Start from the floating-point root and correct it: exact for any 64-bit p.
@@ -219,12 +253,13 @@ XPOSE_HD inline void tile_pair(index_t p, index_t* ti, index_t* tj) {
   *ti = p - t * (t + 1) / 2;
 }
 
-/// Lines of max(rows, cols) elements the workspace holds (0: none needed).
+/// Lines of max(rows, cols) elements the workspace holds (0: none needed). The
+/// host adds one line: its column passes need a band and a line per thread.
 inline index_t workspace_lines(index_t rows, index_t cols, bool device) {
   const index_t lo = rows < cols ? rows : cols;
   if (rows == cols || lo <= 1) return 0;
   const index_t want = (lo + 3) / 4, cap = device ? 1024 : 64;
-  return want < cap ? want : cap;
+  return (want < cap ? want : cap) + (device ? 0 : 1);
 }
 
 }  // namespace xpose::detail::inplace

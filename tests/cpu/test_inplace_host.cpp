@@ -71,6 +71,19 @@ TEST(InplaceMap, RowCursorMatchesClosedForms) {
     }
 }
 
+TEST(InplaceMap, ColumnCursorMatchesClosedForms) {
+  for (index_t R = 1; R <= 30; ++R)
+    for (index_t C = R; C <= 70; ++C) {
+      const ip::c2r_map m = ip::c2r_map::make(R, C);
+      for (auto kind : {ip::step_kind::rotate, ip::step_kind::column})
+        for (index_t j = 0; j < C; ++j)
+          for (index_t i0 = 0; i0 < R; i0 += 4)
+            ip::for_column(m, kind, j, i0, R - i0, [&](index_t i, index_t src) {
+              ASSERT_EQ(src, ip::step_src(m, kind, i, j)) << R << "x" << C << " kind " << static_cast<int>(kind);
+            });
+    }
+}
+
 TEST(InplaceMap, TilePairsEnumerateTheUpperTriangle) {
   for (index_t p = 0; p < 200000; ++p) {
     index_t ti = -1, tj = -1;
@@ -173,8 +186,11 @@ TEST(InplaceHost, RejectionsAreNamedAndTouchNothing) {
             }).code(),
             sc::misaligned);
   // A workspace inside the data.
-  EXPECT_EQ(check_inplace(matrix_desc::packed(4, 4000, 4), 0, [](unsigned char* p, const matrix_desc& dd, std::size_t) {
-              return xpose::transpose_inplace_host(p, dd, p + 64, 16000);
+  const matrix_desc wide = matrix_desc::packed(4, 4000, 4);
+  const std::size_t wide_ws = inplace_ws(wide, false);
+  ASSERT_LT(wide_ws + 64, std::size_t{64000});
+  EXPECT_EQ(check_inplace(wide, 0, [=](unsigned char* p, const matrix_desc& dd, std::size_t) {
+              return xpose::transpose_inplace_host(p, dd, p + 64, wide_ws);
             }).code(),
             sc::overlap);
   // Null data; non-packed descs; bad element size; negative sizes.

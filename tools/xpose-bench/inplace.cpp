@@ -132,17 +132,34 @@ bool blas_imatcopy(void* a, const xpose::matrix_desc& d, const std::string& dt) 
 }
 #endif
 
+/// What every case starts from: its desc, size, workspace, input and expected result.
+struct prepared {
+  ip_row r;
+  xpose::matrix_desc d;
+  std::size_t n = 0, wsb = 0;
+  std::vector<unsigned char> orig, want;
+};
+
+prepared prepare(const ip_case& c, bool device) {
+  prepared p{ip_row{c, ""}, desc_of(c, false)};
+  p.n = static_cast<std::size_t>(c.rows * c.cols * c.batch * c.dt.bytes);
+  xpose::inplace_workspace_size(p.d, device, &p.wsb);
+  p.r.ws_mib = static_cast<double>(p.wsb) / (1 << 20);
+  p.r.method = method_of(c, p.wsb, device);
+  p.orig = input(c, p.n);
+  p.want.resize(p.n);
+  xpose::transpose_reference(p.orig.data(), p.want.data(), p.d);
+  return p;
+}
+
 ip_row run_cpu_case(const ip_case& c, const options& o) {
-  ip_row r{c, ""};
-  const xpose::matrix_desc d = desc_of(c, false);
-  const std::size_t n = static_cast<std::size_t>(c.rows * c.cols * c.batch * c.dt.bytes);
-  std::size_t wsb = 0;
-  xpose::inplace_workspace_size(d, false, &wsb);
-  r.ws_mib = static_cast<double>(wsb) / (1 << 20);
-  r.method = method_of(c, wsb, false);
-  const auto orig = input(c, n);
-  std::vector<unsigned char> want(n), a(orig), out(n), ws(wsb + 16);
-  xpose::transpose_reference(orig.data(), want.data(), d);
+  prepared p = prepare(c, false);
+  ip_row& r = p.r;
+  const xpose::matrix_desc& d = p.d;
+  const std::size_t n = p.n, wsb = p.wsb;
+  const auto& orig = p.orig;
+  const auto& want = p.want;
+  std::vector<unsigned char> a(orig), out(n), ws(wsb + 16);
   xpose::host_options ho;
   ho.threads = o.threads;
   const xpose::status s = xpose::transpose_inplace_host(a.data(), d, ws.data(), wsb, ho);
@@ -182,16 +199,13 @@ struct dev_mem {
 };
 
 ip_row run_gpu_case(const ip_case& c, const options& o) {
-  ip_row r{c, ""};
-  const xpose::matrix_desc d = desc_of(c, false);
-  const std::size_t n = static_cast<std::size_t>(c.rows * c.cols * c.batch * c.dt.bytes);
-  std::size_t wsb = 0;
-  xpose::inplace_workspace_size(d, true, &wsb);
-  r.ws_mib = static_cast<double>(wsb) / (1 << 20);
-  r.method = method_of(c, wsb, true);
-  const auto orig = input(c, n);
-  std::vector<unsigned char> want(n), got(n);
-  xpose::transpose_reference(orig.data(), want.data(), d);
+  prepared p = prepare(c, true);
+  ip_row& r = p.r;
+  const xpose::matrix_desc& d = p.d;
+  const std::size_t n = p.n, wsb = p.wsb;
+  const auto& orig = p.orig;
+  const auto& want = p.want;
+  std::vector<unsigned char> got(n);
   dev_mem a(n), out(n), ws(wsb);
   if (!a.p || !out.p || !ws.p) {
     r.check = "FAILED: cudaMalloc (out of device memory?)";

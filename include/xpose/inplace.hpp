@@ -11,8 +11,9 @@ namespace xpose {
 
 /// Workspace in bytes that transpose_inplace (device = true) or
 /// transpose_inplace_host (device = false) needs for `desc`: 0 for squares and
-/// vectors, else max(rows, cols) * elem_size * L with L <= 1024 (device) or <= 64
-/// (host) lines and never more than the matrix (docs/MODEL.md, "In-place").
+/// vectors, else max(rows, cols) * elem_size * L lines, L = min(ceil(min(rows, cols)
+/// / 4), 1024) on the device (at most a quarter of the matrix), one more than
+/// min(ceil(min / 4), 64) on the host (docs/MODEL.md, "In-place").
 /// `desc` must be packed: matrix_desc::packed(rows, cols, elem_size, batch).
 /// More workspace is used when given: one whole matrix or more selects the
 /// out-of-place path through the workspace.

@@ -28,7 +28,7 @@ constexpr index_t grid_x_limit = 2147483647, grid_y_limit = 65535;
 // Calls f(matrix, r0, c0, diagonal) for this block's tile pairs of edge ts over
 // the batch: tile (r0, c0) and its partner (c0, r0).
 template <class T, class F>
-__device__ void for_each_tile_pair(T* data, index_t n, index_t pairs, index_t batch, index_t ts, F&& f) {
+__device__ __forceinline__ void for_each_tile_pair(T* data, index_t n, index_t pairs, index_t batch, index_t ts, F f) {
   for (index_t b = blockIdx.y; b < batch; b += gridDim.y)
     for (index_t p = blockIdx.x; p < pairs; p += gridDim.x) {
       index_t ti = 0, tj = 0;
@@ -37,22 +37,30 @@ __device__ void for_each_tile_pair(T* data, index_t n, index_t pairs, index_t ba
     }
 }
 
+// Element-wide accesses (8 and 16-byte elements, or rows not 16-byte aligned).
+// Written without for_each_tile_pair: through the lambda, ptxas spilled 4 bytes.
 template <class T>
 __global__ void __launch_bounds__(256) square_pairs(T* data, index_t n, index_t pairs, index_t batch) {
   __shared__ T ta[square_tile][square_tile + 1], tb[square_tile][square_tile + 1];  // (32, 33) each
   const int tx = threadIdx.x, ty = threadIdx.y;
-  for_each_tile_pair(data, n, pairs, batch, square_tile, [&](T* a, index_t r0, index_t c0, bool diag) {
-    for (int k = ty; k < square_tile; k += 8) {
-      if (r0 + k < n && c0 + tx < n) ta[k][tx] = a[(r0 + k) * n + c0 + tx];  // A(r0+k, c0+tx)
-      if (!diag && c0 + k < n && r0 + tx < n) tb[k][tx] = a[(c0 + k) * n + r0 + tx];  // A(c0+k, r0+tx)
+  for (index_t b = blockIdx.y; b < batch; b += gridDim.y) {
+    T* a = data + b * n * n;
+    for (index_t p = blockIdx.x; p < pairs; p += gridDim.x) {
+      index_t ti = 0, tj = 0;
+      inplace::tile_pair(p, &ti, &tj);
+      const index_t r0 = ti * square_tile, c0 = tj * square_tile;
+      for (int k = ty; k < square_tile; k += 8) {
+        if (r0 + k < n && c0 + tx < n) ta[k][tx] = a[(r0 + k) * n + c0 + tx];  // A(r0+k, c0+tx)
+        if (ti != tj && c0 + k < n && r0 + tx < n) tb[k][tx] = a[(c0 + k) * n + r0 + tx];  // A(c0+k, r0+tx)
+      }
+      __syncthreads();
+      for (int k = ty; k < square_tile; k += 8) {
+        if (c0 + k < n && r0 + tx < n) a[(c0 + k) * n + r0 + tx] = ta[tx][k];
+        if (ti != tj && r0 + k < n && c0 + tx < n) a[(r0 + k) * n + c0 + tx] = tb[tx][k];
+      }
+      __syncthreads();
     }
-    __syncthreads();
-    for (int k = ty; k < square_tile; k += 8) {
-      if (c0 + k < n && r0 + tx < n) a[(c0 + k) * n + r0 + tx] = ta[tx][k];
-      if (!diag && r0 + k < n && c0 + tx < n) a[(r0 + k) * n + c0 + tx] = tb[tx][k];
-    }
-    __syncthreads();
-  });
+  }
 }
 
 // Squares of 1, 2 and 4-byte elements, 16-byte aligned rows (n a multiple of
@@ -68,7 +76,7 @@ __global__ void __launch_bounds__(256) square_pairs_vec(T* data, index_t n, inde
     T e[V];
   };
   const int tx = threadIdx.x % 8, ty = threadIdx.x / 8;
-  for_each_tile_pair(data, n, pairs, batch, TS, [&](T* a, index_t r0, index_t c0, bool diag) {
+  for_each_tile_pair(data, n, pairs, batch, TS, [=](T* a, index_t r0, index_t c0, bool diag) {
     const int x = tx * V;
     for (int r = ty; r < TS; r += 32) {
       if (r0 + r < n && c0 + x < n) {  // ta[r][x..] = A(r0 + r, c0 + x..)

@@ -245,8 +245,14 @@ XPOSE_HD void for_column(const c2r_map& m, step_kind kind, index_t j, index_t i0
 
 /// Square tile pairs: pair p -> (ti, tj), ti <= tj, p = tj*(tj+1)/2 + ti.
 XPOSE_HD inline void tile_pair(index_t p, index_t* ti, index_t* tj) {
-  // Start from the floating-point root and correct it: exact for any 64-bit p.
-  index_t t = static_cast<index_t>((sqrt(8.0 * static_cast<double>(p) + 1.0) - 1.0) / 2.0);
+  // Start from a floating-point root and correct it: exact for any 64-bit p. The
+  // device takes the single-precision root (a double sqrt's slow path is a call
+  // that made ptxas spill around it).
+#if defined(__CUDA_ARCH__)
+  index_t t = static_cast<index_t>((sqrtf(8.0f * static_cast<float>(p) + 1.0f) - 1.0f) * 0.5f);
+#else
+  index_t t = static_cast<index_t>((std::sqrt(8.0 * static_cast<double>(p) + 1.0) - 1.0) / 2.0);
+#endif
   while (t > 0 && t * (t + 1) / 2 > p) --t;
   while ((t + 1) * (t + 2) / 2 <= p) ++t;
   *tj = t;

@@ -141,7 +141,9 @@ struct prepared {
 };
 
 prepared prepare(const ip_case& c, bool device) {
-  prepared p{ip_row{c, ""}, desc_of(c, false)};
+  prepared p;
+  p.r.c = c;
+  p.d = desc_of(c, false);
   p.n = static_cast<std::size_t>(c.rows * c.cols * c.batch * c.dt.bytes);
   xpose::inplace_workspace_size(p.d, device, &p.wsb);
   p.r.ws_mib = static_cast<double>(p.wsb) / (1 << 20);

@@ -3,12 +3,14 @@
 // tiles transposed onto themselves): one pass, 2x the matrix in traffic; 16-byte
 // accesses for 1, 2, 4-byte elements when rows are 16-byte aligned.
 // Rectangles: the passes of inplace_map.hpp on the R x C grid (R = short side).
-// A pass whose line (a row, or a band of columns) fits in 48 KiB of shared memory
-// runs as one launch, a block per line; otherwise lines go through the caller's
+// A pass whose line (a row, or a band of columns) fits in shared memory (the
+// device's opt-in maximum) runs as one launch, a block per line; otherwise lines go through the caller's
 // workspace chunk by chunk (a gather kernel, then a stream-ordered copy back).
 // A workspace of a whole matrix takes `best` into it and a copy back.
 // No allocation, no host sync: every step is a launch or an async copy on `stream`.
 #include <cuda_runtime.h>
+
+#include <atomic>
 
 #include "../cuda/common.cuh"
 #include "inplace_internal.hpp"
@@ -22,7 +24,6 @@ using inplace::step;
 
 constexpr int square_tile = 32;          // (32, 32) tiles, 32 x 8 threads
 constexpr int line_threads = 512;        // blocks of the per-line passes
-constexpr index_t smem_budget = 48 * 1024;  // no opt-in: the query stays device-independent
 constexpr index_t grid_x_limit = 2147483647, grid_y_limit = 65535;
 
 // Calls f(matrix, r0, c0, diagonal) for this block's tile pairs of edge ts over
@@ -189,20 +190,54 @@ status check_device_memory(const void* p, const char* which) {
                       "%s pointer %p is host memory the GPU cannot access: use transpose_inplace_host", which, p);
 }
 
+// Shared memory a line may use: the device's opt-in maximum per block (227 KiB on
+// sm_90), granted to pass_smem<T> once per device. Lines that fit skip the
+// workspace: 2M instead of 4M per pass (docs/MODEL.md). The size query does not
+// depend on it: the workspace is simply left unused.
+template <class T>
+status smem_budget(index_t* bytes) {
+  static std::atomic<int> granted[64];  // per device: 0 = not yet
+  int dev = 0, optin = 0;
+  if (status st = cuda_status(cudaGetDevice(&dev), "cudaGetDevice"); !st.ok()) return st;
+  if (dev >= 0 && dev < 64 && granted[dev].load(std::memory_order_relaxed) != 0) {
+    *bytes = granted[dev].load(std::memory_order_relaxed);
+    return {};
+  }
+  if (status st = cuda_status(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
+                              "cudaDeviceGetAttribute");
+      !st.ok())
+    return st;
+  if (optin > 48 * 1024)
+    if (status st = cuda_status(
+            cudaFuncSetAttribute(pass_smem<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin),
+            "cudaFuncSetAttribute");
+        !st.ok())
+      optin = 48 * 1024;  // keep the default limit
+  if (optin < 48 * 1024) optin = 48 * 1024;
+  if (dev >= 0 && dev < 64) granted[dev].store(optin, std::memory_order_relaxed);
+  *bytes = optin;
+  return {};
+}
+
 template <class T>
 status run_pass(T* data, const matrix_desc& d, const c2r_map& m, step s, T* ws, index_t ws_elems,
                 cudaStream_t stream) {
   const index_t R = m.R, C = m.C;
   const auto es = static_cast<index_t>(sizeof(T));
+  index_t smem_limit = 0;
+  if (status st = smem_budget<T>(&smem_limit); !st.ok()) return st;
   // Shared memory: a whole row, or a band of columns at least a 32-byte sector wide.
   index_t W = 0, lines = 0;
-  if (!s.along_columns() && C * es <= smem_budget) {
+  if (!s.along_columns() && C * es <= smem_limit) {
     W = 1;
     lines = R;
   } else if (s.along_columns()) {
-    const index_t fit = smem_budget / (R * es);
-    W = fit < C ? fit : C;
-    if (W * es < 32 && W < C) W = 0;
+    // Bands of about 64 KiB (three blocks per SM), wider than a sector, as the limit allows.
+    const index_t wmin = 32 / es > 1 ? 32 / es : 1, fit = smem_limit / (R * es), pref = (64 * 1024) / (R * es);
+    W = pref > wmin ? pref : wmin;
+    if (W > fit) W = fit;
+    if (W > C) W = C;
+    if (W < wmin && W < C) W = 0;
     lines = W ? (C + W - 1) / W : 0;
   }
   if (W > 0) {

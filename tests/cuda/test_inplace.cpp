@@ -49,8 +49,8 @@ TEST(InplaceDevice, LargerWorkspacesTakeWiderChunksOrTheOutOfPlacePath) {
     }
 }
 
-// Shapes whose lines exceed 48 KiB of shared memory take the workspace passes;
-// skinny ones with long rows too.
+// Rows longer than 227 KiB (skinny shapes, 16-byte elements) take the workspace
+// for the row pass.
 TEST(InplaceDevice, LargeAndSkinnyShapes) {
   REQUIRE_GPU();
   const inplace_shape shapes[] = {{3000, 7001, 1}, {7001, 3000, 1}, {1200, 18000, 1}, {20000, 1000, 1},
@@ -61,6 +61,22 @@ TEST(InplaceDevice, LargeAndSkinnyShapes) {
       const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
       const auto st = check_inplace(d, inplace_ws(d, true), device_run, static_cast<std::uint64_t>(s.cols + es));
       EXPECT_TRUE(st.ok()) << st.message();
+    }
+}
+
+// Columns longer than 7264 rows do not fit in shared memory (227 KiB): the
+// column passes go through the workspace, in several chunks with the exact size.
+TEST(InplaceDevice, WorkspacePassesForLongColumns) {
+  REQUIRE_GPU();
+  const inplace_shape shapes[] = {{7300, 7303, 1}, {7303, 7300, 1}, {7290, 7776, 2}};
+  for (const auto& s : shapes)
+    for (int es : {1, 2}) {
+      const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
+      const std::size_t ws = inplace_ws(d, true);
+      for (std::size_t w : {ws, 3 * ws}) {
+        const auto st = check_inplace(d, w, device_run, static_cast<std::uint64_t>(s.rows + es));
+        EXPECT_TRUE(st.ok()) << st.message();
+      }
     }
 }
 

@@ -309,10 +309,20 @@ std::string render_rows(const std::vector<ip_row>& rows, bool gpu) {
 
 }  // namespace
 
-int run_inplace(const options& o, const std::vector<dtype_info>& all_dtypes, bool gpu) {
+int run_inplace(const options& o, const std::vector<dtype_info>& all_dtypes, bool gpu, const std::string& kinds) {
   std::vector<ip_case> cases;
   for (const auto& c : o.cases) cases.push_back({"given", c.rows, c.cols, c.batch, c.dtype});
-  if (!o.sizes_given) cases = default_cases(gpu, all_dtypes);
+  if (!o.sizes_given) {
+    cases.clear();
+    std::string known = ",square,random,skinny,", list = "," + kinds + ",";
+    for (std::size_t a = 1, b; a < list.size(); a = b + 1) {
+      b = list.find(',', a);
+      if (known.find("," + list.substr(a, b - a) + ",") == std::string::npos)
+        usage_error("unknown --inplace-kinds entry '" + list.substr(a, b - a) + "' (square, random, skinny)");
+    }
+    for (const auto& c : default_cases(gpu, all_dtypes))
+      if (list.find("," + c.kind + ",") != std::string::npos) cases.push_back(c);
+  }
   std::vector<ip_row> rows;
   int rc = 0;
   for (std::size_t i = 0; i < cases.size(); ++i) {

@@ -20,7 +20,7 @@
 namespace xbench {
 
 // In-place transpose benchmark (issue 14), tools/xpose-bench/inplace.cpp.
-int run_inplace(const options& o, const std::vector<dtype_info>& all_dtypes, bool gpu);
+int run_inplace(const options& o, const std::vector<dtype_info>& all_dtypes, bool gpu, const std::string& kinds);
 
 namespace {
 
@@ -146,6 +146,8 @@ int main(int argc, char** argv) {
   app.add_flag("--inplace", inplace,
                "in-place transpose against the out-of-place best (GPU) / CPU backend, a copy, and (CPU) "
                "OpenBLAS ?imatcopy; default cases: squares per element size, random and skinny rectangles");
+  std::string inplace_kinds = "square,random,skinny";
+  app.add_option("--inplace-kinds", inplace_kinds, "with --inplace and no --size: which default cases to run");
   CLI::App* lab = app.add_subcommand("lab", "reproduce the course tables at 4096x4096 fp32 on this GPU");
   lab->fallthrough();  // options after `lab` (--format, --out, --reps ...) belong to the main command
   try {
@@ -225,6 +227,12 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (inplace) {  // issue 14
+    if (o.model || lab->parsed()) usage_error("--inplace cannot be combined with --model, --counters or lab");
+    o.sizes_given = size_opt->count() > 0;
+    return run_inplace(o, dtypes(), gpu, inplace_kinds);
+  }
+
   std::vector<row> rows;
   run_meta meta;
   meta.date = now_utc();
@@ -232,12 +240,6 @@ int main(int argc, char** argv) {
   if (!gpu && !o.model)
     std::fprintf(stderr, "xpose-bench: %s: running the CPU backend\n",
                  (why_no_gpu.empty() ? std::string("--cpu") : "no GPU found (" + why_no_gpu + ")").c_str());
-
-  if (inplace) {  // issue 14
-    if (o.model || lab->parsed()) usage_error("--inplace cannot be combined with --model, --counters or lab");
-    o.sizes_given = size_opt->count() > 0;
-    return run_inplace(o, dtypes(), gpu);
-  }
 
   if (lab->parsed()) {
     if (!gpu) usage_error("lab needs a GPU (" + why_no_gpu + ")");

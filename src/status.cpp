@@ -31,6 +31,7 @@ const char* to_string(status_code code) noexcept {
     case status_code::bad_axes: return "bad_axes";
     case status_code::shape_mismatch: return "shape_mismatch";
     case status_code::overlapping_output: return "overlapping_output";
+    case status_code::not_packed: return "not_packed";
   }
   return "unknown_status";
 }

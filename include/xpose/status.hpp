@@ -27,13 +27,15 @@ enum class status_code : int {
   // Distributed transpose (xpose::dist, include/xpose/dist.hpp).
   size_mismatch,          ///< ranks disagree on the distributed matrix's sizes or blocks
   comm_size_mismatch,     ///< the communicator's size is not the number of ranks the caller described
-  workspace_too_small,    ///< the caller's workspace is smaller than the size query asked for
+  workspace_too_small,    ///< the caller's workspace is smaller than the size query (dist, in-place) asked for
   comm_error,             ///< NCCL or MPI reported an error
   // Layouts and plans (include/xpose/layout.hpp, plan.hpp)
   bad_rank,               ///< a layout's rank is outside 0..16, or input and output ranks differ
   bad_axes,               ///< axes repeated, out of range, or not one per dimension
   shape_mismatch,         ///< an output extent differs from the input extent its axis names
   overlapping_output,     ///< output strides make two output elements share memory
+  // In-place transpose (issue 14).
+  not_packed,             ///< an in-place transpose needs ld_in == cols, ld_out == rows, strides == rows*cols
 };
 
 /// Short stable name of a status code ("ok", "null_pointer", ...).

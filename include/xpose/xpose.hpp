@@ -115,3 +115,6 @@ status permute_host(const void* in, void* out, const layout& in_layout, const la
                     const host_options& options = {}) noexcept;
 
 }  // namespace xpose
+
+// In-place transpose (issue 14).
+#include "xpose/inplace.hpp"

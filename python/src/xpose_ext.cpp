@@ -349,6 +349,51 @@ std::string permute_raw(std::uintptr_t in, std::uintptr_t out, const std::vector
   return xpose::to_string(p.algo);
 }
 
+// ---- In-place transpose (issue 14) -------------------------------------------
+
+/// Workspace bytes transpose_inplace_array needs for a packed (batch, rows, cols) array.
+std::size_t inplace_workspace_bytes(std::int64_t batch, std::int64_t rows, std::int64_t cols, int es, bool device) {
+  std::size_t bytes = 0;
+  const xpose::status s = xpose::inplace_workspace_size(xpose::matrix_desc::packed(rows, cols, es, batch), device, &bytes);
+  if (!s.ok()) raise_status(s);
+  return bytes;
+}
+
+/// Transposes the last two axes of the C-contiguous array `x` in place; `ws` is the
+/// address of `ws_bytes` of workspace on x's device (0 when none is needed). Imported
+/// read-only like `out` above: the Python layer checks that x is writable.
+void transpose_inplace_array(const array& x, std::uintptr_t ws, std::size_t ws_bytes,
+                             std::uintptr_t stream_handle, int threads) {
+  const int nd = static_cast<int>(x.ndim());
+  if (nd != 2 && nd != 3)
+    raise_value("expected a 2-D matrix or a 3-D batch of matrices, got " + std::to_string(nd) + " dimensions");
+  const int es = elem_size_of(x.dtype());
+  if (es == 0)
+    throw nb::type_error(("xpose: unsupported_elem_size: dtype " + dtype_str(x.dtype()) + " is not supported").c_str());
+  const view3 v = as_view3(x);
+  const std::int64_t B = v.n[0], R = v.n[1], C = v.n[2];
+  if ((C > 1 && v.s[2] != 1) || (R > 1 && v.s[1] != C) || (B > 1 && v.s[0] != R * C))
+    raise_value("not_packed: an in-place transpose needs a C-contiguous array");
+  const int dt = x.device_type();
+  if (!is_gpu(dt) && !is_cpu(dt))
+    throw nb::type_error(("xpose: arrays on DLPack device type " + std::to_string(dt) + " are not supported").c_str());
+  const auto d = xpose::matrix_desc::packed(R, C, es, B);
+  void* w = reinterpret_cast<void*>(ws);
+  xpose::status s;
+  if (is_gpu(dt)) {
+    device_guard guard(x.device_id());
+    nb::gil_scoped_release nogil;
+    s = xpose::transpose_inplace(const_cast<void*>(x.data()), d, w, ws_bytes,
+                                 reinterpret_cast<cudaStream_t>(stream_handle));
+  } else {
+    xpose::host_options opt;
+    opt.threads = threads;
+    nb::gil_scoped_release nogil;
+    s = xpose::transpose_inplace_host(const_cast<void*>(x.data()), d, w, ws_bytes, opt);
+  }
+  if (!s.ok()) raise_status(s);
+}
+
 }  // namespace
 
 NB_MODULE(_xpose, m) {
@@ -366,4 +411,11 @@ NB_MODULE(_xpose, m) {
   m.def("synchronize", &synchronize, "device"_a, "stream"_a, "cudaStreamSynchronize on `device`.");
   m.def("device_count", &xpose::device_count, "Number of usable CUDA devices (0 without a GPU).");
   m.def("built_with_cuda", &xpose::built_with_cuda, "True when the CUDA backend was compiled in.");
+  // In-place transpose (issue 14).
+  m.def("inplace_workspace_bytes", &inplace_workspace_bytes, "batch"_a, "rows"_a, "cols"_a, "elem_size"_a,
+        "device"_a, "Workspace bytes an in-place transpose of a packed (batch, rows, cols) array needs.");
+  m.def("transpose_inplace_array", &transpose_inplace_array, "x"_a.noconvert(), "ws"_a, "ws_bytes"_a,
+        "stream"_a = 0, "threads"_a = 0,
+        "Transposes the last two axes of the C-contiguous DLPack array `x` in place; `ws` is the "
+        "address of `ws_bytes` of workspace on x's device.");
 }

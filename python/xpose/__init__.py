@@ -10,9 +10,11 @@ frameworks' own transposes.
 from ._api import built_with_cuda, device_count, transpose
 from ._api import permute  # N-d permutation (np.transpose semantics)
 
-for _f in (transpose, device_count, built_with_cuda, permute):
+from ._api import transpose_  # in place (issue 14)
+
+for _f in (transpose, transpose_, device_count, built_with_cuda, permute):
     _f.__module__ = __name__  # help() and reprs show xpose.transpose, not xpose._api
 del _f
 
 __version__ = "0.1.0"
-__all__ = ["transpose", "permute", "device_count", "built_with_cuda", "__version__"]
+__all__ = ["transpose", "transpose_", "permute", "device_count", "built_with_cuda", "__version__"]

@@ -634,3 +634,77 @@ def permute(x: ArrayT, axes: Any = None, out: Optional[ArrayT] = None, *, stream
     if fw == "cupy":
         return _permute_cupy(x, ax, out, stream, conjugate)
     return _permute_jax(x, ax, out, stream, conjugate)
+
+
+# ---------------------------------------------------------------------------
+# In-place transpose (issue 14)
+# ---------------------------------------------------------------------------
+
+
+def transpose_(x: ArrayT, *, stream: Optional[StreamLike] = None) -> ArrayT:
+    """Transpose a C-contiguous matrix (or the last two axes of a 3-D batch) in place.
+
+    The memory of ``x`` is rewritten to hold the ``(cols, rows)`` matrices; the
+    return value is a view of that same memory with the transposed shape
+    (NumPy / CuPy: ``x.reshape(...)``, PyTorch: ``x.view(...)``). ``x`` itself
+    keeps its old shape, so use the returned view afterwards. NumPy, PyTorch
+    (CPU and CUDA) and CuPy; any dtype of 1, 2, 4, 8 or 16 bytes. Squares need no
+    extra memory; other shapes borrow a workspace of at most a quarter of the
+    matrix from the framework for the duration of the call. ``stream`` as in
+    :func:`transpose` (GPU arrays; default: the framework's current stream).
+
+    Raises TypeError for JAX arrays (immutable: use :func:`transpose`) and
+    unsupported objects or dtypes; ValueError for arrays that are not 2-D or 3-D,
+    not C-contiguous, or read-only.
+    """
+    fw = _framework(x)
+    if fw == "jax":
+        raise TypeError("xpose: JAX arrays are immutable: transpose_ cannot work in place (use xpose.transpose)")
+    if fw not in ("numpy", "torch", "cupy"):
+        raise TypeError(
+            f"xpose: unsupported object {_type_name(x)}: transpose_ takes a numpy.ndarray, torch.Tensor "
+            "or cupy.ndarray"
+        )
+    shape = _out_shape(tuple(x.shape))
+    batch = 1 if len(x.shape) == 2 else int(x.shape[0])
+    rows, cols = int(x.shape[-2]), int(x.shape[-1])
+    if fw == "numpy":
+        import numpy as np
+
+        if not x.flags.c_contiguous:
+            raise ValueError("xpose: not_packed: transpose_ needs a C-contiguous array")
+        if not x.flags.writeable:
+            raise ValueError("xpose: x is read-only")
+        view = _numpy_view(x)
+        nbytes = _xpose.inplace_workspace_bytes(batch, rows, cols, x.dtype.itemsize, False)
+        ws = np.empty(nbytes // 16 + 1, dtype=np.complex128)  # 16-byte aligned
+        _xpose.transpose_inplace_array(view, ws.ctypes.data if nbytes else 0, nbytes)
+        return x.reshape(shape)
+    if fw == "torch":
+        import torch
+
+        if not x.is_contiguous():
+            raise ValueError("xpose: not_packed: transpose_ needs a contiguous tensor")
+        t = x.detach()
+        if t.is_conj() or t.is_neg():
+            raise ValueError("xpose: resolve the lazy conjugate / negation first (x.resolve_conj())")
+        gpu = t.device.type == "cuda"
+        nbytes = _xpose.inplace_workspace_bytes(batch, rows, cols, t.element_size(), gpu)
+        ws = torch.empty(nbytes + 16, dtype=torch.uint8, device=t.device)
+        handle = 0
+        if gpu:
+            handle = torch.cuda.current_stream(t.device).cuda_stream if stream is None else _stream_handle(stream)
+            if stream is not None and isinstance(stream, torch.cuda.Stream):
+                ws.record_stream(stream)
+        _xpose.transpose_inplace_array(t, ws.data_ptr() if nbytes else 0, nbytes, handle)
+        return x.view(shape)
+    import cupy
+
+    if not x.flags.c_contiguous:
+        raise ValueError("xpose: not_packed: transpose_ needs a C-contiguous array")
+    with x.device:
+        nbytes = _xpose.inplace_workspace_bytes(batch, rows, cols, x.dtype.itemsize, True)
+        ws = cupy.empty(nbytes + 16, dtype=cupy.uint8)
+        handle = cupy.cuda.get_current_stream().ptr if stream is None else _stream_handle(stream)
+        _xpose.transpose_inplace_array(x, ws.data.ptr if nbytes else 0, nbytes, handle)
+    return x.reshape(shape)

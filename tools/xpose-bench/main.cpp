@@ -27,6 +27,10 @@ extern char** environ;
 #include "model_columns.hpp"
 
 namespace xbench {
+
+// In-place transpose benchmark (issue 14), tools/xpose-bench/inplace.cpp.
+int run_inplace(const options& o, const std::vector<dtype_info>& all_dtypes, bool gpu, const std::string& kinds);
+
 namespace {
 
 const std::vector<dtype_info>& dtypes() {
@@ -286,6 +290,12 @@ int main(int argc, char** argv) {
   app.add_flag("--counters", o.counters, "measure those counters with Nsight Compute (ncu on PATH); implies --model");
   bool list = false;
   app.add_flag("--list", list, "list the registered variants and exit");
+  bool inplace = false;  // issue 14
+  app.add_flag("--inplace", inplace,
+               "in-place transpose against the out-of-place best (GPU) / CPU backend, a copy, and (CPU) "
+               "OpenBLAS ?imatcopy; default cases: squares per element size, random and skinny rectangles");
+  std::string inplace_kinds = "square,random,skinny";
+  app.add_option("--inplace-kinds", inplace_kinds, "with --inplace and no --size: which default cases to run");
   CLI::App* lab = app.add_subcommand("lab", "reproduce the course tables at 4096x4096 fp32 on this GPU");
   lab->fallthrough();  // options after `lab` (--format, --out, --reps ...) belong to the main command
   try {
@@ -380,6 +390,12 @@ int main(int argc, char** argv) {
       }
       o.cases.push_back(cs);
     }
+  }
+
+  if (inplace) {  // issue 14
+    if (o.model || lab->parsed()) usage_error("--inplace cannot be combined with --model, --counters or lab");
+    o.sizes_given = size_opt->count() > 0;
+    return run_inplace(o, dtypes(), gpu, inplace_kinds);
   }
 
   std::vector<row> rows;

@@ -1,0 +1,36 @@
+// In-place transpose (issue 14): a packed rows x cols matrix (or a batch of them)
+// becomes the cols x rows matrix in the same memory. Squares need no workspace;
+// other shapes need the caller's workspace, sized by inplace_workspace_size().
+#pragma once
+
+#include <cstddef>
+
+#include "xpose/xpose.hpp"  // matrix_desc, status, host_options, cudaStream_t
+
+namespace xpose {
+
+/// Workspace in bytes that transpose_inplace (device = true) or
+/// transpose_inplace_host (device = false) needs for `desc`: 0 for squares and
+/// vectors, else max(rows, cols) * elem_size * L lines, L = min(ceil(min(rows, cols)
+/// / 4), 1024) on the device (at most a quarter of the matrix), one more than
+/// min(ceil(min / 4), 64) on the host (docs/MODEL.md, "In-place").
+/// `desc` must be packed: matrix_desc::packed(rows, cols, elem_size, batch).
+/// More workspace is used when given: one whole matrix or more selects the
+/// out-of-place path through the workspace.
+status inplace_workspace_size(const matrix_desc& desc, bool device, std::size_t* bytes) noexcept;
+
+/// Transposes each rows x cols matrix of `desc` in place on the current device,
+/// ordered on `stream`. Asynchronous, allocates nothing, never synchronises the
+/// host, graph-capturable. `workspace` is device memory of `workspace_bytes`
+/// (may be null when the size query returned 0). Statuses: not_packed,
+/// null_pointer (data, or a needed workspace), misaligned (data or workspace not
+/// aligned to the element), workspace_too_small, overlap (workspace inside the
+/// data), not_device_memory, no_device; the data is untouched on any of them.
+status transpose_inplace(void* data, const matrix_desc& desc, void* workspace, std::size_t workspace_bytes,
+                         cudaStream_t stream = nullptr) noexcept;
+
+/// The same on host memory with the CPU backend (OpenMP threads, synchronous).
+status transpose_inplace_host(void* data, const matrix_desc& desc, void* workspace, std::size_t workspace_bytes,
+                              const host_options& options = {}) noexcept;
+
+}  // namespace xpose

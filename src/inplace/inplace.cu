@@ -1,0 +1,334 @@
+// GPU in-place transpose (issue 14). Squares: one block per tile pair (ti, tj),
+// ti <= tj, both tiles staged in shared memory and written back swapped (diagonal
+// tiles transposed onto themselves): one pass, 2x the matrix in traffic; 16-byte
+// accesses for 1, 2, 4-byte elements when rows are 16-byte aligned.
+// Rectangles: the passes of inplace_map.hpp on the R x C grid (R = short side).
+// A pass whose line (a row, or a band of columns) fits in shared memory (the
+// device's opt-in maximum) runs as one launch, a block per line; otherwise lines go through the caller's
+// workspace chunk by chunk (a gather kernel, then a stream-ordered copy back).
+// A workspace of a whole matrix takes `best` into it and a copy back.
+// No allocation, no host sync: every step is a launch or an async copy on `stream`.
+#include <cuda_runtime.h>
+
+#include <atomic>
+
+#include "../cuda/common.cuh"
+#include "inplace_internal.hpp"
+#include "inplace_map.hpp"
+
+namespace xpose::detail {
+namespace {
+
+using inplace::c2r_map;
+using inplace::step;
+
+constexpr int square_tile = 32;          // (32, 32) tiles, 32 x 8 threads
+constexpr int line_threads = 512;        // blocks of the per-line passes
+constexpr index_t grid_x_limit = 2147483647, grid_y_limit = 65535;
+
+// Calls f(matrix, r0, c0, diagonal) for this block's tile pairs of edge ts over
+// the batch: tile (r0, c0) and its partner (c0, r0).
+template <class T, class F>
+__device__ __forceinline__ void for_each_tile_pair(T* data, index_t n, index_t pairs, index_t batch, index_t ts, F f) {
+  for (index_t b = blockIdx.y; b < batch; b += gridDim.y)
+    for (index_t p = blockIdx.x; p < pairs; p += gridDim.x) {
+      index_t ti = 0, tj = 0;
+      inplace::tile_pair(p, &ti, &tj);
+      f(data + b * n * n, ti * ts, tj * ts, ti == tj);
+    }
+}
+
+// Element-wide accesses (8 and 16-byte elements, or rows not 16-byte aligned).
+// Written without for_each_tile_pair: through the lambda, ptxas spilled 4 bytes.
+template <class T>
+__global__ void __launch_bounds__(256) square_pairs(T* data, index_t n, index_t pairs, index_t batch) {
+  __shared__ T ta[square_tile][square_tile + 1], tb[square_tile][square_tile + 1];  // (32, 33) each
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  for (index_t b = blockIdx.y; b < batch; b += gridDim.y) {
+    T* a = data + b * n * n;
+    for (index_t p = blockIdx.x; p < pairs; p += gridDim.x) {
+      index_t ti = 0, tj = 0;
+      inplace::tile_pair(p, &ti, &tj);
+      const index_t r0 = ti * square_tile, c0 = tj * square_tile;
+      for (int k = ty; k < square_tile; k += 8) {
+        if (r0 + k < n && c0 + tx < n) ta[k][tx] = a[(r0 + k) * n + c0 + tx];  // A(r0+k, c0+tx)
+        if (ti != tj && c0 + k < n && r0 + tx < n) tb[k][tx] = a[(c0 + k) * n + r0 + tx];  // A(c0+k, r0+tx)
+      }
+      __syncthreads();
+      for (int k = ty; k < square_tile; k += 8) {
+        if (c0 + k < n && r0 + tx < n) a[(c0 + k) * n + r0 + tx] = ta[tx][k];
+        if (ti != tj && r0 + k < n && c0 + tx < n) a[(r0 + k) * n + c0 + tx] = tb[tx][k];
+      }
+      __syncthreads();
+    }
+  }
+}
+
+// Squares of 1, 2 and 4-byte elements, 16-byte aligned rows (n a multiple of
+// V = 16/E): the same pairs with 16-byte accesses. Tiles of TS = 8V elements (128
+// bytes per row), 8 x 32 threads; a row pitch of an odd number of words keeps the
+// element-wise shared stores and the transposed loads conflict-free.
+template <class T>
+__global__ void __launch_bounds__(256) square_pairs_vec(T* data, index_t n, index_t pairs, index_t batch) {
+  constexpr int V = 16 / sizeof(T), TS = 8 * V, P = TS + 4 / sizeof(T);
+  __shared__ T ta[TS][P], tb[TS][P];  // (TS, TS + 4/E) each
+  union vec {
+    uint4 u;
+    T e[V];
+  };
+  const int tx = threadIdx.x % 8, ty = threadIdx.x / 8;
+  for_each_tile_pair(data, n, pairs, batch, TS, [=](T* a, index_t r0, index_t c0, bool diag) {
+    const int x = tx * V;
+    for (int r = ty; r < TS; r += 32) {
+      if (r0 + r < n && c0 + x < n) {  // ta[r][x..] = A(r0 + r, c0 + x..)
+        vec v;
+        v.u = *reinterpret_cast<const uint4*>(a + (r0 + r) * n + c0 + x);
+#pragma unroll
+        for (int q = 0; q < V; ++q) ta[r][x + q] = v.e[q];
+      }
+      if (!diag && c0 + r < n && r0 + x < n) {  // tb[r][x..] = A(c0 + r, r0 + x..)
+        vec v;
+        v.u = *reinterpret_cast<const uint4*>(a + (c0 + r) * n + r0 + x);
+#pragma unroll
+        for (int q = 0; q < V; ++q) tb[r][x + q] = v.e[q];
+      }
+    }
+    __syncthreads();
+    for (int r = ty; r < TS; r += 32) {
+      if (c0 + r < n && r0 + x < n) {  // A(c0 + r, r0 + x..) = ta[x..][r]
+        vec v;
+#pragma unroll
+        for (int q = 0; q < V; ++q) v.e[q] = ta[x + q][r];
+        *reinterpret_cast<uint4*>(a + (c0 + r) * n + r0 + x) = v.u;
+      }
+      if (!diag && r0 + r < n && c0 + x < n) {  // A(r0 + r, c0 + x..) = tb[x..][r]
+        vec v;
+#pragma unroll
+        for (int q = 0; q < V; ++q) v.e[q] = tb[x + q][r];
+        *reinterpret_cast<uint4*>(a + (r0 + r) * n + c0 + x) = v.u;
+      }
+    }
+    __syncthreads();
+  });
+}
+
+// One block per line held in shared memory. Rows: line u is row u (C elements).
+// Columns: line u is the band of columns [u*W, u*W + w), all R rows, as (R, w).
+// Gather: load as is, write back from the source; scatter: load into the source,
+// write back as is. Global accesses stay contiguous either way.
+template <class T>
+__global__ void __launch_bounds__(line_threads) pass_smem(T* data, c2r_map m, step s, index_t W, index_t lines,
+                                                          index_t batch) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T* sm = reinterpret_cast<T*>(smem_raw);
+  const index_t R = m.R, C = m.C;
+  for (index_t b = blockIdx.y; b < batch; b += gridDim.y) {
+    T* g = data + b * R * C;
+    for (index_t u = blockIdx.x; u < lines; u += gridDim.x) {
+      const index_t j0 = s.along_columns() ? u * W : 0;
+      const index_t w = s.along_columns() ? (C - j0 < W ? C - j0 : W) : C;
+      const index_t n = s.along_columns() ? R * w : C;
+      for (index_t e = threadIdx.x; e < n; e += blockDim.x) {
+        const index_t q = s.along_columns() ? inplace::udiv(e, w) : 0;
+        const index_t i = s.along_columns() ? q : u, j = s.along_columns() ? j0 + e - q * w : e;
+        const index_t src = inplace::step_src(m, s.kind, i, j);
+        const index_t at = s.along_columns() ? src * w + (j - j0) : src;  // source in the staged line
+        sm[s.gather ? e : at] = g[i * C + j];
+      }
+      __syncthreads();
+      for (index_t e = threadIdx.x; e < n; e += blockDim.x) {
+        const index_t q = s.along_columns() ? inplace::udiv(e, w) : 0;
+        const index_t i = s.along_columns() ? q : u, j = s.along_columns() ? j0 + e - q * w : e;
+        index_t from = e;
+        if (s.gather) {
+          const index_t src = inplace::step_src(m, s.kind, i, j);
+          from = s.along_columns() ? src * w + (j - j0) : src;
+        }
+        g[i * C + j] = sm[from];
+      }
+      __syncthreads();
+    }
+  }
+}
+
+// A chunk of lines into the workspace, permuted: rows [l0, l0 + K) as (K, C), or
+// columns [l0, l0 + K) as (R, K). The caller copies the workspace back.
+template <class T>
+__global__ void pass_to_workspace(const T* g, T* ws, c2r_map m, step s, index_t l0, index_t K) {
+  const index_t C = m.C;
+  const index_t n = s.along_columns() ? m.R * K : K * C;
+  for (index_t e = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; e < n;
+       e += static_cast<index_t>(gridDim.x) * blockDim.x) {
+    const index_t len = s.along_columns() ? K : C, q = inplace::udiv(e, len);  // (line-major) chunk coordinates
+    const index_t i = s.along_columns() ? q : l0 + q, j = s.along_columns() ? l0 + e - q * len : e - q * len;
+    const index_t src = inplace::step_src(m, s.kind, i, j);
+    if (s.along_columns()) {
+      if (s.gather) ws[e] = g[src * C + j];
+      else ws[src * K + (j - l0)] = g[i * C + j];
+    } else {
+      if (s.gather) ws[e] = g[i * C + src];
+      else ws[(i - l0) * C + src] = g[i * C + j];
+    }
+  }
+}
+
+unsigned grid_of(index_t work, index_t per_block, index_t limit) {
+  return clamp_grid((work + per_block - 1) / per_block, limit);
+}
+
+status check_device_memory(const void* p, const char* which) {
+  cudaPointerAttributes attr{};
+  const cudaError_t e = cudaPointerGetAttributes(&attr, p);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return status::make(status_code::not_device_memory, "%s pointer %p: %s", which, p, cudaGetErrorName(e));
+  }
+  if (attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged ||
+      (attr.type == cudaMemoryTypeHost && attr.devicePointer == p))
+    return {};
+  return status::make(status_code::not_device_memory,
+                      "%s pointer %p is host memory the GPU cannot access: use transpose_inplace_host", which, p);
+}
+
+// Shared memory a line may use: the device's opt-in maximum per block (227 KiB on
+// sm_90), granted to pass_smem<T> once per device. Lines that fit skip the
+// workspace: 2M instead of 4M per pass (docs/MODEL.md). The size query does not
+// depend on it: the workspace is simply left unused.
+template <class T>
+status smem_budget(index_t* bytes) {
+  static std::atomic<int> granted[64];  // per device: 0 = not yet
+  int dev = 0, optin = 0;
+  if (status st = cuda_status(cudaGetDevice(&dev), "cudaGetDevice"); !st.ok()) return st;
+  if (dev >= 0 && dev < 64 && granted[dev].load(std::memory_order_relaxed) != 0) {
+    *bytes = granted[dev].load(std::memory_order_relaxed);
+    return {};
+  }
+  if (status st = cuda_status(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
+                              "cudaDeviceGetAttribute");
+      !st.ok())
+    return st;
+  if (optin > 48 * 1024)
+    if (status st = cuda_status(
+            cudaFuncSetAttribute(pass_smem<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin),
+            "cudaFuncSetAttribute");
+        !st.ok())
+      optin = 48 * 1024;  // keep the default limit
+  if (optin < 48 * 1024) optin = 48 * 1024;
+  if (dev >= 0 && dev < 64) granted[dev].store(optin, std::memory_order_relaxed);
+  *bytes = optin;
+  return {};
+}
+
+template <class T>
+status run_pass(T* data, const matrix_desc& d, const c2r_map& m, step s, T* ws, index_t ws_elems,
+                cudaStream_t stream) {
+  const index_t R = m.R, C = m.C;
+  const auto es = static_cast<index_t>(sizeof(T));
+  index_t smem_limit = 0;
+  if (status st = smem_budget<T>(&smem_limit); !st.ok()) return st;
+  // Shared memory: a whole row, or a band of columns at least a 32-byte sector wide.
+  index_t W = 0, lines = 0;
+  if (!s.along_columns() && C * es <= smem_limit) {
+    W = 1;
+    lines = R;
+  } else if (s.along_columns()) {
+    // Bands of about 64 KiB (three blocks per SM), wider than a sector, as the limit allows.
+    const index_t wmin = 32 / es > 1 ? 32 / es : 1, fit = smem_limit / (R * es), pref = (64 * 1024) / (R * es);
+    W = pref > wmin ? pref : wmin;
+    if (W > fit) W = fit;
+    if (W > C) W = C;
+    if (W < wmin && W < C) W = 0;
+    lines = W ? (C + W - 1) / W : 0;
+  }
+  if (W > 0) {
+    const int smem = static_cast<int>((s.along_columns() ? R * W : C) * es);
+    pass_smem<T><<<dim3(clamp_grid(lines, grid_x_limit), clamp_grid(d.batch, grid_y_limit)), line_threads, smem,
+                   stream>>>(data, m, s, W, lines, d.batch);
+    return launch_status("in-place pass (shared memory)");
+  }
+  // Through the workspace: K whole rows, or a band of K columns, per chunk.
+  const index_t line_len = s.along_columns() ? R : C, total = s.along_columns() ? C : R;
+  index_t K = ws_elems / line_len;
+  if (K > total) K = total;
+  for (index_t b = 0; b < d.batch; ++b) {
+    T* g = data + b * R * C;
+    for (index_t l0 = 0; l0 < total; l0 += K) {
+      const index_t k = total - l0 < K ? total - l0 : K;
+      pass_to_workspace<T><<<grid_of(k * line_len, 4 * 256, grid_x_limit), 256, 0, stream>>>(g, ws, m, s, l0, k);
+      if (status st = launch_status("in-place pass (workspace)"); !st.ok()) return st;
+      const cudaError_t e =
+          s.along_columns()
+              ? cudaMemcpy2DAsync(g + l0, static_cast<std::size_t>(C * es), ws, static_cast<std::size_t>(k * es),
+                                  static_cast<std::size_t>(k * es), static_cast<std::size_t>(R),
+                                  cudaMemcpyDeviceToDevice, stream)
+              : cudaMemcpyAsync(g + l0 * C, ws, static_cast<std::size_t>(k * C * es), cudaMemcpyDeviceToDevice,
+                                stream);
+      if (status st = cuda_status(e, "in-place copy back"); !st.ok()) return st;
+    }
+  }
+  return {};
+}
+
+template <class T>
+status run(T* data, const matrix_desc& d, T* ws, std::size_t ws_bytes, cudaStream_t stream) {
+  if (d.rows == d.cols) {
+    if constexpr (sizeof(T) <= 4) {
+      constexpr index_t V = 16 / sizeof(T), TS = 8 * V;
+      if (reinterpret_cast<std::uintptr_t>(data) % 16 == 0 && d.rows % V == 0) {
+        const index_t nt = (d.rows + TS - 1) / TS;
+        square_pairs_vec<T><<<dim3(clamp_grid(nt * (nt + 1) / 2, grid_x_limit), clamp_grid(d.batch, grid_y_limit)),
+                              256, 0, stream>>>(data, d.rows, nt * (nt + 1) / 2, d.batch);
+        return launch_status("in-place square transpose (16-byte)");
+      }
+    }
+    const index_t nt = (d.rows + square_tile - 1) / square_tile;
+    square_pairs<T><<<dim3(clamp_grid(nt * (nt + 1) / 2, grid_x_limit), clamp_grid(d.batch, grid_y_limit)),
+                      dim3(square_tile, 8), 0, stream>>>(data, d.rows, nt * (nt + 1) / 2, d.batch);
+    return launch_status("in-place square transpose");
+  }
+  if (d.rows == 1 || d.cols == 1) return {};  // a vector is its own transpose in memory
+  const std::size_t mb = matrix_bytes(d);
+  if (ws_bytes >= mb) {
+    for (index_t b = 0; b < d.batch; ++b) {
+      T* a = data + b * d.rows * d.cols;
+      if (status s = transpose(a, ws, matrix_desc::packed(d.rows, d.cols, static_cast<int>(sizeof(T))), stream);
+          !s.ok())
+        return s;
+      if (status s = cuda_status(cudaMemcpyAsync(a, ws, mb, cudaMemcpyDeviceToDevice, stream), "in-place copy back");
+          !s.ok())
+        return s;
+    }
+    return {};
+  }
+  const inplace::rect_plan plan = inplace::make_rect_plan(d.rows, d.cols);
+  for (int k = 0; k < plan.steps; ++k)
+    if (status s = run_pass<T>(data, d, plan.map, plan.s[k], ws, static_cast<index_t>(ws_bytes / sizeof(T)), stream);
+        !s.ok())
+      return s;
+  return {};
+}
+
+}  // namespace
+}  // namespace xpose::detail
+
+namespace xpose {
+
+status transpose_inplace(void* data, const matrix_desc& desc, void* workspace, std::size_t workspace_bytes,
+                         cudaStream_t stream) noexcept {
+  if (status s = detail::validate_inplace(data, desc, workspace, workspace_bytes, true);
+      !s.ok() || detail::empty(desc))
+    return s;
+  if (device_count() == 0) return status::make(status_code::no_device, "no CUDA device is available");
+  if (status s = detail::check_device_memory(data, "data"); !s.ok()) return s;
+  std::size_t need = 0;
+  if (status s = inplace_workspace_size(desc, true, &need); !s.ok()) return s;
+  if (need > 0)
+    if (status s = detail::check_device_memory(workspace, "workspace"); !s.ok()) return s;
+  return detail::with_elem_type(desc.elem_size, [&](auto tag) {
+    using T = decltype(tag);
+    return detail::run<T>(static_cast<T*>(data), desc, static_cast<T*>(workspace), need ? workspace_bytes : 0,
+                          stream);
+  });
+}
+
+}  // namespace xpose

@@ -1,0 +1,211 @@
+// CPU in-place transpose (OpenMP). Squares: tile pairs staged in two L1 buffers
+// and written back transposed. Rectangles: the passes of inplace_map.hpp, each a
+// per-line permutation through the caller's workspace (rows: a workspace row per
+// thread; columns: bands of columns transposed into the workspace and back). A
+// workspace of a whole matrix takes the out-of-place backend and a copy back.
+// Assumes a validated, non-empty, packed desc.
+#include <algorithm>
+#include <cstring>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#include "inplace_internal.hpp"
+#include "inplace_map.hpp"
+
+namespace xpose::detail {
+namespace {
+
+using byte = unsigned char;
+using inplace::c2r_map;
+using inplace::step;
+
+inline index_t thread_id() {
+#if defined(_OPENMP)
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+template <int ES>
+inline void put(byte* dst, const byte* src) {
+  std::memcpy(dst, src, ES);
+}
+
+// Tile edge: two staged tiles of at most 16 KiB each stay in L1.
+template <int ES>
+constexpr index_t square_tile() {
+  return ES <= 4 ? 64 : 32;
+}
+
+template <int ES>
+void square(byte* a, index_t n, int threads) {
+  constexpr index_t T = square_tile<ES>();
+  const index_t nt = (n + T - 1) / T, pairs = nt * (nt + 1) / 2;
+  const index_t ld = n * ES;
+#pragma omp parallel num_threads(threads) if (pairs > 1)
+  {
+    alignas(64) byte ta[T * T * ES], tb[T * T * ES];  // (T, T) tiles (ti, tj) and (tj, ti)
+#pragma omp for schedule(dynamic, 4)
+    for (index_t p = 0; p < pairs; ++p) {
+      index_t ti = 0, tj = 0;
+      inplace::tile_pair(p, &ti, &tj);
+      const index_t r0 = ti * T, c0 = tj * T;
+      const index_t h = std::min(T, n - r0), w = std::min(T, n - c0);  // tile (ti, tj) is h x w
+      byte* A = a + r0 * ld + c0 * ES;                                  // (h, w)
+      byte* B = a + c0 * ld + r0 * ES;                                  // (w, h)
+      for (index_t i = 0; i < h; ++i) std::memcpy(ta + i * T * ES, A + i * ld, static_cast<std::size_t>(w * ES));
+      if (ti != tj)
+        for (index_t i = 0; i < w; ++i) std::memcpy(tb + i * T * ES, B + i * ld, static_cast<std::size_t>(h * ES));
+      // B = A^T; A = B^T (a diagonal tile is its own partner: B == A, tb unused),
+      // through the out-of-place backend's SIMD micro-tiles, single-threaded.
+      matrix_desc t = matrix_desc::packed(h, w, ES);
+      t.ld_in = T;
+      t.ld_out = n;
+      blocked_transpose(ta, B, t, 1);
+      if (ti != tj) {
+        t = matrix_desc::packed(w, h, ES);
+        t.ld_in = T;
+        t.ld_out = n;
+        blocked_transpose(tb, A, t, 1);
+      }
+    }
+  }
+}
+
+// Out-of-place transpose of rows x cols (pitches ld_in, ld_out) in pieces whose
+// output spans < 4 MiB: the backend streams larger outputs past the caches, and
+// here the band is read back at once (3000x5000 f32: half the time was streaming).
+template <int ES>
+void transpose_cached(const byte* in, index_t ld_in, byte* out, index_t ld_out, index_t rows, index_t cols,
+                      int threads) {
+  const index_t piece = std::max<index_t>(1, (index_t{4} << 20) / (ld_out * ES));  // output rows per call
+  for (index_t c0 = 0; c0 < cols; c0 += piece) {
+    matrix_desc d = matrix_desc::packed(rows, std::min(piece, cols - c0), ES);
+    d.ld_in = ld_in;
+    d.ld_out = ld_out;
+    blocked_transpose(in + c0 * ES, out + c0 * ld_out * ES, d, threads);
+  }
+}
+
+// One pass on the R x C grid at g. Row passes: rows are independent, so each
+// thread permutes a row into its own workspace row and copies it back.
+template <int ES>
+void pass(byte* g, const c2r_map& m, step s, byte* ws, index_t ws_elems, int threads) {
+  const index_t R = m.R, C = m.C, ld = C * ES;
+  if (!s.along_columns()) {
+    // One workspace row per thread: at most as many threads as rows fit.
+    const int nt = static_cast<int>(std::min<index_t>(threads, std::max<index_t>(1, std::min(R, ws_elems / C))));
+#pragma omp parallel num_threads(nt)
+    {
+      byte* tmp = ws + thread_id() * ld;
+#pragma omp for schedule(dynamic, 1)
+      for (index_t i = 0; i < R; ++i) {
+        byte* row = g + i * ld;
+        inplace::for_row(m, s.kind, i, 0, C, [&](index_t j, index_t src) {
+          if (s.gather) put<ES>(tmp + j * ES, row + src * ES);
+          else put<ES>(tmp + src * ES, row + j * ES);
+        });
+        std::memcpy(row, tmp, static_cast<std::size_t>(ld));
+      }
+    }
+    return;
+  }
+  if (R <= 64) {
+    // Few rows: gather bands of whole row segments straight into the workspace (the
+    // sources are a handful of rows read front to back), then copy the rows back.
+    const index_t w = std::min(C, ws_elems / R);
+    for (index_t j0 = 0; j0 < C; j0 += w) {
+      const index_t cw = std::min(w, C - j0);
+#pragma omp parallel num_threads(threads)
+      {
+#pragma omp for schedule(static)
+        for (index_t i = 0; i < R; ++i)
+          inplace::for_row(m, s.kind, i, j0, cw, [&](index_t j, index_t src) {
+            if (s.gather) put<ES>(ws + (i * cw + j - j0) * ES, g + src * ld + j * ES);
+            else put<ES>(ws + (src * cw + j - j0) * ES, g + i * ld + j * ES);
+          });
+#pragma omp for schedule(static)
+        for (index_t i = 0; i < R; ++i)
+          std::memcpy(g + i * ld + j0 * ES, ws + i * cw * ES, static_cast<std::size_t>(cw * ES));
+      }
+    }
+    return;
+  }
+  // Column passes: a band of columns is transposed into the workspace (each column
+  // becomes a contiguous line), every line permuted through a per-thread line, and
+  // the band transposed back: streaming accesses only (a direct gather walks
+  // diagonals, a cache line and a page per element).
+  const index_t slots = ws_elems / R;  // >= 2: the host workspace has one extra line
+  const int nt = static_cast<int>(std::min<index_t>(threads, std::max<index_t>(1, slots / 2)));
+  const index_t w = std::min(C, slots - nt);
+  byte* band = ws;                // (w, R): the band's columns as rows
+  byte* lines = ws + w * R * ES;  // nt lines of R
+  for (index_t j0 = 0; j0 < C; j0 += w) {
+    const index_t cw = std::min(w, C - j0);
+    transpose_cached<ES>(g + j0 * ES, C, band, R, R, cw, threads);
+#pragma omp parallel num_threads(nt)
+    {
+      byte* tmp = lines + thread_id() * R * ES;
+#pragma omp for schedule(static)
+      for (index_t l = 0; l < cw; ++l) {
+        byte* line = band + l * R * ES;
+        inplace::for_column(m, s.kind, j0 + l, 0, R, [&](index_t i, index_t src) {
+          if (s.gather) put<ES>(tmp + i * ES, line + src * ES);
+          else put<ES>(tmp + src * ES, line + i * ES);
+        });
+        std::memcpy(line, tmp, static_cast<std::size_t>(R * ES));
+      }
+    }
+    transpose_cached<ES>(band, R, g + j0 * ES, C, cw, R, threads);
+  }
+}
+
+template <int ES>
+void run(byte* data, const matrix_desc& d, byte* ws, std::size_t ws_bytes, int threads) {
+  const index_t one = d.rows * d.cols;
+  const std::size_t mb = matrix_bytes(d);
+  const bool through_ws = d.rows != d.cols && ws_bytes >= mb;
+  const inplace::rect_plan plan = inplace::make_rect_plan(d.rows, d.cols);
+  for (index_t b = 0; b < d.batch; ++b) {
+    byte* a = data + b * one * ES;
+    if (d.rows == d.cols) {
+      square<ES>(a, d.rows, threads);
+    } else if (d.rows == 1 || d.cols == 1) {
+      // A vector is its own transpose in memory.
+    } else if (through_ws) {
+      blocked_transpose(a, ws, matrix_desc::packed(d.rows, d.cols, ES), threads);
+      const index_t chunk = index_t{1} << 20;
+#pragma omp parallel for num_threads(threads) schedule(static)
+      for (index_t o = 0; o < static_cast<index_t>(mb); o += chunk)
+        std::memcpy(a + o, ws + o, static_cast<std::size_t>(std::min<index_t>(chunk, static_cast<index_t>(mb) - o)));
+    } else {
+      for (int k = 0; k < plan.steps; ++k)
+        pass<ES>(a, plan.map, plan.s[k], ws, static_cast<index_t>(ws_bytes / ES), threads);
+    }
+  }
+}
+
+}  // namespace
+
+void inplace_host(void* data, const matrix_desc& d, void* workspace, std::size_t workspace_bytes,
+                  int threads) noexcept {
+#if defined(_OPENMP)
+  if (threads <= 0) threads = omp_get_max_threads();
+#else
+  threads = 1;
+#endif
+  auto* p = static_cast<byte*>(data);
+  auto* w = static_cast<byte*>(workspace);
+  switch (d.elem_size) {
+    case 1: run<1>(p, d, w, workspace_bytes, threads); break;
+    case 2: run<2>(p, d, w, workspace_bytes, threads); break;
+    case 4: run<4>(p, d, w, workspace_bytes, threads); break;
+    case 8: run<8>(p, d, w, workspace_bytes, threads); break;
+    default: run<16>(p, d, w, workspace_bytes, threads); break;
+  }
+}
+
+}  // namespace xpose::detail

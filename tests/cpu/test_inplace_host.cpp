@@ -1,0 +1,225 @@
+// In-place transpose on the CPU (issue 14): the decomposition's index maps, the
+// host backend against the out-of-place oracle, and every rejected argument.
+#include "inplace/inplace_map.hpp"
+#include "inplace_cases.hpp"
+
+using namespace xpose_test;
+namespace ip = xpose::detail::inplace;
+
+namespace {
+
+// Applies the plan's passes to a grid of indices, exactly as their definitions say.
+std::vector<index_t> simulate(index_t rows, index_t cols) {
+  const ip::rect_plan p = ip::make_rect_plan(rows, cols);
+  const index_t R = p.map.R, C = p.map.C;
+  std::vector<index_t> a(static_cast<std::size_t>(rows * cols)), t(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<index_t>(i);
+  for (int k = 0; k < p.steps; ++k) {
+    const ip::step s = p.s[k];
+    for (index_t i = 0; i < R; ++i)
+      for (index_t j = 0; j < C; ++j) {
+        const index_t src = ip::step_src(p.map, s.kind, i, j);
+        const index_t at = s.along_columns() ? src * C + j : i * C + src;
+        if (s.gather) t[i * C + j] = a[at];
+        else t[at] = a[i * C + j];
+      }
+    a.swap(t);
+  }
+  return a;
+}
+
+xpose::status host_run(unsigned char* data, const matrix_desc& d, std::size_t ws_bytes, int threads) {
+  std::vector<unsigned char> ws(ws_bytes + 16);
+  unsigned char* w = ws.data() + (16 - reinterpret_cast<std::uintptr_t>(ws.data()) % 16) % 16;
+  xpose::host_options o;
+  o.threads = threads;
+  return xpose::transpose_inplace_host(data, d, ws_bytes ? w : nullptr, ws_bytes, o);
+}
+
+}  // namespace
+
+TEST(InplaceMap, PlanRealisesTheTransposeForEveryShapeUpTo48) {
+  for (index_t m = 1; m <= 48; ++m)
+    for (index_t n = 1; n <= 48; ++n) {
+      if (m == n) continue;
+      const auto a = simulate(m, n);
+      for (index_t i = 0; i < m; ++i)
+        for (index_t j = 0; j < n; ++j)
+          ASSERT_EQ(a[static_cast<std::size_t>(j * m + i)], i * n + j) << m << "x" << n << " at " << i << "," << j;
+    }
+}
+
+TEST(InplaceMap, PlanRealisesTheTransposeForLargerCoprimeAndSharedFactors) {
+  const std::pair<index_t, index_t> shapes[] = {{97, 1009}, {1009, 97}, {120, 1000}, {1000, 120}, {7, 3001}, {2048, 6}};
+  for (auto [m, n] : shapes) {
+    const auto a = simulate(m, n);
+    for (index_t i = 0; i < m; ++i)
+      for (index_t j = 0; j < n; ++j) ASSERT_EQ(a[static_cast<std::size_t>(j * m + i)], i * n + j) << m << "x" << n;
+  }
+}
+
+TEST(InplaceMap, RowCursorMatchesClosedForms) {
+  for (index_t R = 1; R <= 24; ++R)
+    for (index_t C = R; C <= 60; ++C) {
+      const ip::c2r_map m = ip::c2r_map::make(R, C);
+      for (auto kind : {ip::step_kind::rotate, ip::step_kind::shuffle, ip::step_kind::column})
+        for (index_t i = 0; i < R; ++i)
+          for (index_t j0 = 0; j0 < C; j0 += 5)
+            ip::for_row(m, kind, i, j0, C - j0, [&](index_t j, index_t src) {
+              ASSERT_EQ(src, ip::step_src(m, kind, i, j)) << R << "x" << C << " kind " << static_cast<int>(kind);
+            });
+    }
+}
+
+TEST(InplaceMap, ColumnCursorMatchesClosedForms) {
+  for (index_t R = 1; R <= 30; ++R)
+    for (index_t C = R; C <= 70; ++C) {
+      const ip::c2r_map m = ip::c2r_map::make(R, C);
+      for (auto kind : {ip::step_kind::rotate, ip::step_kind::column})
+        for (index_t j = 0; j < C; ++j)
+          for (index_t i0 = 0; i0 < R; i0 += 4)
+            ip::for_column(m, kind, j, i0, R - i0, [&](index_t i, index_t src) {
+              ASSERT_EQ(src, ip::step_src(m, kind, i, j)) << R << "x" << C << " kind " << static_cast<int>(kind);
+            });
+    }
+}
+
+TEST(InplaceMap, TilePairsEnumerateTheUpperTriangle) {
+  for (index_t p = 0; p < 200000; ++p) {
+    index_t ti = -1, tj = -1;
+    ip::tile_pair(p, &ti, &tj);
+    ASSERT_LE(ti, tj);
+    ASSERT_EQ(tj * (tj + 1) / 2 + ti, p);
+  }
+  const index_t big = (index_t{1} << 40) + 12345;  // exact beyond double's comfort
+  index_t ti = 0, tj = 0;
+  ip::tile_pair(big, &ti, &tj);
+  EXPECT_EQ(tj * (tj + 1) / 2 + ti, big);
+  EXPECT_LE(ti, tj);
+}
+
+TEST(InplaceMap, ModularHelpers) {
+  EXPECT_EQ(ip::mod_inverse(3, 7), 5);
+  EXPECT_EQ(ip::mod_inverse(1, 1), 0);
+  const index_t m = (index_t{1} << 61) - 1, x = m - 2, y = m - 3;  // (−2)(−3) = 6 mod m
+  EXPECT_EQ(ip::mulmod(x, y, m), 6);
+  EXPECT_EQ(ip::mulmod(123456789, 987654321, 1000000007), 259106859);
+  const index_t big = (index_t{1} << 40) + 5;  // the 64-bit branches of the divisions
+  EXPECT_EQ(ip::udiv(big, 3), big / 3);
+  EXPECT_EQ(ip::umod(big, 7), big % 7);
+  EXPECT_EQ(ip::udiv(4000000000, 7), 4000000000 / 7);  // 32-bit unsigned branch
+}
+
+TEST(InplaceHost, EveryShapeEveryElementSizeExactWorkspace) {
+  for (const auto& s : inplace_shapes())
+    for (int es : elem_sizes()) {
+      const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
+      const std::size_t ws = inplace_ws(d, false);
+      if (s.rows == s.cols || s.rows <= 1 || s.cols <= 1) EXPECT_EQ(ws, 0u);
+      const auto st = check_inplace(d, ws, [](unsigned char* p, const matrix_desc& dd, std::size_t w) {
+        return host_run(p, dd, w, 0);
+      }, static_cast<std::uint64_t>(s.rows * 31 + s.cols + es));
+      EXPECT_TRUE(st.ok()) << st.message();
+    }
+}
+
+TEST(InplaceHost, LargerWorkspacesAndThreadCounts) {
+  for (const auto& s : inplace_shapes())
+    for (int es : {1, 4, 16}) {
+      const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
+      const std::size_t ws = inplace_ws(d, false);
+      const std::size_t full = static_cast<std::size_t>(s.rows * s.cols * es);
+      for (std::size_t w : {ws + ws / 2 + es, full, full + 64})
+        for (int threads : {1, 3}) {
+          const auto st = check_inplace(d, w, [threads](unsigned char* p, const matrix_desc& dd, std::size_t ww) {
+            return host_run(p, dd, ww, threads);
+          });
+          EXPECT_TRUE(st.ok()) << st.message();
+        }
+    }
+}
+
+TEST(InplaceHost, RandomShapes) {
+  std::mt19937_64 g(14);
+  for (int t = 0; t < 60; ++t) {
+    const index_t m = 1 + static_cast<index_t>(g() % 700), n = 1 + static_cast<index_t>(g() % 700);
+    const int es = elem_sizes()[g() % 5];
+    const index_t batch = 1 + static_cast<index_t>(g() % 2);
+    const matrix_desc d = matrix_desc::packed(m, n, es, batch);
+    const auto st = check_inplace(d, inplace_ws(d, false), [](unsigned char* p, const matrix_desc& dd, std::size_t w) {
+      return host_run(p, dd, w, 0);
+    }, g());
+    EXPECT_TRUE(st.ok()) << st.message();
+  }
+}
+
+TEST(InplaceHost, DeviceSizedWorkspaceIsAtLeastTheHostOne) {
+  const matrix_desc d = matrix_desc::packed(3000, 7000, 4);
+  EXPECT_GE(inplace_ws(d, true), inplace_ws(d, false));
+  EXPECT_LE(inplace_ws(d, true), static_cast<std::size_t>(3000) * 7000 * 4);
+}
+
+// Every rejection names its cause and leaves the data as it was (check_inplace
+// compares the bytes after a failed run).
+TEST(InplaceHost, RejectionsAreNamedAndTouchNothing) {
+  using sc = xpose::status_code;
+  const matrix_desc d = matrix_desc::packed(40, 70, 4, 2);
+  const std::size_t ws = inplace_ws(d, false);
+  ASSERT_GT(ws, 0u);
+  auto run_ws = [](std::size_t pass_bytes, bool null_ws) {
+    return [=](unsigned char* p, const matrix_desc& dd, std::size_t w) {
+      std::vector<unsigned char> buf(w + 16);
+      xpose::host_options o;
+      return xpose::transpose_inplace_host(p, dd, null_ws ? nullptr : buf.data(), pass_bytes, o);
+    };
+  };
+  EXPECT_EQ(check_inplace(d, ws, run_ws(ws - 1, false)).code(), sc::workspace_too_small);
+  EXPECT_EQ(check_inplace(d, ws, run_ws(ws, true)).code(), sc::null_pointer);
+  // Misaligned data, and a misaligned workspace.
+  EXPECT_EQ(check_inplace(d, ws, [](unsigned char* p, const matrix_desc& dd, std::size_t) {
+              return xpose::transpose_inplace_host(p + 1, dd, nullptr, 0);
+            }).code(),
+            sc::misaligned);
+  EXPECT_EQ(check_inplace(d, ws, [](unsigned char* p, const matrix_desc& dd, std::size_t w) {
+              std::vector<unsigned char> buf(w + 16);
+              return xpose::transpose_inplace_host(p, dd, buf.data() + 1, w);
+            }).code(),
+            sc::misaligned);
+  // A workspace inside the data.
+  const matrix_desc wide = matrix_desc::packed(4, 4000, 4);
+  const std::size_t wide_ws = inplace_ws(wide, false);
+  ASSERT_LT(wide_ws + 64, std::size_t{64000});
+  EXPECT_EQ(check_inplace(wide, 0, [=](unsigned char* p, const matrix_desc& dd, std::size_t) {
+              return xpose::transpose_inplace_host(p, dd, p + 64, wide_ws);
+            }).code(),
+            sc::overlap);
+  // Null data; non-packed descs; bad element size; negative sizes.
+  EXPECT_EQ(xpose::transpose_inplace_host(nullptr, matrix_desc::packed(3, 3, 4), nullptr, 0).code(), sc::null_pointer);
+  matrix_desc padded = matrix_desc::packed(8, 8, 4);
+  padded.ld_in = 9;
+  EXPECT_EQ(check_inplace(matrix_desc::packed(8, 8, 4), 0, [&](unsigned char* p, const matrix_desc&, std::size_t) {
+              return xpose::transpose_inplace_host(p, padded, nullptr, 0);
+            }).code(),
+            sc::not_packed);
+  matrix_desc gapped = matrix_desc::packed(8, 8, 4, 2);
+  gapped.stride_out += 1;
+  std::size_t b = 0;
+  EXPECT_EQ(xpose::inplace_workspace_size(gapped, false, &b).code(), sc::not_packed);
+  matrix_desc odd = matrix_desc::packed(8, 8, 3);
+  EXPECT_EQ(xpose::inplace_workspace_size(odd, true, &b).code(), sc::unsupported_elem_size);
+  EXPECT_EQ(xpose::inplace_workspace_size(matrix_desc::packed(-1, 8, 4), true, &b).code(), sc::negative_size);
+  EXPECT_EQ(xpose::inplace_workspace_size(matrix_desc::packed(1ll << 40, 1ll << 30, 4), true, &b).code(),
+            sc::size_overflow);
+  EXPECT_EQ(xpose::inplace_workspace_size(d, false, nullptr).code(), sc::null_pointer);
+  // An empty matrix is a no-op, even with null pointers.
+  EXPECT_TRUE(xpose::transpose_inplace_host(nullptr, matrix_desc::packed(0, 8, 4), nullptr, 0).ok());
+}
+
+TEST(InplaceHost, DeviceEntryValidatesWithoutAGpu) {
+  if (xpose::device_count() > 0) GTEST_SKIP() << "a GPU is present: tests/cuda/test_inplace.cpp covers it";
+  using sc = xpose::status_code;
+  std::vector<unsigned char> a(40 * 70 * 4);
+  EXPECT_EQ(xpose::transpose_inplace(a.data(), matrix_desc::packed(40, 70, 4), nullptr, 0).code(), sc::null_pointer);
+  const auto s = xpose::transpose_inplace(a.data(), matrix_desc::packed(40, 40, 4), nullptr, 0);
+  EXPECT_TRUE(s.code() == sc::no_device || s.code() == sc::not_device_memory) << xpose::to_string(s.code());
+}

@@ -1,0 +1,149 @@
+// In-place transpose on the GPU (issue 14): the device entry against the
+// out-of-place oracle over the shared shape list, every element size, batches,
+// workspace sizes, stream capture, and every rejected argument. Skips without a GPU.
+#include <cuda_runtime.h>
+
+#include "cuda_test_util.hpp"
+#include "inplace_cases.hpp"
+
+using namespace xpose_test;
+
+namespace {
+
+// Round trip through device memory; the workspace is poisoned with 0xFF first.
+xpose::status device_run(unsigned char* host, const matrix_desc& d, std::size_t ws_bytes) {
+  const std::size_t n = static_cast<std::size_t>(d.rows * d.cols * d.batch * d.elem_size);
+  dev_buf data(n), ws(ws_bytes);
+  if (data.p == nullptr || ws.p == nullptr) return xpose::status::make(xpose::status_code::cuda_error, "cudaMalloc");
+  cudaMemcpy(data.p, host, n, cudaMemcpyHostToDevice);
+  cudaMemset(ws.p, 0xFF, ws_bytes);
+  const xpose::status s = xpose::transpose_inplace(data.p, d, ws_bytes ? ws.p : nullptr, ws_bytes, nullptr);
+  const cudaError_t e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) return xpose::status::make(xpose::status_code::cuda_error, "%s", cudaGetErrorString(e));
+  cudaMemcpy(host, data.p, n, cudaMemcpyDeviceToHost);
+  return s;
+}
+
+}  // namespace
+
+TEST(InplaceDevice, EveryShapeEveryElementSizeExactWorkspace) {
+  REQUIRE_GPU();
+  for (const auto& s : inplace_shapes())
+    for (int es : elem_sizes()) {
+      const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
+      const auto st = check_inplace(d, inplace_ws(d, true), device_run, static_cast<std::uint64_t>(s.rows + es));
+      EXPECT_TRUE(st.ok()) << st.message();
+    }
+}
+
+TEST(InplaceDevice, LargerWorkspacesTakeWiderChunksOrTheOutOfPlacePath) {
+  REQUIRE_GPU();
+  for (const auto& s : inplace_shapes())
+    for (int es : {1, 8, 16}) {
+      const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
+      const std::size_t ws = inplace_ws(d, true), full = static_cast<std::size_t>(s.rows * s.cols * es);
+      for (std::size_t w : {ws + ws / 3 + es, full, full + 256}) {
+        const auto st = check_inplace(d, w, device_run);
+        EXPECT_TRUE(st.ok()) << st.message();
+      }
+    }
+}
+
+// Rows longer than 227 KiB (skinny shapes, 16-byte elements) take the workspace
+// for the row pass.
+TEST(InplaceDevice, LargeAndSkinnyShapes) {
+  REQUIRE_GPU();
+  const inplace_shape shapes[] = {{3000, 7001, 1}, {7001, 3000, 1}, {1200, 18000, 1}, {20000, 1000, 1},
+                                  {1000003, 2, 1}, {2, 1000003, 1}, {400000, 31, 1}, {32, 400000, 1},
+                                  {3, 700001, 2},  {4099, 4099, 1}, {8192, 8192, 1}};
+  for (const auto& s : shapes)
+    for (int es : {1, 4, 8, 16}) {
+      const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
+      const auto st = check_inplace(d, inplace_ws(d, true), device_run, static_cast<std::uint64_t>(s.cols + es));
+      EXPECT_TRUE(st.ok()) << st.message();
+    }
+}
+
+// Columns longer than 7264 rows do not fit in shared memory (227 KiB): the
+// column passes go through the workspace, in several chunks with the exact size.
+TEST(InplaceDevice, WorkspacePassesForLongColumns) {
+  REQUIRE_GPU();
+  const inplace_shape shapes[] = {{7300, 7303, 1}, {7303, 7300, 1}, {7290, 7776, 2}};
+  for (const auto& s : shapes)
+    for (int es : {1, 2}) {
+      const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
+      const std::size_t ws = inplace_ws(d, true);
+      for (std::size_t w : {ws, 3 * ws}) {
+        const auto st = check_inplace(d, w, device_run, static_cast<std::uint64_t>(s.rows + es));
+        EXPECT_TRUE(st.ok()) << st.message();
+      }
+    }
+}
+
+TEST(InplaceDevice, RandomShapes) {
+  REQUIRE_GPU();
+  std::mt19937_64 g(1414);
+  for (int t = 0; t < 200; ++t) {
+    const index_t m = 1 + static_cast<index_t>(g() % 3000), n = 1 + static_cast<index_t>(g() % 3000);
+    const int es = elem_sizes()[g() % 5];
+    const matrix_desc d = matrix_desc::packed(m, n, es, 1 + static_cast<index_t>(g() % 2));
+    const auto st = check_inplace(d, inplace_ws(d, true), device_run, g());
+    EXPECT_TRUE(st.ok()) << st.message();
+  }
+}
+
+TEST(InplaceDevice, CapturesIntoAGraph) {
+  REQUIRE_GPU();
+  const matrix_desc d = matrix_desc::packed(3000, 1700, 4);
+  const std::size_t n = 3000 * 1700 * 4, wsb = inplace_ws(d, true);
+  auto orig = random_bytes(n, 5);
+  std::vector<unsigned char> want(n), got(n);
+  ASSERT_TRUE(xpose::transpose_reference(orig.data(), want.data(), d).ok());
+  dev_buf data(n), ws(wsb);
+  ASSERT_NE(data.p, nullptr);
+  CUDA_OK(cudaMemcpy(data.p, orig.data(), n, cudaMemcpyHostToDevice));
+  cudaStream_t st = nullptr;
+  CUDA_OK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  cudaGraph_t graph = nullptr;
+  CUDA_OK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+  const xpose::status s = xpose::transpose_inplace(data.p, d, ws.p, wsb, st);
+  CUDA_OK(cudaStreamEndCapture(st, &graph));
+  ASSERT_TRUE(s.ok()) << s.message();
+  cudaGraphExec_t exec = nullptr;
+  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  CUDA_OK(cudaGraphLaunch(exec, st));
+  CUDA_OK(cudaStreamSynchronize(st));
+  CUDA_OK(cudaMemcpy(got.data(), data.p, n, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(first_mismatch(got.data(), want.data(), d), "");
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(st);
+}
+
+TEST(InplaceDevice, RejectionsAreNamedAndTouchNothing) {
+  REQUIRE_GPU();
+  using sc = xpose::status_code;
+  const matrix_desc d = matrix_desc::packed(300, 700, 4, 2);
+  const std::size_t ws = inplace_ws(d, true);
+  ASSERT_GT(ws, 0u);
+  auto with = [](std::size_t pass_bytes, bool null_ws, std::size_t ws_shift, std::size_t data_shift) {
+    return [=](unsigned char* host, const matrix_desc& dd, std::size_t w) {
+      const std::size_t n = static_cast<std::size_t>(dd.rows * dd.cols * dd.batch * dd.elem_size);
+      dev_buf data(n + 16), wsb(w + 16);
+      cudaMemcpy(data.p + data_shift, host, n, cudaMemcpyHostToDevice);
+      const auto s = xpose::transpose_inplace(data.p + data_shift, dd, null_ws ? nullptr : wsb.p + ws_shift,
+                                              pass_bytes, nullptr);
+      cudaDeviceSynchronize();
+      cudaMemcpy(host, data.p + data_shift, n, cudaMemcpyDeviceToHost);
+      return s;
+    };
+  };
+  EXPECT_EQ(check_inplace(d, ws, with(ws - 1, false, 0, 0)).code(), sc::workspace_too_small);
+  EXPECT_EQ(check_inplace(d, ws, with(ws, true, 0, 0)).code(), sc::null_pointer);
+  EXPECT_EQ(check_inplace(d, ws, with(ws, false, 2, 0)).code(), sc::misaligned);
+  EXPECT_EQ(check_inplace(d, ws, with(ws, false, 0, 2)).code(), sc::misaligned);
+  // Host memory is refused by the device entry.
+  std::vector<unsigned char> host(300 * 300 * 4);
+  EXPECT_EQ(xpose::transpose_inplace(host.data(), matrix_desc::packed(300, 300, 4), nullptr, 0).code(),
+            sc::not_device_memory);
+}

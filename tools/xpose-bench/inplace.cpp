@@ -1,0 +1,352 @@
+// xpose-bench --inplace (issue 14): the in-place transpose against the out-of-place
+// `best` (GPU) or CPU backend on the same matrix in the same run, a copy of the
+// same bytes, and (CPU) OpenBLAS ?imatcopy. Every method is checked bitwise against
+// the reference before it is timed. GB/s count 2 x matrix bytes per transpose (one
+// read and one write of every element) for every method, in-place or not.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+#if defined(XPOSE_HAS_CUDA)
+#include <cuda_runtime.h>
+#endif
+#if defined(XPOSE_HAVE_OPENBLAS)
+#include <cblas.h>
+#endif
+
+#include "bench.hpp"
+
+namespace xbench {
+namespace {
+
+struct ip_case {
+  std::string kind;  // square | random | skinny | given
+  index_t rows, cols, batch;
+  dtype_info dt;
+};
+
+struct ip_row {
+  ip_case c;
+  std::string method, check = "-";
+  double ws_mib = 0, inplace_gbs = 0, best_gbs = 0, copy_gbs = 0, blas_gbs = 0;
+  std::string blas_check = "-";
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+double gbs(const ip_case& c, double ms) {
+  const double bytes = 2.0 * static_cast<double>(c.rows) * c.cols * c.batch * c.dt.bytes;
+  return ms > 0 ? bytes / ms / 1e6 : 0;
+}
+
+// Exact small integers for floating types (BLAS multiplies by alpha = 1: NaN
+// payloads would not survive), random bytes otherwise.
+std::vector<unsigned char> input(const ip_case& c, std::size_t n) {
+  std::vector<unsigned char> v(n);
+  std::mt19937_64 g(42);
+  const bool f64 = c.dt.name == "f64" || c.dt.name == "c128";
+  const bool f32 = c.dt.name == "f32" || c.dt.name == "c64";
+  for (std::size_t i = 0; i < n;) {
+    const auto k = static_cast<std::int64_t>(g() % 2000001) - 1000000;
+    if (f64 && i + 8 <= n) {
+      const double x = static_cast<double>(k);
+      std::memcpy(v.data() + i, &x, 8), i += 8;
+    } else if (f32 && i + 4 <= n) {
+      const float x = static_cast<float>(k);
+      std::memcpy(v.data() + i, &x, 4), i += 4;
+    } else {
+      v[i++] = static_cast<unsigned char>(k);
+    }
+  }
+  return v;
+}
+
+std::string method_of(const ip_case& c, std::size_t ws, bool device) {
+  if (c.rows == c.cols) return "square tile pairs";
+  if (c.rows == 1 || c.cols == 1) return "vector (no-op)";
+  if (ws >= static_cast<std::size_t>(c.rows * c.cols * c.dt.bytes)) return "best via workspace";
+  return device ? "decomposition" : "decomposition (CPU)";
+}
+
+/// Packed desc of the matrix in its current orientation (timing alternates them).
+xpose::matrix_desc desc_of(const ip_case& c, bool flipped) {
+  return xpose::matrix_desc::packed(flipped ? c.cols : c.rows, flipped ? c.rows : c.cols, c.dt.bytes, c.batch);
+}
+
+std::string compare(const std::vector<unsigned char>& got, const std::vector<unsigned char>& want,
+                    const ip_case& c) {
+  for (std::size_t i = 0; i < want.size(); ++i)
+    if (got[i] != want[i]) {
+      const index_t e = static_cast<index_t>(i) / c.dt.bytes, per = c.rows * c.cols;
+      return "FAILED at element " + std::to_string(e) + " (batch " + std::to_string(e / per) + ", output row " +
+             std::to_string(e % per / c.rows) + ", col " + std::to_string(e % per % c.rows) + ")";
+    }
+  return "exact";
+}
+
+// Times f (which gets the repetition index) over warm-ups and repetitions.
+template <class Timer>
+double time_ms(const options& o, const std::function<void(int)>& f, Timer&& timer) {
+  for (int i = 0; i < o.warmup; ++i) f(i);
+  std::vector<double> s;
+  for (int i = 0; i < o.reps; ++i) s.push_back(timer([&] { f(o.warmup + i); }));
+  return median(s);
+}
+
+double host_timer(const std::function<void()>& g) {
+  const auto t0 = std::chrono::steady_clock::now();
+  g();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+#if defined(XPOSE_HAVE_OPENBLAS)
+// In-place ?imatcopy (alpha = 1) where OpenBLAS has the type.
+bool blas_imatcopy(void* a, const xpose::matrix_desc& d, const std::string& dt) {
+  const auto R = static_cast<blasint>(d.rows), C = static_cast<blasint>(d.cols);
+  for (index_t b = 0; b < d.batch; ++b) {
+    char* p = static_cast<char*>(a) + b * d.rows * d.cols * d.elem_size;
+    if (dt == "f32") cblas_simatcopy(CblasRowMajor, CblasTrans, R, C, 1.0f, reinterpret_cast<float*>(p), C, R);
+    else if (dt == "f64") cblas_dimatcopy(CblasRowMajor, CblasTrans, R, C, 1.0, reinterpret_cast<double*>(p), C, R);
+    else if (dt == "c64") {
+      const float one[2] = {1.0f, 0.0f};
+      cblas_cimatcopy(CblasRowMajor, CblasTrans, R, C, one, reinterpret_cast<float*>(p), C, R);
+    } else if (dt == "c128") {
+      const double one[2] = {1.0, 0.0};
+      cblas_zimatcopy(CblasRowMajor, CblasTrans, R, C, one, reinterpret_cast<double*>(p), C, R);
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+#endif
+
+/// What every case starts from: its desc, size, workspace, input and expected result.
+struct prepared {
+  ip_row r;
+  xpose::matrix_desc d;
+  std::size_t n = 0, wsb = 0;
+  std::vector<unsigned char> orig, want;
+};
+
+prepared prepare(const ip_case& c, bool device) {
+  prepared p;
+  p.r.c = c;
+  p.d = desc_of(c, false);
+  p.n = static_cast<std::size_t>(c.rows * c.cols * c.batch * c.dt.bytes);
+  xpose::inplace_workspace_size(p.d, device, &p.wsb);
+  p.r.ws_mib = static_cast<double>(p.wsb) / (1 << 20);
+  p.r.method = method_of(c, p.wsb, device);
+  p.orig = input(c, p.n);
+  p.want.resize(p.n);
+  xpose::transpose_reference(p.orig.data(), p.want.data(), p.d);
+  return p;
+}
+
+ip_row run_cpu_case(const ip_case& c, const options& o) {
+  prepared p = prepare(c, false);
+  ip_row& r = p.r;
+  const xpose::matrix_desc& d = p.d;
+  const std::size_t n = p.n, wsb = p.wsb;
+  const auto& orig = p.orig;
+  const auto& want = p.want;
+  std::vector<unsigned char> a(orig), out(n), ws(wsb + 16);
+  xpose::host_options ho;
+  ho.threads = o.threads;
+  const xpose::status s = xpose::transpose_inplace_host(a.data(), d, ws.data(), wsb, ho);
+  r.check = s.ok() ? compare(a, want, c) : std::string("FAILED: ") + s.message();
+  if (r.check != "exact") return r;
+  r.inplace_gbs = gbs(c, time_ms(o, [&](int i) { xpose::transpose_inplace_host(a.data(), desc_of(c, i % 2 == 0), ws.data(), wsb, ho); }, host_timer));
+  r.best_gbs = gbs(c, time_ms(o, [&](int) { xpose::transpose_host(orig.data(), out.data(), d, ho); }, host_timer));
+  const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+  r.copy_gbs = gbs(c, time_ms(o, [&](int) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (index_t k = 0; k < 64; ++k) {
+      const std::size_t lo = n * static_cast<std::size_t>(k) / 64, hi = n * static_cast<std::size_t>(k + 1) / 64;
+      std::memcpy(out.data() + lo, orig.data() + lo, hi - lo);
+    }
+  }, host_timer));
+#if defined(XPOSE_HAVE_OPENBLAS)
+  // OpenBLAS 0.3.21 exits the process ("Memory alloc failed") on skinny shapes such
+  // as 2000000x4: only squares and rectangles with both sides >= 1000 are offered.
+  std::vector<unsigned char> b(orig);
+  const bool blas_ok = c.rows == c.cols || std::min(c.rows, c.cols) >= 1000;
+  if (blas_ok && blas_imatcopy(b.data(), d, c.dt.name)) {
+    r.blas_check = compare(b, want, c);
+    if (r.blas_check != "exact") r.blas_check = "WRONG (" + r.blas_check.substr(7) + ")";
+    r.blas_gbs = gbs(c, time_ms(o, [&](int i) { blas_imatcopy(b.data(), desc_of(c, i % 2 == 0), c.dt.name); }, host_timer));
+  }
+#endif
+  return r;
+}
+
+#if defined(XPOSE_HAS_CUDA)
+struct dev_mem {
+  void* p = nullptr;
+  explicit dev_mem(std::size_t n) {
+    if (cudaMalloc(&p, n ? n : 1) != cudaSuccess) p = nullptr;
+  }
+  ~dev_mem() { cudaFree(p); }
+};
+
+ip_row run_gpu_case(const ip_case& c, const options& o) {
+  prepared p = prepare(c, true);
+  ip_row& r = p.r;
+  const xpose::matrix_desc& d = p.d;
+  const std::size_t n = p.n, wsb = p.wsb;
+  const auto& orig = p.orig;
+  const auto& want = p.want;
+  std::vector<unsigned char> got(n);
+  dev_mem a(n), out(n), ws(wsb);
+  if (!a.p || !out.p || !ws.p) {
+    r.check = "FAILED: cudaMalloc (out of device memory?)";
+    return r;
+  }
+  cudaMemcpy(a.p, orig.data(), n, cudaMemcpyHostToDevice);
+  xpose::status s = xpose::transpose_inplace(a.p, d, ws.p, wsb, nullptr);
+  if (cudaDeviceSynchronize() != cudaSuccess) s = xpose::status::make(xpose::status_code::cuda_error, "kernel failed");
+  cudaMemcpy(got.data(), a.p, n, cudaMemcpyDeviceToHost);
+  r.check = s.ok() ? compare(got, want, c) : std::string("FAILED: ") + s.message();
+  if (r.check != "exact") return r;
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  auto timer = [&](const std::function<void()>& g) {
+    cudaEventRecord(e0);
+    g();
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    return static_cast<double>(ms);
+  };
+  r.inplace_gbs = gbs(c, time_ms(o, [&](int i) { xpose::transpose_inplace(a.p, desc_of(c, i % 2 == 0), ws.p, wsb, nullptr); }, timer));
+  r.best_gbs = gbs(c, time_ms(o, [&](int) { xpose::transpose(a.p, out.p, d, nullptr); }, timer));
+  r.copy_gbs = gbs(c, time_ms(o, [&](int) { cudaMemcpyAsync(out.p, a.p, n, cudaMemcpyDeviceToDevice); }, timer));
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return r;
+}
+#endif
+
+std::vector<ip_case> default_cases(bool gpu, const std::vector<dtype_info>& all) {
+  auto dt = [&](const std::string& name) {
+    for (const auto& d : all)
+      if (d.name == name) return d;
+    return all.front();
+  };
+  std::vector<ip_case> v;
+  // Squares: >= 256 MiB on the GPU (the issue's target), >= 64 MiB on the CPU.
+  const index_t gpu_side[] = {16384, 12288, 8192, 6144, 4096}, cpu_side[] = {8192, 6144, 4096, 3072, 2048};
+  const char* names[] = {"u8", "f16", "f32", "f64", "c128"};
+  for (int k = 0; k < 5; ++k) {
+    const index_t s = gpu ? gpu_side[k] : cpu_side[k];
+    v.push_back({"square", s, s, 1, dt(names[k])});
+  }
+  // Random rectangles, m and n uniform in [1000, 20000] (CPU: [1000, 8000]).
+  std::mt19937_64 g(14);
+  const index_t hi = gpu ? 20000 : 8000;
+  for (const char* name : {"f32", "f64"})
+    for (int k = 0; k < (gpu ? 9 : 5); ++k) {
+      const index_t m = 1000 + static_cast<index_t>(g() % static_cast<std::uint64_t>(hi - 999));
+      const index_t nn = 1000 + static_cast<index_t>(g() % static_cast<std::uint64_t>(hi - 999));
+      v.push_back({"random", m, nn, 1, dt(name)});
+    }
+  // Skinny, both orientations: n in [2, 32], m = 1e7 (CPU: 2e6).
+  const index_t m = gpu ? 10000000 : 2000000;
+  for (index_t nn : {2, 3, 4, 8, 16, 32}) {
+    v.push_back({"skinny", m, nn, 1, dt("f32")});
+    v.push_back({"skinny", nn, m, 1, dt("f32")});
+  }
+  return v;
+}
+
+std::string render_rows(const std::vector<ip_row>& rows, bool gpu) {
+  std::ostringstream s;
+  s << "== xpose-bench --inplace (" << (gpu ? "GPU" : "CPU")
+    << "): GB/s = 2 x matrix bytes per transpose / time (1e9 B/s), median of reps ==\n";
+  char buf[400];
+  std::snprintf(buf, sizeof buf, "%-7s %-16s %-5s %-20s %9s %9s %9s %7s %9s %7s %9s  %s\n", "kind", "size", "dtype",
+                "method", "ws MiB", "inplace", gpu ? "best" : "xpose_oop", "of_best", "copy", "of_copy",
+                "imatcopy", "check");
+  s << buf;
+  for (const auto& r : rows) {
+    const std::string size = (r.c.batch > 1 ? std::to_string(r.c.batch) + "x" : "") + std::to_string(r.c.rows) +
+                             "x" + std::to_string(r.c.cols);
+    std::snprintf(buf, sizeof buf, "%-7s %-16s %-5s %-20s %9.1f %9.1f %9.1f %7.3f %9.1f %7.3f %9.1f  %s%s\n",
+                  r.c.kind.c_str(), size.c_str(), r.c.dt.name.c_str(), r.method.c_str(), r.ws_mib, r.inplace_gbs,
+                  r.best_gbs, r.best_gbs > 0 ? r.inplace_gbs / r.best_gbs : 0.0, r.copy_gbs,
+                  r.copy_gbs > 0 ? r.inplace_gbs / r.copy_gbs : 0.0, r.blas_gbs, r.check.c_str(),
+                  r.blas_check == "-" ? "" : ("; imatcopy " + r.blas_check).c_str());
+    s << buf;
+  }
+  // Medians of the ratios per kind: the issue's targets are stated on them.
+  for (const char* kind : {"square", "random", "skinny", "given"}) {
+    std::vector<double> of_best, of_copy;
+    for (const auto& r : rows)
+      if (r.c.kind == kind && r.best_gbs > 0) {
+        of_best.push_back(r.inplace_gbs / r.best_gbs);
+        of_copy.push_back(r.copy_gbs > 0 ? r.inplace_gbs / r.copy_gbs : 0);
+      }
+    if (of_best.empty()) continue;
+    std::snprintf(buf, sizeof buf, "median %-7s of_best %.3f  of_copy %.3f  (%zu cases; min of_best %.3f)\n", kind,
+                  median(of_best), median(of_copy), of_best.size(), *std::min_element(of_best.begin(), of_best.end()));
+    s << buf;
+  }
+  return s.str();
+}
+
+}  // namespace
+
+int run_inplace(const options& o, const std::vector<dtype_info>& all_dtypes, bool gpu, const std::string& kinds) {
+  std::vector<ip_case> cases;
+  for (const auto& c : o.cases) cases.push_back({"given", c.rows, c.cols, c.batch, c.dtype});
+  if (!o.sizes_given) {
+    cases.clear();
+    std::string known = ",square,random,skinny,", list = "," + kinds + ",";
+    for (std::size_t a = 1, b; a < list.size(); a = b + 1) {
+      b = list.find(',', a);
+      if (known.find("," + list.substr(a, b - a) + ",") == std::string::npos)
+        usage_error("unknown --inplace-kinds entry '" + list.substr(a, b - a) + "' (square, random, skinny)");
+    }
+    for (const auto& c : default_cases(gpu, all_dtypes))
+      if (list.find("," + c.kind + ",") != std::string::npos) cases.push_back(c);
+  }
+  std::vector<ip_row> rows;
+  int rc = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (isatty_stderr()) progress(i, cases.size(), std::to_string(cases[i].rows) + "x" + std::to_string(cases[i].cols));
+#if defined(XPOSE_HAS_CUDA)
+    rows.push_back(gpu ? run_gpu_case(cases[i], o) : run_cpu_case(cases[i], o));
+#else
+    rows.push_back(run_cpu_case(cases[i], o));
+#endif
+    if (rows.back().check != "exact") rc = 1;
+  }
+  if (isatty_stderr()) progress_done();
+  const std::string text = render_rows(rows, gpu);
+  std::cout << text << std::flush;
+  if (!o.out_file.empty()) {
+    FILE* f = std::fopen(o.out_file.c_str(), "w");
+    if (f == nullptr) usage_error("cannot write --out file '" + o.out_file + "'");
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+  }
+  for (const auto& r : rows)
+    if (r.check != "exact") std::fprintf(stderr, "xpose-bench: in-place %lldx%lld %s: %s\n", (long long)r.c.rows,
+                                         (long long)r.c.cols, r.c.dt.name.c_str(), r.check.c_str());
+  return rc;
+}
+
+}  // namespace xbench

@@ -78,4 +78,8 @@ status transpose_host(const T* in, T* out, index_t rows, index_t cols,
 /// other entries.
 status transpose_reference(const void* in, void* out, const matrix_desc& desc) noexcept;
 
+/// Name of the SIMD target the CPU backend dispatched to on this CPU (Highway's
+/// names: "AVX2", "AVX3", "SSE4", "NEON", "SVE", ..., "EMU128" for the portable one).
+const char* cpu_backend_target() noexcept;
+
 }  // namespace xpose

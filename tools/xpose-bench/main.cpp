@@ -136,6 +136,7 @@ int main(int argc, char** argv) {
   app.add_option("--plot", o.plot_file, "draw GB/s against size per variant into FILE.png (matplotlib)");
   app.add_flag("--model", o.model, "add the access model's predicted sectors and bank-conflict ways (no GPU needed)");
   app.add_flag("--counters", o.counters, "measure those counters with Nsight Compute (ncu on PATH); implies --model");
+  app.add_flag("--sweep", o.sweep, "with --cpu: the CPU sweep (every shape class and element size, buffers >= 4x the LLC)");
   bool list = false;
   app.add_flag("--list", list, "list the registered variants and exit");
   CLI::App* lab = app.add_subcommand("lab", "reproduce the course tables at 4096x4096 fp32 on this GPU");
@@ -178,9 +179,11 @@ int main(int argc, char** argv) {
   std::string why_no_gpu;
   const bool gpu = !o.cpu && gpu_usable(&why_no_gpu);
   if (!o.cpu && !gpu && !o.model) o.cpu = true;
+  if (o.sweep && (!o.cpu || size_opt->count() > 0)) usage_error("--sweep is the CPU sweep: use it with --cpu, without --size");
   if (variants_opt->count() > 0) {
     for (const auto& v : split(variants_s, ',')) {
-      const bool cpu_name = v == "memcpy" || v == "naive_loop" || v == "xpose_cpu" || v == "openblas";
+      const bool cpu_name = v == "memcpy" || v == "naive_loop" || v == "xpose_cpu" || v == "openblas" ||
+                            v == "numpy";
       if (o.cpu ? !cpu_name : xpose::find_variant(v) == nullptr)
         usage_error("unknown variant '" + v + "' for the " + (o.cpu ? "CPU" : "GPU") +
                     " backend (see --list; CPU: memcpy, naive_loop, xpose_cpu, openblas)");

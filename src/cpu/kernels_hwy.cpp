@@ -1,6 +1,13 @@
 // The CPU backend's vector kernels, written once with Google Highway and compiled for
 // every target Highway can dispatch to (x86: SSSE3, SSE4, AVX2, AVX-512; Arm: NEON;
 // the portable EMU128 target elsewhere). kernels() picks the best one at run time.
+//
+// Not SVE: its vectors are sizeless types, which cannot be array elements, and the
+// register-block transposes below hold N vectors in arrays. SVE CPUs run the NEON
+// target (128-bit, like SVE on Neoverse V2 / Grace), so Arm still gets vector code.
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS (HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128)
+#endif
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/kernels_hwy.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep

@@ -21,6 +21,22 @@ if ((${#missing[@]})); then
     { $SUDO apt-get update -q >/dev/null && $SUDO apt-get install -y -q "${missing[@]}" >/dev/null; }
 fi
 
+# CPU backend: Google Highway; the Arm cross build of the CPU tests (issue 13):
+# cross compiler, qemu-user, and Highway + GoogleTest for arm64 through multiarch.
+cpu_pkgs=(libhwy-dev g++-aarch64-linux-gnu qemu-user libhwy-dev:arm64 libgtest-dev:arm64)
+cpu_missing=()
+for p in "${cpu_pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || cpu_missing+=("$p")
+done
+if ((${#cpu_missing[@]})); then
+  echo "install-deps: installing Debian packages: ${cpu_missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  dpkg --print-foreign-architectures | grep -qx arm64 || $SUDO dpkg --add-architecture arm64
+  $SUDO apt-get update -q >/dev/null
+  $SUDO apt-get install -y -q "${cpu_missing[@]}" >/dev/null
+fi
+
 # Python environment for the Python package and its tests.
 PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then

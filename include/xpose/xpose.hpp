@@ -114,6 +114,10 @@ status permute_host(const void* in, void* out, const layout& in_layout, const la
                     const int* axes, int naxes, const plan_options& plan_opts = {},
                     const host_options& options = {}) noexcept;
 
+/// Name of the SIMD target the CPU backend dispatched to on this CPU (Highway's
+/// names: "AVX2", "AVX3", "SSE4", "NEON", "SVE", ..., "EMU128" for the portable one).
+const char* cpu_backend_target() noexcept;
+
 }  // namespace xpose
 
 // In-place transpose (issue 14).

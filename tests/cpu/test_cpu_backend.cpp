@@ -117,3 +117,85 @@ TEST(CpuBackend, RowStripsPhasedToCacheLines) {
     check_host(matrix_desc::packed(3, 1 << 20, es), 0, 6, 1);     // fewer rows than the phase
   }
 }
+
+// ---- shape classes (src/cpu/blocked.cpp): every element size through each path ----
+
+namespace {
+
+// A packed-output desc whose input rows are padded by pad_in and whose input batch
+// stride has a gap (or is 0: one input matrix broadcast to every output).
+matrix_desc packed_out(index_t rows, index_t cols, int es, index_t batch, index_t pad_in, index_t gap_in) {
+  matrix_desc d = matrix_desc::packed(rows, cols, es, batch);
+  d.ld_in = cols + pad_in;
+  d.stride_in = gap_in < 0 ? 0 : rows * d.ld_in + gap_in;
+  return d;
+}
+
+// Every variation of one shape: packed, padded input, padded output (which takes
+// another path), batches with gaps, a broadcast input, misaligned pointers.
+void check_variants(index_t r, index_t c, int es, std::uint64_t seed) {
+  check_host(matrix_desc::packed(r, c, es), 0, seed);
+  check_host(packed_out(r, c, es, 1, 3, 0), 0, seed + 1);
+  check_host(padded(r, c, es, 1, 0, 2, 0), 0, seed + 2);
+  check_host(packed_out(r, c, es, 5, 1, 7), 0, seed + 3, 1);
+  check_host(packed_out(r, c, es, 4, 0, -1), 0, seed + 4);
+  check_host(padded(r, c, es, 3, 2, 1, 5), 0, seed + 5, 3);
+  check_host(matrix_desc::packed(r, c, es, 3), 1, seed + 6, 1);
+}
+
+}  // namespace
+
+// One short side, 2..16 elements, both orientations (AoS <-> SoA): the (de)interleave
+// path for 2..4, tiles with fringe micro-tiles beyond.
+TEST(CpuBackendShapes, OneShortSide) {
+  for (int es : elem_sizes())
+    for (index_t k : {2, 3, 4, 5, 7, 8, 16})
+      for (index_t n : {1, 5, 31, 33, 1000, 4099}) {
+        check_variants(k, n, es, static_cast<std::uint64_t>(k * 131 + n));
+        check_variants(n, k, es, static_cast<std::uint64_t>(k * 137 + n));
+      }
+}
+
+// Row lengths that are no multiple of any micro-tile edge.
+TEST(CpuBackendShapes, OddRowLengths) {
+  for (int es : elem_sizes())
+    for (auto [r, c] : {std::pair<index_t, index_t>{123, 457}, {457, 123}, {67, 1001}, {255, 257}})
+      check_variants(r, c, es, static_cast<std::uint64_t>(r + c));
+}
+
+// Batches of small matrices: many per work item, staged back to back.
+TEST(CpuBackendShapes, SmallMatrixBatches) {
+  for (int es : elem_sizes())
+    for (index_t s : {1, 2, 5, 8, 9, 16, 31, 32, 64})
+      for (index_t b : {2, 7, 300}) {
+        check_host(matrix_desc::packed(s, s, es, b), 0, static_cast<std::uint64_t>(s * b));
+        check_host(matrix_desc::packed(s, s + 3, es, b), 2, static_cast<std::uint64_t>(s * b + 1), 1);
+        check_host(packed_out(s + 1, s, es, b, 2, -1), 0, static_cast<std::uint64_t>(s * b + 2));
+      }
+}
+
+// Vectors: a row or a column (a copy when both sides are contiguous), batched,
+// and with a padded side (no longer a copy).
+TEST(CpuBackendShapes, Vectors) {
+  for (int es : elem_sizes())
+    for (index_t n : {1, 2, 17, 4096, 100003}) {
+      check_variants(1, n, es, static_cast<std::uint64_t>(n));
+      check_variants(n, 1, es, static_cast<std::uint64_t>(n + 1));
+    }
+}
+
+// Large outputs of every class take the streaming copy-out (from staging): exact
+// too, with misaligned pointers and batches.
+TEST(CpuBackendShapes, StreamingEveryClass) {
+  for (int es : elem_sizes()) {
+    const index_t n = (index_t{9} << 20) / es;  // about 9 MiB of output
+    check_host(matrix_desc::packed(3, n / 3 + 1, es), 0, 1, 1);              // interleave
+    check_host(matrix_desc::packed(n / 4 + 3, 4, es), 0, 2, 3);              // deinterleave
+    check_host(packed_out(2, n / 4, es, 2, 1, 5), 0, 3, 1);                  // interleave, batches
+    check_host(matrix_desc::packed(16, 16, es, n / 256 + 1), 0, 4, 1);       // small batches
+    check_host(packed_out(8, 8, es, n / 64 + 3, 0, -1), 0, 5);               // broadcast batches
+    check_host(matrix_desc::packed(1, n + 5, es), 0, 6, 1);                  // vector: a copy
+    check_host(matrix_desc::packed(n / 2 + 1, 1, es, 2), 0, 7, 3);           // column vectors
+    check_host(matrix_desc::packed(7, n / 7 + 1, es), 0, 8, 1);              // 7 x N tiles
+  }
+}

@@ -43,6 +43,7 @@ struct options {
   bool sizes_given = false;
   bool model = false;     // --model: predicted columns from the access model
   bool counters = false;  // --counters: ncu's measured counters beside them
+  bool sweep = false;     // --sweep (CPU): every shape class, buffers >= 4x the last-level cache
   std::string command;  // the command line, for evidence
 };
 

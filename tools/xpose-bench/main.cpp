@@ -71,6 +71,7 @@ const cpu_variant cpu_variants[] = {
     {"naive_loop", "CPU: plain double loop, the baseline a user writes first"},
     {"xpose_cpu", "CPU: the library's blocked, threaded backend (transpose_host)"},
     {"openblas", "CPU: OpenBLAS's out-of-place transpose (when built with OpenBLAS)"},
+    {"numpy", "CPU: NumPy's np.ascontiguousarray(x.T), timed in a child process (python3 with numpy)"},
 };
 bool is_cpu_variant(const std::string& v) {
   for (const auto& c : cpu_variants)
@@ -288,6 +289,7 @@ int main(int argc, char** argv) {
       app.add_option("--plot", o.plot_file, "draw GB/s against size per variant into FILE.png (matplotlib)");
   app.add_flag("--model", o.model, "add the access model's predicted sectors and bank-conflict ways (no GPU needed)");
   app.add_flag("--counters", o.counters, "measure those counters with Nsight Compute (ncu on PATH); implies --model");
+  app.add_flag("--sweep", o.sweep, "with --cpu: the CPU sweep (every shape class and element size, buffers >= 4x the LLC)");
   bool list = false;
   app.add_flag("--list", list, "list the registered variants and exit");
   bool inplace = false;  // issue 14
@@ -350,15 +352,16 @@ int main(int argc, char** argv) {
     usage_error("lab measures the GPU kernels and needs a GPU (" + (o.cpu ? std::string("--cpu given") : why_no_gpu) + ")");
   const bool cpu_by_default = !o.cpu && !gpu && !o.model;
   if (cpu_by_default) o.cpu = true;
+  if (o.sweep && (!o.cpu || size_opt->count() > 0)) usage_error("--sweep is the CPU sweep: use it with --cpu, without --size");
   if (variants_opt->count() > 0) {
     for (const auto& v : split(variants_s, ',')) {
       const bool cpu_name = is_cpu_variant(v);
       if (cpu_by_default && !cpu_name && xpose::find_variant(v) != nullptr)
         usage_error("variant '" + v + "' runs on the GPU, and there is none (" + why_no_gpu +
-                    "); CPU variants: memcpy, naive_loop, xpose_cpu, openblas");
+                    "); CPU variants: memcpy, naive_loop, xpose_cpu, openblas, numpy");
       if (o.cpu ? !cpu_name : xpose::find_variant(v) == nullptr)
         usage_error("unknown variant '" + v + "' for the " + (o.cpu ? "CPU" : "GPU") +
-                    " backend (see --list; CPU: memcpy, naive_loop, xpose_cpu, openblas)");
+                    " backend (see --list; CPU: memcpy, naive_loop, xpose_cpu, openblas, numpy)");
       o.variants.push_back(v);
     }
   }

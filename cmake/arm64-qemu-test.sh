@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Cross-builds the CPU tests for aarch64 and runs them under qemu-user: the vector
+# kernels must be exact on Arm, and Highway must dispatch a NEON/SVE target there
+# (CpuTarget.*). Exit 77 (skipped, with the reason) when the tools are missing.
+# Usage: arm64-qemu-test.sh SOURCE_DIR WORK_DIR
+set -euo pipefail
+src=$1 work=$2
+for tool in aarch64-linux-gnu-g++ qemu-aarch64; do
+  command -v "$tool" >/dev/null || { echo "SKIPPED: $tool is not installed (scripts/install-deps.sh)"; exit 77; }
+done
+[ -f /usr/lib/aarch64-linux-gnu/pkgconfig/libhwy.pc ] ||
+  { echo "SKIPPED: libhwy-dev:arm64 is not installed (scripts/install-deps.sh)"; exit 77; }
+cmake -S "$src" -B "$work" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$src/cmake/aarch64-linux-gnu.cmake" \
+  -DCMAKE_BUILD_TYPE=Release -DXPOSE_CUDA=OFF -DXPOSE_BUILD_TOOLS=OFF -DXPOSE_PYTHON=OFF >/dev/null
+cmake --build "$work" --target xpose_cpu_tests -j "${XPOSE_ARM64_JOBS:-2}" >/dev/null
+exec qemu-aarch64 -L /usr/aarch64-linux-gnu "$work/tests/xpose_cpu_tests" --gtest_brief=1

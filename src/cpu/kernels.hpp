@@ -1,0 +1,33 @@
+// Vector kernels of the CPU backend, compiled once per Highway target (kernels_hwy.cpp)
+// and chosen at run time for the CPU at hand. Sizes in bytes unless named otherwise;
+// an element-size slot `e` is log2 of the element size (0..4 for 1..16 bytes).
+#pragma once
+
+#include "xpose/config.hpp"
+
+namespace xpose::detail::cpu {
+
+using byte = unsigned char;
+
+struct kernel_set {
+  /// Transposes a rows x cols block (any sizes): dst[c][r] = src[r][c], row pitches
+  /// lds and ldd in bytes. Vector micro-tiles where they fit, smaller ones and
+  /// scalar moves for the fringes.
+  void (*block[5])(const byte* src, index_t lds, byte* dst, index_t ldd, index_t rows, index_t cols);
+  /// Interleaves k = 2..4 rows of n elements (pitch lds) into n packed rows of k:
+  /// dst[c * k + r] = src[r][c].
+  void (*interleave[5])(const byte* src, index_t lds, int k, byte* dst, index_t n);
+  /// The inverse shape: n packed rows of k = 2..4 elements into k rows of n (pitch
+  /// ldd): dst[c][r] = src[r * k + c].
+  void (*deinterleave[5])(const byte* src, int k, byte* dst, index_t ldd, index_t n);
+  /// Copies n bytes with non-temporal stores where the target has them; fence()
+  /// orders them before a barrier.
+  void (*stream_copy)(byte* dst, const byte* src, index_t n);
+  void (*fence)();
+  const char* target;  ///< Highway's name of the dispatched target
+};
+
+/// The kernels of the best target this CPU supports (chosen once, thread-safe).
+const kernel_set& kernels() noexcept;
+
+}  // namespace xpose::detail::cpu

@@ -1,0 +1,240 @@
+// The CPU backend's vector kernels, written once with Google Highway and compiled for
+// every target Highway can dispatch to (x86: SSSE3, SSE4, AVX2, AVX-512; Arm: NEON;
+// the portable EMU128 target elsewhere). kernels() picks the best one at run time.
+//
+// Not SVE: its vectors are sizeless types, which cannot be array elements, and the
+// register-block transposes below hold N vectors in arrays. SVE CPUs run the NEON
+// target (128-bit, like SVE on Neoverse V2 / Grace), so Arm still gets vector code.
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS (HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128)
+#endif
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/kernels_hwy.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "hwy/cache_control.h"
+#include "hwy/highway.h"
+
+#include "cpu/kernels.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace xpose::detail::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <int ES>
+struct lane;
+template <> struct lane<1> { using type = std::uint8_t; };
+template <> struct lane<2> { using type = std::uint16_t; };
+template <> struct lane<4> { using type = std::uint32_t; };
+template <> struct lane<8> { using type = std::uint64_t; };
+
+// Widest micro-tile vector: 32 bytes on x86 (64-byte AVX-512 vectors gained nothing
+// over 32-byte ones in the copy-out, docs/RESULTS.md "CPU backend"); one 128-bit block
+// elsewhere, which keeps the block-wise interleaves exact on every target.
+// The SCALAR target (one lane, no interleaves) uses the element loops only.
+#define XPOSE_HWY_VECTORS (HWY_TARGET != HWY_SCALAR)
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && XPOSE_HWY_VECTORS
+constexpr std::size_t kTileBytes = HWY_MIN(HWY_MAX_BYTES, 32);
+#elif !XPOSE_HWY_VECTORS
+constexpr std::size_t kTileBytes = 0;
+#else
+constexpr std::size_t kTileBytes = 16;
+#endif
+
+template <int ES>
+HWY_INLINE void move_elem(byte* dst, const byte* src) {
+  std::memcpy(dst, src, ES);
+}
+
+template <int ES>
+void scalar_block(const byte* s, index_t lds, byte* o, index_t ldd, index_t rows, index_t cols) {
+  for (index_t c = 0; c < cols; ++c)
+    for (index_t r = 0; r < rows; ++r) move_elem<ES>(o + c * ldd + r * ES, s + r * lds + c * ES);
+}
+
+#if XPOSE_HWY_VECTORS
+// Loads the 16-byte pieces at p, p + step, p + 2 step, ... into the 128-bit blocks of
+// one vector (block 0 lowest).
+template <class D>
+HWY_INLINE hn::VFromD<D> load_blocks(D d, const byte* p, index_t step) {
+  using T = hn::TFromD<D>;
+  constexpr std::size_t bytes = hn::MaxLanes(D()) * sizeof(T);
+  if constexpr (bytes <= 16) {
+    return hn::LoadU(d, reinterpret_cast<const T*>(p));
+  } else {
+    const hn::Half<D> dh;
+    return hn::Combine(d, load_blocks(dh, p + step * static_cast<index_t>(bytes / 32), step), load_blocks(dh, p, step));
+  }
+}
+
+// One micro-tile of E x E elements, E = (elements per block) x (blocks per vector).
+// A register holds one row of N elements per block; register i of column group g
+// takes input rows i, i + N, ... in its blocks. One round interleaves registers l and
+// l + N/2 into 2l, 2l + 1, which rotates the bits of the (row, col) index within a
+// block left by one; after log2(N) rounds every block holds an N x N transpose and
+// each register is a whole output row segment.
+template <class D>
+HWY_INLINE void micro_tile(D d, const byte* s, index_t lds, byte* o, index_t ldd) {
+  using T = hn::TFromD<D>;
+  using V = hn::VFromD<D>;
+  constexpr std::size_t bytes = hn::MaxLanes(D()) * sizeof(T);
+  constexpr std::size_t blk = bytes < 16 ? bytes : 16;
+  constexpr int N = static_cast<int>(blk / sizeof(T)), B = static_cast<int>(bytes / blk);
+  for (int g = 0; g < B; ++g) {
+    V a[N];
+    for (int i = 0; i < N; ++i) a[i] = load_blocks(d, s + i * lds + g * static_cast<index_t>(blk), N * lds);
+    for (int round = 1; round < N; round *= 2) {
+      V t[N];
+      for (int l = 0; l < N / 2; ++l) {
+        t[2 * l] = hn::InterleaveLower(d, a[l], a[l + N / 2]);
+        t[2 * l + 1] = hn::InterleaveUpper(d, a[l], a[l + N / 2]);
+      }
+      for (int i = 0; i < N; ++i) a[i] = t[i];
+    }
+    for (int j = 0; j < N; ++j) hn::StoreU(a[j], d, reinterpret_cast<T*>(o + (g * N + j) * ldd));
+  }
+}
+
+#endif  // XPOSE_HWY_VECTORS
+
+// Micro-tiles of `bytes`-wide vectors over the largest multiple of their edge; the
+// fringes go to half-width tiles, down to single elements.
+template <int ES, std::size_t bytes>
+void block_of(const byte* s, index_t lds, byte* o, index_t ldd, index_t rows, index_t cols) {
+  if constexpr (ES > 8 || bytes < 2 * ES || !XPOSE_HWY_VECTORS) {
+    scalar_block<ES>(s, lds, o, ldd, rows, cols);
+  } else {
+#if XPOSE_HWY_VECTORS
+    const hn::FixedTag<typename lane<ES>::type, bytes / ES> d;
+    constexpr index_t E = bytes <= 16 ? bytes / ES : (16 / ES) * (bytes / 16);
+    const index_t fr = rows - rows % E, fc = cols - cols % E;
+    for (index_t r = 0; r < fr; r += E)
+      for (index_t c = 0; c < fc; c += E) micro_tile(d, s + r * lds + c * ES, lds, o + c * ldd + r * ES, ldd);
+    if (fc < cols) block_of<ES, bytes / 2>(s + fc * ES, lds, o + fc * ldd, ldd, rows, cols - fc);
+    if (fr < rows) block_of<ES, bytes / 2>(s + fr * lds, lds, o + fr * ES, ldd, rows - fr, fc);
+#endif
+  }
+}
+
+template <int ES>
+void block(const byte* s, index_t lds, byte* o, index_t ldd, index_t rows, index_t cols) {
+  block_of<ES, kTileBytes>(s, lds, o, ldd, rows, cols);
+}
+
+// Vector width for the (de)interleaves: whole vectors, at most 32 bytes (as above).
+template <class T>
+using stream_tag = hn::CappedTag<T, (kTileBytes ? kTileBytes : 16) / sizeof(T)>;
+
+template <int ES>
+void interleave(const byte* src, index_t lds, int k, byte* dst, index_t n) {
+  index_t c = 0;
+#if XPOSE_HWY_VECTORS
+  if constexpr (ES <= 8) {
+    using T = typename lane<ES>::type;
+    const stream_tag<T> d;
+    const auto L = static_cast<index_t>(hn::Lanes(d));
+    auto row = [&](int r, index_t i) { return hn::LoadU(d, reinterpret_cast<const T*>(src + r * lds) + i); };
+    T* o = reinterpret_cast<T*>(dst);
+    if (k == 2)
+      for (; c + L <= n; c += L) hn::StoreInterleaved2(row(0, c), row(1, c), d, o + 2 * c);
+    else if (k == 3)
+      for (; c + L <= n; c += L) hn::StoreInterleaved3(row(0, c), row(1, c), row(2, c), d, o + 3 * c);
+    else
+      for (; c + L <= n; c += L) hn::StoreInterleaved4(row(0, c), row(1, c), row(2, c), row(3, c), d, o + 4 * c);
+  }
+#endif
+  for (; c < n; ++c)
+    for (int r = 0; r < k; ++r) move_elem<ES>(dst + (c * k + r) * ES, src + r * lds + c * ES);
+}
+
+template <int ES>
+void deinterleave(const byte* src, int k, byte* dst, index_t ldd, index_t n) {
+  index_t r = 0;
+#if XPOSE_HWY_VECTORS
+  if constexpr (ES <= 8) {
+    using T = typename lane<ES>::type;
+    const stream_tag<T> d;
+    const auto L = static_cast<index_t>(hn::Lanes(d));
+    const T* s = reinterpret_cast<const T*>(src);
+    auto out = [&](int c, index_t i) { return reinterpret_cast<T*>(dst + c * ldd) + i; };
+    hn::VFromD<decltype(d)> v0, v1, v2, v3;
+    if (k == 2)
+      for (; r + L <= n; r += L) {
+        hn::LoadInterleaved2(d, s + 2 * r, v0, v1);
+        hn::StoreU(v0, d, out(0, r)), hn::StoreU(v1, d, out(1, r));
+      }
+    else if (k == 3)
+      for (; r + L <= n; r += L) {
+        hn::LoadInterleaved3(d, s + 3 * r, v0, v1, v2);
+        hn::StoreU(v0, d, out(0, r)), hn::StoreU(v1, d, out(1, r)), hn::StoreU(v2, d, out(2, r));
+      }
+    else
+      for (; r + L <= n; r += L) {
+        hn::LoadInterleaved4(d, s + 4 * r, v0, v1, v2, v3);
+        hn::StoreU(v0, d, out(0, r)), hn::StoreU(v1, d, out(1, r));
+        hn::StoreU(v2, d, out(2, r)), hn::StoreU(v3, d, out(3, r));
+      }
+  }
+#endif
+  for (; r < n; ++r)
+    for (int c = 0; c < k; ++c) move_elem<ES>(dst + c * ldd + r * ES, src + (r * k + c) * ES);
+}
+
+// Non-temporal copy on x86: whole aligned vectors bypass the caches. A destination 16
+// bytes off a 32-byte boundary (every large std::vector: glibc's mmap'd blocks start
+// 16 bytes into a page) takes a 16-byte streaming head and tail: ordinary stores into
+// a line that is also being streamed cost about half the bandwidth (docs/RESULTS.md,
+// "CPU backend"). Elsewhere a plain copy.
+void stream_copy(byte* dst, const byte* src, index_t n) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && XPOSE_HWY_VECTORS
+  const hn::CappedTag<std::uint8_t, kTileBytes> d;
+  const hn::Full128<std::uint8_t> d16;
+  const auto V = static_cast<index_t>(hn::Lanes(d));
+  auto mis = [&](index_t a) { return static_cast<index_t>(reinterpret_cast<std::uintptr_t>(dst + 0) % static_cast<std::uintptr_t>(a)); };
+  index_t i = std::min<index_t>(n, (16 - mis(16)) % 16);
+  if (i) std::memcpy(dst, src, static_cast<std::size_t>(i));
+  auto stream16 = [&] {
+    hn::Stream(hn::LoadU(d16, src + i), d16, dst + i);
+    i += 16;
+  };
+  if (V > 16 && i + 16 <= n && reinterpret_cast<std::uintptr_t>(dst + i) % 32 != 0) stream16();
+  for (; i + V <= n; i += V) hn::Stream(hn::LoadU(d, src + i), d, dst + i);
+  if (i + 16 <= n) stream16();
+  if (i < n) std::memcpy(dst + i, src + i, static_cast<std::size_t>(n - i));
+#else
+  std::memcpy(dst, src, static_cast<std::size_t>(n));
+#endif
+}
+
+void fence() { hwy::FlushStream(); }
+
+const kernel_set* get_kernels() {
+  static const kernel_set k = {
+      {block<1>, block<2>, block<4>, block<8>, block<16>},
+      {interleave<1>, interleave<2>, interleave<4>, interleave<8>, interleave<16>},
+      {deinterleave<1>, deinterleave<2>, deinterleave<4>, deinterleave<8>, deinterleave<16>},
+      stream_copy,
+      fence,
+      hwy::TargetName(HWY_TARGET)};
+  return &k;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace xpose::detail::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace xpose::detail::cpu {
+HWY_EXPORT(get_kernels);
+
+const kernel_set& kernels() noexcept {
+  static const kernel_set* k = HWY_DYNAMIC_DISPATCH(get_kernels)();
+  return *k;
+}
+}  // namespace xpose::detail::cpu
+#endif

@@ -1,0 +1,23 @@
+// Which Highway target the CPU backend dispatched to: a vector one, on x86 and Arm
+// (the Arm build runs this under qemu-user: cmake/arm64-qemu-test.sh).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "xpose/xpose.hpp"
+
+TEST(CpuTarget, VectorTargetDispatched) {
+  const std::string t = xpose::cpu_backend_target();
+  std::printf("CPU backend target: %s\n", t.c_str());
+  EXPECT_NE(t, "EMU128");
+  EXPECT_NE(t, "SCALAR");
+#if defined(__aarch64__)
+  EXPECT_TRUE(t == "NEON" || t.rfind("SVE", 0) == 0) << t;
+#elif defined(__x86_64__)
+  EXPECT_TRUE(t == "SSSE3" || t == "SSE4" || t == "AVX2" || t.rfind("AVX3", 0) == 0) << t;
+#endif
+}
+
+TEST(CpuTarget, StableAcrossCalls) {
+  EXPECT_EQ(std::string(xpose::cpu_backend_target()), std::string(xpose::cpu_backend_target()));
+}

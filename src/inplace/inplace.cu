@@ -4,8 +4,10 @@
 // accesses for 1, 2, 4-byte elements when rows are 16-byte aligned.
 // Rectangles: the passes of inplace_map.hpp on the R x C grid (R = short side).
 // A pass whose line (a row, or a band of columns) fits in shared memory (the
-// device's opt-in maximum) runs as one launch, a block per line; otherwise lines go through the caller's
-// workspace chunk by chunk (a gather kernel, then a stream-ordered copy back).
+// device's opt-in maximum) runs as one launch, a block per line; longer columns
+// are transposed into the workspace band by band, permuted there as rows and
+// transposed back; what is still too long goes through the workspace chunk by
+// chunk (a gather kernel, then a stream-ordered copy back).
 // A workspace of a whole matrix takes `best` into it and a copy back.
 // No allocation, no host sync: every step is a launch or an async copy on `stream`.
 #include <cuda_runtime.h>
@@ -112,39 +114,60 @@ __global__ void __launch_bounds__(256) square_pairs_vec(T* data, index_t n, inde
   });
 }
 
-// One block per line held in shared memory. Rows: line u is row u (C elements).
-// Columns: line u is the band of columns [u*W, u*W + w), all R rows, as (R, w).
-// Gather: load as is, write back from the source; scatter: load into the source,
-// write back as is. Global accesses stay contiguous either way.
+// How pass_smem finds its lines: rows of the grid (line u = row u, C elements),
+// bands of grid columns (line u = columns [u*W, u*W + w), all R rows, as (R, w)), or
+// grid columns stored as rows of the workspace (line u = column j_base + u, R
+// elements at data + u*R: a band transposed there by `best`).
+enum class line_mode : int { grid_rows, grid_bands, stored_columns };
+
+struct line_geometry {
+  line_mode mode;
+  index_t W, j_base;
+};
+
+/// Grid position (i, j) and address of element e of line u; n: the line's length.
+struct line_elem {
+  index_t i, j, addr, at;  // at: the element's source within the staged line
+};
+__device__ __forceinline__ line_elem elem_of(const c2r_map& m, step s, const line_geometry& g, index_t u,
+                                             index_t j0, index_t w, index_t e) {
+  line_elem x;
+  if (g.mode == line_mode::grid_rows) {
+    x.i = u, x.j = e, x.addr = u * m.C + e;
+  } else if (g.mode == line_mode::grid_bands) {
+    const index_t q = inplace::udiv(e, w);
+    x.i = q, x.j = j0 + e - q * w, x.addr = q * m.C + x.j;
+  } else {
+    x.i = e, x.j = g.j_base + u, x.addr = u * m.R + e;
+  }
+  const index_t src = inplace::step_src(m, s.kind, x.i, x.j);
+  x.at = g.mode == line_mode::grid_bands ? src * w + (x.j - j0) : src;
+  return x;
+}
+
+// One block per line held in shared memory. Gather: load as is, write back from
+// the source; scatter: load into the source, write back as is. Global accesses
+// stay contiguous either way.
 template <class T>
-__global__ void __launch_bounds__(line_threads) pass_smem(T* data, c2r_map m, step s, index_t W, index_t lines,
-                                                          index_t batch) {
+__global__ void __launch_bounds__(line_threads) pass_smem(T* data, c2r_map m, step s, line_geometry geo,
+                                                          index_t lines, index_t batch) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* sm = reinterpret_cast<T*>(smem_raw);
   const index_t R = m.R, C = m.C;
   for (index_t b = blockIdx.y; b < batch; b += gridDim.y) {
     T* g = data + b * R * C;
     for (index_t u = blockIdx.x; u < lines; u += gridDim.x) {
-      const index_t j0 = s.along_columns() ? u * W : 0;
-      const index_t w = s.along_columns() ? (C - j0 < W ? C - j0 : W) : C;
-      const index_t n = s.along_columns() ? R * w : C;
+      const index_t j0 = geo.mode == line_mode::grid_bands ? u * geo.W : 0;
+      const index_t w = geo.mode == line_mode::grid_bands ? (C - j0 < geo.W ? C - j0 : geo.W) : 0;
+      const index_t n = geo.mode == line_mode::grid_rows ? C : geo.mode == line_mode::grid_bands ? R * w : R;
       for (index_t e = threadIdx.x; e < n; e += blockDim.x) {
-        const index_t q = s.along_columns() ? inplace::udiv(e, w) : 0;
-        const index_t i = s.along_columns() ? q : u, j = s.along_columns() ? j0 + e - q * w : e;
-        const index_t src = inplace::step_src(m, s.kind, i, j);
-        const index_t at = s.along_columns() ? src * w + (j - j0) : src;  // source in the staged line
-        sm[s.gather ? e : at] = g[i * C + j];
+        const line_elem x = elem_of(m, s, geo, u, j0, w, e);
+        sm[s.gather ? e : x.at] = g[x.addr];
       }
       __syncthreads();
       for (index_t e = threadIdx.x; e < n; e += blockDim.x) {
-        const index_t q = s.along_columns() ? inplace::udiv(e, w) : 0;
-        const index_t i = s.along_columns() ? q : u, j = s.along_columns() ? j0 + e - q * w : e;
-        index_t from = e;
-        if (s.gather) {
-          const index_t src = inplace::step_src(m, s.kind, i, j);
-          from = s.along_columns() ? src * w + (j - j0) : src;
-        }
-        g[i * C + j] = sm[from];
+        const line_elem x = elem_of(m, s, geo, u, j0, w, e);
+        g[x.addr] = sm[s.gather ? x.at : e];
       }
       __syncthreads();
     }
@@ -242,9 +265,37 @@ status run_pass(T* data, const matrix_desc& d, const c2r_map& m, step s, T* ws, 
   }
   if (W > 0) {
     const int smem = static_cast<int>((s.along_columns() ? R * W : C) * es);
+    const line_geometry geo{s.along_columns() ? line_mode::grid_bands : line_mode::grid_rows, W, 0};
     pass_smem<T><<<dim3(clamp_grid(lines, grid_x_limit), clamp_grid(d.batch, grid_y_limit)), line_threads, smem,
-                   stream>>>(data, m, s, W, lines, d.batch);
+                   stream>>>(data, m, s, geo, lines, d.batch);
     return launch_status("in-place pass (shared memory)");
+  }
+  // A direct gather of the column shuffle (or of a rotation whose source row changes
+  // within a sector, b * E < 32) reads diagonals: a sector per element.
+  const bool diagonal = s.kind == inplace::step_kind::column || m.b * es < 32;
+  if (s.along_columns() && diagonal && R * es <= smem_limit) {
+    // Columns too long for a band in shared memory, short enough for one column:
+    // `best` transposes a band of K columns into the workspace, each column is
+    // permuted in shared memory as a row, and `best` transposes the band back:
+    // 6M per pass, all of it coalesced.
+    const index_t K = ws_elems / R < C ? ws_elems / R : C;
+    for (index_t b = 0; b < d.batch; ++b) {
+      T* g = data + b * R * C;
+      for (index_t j0 = 0; j0 < C; j0 += K) {
+        const index_t k = C - j0 < K ? C - j0 : K;
+        matrix_desc to = matrix_desc::packed(R, k, static_cast<int>(es));
+        to.ld_in = C;
+        if (status st = transpose(g + j0, ws, to, stream); !st.ok()) return st;
+        const line_geometry geo{line_mode::stored_columns, 0, j0};
+        pass_smem<T><<<clamp_grid(k, grid_x_limit), line_threads, static_cast<int>(R * es), stream>>>(ws, m, s, geo,
+                                                                                                    k, 1);
+        if (status st = launch_status("in-place pass (stored columns)"); !st.ok()) return st;
+        matrix_desc back = matrix_desc::packed(k, R, static_cast<int>(es));
+        back.ld_out = C;
+        if (status st = transpose(ws, g + j0, back, stream); !st.ok()) return st;
+      }
+    }
+    return {};
   }
   // Through the workspace: K whole rows, or a band of K columns, per chunk.
   const index_t line_len = s.along_columns() ? R : C, total = s.along_columns() ? C : R;

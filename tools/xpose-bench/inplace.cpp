@@ -157,33 +157,29 @@ prepared prepare(const ip_case& c, bool device) {
 ip_row run_cpu_case(const ip_case& c, const options& o) {
   prepared p = prepare(c, false);
   ip_row& r = p.r;
-  const xpose::matrix_desc& d = p.d;
-  const std::size_t n = p.n, wsb = p.wsb;
-  const auto& orig = p.orig;
-  const auto& want = p.want;
-  std::vector<unsigned char> a(orig), out(n), ws(wsb + 16);
+  std::vector<unsigned char> a(p.orig), out(p.n), ws(p.wsb + 16);
   xpose::host_options ho;
   ho.threads = o.threads;
-  const xpose::status s = xpose::transpose_inplace_host(a.data(), d, ws.data(), wsb, ho);
-  r.check = s.ok() ? compare(a, want, c) : std::string("FAILED: ") + s.message();
+  const xpose::status s = xpose::transpose_inplace_host(a.data(), p.d, ws.data(), p.wsb, ho);
+  r.check = s.ok() ? compare(a, p.want, c) : std::string("FAILED: ") + s.message();
   if (r.check != "exact") return r;
-  r.inplace_gbs = gbs(c, time_ms(o, [&](int i) { xpose::transpose_inplace_host(a.data(), desc_of(c, i % 2 == 0), ws.data(), wsb, ho); }, host_timer));
-  r.best_gbs = gbs(c, time_ms(o, [&](int) { xpose::transpose_host(orig.data(), out.data(), d, ho); }, host_timer));
+  r.inplace_gbs = gbs(c, time_ms(o, [&](int i) { xpose::transpose_inplace_host(a.data(), desc_of(c, i % 2 == 0), ws.data(), p.wsb, ho); }, host_timer));
+  r.best_gbs = gbs(c, time_ms(o, [&](int) { xpose::transpose_host(p.orig.data(), out.data(), p.d, ho); }, host_timer));
   const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
   r.copy_gbs = gbs(c, time_ms(o, [&](int) {
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (index_t k = 0; k < 64; ++k) {
-      const std::size_t lo = n * static_cast<std::size_t>(k) / 64, hi = n * static_cast<std::size_t>(k + 1) / 64;
-      std::memcpy(out.data() + lo, orig.data() + lo, hi - lo);
+      const std::size_t lo = p.n * static_cast<std::size_t>(k) / 64, hi = p.n * static_cast<std::size_t>(k + 1) / 64;
+      std::memcpy(out.data() + lo, p.orig.data() + lo, hi - lo);
     }
   }, host_timer));
 #if defined(XPOSE_HAVE_OPENBLAS)
   // OpenBLAS 0.3.21 exits the process ("Memory alloc failed") on skinny shapes such
   // as 2000000x4: only squares and rectangles with both sides >= 1000 are offered.
-  std::vector<unsigned char> b(orig);
+  std::vector<unsigned char> b(p.orig);
   const bool blas_ok = c.rows == c.cols || std::min(c.rows, c.cols) >= 1000;
-  if (blas_ok && blas_imatcopy(b.data(), d, c.dt.name)) {
-    r.blas_check = compare(b, want, c);
+  if (blas_ok && blas_imatcopy(b.data(), p.d, c.dt.name)) {
+    r.blas_check = compare(b, p.want, c);
     if (r.blas_check != "exact") r.blas_check = "WRONG (" + r.blas_check.substr(7) + ")";
     r.blas_gbs = gbs(c, time_ms(o, [&](int i) { blas_imatcopy(b.data(), desc_of(c, i % 2 == 0), c.dt.name); }, host_timer));
   }
@@ -203,21 +199,17 @@ struct dev_mem {
 ip_row run_gpu_case(const ip_case& c, const options& o) {
   prepared p = prepare(c, true);
   ip_row& r = p.r;
-  const xpose::matrix_desc& d = p.d;
-  const std::size_t n = p.n, wsb = p.wsb;
-  const auto& orig = p.orig;
-  const auto& want = p.want;
-  std::vector<unsigned char> got(n);
-  dev_mem a(n), out(n), ws(wsb);
+  std::vector<unsigned char> got(p.n);
+  dev_mem a(p.n), out(p.n), ws(p.wsb);
   if (!a.p || !out.p || !ws.p) {
     r.check = "FAILED: cudaMalloc (out of device memory?)";
     return r;
   }
-  cudaMemcpy(a.p, orig.data(), n, cudaMemcpyHostToDevice);
-  xpose::status s = xpose::transpose_inplace(a.p, d, ws.p, wsb, nullptr);
+  cudaMemcpy(a.p, p.orig.data(), p.n, cudaMemcpyHostToDevice);
+  xpose::status s = xpose::transpose_inplace(a.p, p.d, ws.p, p.wsb, nullptr);
   if (cudaDeviceSynchronize() != cudaSuccess) s = xpose::status::make(xpose::status_code::cuda_error, "kernel failed");
-  cudaMemcpy(got.data(), a.p, n, cudaMemcpyDeviceToHost);
-  r.check = s.ok() ? compare(got, want, c) : std::string("FAILED: ") + s.message();
+  cudaMemcpy(got.data(), a.p, p.n, cudaMemcpyDeviceToHost);
+  r.check = s.ok() ? compare(got, p.want, c) : std::string("FAILED: ") + s.message();
   if (r.check != "exact") return r;
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
@@ -231,9 +223,9 @@ ip_row run_gpu_case(const ip_case& c, const options& o) {
     cudaEventElapsedTime(&ms, e0, e1);
     return static_cast<double>(ms);
   };
-  r.inplace_gbs = gbs(c, time_ms(o, [&](int i) { xpose::transpose_inplace(a.p, desc_of(c, i % 2 == 0), ws.p, wsb, nullptr); }, timer));
-  r.best_gbs = gbs(c, time_ms(o, [&](int) { xpose::transpose(a.p, out.p, d, nullptr); }, timer));
-  r.copy_gbs = gbs(c, time_ms(o, [&](int) { cudaMemcpyAsync(out.p, a.p, n, cudaMemcpyDeviceToDevice); }, timer));
+  r.inplace_gbs = gbs(c, time_ms(o, [&](int i) { xpose::transpose_inplace(a.p, desc_of(c, i % 2 == 0), ws.p, p.wsb, nullptr); }, timer));
+  r.best_gbs = gbs(c, time_ms(o, [&](int) { xpose::transpose(a.p, out.p, p.d, nullptr); }, timer));
+  r.copy_gbs = gbs(c, time_ms(o, [&](int) { cudaMemcpyAsync(out.p, a.p, p.n, cudaMemcpyDeviceToDevice); }, timer));
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
   return r;

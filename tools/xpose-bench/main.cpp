@@ -150,8 +150,8 @@ void emit(const std::string& text, const options& o, bool append = false) {
   std::cout << text << std::flush;
   if (!std::cout) write_failed("standard output");
   if (!o.out_file.empty()) {
-    std::ofstream f(o.out_file, append ? std::ios::app : std::ios::trunc);
     errno = 0;
+    std::ofstream f(o.out_file, append ? std::ios::app : std::ios::trunc);
     if (!f) write_failed("--out file '" + o.out_file + "'");
     f << text;
     f.close();

@@ -18,6 +18,12 @@ PRESET=${PRESET:-h200}
 BUILD=build-$PRESET
 L=/tmp/gpu-logs; rm -rf "$L"; mkdir -p "$L"
 export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0
+# The GPU machine has no Google Highway (the CPU backend's SIMD library): the caller
+# carries Debian's headers and libhwy.so in .deps/hwy (scripts/carry-hwy.sh makes it).
+if [ -d .deps/hwy ] && ! pkg-config --exists libhwy 2>/dev/null; then
+  export PKG_CONFIG_PATH=$PWD/.deps/hwy/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+  export LD_LIBRARY_PATH=$PWD/.deps/hwy/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
 B=$BUILD/tools/xpose-bench/xpose-bench
 failed=0
 archive() { tar czf "$OUT/gpu-logs.tgz" -C /tmp gpu-logs 2>/dev/null; cp "$L/summary.txt" "$OUT/" 2>/dev/null; }

@@ -27,9 +27,7 @@
 #include "bench.hpp"
 #include "cpu_sanity.hpp"
 
-#if defined(XPOSE_HAVE_OPENBLAS)
-#include <cblas.h>
-#endif
+#include "openblas.hpp"
 
 namespace xbench {
 namespace {
@@ -90,44 +88,7 @@ void naive_any(const void* in, void* out, const case_spec& c) {
 }
 
 
-// ---- OpenBLAS, loaded for the last phase only --------------------------------
-struct openblas_lib {
-  bool loaded = false;
-  std::string why;
-#if defined(XPOSE_HAVE_OPENBLAS)
-  decltype(&cblas_somatcopy) s = nullptr;
-  decltype(&cblas_domatcopy) d = nullptr;
-  decltype(&cblas_comatcopy) c = nullptr;
-  decltype(&cblas_zomatcopy) z = nullptr;
-  void (*set_threads)(int) = nullptr;
-#endif
-};
-
-openblas_lib load_openblas(int threads) {
-  openblas_lib l;
-#if defined(XPOSE_HAVE_OPENBLAS)
-  void* h = dlopen(XPOSE_OPENBLAS_PATH, RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    l.why = "unavailable: cannot load " XPOSE_OPENBLAS_PATH;
-    return l;
-  }
-  l.s = reinterpret_cast<decltype(l.s)>(dlsym(h, "cblas_somatcopy"));
-  l.d = reinterpret_cast<decltype(l.d)>(dlsym(h, "cblas_domatcopy"));
-  l.c = reinterpret_cast<decltype(l.c)>(dlsym(h, "cblas_comatcopy"));
-  l.z = reinterpret_cast<decltype(l.z)>(dlsym(h, "cblas_zomatcopy"));
-  l.set_threads = reinterpret_cast<decltype(l.set_threads)>(dlsym(h, "openblas_set_num_threads"));
-  l.loaded = l.s && l.d && l.c && l.z && l.set_threads;
-  if (!l.loaded) l.why = "unavailable: ?omatcopy not found in " XPOSE_OPENBLAS_PATH;
-  // The same thread count as the other variants, set explicitly (OpenBLAS 0.3.21's
-  // ?omatcopy is single-threaded anyway).
-  else l.set_threads(threads);
-#else
-  (void)threads;
-  l.why = "unavailable: built without OpenBLAS";
-#endif
-  return l;
-}
-
+// ---- OpenBLAS, loaded for the last phase only (openblas.hpp) ------------------
 bool openblas_supports(const case_spec& c) {
   return c.dtype.name == "f32" || c.dtype.name == "f64" || c.dtype.name == "c64" || c.dtype.name == "c128";
 }
@@ -381,7 +342,7 @@ int run_cpu(const options& o, std::vector<row>& rows, run_meta& meta) {
   }
   // Phase 3: OpenBLAS alone, after every OpenMP measurement.
   if (want_blas) {
-    const openblas_lib blas = load_openblas(threads);
+    const openblas_lib& blas = load_openblas(threads);
     for (size_t ci = 0; ci < cases.size(); ++ci) {
       const case_spec& c = cases[ci];
       row r = new_row("openblas", c);

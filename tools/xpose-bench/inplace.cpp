@@ -18,9 +18,7 @@
 #if defined(XPOSE_HAS_CUDA)
 #include <cuda_runtime.h>
 #endif
-#if defined(XPOSE_HAVE_OPENBLAS)
-#include <cblas.h>
-#endif
+#include "openblas.hpp"
 
 #include "bench.hpp"
 
@@ -112,18 +110,20 @@ double host_timer(const std::function<void()>& g) {
 
 #if defined(XPOSE_HAVE_OPENBLAS)
 // In-place ?imatcopy (alpha = 1) where OpenBLAS has the type.
-bool blas_imatcopy(void* a, const xpose::matrix_desc& d, const std::string& dt) {
+bool blas_imatcopy(void* a, const xpose::matrix_desc& d, const std::string& dt, int threads) {
+  const openblas_lib& l = load_openblas(threads);
+  if (!l.loaded) return false;
   const auto R = static_cast<blasint>(d.rows), C = static_cast<blasint>(d.cols);
   for (index_t b = 0; b < d.batch; ++b) {
     char* p = static_cast<char*>(a) + b * d.rows * d.cols * d.elem_size;
-    if (dt == "f32") cblas_simatcopy(CblasRowMajor, CblasTrans, R, C, 1.0f, reinterpret_cast<float*>(p), C, R);
-    else if (dt == "f64") cblas_dimatcopy(CblasRowMajor, CblasTrans, R, C, 1.0, reinterpret_cast<double*>(p), C, R);
+    if (dt == "f32") l.si(CblasRowMajor, CblasTrans, R, C, 1.0f, reinterpret_cast<float*>(p), C, R);
+    else if (dt == "f64") l.di(CblasRowMajor, CblasTrans, R, C, 1.0, reinterpret_cast<double*>(p), C, R);
     else if (dt == "c64") {
       const float one[2] = {1.0f, 0.0f};
-      cblas_cimatcopy(CblasRowMajor, CblasTrans, R, C, one, reinterpret_cast<float*>(p), C, R);
+      l.ci(CblasRowMajor, CblasTrans, R, C, one, reinterpret_cast<float*>(p), C, R);
     } else if (dt == "c128") {
       const double one[2] = {1.0, 0.0};
-      cblas_zimatcopy(CblasRowMajor, CblasTrans, R, C, one, reinterpret_cast<double*>(p), C, R);
+      l.zi(CblasRowMajor, CblasTrans, R, C, one, reinterpret_cast<double*>(p), C, R);
     } else {
       return false;
     }
@@ -178,10 +178,10 @@ ip_row run_cpu_case(const ip_case& c, const options& o) {
   // as 2000000x4: only squares and rectangles with both sides >= 1000 are offered.
   std::vector<unsigned char> b(p.orig);
   const bool blas_ok = c.rows == c.cols || std::min(c.rows, c.cols) >= 1000;
-  if (blas_ok && blas_imatcopy(b.data(), p.d, c.dt.name)) {
+  if (blas_ok && blas_imatcopy(b.data(), p.d, c.dt.name, threads)) {
     r.blas_check = compare(b, p.want, c);
     if (r.blas_check != "exact") r.blas_check = "WRONG (" + r.blas_check.substr(7) + ")";
-    r.blas_gbs = gbs(c, time_ms(o, [&](int i) { blas_imatcopy(b.data(), desc_of(c, i % 2 == 0), c.dt.name); }, host_timer));
+    r.blas_gbs = gbs(c, time_ms(o, [&](int i) { blas_imatcopy(b.data(), desc_of(c, i % 2 == 0), c.dt.name, threads); }, host_timer));
   }
 #endif
   return r;

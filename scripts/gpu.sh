@@ -6,7 +6,8 @@
 # usage: scripts/gpu.sh STEP...
 #   ctest:LABELS     ctest --preset h200 -L 'LABELS' (LABELS: cpu|gpu|fuzz|python|sanitize|dist, '|'-joined)
 #   python           pip-installs the package for sm_90, then pytest tests/python (label python)
-#   lab | model | best | sweep | sweep-torch | ttc | inplace | dist | dist-torch | fuzz | sanitizers | compare
+#   lab | model | best | sweep[:DTYPES] | sweep-torch | ttc[:DTYPES] | inplace[:KINDS] | dist | dist-torch |
+#   fuzz | sanitizers | compare
 #                    benchmarks and long checks (see the step functions below)
 # env: OUT (default /tmp/out), JOBS (default nproc), PRESET (default h200), STEP_TIMEOUT (s, default 300)
 # exit: 0 when every step passed, else the number of failed steps.
@@ -93,9 +94,12 @@ for step in "$@"; do
     best) md best --variants memcpy,copy,best --dtype i8,f16,f32,f64,c128 --reps 10 \
             --size 16384x16384,16383x16385,100000x32,32x100000,3x1000003 ;;
     sweep) md sweep sweep ;;
+    sweep:*) md "sweep_${step#sweep:}" sweep --dtype "${step#sweep:}" ;;
     sweep-torch) run sweep_torch python3 bench/sweep_torch.py --bench "$B"; tail -60 "$L/sweep_torch.log" >>"$L/summary.txt" ;;
     ttc) md ttc ttc --dtype f32,f16,f64 ;;
+    ttc:*) md "ttc_${step#ttc:}" ttc --dtype "${step#ttc:}" ;;
     inplace) md inplace --inplace ;;
+    inplace:*) md "inplace_${step#inplace:}" --inplace --inplace-kinds "${step#inplace:}" ;;
     dist) step_dist ;;
     dist-torch) run dist_torch torchrun --nproc_per_node 2 bench/dist_torch.py; tail -30 "$L/dist_torch.log" >>"$L/summary.txt" ;;
     fuzz) run fuzz env OUT="$L/fuzz" TIME_LIMIT=110 scripts/fuzz-gpu.sh "$BUILD"; tail -3 "$L/fuzz.log" >>"$L/summary.txt" ;;

@@ -96,8 +96,8 @@ for step in "$@"; do
     sweep) md sweep sweep ;;
     sweep:*) md "sweep_${step#sweep:}" sweep --dtype "${step#sweep:}" ;;
     sweep-torch) run sweep_torch python3 bench/sweep_torch.py --bench "$B"; tail -60 "$L/sweep_torch.log" >>"$L/summary.txt" ;;
-    ttc) md ttc ttc --dtype f32,f16,f64 ;;
-    ttc:*) md "ttc_${step#ttc:}" ttc --dtype "${step#ttc:}" ;;
+    ttc) run ttc "$B" ttc --dtype f32,f16,f64; tail -12 "$L/ttc.log" >>"$L/summary.txt" ;;
+    ttc:*) run "ttc_${step#ttc:}" "$B" ttc --dtype "${step#ttc:}"; tail -12 "$L/ttc_${step#ttc:}.log" >>"$L/summary.txt" ;;
     inplace) md inplace --inplace ;;
     inplace:*) md "inplace_${step#inplace:}" --inplace --inplace-kinds "${step#inplace:}" ;;
     dist) step_dist ;;

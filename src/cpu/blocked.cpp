@@ -165,16 +165,25 @@ inline void prefetch_rows(const byte* src, index_t lds, index_t rows, index_t ro
 #endif
 }
 
-void run_tiled(const layout& L, int threads) {
+void run_tiled(layout L, int threads) {
   const tile_shape shape = tile_for(L.es);
-  const index_t TR = shape.rows, TC = shape.cols, es = L.es;
+  // Narrow matrices (N x 32) trade tile columns for rows: longer output pieces.
+  const index_t TC = std::min(shape.cols, L.cols), TR = shape.rows * (shape.cols / TC), es = L.es;
   // Row strips start where output row pieces start on a cache line: a piece that
   // covers only part of its first and last lines halves the streaming-store rate
   // (8192^2 fp32, output 32 bytes off a line: 17 vs 21 GB/s). The phase is common to
   // every output row when the row pitch (and batch stride) are whole lines.
   const bool lines_align = L.ldd % 64 == 0 && L.sbo % 64 == 0;
+  // A matrix of at most TR rows with packed output rows (5..64 x N): a tile's output
+  // is one contiguous run, staged at the output's pitch and copied out at once
+  // instead of as rows of a few bytes each.
+  const bool whole = L.rows <= TR && (L.cols == 1 || L.ldd == L.rows * es);
+  // Output rows that do not start on cache lines (odd row lengths) take ordinary
+  // stores: streaming pieces that share lines with the neighbouring tile's cost more
+  // than write-allocate does (docs/RESULTS.md, "CPU backend (issue 13)").
+  L.stream = L.stream && (lines_align || whole);
   const index_t phase_bytes = static_cast<index_t>((64 - reinterpret_cast<std::uintptr_t>(L.out) % 64) % 64);
-  const index_t phase = lines_align && phase_bytes / es < L.rows ? phase_bytes / es : 0;  // rows, < TR
+  const index_t phase = lines_align && !whole && phase_bytes / es < L.rows ? phase_bytes / es : 0;  // rows, < TR
   const index_t ntr = phase ? 1 + (L.rows - phase + TR - 1) / TR : (L.rows + TR - 1) / TR;
   const index_t ntc = (L.cols + TC - 1) / TC;
   const index_t per_matrix = ntr * ntc, total = L.batch * per_matrix;
@@ -210,8 +219,9 @@ void run_tiled(const layout& L, int threads) {
       src = staged_in;
       ls = TC * es;
     }
-    const index_t ldt = TR * es;
+    const index_t ldt = whole ? L.rows * es : TR * es;
     L.k->block[L.e](src, ls, staged_out, ldt, x.rows, x.cols);
+    if (whole) return L.copy_out(x.dst, staged_out, x.cols * ldt);
     for (index_t j = 0; j < x.cols; ++j) L.copy_out(x.dst + j * L.ldd, staged_out + j * ldt, x.rows * es);
   });
 }

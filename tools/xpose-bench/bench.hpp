@@ -119,4 +119,8 @@ void progress_done();
 /// One line on stderr, exit code 2.
 [[noreturn]] void usage_error(const std::string& message);
 
+/// A library call the harness cannot go on without (the reference, a setup step):
+/// on failure, one stderr line and exit code 1.
+void require_ok(const xpose::status& s, const char* what);
+
 }  // namespace xbench

@@ -145,12 +145,12 @@ prepared prepare(const ip_case& c, bool device) {
   p.r.c = c;
   p.d = desc_of(c, false);
   p.n = static_cast<std::size_t>(c.rows * c.cols * c.batch * c.dt.bytes);
-  xpose::inplace_workspace_size(p.d, device, &p.wsb);
+  require_ok(xpose::inplace_workspace_size(p.d, device, &p.wsb), "the workspace size query");
   p.r.ws_mib = static_cast<double>(p.wsb) / (1 << 20);
   p.r.method = method_of(c, p.wsb, device);
   p.orig = input(c, p.n);
   p.want.resize(p.n);
-  xpose::transpose_reference(p.orig.data(), p.want.data(), p.d);
+  require_ok(xpose::transpose_reference(p.orig.data(), p.want.data(), p.d), "the reference transpose");
   return p;
 }
 
@@ -163,8 +163,8 @@ ip_row run_cpu_case(const ip_case& c, const options& o) {
   const xpose::status s = xpose::transpose_inplace_host(a.data(), p.d, ws.data(), p.wsb, ho);
   r.check = s.ok() ? compare(a, p.want, c) : std::string("FAILED: ") + s.message();
   if (r.check != "exact") return r;
-  r.inplace_gbs = gbs(c, time_ms(o, [&](int i) { xpose::transpose_inplace_host(a.data(), desc_of(c, i % 2 == 0), ws.data(), p.wsb, ho); }, host_timer));
-  r.best_gbs = gbs(c, time_ms(o, [&](int) { xpose::transpose_host(p.orig.data(), out.data(), p.d, ho); }, host_timer));
+  r.inplace_gbs = gbs(c, time_ms(o, [&](int i) { (void)xpose::transpose_inplace_host(a.data(), desc_of(c, i % 2 == 0), ws.data(), p.wsb, ho); }, host_timer));
+  r.best_gbs = gbs(c, time_ms(o, [&](int) { (void)xpose::transpose_host(p.orig.data(), out.data(), p.d, ho); }, host_timer));
   const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
   r.copy_gbs = gbs(c, time_ms(o, [&](int) {
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -223,7 +223,7 @@ ip_row run_gpu_case(const ip_case& c, const options& o) {
     cudaEventElapsedTime(&ms, e0, e1);
     return static_cast<double>(ms);
   };
-  r.inplace_gbs = gbs(c, time_ms(o, [&](int i) { xpose::transpose_inplace(a.p, desc_of(c, i % 2 == 0), ws.p, p.wsb, nullptr); }, timer));
+  r.inplace_gbs = gbs(c, time_ms(o, [&](int i) { (void)xpose::transpose_inplace(a.p, desc_of(c, i % 2 == 0), ws.p, p.wsb, nullptr); }, timer));
   r.best_gbs = gbs(c, time_ms(o, [&](int) { xpose::transpose(a.p, out.p, p.d, nullptr); }, timer));
   r.copy_gbs = gbs(c, time_ms(o, [&](int) { cudaMemcpyAsync(out.p, a.p, p.n, cudaMemcpyDeviceToDevice); }, timer));
   cudaEventDestroy(e0);

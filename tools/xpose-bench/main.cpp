@@ -27,6 +27,14 @@ extern char** environ;
 #include "model_columns.hpp"
 
 namespace xbench {
+void require_ok(const xpose::status& s, const char* what) {
+  if (s.ok()) return;
+  std::fprintf(stderr, "xpose-bench: %s failed: %s: %s\n", what, xpose::to_string(s.code()), s.message());
+  std::exit(1);
+}
+}  // namespace xbench
+
+namespace xbench {
 
 // In-place transpose benchmark (issue 14), tools/xpose-bench/inplace.cpp.
 int run_inplace(const options& o, const std::vector<dtype_info>& all_dtypes, bool gpu, const std::string& kinds);

@@ -7,7 +7,7 @@
 #   ctest:LABELS     ctest --preset h200 -L 'LABELS' (LABELS: cpu|gpu|fuzz|python|sanitize|dist, '|'-joined)
 #   python           pip-installs the package for sm_90, then pytest tests/python (label python)
 #   lab | model | best | sweep[:DTYPES] | sweep-torch | ttc[:DTYPES] | inplace[:KINDS] | dist | dist-torch |
-#   fuzz | sanitizers | compare
+#   ttc-torch:DTYPE | librett | fuzz | sanitizers | compare
 #                    benchmarks and long checks (see the step functions below)
 # env: OUT (default /tmp/out), JOBS (default nproc), PRESET (default h200), STEP_TIMEOUT (s, default 300)
 # exit: 0 when every step passed, else the number of failed steps.
@@ -83,6 +83,16 @@ step_dist() {
   cat "$L/dist_f32.log" "$L/dist_small.log" "$L/dist_batched.log" >>"$L/summary.txt"
 }
 
+# LibreTT (the maintained cuTT), for side-by-side measurement only: its public source
+# carried in .peers/librett (never committed), built here for sm_90, its TTC set (bench 6,
+# f64) run on the same GPU as xpose's ttc step.
+step_librett() {
+  [ -d .peers/librett ] || { say "== librett: .peers/librett not carried"; failed=$((failed + 1)); return; }
+  run librett_build bash -c "cmake -S .peers/librett -B /tmp/librett -G Ninja -DENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release && cmake --build /tmp/librett -j $JOBS --target librett_bench" || return
+  run librett /tmp/librett/tests/librett_bench -bench 6 -elemsize 8
+  tail -25 "$L/librett.log" >>"$L/summary.txt"
+}
+
 say "== build"
 build || { failed=1; grep -E "error|Error" "$L/build.log" "$L/configure.log" | head -40 | tee -a "$L/summary.txt"; exit 1; }
 for step in "$@"; do
@@ -95,6 +105,9 @@ for step in "$@"; do
             --size 16384x16384,16383x16385,100000x32,32x100000,3x1000003 ;;
     sweep) md sweep sweep ;;
     sweep:*) md "sweep_${step#sweep:}" sweep --dtype "${step#sweep:}" ;;
+    ttc-torch:*) run "ttc_torch_${step#ttc-torch:}" python3 bench/ttc_torch.py --bench "$B" --dtype "${step#ttc-torch:}"
+                 tail -3 "$L/ttc_torch_${step#ttc-torch:}.log" >>"$L/summary.txt" ;;
+    librett) step_librett ;;
     sweep-torch) run sweep_torch python3 bench/sweep_torch.py --bench "$B"; tail -60 "$L/sweep_torch.log" >>"$L/summary.txt" ;;
     ttc) run ttc "$B" ttc --dtype f32,f16,f64; tail -12 "$L/ttc.log" >>"$L/summary.txt" ;;
     ttc:*) run "ttc_${step#ttc:}" "$B" ttc --dtype "${step#ttc:}"; tail -12 "$L/ttc_${step#ttc:}.log" >>"$L/summary.txt" ;;

@@ -7,7 +7,7 @@
 #   ctest:LABELS     ctest --preset h200 -L 'LABELS' (LABELS: cpu|gpu|fuzz|python|sanitize|dist, '|'-joined)
 #   python           pip-installs the package for sm_90, then pytest tests/python (label python)
 #   lab | model | best | sweep[:DTYPES] | sweep-torch | ttc[:DTYPES] | inplace[:KINDS] | dist | dist-torch |
-#   ttc-torch:DTYPE | librett | fuzz | sanitizers | compare
+#   ttc-torch:DTYPE | librett | baseline | fuzz | sanitizers | compare
 #                    benchmarks and long checks (see the step functions below)
 # env: OUT (default /tmp/out), JOBS (default nproc), PRESET (default h200), STEP_TIMEOUT (s, default 300)
 # exit: 0 when every step passed, else the number of failed steps.
@@ -93,6 +93,22 @@ step_librett() {
   tail -25 "$L/librett.log" >>"$L/summary.txt"
 }
 
+# Before/after (issue 11: no case of the fast-path comparison slower by more than 2%):
+# the source of the commit before the plan-centred core, carried in .baseline (git
+# archive efb3854), built here; both binaries run the same rows, alternately.
+BEST_ROWS=(--variants memcpy,best --dtype i8,f16,f32,f64,c128 --reps 10
+           --size 16384x16384,16383x16385,100000x32,32x100000,3x1000003)
+step_baseline() {
+  [ -d .baseline ] || { say "== baseline: .baseline not carried"; failed=$((failed + 1)); return; }
+  run baseline_build bash -c "cmake -S .baseline -B /tmp/base -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release -DXPOSE_BUILD_TESTS=OFF && cmake --build /tmp/base -j $JOBS --target xpose-bench" || return
+  for k in 1 2; do
+    run "before_$k" /tmp/base/tools/xpose-bench/xpose-bench "${BEST_ROWS[@]}" --format csv --out "$L/before_$k.csv"
+    run "after_$k" "$B" "${BEST_ROWS[@]}" --format csv --out "$L/after_$k.csv"
+    run "before_batch_$k" /tmp/base/tools/xpose-bench/xpose-bench --variants memcpy,best --dtype i8,f16,f32,f64,c128 --batch 10000 --size 64x64 --format csv --out "$L/before_batch_$k.csv"
+    run "after_batch_$k" "$B" --variants memcpy,best --dtype i8,f16,f32,f64,c128 --batch 10000 --size 64x64 --format csv --out "$L/after_batch_$k.csv"
+  done
+}
+
 say "== build"
 build || { failed=1; grep -E "error|Error" "$L/build.log" "$L/configure.log" | head -40 | tee -a "$L/summary.txt"; exit 1; }
 for step in "$@"; do
@@ -108,6 +124,7 @@ for step in "$@"; do
     ttc-torch:*) run "ttc_torch_${step#ttc-torch:}" python3 bench/ttc_torch.py --bench "$B" --dtype "${step#ttc-torch:}"
                  tail -3 "$L/ttc_torch_${step#ttc-torch:}.log" >>"$L/summary.txt" ;;
     librett) step_librett ;;
+    baseline) step_baseline ;;
     sweep-torch) run sweep_torch python3 bench/sweep_torch.py --bench "$B"; tail -60 "$L/sweep_torch.log" >>"$L/summary.txt" ;;
     ttc) run ttc "$B" ttc --dtype f32,f16,f64; tail -12 "$L/ttc.log" >>"$L/summary.txt" ;;
     ttc:*) run "ttc_${step#ttc:}" "$B" ttc --dtype "${step#ttc:}"; tail -12 "$L/ttc_${step#ttc:}.log" >>"$L/summary.txt" ;;

@@ -9,7 +9,8 @@
 #   lab | model | best | sweep[:DTYPES] | sweep-torch | ttc[:DTYPES] | inplace[:KINDS] | dist | dist-torch |
 #   ttc-torch:DTYPE | librett | baseline | fuzz | sanitizers | compare
 #                    benchmarks and long checks (see the step functions below)
-# env: OUT (default /tmp/out), JOBS (default nproc), PRESET (default h200), STEP_TIMEOUT (s, default 300)
+# env: OUT (default /tmp/out), JOBS (default nproc), PRESET (default h200), STEP_TIMEOUT (s, default 300),
+#      LOGS (log folder and archive name, default gpu-logs), NOBUILD=1 (reuse the build)
 # exit: 0 when every step passed, else the number of failed steps.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +18,8 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 JOBS=${JOBS:-$(nproc)}
 PRESET=${PRESET:-h200}
 BUILD=build-$PRESET
-L=/tmp/gpu-logs; rm -rf "$L"; mkdir -p "$L"
+LOGS=${LOGS:-gpu-logs}  # several runs at once (one per GPU: CUDA_VISIBLE_DEVICES) need their own
+L=/tmp/$LOGS; rm -rf "$L"; mkdir -p "$L"
 export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0
 # The GPU machine has no Google Highway (the CPU backend's SIMD library): the caller
 # carries Debian's headers and libhwy.so in .deps/hwy (scripts/carry-hwy.sh makes it).
@@ -27,7 +29,7 @@ if [ -d .deps/hwy ] && ! pkg-config --exists libhwy 2>/dev/null; then
 fi
 B=$BUILD/tools/xpose-bench/xpose-bench
 failed=0
-archive() { tar czf "$OUT/gpu-logs.tgz" -C /tmp gpu-logs 2>/dev/null; cp "$L/summary.txt" "$OUT/" 2>/dev/null; }
+archive() { tar czf "$OUT/$LOGS.tgz" -C /tmp "$LOGS" 2>/dev/null; cp "$L/summary.txt" "$OUT/$LOGS-summary.txt" 2>/dev/null; }
 trap archive EXIT
 say() { echo "$*" | tee -a "$L/summary.txt"; }
 
@@ -110,7 +112,7 @@ step_baseline() {
 }
 
 say "== build"
-build || { failed=1; grep -E "error|Error" "$L/build.log" "$L/configure.log" | head -40 | tee -a "$L/summary.txt"; exit 1; }
+[ -n "${NOBUILD:-}" ] || build || { failed=1; grep -E "error|Error" "$L/build.log" "$L/configure.log" | head -40 | tee -a "$L/summary.txt"; exit 1; }
 for step in "$@"; do
   case $step in
     ctest:*) step_ctest "${step#ctest:}" ;;

@@ -74,8 +74,10 @@ status unpack_device(const detail::pitched_copy& c, const unsigned char* recv, u
 // [4 + 3k] packed, [5 + 3k] exchange k next in line, [6 + 3k] received.
 constexpr int fixed_events = 4, events_per_chunk = 3;
 
-status enqueue_self_and_packs(const detail::plan& p, int k, const unsigned char* in, unsigned char* out,
-                              unsigned char* send, cudaStream_t s, cudaEvent_t packed_next) {
+// Step k's local work on s: pack chunk k+1 (then mark packed_next), then self chunk k.
+// k = -1: pack chunk 0 only.
+status enqueue_local_step(const detail::plan& p, int k, const unsigned char* in, unsigned char* out,
+                          unsigned char* send, cudaStream_t s, cudaEvent_t packed_next) {
   const int P = p.nranks, me = p.rank, es = p.elem_size;
   if (k + 1 < p.chunks) {  // pack chunk k+1 first: exchange k+1 waits for it
     for (int j = 1; j < P; ++j) {
@@ -95,10 +97,11 @@ status enqueue_self_and_packs(const detail::plan& p, int k, const unsigned char*
 //   C: for k: [wait packed_k] mark next_k, exchange k, mark received_k
 //   U: for k: [wait received_k] unpack k
 // so exchange k || (pack k+1, self chunk k) || unpack k-1; exposed: pack 0, unpack K-1.
-// next_k is the point of the second round: a transpose grid being dispatched takes every
-// SM as blocks retire, and an NCCL block (a whole SM's registers) then cannot start until
-// that grid has drained, whatever the stream priority; so step k's local work is released
-// only when exchange k is next on C, and is done before exchange k+1 becomes ready.
+// next_k is the point of the second round: a transpose grid being dispatched takes each
+// SM's room as its blocks retire, and an NCCL block (hundreds of threads, most of an SM)
+// cannot start until that grid has drained, whatever the priorities (they order pending
+// blocks, they reserve no SM). So step k's local work is released only when exchange k
+// is next in line on C, and is short enough to end before exchange k+1 is ready.
 status run(const detail::plan& p, nccl_context& ctx, const unsigned char* in, unsigned char* out,
            unsigned char* send, unsigned char* recv, cudaStream_t stream) {
   const int P = p.nranks, me = p.rank, es = p.elem_size, K = p.chunks;
@@ -115,7 +118,7 @@ status run(const detail::plan& p, nccl_context& ctx, const unsigned char* in, un
   if (status s = cuda(cudaEventRecord(ev[0], stream), "cudaEventRecord"); !s.ok()) return s;
   for (cudaStream_t t : {L, C, U})
     if (status s = cuda(cudaStreamWaitEvent(t, ev[0], 0), "cudaStreamWaitEvent"); !s.ok()) return s;
-  if (status s = enqueue_self_and_packs(p, -1, in, out, send, L, packed(0)); !s.ok()) return s;
+  if (status s = enqueue_local_step(p, -1, in, out, send, L, packed(0)); !s.ok()) return s;
   for (int k = 0; k < K; ++k) {
     cudaStreamWaitEvent(C, packed(k), 0);
     cudaEventRecord(next(k), C);
@@ -138,7 +141,7 @@ status run(const detail::plan& p, nccl_context& ctx, const unsigned char* in, un
     for (int j = 1; j < P; ++j)
       if (status s = unpack_device(detail::unpack(p, (me + P - j) % P, k), recv, out, es, U); !s.ok()) return s;
     cudaStreamWaitEvent(L, next(k), 0);
-    if (status s = enqueue_self_and_packs(p, k, in, out, send, L, k + 1 < K ? packed(k + 1) : nullptr); !s.ok())
+    if (status s = enqueue_local_step(p, k, in, out, send, L, k + 1 < K ? packed(k + 1) : nullptr); !s.ok())
       return s;
   }
   int i = 1;
@@ -162,8 +165,8 @@ status create_nccl_context(ncclComm_t comm, nccl_context** out, int max_chunks) 
   status s = nccl(ncclCommCount(comm, &c->nranks), "ncclCommCount");
   if (s.ok()) s = nccl(ncclCommUserRank(comm, &c->rank), "ncclCommUserRank");
   if (s.ok()) s = cuda(cudaGetDevice(&c->device), "cudaGetDevice");
-  // The exchange gets the highest priority: its kernels then take SMs ahead of the packs
-  // queued behind them, so local work cannot delay the transfer it is meant to hide behind.
+  // The exchange gets the highest priority: when its blocks and local ones are pending
+  // together (run() arranges that they are), its blocks are placed first.
   int least = 0, greatest = 0;
   if (s.ok()) s = cuda(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
   if (s.ok())

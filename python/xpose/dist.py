@@ -86,8 +86,8 @@ def _displs(counts: Sequence[int]) -> List[int]:
     return d
 
 
-def _pack_and_self(x3, out3, send, plan, me, P):
-    """Pack into `send` (xpose), self block straight to `out3` (xpose)."""
+def _pack(x3, send, plan, me, P):
+    """Pack every peer's columns into `send` (xpose)."""
     row_off, col_off, R, n_me, rows, cols, batch, send_counts, recv_counts = plan
     sd = _displs(send_counts)
     for q in range(P):
@@ -95,6 +95,11 @@ def _pack_and_self(x3, out3, send, plan, me, P):
         if q == me or send_counts[q] == 0:
             continue
         _transpose(x3[:, :, col_off[q] : col_off[q + 1]], out=send[sd[q] : sd[q] + send_counts[q]].reshape(batch, n_q, rows))
+
+
+def _self(x3, out3, plan, me):
+    """Self block straight from `x3` to `out3` (xpose)."""
+    row_off, col_off, R, n_me, rows, cols, batch, send_counts, recv_counts = plan
     if rows and n_me:
         _transpose(x3[:, :, col_off[me] : col_off[me + 1]], out=out3[:, :, row_off[me] : row_off[me + 1]])
 
@@ -122,9 +127,16 @@ def _transpose_torch(x, out_rows, nranks, group):
     out3 = torch.empty((batch, n_me, R), dtype=x.dtype, device=x.device)
     send = torch.empty(sum(send_counts), dtype=x.dtype, device=x.device)
     recv = torch.empty(sum(recv_counts), dtype=x.dtype, device=x.device)
-    _pack_and_self(x3, out3, send, plan, me, P)
+    _pack(x3, send, plan, me, P)
+    work = None
     if P > 1:
-        dist.all_to_all_single(recv, send, output_split_sizes=recv_counts, input_split_sizes=send_counts, group=group)
+        # Issued before the self block, which touches neither buffer, so the two overlap.
+        work = dist.all_to_all_single(
+            recv, send, output_split_sizes=recv_counts, input_split_sizes=send_counts, group=group, async_op=True
+        )
+    _self(x3, out3, plan, me)
+    if work is not None:
+        work.wait()
         _unpack(out3, recv, plan, me, P)
     return out3 if x.ndim == 3 else out3[0]
 
@@ -145,7 +157,8 @@ def _transpose_numpy(x, out_rows, nranks, comm):
     out3 = np.empty((batch, n_me, R), dtype=x.dtype)
     send = np.empty(sum(send_counts), dtype=x.dtype)
     recv = np.empty(sum(recv_counts), dtype=x.dtype)
-    _pack_and_self(x3, out3, send, plan, me, P)
+    _pack(x3, send, plan, me, P)
+    _self(x3, out3, plan, me)
     if P > 1:
         es = x.dtype.itemsize
         sb = [c * es for c in send_counts]

@@ -1,8 +1,8 @@
-// xpose::dist over NCCL on GPU memory. Three streams: the caller's (packs, then the self
-// block), the context's comm stream (grouped ncclSend/ncclRecv per chunk) and its unpack
-// stream (pitched copies into the output rows), joined by events, so chunk k is exchanged
-// while chunk k+1 is packed and chunk k-1 unpacked. No allocation, no host wait (except
-// in the collective argument check, which the caller can turn off).
+// xpose::dist over NCCL on GPU memory. Three streams of the context: local (packs and
+// self-block chunks), comm (grouped ncclSend/ncclRecv per chunk) and unpack (pitched
+// copies into the output rows), forked from and joined back to the caller's stream with
+// events; run() has the timeline. No allocation, no host wait (except in the collective
+// argument check, which the caller can turn off).
 #include <cuda_runtime.h>
 #include <nccl.h>
 
@@ -17,8 +17,8 @@ namespace xpose::dist {
 struct nccl_context {
   ncclComm_t comm = nullptr;
   int nranks = 1, rank = 0, device = 0, max_chunks = 1;
-  cudaStream_t comm_stream = nullptr, unpack_stream = nullptr;
-  std::vector<cudaEvent_t> events;        // start, comm done, unpack done, then 2 per chunk
+  cudaStream_t comm_stream = nullptr, unpack_stream = nullptr, local_stream = nullptr;
+  std::vector<cudaEvent_t> events;        // see run(): fixed_events + events_per_chunk * max_chunks
   detail::record* dev_records = nullptr;  // nranks + 1 (the last one: this rank's send slot)
   detail::record* host_records = nullptr; // pinned, nranks + 1
   std::vector<index_t> offsets;           // row_off, col_off of the last agreed call
@@ -70,22 +70,58 @@ status unpack_device(const detail::pitched_copy& c, const unsigned char* recv, u
   return cuda(cudaMemcpy3DAsync(&m, s), "cudaMemcpy3DAsync");
 }
 
+// Event slots: [0] start, [1..3] comm / unpack / local done, then per chunk k
+// [4 + 3k] packed, [5 + 3k] exchange k next in line, [6 + 3k] received.
+constexpr int fixed_events = 4, events_per_chunk = 3;
+
+// Step k's local work on s: pack chunk k+1 (then mark packed_next), then self chunk k.
+// k = -1: pack chunk 0 only.
+status enqueue_local_step(const detail::plan& p, int k, const unsigned char* in, unsigned char* out,
+                          unsigned char* send, cudaStream_t s, cudaEvent_t packed_next) {
+  const int P = p.nranks, me = p.rank, es = p.elem_size;
+  if (k + 1 < p.chunks) {  // pack chunk k+1 first: exchange k+1 waits for it
+    for (int j = 1; j < P; ++j) {
+      const detail::local_transpose t = detail::pack(p, (me + j) % P, k + 1);
+      if (status st = transpose(in + t.in_off * es, send + t.out_off * es, t.md, s); !st.ok()) return st;
+    }
+    if (status st = cuda(cudaEventRecord(packed_next, s), "cudaEventRecord"); !st.ok()) return st;
+  }
+  if (k < 0) return {};
+  const detail::local_transpose self = detail::self_chunk(p, k);
+  return transpose(in + self.in_off * es, out + self.out_off * es, self.md, s);
+}
+
+// Timeline (docs/RESULTS.md "Distributed (issues 15, 16)", second round). Streams:
+// L = local (lowest priority: packs, self chunks), C = comm (highest), U = unpack.
+//   L: pack 0 | for k: [wait next_k] pack k+1, mark packed_{k+1}, self chunk k
+//   C: for k: [wait packed_k] mark next_k, exchange k, mark received_k
+//   U: for k: [wait received_k] unpack k
+// so exchange k || (pack k+1, self chunk k) || unpack k-1; exposed: pack 0, unpack K-1.
+// next_k is the point of the second round: a transpose grid being dispatched takes each
+// SM's room as its blocks retire, and an NCCL block (hundreds of threads, most of an SM)
+// cannot start until that grid has drained, whatever the priorities (they order pending
+// blocks, they reserve no SM). So step k's local work is released only when exchange k
+// is next in line on C, and is short enough to end before exchange k+1 is ready.
 status run(const detail::plan& p, nccl_context& ctx, const unsigned char* in, unsigned char* out,
            unsigned char* send, unsigned char* recv, cudaStream_t stream) {
   const int P = p.nranks, me = p.rank, es = p.elem_size, K = p.chunks;
-  cudaEvent_t* ev = ctx.events.data();  // [0] start, [1] comm done, [2] unpack done, [3 + 2k] packed, [4 + 2k] received
-  if (P > 1) {
-    if (status s = cuda(cudaEventRecord(ev[0], stream), "cudaEventRecord"); !s.ok()) return s;
-    cudaStreamWaitEvent(ctx.comm_stream, ev[0], 0);
-    cudaStreamWaitEvent(ctx.unpack_stream, ev[0], 0);
+  if (P == 1) {
+    const detail::local_transpose self = detail::self_block(p);
+    if (status s = transpose(in + self.in_off * es, out + self.out_off * es, self.md, stream); !s.ok()) return s;
+    return cuda(cudaGetLastError(), "enqueue");
   }
-  for (int k = 0; k < K && P > 1; ++k) {
-    for (int j = 1; j < P; ++j) {
-      const detail::local_transpose t = detail::pack(p, (me + j) % P, k);
-      if (status s = transpose(in + t.in_off * es, send + t.out_off * es, t.md, stream); !s.ok()) return s;
-    }
-    cudaEventRecord(ev[3 + 2 * k], stream);
-    cudaStreamWaitEvent(ctx.comm_stream, ev[3 + 2 * k], 0);
+  cudaEvent_t* ev = ctx.events.data();
+  const auto packed = [&](int k) { return ev[fixed_events + events_per_chunk * k]; };
+  const auto next = [&](int k) { return ev[fixed_events + events_per_chunk * k + 1]; };
+  const auto received = [&](int k) { return ev[fixed_events + events_per_chunk * k + 2]; };
+  cudaStream_t L = ctx.local_stream, C = ctx.comm_stream, U = ctx.unpack_stream;
+  if (status s = cuda(cudaEventRecord(ev[0], stream), "cudaEventRecord"); !s.ok()) return s;
+  for (cudaStream_t t : {L, C, U})
+    if (status s = cuda(cudaStreamWaitEvent(t, ev[0], 0), "cudaStreamWaitEvent"); !s.ok()) return s;
+  if (status s = enqueue_local_step(p, -1, in, out, send, L, packed(0)); !s.ok()) return s;
+  for (int k = 0; k < K; ++k) {
+    cudaStreamWaitEvent(C, packed(k), 0);
+    cudaEventRecord(next(k), C);
     if (status s = nccl(ncclGroupStart(), "ncclGroupStart"); !s.ok()) return s;
     ncclResult_t first_error = ncclSuccess;
     for (int j = 1; j < P; ++j) {
@@ -93,27 +129,25 @@ status run(const detail::plan& p, nccl_context& ctx, const unsigned char* in, un
       const detail::message sm = detail::send_message(p, to, k), rm = detail::recv_message(p, from, k);
       ncclResult_t r = ncclSuccess;
       if (sm.elems)
-        r = ncclSend(send + sm.buf_off * es, static_cast<std::size_t>(sm.elems * es), ncclInt8, to, ctx.comm, ctx.comm_stream);
+        r = ncclSend(send + sm.buf_off * es, static_cast<std::size_t>(sm.elems * es), ncclInt8, to, ctx.comm, C);
       if (r == ncclSuccess && rm.elems)
-        r = ncclRecv(recv + rm.buf_off * es, static_cast<std::size_t>(rm.elems * es), ncclInt8, from, ctx.comm, ctx.comm_stream);
+        r = ncclRecv(recv + rm.buf_off * es, static_cast<std::size_t>(rm.elems * es), ncclInt8, from, ctx.comm, C);
       if (first_error == ncclSuccess) first_error = r;
     }
     const ncclResult_t end = ncclGroupEnd();  // always closes the group
     if (status s = nccl(first_error != ncclSuccess ? first_error : end, "ncclSend/ncclRecv"); !s.ok()) return s;
-    cudaEventRecord(ev[4 + 2 * k], ctx.comm_stream);
-    cudaStreamWaitEvent(ctx.unpack_stream, ev[4 + 2 * k], 0);
+    cudaEventRecord(received(k), C);
+    cudaStreamWaitEvent(U, received(k), 0);
     for (int j = 1; j < P; ++j)
-      if (status s = unpack_device(detail::unpack(p, (me + P - j) % P, k), recv, out, es, ctx.unpack_stream); !s.ok())
-        return s;
+      if (status s = unpack_device(detail::unpack(p, (me + P - j) % P, k), recv, out, es, U); !s.ok()) return s;
+    cudaStreamWaitEvent(L, next(k), 0);
+    if (status s = enqueue_local_step(p, k, in, out, send, L, k + 1 < K ? packed(k + 1) : nullptr); !s.ok())
+      return s;
   }
-  // The self block overlaps the exchanges still in flight.
-  const detail::local_transpose self = detail::self_block(p);
-  if (status s = transpose(in + self.in_off * es, out + self.out_off * es, self.md, stream); !s.ok()) return s;
-  if (P > 1) {
-    cudaEventRecord(ev[1], ctx.comm_stream);
-    cudaEventRecord(ev[2], ctx.unpack_stream);
-    cudaStreamWaitEvent(stream, ev[1], 0);
-    cudaStreamWaitEvent(stream, ev[2], 0);
+  int i = 1;
+  for (cudaStream_t t : {C, U, L}) {
+    cudaEventRecord(ev[i], t);
+    cudaStreamWaitEvent(stream, ev[i++], 0);
   }
   return cuda(cudaGetLastError(), "enqueue");
 }
@@ -131,15 +165,19 @@ status create_nccl_context(ncclComm_t comm, nccl_context** out, int max_chunks) 
   status s = nccl(ncclCommCount(comm, &c->nranks), "ncclCommCount");
   if (s.ok()) s = nccl(ncclCommUserRank(comm, &c->rank), "ncclCommUserRank");
   if (s.ok()) s = cuda(cudaGetDevice(&c->device), "cudaGetDevice");
-  // The exchange gets the highest priority: its kernels then take SMs ahead of the packs
-  // queued behind them, so local work cannot delay the transfer it is meant to hide behind.
+  // The exchange gets the highest priority: when its blocks and local ones are pending
+  // together (run() arranges that they are), its blocks are placed first.
   int least = 0, greatest = 0;
   if (s.ok()) s = cuda(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
   if (s.ok())
     s = cuda(cudaStreamCreateWithPriority(&c->comm_stream, cudaStreamNonBlocking, greatest), "cudaStreamCreate");
-  if (s.ok()) s = cuda(cudaStreamCreateWithFlags(&c->unpack_stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  // Local work and unpacks at the lowest priority, whatever the caller's stream has.
+  if (s.ok())
+    s = cuda(cudaStreamCreateWithPriority(&c->unpack_stream, cudaStreamNonBlocking, least), "cudaStreamCreate");
+  if (s.ok())
+    s = cuda(cudaStreamCreateWithPriority(&c->local_stream, cudaStreamNonBlocking, least), "cudaStreamCreate");
   try {
-    c->events.assign(3 + 2 * static_cast<std::size_t>(max_chunks), nullptr);
+    c->events.assign(fixed_events + events_per_chunk * static_cast<std::size_t>(max_chunks), nullptr);
     c->offsets.assign(2 * static_cast<std::size_t>(c->nranks) + 2, 0);
   } catch (const std::bad_alloc&) {
     s = status::make(status_code::invalid_argument, "out of host memory");
@@ -163,6 +201,7 @@ void destroy_nccl_context(nccl_context* c) noexcept {
     if (e) cudaEventDestroy(e);
   if (c->comm_stream) cudaStreamDestroy(c->comm_stream);
   if (c->unpack_stream) cudaStreamDestroy(c->unpack_stream);
+  if (c->local_stream) cudaStreamDestroy(c->local_stream);
   if (c->dev_records) cudaFree(c->dev_records);
   if (c->host_records) cudaFreeHost(c->host_records);
   delete c;

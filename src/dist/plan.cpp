@@ -199,13 +199,13 @@ status agree(const record* all, int P, int me, const status& mine, index_t* row_
 
 int chunk_count(const plan& p, int requested, int max_chunks) noexcept {
   if (requested > 0) return std::min(requested, max_chunks);
-  // Policy (docs/RESULTS.md, "Distributed (issues 15, 16)", the model): the exposed local
-  // work falls like 1/W(K) and the per-chunk cost grows like K, so K grows like the square
-  // root of the block: sqrt(mean block / 32 MiB), 1..8 (N = 8192 / 16384 / 32768 fp32 on
-  // 2 ranks: 2 / 4 / 8). To be set from the two-GPU --chunks sweep.
+  // Policy (docs/RESULTS.md, "Distributed (issues 15, 16)", second round): the exposed
+  // local work falls like 1/W(K) and the per-chunk cost grows like K, so K grows like the
+  // square root of the block: sqrt(mean block / 16 MiB), 1..8 (fp32 on 2 ranks, N = 8192 /
+  // 16384 / 32768: 3 / 6 / 8). To be set from the two-GPU --chunks sweep.
   const double block = static_cast<double>(p.global_rows) * static_cast<double>(p.cols) *
                        static_cast<double>(p.batch) * p.elem_size / p.nranks;
-  const int k = static_cast<int>(std::lround(std::sqrt(block / (32.0 * 1024 * 1024))));
+  const int k = static_cast<int>(std::lround(std::sqrt(block / (16.0 * 1024 * 1024))));
   return std::max(1, std::min({k, 8, max_chunks}));
 }
 
@@ -268,12 +268,15 @@ local_transpose pack(const plan& p, int q, int k) noexcept {
   return t;
 }
 
-local_transpose self_block(const plan& p) noexcept {
+namespace {
+// Self-block columns [first, first + n): input (b, i, col_off[me] + first + j) -> output
+// (b, first + j, row_off[me] + i).
+local_transpose self_columns(const plan& p, index_t first, index_t n) {
   local_transpose t;
-  t.in_off = p.col_off[p.rank];
-  t.out_off = p.row_off[p.rank];
+  t.in_off = p.col_off[p.rank] + first;
+  t.out_off = first * p.v.ld_out + p.row_off[p.rank];
   t.md.rows = p.v.rows;
-  t.md.cols = p.v.out_rows;
+  t.md.cols = n;
   t.md.ld_in = p.v.ld_in;
   t.md.ld_out = p.v.ld_out;
   t.md.batch = p.batch;
@@ -281,6 +284,14 @@ local_transpose self_block(const plan& p) noexcept {
   t.md.stride_out = p.v.stride_out;
   t.md.elem_size = p.elem_size;
   return t;
+}
+}  // namespace
+
+local_transpose self_block(const plan& p) noexcept { return self_columns(p, 0, p.v.out_rows); }
+
+local_transpose self_chunk(const plan& p, int k) noexcept {
+  const index_t first = chunk_begin(p.v.out_rows, p.chunks, k);
+  return self_columns(p, first, chunk_begin(p.v.out_rows, p.chunks, k + 1) - first);
 }
 
 pitched_copy unpack(const plan& p, int q, int k) noexcept {

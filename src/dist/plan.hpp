@@ -60,14 +60,16 @@ status local_checks(const void* in, const void* out, const void* ws, std::size_t
 plan make_plan(const desc& d, const local_view& v, int nranks, int rank, const index_t* offs, int chunks,
                int max_chunks) noexcept;
 
-/// Relative size of chunk j of K: 3^min(j, K-1-j), capped at 3^4. The pipeline exposes
+/// Relative size of chunk j of K: 2^min(j, K-1-j), capped at 2^4. The pipeline exposes
 /// only the first chunk's pack and the last chunk's unpack, so those are the smallest;
-/// each chunk's pack (about 5x faster than its exchange on NVLink, RESULTS.md
-/// "Distributed") still fits behind the previous, 3x smaller, exchange.
+/// while chunk j is exchanged the GPU packs chunk j+1 (2x), transposes self chunk j and
+/// unpacks chunk j-1 (1/2x): about 3.5 chunk-j passes at roughly a fifth of the exchange
+/// each (RESULTS.md "Distributed", second round), so the step still fits behind it with
+/// room for the local kernels slowing down while NCCL shares the HBM.
 inline index_t chunk_weight(int K, int j) noexcept {
   const int e = j < K - 1 - j ? j : K - 1 - j;
   index_t w = 1;
-  for (int i = 0; i < e && i < 4; ++i) w *= 3;
+  for (int i = 0; i < e && i < 4; ++i) w *= 2;
   return w;
 }
 
@@ -104,6 +106,9 @@ struct local_transpose {
 };
 local_transpose pack(const plan& p, int peer, int k) noexcept;
 local_transpose self_block(const plan& p) noexcept;
+/// Chunk k of the self block: its input columns (= output rows) in chunk k of out_rows,
+/// the same split as the exchanged chunks, so the NCCL pipeline spreads it over the steps.
+local_transpose self_chunk(const plan& p, int k) noexcept;
 
 /// Unpack of chunk k from `peer`: `height` rows of `width` elements per batch, from the
 /// receive buffer (pitch width, batch stride src_batch) into the output (pitch ld_out).

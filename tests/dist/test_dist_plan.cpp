@@ -137,13 +137,22 @@ TEST(DistPlan, EveryOutputElementComesFromTheRightInputElement) {
         ASSERT_EQ(src.at(static_cast<std::size_t>(e)), -1) << "written twice";
         src[static_cast<std::size_t>(e)] = global;
       };
-      // Self block: local input (b, i, col_off[me] + j) -> output (b, j, row_off[me] + i).
-      const dd::local_transpose s = dd::self_block(p);
-      for (index_t b = 0; b < s.md.batch; ++b)
-        for (index_t i = 0; i < s.md.rows; ++i)
-          for (index_t j = 0; j < s.md.cols; ++j)
-            place(s.out_off + b * s.md.stride_out + j * s.md.ld_out + i,
-                  b * L.R * L.C + (p.row_off[me] + i) * L.C + (p.col_off[me] + j));
+      // Self block, in the NCCL pipeline's chunks (the MPI path's whole self_block is
+      // chunk 0 of 1): local input (b, i, in_off + j) -> output (b, j, row_off[me] + i).
+      const dd::local_transpose whole = dd::self_block(p);
+      index_t self_cols = 0;
+      for (int k = 0; k < p.chunks; ++k) {
+        const dd::local_transpose s = dd::self_chunk(p, k);
+        self_cols += s.md.cols;
+        for (index_t b = 0; b < s.md.batch; ++b)
+          for (index_t i = 0; i < s.md.rows; ++i)
+            for (index_t j = 0; j < s.md.cols; ++j)
+              place(s.out_off + b * s.md.stride_out + j * s.md.ld_out + i,
+                    b * L.R * L.C + (p.row_off[me] + i) * L.C + (s.in_off + j));
+      }
+      EXPECT_EQ(self_cols, whole.md.cols);
+      EXPECT_EQ(whole.in_off, p.col_off[me]);
+      EXPECT_EQ(whole.out_off, p.row_off[me]);
       // From peer q, chunk k: q packed its input (b, i, c) into its send buffer; the bytes
       // arrive in my receive buffer; the unpack moves them to the output.
       for (int q = 0; q < L.P; ++q) {

@@ -12,6 +12,10 @@
 // fraction of NCCL's on the same exchanged bytes (the off-diagonal blocks, (P-1)/P of the
 // matrix). GB/s are 1e9 bytes per second per rank: "xchg" counts the exchanged bytes,
 // "matrix" the rank's whole block.
+// Diagnostics at the end of each line: "unpack2d", the unpack's pitched copies alone;
+// "a2a||local", the all-to-all next in line and the local work released beside it, and
+// "local||a2a", the reverse (overlap without the pipeline's dependencies: near
+// max(a2a, local) when they share the GPU well, near the sum when not).
 #include <cuda_runtime.h>
 #include <nccl.h>
 #include <xpose/dist.hpp>
@@ -223,11 +227,17 @@ void rank_main(int me, int device, ncclComm_t comm, const config& cfg, shared_st
     std::fprintf(stderr, "xpose-dist-bench: create_nccl_context: %s\n", s.message());
     std::exit(1);
   }
-  cudaStream_t stream;
+  cudaStream_t stream, side, side_hi;
   CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  cudaEvent_t t0, t1;
+  int least = 0, greatest = 0;
+  CK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  CK(cudaStreamCreateWithPriority(&side, cudaStreamNonBlocking, least));
+  CK(cudaStreamCreateWithPriority(&side_hi, cudaStreamNonBlocking, greatest));
+  cudaEvent_t t0, t1, fork, join;
   CK(cudaEventCreate(&t0));
   CK(cudaEventCreate(&t1));
+  CK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+  CK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
   unsigned long long* bad = nullptr;
   CK(cudaMalloc(&bad, sizeof *bad));
 
@@ -261,20 +271,21 @@ void rank_main(int me, int device, ncclComm_t comm, const config& cfg, shared_st
         }
         fill<<<1024, 256, 0, stream>>>(in, d.rows, N, batch, row0, es);
         // The same exchanged bytes as the transpose: every off-diagonal block, one group.
-        const auto a2a = [&] {
+        const auto a2a_on = [&](cudaStream_t s) {
           ncclGroupStart();
           std::size_t soff = 0, roff = 0;
           for (int q = 0; q < P; ++q) {
             if (q == me) continue;
             const std::size_t sb = static_cast<std::size_t>(d.rows) * xd::even_split(N, P, q) * batch * es;
             const std::size_t rb = static_cast<std::size_t>(d.out_rows) * xd::even_split(N, P, q) * batch * es;
-            ncclSend(ws + soff, sb, ncclInt8, q, comm, stream);
-            ncclRecv(ws + ws_bytes - rb - roff, rb, ncclInt8, q, comm, stream);
+            ncclSend(ws + soff, sb, ncclInt8, q, comm, s);
+            ncclRecv(ws + ws_bytes - rb - roff, rb, ncclInt8, q, comm, s);
             soff += sb;
             roff += rb;
           }
           ncclGroupEnd();
         };
+        const auto a2a = [&] { a2a_on(stream); };
         // PyTorch's all_to_all_single on the whole block (self block included, as in the
         // issue's table): in -> out.
         const auto a2a_full = [&] {
@@ -323,11 +334,48 @@ void rank_main(int me, int device, ncclComm_t comm, const config& cfg, shared_st
           // The local work alone, for the P = 4/8 model (docs/RESULTS.md): one transpose of
           // the whole block (pack + self) and one copy of the exchanged bytes (unpack).
           const std::size_t xchg_bytes = block - static_cast<std::size_t>(d.rows) * d.out_rows * batch * es;
-          const auto local = [&] {
-            if (!xpose::transpose(in, out, xpose::matrix_desc::packed(d.rows, N, es, batch), stream).ok()) std::exit(1);
-            if (xchg_bytes) CK(cudaMemcpyAsync(ws + ws_bytes - xchg_bytes, ws, xchg_bytes, cudaMemcpyDeviceToDevice, stream));
+          const auto local_on = [&](cudaStream_t s) {
+            if (!xpose::transpose(in, out, xpose::matrix_desc::packed(d.rows, N, es, batch), s).ok()) std::exit(1);
+            if (xchg_bytes) CK(cudaMemcpyAsync(ws + ws_bytes - xchg_bytes, ws, xchg_bytes, cudaMemcpyDeviceToDevice, s));
           };
-          std::vector<double> tl, tf;
+          const auto local = [&] { local_on(stream); };
+          // Diagnostics of the overlap (docs/RESULTS.md "Distributed", second round):
+          // the unpack's pitched copies alone (out_rows x r_q per peer, pitch N); the
+          // all-to-all with the local work beside it, released when the all-to-all is next
+          // in line (as the pipeline does); and the reverse, the local work next in line
+          // and the all-to-all (highest priority) released beside it (as the first round
+          // did). Near max(a2a, local) when they share the GPU well, near the sum when not.
+          // Timing only: both write the receive area and `out` (checked before, not after).
+          const auto unpack2d = [&] {
+            std::size_t roff = 0;
+            for (int q = 0; q < P; ++q) {
+              if (q == me) continue;
+              const index_t r_q = xd::even_split(N, P, q);
+              index_t row_q = 0;
+              for (int r = 0; r < q; ++r) row_q += xd::even_split(N, P, r);
+              const std::size_t rb = static_cast<std::size_t>(d.out_rows) * r_q * batch * es;
+              CK(cudaMemcpy2DAsync(out + row_q * es, N * es, ws + ws_bytes - rb - roff, r_q * es, r_q * es,
+                                   d.out_rows * batch, cudaMemcpyDeviceToDevice, stream));
+              roff += rb;
+            }
+          };
+          const auto a2a_beside_local = [&] {
+            CK(cudaEventRecord(fork, stream));
+            a2a();
+            CK(cudaStreamWaitEvent(side, fork, 0));
+            local_on(side);
+            CK(cudaEventRecord(join, side));
+            CK(cudaStreamWaitEvent(stream, join, 0));
+          };
+          const auto local_beside_a2a = [&] {
+            CK(cudaEventRecord(fork, stream));
+            CK(cudaStreamWaitEvent(side_hi, fork, 0));
+            local_on(stream);
+            a2a_on(side_hi);
+            CK(cudaEventRecord(join, side_hi));
+            CK(cudaStreamWaitEvent(stream, join, 0));
+          };
+          std::vector<double> tl, tf, tu, to, tr;
           timed(whole);  // warm-ups
           timed(a2a);
           for (int r = 0; r < cfg.reps; ++r) {  // interleaved: all see the same machine state
@@ -335,28 +383,33 @@ void rank_main(int me, int device, ncclComm_t comm, const config& cfg, shared_st
             ta.push_back(timed(a2a));
             tf.push_back(timed(a2a_full));
             tl.push_back(timed(local));  // rows == out_rows: both are even_split(N, P, me)
+            tu.push_back(timed(unpack2d));
+            to.push_back(timed(a2a_beside_local));
+            tr.push_back(timed(local_beside_a2a));
           }
           if (me == 0) {
-            const double w = median(tw), a = median(ta), l = median(tl), f = median(tf);
+            const double w = median(tw), a = median(ta), l = median(tl), f = median(tf), u = median(tu), o = median(to),
+                         lr = median(tr);
             const double xchg = static_cast<double>(xchg_bytes);
-            char line[512];
+            char line[768];
             std::snprintf(line, sizeof line,
                           "%-5s N=%-6lld batch=%-3lld P=%d chunks=%-2lld whole %9.3f ms  a2a %9.3f ms  ratio %.3f  "
                           "a2a %7.1f GB/s xchg  whole %7.1f GB/s xchg %7.1f GB/s matrix  local %.3f ms  a2a_full %.3f ms (ratio %.3f) "
-                          "[min/max whole %.3f/%.3f]",
+                          "[min/max whole %.3f/%.3f]  unpack2d %.3f ms  a2a||local %.3f ms  local||a2a %.3f ms",
                           ty.name, N, batch, P, K, w, a, a / w, xchg / a / 1e6, xchg / w / 1e6, static_cast<double>(block) / w / 1e6, l,
                           f, f / w,
-                          *std::min_element(tw.begin(), tw.end()), *std::max_element(tw.begin(), tw.end()));
+                          *std::min_element(tw.begin(), tw.end()), *std::max_element(tw.begin(), tw.end()), u, o, lr);
             std::printf("%s\n", line);
             std::fflush(stdout);
-            char js[512];
+            char js[768];
             std::snprintf(js, sizeof js,
                           "{\"type\":\"%s\",\"N\":%lld,\"batch\":%lld,\"P\":%d,\"chunks\":%lld,\"whole_ms\":%.5f,"
                           "\"a2a_ms\":%.5f,\"local_ms\":%.5f,\"a2a_full_ms\":%.5f,\"ratio\":%.4f,\"xchg_bytes_per_rank\":%.0f,\"block_bytes_per_rank\":%zu,"
-                          "\"whole_ms_min\":%.5f,\"whole_ms_max\":%.5f,\"a2a_ms_min\":%.5f,\"a2a_ms_max\":%.5f}",
+                          "\"whole_ms_min\":%.5f,\"whole_ms_max\":%.5f,\"a2a_ms_min\":%.5f,\"a2a_ms_max\":%.5f,"
+                          "\"unpack2d_ms\":%.5f,\"a2a_beside_local_ms\":%.5f,\"local_beside_a2a_ms\":%.5f}",
                           ty.name, N, batch, P, K, w, a, l, f, a / w, xchg, block, *std::min_element(tw.begin(), tw.end()),
                           *std::max_element(tw.begin(), tw.end()), *std::min_element(ta.begin(), ta.end()),
-                          *std::max_element(ta.begin(), ta.end()));
+                          *std::max_element(ta.begin(), ta.end()), u, o, lr);
             std::lock_guard<std::mutex> lk(sh.out_mutex);
             sh.rows_out.push_back(js);
           }

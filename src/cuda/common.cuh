@@ -1,37 +1,20 @@
-// Helpers shared by the CUDA sources: element types by size and error mapping.
+// Helpers shared by the CUDA sources: the element-type adapter and error mapping.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
+#include "../core/elem.hpp"
 #include "../internal.hpp"
 
 namespace xpose::detail {
 
-/// 16-byte element moved as one 128-bit access.
-struct alignas(16) b16 {
-  std::uint64_t lo, hi;
-};
-
-template <int Bytes> struct elem_of;
-template <> struct elem_of<1> { using type = std::uint8_t; };
-template <> struct elem_of<2> { using type = std::uint16_t; };
-template <> struct elem_of<4> { using type = std::uint32_t; };
-template <> struct elem_of<8> { using type = std::uint64_t; };
-template <> struct elem_of<16> { using type = b16; };
-
-/// Calls f.template operator()<T>() with T the element type of `elem_size` bytes.
+/// Calls f(T{}) with T the element type of `elem_size` bytes: an adapter over the one
+/// element-size dispatch (core/elem.hpp) for kernels templated on the type.
 template <class F>
 status with_elem_type(int elem_size, F&& f) {
-  switch (elem_size) {
-    case 1: return f(std::uint8_t{});
-    case 2: return f(std::uint16_t{});
-    case 4: return f(std::uint32_t{});
-    case 8: return f(std::uint64_t{});
-    case 16: return f(b16{});
-    default: return status::make(status_code::unsupported_elem_size, "element size %d", elem_size);
-  }
+  return with_elem_size(elem_size, [&](auto e) { return f(typename uint_of<decltype(e)::value>::type{}); });
 }
 
 /// Maps the last launch error to a status (clearing it).

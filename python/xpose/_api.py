@@ -175,12 +175,10 @@ def transpose(x: ArrayT, out: Optional[ArrayT] = None, *, stream: Optional[Strea
         ad, x = _resolve(x)
     if stream is not None:
         _stream_handle(stream)  # a wrong type is an error for every kind of array
-    shape = x.shape
-    axes = _SWAP_LAST_TWO.get(len(shape))
+    axes = _SWAP_LAST_TWO.get(len(x.shape))
     if axes is None:
-        _transposed_shape(shape)  # raises
-    return ad.permute(x, axes, (*shape[:-2], shape[-1], shape[-2]), out, stream, False,
-                      0 if threads is None else _threads_arg(threads))
+        _transposed_shape(tuple(x.shape))  # raises
+    return ad.permute(x, axes, None, out, stream, False, 0 if threads is None else _threads_arg(threads))
 
 
 def _permute_axes(ndim: int, axes: Any) -> list:

@@ -61,6 +61,7 @@ class Adapter:
 
     name = ""
     immutable = False  # JAX: no out=, no in-place
+    sync_after = False  # JAX: wait for the stream (JAX cannot order its work after it)
 
     # -- hooks ---------------------------------------------------------------------
     def address(self, a: Any) -> Any:
@@ -124,6 +125,7 @@ class Adapter:
         return x, got
 
     def stream_for(self, x: Any, device: int, stream: Any, out: Any, ours: bool) -> int:
+        """The cudaStream_t for a call on `device` (0 for host memory)."""
         if device < 0:
             return 0
         if stream is None:
@@ -132,26 +134,33 @@ class Adapter:
             self.record_stream(out, stream)
         return stream_handle(stream)
 
-    def permute(self, x: Any, axes: List[int], shape: Any, out: Optional[Any], stream: Any, conjugate: bool,
-                threads: int) -> Any:
-        """out = permute(x, axes), `shape` the output's; allocates `out` when None."""
+    def view(self, x: Any) -> Tuple[Any, Any, Tuple[int, ...], Optional[List[int]], int, int, bool]:
+        """(array, address, shape, element strides or None, element size, device,
+        lazily conjugated?) of an input, in one call (the hot path of every transpose)."""
         x, lazy_conj = self.unwrap(x)
         x, st = self.input_layout(x)
-        if out is None:
+        return x, self.address(x), tuple(x.shape), st, self.itemsize(x), self.device(x), lazy_conj
+
+    def permute(self, x: Any, axes: List[int], shape: Optional[Tuple[int, ...]], out: Optional[Any], stream: Any,
+                conjugate: bool, threads: int) -> Any:
+        """out = permute(x, axes), `shape` the output's (None: x's with the last two
+        axes swapped); allocates `out` when None."""
+        x, addr, xshape, st, es, dev, lazy_conj = self.view(x)
+        if shape is None:
+            shape = xshape[:-2] + (xshape[-1], xshape[-2])
+        ours = out is None
+        if ours:
             out = self.empty(x, shape)
-            ost, ours = None, True
+            ost = None
         else:
             self.check_out(x, out)
-            ost, ours = self.strides(out), False
-        dev = self.device(x)
-        handle = self.stream_for(x, dev, stream, out, ours)
-        _xpose.permute(self.address(x), self.address(out), x.shape, st, out.shape, ost, self.itemsize(x), axes, dev,
-                       handle, conjugate != lazy_conj, threads)
-        self.finish(x, dev, handle)
+            ost, shape = self.strides(out), tuple(out.shape)
+        handle = 0 if dev < 0 else self.stream_for(x, dev, stream, out, ours)
+        _xpose.permute(addr, self.address(out), xshape, st, shape, ost, es, axes, dev, handle,
+                       conjugate != lazy_conj, threads)
+        if self.sync_after and dev >= 0:
+            _xpose.synchronize(dev, handle)
         return out
-
-    def finish(self, x: Any, device: int, handle: int) -> None:
-        """After the call (JAX: wait, it cannot order its work after our stream)."""
 
     def inplace(self, x: Any, shape: Tuple[int, ...], stream: Any) -> Any:
         """Transposes the last two axes of `x` in place; returns the view of new shape."""
@@ -245,7 +254,7 @@ class Torch(Adapter):
     def __init__(self) -> None:
         import torch
 
-        self.torch = torch
+        self.torch, self.Tensor = torch, torch.Tensor
         # Looked up once: the current raw cudaStream_t of a device, without a Stream object.
         self._raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 
@@ -255,20 +264,14 @@ class Torch(Adapter):
     def itemsize(self, a: Any) -> int:
         return a.element_size()
 
-    def byte_strides(self, a: Any) -> Optional[Tuple[int, ...]]:
-        raise AssertionError("torch strides are in elements")  # pragma: no cover
-
     def strides(self, a: Any) -> Optional[List[int]]:
         return None if a.is_contiguous() else list(a.stride())
-
-    def input_layout(self, x: Any) -> Tuple[Any, Optional[List[int]]]:
-        return x, self.strides(x)  # torch strides are whole and never negative
 
     def device(self, a: Any) -> int:
         return a.get_device() if a.is_cuda else -1
 
     def empty(self, like: Any, shape: Tuple[int, ...]) -> Any:
-        return self.torch.empty(shape, dtype=like.dtype, device=like.device)
+        return like.new_empty(shape)  # x's dtype and device, without building a torch.device
 
     def contiguous(self, a: Any) -> Any:
         return a.contiguous()
@@ -284,11 +287,11 @@ class Torch(Adapter):
             out.record_stream(stream)
 
     def check_out(self, x: Any, out: Any) -> None:
-        if not isinstance(out, self.torch.Tensor):
+        if not isinstance(out, self.Tensor):
             raise TypeError(f"xpose: out must be a torch.Tensor like x, got {type_name(out)}")
-        if out.dtype != x.dtype:
+        if out.dtype is not x.dtype:  # torch dtypes are singletons
             raise ValueError(f"xpose: out has dtype {out.dtype}, expected {x.dtype}")
-        if out.device != x.device:
+        if out.get_device() != x.get_device() or out.is_cuda != x.is_cuda:
             raise ValueError(f"xpose: out is on {out.device}, x on {x.device}")
         if out.is_conj() or out.is_neg():
             raise ValueError("xpose: out is a lazily conjugated / negated view: pass a plain tensor")
@@ -297,11 +300,16 @@ class Torch(Adapter):
         return a.is_complex()
 
     def unwrap(self, x: Any) -> Tuple[Any, bool]:
-        if not isinstance(x, self.torch.Tensor):
+        if not isinstance(x, self.Tensor):
             raise TypeError(f"xpose: unsupported object {type_name(x)}")
         if x.is_neg():
             x = x.resolve_neg()
         return x, x.is_conj()  # the core conjugates on the way: no resolve_conj copy
+
+    def view(self, x: Any) -> Tuple[Any, Any, Tuple[int, ...], Optional[List[int]], int, int, bool]:
+        x, lazy_conj = self.unwrap(x)  # torch strides are whole elements, never negative
+        return (x, x.data_ptr(), tuple(x.shape), None if x.is_contiguous() else list(x.stride()),
+                x.element_size(), x.get_device() if x.is_cuda else -1, lazy_conj)
 
     def workspace(self, like: Any, nbytes: int) -> Any:
         return self.torch.empty(nbytes + 16, dtype=self.torch.uint8, device=like.device)
@@ -373,6 +381,7 @@ class Jax(Adapter):
 
     name = "jax"
     immutable = True
+    sync_after = True
 
     def __init__(self) -> None:
         import jax
@@ -425,9 +434,6 @@ class Jax(Adapter):
 
     def current_stream(self, like: Any, device: int) -> int:
         return 0  # the legacy default stream
-
-    def finish(self, x: Any, device: int, handle: int) -> None:
-        _xpose.synchronize(device, handle)
 
     def permute(self, x: Any, axes: List[int], shape: Any, out: Optional[Any], stream: Any, conjugate: bool,
                 threads: int) -> Any:

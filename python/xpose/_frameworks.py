@@ -192,9 +192,6 @@ class Adapter:
 class Numpy(Adapter):
     name = "numpy"
 
-    def __init__(self) -> None:
-        self.np = np
-
     def address(self, a: Any) -> Any:
         return a  # buffer protocol, read in the extension
 

@@ -122,20 +122,29 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     print(f"host time per call, µs (median of {a.repeat} blocks of {a.number} calls), shape {a.shape} float32; "
           f"xpose from {os.path.dirname(xpose.__file__)}")
-    head = f"{'case':11} {'method':34} {'this':>8}" + (f" {'compare':>8}" if other else "") + f" {'vs base':>8}"
+    # Ratios to the baseline of the same process: the two runs see different load.
+    head = (f"{'case':11} {'method':34} {'this':>8} {'vs base':>8}" +
+            (f" {'compare':>8} {'vs base':>8}" if other else ""))
     print(head)
     print("-" * len(head))
     base: Dict[str, float] = {}
-    for i, r in enumerate(rows):
+    obase: Dict[str, float] = {}
+    for r in rows:
         if not r["method"].startswith("xpose"):
             base[r["case"]] = r["us_per_call"]
         r["vs_baseline"] = r["us_per_call"] / base[r["case"]]
-        line = f"{r['case']:11} {r['method']:34} {r['us_per_call']:8.2f}"
+        line = f"{r['case']:11} {r['method']:34} {r['us_per_call']:8.2f} {r['vs_baseline']:7.2f}x"
         if other:
             match = [o for o in other if o["case"] == r["case"] and o["method"] == r["method"]]
-            r["compare_us"] = match[0]["us_per_call"] if match else None
-            line += f" {r['compare_us']:8.2f}" if match else f" {'-':>8}"
-        print(line + f" {r['vs_baseline']:7.2f}x")
+            if match:
+                if not r["method"].startswith("xpose"):
+                    obase[r["case"]] = match[0]["us_per_call"]
+                r["compare_us"] = match[0]["us_per_call"]
+                r["compare_vs_baseline"] = r["compare_us"] / obase[r["case"]]
+                line += f" {r['compare_us']:8.2f} {r['compare_vs_baseline']:7.2f}x"
+            else:
+                line += f" {'-':>8} {'-':>8}"
+        print(line)
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"shape": list(shape), "number": a.number, "repeat": a.repeat, "compare": a.compare,

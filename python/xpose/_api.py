@@ -160,7 +160,7 @@ def transpose(x: ArrayT, out: Optional[ArrayT] = None, *, stream: Optional[Strea
         A CUDA error, or a GPU array with a library built without CUDA.
 
     Messages carry the library's status name and message, e.g.
-    ``xpose: overlap: x and out share memory``.
+    ``xpose: overlap: input [0x..., +64 B) and output [0x..., +64 B) overlap``.
 
     Examples
     --------
@@ -175,9 +175,12 @@ def transpose(x: ArrayT, out: Optional[ArrayT] = None, *, stream: Optional[Strea
         ad, x = _resolve(x)
     if stream is not None:
         _stream_handle(stream)  # a wrong type is an error for every kind of array
-    axes = _SWAP_LAST_TWO.get(len(x.shape))
+    shape = getattr(x, "shape", None)
+    if shape is None:
+        raise _unsupported(x)
+    axes = _SWAP_LAST_TWO.get(len(shape))
     if axes is None:
-        _transposed_shape(tuple(x.shape))  # raises
+        _transposed_shape(tuple(shape))  # raises
     return ad.permute(x, axes, None, out, stream, False, 0 if threads is None else _threads_arg(threads))
 
 

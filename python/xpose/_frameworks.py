@@ -299,6 +299,8 @@ class Torch(Adapter):
     def unwrap(self, x: Any) -> Tuple[Any, bool]:
         if not isinstance(x, self.Tensor):
             raise TypeError(f"xpose: unsupported object {type_name(x)}")
+        if not (x.is_cuda or x.is_cpu):  # data_ptr of MPS / XLA / meta tensors is no host or CUDA address
+            raise TypeError(f"xpose: tensors on {x.device.type} are not supported (CPU and CUDA only)")
         if x.is_neg():
             x = x.resolve_neg()
         return x, x.is_conj()  # the core conjugates on the way: no resolve_conj copy
@@ -437,6 +439,8 @@ class Jax(Adapter):
         dev = self._device(x)
         if out is not None:
             raise ValueError("xpose: JAX arrays are immutable: out= is not supported for JAX inputs")
+        if dev.platform not in ("cpu", "gpu", "cuda"):
+            raise TypeError(f"xpose: JAX arrays on {dev.platform} are not supported (CPU and CUDA only)")
         if dev.platform == "cpu":
             res = NUMPY.permute(np.asarray(x), axes, shape, None, stream, conjugate, threads)
             return self.jax.device_put(res, dev)

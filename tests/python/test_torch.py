@@ -225,3 +225,9 @@ def test_cpu_lazy_conj_neg_and_out_views():
     assert torch.equal(xpose.transpose(x, torch.empty(3, 4).t()), x.t().contiguous())
     assert xpose.transpose(x, out) is out and torch.equal(out, x.t())
     assert torch.equal(xpose.transpose(x.expand(2, 3, 4)), x.t().expand(2, 4, 3))  # stride-0 batch
+
+
+def test_meta_tensor_is_refused():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError, match="CPU and CUDA only"):
+        xpose.transpose(torch.empty(3, 4, device="meta"))

@@ -29,6 +29,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import numpy as np
 
 import xpose
+from xpose import _frameworks
 
 DEFAULT_DTYPES = "float32,float16,bfloat16,int8,float64,complex64"
 ALL_DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64", "float16", "bfloat16",
@@ -72,38 +73,45 @@ def _stats(ms: List[float]) -> Dict[str, float]:
 # Frameworks: make random bits, compare bits, time a call
 # ---------------------------------------------------------------------------
 
+# The bench's frameworks are the adapters of xpose._frameworks (one set for the
+# library and the bench) plus what only a benchmark needs: random bits, a bitwise
+# compare, the framework's own transpose and copy, and a timer.
 
-class _Torch:
-    name = "torch"
+
+def _swapped(x: Any) -> Tuple[int, ...]:
+    shape = tuple(x.shape)
+    return shape[:-2] + (shape[-1], shape[-2])
+
+
+class _Torch(_frameworks.Torch):
     baseline_name = "x.t().contiguous()"
     copy_name = "out.copy_(x)"
 
     def __init__(self, device: int) -> None:
-        import torch
-
-        self.t = torch
-        self.device = torch.device("cuda", device)
+        super().__init__()
+        self.t = self.torch
+        self.dev = self.torch.device("cuda", device)
 
     def dtype(self, name: str) -> Any:
-        return getattr(self.t, name if name != "bool" else "bool")
+        return getattr(self.t, name)
 
     def random(self, shape: Tuple[int, ...], name: str) -> Any:
         t, dt = self.t, self.dtype(name)
         if name == "bool":
-            return t.randint(0, 2, shape, dtype=t.uint8, device=self.device).bool()
+            return t.randint(0, 2, shape, dtype=t.uint8, device=self.dev).bool()
         es = t.empty((), dtype=dt).element_size()
-        raw = t.randint(-128, 128, shape[:-1] + (shape[-1] * es,), dtype=t.int8, device=self.device)
+        raw = t.randint(-128, 128, shape[:-1] + (shape[-1] * es,), dtype=t.int8, device=self.dev)
         return raw.view(dt)
 
     def empty_like_t(self, x: Any) -> Any:
-        return self.t.empty(tuple(x.shape[:-2]) + (x.shape[-1], x.shape[-2]), dtype=x.dtype, device=self.device)
+        return self.empty(x, _swapped(x))
 
     def fill_ff(self, a: Any) -> None:
         a.view(self.t.uint8).fill_(0xFF)
 
     def bits_equal(self, a: Any, b: Any) -> bool:
-        return a.shape == b.shape and bool(self.t.equal(a.contiguous().view(self.t.uint8),
-                                                      b.contiguous().view(self.t.uint8)))
+        u8 = self.t.uint8
+        return a.shape == b.shape and bool(self.t.equal(self.contiguous(a).view(u8), self.contiguous(b).view(u8)))
 
     def baseline(self, x: Any) -> Any:
         return x.transpose(-1, -2).contiguous()
@@ -113,7 +121,7 @@ class _Torch:
 
     def time(self, fn: Callable[[], Any], warmup: int, reps: int) -> List[float]:
         t = self.t
-        with t.cuda.device(self.device):
+        with t.cuda.device(self.dev):
             for _ in range(warmup):
                 fn()
             t.cuda.synchronize()
@@ -131,16 +139,13 @@ class _Torch:
         self.t.cuda.empty_cache()
 
 
-class _Cupy:
-    name = "cupy"
+class _Cupy(_frameworks.Cupy):
     baseline_name = "cupy.ascontiguousarray(x.T)"
     copy_name = "cupy.copyto(out, x)"
 
     def __init__(self, device: int) -> None:
-        import cupy
-
-        self.cp = cupy
-        self.dev = cupy.cuda.Device(device)
+        super().__init__()
+        self.dev = self.cp.cuda.Device(device)
 
     def dtype(self, name: str) -> Any:
         if name == "bfloat16":
@@ -156,26 +161,21 @@ class _Cupy:
             return raw.view(dt)
 
     def empty_like_t(self, x: Any) -> Any:
-        with self.dev:
-            return self.cp.empty(tuple(x.shape[:-2]) + (x.shape[-1], x.shape[-2]), dtype=x.dtype)
+        return self.empty(x, _swapped(x))
 
     def fill_ff(self, a: Any) -> None:
-        with self.dev:
-            a.view(self.cp.uint8).fill(0xFF)
+        self._on(a, a.view(self.cp.uint8).fill, 0xFF)
 
     def bits_equal(self, a: Any, b: Any) -> bool:
-        cp = self.cp
-        with self.dev:
-            return a.shape == b.shape and bool(cp.array_equal(cp.ascontiguousarray(a).view(cp.uint8),
-                                                             cp.ascontiguousarray(b).view(cp.uint8)))
+        u8 = self.cp.uint8
+        return a.shape == b.shape and bool(self._on(a, self.cp.array_equal, self.contiguous(a).view(u8),
+                                                    self.contiguous(b).view(u8)))
 
     def baseline(self, x: Any) -> Any:
-        with self.dev:
-            return self.cp.ascontiguousarray(self.cp.swapaxes(x, -1, -2))
+        return self.contiguous(self.cp.swapaxes(x, -1, -2))
 
     def copy(self, x: Any, out: Any) -> Any:
-        with self.dev:
-            self.cp.copyto(out, x)
+        self._on(x, self.cp.copyto, out, x)
         return out
 
     def time(self, fn: Callable[[], Any], warmup: int, reps: int) -> List[float]:
@@ -198,8 +198,7 @@ class _Cupy:
         self.cp.get_default_memory_pool().free_all_blocks()
 
 
-class _Numpy:
-    name = "numpy"
+class _Numpy(_frameworks.Numpy):
     baseline_name = "np.ascontiguousarray(x.T)"
     copy_name = "np.copyto(out, x)"
 
@@ -222,17 +221,17 @@ class _Numpy:
         return raw.view(dt)
 
     def empty_like_t(self, x: Any) -> Any:
-        return np.empty(tuple(x.shape[:-2]) + (x.shape[-1], x.shape[-2]), dtype=x.dtype)
+        return self.empty(x, _swapped(x))
 
     def fill_ff(self, a: Any) -> None:
         a.view(np.uint8).fill(0xFF)
 
     def bits_equal(self, a: Any, b: Any) -> bool:
-        return a.shape == b.shape and np.array_equal(np.ascontiguousarray(a).view(np.uint8),
-                                                      np.ascontiguousarray(b).view(np.uint8))
+        return a.shape == b.shape and np.array_equal(self.contiguous(a).view(np.uint8),
+                                                      self.contiguous(b).view(np.uint8))
 
     def baseline(self, x: Any) -> Any:
-        return np.ascontiguousarray(np.swapaxes(x, -1, -2))
+        return self.contiguous(np.swapaxes(x, -1, -2))
 
     def copy(self, x: Any, out: Any) -> Any:
         np.copyto(out, x)
@@ -264,7 +263,7 @@ def _bench_one(fw: Any, dtype: str, shape: Tuple[int, ...], warmup: int, reps: i
     elems = 1
     for n in shape:
         elems *= n
-    itemsize = x.element_size() if fw.name == "torch" else x.dtype.itemsize
+    itemsize = fw.itemsize(x)
     nbytes = 2 * elems * itemsize  # read + write
     want = fw.baseline(x)
 

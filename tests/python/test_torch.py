@@ -169,8 +169,11 @@ def test_cuda_bad_inputs(torch_cuda):
         xpose.transpose(x, torch.empty((3, 4), device="cuda"))
     with pytest.raises(ValueError, match="cpu|device"):
         xpose.transpose(x, torch.empty((4, 3)))
-    with pytest.raises(ValueError, match="unit stride"):
-        xpose.transpose(x, torch.empty((3, 4), device="cuda").t())
+    with pytest.raises(ValueError, match="overlapping_output"):
+        xpose.transpose(x, torch.empty((1, 1), device="cuda").expand(4, 3))
+    xt = torch.arange(12.0, device="cuda").reshape(3, 4)
+    out_t = torch.empty((3, 4), device="cuda").t()  # any strides the core can address
+    assert_bits_equal(torch, xpose.transpose(xt, out_t), xt.t().contiguous())
     sq = torch.zeros((8, 8), device="cuda")
     with pytest.raises(ValueError, match="overlap"):
         xpose.transpose(sq, sq)
@@ -199,3 +202,32 @@ def test_cpu_tensors(name):
     x = rand(torch, (40, 50), name, device="cpu")
     assert_bits_equal(torch, xpose.transpose(x.t()), x)
     assert_bits_equal(torch, xpose.transpose(x[:, ::3]), expected(x[:, ::3]))
+
+
+def test_cpu_lazy_conj_neg_and_out_views():
+    # A lazily conjugated tensor reaches the core with conjugate set (no resolve_conj
+    # copy); lazy negation is resolved; an out that is a lazy view is refused.
+    torch = pytest.importorskip("torch")
+    z = torch.randn(30, 40, dtype=torch.complex64)
+    want = z.conj().resolve_conj().t().contiguous()
+    assert torch.equal(xpose.transpose(z.conj()).view(torch.uint8), want.view(torch.uint8))
+    assert torch.equal(xpose.permute(z.conj(), (1, 0), conjugate=True).view(torch.uint8),
+                       z.t().contiguous().view(torch.uint8))
+    assert torch.equal(xpose.transpose(z.conj()[:, ::2]), z.conj()[:, ::2].resolve_conj().t().contiguous())
+    n = torch._neg_view(z)
+    assert torch.equal(xpose.transpose(n), n.resolve_neg().t().contiguous())
+    with pytest.raises(ValueError, match="lazily"):
+        xpose.transpose(z, torch.empty(40, 30, dtype=torch.complex64).conj())
+    x = torch.arange(12.0).reshape(3, 4)
+    out = torch.full((4, 3), 7.0)
+    with pytest.raises(ValueError, match="overlapping_output"):
+        xpose.transpose(x, torch.zeros(1, 1).expand(4, 3))
+    assert torch.equal(xpose.transpose(x, torch.empty(3, 4).t()), x.t().contiguous())
+    assert xpose.transpose(x, out) is out and torch.equal(out, x.t())
+    assert torch.equal(xpose.transpose(x.expand(2, 3, 4)), x.t().expand(2, 4, 3))  # stride-0 batch
+
+
+def test_meta_tensor_is_refused():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError, match="CPU and CUDA only"):
+        xpose.transpose(torch.empty(3, 4, device="meta"))

@@ -15,7 +15,9 @@ namespace xpose {
 // oversubscription experiments, not for pathological counts.
 int max_host_threads() noexcept {
 #if defined(_OPENMP)
-  return std::max(4 * omp_get_num_procs(), 256);
+  // omp_get_num_procs() is a system call (~1 us): read once; tiny calls feel it.
+  static const int cap = std::max(4 * omp_get_num_procs(), 256);
+  return cap;
 #else
   return 256;  // accepted for portability; the backend runs one thread
 #endif

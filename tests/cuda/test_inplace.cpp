@@ -80,6 +80,21 @@ TEST(InplaceDevice, WorkspacePassesForLongColumns) {
     }
 }
 
+// Squares with 16-byte rows take the 16-byte tiles (swizzled for 1 and 2-byte
+// elements): one tile, partial last tiles, many pairs, batches.
+TEST(InplaceDevice, SquaresWithSixteenByteRows) {
+  REQUIRE_GPU();
+  for (index_t n : {16, 32, 64, 80, 128, 144, 208, 384, 400, 1040, 2064}) {
+    for (int es : {1, 2, 4}) {
+      for (index_t batch : {1, 3}) {
+        const matrix_desc d = matrix_desc::packed(n, n, es, batch);
+        const auto st = check_inplace(d, 0, device_run, static_cast<std::uint64_t>(n * 7 + es + batch));
+        EXPECT_TRUE(st.ok()) << n << " es " << es << " batch " << batch << ": " << st.message();
+      }
+    }
+  }
+}
+
 TEST(InplaceDevice, RandomShapes) {
   REQUIRE_GPU();
   std::mt19937_64 g(1414);

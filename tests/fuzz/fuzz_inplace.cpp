@@ -60,6 +60,7 @@ fcase draw(std::uint64_t seed, std::uint64_t index, bool device) {
     if (g.next() % 2) std::swap(c.rows, c.cols);
   } else if (shape == 2) {
     c.rows = c.cols = g.uniform(1, 700);
+    if (g.next() % 2) c.rows = c.cols = 16 * g.uniform(1, 44);  // 16-byte rows: the vector and swizzled tiles
   } else if (shape == 3) {  // primes: coprime pairs, or a prime against a multiple of itself
     c.rows = primes[g.next() % 13], c.cols = primes[g.next() % 13];
     if (g.next() % 3 == 0) c.cols = c.rows * g.uniform(2, 9);

@@ -28,10 +28,13 @@ constexpr int square_tile = 32;          // (32, 32) tiles, 32 x 8 threads
 constexpr int line_threads = 512;        // blocks of the per-line passes
 // Second-round switches (docs/RESULTS.md, "In-place (issue 14)"): squares whose
 // elements are at most this many bytes take the swizzled tiles (0: none, the first
-// round's square_pairs_vec; 4 adds f32); elements each thread of a per-line pass
-// keeps in flight (1: the first round's one at a time).
+// round's square_pairs_vec; 4 adds f32); loads each thread of a per-line pass keeps
+// in flight (1: the first round's one at a time).
 constexpr std::size_t square_swizzle_max_elem = 2;
 constexpr int pass_ilp = 4;
+// Row shuffles with c = R, rows longer than shared memory (skinny): false restores
+// the first round's pass_to_workspace (a sector per element).
+constexpr bool blocked_shuffle = true;
 constexpr index_t grid_x_limit = 2147483647, grid_y_limit = 65535;
 
 // Calls f(matrix, r0, c0, diagonal) for this block's tile pairs of edge ts over
@@ -274,6 +277,60 @@ __global__ void pass_to_workspace(const T* g, T* ws, c2r_map m, step s, index_t 
   }
 }
 
+// Row shuffle with c = R (R divides C) and rows too long for shared memory (skinny
+// shapes; second round): rows [l0, l0 + gridDim.y) into the workspace as blocked
+// transposes (c2r_map::blocked_dst), a tile of t in [t0, t0 + TT) per block staged as
+// (R, TT + pad): side A, the R runs k*b + t (line position e = k*tw + tt), and side
+// B, the contiguous range t0*R + e (e = tt*R + r, k = (r - i) mod R). A gather (wide)
+// reads A and writes B, a scatter (tall) the reverse: every global access is a
+// contiguous run, where pass_to_workspace touched a sector per element. The caller
+// copies the workspace back.
+template <class T>
+__global__ void __launch_bounds__(256) shuffle_blocked(const T* g, T* ws, c2r_map m, bool gather, index_t l0,
+                                                       index_t TT, index_t pad, inplace::divisor dT, index_t tiles) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T* sm = reinterpret_cast<T*>(smem_raw);
+  const index_t R = m.R, C = m.C, b = m.b, P = TT + pad;
+  const index_t q = blockIdx.y, i = l0 + q, imod = m.dR.mod(i);
+  const T* row = g + i * C;
+  T* out = ws + q * C;
+  for (index_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const index_t t0 = tile * TT, tw = b - t0 < TT ? b - t0 : TT, n = R * tw;
+    // Global and shared position of element e of side A (a) or B (!a).
+    auto at = [&](bool a, index_t e, index_t* gpos) -> index_t {
+      if (a) {
+        const index_t k = tw == TT ? dT.div(e) : inplace::udiv(e, tw), tt = e - k * tw;
+        *gpos = k * b + t0 + tt;
+        return k * P + tt;
+      }
+      const index_t tt = m.dR.div(e), r = e - tt * R;
+      *gpos = t0 * R + e;
+      return (r >= imod ? r - imod : r - imod + R) * P + tt;
+    };
+    const index_t stride = blockDim.x;
+    for (index_t e0 = threadIdx.x; e0 < n; e0 += pass_ilp * stride) {  // loads first, pass_ilp per thread
+      T v[pass_ilp];
+      index_t gp = 0;
+#pragma unroll
+      for (int u = 0; u < pass_ilp; ++u)
+        if (e0 + u * stride < n) {
+          at(gather, e0 + u * stride, &gp);
+          v[u] = row[gp];
+        }
+#pragma unroll
+      for (int u = 0; u < pass_ilp; ++u)
+        if (e0 + u * stride < n) sm[at(gather, e0 + u * stride, &gp)] = v[u];
+    }
+    __syncthreads();
+    for (index_t e = threadIdx.x; e < n; e += stride) {
+      index_t gp = 0;
+      const index_t sp = at(!gather, e, &gp);
+      out[gp] = sm[sp];
+    }
+    __syncthreads();
+  }
+}
+
 unsigned grid_of(index_t work, index_t per_block, index_t limit) {
   return clamp_grid((work + per_block - 1) / per_block, limit);
 }
@@ -381,12 +438,22 @@ status run_pass(T* data, const matrix_desc& d, const c2r_map& m, step s, T* ws, 
   const index_t line_len = s.along_columns() ? R : C, total = s.along_columns() ? C : R;
   index_t K = ws_elems / line_len;
   if (K > total) K = total;
+  // Blocked row shuffle (shuffle_blocked): tiles of about 16 KiB, TT a multiple of 32.
+  const bool blocked = blocked_shuffle && !s.along_columns() && m.shuffle_is_blocked() && R <= 64 && K <= grid_y_limit;
+  index_t TT = (16 * 1024 / es) / R / 32 * 32;
+  if (TT < 32) TT = 32;
+  const index_t pad = R <= 32 ? 32 / R : 1, tiles = (m.b + TT - 1) / TT;
   for (index_t b = 0; b < d.batch; ++b) {
     T* g = data + b * R * C;
     for (index_t l0 = 0; l0 < total; l0 += K) {
       const index_t k = total - l0 < K ? total - l0 : K;
-      pass_to_workspace<T><<<grid_of(k * line_len, 4 * 256, grid_x_limit), 256, 0, stream>>>(
-          g, ws, m, s, l0, k, inplace::divisor::make(s.along_columns() ? k : C));
+      if (blocked)
+        shuffle_blocked<T><<<dim3(clamp_grid(tiles, grid_x_limit), static_cast<unsigned>(k)), 256,
+                             static_cast<std::size_t>(R * (TT + pad) * es), stream>>>(
+            g, ws, m, s.gather, l0, TT, pad, inplace::divisor::make(TT), tiles);
+      else
+        pass_to_workspace<T><<<grid_of(k * line_len, 4 * 256, grid_x_limit), 256, 0, stream>>>(
+            g, ws, m, s, l0, k, inplace::divisor::make(s.along_columns() ? k : C));
       if (status st = launch_status("in-place pass (workspace)"); !st.ok()) return st;
       const cudaError_t e =
           s.along_columns()

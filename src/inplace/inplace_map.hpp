@@ -145,6 +145,15 @@ struct c2r_map {
     return k * b + t;
   }
 
+  // When c = R (R divides C: a = 1, a^-1 = 1) the shuffle is a blocked transpose:
+  // row i's column k*b + t (k < R, t < b) goes to column t*R + (k + i) mod R, so a
+  // run of t reads R runs of columns and writes one contiguous range (second round).
+  XPOSE_HD bool shuffle_is_blocked() const { return c == R; }
+  XPOSE_HD index_t blocked_dst(index_t i, index_t k, index_t t) const {
+    const index_t r = k + dR.mod(i);
+    return t * R + (r >= R ? r - R : r);
+  }
+
   // Final position L = i*C + j holds original (L mod R, L div R); that element was
   // rotated into row (L mod R - k) mod R of its final column.
   XPOSE_HD index_t column_src(index_t i, index_t j) const {

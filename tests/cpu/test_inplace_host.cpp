@@ -61,6 +61,23 @@ TEST(InplaceMap, PlanRealisesTheTransposeForLargerCoprimeAndSharedFactors) {
   }
 }
 
+TEST(InplaceMap, BlockedShuffleIsTheShuffleWhenTheShortSideDividesTheLong) {
+  const std::pair<index_t, index_t> shapes[] = {{2, 2}, {2, 10}, {3, 12}, {4, 40}, {7, 7 * 13}, {16, 160}, {32, 320}, {5, 5}};
+  int blocked = 0;
+  for (auto [R, C] : shapes) {
+    const ip::c2r_map m = ip::c2r_map::make(R, C);
+    ASSERT_TRUE(m.shuffle_is_blocked()) << R << "x" << C;
+    ++blocked;
+    for (index_t i = 0; i < R; ++i)
+      for (index_t k = 0; k < R; ++k)
+        for (index_t t = 0; t < m.b; ++t)
+          ASSERT_EQ(m.shuffle_src(i, m.blocked_dst(i, k, t)), k * m.b + t) << R << "x" << C << " " << i << "," << k << "," << t;
+  }
+  EXPECT_FALSE(ip::c2r_map::make(4, 6).shuffle_is_blocked());
+  EXPECT_FALSE(ip::c2r_map::make(3, 10).shuffle_is_blocked());
+  EXPECT_EQ(blocked, 8);
+}
+
 TEST(InplaceMap, RowCursorMatchesClosedForms) {
   for (index_t R = 1; R <= 24; ++R)
     for (index_t C = R; C <= 60; ++C) {
@@ -210,6 +227,24 @@ TEST(InplaceHost, EveryShapeEveryElementSizeExactWorkspace) {
         return host_run(p, dd, w, 0);
       }, static_cast<std::uint64_t>(s.rows * 31 + s.cols + es));
       EXPECT_TRUE(st.ok()) << st.message();
+    }
+}
+
+// The short side divides the long one: the row shuffle takes the blocked loops.
+TEST(InplaceHost, BlockedShuffleWhenTheShortSideDividesTheLong) {
+  const inplace_shape shapes[] = {{4, 4000, 1}, {4000, 4, 1}, {16, 1600, 2}, {1600, 16, 1}, {7, 2100, 1},
+                                  {2100, 7, 1}, {128, 256, 1}, {256, 128, 1}, {3, 30000, 1}, {30000, 3, 1}};
+  for (const auto& s : shapes)
+    for (int es : elem_sizes()) {
+      const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
+      ASSERT_TRUE(ip::make_rect_plan(s.rows, s.cols).map.shuffle_is_blocked());
+      for (int threads : {1, 3}) {
+        const auto st = check_inplace(d, inplace_ws(d, false), [threads](unsigned char* p, const matrix_desc& dd,
+                                                                          std::size_t w) {
+          return host_run(p, dd, w, threads);
+        }, static_cast<std::uint64_t>(s.rows * 17 + s.cols + es));
+        EXPECT_TRUE(st.ok()) << s.rows << "x" << s.cols << " es " << es << ": " << st.message();
+      }
     }
 }
 

@@ -31,7 +31,9 @@ constexpr int line_threads = 512;        // blocks of the per-line passes
 // round's square_pairs_vec; 4 adds f32); loads each thread of a per-line pass keeps
 // in flight (1: the first round's one at a time).
 constexpr std::size_t square_swizzle_max_elem = 2;
-constexpr int pass_ilp = 4;
+constexpr int pass_ilp = 8;  // halved for 8 and 16-byte elements (ilp_for)
+template <class T>
+constexpr int ilp_for = sizeof(T) >= 8 && pass_ilp > 1 ? pass_ilp / 2 : pass_ilp;
 // Row shuffles with c = R, rows longer than shared memory (skinny): false restores
 // the first round's pass_to_workspace (a sector per element).
 constexpr bool blocked_shuffle = true;
@@ -220,17 +222,17 @@ __global__ void __launch_bounds__(line_threads) pass_smem(T* data, c2r_map m, st
       const index_t j0 = geo.mode == line_mode::grid_bands ? u * geo.W : 0;
       const index_t w = geo.mode == line_mode::grid_bands ? (C - j0 < geo.W ? C - j0 : geo.W) : 0;
       const index_t n = geo.mode == line_mode::grid_rows ? C : geo.mode == line_mode::grid_bands ? R * w : R;
-      // Loads: pass_ilp elements per thread per round, all issued (addresses only)
+      // Loads: ilp_for<T> elements per thread per round, all issued (addresses only)
       // before the sources are worked out for the shared stores: one load in flight
       // per thread left the pass latency-bound.
       const index_t stride = blockDim.x;
-      for (index_t e0 = threadIdx.x; e0 < n; e0 += pass_ilp * stride) {
-        T v[pass_ilp];
+      for (index_t e0 = threadIdx.x; e0 < n; e0 += ilp_for<T> * stride) {
+        T v[ilp_for<T>];
 #pragma unroll
-        for (int q = 0; q < pass_ilp; ++q)
+        for (int q = 0; q < ilp_for<T>; ++q)
           if (e0 + q * stride < n) v[q] = g[elem_of(m, s, geo, u, j0, w, e0 + q * stride).addr];
 #pragma unroll
-        for (int q = 0; q < pass_ilp; ++q) {
+        for (int q = 0; q < ilp_for<T>; ++q) {
           const index_t e = e0 + q * stride;
           if (e < n) sm[s.gather ? e : elem_of(m, s, geo, u, j0, w, e).at] = v[q];
         }
@@ -252,12 +254,12 @@ __global__ void pass_to_workspace(const T* g, T* ws, c2r_map m, step s, index_t 
   const index_t C = m.C;
   const index_t n = s.along_columns() ? m.R * K : K * C;
   const index_t stride = static_cast<index_t>(gridDim.x) * blockDim.x;
-  // pass_ilp elements per thread per round, every load issued before the first store.
-  for (index_t e0 = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; e0 < n; e0 += pass_ilp * stride) {
-    T v[pass_ilp];
-    index_t to[pass_ilp];
+  // ilp_for<T> elements per thread per round, every load issued before the first store.
+  for (index_t e0 = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; e0 < n; e0 += ilp_for<T> * stride) {
+    T v[ilp_for<T>];
+    index_t to[ilp_for<T>];
 #pragma unroll
-    for (int r = 0; r < pass_ilp; ++r) {
+    for (int r = 0; r < ilp_for<T>; ++r) {
       const index_t e = e0 + r * stride;
       if (e >= n) continue;
       const index_t len = dl.d, q = dl.div(e);  // (line-major) chunk coordinates: lines of len = K or C
@@ -272,7 +274,7 @@ __global__ void pass_to_workspace(const T* g, T* ws, c2r_map m, step s, index_t 
       }
     }
 #pragma unroll
-    for (int r = 0; r < pass_ilp; ++r)
+    for (int r = 0; r < ilp_for<T>; ++r)
       if (e0 + r * stride < n) ws[to[r]] = v[r];
   }
 }
@@ -308,17 +310,17 @@ __global__ void __launch_bounds__(256) shuffle_blocked(const T* g, T* ws, c2r_ma
       return (r >= imod ? r - imod : r - imod + R) * P + tt;
     };
     const index_t stride = blockDim.x;
-    for (index_t e0 = threadIdx.x; e0 < n; e0 += pass_ilp * stride) {  // loads first, pass_ilp per thread
-      T v[pass_ilp];
+    for (index_t e0 = threadIdx.x; e0 < n; e0 += ilp_for<T> * stride) {  // loads first, ilp_for<T> per thread
+      T v[ilp_for<T>];
       index_t gp = 0;
 #pragma unroll
-      for (int u = 0; u < pass_ilp; ++u)
+      for (int u = 0; u < ilp_for<T>; ++u)
         if (e0 + u * stride < n) {
           at(gather, e0 + u * stride, &gp);
           v[u] = row[gp];
         }
 #pragma unroll
-      for (int u = 0; u < pass_ilp; ++u)
+      for (int u = 0; u < ilp_for<T>; ++u)
         if (e0 + u * stride < n) sm[at(gather, e0 + u * stride, &gp)] = v[u];
     }
     __syncthreads();
@@ -452,7 +454,7 @@ status run_pass(T* data, const matrix_desc& d, const c2r_map& m, step s, T* ws, 
                              static_cast<std::size_t>(R * (TT + pad) * es), stream>>>(
             g, ws, m, s.gather, l0, TT, pad, inplace::divisor::make(TT), tiles);
       else
-        pass_to_workspace<T><<<grid_of(k * line_len, 4 * 256, grid_x_limit), 256, 0, stream>>>(
+        pass_to_workspace<T><<<grid_of(k * line_len, ilp_for<T> * 256, grid_x_limit), 256, 0, stream>>>(
             g, ws, m, s, l0, k, inplace::divisor::make(s.along_columns() ? k : C));
       if (status st = launch_status("in-place pass (workspace)"); !st.ok()) return st;
       const cudaError_t e =

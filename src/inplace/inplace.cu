@@ -26,6 +26,17 @@ using inplace::step;
 
 constexpr int square_tile = 32;          // (32, 32) tiles, 32 x 8 threads
 constexpr int line_threads = 512;        // blocks of the per-line passes
+// Second-round switches (docs/RESULTS.md, "In-place (issue 14)"): squares whose
+// elements are at most this many bytes take the swizzled tiles (0: none, the first
+// round's square_pairs_vec; 4 adds f32); loads each thread of a per-line pass keeps
+// in flight (1: the first round's one at a time).
+constexpr std::size_t square_swizzle_max_elem = 2;
+constexpr int pass_ilp = 8;  // halved for 8 and 16-byte elements (ilp_for)
+template <class T>
+constexpr int ilp_for = sizeof(T) >= 8 && pass_ilp > 1 ? pass_ilp / 2 : pass_ilp;
+// Row shuffles with c = R, rows longer than shared memory (skinny): false restores
+// the first round's pass_to_workspace (a sector per element).
+constexpr bool blocked_shuffle = true;
 constexpr index_t grid_x_limit = 2147483647, grid_y_limit = 65535;
 
 // Calls f(matrix, r0, c0, diagonal) for this block's tile pairs of edge ts over
@@ -114,6 +125,56 @@ __global__ void __launch_bounds__(256) square_pairs_vec(T* data, index_t n, inde
   });
 }
 
+// Squares of 1 and 2-byte elements (issue 14, second round): the tiles of
+// square_pairs_vec staged as 16-byte chunks, XOR-swizzled, so the
+// chunk stores and the transposed word reads are both free of bank conflicts
+// (square_chunk_slot, square_word_slot; the CPU tests check both). A
+// thread reads one word of V rows (P = 4/E columns) and turns it into P output
+// chunks in registers (words_to_chunks). Every global load of a pair is issued
+// before the first shared store: 2 * TS/32 16-byte loads in flight per thread.
+template <class T>
+__global__ void __launch_bounds__(256) square_pairs_swz(T* data, index_t n, index_t pairs, index_t batch) {
+  constexpr int E = sizeof(T), V = 16 / E, TS = 8 * V, RPT = TS / 32, P = 4 / E;
+  __shared__ uint4 ta[TS][8], tb[TS][8];  // (TS rows, 8 chunks) each, swizzled
+  const int tx = threadIdx.x % 8, ty = threadIdx.x / 8;
+  for_each_tile_pair(data, n, pairs, batch, TS, [=](T* a, index_t r0, index_t c0, bool diag) {
+    const int x = tx * V;
+    uint4 va[RPT], vb[RPT];
+#pragma unroll
+    for (int k = 0; k < RPT; ++k) {
+      const int r = ty + 32 * k;
+      va[k] = vb[k] = make_uint4(0, 0, 0, 0);
+      if (r0 + r < n && c0 + x < n) va[k] = *reinterpret_cast<const uint4*>(a + (r0 + r) * n + c0 + x);
+      if (!diag && c0 + r < n && r0 + x < n) vb[k] = *reinterpret_cast<const uint4*>(a + (c0 + r) * n + r0 + x);
+    }
+#pragma unroll
+    for (int k = 0; k < RPT; ++k) {
+      const int r = ty + 32 * k, slot = inplace::square_chunk_slot(r, tx, V);
+      ta[r][slot] = va[k];  // ta(r, x..) = A(r0 + r, c0 + x..)
+      if (!diag) tb[r][slot] = vb[k];
+    }
+    __syncthreads();
+    // Word ty of rows x .. x+V-1 (one swizzle key: tx): tile columns ty*P .. ty*P+P-1,
+    // i.e. output rows c0 + ty*P + p (from ta) and r0 + ty*P + p (from tb).
+    const int wslot = inplace::square_word_slot(x, ty, V);
+    const index_t rr = static_cast<index_t>(ty) * P;
+    auto emit = [&](const uint4 (*t)[8], index_t out_r0, index_t out_c0) {
+      if (out_r0 + rr >= n || out_c0 + x >= n) return;  // a word's P rows lie in one chunk: all in or all out
+      std::uint32_t in[V], out[P][4];
+#pragma unroll
+      for (int q = 0; q < V; ++q) in[q] = reinterpret_cast<const std::uint32_t*>(t[x + q])[wslot];
+      inplace::words_to_chunks<E>(in, out);
+#pragma unroll
+      for (int p = 0; p < P; ++p)
+        *reinterpret_cast<uint4*>(a + (out_r0 + rr + p) * n + out_c0 + x) =
+            make_uint4(out[p][0], out[p][1], out[p][2], out[p][3]);
+    };
+    emit(ta, c0, r0);  // A(c0 + col, r0 + row) = ta(row, col)
+    if (!diag) emit(tb, r0, c0);
+    __syncthreads();
+  });
+}
+
 // How pass_smem finds its lines: rows of the grid (line u = row u, C elements),
 // bands of grid columns (line u = columns [u*W, u*W + w), all R rows, as (R, w)), or
 // grid columns stored as rows of the workspace (line u = column j_base + u, R
@@ -123,6 +184,7 @@ enum class line_mode : int { grid_rows, grid_bands, stored_columns };
 struct line_geometry {
   line_mode mode;
   index_t W, j_base;
+  inplace::divisor dW;  // W (bands)
 };
 
 /// Grid position (i, j) and address of element e of line u; n: the line's length.
@@ -135,7 +197,7 @@ __device__ __forceinline__ line_elem elem_of(const c2r_map& m, step s, const lin
   if (g.mode == line_mode::grid_rows) {
     x.i = u, x.j = e, x.addr = u * m.C + e;
   } else if (g.mode == line_mode::grid_bands) {
-    const index_t q = inplace::udiv(e, w);
+    const index_t q = w == g.W ? g.dW.div(e) : inplace::udiv(e, w);  // the last band may be narrower
     x.i = q, x.j = j0 + e - q * w, x.addr = q * m.C + x.j;
   } else {
     x.i = e, x.j = g.j_base + u, x.addr = u * m.R + e;
@@ -160,12 +222,23 @@ __global__ void __launch_bounds__(line_threads) pass_smem(T* data, c2r_map m, st
       const index_t j0 = geo.mode == line_mode::grid_bands ? u * geo.W : 0;
       const index_t w = geo.mode == line_mode::grid_bands ? (C - j0 < geo.W ? C - j0 : geo.W) : 0;
       const index_t n = geo.mode == line_mode::grid_rows ? C : geo.mode == line_mode::grid_bands ? R * w : R;
-      for (index_t e = threadIdx.x; e < n; e += blockDim.x) {
-        const line_elem x = elem_of(m, s, geo, u, j0, w, e);
-        sm[s.gather ? e : x.at] = g[x.addr];
+      // Loads: ilp_for<T> elements per thread per round, all issued (addresses only)
+      // before the sources are worked out for the shared stores: one load in flight
+      // per thread left the pass latency-bound.
+      const index_t stride = blockDim.x;
+      for (index_t e0 = threadIdx.x; e0 < n; e0 += ilp_for<T> * stride) {
+        T v[ilp_for<T>];
+#pragma unroll
+        for (int q = 0; q < ilp_for<T>; ++q)
+          if (e0 + q * stride < n) v[q] = g[elem_of(m, s, geo, u, j0, w, e0 + q * stride).addr];
+#pragma unroll
+        for (int q = 0; q < ilp_for<T>; ++q) {
+          const index_t e = e0 + q * stride;
+          if (e < n) sm[s.gather ? e : elem_of(m, s, geo, u, j0, w, e).at] = v[q];
+        }
       }
       __syncthreads();
-      for (index_t e = threadIdx.x; e < n; e += blockDim.x) {
+      for (index_t e = threadIdx.x; e < n; e += blockDim.x) {  // stores need nothing in flight
         const line_elem x = elem_of(m, s, geo, u, j0, w, e);
         g[x.addr] = sm[s.gather ? x.at : e];
       }
@@ -177,21 +250,86 @@ __global__ void __launch_bounds__(line_threads) pass_smem(T* data, c2r_map m, st
 // A chunk of lines into the workspace, permuted: rows [l0, l0 + K) as (K, C), or
 // columns [l0, l0 + K) as (R, K). The caller copies the workspace back.
 template <class T>
-__global__ void pass_to_workspace(const T* g, T* ws, c2r_map m, step s, index_t l0, index_t K) {
+__global__ void pass_to_workspace(const T* g, T* ws, c2r_map m, step s, index_t l0, index_t K, inplace::divisor dl) {
   const index_t C = m.C;
   const index_t n = s.along_columns() ? m.R * K : K * C;
-  for (index_t e = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; e < n;
-       e += static_cast<index_t>(gridDim.x) * blockDim.x) {
-    const index_t len = s.along_columns() ? K : C, q = inplace::udiv(e, len);  // (line-major) chunk coordinates
-    const index_t i = s.along_columns() ? q : l0 + q, j = s.along_columns() ? l0 + e - q * len : e - q * len;
-    const index_t src = inplace::step_src(m, s.kind, i, j);
-    if (s.along_columns()) {
-      if (s.gather) ws[e] = g[src * C + j];
-      else ws[src * K + (j - l0)] = g[i * C + j];
-    } else {
-      if (s.gather) ws[e] = g[i * C + src];
-      else ws[(i - l0) * C + src] = g[i * C + j];
+  const index_t stride = static_cast<index_t>(gridDim.x) * blockDim.x;
+  // ilp_for<T> elements per thread per round, every load issued before the first store.
+  for (index_t e0 = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; e0 < n; e0 += ilp_for<T> * stride) {
+    T v[ilp_for<T>];
+    index_t to[ilp_for<T>];
+#pragma unroll
+    for (int r = 0; r < ilp_for<T>; ++r) {
+      const index_t e = e0 + r * stride;
+      if (e >= n) continue;
+      const index_t len = dl.d, q = dl.div(e);  // (line-major) chunk coordinates: lines of len = K or C
+      const index_t i = s.along_columns() ? q : l0 + q, j = s.along_columns() ? l0 + e - q * len : e - q * len;
+      const index_t src = inplace::step_src(m, s.kind, i, j);
+      if (s.along_columns()) {
+        v[r] = g[s.gather ? src * C + j : i * C + j];
+        to[r] = s.gather ? e : src * K + (j - l0);
+      } else {
+        v[r] = g[s.gather ? i * C + src : i * C + j];
+        to[r] = s.gather ? e : (i - l0) * C + src;
+      }
     }
+#pragma unroll
+    for (int r = 0; r < ilp_for<T>; ++r)
+      if (e0 + r * stride < n) ws[to[r]] = v[r];
+  }
+}
+
+// Row shuffle with c = R (R divides C) and rows too long for shared memory (skinny
+// shapes; second round): rows [l0, l0 + gridDim.y) into the workspace as blocked
+// transposes (c2r_map::blocked_dst), a tile of t in [t0, t0 + TT) per block staged as
+// (R, TT + pad): side A, the R runs k*b + t (line position e = k*tw + tt), and side
+// B, the contiguous range t0*R + e (e = tt*R + r, k = (r - i) mod R). A gather (wide)
+// reads A and writes B, a scatter (tall) the reverse: every global access is a
+// contiguous run, where pass_to_workspace touched a sector per element. The caller
+// copies the workspace back.
+template <class T>
+__global__ void __launch_bounds__(256) shuffle_blocked(const T* g, T* ws, c2r_map m, bool gather, index_t l0,
+                                                       index_t TT, index_t pad, inplace::divisor dT, index_t tiles) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T* sm = reinterpret_cast<T*>(smem_raw);
+  const index_t R = m.R, C = m.C, b = m.b, P = TT + pad;
+  const index_t q = blockIdx.y, i = l0 + q, imod = m.dR.mod(i);
+  const T* row = g + i * C;
+  T* out = ws + q * C;
+  for (index_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const index_t t0 = tile * TT, tw = b - t0 < TT ? b - t0 : TT, n = R * tw;
+    // Global and shared position of element e of side A (a) or B (!a).
+    auto at = [&](bool a, index_t e, index_t* gpos) -> index_t {
+      if (a) {
+        const index_t k = tw == TT ? dT.div(e) : inplace::udiv(e, tw), tt = e - k * tw;
+        *gpos = k * b + t0 + tt;
+        return k * P + tt;
+      }
+      const index_t tt = m.dR.div(e), r = e - tt * R;
+      *gpos = t0 * R + e;
+      return (r >= imod ? r - imod : r - imod + R) * P + tt;
+    };
+    const index_t stride = blockDim.x;
+    for (index_t e0 = threadIdx.x; e0 < n; e0 += ilp_for<T> * stride) {  // loads first, ilp_for<T> per thread
+      T v[ilp_for<T>];
+      index_t gp = 0;
+#pragma unroll
+      for (int u = 0; u < ilp_for<T>; ++u)
+        if (e0 + u * stride < n) {
+          at(gather, e0 + u * stride, &gp);
+          v[u] = row[gp];
+        }
+#pragma unroll
+      for (int u = 0; u < ilp_for<T>; ++u)
+        if (e0 + u * stride < n) sm[at(gather, e0 + u * stride, &gp)] = v[u];
+    }
+    __syncthreads();
+    for (index_t e = threadIdx.x; e < n; e += stride) {
+      index_t gp = 0;
+      const index_t sp = at(!gather, e, &gp);
+      out[gp] = sm[sp];
+    }
+    __syncthreads();
   }
 }
 
@@ -265,7 +403,8 @@ status run_pass(T* data, const matrix_desc& d, const c2r_map& m, step s, T* ws, 
   }
   if (W > 0) {
     const int smem = static_cast<int>((s.along_columns() ? R * W : C) * es);
-    const line_geometry geo{s.along_columns() ? line_mode::grid_bands : line_mode::grid_rows, W, 0};
+    const line_geometry geo{s.along_columns() ? line_mode::grid_bands : line_mode::grid_rows, W, 0,
+                            inplace::divisor::make(W)};
     pass_smem<T><<<dim3(clamp_grid(lines, grid_x_limit), clamp_grid(d.batch, grid_y_limit)), line_threads, smem,
                    stream>>>(data, m, s, geo, lines, d.batch);
     return launch_status("in-place pass (shared memory)");
@@ -286,7 +425,7 @@ status run_pass(T* data, const matrix_desc& d, const c2r_map& m, step s, T* ws, 
         matrix_desc to = matrix_desc::packed(R, k, static_cast<int>(es));
         to.ld_in = C;
         if (status st = transpose(g + j0, ws, to, stream); !st.ok()) return st;
-        const line_geometry geo{line_mode::stored_columns, 0, j0};
+        const line_geometry geo{line_mode::stored_columns, 0, j0, inplace::divisor::make(1)};
         pass_smem<T><<<clamp_grid(k, grid_x_limit), line_threads, static_cast<int>(R * es), stream>>>(ws, m, s, geo,
                                                                                                     k, 1);
         if (status st = launch_status("in-place pass (stored columns)"); !st.ok()) return st;
@@ -301,11 +440,22 @@ status run_pass(T* data, const matrix_desc& d, const c2r_map& m, step s, T* ws, 
   const index_t line_len = s.along_columns() ? R : C, total = s.along_columns() ? C : R;
   index_t K = ws_elems / line_len;
   if (K > total) K = total;
+  // Blocked row shuffle (shuffle_blocked): tiles of about 16 KiB, TT a multiple of 32.
+  const bool blocked = blocked_shuffle && !s.along_columns() && m.shuffle_is_blocked() && R <= 64 && K <= grid_y_limit;
+  index_t TT = (16 * 1024 / es) / R / 32 * 32;
+  if (TT < 32) TT = 32;
+  const index_t pad = R <= 32 ? 32 / R : 1, tiles = (m.b + TT - 1) / TT;
   for (index_t b = 0; b < d.batch; ++b) {
     T* g = data + b * R * C;
     for (index_t l0 = 0; l0 < total; l0 += K) {
       const index_t k = total - l0 < K ? total - l0 : K;
-      pass_to_workspace<T><<<grid_of(k * line_len, 4 * 256, grid_x_limit), 256, 0, stream>>>(g, ws, m, s, l0, k);
+      if (blocked)
+        shuffle_blocked<T><<<dim3(clamp_grid(tiles, grid_x_limit), static_cast<unsigned>(k)), 256,
+                             static_cast<std::size_t>(R * (TT + pad) * es), stream>>>(
+            g, ws, m, s.gather, l0, TT, pad, inplace::divisor::make(TT), tiles);
+      else
+        pass_to_workspace<T><<<grid_of(k * line_len, ilp_for<T> * 256, grid_x_limit), 256, 0, stream>>>(
+            g, ws, m, s, l0, k, inplace::divisor::make(s.along_columns() ? k : C));
       if (status st = launch_status("in-place pass (workspace)"); !st.ok()) return st;
       const cudaError_t e =
           s.along_columns()
@@ -327,6 +477,11 @@ status run(T* data, const matrix_desc& d, T* ws, std::size_t ws_bytes, cudaStrea
       constexpr index_t V = 16 / sizeof(T), TS = 8 * V;
       if (reinterpret_cast<std::uintptr_t>(data) % 16 == 0 && d.rows % V == 0) {
         const index_t nt = (d.rows + TS - 1) / TS;
+        if constexpr (sizeof(T) <= square_swizzle_max_elem) {
+          square_pairs_swz<T><<<dim3(clamp_grid(nt * (nt + 1) / 2, grid_x_limit), clamp_grid(d.batch, grid_y_limit)),
+                                256, 0, stream>>>(data, d.rows, nt * (nt + 1) / 2, d.batch);
+          return launch_status("in-place square transpose (16-byte, swizzled)");
+        }
         square_pairs_vec<T><<<dim3(clamp_grid(nt * (nt + 1) / 2, grid_x_limit), clamp_grid(d.batch, grid_y_limit)),
                               256, 0, stream>>>(data, d.rows, nt * (nt + 1) / 2, d.batch);
         return launch_status("in-place square transpose (16-byte)");

@@ -104,10 +104,23 @@ void pass(byte* g, const c2r_map& m, step s, byte* ws, index_t ws_elems, int thr
 #pragma omp for schedule(dynamic, 1)
       for (index_t i = 0; i < R; ++i) {
         byte* row = g + i * ld;
-        inplace::for_row(m, s.kind, i, 0, C, [&](index_t j, index_t src) {
-          if (s.gather) put<ES>(tmp + j * ES, row + src * ES);
-          else put<ES>(tmp + src * ES, row + j * ES);
-        });
+        if (s.kind == inplace::step_kind::shuffle && m.shuffle_is_blocked()) {
+          // c = R: a blocked transpose (c2r_map::blocked_dst), runs of b read or
+          // written in order instead of the cursor's branches per element.
+          for (index_t k = 0; k < R; ++k) {
+            byte* strided = (s.gather ? tmp : row) + m.blocked_dst(i, k, 0) * ES;  // + t*R
+            byte* run = (s.gather ? row : tmp) + k * m.b * ES;                      // + t
+            if (s.gather)
+              for (index_t t = 0; t < m.b; ++t) put<ES>(strided + t * R * ES, run + t * ES);
+            else
+              for (index_t t = 0; t < m.b; ++t) put<ES>(run + t * ES, strided + t * R * ES);
+          }
+        } else {
+          inplace::for_row(m, s.kind, i, 0, C, [&](index_t j, index_t src) {
+            if (s.gather) put<ES>(tmp + j * ES, row + src * ES);
+            else put<ES>(tmp + src * ES, row + j * ES);
+          });
+        }
         std::memcpy(row, tmp, static_cast<std::size_t>(ld));
       }
     }

@@ -43,6 +43,50 @@ XPOSE_HD inline index_t mulmod(index_t x, index_t y, index_t m) {
   return static_cast<index_t>(r);
 }
 
+/// Division by a fixed d >= 1 (second round: the GPU passes spent most of their time
+/// in divisions). Dividends below 2^31 take one 32 x 32-bit multiply and a shift
+/// (Granlund and Montgomery, PLDI 1994, Theorem 4.2 with N = 31): m = ceil(2^(31+l)
+/// / d), l = ceil(log2 d), so 2^(31+l) <= m*d < 2^(31+l) + 2^l and m < 2^32. Others,
+/// and d >= 2^31, take udiv. mulmod: (x*y) mod d for x, y < d < 2^31 from a
+/// double-precision quotient (off by at most one: q < 2^31, relative error < 2^-50)
+/// corrected in integers; replaces a 64-bit division per call.
+struct divisor {
+  index_t d = 1;
+  std::uint32_t m = 0;  // 0: no fast path
+  int s = 0;
+  double inv = 1.0;
+
+  static divisor make(index_t d) {
+    divisor v;
+    v.d = d;
+    v.inv = 1.0 / static_cast<double>(d);
+    if (d >= 1 && d < (index_t{1} << 31)) {
+      int l = 0;
+      while ((index_t{1} << l) < d) ++l;
+      const std::uint64_t num = std::uint64_t{1} << (31 + l);
+      v.m = static_cast<std::uint32_t>((num + static_cast<std::uint64_t>(d) - 1) / static_cast<std::uint64_t>(d));
+      v.s = 31 + l;
+    }
+    return v;
+  }
+  XPOSE_HD index_t div(index_t a) const {
+    if (m != 0 && static_cast<std::uint64_t>(a) < (std::uint64_t{1} << 31))
+      return static_cast<index_t>((static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) * m) >> s);
+    return udiv(a, d);
+  }
+  XPOSE_HD index_t mod(index_t a) const { return a - div(a) * d; }
+  XPOSE_HD index_t mulmod(index_t x, index_t y) const {
+    if (m == 0) return inplace::mulmod(x, y, d);
+    const std::uint64_t p = static_cast<std::uint64_t>(x) * static_cast<std::uint64_t>(y);  // < 2^62
+    if (p < (std::uint64_t{1} << 31)) return mod(static_cast<index_t>(p));
+    const auto q = static_cast<std::int64_t>(static_cast<double>(x) * static_cast<double>(y) * inv);
+    std::int64_t r = static_cast<std::int64_t>(p) - q * d;
+    if (r < 0) r += d;
+    if (r >= d) r -= d;
+    return r;
+  }
+};
+
 /// Inverse of a modulo b (gcd(a, b) = 1, b >= 1); 0 when b == 1.
 inline index_t mod_inverse(index_t a, index_t b) {
   if (b == 1) return 0;
@@ -68,6 +112,7 @@ struct c2r_map {
   index_t R = 1, C = 1;
   index_t c = 1, a = 1, b = 1;  // c = gcd(R, C), a = R / c, b = C / c
   index_t ainv = 0;             // a^-1 mod b
+  divisor dR, dc, db;           // R, c, b
 
   static c2r_map make(index_t R, index_t C) {
     c2r_map m;
@@ -77,11 +122,14 @@ struct c2r_map {
     m.a = R / m.c;
     m.b = C / m.c;
     m.ainv = mod_inverse(m.a % m.b, m.b);
+    m.dR = divisor::make(R);
+    m.dc = divisor::make(m.c);
+    m.db = divisor::make(m.b);
     return m;
   }
 
   XPOSE_HD index_t rotate_src(index_t i, index_t j) const {
-    const index_t s = i + udiv(j, b);  // j / b < c <= R
+    const index_t s = i + db.div(j);  // j / b < c <= R
     return s >= R ? s - R : s;
   }
 
@@ -89,20 +137,29 @@ struct c2r_map {
   // came from grid column jj = k*b + t with k = (j - i) mod c (its rotation), its
   // original row being ii = (i + k) mod R, and j = (jj*R + ii) mod C.
   XPOSE_HD index_t shuffle_src(index_t i, index_t j) const {
-    const index_t k = umod(j - i + R, c);  // j - i + R >= 0, and R is a multiple of c
+    const index_t k = dc.mod(j - i + R);  // j - i + R >= 0, and R is a multiple of c
     index_t ii = i + k;
     if (ii >= R) ii -= R;
     const index_t v = j >= ii ? j - ii : j - ii + C;  // (j - ii) mod C: -R < j - ii < C
-    const index_t t = mulmod(udiv(v, c), ainv, b);   // (jj*R) mod C = c * (t*a mod b)
+    const index_t t = db.mulmod(dc.div(v), ainv);     // (jj*R) mod C = c * (t*a mod b)
     return k * b + t;
+  }
+
+  // When c = R (R divides C: a = 1, a^-1 = 1) the shuffle is a blocked transpose:
+  // row i's column k*b + t (k < R, t < b) goes to column t*R + (k + i) mod R, so a
+  // run of t reads R runs of columns and writes one contiguous range (second round).
+  XPOSE_HD bool shuffle_is_blocked() const { return c == R; }
+  XPOSE_HD index_t blocked_dst(index_t i, index_t k, index_t t) const {
+    const index_t r = k + dR.mod(i);
+    return t * R + (r >= R ? r - R : r);
   }
 
   // Final position L = i*C + j holds original (L mod R, L div R); that element was
   // rotated into row (L mod R - k) mod R of its final column.
   XPOSE_HD index_t column_src(index_t i, index_t j) const {
     const index_t L = i * C + j;
-    const index_t jj = udiv(L, R), ii = L - jj * R;
-    const index_t r = ii - udiv(jj, b);  // jj / b < c <= R
+    const index_t jj = dR.div(L), ii = L - jj * R;
+    const index_t r = ii - db.div(jj);  // jj / b < c <= R
     return r < 0 ? r + R : r;
   }
 };
@@ -258,6 +315,54 @@ XPOSE_HD inline void tile_pair(index_t p, index_t* ti, index_t* tj) {
   *tj = t;
   *ti = p - t * (t + 1) / 2;
 }
+
+/// __byte_perm on both sides: byte k of the result is byte (s >> 4k) & 7 of the
+/// 8-byte value (b:a), a in the low half.
+XPOSE_HD inline std::uint32_t byte_perm(std::uint32_t a, std::uint32_t b, std::uint32_t s) {
+#if defined(__CUDA_ARCH__)
+  return __byte_perm(a, b, s);
+#else
+  const std::uint64_t v = (static_cast<std::uint64_t>(b) << 32) | a;
+  std::uint32_t r = 0;
+  for (int k = 0; k < 4; ++k) r |= static_cast<std::uint32_t>((v >> (8 * ((s >> (4 * k)) & 7))) & 0xff) << (8 * k);
+  return r;
+#endif
+}
+
+/// Register transpose of the swizzled square tiles (E = 1, 2 or 4-byte elements,
+/// P = 4/E per word, V = 16/E): in[q] is a word of row q of a V x P block, element
+/// p at byte p*E; out[p] is the 16-byte chunk of the block's column p (4 words,
+/// rows 0..V-1 in order): one __byte_perm per output word.
+template <int E>
+XPOSE_HD inline void words_to_chunks(const std::uint32_t (&in)[16 / E], std::uint32_t (&out)[4 / E][4]) {
+  if constexpr (E == 4) {
+    for (int j = 0; j < 4; ++j) out[0][j] = in[j];
+  } else if constexpr (E == 2) {
+    for (int j = 0; j < 4; ++j) {
+      out[0][j] = byte_perm(in[2 * j], in[2 * j + 1], 0x5410);
+      out[1][j] = byte_perm(in[2 * j], in[2 * j + 1], 0x7632);
+    }
+  } else {
+    static_assert(E == 1, "1, 2 or 4-byte elements");
+    for (int j = 0; j < 4; ++j) {  // a 4 x 4 byte transpose of in[4j .. 4j+3]
+      const std::uint32_t t0 = byte_perm(in[4 * j], in[4 * j + 1], 0x5140);
+      const std::uint32_t t1 = byte_perm(in[4 * j], in[4 * j + 1], 0x7362);
+      const std::uint32_t t2 = byte_perm(in[4 * j + 2], in[4 * j + 3], 0x5140);
+      const std::uint32_t t3 = byte_perm(in[4 * j + 2], in[4 * j + 3], 0x7362);
+      out[0][j] = byte_perm(t0, t2, 0x5410);
+      out[1][j] = byte_perm(t0, t2, 0x7632);
+      out[2][j] = byte_perm(t1, t3, 0x5410);
+      out[3][j] = byte_perm(t1, t3, 0x7632);
+    }
+  }
+}
+
+/// Swizzled square tiles: rows of 128 bytes (8 chunks of 16 bytes, 32 words),
+/// chunk c of tile row r stored at c ^ ((r / V) mod 8). The V rows of an aligned
+/// group share the key, so a thread's word column over them is one slot, and 8
+/// threads reading groups 0..7 at the same word hit 8 different chunks.
+XPOSE_HD inline int square_chunk_slot(int r, int c, int V) { return c ^ ((r / V) & 7); }
+XPOSE_HD inline int square_word_slot(int r, int w, int V) { return w ^ (((r / V) & 7) << 2); }
 
 /// Lines of max(rows, cols) elements the workspace holds (0: none needed). The
 /// host adds one line: its column passes need a band and a line per thread.

@@ -1,5 +1,8 @@
 // In-place transpose on the CPU (issue 14): the decomposition's index maps, the
 // host backend against the out-of-place oracle, and every rejected argument.
+#include <cstring>
+#include <random>
+
 #include "inplace/inplace_map.hpp"
 #include "inplace_cases.hpp"
 
@@ -58,6 +61,23 @@ TEST(InplaceMap, PlanRealisesTheTransposeForLargerCoprimeAndSharedFactors) {
   }
 }
 
+TEST(InplaceMap, BlockedShuffleIsTheShuffleWhenTheShortSideDividesTheLong) {
+  const std::pair<index_t, index_t> shapes[] = {{2, 2}, {2, 10}, {3, 12}, {4, 40}, {7, 7 * 13}, {16, 160}, {32, 320}, {5, 5}};
+  int blocked = 0;
+  for (auto [R, C] : shapes) {
+    const ip::c2r_map m = ip::c2r_map::make(R, C);
+    ASSERT_TRUE(m.shuffle_is_blocked()) << R << "x" << C;
+    ++blocked;
+    for (index_t i = 0; i < R; ++i)
+      for (index_t k = 0; k < R; ++k)
+        for (index_t t = 0; t < m.b; ++t)
+          ASSERT_EQ(m.shuffle_src(i, m.blocked_dst(i, k, t)), k * m.b + t) << R << "x" << C << " " << i << "," << k << "," << t;
+  }
+  EXPECT_FALSE(ip::c2r_map::make(4, 6).shuffle_is_blocked());
+  EXPECT_FALSE(ip::c2r_map::make(3, 10).shuffle_is_blocked());
+  EXPECT_EQ(blocked, 8);
+}
+
 TEST(InplaceMap, RowCursorMatchesClosedForms) {
   for (index_t R = 1; R <= 24; ++R)
     for (index_t C = R; C <= 60; ++C) {
@@ -98,6 +118,93 @@ TEST(InplaceMap, TilePairsEnumerateTheUpperTriangle) {
   EXPECT_LE(ti, tj);
 }
 
+namespace {
+
+// The swizzled square tile of the GPU (square_pairs_swz), replayed thread by thread:
+// chunk stores by (tx, ty), word reads and the register transpose; checks the tile
+// comes out transposed and that no warp access conflicts on a bank.
+template <int E>
+void check_swizzled_tile() {
+  constexpr int V = 16 / E, TS = 8 * V, P = 4 / E;
+  std::vector<std::uint8_t> src(static_cast<std::size_t>(TS) * 128);
+  std::uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (auto& b : src) b = static_cast<std::uint8_t>((x = x * 6364136223846793005ull + 1442695040888963407ull) >> 56);
+  std::vector<std::uint32_t> sm(static_cast<std::size_t>(TS) * 32, 0);
+  for (int r = 0; r < TS; ++r) {  // stores: row r by the 8 threads tx of one ty, one chunk each
+    bool seen[8] = {};
+    for (int tx = 0; tx < 8; ++tx) {
+      const int slot = ip::square_chunk_slot(r, tx, V);
+      ASSERT_TRUE(slot >= 0 && slot < 8 && !seen[slot]) << "E=" << E << " row " << r;
+      seen[slot] = true;
+      std::memcpy(&sm[static_cast<std::size_t>(r) * 32 + slot * 4], &src[static_cast<std::size_t>(r) * 128 + tx * 16], 16);
+    }
+  }
+  for (int warp = 0; warp < 8; ++warp)
+    for (int q = 0; q < V; ++q) {  // word reads: one per lane per q, 32 distinct banks
+      bool bank[32] = {};
+      for (int lane = 0; lane < 32; ++lane) {
+        const int tx = lane % 8, ty = warp * 4 + lane / 8, w = ip::square_word_slot(tx * V, ty, V);
+        ASSERT_EQ(ip::square_word_slot(tx * V + q, ty, V), w) << "E=" << E;
+        const int b = static_cast<int>((static_cast<std::size_t>(tx * V + q) * 32 + w) % 32);
+        ASSERT_FALSE(bank[b]) << "E=" << E << " warp " << warp << " q " << q;
+        bank[b] = true;
+      }
+    }
+  for (int ty = 0; ty < 32; ++ty)
+    for (int tx = 0; tx < 8; ++tx) {
+      const int x0 = tx * V, w = ip::square_word_slot(x0, ty, V);
+      std::uint32_t in[V], out[P][4];
+      for (int q = 0; q < V; ++q) in[q] = sm[static_cast<std::size_t>(x0 + q) * 32 + w];
+      ip::words_to_chunks<E>(in, out);
+      for (int p = 0; p < P; ++p) {  // output chunk: tile column ty*P + p, rows x0 .. x0+V-1
+        std::uint8_t got[16], want[16];
+        std::memcpy(got, out[p], 16);
+        for (int q = 0; q < V; ++q)
+          std::memcpy(want + q * E, &src[static_cast<std::size_t>(x0 + q) * 128 + (ty * P + p) * E], E);
+        ASSERT_EQ(std::memcmp(got, want, 16), 0) << "E=" << E << " tx " << tx << " ty " << ty << " p " << p;
+      }
+    }
+}
+
+}  // namespace
+
+TEST(InplaceMap, SwizzledSquareTilesTransposeWithoutBankConflicts) {
+  check_swizzled_tile<1>();
+  check_swizzled_tile<2>();
+  check_swizzled_tile<4>();
+  EXPECT_EQ(ip::byte_perm(0x33221100u, 0x77665544u, 0x7531u), 0x77553311u);
+  EXPECT_EQ(ip::byte_perm(0x33221100u, 0x77665544u, 0x0246u), 0x00224466u);
+}
+
+TEST(InplaceMap, FixedDivisorsMatchDivision) {
+  std::vector<index_t> ds;
+  for (index_t d = 1; d <= 3000; ++d) ds.push_back(d);
+  for (int l = 12; l <= 40; ++l)
+    for (index_t o : {-1, 0, 1}) ds.push_back((index_t{1} << l) + o);
+  std::mt19937_64 g(7);
+  for (int k = 0; k < 3000; ++k) ds.push_back(1 + static_cast<index_t>(g() % ((std::uint64_t{1} << 31) - 1)));
+  for (index_t d : ds) {
+    const ip::divisor v = ip::divisor::make(d);
+    std::vector<index_t> as = {0, 1, d - 1, d, d + 1, 2 * d - 1, (index_t{1} << 31) - 1, index_t{1} << 31,
+                               (index_t{1} << 31) + 5, index_t{1} << 40};
+    for (int k = 0; k < 64; ++k) as.push_back(static_cast<index_t>(g() % (std::uint64_t{1} << 31)));
+    for (int k = 0; k < 8; ++k) as.push_back(d * static_cast<index_t>(g() % 4096) + static_cast<index_t>(g() % 3) - 1);
+    for (index_t a : as) {
+      if (a < 0) continue;
+      ASSERT_EQ(v.div(a), a / d) << a << " / " << d;
+      ASSERT_EQ(v.mod(a), a % d) << a << " % " << d;
+    }
+    for (int k = 0; k < (d < (index_t{1} << 31) ? 64 : 0); ++k) {  // mulmod: x, y < d < 2^31
+      const index_t x = k < 4 ? d - 1 - k % 2 : static_cast<index_t>(g() % static_cast<std::uint64_t>(d));
+      const index_t y = k < 4 ? d - 1 - k / 2 : static_cast<index_t>(g() % static_cast<std::uint64_t>(d));
+      if (x < 0 || y < 0) continue;
+      const index_t want = static_cast<index_t>(static_cast<std::uint64_t>(x) * static_cast<std::uint64_t>(y) %
+                                                static_cast<std::uint64_t>(d));  // < 2^62: exact
+      ASSERT_EQ(v.mulmod(x, y), want) << x << " * " << y << " mod " << d;
+    }
+  }
+}
+
 TEST(InplaceMap, ModularHelpers) {
   EXPECT_EQ(ip::mod_inverse(3, 7), 5);
   EXPECT_EQ(ip::mod_inverse(1, 1), 0);
@@ -120,6 +227,24 @@ TEST(InplaceHost, EveryShapeEveryElementSizeExactWorkspace) {
         return host_run(p, dd, w, 0);
       }, static_cast<std::uint64_t>(s.rows * 31 + s.cols + es));
       EXPECT_TRUE(st.ok()) << st.message();
+    }
+}
+
+// The short side divides the long one: the row shuffle takes the blocked loops.
+TEST(InplaceHost, BlockedShuffleWhenTheShortSideDividesTheLong) {
+  const inplace_shape shapes[] = {{4, 4000, 1}, {4000, 4, 1}, {16, 1600, 2}, {1600, 16, 1}, {7, 2100, 1},
+                                  {2100, 7, 1}, {128, 256, 1}, {256, 128, 1}, {3, 30000, 1}, {30000, 3, 1}};
+  for (const auto& s : shapes)
+    for (int es : elem_sizes()) {
+      const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
+      ASSERT_TRUE(ip::make_rect_plan(s.rows, s.cols).map.shuffle_is_blocked());
+      for (int threads : {1, 3}) {
+        const auto st = check_inplace(d, inplace_ws(d, false), [threads](unsigned char* p, const matrix_desc& dd,
+                                                                          std::size_t w) {
+          return host_run(p, dd, w, threads);
+        }, static_cast<std::uint64_t>(s.rows * 17 + s.cols + es));
+        EXPECT_TRUE(st.ok()) << s.rows << "x" << s.cols << " es " << es << ": " << st.message();
+      }
     }
 }
 

@@ -80,6 +80,42 @@ TEST(InplaceDevice, WorkspacePassesForLongColumns) {
     }
 }
 
+// The short side divides the long one and a long row (the grid's C) exceeds shared
+// memory (227 KiB): the row shuffle runs as blocked transposes through the
+// workspace (shuffle_blocked), gather when wide, scatter when tall, in several
+// chunks of rows (R > 4) and batches.
+TEST(InplaceDevice, BlockedShuffleForSkinnyShapes) {
+  REQUIRE_GPU();
+  const inplace_shape shapes[] = {{2, 1000000, 1}, {1000000, 2, 1}, {4, 600000, 1}, {600000, 4, 1},
+                                  {16, 300000, 1}, {300000, 16, 1}, {32, 250016, 1}, {250016, 32, 1},
+                                  {8, 262144, 2},  {262144, 8, 2},  {64, 240000, 1}, {240000, 64, 1}};
+  for (const auto& s : shapes) {
+    for (int es : {1, 4, 16}) {
+      const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
+      const std::size_t ws = inplace_ws(d, true);
+      for (std::size_t w : {ws, 2 * ws + static_cast<std::size_t>(es)}) {
+        const auto st = check_inplace(d, w, device_run, static_cast<std::uint64_t>(s.rows + s.cols + es));
+        EXPECT_TRUE(st.ok()) << s.rows << "x" << s.cols << " es " << es << ": " << st.message();
+      }
+    }
+  }
+}
+
+// Squares with 16-byte rows take the 16-byte tiles (swizzled for 1 and 2-byte
+// elements): one tile, partial last tiles, many pairs, batches.
+TEST(InplaceDevice, SquaresWithSixteenByteRows) {
+  REQUIRE_GPU();
+  for (index_t n : {16, 32, 64, 80, 128, 144, 208, 384, 400, 1040, 2064}) {
+    for (int es : {1, 2, 4}) {
+      for (index_t batch : {1, 3}) {
+        const matrix_desc d = matrix_desc::packed(n, n, es, batch);
+        const auto st = check_inplace(d, 0, device_run, static_cast<std::uint64_t>(n * 7 + es + batch));
+        EXPECT_TRUE(st.ok()) << n << " es " << es << " batch " << batch << ": " << st.message();
+      }
+    }
+  }
+}
+
 TEST(InplaceDevice, RandomShapes) {
   REQUIRE_GPU();
   std::mt19937_64 g(1414);

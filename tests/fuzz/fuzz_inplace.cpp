@@ -60,6 +60,7 @@ fcase draw(std::uint64_t seed, std::uint64_t index, bool device) {
     if (g.next() % 2) std::swap(c.rows, c.cols);
   } else if (shape == 2) {
     c.rows = c.cols = g.uniform(1, 700);
+    if (g.next() % 2) c.rows = c.cols = 16 * g.uniform(1, 44);  // 16-byte rows: the vector and swizzled tiles
   } else if (shape == 3) {  // primes: coprime pairs, or a prime against a multiple of itself
     c.rows = primes[g.next() % 13], c.cols = primes[g.next() % 13];
     if (g.next() % 3 == 0) c.cols = c.rows * g.uniform(2, 9);
@@ -70,7 +71,7 @@ fcase draw(std::uint64_t seed, std::uint64_t index, bool device) {
   c.batch = g.next() % 8 == 0 ? g.uniform(2, 3) : 1;
   const matrix_desc d = matrix_desc::packed(c.rows, c.cols, c.es, c.batch);
   std::size_t need = 0;
-  xpose::inplace_workspace_size(d, device, &need);
+  static_cast<void>(xpose::inplace_workspace_size(d, device, &need));  // a drawn desc is valid
   const std::size_t whole = static_cast<std::size_t>(c.rows * c.cols * c.es);
   const int p = static_cast<int>(g.next() % 100);
   c.ws = p < 60 ? ws_kind::exact : p < 75 ? ws_kind::larger : p < 85 ? ws_kind::whole

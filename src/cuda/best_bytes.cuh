@@ -132,6 +132,18 @@ XPOSE_HDI c16 window16(const c16& a, const c16& b, int off) {
   return r;
 }
 
+/// __byte_perm: byte n of the result is byte (s >> 4n) & 7 of y:x (x bytes 0-3, y 4-7).
+XPOSE_HDI std::uint32_t perm(std::uint32_t x, std::uint32_t y, unsigned s) {
+#if defined(__CUDA_ARCH__)
+  return __byte_perm(x, y, s);
+#else
+  const std::uint64_t v = (static_cast<std::uint64_t>(y) << 32) | x;
+  std::uint32_t r = 0;
+  for (int n = 0; n < 4; ++n) r |= static_cast<std::uint32_t>((v >> (8 * ((s >> (4 * n)) & 7))) & 0xFF) << (8 * n);
+  return r;
+#endif
+}
+
 /// The 16-byte-aligned chunk at p, reading only bytes inside [lo, hi) (other bytes 0):
 /// one vector load when the chunk lies inside, E-byte loads otherwise (lo, hi E-aligned).
 template <int E>

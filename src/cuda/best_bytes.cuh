@@ -106,6 +106,25 @@ XPOSE_HDI void copy_elem(u8* q, const u8* p) {
 #endif
 }
 
+/// Aligned 4-byte load / store (p 4-byte aligned).
+XPOSE_HDI std::uint32_t ld32(const u8* p) {
+#if defined(__CUDA_ARCH__)
+  return *reinterpret_cast<const std::uint32_t*>(p);
+#else
+  std::uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+#endif
+}
+
+XPOSE_HDI void st32(u8* p, std::uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<std::uint32_t*>(p) = v;
+#else
+  std::memcpy(p, &v, 4);
+#endif
+}
+
 /// (hi:lo) >> sh, sh in [0, 32).
 XPOSE_HDI std::uint32_t funnel_r(std::uint32_t lo, std::uint32_t hi, unsigned sh) {
 #if defined(__CUDA_ARCH__)

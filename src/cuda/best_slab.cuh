@@ -17,9 +17,9 @@
 //           positions, and the output range stored like one scatter segment.
 //   grouped (gather / scatter with the short side S a template argument SS, small):
 //           the packed side goes through a staging area in shared memory, and a middle
-//           phase moves whole groups of k = 16/E positions x S rows (S row chunks <->
-//           S packed chunks) through registers with byte permutes, about 3 per word,
-//           instead of one shared access and a walker step per element.
+//           phase moves whole groups of U/E positions x S rows (U = 16 bytes of each
+//           row for S <= 8, else 4) through registers with byte permutes, at most 3
+//           per word, instead of one shared access and a walker step per element.
 // Loads never touch a byte outside the input view [in, in_end); stores never touch a
 // byte outside the slab's own output elements. The phases are host-device functions:
 // the CPU tests run a block's phases on host buffers (tests/cpu/test_best_policy.cpp).
@@ -176,13 +176,26 @@ struct walker {
 
 // ---- grouped interleave (SS > 0) ------------------------------------------------
 
-/// Byte offset of staging chunk c for short side SS. Threads' groups are SS chunks
-/// apart: odd SS already spreads 8 threads' chunks over the 8 bank groups of 16 bytes;
-/// even SS rotates chunks inside each group of 8 by the group's index (S = 2, 4, 8:
-/// conflict-free; 6: 2-way instead of 2-way-or-worse).
-template <int SS>
+/// A group of the grouped kernel for short side SS: K = U/E positions of the SS rows,
+/// U = 16 bytes of each row for SS <= 8 (SS chunks each way), else U = 4 bytes (SS
+/// words: registers stay at SS words; SS % 4 == 0 keeps the packed side in whole
+/// chunks). CPG: packed chunks per group.
+template <int E, int SS>
+struct group_shape {
+  static constexpr int U = SS <= 8 ? 16 : 4;
+  static constexpr int W = U / 4;
+  static constexpr int K = U / E;
+  static constexpr int CPG = SS * U / 16;
+  static_assert(E <= U && (U == 16 || SS % 4 == 0), "grouped: 1-4 byte elements; word groups need SS % 4 == 0");
+};
+
+/// Byte offset of staging chunk c. Threads' groups are CPG chunks apart: an odd CPG
+/// already spreads 8 threads' chunks over the 8 bank groups of 16 bytes; an even CPG
+/// rotates chunks inside each group of 8 by the group's index (CPG = 2, 4, 8:
+/// conflict-free; 6: 2-way).
+template <int E, int SS>
 XPOSE_HDI int stg(int c) {
-  return SS % 2 ? 16 * c : 16 * ((c & ~7) | ((c + (c >> 3)) & 7));
+  return group_shape<E, SS>::CPG % 2 ? 16 * c : 16 * ((c & ~7) | ((c + (c >> 3)) & 7));
 }
 
 /// Logical staging byte of packed element 0: gather writes whole chunks after a 16-byte
@@ -193,43 +206,40 @@ XPOSE_HDI int stage_lead(const pos& p) {
   return M == gather ? 16 : addr16(p.in);
 }
 
-/// Byte b of chunk X of one side of a group, as (chunk, byte) of the other side.
-/// to_packed: X is packed chunk X (element o = X*k + i from row o % S, position o / S);
-/// else X is row X (position i, element o = i*S + X of the packed chunks).
+/// Byte b of unit X (U bytes) of one side of a group, as (unit, byte) of the other side.
+/// to_packed: X is packed unit X (element o = X*K + i from row o % S, position o / S);
+/// else X is row X (position i, element o = i*S + X of the packed units).
 template <int E, int S, bool ToPacked>
 XPOSE_HDI void group_src(int X, int b, int& c, int& byte) {
-  constexpr int k = 16 / E;
+  constexpr int K = group_shape<E, S>::K;
   const int i = b / E, e = b % E;
-  const int o = ToPacked ? X * k + i : i * S + X;
-  c = ToPacked ? o % S : o / k;
-  byte = (ToPacked ? o / S : o % k) * E + e;
+  const int o = ToPacked ? X * K + i : i * S + X;
+  c = ToPacked ? o % S : o / K;
+  byte = (ToPacked ? o / S : o % K) * E + e;
 }
 
-/// Chunk X of a group's other side from its S chunks `in` (indices are constants once
-/// unrolled: the words stay in registers): per word one byte permute when its 4 bytes
+/// Word ow of a group's other side (unit ow / W, its word ow % W) from the S*W words
+/// `in` of this side (unit c's word j at in[c*W + j]); indices are constants once
+/// unrolled, so the words stay in registers: one byte permute when the word's 4 bytes
 /// come from one or two source words, else three.
 template <int E, int S, bool ToPacked>
-XPOSE_HDI c16 group_chunk(const c16 (&in)[S], int X) {
-  c16 r;
+XPOSE_HDI std::uint32_t group_word(const std::uint32_t (&in)[S * group_shape<E, S>::W], int ow) {
+  constexpr int W = group_shape<E, S>::W;
+  const int X = ow / W, b0 = 4 * (ow % W);
+  int c[4], q[4];
   XPOSE_UNROLL
-  for (int w = 0; w < 4; ++w) {
-    int c[4], q[4];
-    XPOSE_UNROLL
-    for (int b = 0; b < 4; ++b) group_src<E, S, ToPacked>(X, 4 * w + b, c[b], q[b]);
-    auto word = [&](int b) { return in[c[b]].w[q[b] >> 2]; };
-    auto same = [&](int x, int y) { return c[x] == c[y] && (q[x] >> 2) == (q[y] >> 2); };
-    const unsigned p0 = q[0] & 3, p1 = q[1] & 3, p2 = q[2] & 3, p3 = q[3] & 3;
-    if (same(0, 1) && same(0, 2) && same(0, 3)) {
-      r.w[w] = bytes::perm(word(0), word(0), p0 | p1 << 4 | p2 << 8 | p3 << 12);
-    } else if (same(0, 1) && same(2, 3)) {
-      r.w[w] = bytes::perm(word(0), word(2), p0 | p1 << 4 | (p2 + 4) << 8 | (p3 + 4) << 12);
-    } else {
-      const std::uint32_t lo = bytes::perm(word(0), word(1), p0 | (p1 + 4) << 4);
-      const std::uint32_t hi = bytes::perm(word(2), word(3), p2 | (p3 + 4) << 4);
-      r.w[w] = bytes::perm(lo, hi, 0x5410);
-    }
+  for (int b = 0; b < 4; ++b) group_src<E, S, ToPacked>(X, b0 + b, c[b], q[b]);
+  auto word = [&](int b) { return in[c[b] * W + (q[b] >> 2)]; };
+  auto same = [&](int x, int y) { return c[x] == c[y] && (q[x] >> 2) == (q[y] >> 2); };
+  const unsigned p0 = q[0] & 3, p1 = q[1] & 3, p2 = q[2] & 3, p3 = q[3] & 3;
+  if (same(0, 1) && same(0, 2) && same(0, 3)) {
+    if (p0 == 0 && p1 == 1 && p2 == 2 && p3 == 3) return word(0);
+    return bytes::perm(word(0), word(0), p0 | p1 << 4 | p2 << 8 | p3 << 12);
   }
-  return r;
+  if (same(0, 1) && same(2, 3)) return bytes::perm(word(0), word(2), p0 | p1 << 4 | (p2 + 4) << 8 | (p3 + 4) << 12);
+  const std::uint32_t lo = bytes::perm(word(0), word(1), p0 | (p1 + 4) << 4);
+  const std::uint32_t hi = bytes::perm(word(2), word(3), p2 | (p3 + 4) << 4);
+  return bytes::perm(lo, hi, 0x5410);
 }
 
 /// Between read and write phase: whole groups through registers, then the positions
@@ -238,39 +248,65 @@ XPOSE_HDI c16 group_chunk(const c16 (&in)[S], int X) {
 template <int E, int M, int SS>
 XPOSE_HDI void mid_phase(const args& a, const divisors& dv, const pos& p, u8* sm, int tid, int nt) {
   static_assert(M != whole && SS > 0, "grouped gather / scatter only");
-  constexpr int k = 16 / E;
+  using G = group_shape<E, SS>;
+  constexpr int K = G::K, W = G::W, CPG = G::CPG;
   u8* const st = sm + a.stage;
   const int lead = stage_lead<M>(p);
-  const int groups = p.n / k;
+  const int groups = p.n / K;
   for (int g = tid; g < groups; g += nt) {
-    c16 in[SS];
+    std::uint32_t in[SS * W];
     if constexpr (M == gather) {
       XPOSE_UNROLL
-      for (int s = 0; s < SS; ++s) in[s] = bytes::ld16(sm + 16 + s * a.pitch + 16 * g);
-      XPOSE_UNROLL
-      for (int q = 0; q < SS; ++q) bytes::st16(st + stg<SS>(1 + SS * g + q), group_chunk<E, SS, true>(in, q));
-    } else {
-      if (lead == 0) {
-        XPOSE_UNROLL
-        for (int c = 0; c < SS; ++c) in[c] = bytes::ld16(st + stg<SS>(SS * g + c));
-      } else {
-        c16 next = bytes::ld16(st + stg<SS>(SS * g));
-        XPOSE_UNROLL
-        for (int c = 0; c < SS; ++c) {
-          const c16 cur = next;
-          next = bytes::ld16(st + stg<SS>(SS * g + c + 1));
-          in[c] = bytes::window16(cur, next, lead);
+      for (int s = 0; s < SS; ++s) {
+        const u8* const row = sm + 16 + s * a.pitch + G::U * g;
+        if constexpr (W == 4) {
+          const c16 v = bytes::ld16(row);
+          XPOSE_UNROLL
+          for (int j = 0; j < 4; ++j) in[4 * s + j] = v.w[j];
+        } else {
+          in[s] = bytes::ld32(row);
         }
       }
       XPOSE_UNROLL
-      for (int s = 0; s < SS; ++s) bytes::st16(sm + 16 + s * a.pitch + 16 * g, group_chunk<E, SS, false>(in, s));
+      for (int m = 0; m < CPG; ++m) {
+        c16 r;
+        XPOSE_UNROLL
+        for (int j = 0; j < 4; ++j) r.w[j] = group_word<E, SS, true>(in, 4 * m + j);
+        bytes::st16(st + stg<E, SS>(1 + CPG * g + m), r);
+      }
+    } else {
+      c16 next = bytes::ld16(st + stg<E, SS>(CPG * g));
+      XPOSE_UNROLL
+      for (int c = 0; c < CPG; ++c) {
+        c16 v = next;
+        if (lead != 0) {
+          next = bytes::ld16(st + stg<E, SS>(CPG * g + c + 1));
+          v = bytes::window16(v, next, lead);
+        } else if (c + 1 < CPG) {
+          next = bytes::ld16(st + stg<E, SS>(CPG * g + c + 1));
+        }
+        XPOSE_UNROLL
+        for (int j = 0; j < 4; ++j) in[4 * c + j] = v.w[j];
+      }
+      XPOSE_UNROLL
+      for (int s = 0; s < SS; ++s) {
+        u8* const row = sm + 16 + s * a.pitch + G::U * g;
+        if constexpr (W == 4) {
+          c16 r;
+          XPOSE_UNROLL
+          for (int j = 0; j < 4; ++j) r.w[j] = group_word<E, SS, false>(in, 4 * s + j);
+          bytes::st16(row, r);
+        } else {
+          bytes::st32(row, group_word<E, SS, false>(in, s));
+        }
+      }
     }
   }
   const int n_el = p.n * SS;
-  for (int o = groups * k * SS + tid; o < n_el; o += nt) {
+  for (int o = groups * K * SS + tid; o < n_el; o += nt) {
     const int l = dv.by_s(o), s = o - l * SS;
     const int x = lead + o * E;
-    u8* const sp = st + stg<SS>(x >> 4) + (x & 15);
+    u8* const sp = st + stg<E, SS>(x >> 4) + (x & 15);
     u8* const rp = sm + 16 + s * a.pitch + l * E;
     if constexpr (M == gather) bytes::copy_elem<E>(sp, rp);
     else bytes::copy_elem<E>(rp, sp);
@@ -318,7 +354,7 @@ template <int E, int M, int SS>
 XPOSE_HDI void read_put(const args& a, const divisors& dv, const pos& p, const bytes::fdiv& by_nls, int v,
                         const fetched& f, u8* sm) {
   if constexpr (M == scatter && SS > 0) {
-    bytes::st16(sm + a.stage + stg<SS>(v), f.a);  // raw: mid_phase interleaves
+    bytes::st16(sm + a.stage + stg<E, SS>(v), f.a);  // raw: mid_phase interleaves
   } else if constexpr (M == gather) {
     const int nls = by_nls.d;
     const int s = by_nls(v), j = v - s * nls;
@@ -367,8 +403,8 @@ XPOSE_HDI void write_phase(const args& a, const divisors& dv, const pos& p, cons
     const int items = (oq + N + 15) / 16;
     for (int k = tid; k < items; k += nt) {
       const int x = 16 + 16 * k - oq, c = x >> 4, sh = x & 15;
-      c16 v = bytes::ld16(st + stg<SS>(c));
-      if (sh) v = bytes::window16(v, bytes::ld16(st + stg<SS>(c + 1)), sh);
+      c16 v = bytes::ld16(st + stg<E, SS>(c));
+      if (sh) v = bytes::window16(v, bytes::ld16(st + stg<E, SS>(c + 1)), sh);
       const int lo = oq - 16 * k > 0 ? oq - 16 * k : 0, hi = oq + N - 16 * k < 16 ? oq + N - 16 * k : 16;
       bytes::store_range(v, base + 16 * k, lo, hi);
     }

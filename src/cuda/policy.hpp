@@ -163,9 +163,9 @@ struct best_class_policy {
 /// go back to the first-round kernel. E = 8 whole matrices capped at 4 KiB (was 8 KiB).
 constexpr best_class_policy best_class_policy_for(int /*cc*/, int elem_size) {
   switch (elem_size) {
-    case 1: return {128, 128, 16384, 16384, true, true, 8};
-    case 2: return {128, 256, 16384, 16384, true, true, 8};
-    case 4: return {64, 256, 16384, 8192, false, true, 8};
+    case 1: return {128, 128, 16384, 16384, true, true, 32};
+    case 2: return {128, 256, 16384, 16384, true, true, 32};
+    case 4: return {64, 256, 16384, 8192, false, true, 32};
     // E = 8: 32x32 matrices (8 KiB) go to the tile: slab_whole places their elements
     // 256 bytes apart in shared memory (one bank); the tile runs 64x64 batches at copy speed.
     case 8: return {32, 256, 16384, 4096, false, true, 0};
@@ -174,11 +174,11 @@ constexpr best_class_policy best_class_policy_for(int /*cc*/, int elem_size) {
 }
 
 /// Short sides that have a grouped slab kernel (best.cu instantiates exactly these, for
-/// 1-4 byte elements): a group holds S 16-byte chunks in registers, so S = 12 and 16
-/// needed 130-150 registers (one block per SM; u8 gather spilled) and stay element by
-/// element. Registers are capped for best_slab_group_min_blocks blocks per SM: 3 (80
-/// registers) spilled for S = 4-8 gathers.
-constexpr int best_slab_group_sides[] = {2, 3, 4, 5, 6, 8};
+/// 1-4 byte elements). Up to 8 a group holds S 16-byte chunks in registers; S 16-byte
+/// chunks for S = 12, 16 took 130-150 registers (u8 gather spilled), so larger sides
+/// group 4-byte words (multiples of 4 only). Registers are capped for
+/// best_slab_group_min_blocks blocks per SM: 3 (80 registers) spilled for S = 4-8 gathers.
+constexpr int best_slab_group_sides[] = {2, 3, 4, 5, 6, 8, 12, 16, 24, 32};
 constexpr int best_slab_group_min_blocks = 2;
 
 /// The grouped kernel's short side for a slab of short side s (0: none).

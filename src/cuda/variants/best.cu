@@ -129,6 +129,10 @@ status slab_path_grouped(const void* in, void* out, const matrix_desc& d, int gr
       case 5: return slab_path<E, M, 5>(in, out, d, tg);
       case 6: return slab_path<E, M, 6>(in, out, d, tg);
       case 8: return slab_path<E, M, 8>(in, out, d, tg);
+      case 12: return slab_path<E, M, 12>(in, out, d, tg);
+      case 16: return slab_path<E, M, 16>(in, out, d, tg);
+      case 24: return slab_path<E, M, 24>(in, out, d, tg);
+      case 32: return slab_path<E, M, 32>(in, out, d, tg);
       default: return status::make(status_code::unsupported_variant, "best: no grouped slab kernel for %d", group);
     }
   }

@@ -106,6 +106,25 @@ XPOSE_HDI void copy_elem(u8* q, const u8* p) {
 #endif
 }
 
+/// Aligned 4-byte load / store (p 4-byte aligned).
+XPOSE_HDI std::uint32_t ld32(const u8* p) {
+#if defined(__CUDA_ARCH__)
+  return *reinterpret_cast<const std::uint32_t*>(p);
+#else
+  std::uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+#endif
+}
+
+XPOSE_HDI void st32(u8* p, std::uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<std::uint32_t*>(p) = v;
+#else
+  std::memcpy(p, &v, 4);
+#endif
+}
+
 /// (hi:lo) >> sh, sh in [0, 32).
 XPOSE_HDI std::uint32_t funnel_r(std::uint32_t lo, std::uint32_t hi, unsigned sh) {
 #if defined(__CUDA_ARCH__)
@@ -130,6 +149,18 @@ XPOSE_HDI c16 window16(const c16& a, const c16& b, int off) {
   XPOSE_UNROLL
   for (int q = 0; q < 4; ++q) r.w[q] = funnel_r(y[q], y[q + 1], sh);
   return r;
+}
+
+/// __byte_perm: byte n of the result is byte (s >> 4n) & 7 of y:x (x bytes 0-3, y 4-7).
+XPOSE_HDI std::uint32_t perm(std::uint32_t x, std::uint32_t y, unsigned s) {
+#if defined(__CUDA_ARCH__)
+  return __byte_perm(x, y, s);
+#else
+  const std::uint64_t v = (static_cast<std::uint64_t>(y) << 32) | x;
+  std::uint32_t r = 0;
+  for (int n = 0; n < 4; ++n) r |= static_cast<std::uint32_t>((v >> (8 * ((s >> (4 * n)) & 7))) & 0xFF) << (8 * n);
+  return r;
+#endif
 }
 
 /// The 16-byte-aligned chunk at p, reading only bytes inside [lo, hi) (other bytes 0):

@@ -15,6 +15,11 @@
 //   whole   (batch of small packed matrices): a slab is several whole matrices; the
 //           input range is read like scatter's, its elements placed at their output
 //           positions, and the output range stored like one scatter segment.
+//   grouped (gather / scatter with the short side S a template argument SS, small):
+//           the packed side goes through a staging area in shared memory, and a middle
+//           phase moves whole groups of U/E positions x S rows (U = 16 bytes of each
+//           row for S <= 8, else 4) through registers with byte permutes, at most 3
+//           per word, instead of one shared access and a walker step per element.
 // Loads never touch a byte outside the input view [in, in_end); stores never touch a
 // byte outside the slab's own output elements. The phases are host-device functions:
 // the CPU tests run a block's phases on host buffers (tests/cpu/test_best_policy.cpp).
@@ -46,15 +51,18 @@ struct args {
   i64 slabs_per_mat, total;  // slabs per matrix (whole: 1), slabs overall
   int pitch;                 // bytes per shared row (16 front pad + data + tail)
   int smem;                  // dynamic shared bytes per block
+  int stage;                 // grouped: shared offset of the packed staging area (else 0)
 };
 
 XPOSE_HDI i64 min64(i64 a, i64 b) { return a < b ? a : b; }
 XPOSE_HDI int addr16(const void* p) { return static_cast<int>(reinterpret_cast<std::uintptr_t>(p) & 15); }
 
 /// Slab geometry for E-byte elements and a slab of about `slab_bytes`; the caller
-/// (best_path_for) has checked the layout conditions of the mode.
+/// (best_path_for) has checked the layout conditions of the mode. grouped: the kernel
+/// has the short side as its template argument SS (adds the staging area).
 template <int E>
-args make_args(int m, const void* in, void* out, const matrix_desc& d, const void* in_end, int slab_bytes) {
+args make_args(int m, const void* in, void* out, const matrix_desc& d, const void* in_end, int slab_bytes,
+               bool grouped = false) {
   args a{};
   a.in = static_cast<const u8*>(in);
   a.out = static_cast<u8*>(out);
@@ -86,6 +94,13 @@ args make_args(int m, const void* in, void* out, const matrix_desc& d, const voi
   if (chunks % 2 == 0) ++chunks;
   a.pitch = static_cast<int>(chunks * 16);
   a.smem = static_cast<int>((m == whole ? 1 : a.S) * a.pitch);
+  if (grouped && m != whole) {
+    // Staging: a 16-byte lead, the packed bytes, the window reads' 32 bytes past them;
+    // whole groups of 8 chunks (the swizzle permutes inside them).
+    const i64 st_chunks = ((16 + row_bytes * a.S + 32 + 15) / 16 + 7) / 8 * 8;
+    a.stage = a.smem;
+    a.smem += static_cast<int>(st_chunks * 16);
+  }
   return a;
 }
 
@@ -159,6 +174,145 @@ struct walker {
   }
 };
 
+// ---- grouped interleave (SS > 0) ------------------------------------------------
+
+/// A group of the grouped kernel for short side SS: K = U/E positions of the SS rows,
+/// U = 16 bytes of each row for SS <= 8 (SS chunks each way), else U = 4 bytes (SS
+/// words: registers stay at SS words; SS % 4 == 0 keeps the packed side in whole
+/// chunks). CPG: packed chunks per group.
+template <int E, int SS>
+struct group_shape {
+  static constexpr int U = SS <= 8 ? 16 : 4;
+  static constexpr int W = U / 4;
+  static constexpr int K = U / E;
+  static constexpr int CPG = SS * U / 16;
+  static_assert(E <= U && (U == 16 || SS % 4 == 0), "grouped: 1-4 byte elements; word groups need SS % 4 == 0");
+};
+
+/// Byte offset of staging chunk c. Threads' groups are CPG chunks apart: an odd CPG
+/// already spreads 8 threads' chunks over the 8 bank groups of 16 bytes; an even CPG
+/// rotates chunks inside each group of 8 by the group's index (CPG = 2, 4, 8:
+/// conflict-free; 6: 2-way).
+template <int E, int SS>
+XPOSE_HDI int stg(int c) {
+  return group_shape<E, SS>::CPG % 2 ? 16 * c : 16 * ((c & ~7) | ((c + (c >> 3)) & 7));
+}
+
+/// Logical staging byte of packed element 0: gather writes whole chunks after a 16-byte
+/// lead; scatter keeps the input's alignment (raw aligned chunks, element o at
+/// addr16(in) + o*E).
+template <int M>
+XPOSE_HDI int stage_lead(const pos& p) {
+  return M == gather ? 16 : addr16(p.in);
+}
+
+/// Byte b of unit X (U bytes) of one side of a group, as (unit, byte) of the other side.
+/// to_packed: X is packed unit X (element o = X*K + i from row o % S, position o / S);
+/// else X is row X (position i, element o = i*S + X of the packed units).
+template <int E, int S, bool ToPacked>
+XPOSE_HDI void group_src(int X, int b, int& c, int& byte) {
+  constexpr int K = group_shape<E, S>::K;
+  const int i = b / E, e = b % E;
+  const int o = ToPacked ? X * K + i : i * S + X;
+  c = ToPacked ? o % S : o / K;
+  byte = (ToPacked ? o / S : o % K) * E + e;
+}
+
+/// Word ow of a group's other side (unit ow / W, its word ow % W) from the S*W words
+/// `in` of this side (unit c's word j at in[c*W + j]); indices are constants once
+/// unrolled, so the words stay in registers: one byte permute when the word's 4 bytes
+/// come from one or two source words, else three.
+template <int E, int S, bool ToPacked>
+XPOSE_HDI std::uint32_t group_word(const std::uint32_t (&in)[S * group_shape<E, S>::W], int ow) {
+  constexpr int W = group_shape<E, S>::W;
+  const int X = ow / W, b0 = 4 * (ow % W);
+  int c[4], q[4];
+  XPOSE_UNROLL
+  for (int b = 0; b < 4; ++b) group_src<E, S, ToPacked>(X, b0 + b, c[b], q[b]);
+  auto word = [&](int b) { return in[c[b] * W + (q[b] >> 2)]; };
+  auto same = [&](int x, int y) { return c[x] == c[y] && (q[x] >> 2) == (q[y] >> 2); };
+  const unsigned p0 = q[0] & 3, p1 = q[1] & 3, p2 = q[2] & 3, p3 = q[3] & 3;
+  if (same(0, 1) && same(0, 2) && same(0, 3)) {
+    if (p0 == 0 && p1 == 1 && p2 == 2 && p3 == 3) return word(0);
+    return bytes::perm(word(0), word(0), p0 | p1 << 4 | p2 << 8 | p3 << 12);
+  }
+  if (same(0, 1) && same(2, 3)) return bytes::perm(word(0), word(2), p0 | p1 << 4 | (p2 + 4) << 8 | (p3 + 4) << 12);
+  const std::uint32_t lo = bytes::perm(word(0), word(1), p0 | (p1 + 4) << 4);
+  const std::uint32_t hi = bytes::perm(word(2), word(3), p2 | (p3 + 4) << 4);
+  return bytes::perm(lo, hi, 0x5410);
+}
+
+/// Between read and write phase: whole groups through registers, then the positions
+/// past the last whole group element by element. Rows: element (s, l) at 16 + s*pitch
+/// + l*E; staging: element o at logical byte stage_lead + o*E.
+template <int E, int M, int SS>
+XPOSE_HDI void mid_phase(const args& a, const divisors& dv, const pos& p, u8* sm, int tid, int nt) {
+  static_assert(M != whole && SS > 0, "grouped gather / scatter only");
+  using G = group_shape<E, SS>;
+  constexpr int K = G::K, W = G::W, CPG = G::CPG;
+  u8* const st = sm + a.stage;
+  const int lead = stage_lead<M>(p);
+  const int groups = p.n / K;
+  for (int g = tid; g < groups; g += nt) {
+    std::uint32_t in[SS * W];
+    if constexpr (M == gather) {
+      XPOSE_UNROLL
+      for (int s = 0; s < SS; ++s) {
+        const u8* const row = sm + 16 + s * a.pitch + G::U * g;
+        if constexpr (W == 4) {
+          const c16 v = bytes::ld16(row);
+          XPOSE_UNROLL
+          for (int j = 0; j < 4; ++j) in[4 * s + j] = v.w[j];
+        } else {
+          in[s] = bytes::ld32(row);
+        }
+      }
+      XPOSE_UNROLL
+      for (int m = 0; m < CPG; ++m) {
+        c16 r;
+        XPOSE_UNROLL
+        for (int j = 0; j < 4; ++j) r.w[j] = group_word<E, SS, true>(in, 4 * m + j);
+        bytes::st16(st + stg<E, SS>(1 + CPG * g + m), r);
+      }
+    } else {
+      c16 next = bytes::ld16(st + stg<E, SS>(CPG * g));
+      XPOSE_UNROLL
+      for (int c = 0; c < CPG; ++c) {
+        c16 v = next;
+        if (lead != 0) {
+          next = bytes::ld16(st + stg<E, SS>(CPG * g + c + 1));
+          v = bytes::window16(v, next, lead);
+        } else if (c + 1 < CPG) {
+          next = bytes::ld16(st + stg<E, SS>(CPG * g + c + 1));
+        }
+        XPOSE_UNROLL
+        for (int j = 0; j < 4; ++j) in[4 * c + j] = v.w[j];
+      }
+      XPOSE_UNROLL
+      for (int s = 0; s < SS; ++s) {
+        u8* const row = sm + 16 + s * a.pitch + G::U * g;
+        if constexpr (W == 4) {
+          c16 r;
+          XPOSE_UNROLL
+          for (int j = 0; j < 4; ++j) r.w[j] = group_word<E, SS, false>(in, 4 * s + j);
+          bytes::st16(row, r);
+        } else {
+          bytes::st32(row, group_word<E, SS, false>(in, s));
+        }
+      }
+    }
+  }
+  const int n_el = p.n * SS;
+  for (int o = groups * K * SS + tid; o < n_el; o += nt) {
+    const int l = dv.by_s(o), s = o - l * SS;
+    const int x = lead + o * E;
+    u8* const sp = st + stg<E, SS>(x >> 4) + (x & 15);
+    u8* const rp = sm + 16 + s * a.pitch + l * E;
+    if constexpr (M == gather) bytes::copy_elem<E>(sp, rp);
+    else bytes::copy_elem<E>(rp, sp);
+  }
+}
+
 // ---- read phase -----------------------------------------------------------------
 
 /// One load item in flight: the aligned chunk(s) and where they go.
@@ -196,10 +350,12 @@ XPOSE_HDI fetched read_fetch(const args& a, const pos& p, const bytes::fdiv& by_
   return f;
 }
 
-template <int E, int M>
+template <int E, int M, int SS>
 XPOSE_HDI void read_put(const args& a, const divisors& dv, const pos& p, const bytes::fdiv& by_nls, int v,
                         const fetched& f, u8* sm) {
-  if constexpr (M == gather) {
+  if constexpr (M == scatter && SS > 0) {
+    bytes::st16(sm + a.stage + stg<E, SS>(v), f.a);  // raw: mid_phase interleaves
+  } else if constexpr (M == gather) {
     const int nls = by_nls.d;
     const int s = by_nls(v), j = v - s * nls;
     bytes::st16(sm + s * a.pitch + 16 + 16 * j, bytes::window16(f.a, f.b, f.off));
@@ -220,7 +376,7 @@ XPOSE_HDI void read_put(const args& a, const divisors& dv, const pos& p, const b
 
 /// Thread tid of nt: its load items, U at a time, all U in flight before the first
 /// shared store.
-template <int E, int M, int U>
+template <int E, int M, int U, int SS = 0>
 XPOSE_HDI void read_phase(const args& a, const divisors& dv, const pos& p, u8* sm, int tid, int nt) {
   const int items = read_items<E, M>(a, p);
   const bytes::fdiv by_nls((p.n * E + 15) / 16);  // gather: chunks per segment
@@ -231,15 +387,28 @@ XPOSE_HDI void read_phase(const args& a, const divisors& dv, const pos& p, u8* s
       if (base + u * nt + tid < items) f[u] = read_fetch<E, M>(a, p, by_nls, base + u * nt + tid);
     XPOSE_UNROLL
     for (int u = 0; u < U; ++u)
-      if (base + u * nt + tid < items) read_put<E, M>(a, dv, p, by_nls, base + u * nt + tid, f[u], sm);
+      if (base + u * nt + tid < items) read_put<E, M, SS>(a, dv, p, by_nls, base + u * nt + tid, f[u], sm);
   }
 }
 
 // ---- write phase ----------------------------------------------------------------
 
-template <int E, int M>
+template <int E, int M, int SS = 0>
 XPOSE_HDI void write_phase(const args& a, const divisors& dv, const pos& p, const u8* sm, int tid, int nt) {
-  if constexpr (M == gather) {
+  if constexpr (M == gather && SS > 0) {
+    // The packed output range, chunk by aligned chunk, as windows of the staging area.
+    const int N = p.n * SS * E, oq = addr16(p.out);
+    u8* const base = p.out - oq;
+    const u8* const st = sm + a.stage;
+    const int items = (oq + N + 15) / 16;
+    for (int k = tid; k < items; k += nt) {
+      const int x = 16 + 16 * k - oq, c = x >> 4, sh = x & 15;
+      c16 v = bytes::ld16(st + stg<E, SS>(c));
+      if (sh) v = bytes::window16(v, bytes::ld16(st + stg<E, SS>(c + 1)), sh);
+      const int lo = oq - 16 * k > 0 ? oq - 16 * k : 0, hi = oq + N - 16 * k < 16 ? oq + N - 16 * k : 16;
+      bytes::store_range(v, base + 16 * k, lo, hi);
+    }
+  } else if constexpr (M == gather) {
     // The packed output range, chunk by aligned chunk.
     const int N = p.n * static_cast<int>(a.S) * E, oq = addr16(p.out), n_el = N / E;
     u8* const base = p.out - oq;
@@ -281,9 +450,10 @@ XPOSE_HDI void write_phase(const args& a, const divisors& dv, const pos& p, cons
 }
 
 #if defined(__CUDACC__)
-/// One block per slab (grid-stride past the grid limit). NT threads, U loads in flight each.
-template <int E, int M, int NT, int U>
-__global__ void __launch_bounds__(NT) slab_kernel(args a) {
+/// One block per slab (grid-stride past the grid limit). NT threads, U loads in flight
+/// each. SS > 0: grouped, short side SS (a.S == SS); MINB caps its registers.
+template <int E, int M, int NT, int U, int SS = 0, int MINB = 1>
+__global__ void __launch_bounds__(NT, MINB) slab_kernel(args a) {
   extern __shared__ uint4 smem_raw[];
   u8* sm = reinterpret_cast<u8*>(smem_raw);
   const int tid = static_cast<int>(threadIdx.x);
@@ -291,9 +461,13 @@ __global__ void __launch_bounds__(NT) slab_kernel(args a) {
   for (i64 t = blockIdx.x; t < a.total; t += gridDim.x) {
     const pos p = slab_at<E, M>(a, t);
     __syncthreads();  // the previous slab's shared reads are done
-    read_phase<E, M, U>(a, dv, p, sm, tid, NT);
+    read_phase<E, M, U, SS>(a, dv, p, sm, tid, NT);
     __syncthreads();
-    write_phase<E, M>(a, dv, p, sm, tid, NT);
+    if constexpr (SS > 0) {
+      mid_phase<E, M, SS>(a, dv, p, sm, tid, NT);
+      __syncthreads();
+    }
+    write_phase<E, M, SS>(a, dv, p, sm, tid, NT);
   }
 }
 #endif

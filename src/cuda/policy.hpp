@@ -148,6 +148,8 @@ struct best_class_policy {
   int whole_max_bytes;    ///< slab_whole: matrices of at most this many bytes
   bool keep_few_rows_tile;  ///< aligned, 32-64 rows: the measured small tiles instead of a gather slab
   bool realign;           ///< realigning tile for element-aligned layouts (else the A-byte tile)
+  int slab_group_max;     ///< gather / scatter slabs with a short side in best_slab_group_sides up
+                          ///< to this: the grouped kernel (best_slab.cuh); 0 = element by element
 };
 
 /// The table: per compute capability (sm_80 and sm_90 share it until measured apart)
@@ -155,14 +157,36 @@ struct best_class_policy {
 /// 32-row tile and the realigning path: "Fast path (best)", second round. f64 takes the
 /// realigning path (was the 8-byte tile) so that the sweep measures it against the
 /// rows of "Fast path (best)"; set realign false for E = 8 to go back.
+/// Second round ("Shape classes (issue 12)", second round): slab_group_max > 0 sends
+/// 1-4 byte gather / scatter slabs of small short sides to the grouped kernel (the
+/// element-by-element interleave was issue-bound); set it to 0 for an element size to
+/// go back to the first-round kernel. E = 8 whole matrices capped at 4 KiB (was 8 KiB).
 constexpr best_class_policy best_class_policy_for(int /*cc*/, int elem_size) {
   switch (elem_size) {
-    case 1: return {128, 128, 16384, 16384, true, true};
-    case 2: return {128, 256, 16384, 16384, true, true};
-    case 4: return {64, 256, 16384, 8192, false, true};
-    case 8: return {32, 256, 16384, 8192, false, true};
-    default: return {32, 512, 16384, 4096, false, false};
+    case 1: return {128, 128, 16384, 16384, true, true, 32};
+    case 2: return {128, 256, 16384, 16384, true, true, 32};
+    case 4: return {64, 256, 16384, 8192, false, true, 32};
+    // E = 8: 32x32 matrices (8 KiB) go to the tile: slab_whole places their elements
+    // 256 bytes apart in shared memory (one bank); the tile runs 64x64 batches at copy speed.
+    case 8: return {32, 256, 16384, 4096, false, true, 0};
+    default: return {32, 512, 16384, 4096, false, false, 0};
   }
+}
+
+/// Short sides that have a grouped slab kernel (best.cu instantiates exactly these, for
+/// 1-4 byte elements). Up to 8 a group holds S 16-byte chunks in registers; S 16-byte
+/// chunks for S = 12, 16 took 130-150 registers (u8 gather spilled), so larger sides
+/// group 4-byte words (multiples of 4 only). Registers are capped for
+/// best_slab_group_min_blocks blocks per SM: 3 (80 registers) spilled for S = 4-8 gathers.
+constexpr int best_slab_group_sides[] = {2, 3, 4, 5, 6, 8, 12, 16, 24, 32};
+constexpr int best_slab_group_min_blocks = 2;
+
+/// The grouped kernel's short side for a slab of short side s (0: none).
+constexpr int best_slab_group_for(const best_class_policy& p, int elem_size, long long s) {
+  if (elem_size > 4) return 0;
+  for (int g : best_slab_group_sides)
+    if (g == s && g <= p.slab_group_max) return g;
+  return 0;
 }
 
 /// Slab paths only where the long side is at least this many times the short side.
@@ -194,12 +218,14 @@ constexpr int best_align16(unsigned long long x) {
 }
 
 /// What `best` runs for a validated, non-empty desc with input / output at the given
-/// addresses: the path and the global access width (16, or the alignment for
-/// tile_access). The one place where the decision is made: launch_best, the tests
-/// and xpose-bench all call it.
+/// addresses: the path, the global access width (16, or the alignment for
+/// tile_access) and, for slab_gather / slab_scatter, the grouped kernel's short side
+/// (0: element by element). The one place where the decision is made: launch_best, the
+/// tests and xpose-bench all call it.
 struct best_choice {
   best_path path;
   int access;
+  int group;
 };
 
 constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
@@ -210,7 +236,7 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   // A vector or a batch of vectors whose input and output layouts coincide.
   const bool packed_batch = !batched || (d.stride_in == mat && d.stride_out == mat);
   if (packed_batch && ((d.rows == 1 && (d.cols == 1 || d.ld_out == 1)) || (d.cols == 1 && d.ld_in == 1)))
-    return {best_path::copy, 16};
+    return {best_path::copy, 16, 0};
 
   int access = 16;
   const unsigned long long parts[6] = {in_addr, out_addr, static_cast<unsigned long long>(d.ld_in * E),
@@ -223,22 +249,22 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   // Many small matrices, both sides packed: several whole matrices per block.
   if (batched && d.ld_in == d.cols && d.ld_out == d.rows && d.stride_in == mat && d.stride_out == mat &&
       mat * E <= p.whole_max_bytes && d.rows > 1 && d.cols > 1)
-    return {best_path::slab_whole, 16};
+    return {best_path::slab_whole, 16, 0};
   // One short side with the other side packed: slabs, any alignment.
   auto short_ok = [&](long long s) { return s <= p.slab_max_short && s * E <= p.slab_max_short_bytes; };
   // The 1-2 byte small tiles cover 32 to 64 rows (best_shape_for).
   const bool keep_tile = p.keep_few_rows_tile && access == 16 && d.rows >= 32 && d.rows <= 64;
   // Near-square small matrices keep the tile (64 x 64 f32-c128 batches: "Fast path (best)").
   if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && !keep_tile)
-    return {best_path::slab_gather, 16};
+    return {best_path::slab_gather, 16, best_slab_group_for(p, d.elem_size, d.rows)};
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols)
-    return {best_path::slab_scatter, 16};
+    return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
 
-  if (access < 16) return {p.realign ? best_path::realign : best_path::tile_access, access};
+  if (access < 16) return {p.realign ? best_path::realign : best_path::tile_access, access, 0};
   switch (best_shape_for(d.elem_size, d.rows, d.cols)) {
-    case best_shape::few_rows: return {best_path::tile_few_rows, 16};
-    case best_shape::narrow: return {best_path::tile_narrow, 16};
-    default: return {best_path::tile, 16};
+    case best_shape::few_rows: return {best_path::tile_few_rows, 16, 0};
+    case best_shape::narrow: return {best_path::tile_narrow, 16, 0};
+    default: return {best_path::tile, 16, 0};
   }
 }
 

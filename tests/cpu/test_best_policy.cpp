@@ -57,6 +57,20 @@ TEST(BestPolicy, TableKeepsSlabsSmall) {
       EXPECT_LE(p.slab_max_short * E, 2 * p.slab_max_short_bytes);
       EXPECT_LE(p.slab_bytes + 64 * p.slab_max_short, 48 * 1024);
       EXPECT_LE(p.whole_max_bytes, 32 * 1024);
+      // Grouped kernels add a staging area: still under 48 KiB at the production slab.
+      for (int s : best_slab_group_sides) {
+        if (best_slab_group_for(p, E, s) != s) continue;
+        for (int m : {slab::gather, slab::scatter}) {
+          const xpose::matrix_desc d = m == slab::gather ? xpose::matrix_desc::packed(s, 1 << 20, E)
+                                                         : xpose::matrix_desc::packed(1 << 20, s, E);
+          static unsigned char dummy[16];
+          const slab::args a = E == 1   ? slab::make_args<1>(m, dummy, dummy, d, dummy, p.slab_bytes, true)
+                               : E == 2 ? slab::make_args<2>(m, dummy, dummy, d, dummy, p.slab_bytes, true)
+                                        : slab::make_args<4>(m, dummy, dummy, d, dummy, p.slab_bytes, true);
+          EXPECT_LE(a.smem, 48 * 1024) << E << " " << s;
+          EXPECT_GT(a.stage, 0);
+        }
+      }
     }
 }
 
@@ -107,6 +121,9 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
   EXPECT_EQ(path_of(matrix_desc::packed(64, 64, 2, 10000)), best_path::slab_whole);
   EXPECT_EQ(path_of(matrix_desc::packed(64, 64, 4, 10000)), best_path::tile);
   EXPECT_EQ(path_of(matrix_desc::packed(32, 32, 4, 10000)), best_path::slab_whole);
+  // 8-byte 32x32 batches: the tile (second round); 16x16 stay whole.
+  EXPECT_EQ(path_of(matrix_desc::packed(32, 32, 8, 4096)), best_path::tile);
+  EXPECT_EQ(path_of(matrix_desc::packed(16, 16, 8, 4096)), best_path::slab_whole);
   // Rows not a multiple of 16 bytes: the realigning tile (16-byte elements are always aligned).
   EXPECT_EQ(path_of(matrix_desc::packed(16383, 16385, 1)), best_path::realign);
   EXPECT_EQ(best_path_for(matrix_desc::packed(16383, 16385, 1), 0, 0).access, 1);
@@ -117,6 +134,21 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
   EXPECT_EQ(path_of(matrix_desc::packed(32, 1000000, 1), 1, 0), best_path::slab_gather);
   EXPECT_EQ(path_of(matrix_desc::packed(32, 1000000, 4)), best_path::slab_gather);
   EXPECT_EQ(path_of(matrix_desc::packed(1000000, 32, 1)), best_path::slab_scatter);
+  // The grouped slab kernels: 1-4 byte elements, short sides of best_slab_group_sides.
+  for (int E : {1, 2, 4}) {
+    for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 8LL, 12LL, 16LL, 24LL, 32LL}) {
+      const best_choice g = best_path_for(matrix_desc::packed(c, 50177, E, 8), E, 0);
+      EXPECT_EQ(g.path, best_path::slab_gather);
+      EXPECT_EQ(g.group, best_class_policy_for(90, E).slab_group_max >= c ? c : 0) << E << " " << c;
+      const best_choice h = best_path_for(matrix_desc::packed(50176, c, E, 8), 0, 0);
+      EXPECT_EQ(h.path, best_path::slab_scatter);
+      EXPECT_EQ(h.group, best_class_policy_for(90, E).slab_group_max >= c ? c : 0) << E << " " << c;
+    }
+    EXPECT_EQ(best_path_for(matrix_desc::packed(7, 100000, E), 0, 0).group, 0);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(100000, 20, E), 0, 0).group, 0);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(16, 16, E, 1000), 0, 0).group, 0);  // slab_whole
+  }
+  for (int E : {8, 16}) EXPECT_EQ(best_path_for(matrix_desc::packed(3, 100000, E), 0, 0).group, 0);
   // Wide short side: no slab.
   EXPECT_EQ(path_of(matrix_desc::packed(100000, 100, 4)), best_path::tile);
   for (best_path p : {best_path::copy, best_path::slab_gather, best_path::slab_scatter, best_path::slab_whole,
@@ -136,9 +168,10 @@ struct aligned_buf {
   explicit aligned_buf(std::size_t n) : p(new u8[n ? n : 1]) {}
 };
 
-// Runs every block of the slab kernel <E, M> on the host with nt threads: all threads'
-// read phase, then all threads' write phase, as __syncthreads orders them.
-template <int E, int M>
+// Runs every block of the slab kernel <E, M, SS> on the host with nt threads: all
+// threads' read phase, then (grouped) all threads' middle phase, then all threads'
+// write phase, as __syncthreads orders them.
+template <int E, int M, int SS = 0>
 void emulate(const slab::args& a, int nt) {
   std::vector<u8> sm_store(static_cast<std::size_t>(a.smem) + 16);
   u8* sm = sm_store.data() + (16 - reinterpret_cast<std::uintptr_t>(sm_store.data()) % 16) % 16;
@@ -146,16 +179,37 @@ void emulate(const slab::args& a, int nt) {
   for (long long t = 0; t < a.total; ++t) {
     const slab::pos p = slab::slab_at<E, M>(a, t);
     std::fill(sm, sm + a.smem, static_cast<u8>(0xCD));
-    for (int tid = 0; tid < nt; ++tid) slab::read_phase<E, M, best_slab_unroll>(a, dv, p, sm, tid, nt);
-    for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M>(a, dv, p, sm, tid, nt);
+    for (int tid = 0; tid < nt; ++tid) slab::read_phase<E, M, best_slab_unroll, SS>(a, dv, p, sm, tid, nt);
+    if constexpr (SS > 0)
+      for (int tid = 0; tid < nt; ++tid) slab::mid_phase<E, M, SS>(a, dv, p, sm, tid, nt);
+    for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, SS>(a, dv, p, sm, tid, nt);
+  }
+}
+
+// The grouped kernel's short side SS, chosen at run time as best.cu does.
+template <int E, int M>
+void emulate_grouped(const slab::args& a, int nt, int group) {
+  switch (group) {
+    case 2: return emulate<E, M, 2>(a, nt);
+    case 3: return emulate<E, M, 3>(a, nt);
+    case 4: return emulate<E, M, 4>(a, nt);
+    case 5: return emulate<E, M, 5>(a, nt);
+    case 6: return emulate<E, M, 6>(a, nt);
+    case 8: return emulate<E, M, 8>(a, nt);
+    case 12: return emulate<E, M, 12>(a, nt);
+    case 16: return emulate<E, M, 16>(a, nt);
+    case 24: return emulate<E, M, 24>(a, nt);
+    case 32: return emulate<E, M, 32>(a, nt);
+    default: FAIL() << "no grouped kernel for " << group;
   }
 }
 
 template <int E>
-void check_slab(int mode, const xpose::matrix_desc& d, long long off_in, long long off_out, int slab_bytes, int nt) {
+void check_slab(int mode, const xpose::matrix_desc& d, long long off_in, long long off_out, int slab_bytes, int nt,
+                int group = 0) {
   SCOPED_TRACE("mode " + std::to_string(mode) + " " + xpose_test::shape_name(d) + " offsets " +
                std::to_string(off_in) + "/" + std::to_string(off_out) + " slab " + std::to_string(slab_bytes) +
-               " nt " + std::to_string(nt));
+               " nt " + std::to_string(nt) + " group " + std::to_string(group));
   const std::size_t ni = static_cast<std::size_t>(in_elems(d)) * E, no = static_cast<std::size_t>(out_elems(d)) * E;
   const std::size_t oi = static_cast<std::size_t>(off_in) * E, oo = static_cast<std::size_t>(off_out) * E;
   const auto src = random_bytes(ni, static_cast<std::uint64_t>(d.rows * 31 + d.cols + off_in));
@@ -165,9 +219,18 @@ void check_slab(int mode, const xpose::matrix_desc& d, long long off_in, long lo
   std::vector<u8> want(no, 0xFF);
   ASSERT_TRUE(xpose::transpose_reference(src.data(), want.data(), d).ok());
   const u8* pin = in.p.get() + oi;
-  const slab::args a = slab::make_args<E>(mode, pin, out.p.get() + oo, d, pin + ni, slab_bytes);
+  const slab::args a = slab::make_args<E>(mode, pin, out.p.get() + oo, d, pin + ni, slab_bytes, group > 0);
   ASSERT_GT(a.total, 0);
-  if (mode == slab::gather) emulate<E, slab::gather>(a, nt);
+  ASSERT_LE(a.smem, 48 * 1024);
+  if (group > 0) {
+    ASSERT_EQ(group, mode == slab::gather ? d.rows : d.cols);
+    if constexpr (E <= 4) {
+      if (mode == slab::gather) emulate_grouped<E, slab::gather>(a, nt, group);
+      else emulate_grouped<E, slab::scatter>(a, nt, group);
+    } else {
+      FAIL() << "grouped kernels are for 1-4 byte elements";
+    }
+  } else if (mode == slab::gather) emulate<E, slab::gather>(a, nt);
   else if (mode == slab::scatter) emulate<E, slab::scatter>(a, nt);
   else emulate<E, slab::whole>(a, nt);
   ASSERT_EQ(xpose_test::first_mismatch(out.p.get() + oo, want.data(), d), "");
@@ -208,6 +271,44 @@ void slab_cases() {
 }
 
 }  // namespace
+
+// The grouped kernels: every short side that has one, whole groups and ragged ends
+// (L not a multiple of 16/E), misaligned input / output slabs (offsets, odd batch
+// strides), several threads per block and one thread doing every group.
+template <int E>
+void grouped_cases() {
+  constexpr long long k = 16 / E;
+  const int prod = best_class_policy_for(90, E).slab_bytes;
+  for (int s : best_slab_group_sides) {
+    for (int bytes : {prod, 64 * E * s, 16 * E * s}) {
+      for (int nt : {best_slab_threads, 7, 1}) {
+        if (nt == 1 && bytes == prod) continue;  // slow on the host, nothing new
+        for (long long L : {1LL, k - 1, k, 5 * k + 3, 37LL, 301LL, 4 * k * 17 + 5}) {
+          for (auto [oi, oo] : {std::pair<long long, long long>{0, 0}, {1, 0}, {0, 1}, {3, k - 1}}) {
+            check_slab<E>(slab::gather, padded(s, L, E, 3, oi, 0, 2 * oo + 1), oi, oo, bytes, nt, s);
+            check_slab<E>(slab::gather, xpose::matrix_desc::packed(s, L, E, 2), oi, oo, bytes, nt, s);
+            check_slab<E>(slab::scatter, padded(L, s, E, 3, 0, oo, oi + 1), oi, oo, bytes, nt, s);
+            check_slab<E>(slab::scatter, xpose::matrix_desc::packed(L, s, E, 2), oi, oo, bytes, nt, s);
+            if (::testing::Test::HasFatalFailure()) return;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(BestSlabEmulation, Grouped1) { grouped_cases<1>(); }
+TEST(BestSlabEmulation, Grouped2) { grouped_cases<2>(); }
+TEST(BestSlabEmulation, Grouped4) { grouped_cases<4>(); }
+
+TEST(BestSlabEmulation, BytePermute) {
+  // perm = __byte_perm for the selectors the grouped kernels use (bytes 0-7 of y:x).
+  const std::uint32_t x = 0x33221100u, y = 0x77665544u;
+  EXPECT_EQ(xpose::detail::bytes::perm(x, y, 0x3210), x);
+  EXPECT_EQ(xpose::detail::bytes::perm(x, y, 0x7654), y);
+  EXPECT_EQ(xpose::detail::bytes::perm(x, y, 0x5410), 0x55441100u);
+  EXPECT_EQ(xpose::detail::bytes::perm(x, y, 0x0716), 0x00771166u);
+}
 
 TEST(BestSlabEmulation, Bytes1) { slab_cases<1>(); }
 TEST(BestSlabEmulation, Bytes2) { slab_cases<2>(); }

@@ -52,6 +52,34 @@ TEST(BestShapes, ChannelShuffles) {
     }
 }
 
+// The grouped slab kernels (second round): every short side that has one, 1-4 byte
+// elements, whole groups and ragged ends, aligned and misaligned slabs (odd HW, pointer
+// offsets, gapped batches, padded segments); asserts the grouped kernel is the one chosen.
+TEST(BestShapes, GroupedSlabs) {
+  REQUIRE_GPU();
+  using xpose::detail::best_path_for;
+  for (int es : {1, 2, 4})
+    for (int c : xpose::detail::best_slab_group_sides) {
+      if (xpose::detail::best_slab_group_for(best_class_policy_for(90, es), es, c) != c) continue;
+      for (index_t hw : {4096, 4099, 50177}) {
+        const std::uint64_t seed = static_cast<std::uint64_t>(c * 7 + hw + es);
+        const std::vector<std::pair<matrix_desc, bool>> cases{{matrix_desc::packed(c, hw, es, 3), true},
+                                                              {matrix_desc::packed(hw, c, es, 3), false},
+                                                              {padded(c, hw, es, 3, 1, 0, 5), true},
+                                                              {padded(hw, c, es, 3, 0, 3, 7), false}};
+        for (const auto& [d, gather] : cases)
+          for (auto [oi, oo] : std::vector<std::pair<index_t, index_t>>{{0, 0}, {1, 0}, {0, 1}, {3, 5}}) {
+            const auto choice = best_path_for(d, static_cast<unsigned long long>(oi * es),
+                                              static_cast<unsigned long long>(oo * es));
+            ASSERT_EQ(choice.group, c) << "short side " << c << " elem " << es;
+            check_best(d, seed + static_cast<std::uint64_t>(oi * 4 + oo), oi, oo,
+                       gather ? best_path::slab_gather : best_path::slab_scatter);
+          }
+        if (HasFatalFailure()) return;
+      }
+    }
+}
+
 // The sizes: 256 images of 224x224 (and an odd HW), 3 channels.
 TEST(BestShapes, ImageBatches) {
   REQUIRE_GPU();

@@ -104,16 +104,39 @@ status realign_path(const void* in, void* out, const matrix_desc& d, const targe
   return launch<kernel>(T.threads, T.rows * T.chunks * 16, ra.t.total, ra, tg, "best realign kernel launch");
 }
 
-template <int E, int M>
+// SS > 0: the grouped kernel for short side SS (best_choice::group).
+template <int E, int M, int SS = 0>
 status slab_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads;
-  constexpr auto kernel = slab::slab_kernel<E, M, nt, best_slab_unroll>;
+  constexpr auto kernel = slab::slab_kernel<E, M, nt, best_slab_unroll, SS, (SS > 0 ? best_slab_group_min_blocks : 1)>;
   const int bytes = best_slab_bytes_for(best_class_policy_for(tg.cc, E), d.elements() * E);
-  const slab::args a = slab::make_args<E>(M, in, out, d, input_end(in, d), bytes);
+  const slab::args a = slab::make_args<E>(M, in, out, d, input_end(in, d), bytes, SS > 0);
   // Slab blocks stay under 48 KiB (table: slab and whole-matrix bytes), so grid_for's
   // cached fit check holds for every short side.
   if (a.smem > 48 * 1024) return status::make(status_code::unsupported_variant, "best: slab of %d bytes", a.smem);
   return launch<kernel>(nt, a.smem, a.total, a, tg, "best slab kernel launch");
+}
+
+// Gather / scatter slab: the grouped kernel of best_slab_group_sides, or element by element.
+template <int E, int M>
+status slab_path_grouped(const void* in, void* out, const matrix_desc& d, int group, const target& tg) {
+  if constexpr (E <= 4) {
+    switch (group) {
+      case 0: break;
+      case 2: return slab_path<E, M, 2>(in, out, d, tg);
+      case 3: return slab_path<E, M, 3>(in, out, d, tg);
+      case 4: return slab_path<E, M, 4>(in, out, d, tg);
+      case 5: return slab_path<E, M, 5>(in, out, d, tg);
+      case 6: return slab_path<E, M, 6>(in, out, d, tg);
+      case 8: return slab_path<E, M, 8>(in, out, d, tg);
+      case 12: return slab_path<E, M, 12>(in, out, d, tg);
+      case 16: return slab_path<E, M, 16>(in, out, d, tg);
+      case 24: return slab_path<E, M, 24>(in, out, d, tg);
+      case 32: return slab_path<E, M, 32>(in, out, d, tg);
+      default: return status::make(status_code::unsupported_variant, "best: no grouped slab kernel for %d", group);
+    }
+  }
+  return slab_path<E, M>(in, out, d, tg);
 }
 
 // Tile with A-byte accesses (A < 16, the alignment the layout allows).
@@ -156,8 +179,8 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       return cuda_status(
           cudaMemcpyAsync(out, in, static_cast<size_t>(d.elements()) * E, cudaMemcpyDeviceToDevice, stream),
           "cudaMemcpyAsync");
-    case best_path::slab_gather: return slab_path<E, slab::gather>(in, out, d, tg);
-    case best_path::slab_scatter: return slab_path<E, slab::scatter>(in, out, d, tg);
+    case best_path::slab_gather: return slab_path_grouped<E, slab::gather>(in, out, d, c.group, tg);
+    case best_path::slab_scatter: return slab_path_grouped<E, slab::scatter>(in, out, d, c.group, tg);
     case best_path::slab_whole: return slab_path<E, slab::whole>(in, out, d, tg);
     case best_path::realign:
       if constexpr (E < 16) return realign_path<E>(in, out, d, tg);

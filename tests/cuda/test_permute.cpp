@@ -102,6 +102,38 @@ TEST(PermuteGpu, PackedEntryAndBadAxes) {
   EXPECT_EQ(xpose::permute(src.data(), host.data(), in, axes, 3).code(), xpose::status_code::not_device_memory);
 }
 
+// TTC-like extents (48, 28, 15, 32, 112 and neighbours 47/49/144) with random axes:
+// the side48 tile classes (4- and 8-byte elements), partial tiles, and the strided
+// copy's short runs with 16-byte units and 4 units per thread (policy_nd.hpp).
+TEST(PermuteGpu, TtcLikeShapesEveryTileClass) {
+  REQUIRE_GPU();
+  std::mt19937_64 g(57);
+  const std::vector<std::vector<xpose::index_t>> shapes = {
+      {28, 48, 28, 5, 48}, {48, 28, 3, 28, 48}, {15, 3, 32, 4, 15, 32}, {15, 5, 15, 3, 16},
+      {5, 3, 112, 7, 32},  {144, 5, 47},        {49, 6, 96},            {48, 28, 28, 4, 32}};
+  int nd = 0, copies = 0;
+  for (const auto& sh : shapes)
+    for (int es : {4, 8, 16, 2, 1})
+      for (int perm = 0; perm < 4; ++perm) {
+        perm_case c;
+        const int r = static_cast<int>(sh.size());
+        c.in = xpose::layout::packed(r, sh.data(), es);
+        for (int q = 0; q < r; ++q) c.axes[q] = q;
+        const int top = perm == 0 ? r - 2 : r - 1;  // perm 0 keeps the last axis: a strided copy
+        for (int q = top; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
+        if (perm == 0) std::swap(c.axes[0], c.axes[r - 2]);  // never the identity
+        c.out = xpose::permuted_packed(c.in, c.axes, r);
+        xpose::algorithm ran{};
+        const bool conj = (es == 8 || es == 16) && perm % 2 == 1;
+        check_gpu(c, conj, 300 + static_cast<std::uint64_t>(nd + copies), &ran, perm == 3 ? 1 : 0);
+        if (HasFatalFailure()) return;
+        nd += ran == xpose::algorithm::permute_nd;
+        copies += ran == xpose::algorithm::strided_copy;
+      }
+  EXPECT_GT(nd, 40);
+  EXPECT_GT(copies, 20);
+}
+
 TEST(PermuteGpu, LargeCountBeyondThirtyTwoBits) {
   REQUIRE_GPU();
   // 2^31 + 2^21 one-byte elements, a rank-3 permute_nd: 64-bit offsets in the tile map.

@@ -17,8 +17,8 @@ namespace {
 // steps THREADS/TA rows (tile_read_slot / tile_write_slot, src/core/nd_map.hpp):
 // one base offset per tile, one add per element. All loads of a thread are issued
 // before the first store. Map: tile_map or tile_map32 (32-bit index math).
-template <int E, int TA, int TB, int THREADS, bool Conj, class Map>
-__global__ void __launch_bounds__(THREADS)
+template <int E, int TA, int TB, int THREADS, int MIN_BLOCKS, bool Conj, class Map>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     nd_tile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
   using T = typename uint_of<E>::type;
   static_assert(THREADS % TA == 0 && THREADS % TB == 0 && (TA * TB) % THREADS == 0, "see nd_tile::valid()");
@@ -84,21 +84,22 @@ __global__ void __launch_bounds__(nd_copy_threads)
 
 constexpr index_t grid_limit = 0x7fffffff;
 
-template <int E, int TA, int TB, int THREADS, bool Conj, class Map>
+template <int E, nd_shape S, bool Conj, class Map>
 status launch_tile_kernel(const Map& m, const void* in, void* out, cudaStream_t stream) {
-  nd_tile_kernel<E, TA, TB, THREADS, Conj, Map><<<clamp_grid(m.tiles, grid_limit), THREADS, 0, stream>>>(m, in, out);
+  constexpr nd_tile t = nd_tile_for(90, E, S);  // sm_80 shares the sm_90 table (policy_nd.hpp)
+  nd_tile_kernel<E, t.tile_a, t.tile_b, t.threads, t.min_blocks, Conj, Map>
+      <<<clamp_grid(m.tiles, grid_limit), t.threads, 0, stream>>>(m, in, out);
   return launch_status("permute_nd tile kernel launch");
 }
 
 template <int E, bool Conj, nd_shape S>
 status launch_tiles_shaped(const plan& p, const void* in, void* out, cudaStream_t stream) {
-  constexpr nd_tile t = nd_tile_for(90, E, S);  // sm_80 shares the sm_90 table (policy_nd.hpp)
+  constexpr nd_tile t = nd_tile_for(90, E, S);
   static_assert(t.valid(), "nd tile constraints");
   const tile_map m = make_tile_map<tile_map>(p, t.tile_a, t.tile_b);
   if (nd_index32 && fits32(m.tiles))
-    return launch_tile_kernel<E, t.tile_a, t.tile_b, t.threads, Conj>(
-        make_tile_map<tile_map32>(p, t.tile_a, t.tile_b), in, out, stream);
-  return launch_tile_kernel<E, t.tile_a, t.tile_b, t.threads, Conj>(m, in, out, stream);
+    return launch_tile_kernel<E, S, Conj>(make_tile_map<tile_map32>(p, t.tile_a, t.tile_b), in, out, stream);
+  return launch_tile_kernel<E, S, Conj>(m, in, out, stream);
 }
 
 template <int E, bool Conj>

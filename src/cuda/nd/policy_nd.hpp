@@ -10,6 +10,11 @@ struct nd_tile {
   int tile_b;   ///< elements along B, the output's fastest dim (a power of two)
   int threads;  ///< per block
   int elem_size;
+  /// Blocks per SM its registers must allow (__launch_bounds__). 1- to 4-byte tiles:
+  /// a full SM at 128 or 256 threads (32 registers, no spill), 6 blocks at 192
+  /// threads (56 registers; unbounded, the 48-element tiles took 64-76 registers,
+  /// 4 blocks an SM). 8- and 16-byte tiles spill at 32 and keep the compiler's choice (1).
+  int min_blocks = 1;
 
   /// Both tile sides divide the block (a thread keeps one column on each side; the
   /// sides need not be powers of two, see tile_read_slot in src/core/nd_map.hpp),
@@ -17,6 +22,7 @@ struct nd_tile {
   /// per row) within the 48 KiB static limit.
   constexpr bool valid() const {
     return tile_a > 0 && tile_b > 0 && threads % 32 == 0 && threads <= 1024 && threads % tile_a == 0 &&
+           min_blocks >= 1 && min_blocks * threads <= 2048 &&
            threads % tile_b == 0 && (tile_a * tile_b) % threads == 0 &&
            (tile_a + 1) * tile_b * elem_size <= 48 * 1024;
   }
@@ -64,6 +70,7 @@ constexpr nd_tile nd_tile_for(int cc, int elem_size, nd_shape shape = nd_shape::
   const bool side48 = elem_size == 4 || elem_size == 8;
   if (side48 && (shape == nd_shape::side48_a || shape == nd_shape::side48_ab)) t.tile_a = 48, t.threads = 192;
   if (side48 && (shape == nd_shape::side48_b || shape == nd_shape::side48_ab)) t.tile_b = 48, t.threads = 192;
+  if (elem_size <= 4) t.min_blocks = t.threads == 192 ? 6 : 2048 / t.threads;
   return t;
 }
 

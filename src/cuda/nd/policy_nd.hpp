@@ -6,14 +6,13 @@
 namespace xpose::detail {
 
 struct nd_tile {
-  int tile_a;   ///< elements along A, the input's fastest dim (a power of two)
-  int tile_b;   ///< elements along B, the output's fastest dim (a power of two)
+  int tile_a;   ///< elements along A, the input's fastest dim (a power of two, or 48)
+  int tile_b;   ///< elements along B, the output's fastest dim (a power of two, or 48)
   int threads;  ///< per block
   int elem_size;
-  /// Blocks per SM its registers must allow (__launch_bounds__). 1- to 4-byte tiles:
-  /// a full SM at 128 or 256 threads (32 registers, no spill), 6 blocks at 192
-  /// threads (56 registers; unbounded, the 48-element tiles took 64-76 registers,
-  /// 4 blocks an SM). 8- and 16-byte tiles spill at 32 and keep the compiler's choice (1).
+  /// Blocks per SM its registers must allow (__launch_bounds__): the 32-bit index
+  /// math left unbounded costs occupancy; 8- and 16-byte tiles would spill under the
+  /// bound and keep the compiler's choice (1). docs/RESULTS.md, "N-d permutation (issue 17)".
   int min_blocks = 1;
 
   /// Both tile sides divide the block (a thread keeps one column on each side; the
@@ -32,8 +31,8 @@ struct nd_tile {
 /// side leaves most of a square tile empty, so the tile is halved along it (and, for
 /// 4- to 16-byte elements, doubled along the other: same elements per block).
 /// side48_*: for 4- and 8-byte elements, a fastest dim that 48-element tiles cover
-/// with less waste than 32-element ones (48, 144, ...: a 48 cut into 32 + 16 leaves
-/// 44% of a 32x32 tile pair idle) gets a 48-element side on A, B or both.
+/// with less waste than 32-element ones (48, 144, ...; a 48 cut into 32 + 16 leaves
+/// half-empty tiles) gets a 48-element side on A, B or both.
 enum class nd_shape { square, narrow_a, narrow_b, side48_a, side48_b, side48_ab };
 
 /// Policy switches of the N-d kernels, each one line to revert if the H200 shows a
@@ -48,7 +47,7 @@ inline constexpr bool nd_index32 = true;
 /// (one full line per row on both global sides); 4- to 16-byte elements use 128-thread
 /// blocks so that each thread keeps 8 (4, 2) loads in flight and 16 blocks fit an SM
 /// (bytes in flight per SM, the same argument as best_tile_for in policy.hpp).
-/// A starting point, not yet tuned: docs/RESULTS.md, "N-d permutation" records what
+/// A starting point, not yet tuned: docs/RESULTS.md, "N-d permutation (issue 17)" records what
 /// the TTC set measured with it.
 constexpr nd_tile nd_tile_for(int cc, int elem_size, nd_shape shape = nd_shape::square) {
   (void)cc;  // one table for sm_80 and sm_90 until a measurement separates them

@@ -39,14 +39,14 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     const T* src = in + io + ra * m.is_a + rb0 * m.is_b;
 #pragma unroll
     for (int j = 0; j < per_thread; ++j) {
-      const int b = rb0 + j * rows_a;
+      const int b = rb0 + j * rows_a;  // tile_read_slot<TA, TB, THREADS>(tid, j).b, folded
       if (ra < na && b < nb) tile[b][ra] = src[j * in_step];
     }
     __syncthreads();
     T* dst = out + oo + wb * m.os_b + wa0 * m.os_a;
 #pragma unroll
     for (int j = 0; j < per_thread; ++j) {
-      const int a = wa0 + j * rows_b;
+      const int a = wa0 + j * rows_b;  // tile_write_slot<TA, TB, THREADS>(tid, j).a, folded
       if (a < na && wb < nb) dst[j * out_step] = pass<E, Conj>(tile[wb][a]);
     }
     __syncthreads();

@@ -148,4 +148,21 @@ TEST(PermuteGpu, LargeCountBeyondThirtyTwoBits) {
   check_gpu(c, false, 77);
 }
 
+// 2^32 + 2 one-byte units in a strided copy (odd runs keep 1-byte units): more than
+// the 32-bit divisors can index, so the 64-bit copy map runs (nd_index32, policy_nd.hpp).
+TEST(PermuteGpu, StridedCopyBeyondThirtyTwoBitUnits) {
+  REQUIRE_GPU();
+  const xpose::index_t ext[3] = {2, 3, 715827883};
+  perm_case c;
+  c.in = xpose::layout::packed(3, ext, 1);
+  c.axes[0] = 1, c.axes[1] = 0, c.axes[2] = 2;
+  c.out = xpose::permuted_packed(c.in, c.axes, 3);
+  size_t free_b = 0, total_b = 0;
+  CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
+  if (free_b < (size_t{10} << 30)) GTEST_SKIP() << "needs 10 GiB of free device memory";
+  xpose::algorithm ran{};
+  check_gpu(c, false, 78, &ran);
+  EXPECT_EQ(ran, xpose::algorithm::strided_copy);
+}
+
 }  // namespace

@@ -134,35 +134,36 @@ TEST(PermuteGpu, TtcLikeShapesEveryTileClass) {
   EXPECT_GT(copies, 20);
 }
 
+// Free device memory in GiB (the large cases skip below their need).
+std::size_t free_gib() {
+  size_t free_b = 0, total_b = 0;
+  return cudaMemGetInfo(&free_b, &total_b) == cudaSuccess ? free_b >> 30 : 0;
+}
+
+// A packed rank-3 one-byte case too large for 32-bit indices; returns the algorithm that ran.
+xpose::algorithm check_large(const xpose::index_t (&ext)[3], const int (&axes)[3], std::uint64_t seed) {
+  perm_case c;
+  c.in = xpose::layout::packed(3, ext, 1);
+  for (int k = 0; k < 3; ++k) c.axes[k] = axes[k];
+  c.out = xpose::permuted_packed(c.in, c.axes, 3);
+  xpose::algorithm ran{};
+  check_gpu(c, false, seed, &ran);
+  return ran;
+}
+
 TEST(PermuteGpu, LargeCountBeyondThirtyTwoBits) {
   REQUIRE_GPU();
   // 2^31 + 2^21 one-byte elements, a rank-3 permute_nd: 64-bit offsets in the tile map.
-  const xpose::index_t ext[3] = {2, 1025, 1 << 20};
-  perm_case c;
-  c.in = xpose::layout::packed(3, ext, 1);
-  c.axes[0] = 2, c.axes[1] = 1, c.axes[2] = 0;
-  c.out = xpose::permuted_packed(c.in, c.axes, 3);
-  size_t free_b = 0, total_b = 0;
-  CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
-  if (free_b < (size_t{5} << 30)) GTEST_SKIP() << "needs 5 GiB of free device memory";
-  check_gpu(c, false, 77);
+  if (free_gib() < 5) GTEST_SKIP() << "needs 5 GiB of free device memory";
+  EXPECT_EQ(check_large({2, 1025, 1 << 20}, {2, 1, 0}, 77), xpose::algorithm::permute_nd);
 }
 
 // 2^32 + 2 one-byte units in a strided copy (odd runs keep 1-byte units): more than
 // the 32-bit divisors can index, so the 64-bit copy map runs (nd_index32, policy_nd.hpp).
 TEST(PermuteGpu, StridedCopyBeyondThirtyTwoBitUnits) {
   REQUIRE_GPU();
-  const xpose::index_t ext[3] = {2, 3, 715827883};
-  perm_case c;
-  c.in = xpose::layout::packed(3, ext, 1);
-  c.axes[0] = 1, c.axes[1] = 0, c.axes[2] = 2;
-  c.out = xpose::permuted_packed(c.in, c.axes, 3);
-  size_t free_b = 0, total_b = 0;
-  CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
-  if (free_b < (size_t{10} << 30)) GTEST_SKIP() << "needs 10 GiB of free device memory";
-  xpose::algorithm ran{};
-  check_gpu(c, false, 78, &ran);
-  EXPECT_EQ(ran, xpose::algorithm::strided_copy);
+  if (free_gib() < 10) GTEST_SKIP() << "needs 10 GiB of free device memory";
+  EXPECT_EQ(check_large({2, 3, 715827883}, {1, 0, 2}, 78), xpose::algorithm::strided_copy);
 }
 
 }  // namespace

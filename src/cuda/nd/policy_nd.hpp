@@ -12,7 +12,8 @@ struct nd_tile {
   int elem_size;
   /// Blocks per SM its registers must allow (__launch_bounds__): the 32-bit index
   /// math left unbounded costs occupancy; 8- and 16-byte tiles would spill under the
-  /// bound and keep the compiler's choice (1). docs/RESULTS.md, "N-d permutation (issue 17)".
+  /// bound and keep the compiler's choice (1). Checked without spills for sm_80 and
+  /// sm_90. docs/RESULTS.md, "N-d permutation (issue 17)".
   int min_blocks = 1;
 
   /// Both tile sides divide the block (a thread keeps one column on each side; the
@@ -69,7 +70,8 @@ constexpr nd_tile nd_tile_for(int cc, int elem_size, nd_shape shape = nd_shape::
   const bool side48 = elem_size == 4 || elem_size == 8;
   if (side48 && (shape == nd_shape::side48_a || shape == nd_shape::side48_ab)) t.tile_a = 48, t.threads = 192;
   if (side48 && (shape == nd_shape::side48_b || shape == nd_shape::side48_ab)) t.tile_b = 48, t.threads = 192;
-  if (elem_size <= 4) t.min_blocks = t.threads == 192 ? 6 : 2048 / t.threads;
+  if (elem_size == 4) t.min_blocks = t.threads == 192 ? 6 : 2048 / t.threads;
+  if (elem_size <= 2) t.min_blocks = 6;  // 256 threads: 40 registers (32 spilled on sm_80)
   return t;
 }
 

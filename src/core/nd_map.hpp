@@ -10,20 +10,24 @@ namespace xpose::detail {
 
 /// Tiles of tile_a x tile_b elements along A (the input's fastest dim) and B (the
 /// output's fastest dim); every other dim is "outer". Tile t = (outer, ta, tb), tb fastest.
-struct tile_map {
+/// Div is fast_div (64-bit indices) or fast_div32 (every index below 2^32: one
+/// 32-bit multiply-high per digit instead of a 64-bit one); offsets are 64-bit either way.
+template <class Div>
+struct tile_map_t {
+  using word = decltype(Div{}.d);
   static constexpr int max_outer = layout::max_rank - 2;
   int outer_rank = 0;
-  fast_div outer_n[max_outer];
+  Div outer_n[max_outer];
   index_t outer_is[max_outer] = {}, outer_os[max_outer] = {};
-  fast_div tiles_b, tiles_a;
+  Div tiles_b, tiles_a;
   index_t n_a = 0, n_b = 0, is_a = 0, os_a = 0, is_b = 0, os_b = 0;
   index_t tiles = 0;  // total number of tiles
 
   /// Base offsets (of element (a0, b0) of the tile) and the tile's origin along A and B.
   XPOSE_HD void tile(index_t t, index_t* in_off, index_t* out_off, index_t* a0, index_t* b0, int ta_size,
                      int tb_size) const {
-    std::uint64_t rem = 0;
-    std::uint64_t q = tiles_b.divmod(static_cast<std::uint64_t>(t), &rem);
+    word rem = 0;
+    word q = tiles_b.divmod(static_cast<word>(t), &rem);
     *b0 = static_cast<index_t>(rem) * tb_size;
     q = tiles_a.divmod(q, &rem);
     *a0 = static_cast<index_t>(rem) * ta_size;
@@ -36,21 +40,42 @@ struct tile_map {
     *in_off = io, *out_off = oo;
   }
 };
+using tile_map = tile_map_t<fast_div>;
+using tile_map32 = tile_map_t<fast_div32>;
+
+/// Slots of a tile kernel thread (THREADS threads, tile TA x TB, THREADS a multiple
+/// of TA and of TB, TA*TB a multiple of THREADS; TA, TB need not be powers of two):
+/// its j-th read is element (a, b) = (tid % TA, tid / TA + j * (THREADS / TA)), its
+/// j-th write (tid / TB + j * (THREADS / TB), tid % TB), j < TA*TB/THREADS. Each
+/// side covers the tile exactly once (tests/cpu/test_nd_map.cpp).
+struct tile_slot {
+  int a, b;
+};
+template <int TA, int TB, int THREADS>
+XPOSE_HD inline tile_slot tile_read_slot(int tid, int j) {
+  return {tid % TA, tid / TA + j * (THREADS / TA)};
+}
+template <int TA, int TB, int THREADS>
+XPOSE_HD inline tile_slot tile_write_slot(int tid, int j) {
+  return {tid / TB + j * (THREADS / TB), tid % TB};
+}
 
 /// Units in output order (a unit is one element, or several when copy_unit widens
-/// contiguous runs); the last dim is a run of `run` units.
-struct copy_map {
+/// contiguous runs); the last dim is a run of `run` units. Div as in tile_map_t.
+template <class Div>
+struct copy_map_t {
+  using word = decltype(Div{}.d);
   static constexpr int max_outer = layout::max_rank - 1;
   int outer_rank = 0;
-  fast_div outer_n[max_outer];
+  Div outer_n[max_outer];
   index_t outer_is[max_outer] = {}, outer_os[max_outer] = {};
-  fast_div run;
+  Div run;
   index_t is = 0, os = 0;  // strides of the run, in units
   index_t total = 0;       // units moved
 
   XPOSE_HD void element(index_t i, index_t* in_off, index_t* out_off) const {
-    std::uint64_t rem = 0;
-    std::uint64_t q = run.divmod(static_cast<std::uint64_t>(i), &rem);
+    word rem = 0;
+    word q = run.divmod(static_cast<word>(i), &rem);
     index_t io = static_cast<index_t>(rem) * is, oo = static_cast<index_t>(rem) * os;
     for (int k = outer_rank - 1; k >= 0; --k) {
       q = outer_n[k].divmod(q, &rem);
@@ -60,10 +85,26 @@ struct copy_map {
     *in_off = io, *out_off = oo;
   }
 };
+using copy_map = copy_map_t<fast_div>;
+using copy_map32 = copy_map_t<fast_div32>;
 
-/// Host: the tile map of a permute_nd plan.
-inline tile_map make_tile_map(const plan& p, int ta_size, int tb_size) {
-  tile_map m;
+/// The unit a copy kernel thread moves in its j-th slot (block `blk`, thread `tid`,
+/// THREADS threads, K slots): block blk covers units [blk*THREADS*K, (blk+1)*THREADS*K),
+/// consecutive threads consecutive units (coalesced), K independent loads per thread.
+template <int THREADS, int K>
+XPOSE_HD inline index_t copy_slot(index_t blk, int tid, int j) {
+  return blk * (static_cast<index_t>(THREADS) * K) + tid + static_cast<index_t>(j) * THREADS;
+}
+
+/// True when a map over n positions can use the 32-bit divisors: every divisor and
+/// every dividend of its decomposition is at most n.
+inline bool fits32(index_t n) { return n >= 1 && n <= static_cast<index_t>(0xffffffffu); }
+
+/// Host: the tile map of a permute_nd plan (Map: tile_map, or tile_map32 when fits32(tiles)).
+template <class Map = tile_map>
+inline Map make_tile_map(const plan& p, int ta_size, int tb_size) {
+  using Div = decltype(Map{}.tiles_a);
+  Map m;
   const int r = p.out.rank, B = r - 1;
   int A = B;
   for (int k = 0; k < r; ++k)
@@ -71,7 +112,7 @@ inline tile_map make_tile_map(const plan& p, int ta_size, int tb_size) {
   index_t outer = 1;
   for (int k = 0; k < r; ++k) {
     if (k == A || k == B) continue;
-    m.outer_n[m.outer_rank] = fast_div(static_cast<std::uint64_t>(p.out.extents[k]));
+    m.outer_n[m.outer_rank] = Div(static_cast<typename Map::word>(p.out.extents[k]));
     m.outer_is[m.outer_rank] = p.in.strides[p.axes[k]];
     m.outer_os[m.outer_rank] = p.out.strides[k];
     ++m.outer_rank;
@@ -81,26 +122,29 @@ inline tile_map make_tile_map(const plan& p, int ta_size, int tb_size) {
   m.is_a = p.in.strides[p.axes[A]], m.os_a = p.out.strides[A];
   m.is_b = p.in.strides[p.axes[B]], m.os_b = p.out.strides[B];
   const index_t ta = (m.n_a + ta_size - 1) / ta_size, tb = (m.n_b + tb_size - 1) / tb_size;
-  m.tiles_a = fast_div(static_cast<std::uint64_t>(ta));
-  m.tiles_b = fast_div(static_cast<std::uint64_t>(tb));
+  m.tiles_a = Div(static_cast<typename Map::word>(ta));
+  m.tiles_b = Div(static_cast<typename Map::word>(tb));
   m.tiles = outer * ta * tb;
   return m;
 }
 
 /// Host: the copy map of a strided_copy plan in units of `unit` bytes (a multiple
 /// of the element size when the run is contiguous on both sides, see copy_unit).
-inline copy_map make_copy_map(const plan& p, int unit) {
-  copy_map m;
+/// Map: copy_map, or copy_map32 when fits32(count * E / unit).
+template <class Map = copy_map>
+inline Map make_copy_map(const plan& p, int unit) {
+  using Div = decltype(Map{}.run);
+  Map m;
   const int r = p.out.rank, E = p.in.elem_size;
   const index_t scale = unit / E;  // elements per unit (1 unless widened)
   for (int k = 0; k < r - 1; ++k) {
-    m.outer_n[m.outer_rank] = fast_div(static_cast<std::uint64_t>(p.out.extents[k]));
+    m.outer_n[m.outer_rank] = Div(static_cast<typename Map::word>(p.out.extents[k]));
     m.outer_is[m.outer_rank] = p.in.strides[p.axes[k]] / scale;
     m.outer_os[m.outer_rank] = p.out.strides[k] / scale;
     ++m.outer_rank;
   }
   const index_t run = p.out.extents[r - 1] / scale;
-  m.run = fast_div(static_cast<std::uint64_t>(run));
+  m.run = Div(static_cast<typename Map::word>(run));
   m.is = scale > 1 ? 1 : p.in.strides[r - 1];
   m.os = scale > 1 ? 1 : p.out.strides[r - 1];
   m.total = p.count / scale;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <xpose/xpose.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -181,6 +182,33 @@ TEST(FastDiv, MatchesDivision) {
       ASSERT_EQ(rem, n % d);
     }
     ASSERT_EQ(f.div(~0ull), ~0ull / d);
+  }
+}
+
+TEST(FastDiv32, MatchesDivision) {
+  std::mt19937_64 g(9);
+  const std::uint32_t ds[] = {1, 2, 3, 5, 7, 10, 15, 28, 48, 75, 96, 112, 641, 65535, 65536, 65537, 1000003,
+                              (1u << 31) - 1, 1u << 31, (1u << 31) + 1, ~0u - 1, ~0u};
+  for (std::uint32_t d : ds) {
+    const xpose::detail::fast_div32 f(d);
+    for (int i = 0; i < 50000; ++i) {
+      const std::uint32_t n = i < 2000   ? static_cast<std::uint32_t>(i)
+                              : i < 4000 ? ~0u - static_cast<std::uint32_t>(i - 2000)
+                              : static_cast<std::uint32_t>(g() >> (32 + g() % 32));
+      std::uint32_t rem = 0;
+      ASSERT_EQ(f.divmod(n, &rem), n / d) << n << " / " << d;
+      ASSERT_EQ(rem, n % d);
+    }
+    for (std::uint32_t k = 1; k < 64; ++k) {  // around multiples of d
+      const std::uint64_t m = static_cast<std::uint64_t>(d) * k;
+      for (std::uint64_t n : {m - 1, m, m + 1})
+        if (n <= 0xffffffffu) ASSERT_EQ(f.div(static_cast<std::uint32_t>(n)), static_cast<std::uint32_t>(n) / d);
+    }
+  }
+  for (int i = 0; i < 200000; ++i) {  // random divisors
+    const auto d = std::max<std::uint32_t>(1u, static_cast<std::uint32_t>(g() >> (32 + g() % 32)));
+    const auto n = static_cast<std::uint32_t>(g());
+    ASSERT_EQ(xpose::detail::fast_div32(d).div(n), n / d) << n << " / " << d;
   }
 }
 

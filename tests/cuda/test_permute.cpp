@@ -102,18 +102,68 @@ TEST(PermuteGpu, PackedEntryAndBadAxes) {
   EXPECT_EQ(xpose::permute(src.data(), host.data(), in, axes, 3).code(), xpose::status_code::not_device_memory);
 }
 
+// TTC-like extents (48, 28, 15, 32, 112 and neighbours 47/49/144) with random axes:
+// the side48 tile classes (4- and 8-byte elements), partial tiles, and the strided
+// copy's short runs with 16-byte units and 4 units per thread (policy_nd.hpp).
+TEST(PermuteGpu, TtcLikeShapesEveryTileClass) {
+  REQUIRE_GPU();
+  std::mt19937_64 g(57);
+  const std::vector<std::vector<xpose::index_t>> shapes = {
+      {28, 48, 28, 5, 48}, {48, 28, 3, 28, 48}, {15, 3, 32, 4, 15, 32}, {15, 5, 15, 3, 16},
+      {5, 3, 112, 7, 32},  {144, 5, 47},        {49, 6, 96},            {48, 28, 28, 4, 32}};
+  int nd = 0, copies = 0;
+  for (const auto& sh : shapes)
+    for (int es : {4, 8, 16, 2, 1})
+      for (int perm = 0; perm < 4; ++perm) {
+        perm_case c;
+        const int r = static_cast<int>(sh.size());
+        c.in = xpose::layout::packed(r, sh.data(), es);
+        for (int q = 0; q < r; ++q) c.axes[q] = q;
+        const int top = perm == 0 ? r - 2 : r - 1;  // perm 0 keeps the last axis: a strided copy
+        for (int q = top; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
+        if (perm == 0) std::swap(c.axes[0], c.axes[r - 2]);  // never the identity
+        c.out = xpose::permuted_packed(c.in, c.axes, r);
+        xpose::algorithm ran{};
+        const bool conj = (es == 8 || es == 16) && perm % 2 == 1;
+        check_gpu(c, conj, 300 + static_cast<std::uint64_t>(nd + copies), &ran, perm == 3 ? 1 : 0);
+        if (HasFatalFailure()) return;
+        nd += ran == xpose::algorithm::permute_nd;
+        copies += ran == xpose::algorithm::strided_copy;
+      }
+  EXPECT_GT(nd, 40);
+  EXPECT_GT(copies, 20);
+}
+
+// Free device memory in GiB (the large cases skip below their need).
+std::size_t free_gib() {
+  size_t free_b = 0, total_b = 0;
+  return cudaMemGetInfo(&free_b, &total_b) == cudaSuccess ? free_b >> 30 : 0;
+}
+
+// A packed rank-3 one-byte case too large for 32-bit indices; returns the algorithm that ran.
+xpose::algorithm check_large(const xpose::index_t (&ext)[3], const int (&axes)[3], std::uint64_t seed) {
+  perm_case c;
+  c.in = xpose::layout::packed(3, ext, 1);
+  for (int k = 0; k < 3; ++k) c.axes[k] = axes[k];
+  c.out = xpose::permuted_packed(c.in, c.axes, 3);
+  xpose::algorithm ran{};
+  check_gpu(c, false, seed, &ran);
+  return ran;
+}
+
 TEST(PermuteGpu, LargeCountBeyondThirtyTwoBits) {
   REQUIRE_GPU();
   // 2^31 + 2^21 one-byte elements, a rank-3 permute_nd: 64-bit offsets in the tile map.
-  const xpose::index_t ext[3] = {2, 1025, 1 << 20};
-  perm_case c;
-  c.in = xpose::layout::packed(3, ext, 1);
-  c.axes[0] = 2, c.axes[1] = 1, c.axes[2] = 0;
-  c.out = xpose::permuted_packed(c.in, c.axes, 3);
-  size_t free_b = 0, total_b = 0;
-  CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
-  if (free_b < (size_t{5} << 30)) GTEST_SKIP() << "needs 5 GiB of free device memory";
-  check_gpu(c, false, 77);
+  if (free_gib() < 5) GTEST_SKIP() << "needs 5 GiB of free device memory";
+  EXPECT_EQ(check_large({2, 1025, 1 << 20}, {2, 1, 0}, 77), xpose::algorithm::permute_nd);
+}
+
+// 2^32 + 2 one-byte units in a strided copy (odd runs keep 1-byte units): more than
+// the 32-bit divisors can index, so the 64-bit copy map runs (nd_index32, policy_nd.hpp).
+TEST(PermuteGpu, StridedCopyBeyondThirtyTwoBitUnits) {
+  REQUIRE_GPU();
+  if (free_gib() < 10) GTEST_SKIP() << "needs 10 GiB of free device memory";
+  EXPECT_EQ(check_large({2, 3, 715827883}, {1, 0, 2}, 78), xpose::algorithm::strided_copy);
 }
 
 }  // namespace

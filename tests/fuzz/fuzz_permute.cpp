@@ -41,7 +41,22 @@ fuzz_case draw(std::uint64_t seed, std::uint64_t index) {
   const int sizes[] = {1, 2, 4, 8, 16};
   const int es = sizes[g() % 5];
   const int rank = g() % 4 == 0 ? 1 + static_cast<int>(g() % 16) : 1 + static_cast<int>(g() % 6);
-  f.c = xpose_test::random_case(g, rank, es, g() % 8 == 0 ? 200000 : 4000, g() % 2);
+  const std::int64_t budget = g() % 8 == 0 ? 200000 : 4000;
+  const bool padded = g() % 2;
+  f.c = xpose_test::random_case(g, rank, es, budget, padded);
+  if (g() % 4 == 0) {  // a TTC-like extent: 48-element tile sides, 15/28-long fastest dims
+    static const std::int64_t ttc[] = {15, 28, 32, 48, 112, 144};
+    const int k = static_cast<int>(g() % rank);
+    const std::int64_t e = ttc[g() % 6];
+    std::int64_t n = e;
+    for (int j = 0; j < rank; ++j) n *= j == k ? 1 : f.c.in.extents[j];
+    if (n <= budget) {
+      f.c.in.extents[k] = e;
+      for (int j = 0; j < rank; ++j) f.c.out.extents[j] = f.c.in.extents[f.c.axes[j]];
+      xpose_test::random_strides(f.c.in, g, padded, !padded);
+      xpose_test::random_strides(f.c.out, g, false, !padded);
+    }
+  }
   f.naxes = rank;
   f.conj = (es == 8 || es == 16) && g() % 3 == 0;
   f.in_shift = es * static_cast<int>(g() % 3);

@@ -14,19 +14,22 @@ namespace {
 
 // One tile per step: coalesced reads along A into a (TB, TA+1) shared tile, then
 // coalesced writes along B. A thread keeps one column a (reads) / b (writes) and
-// steps THREADS/TA rows: one base offset per tile, one add per element. All loads
-// of a thread are issued before the first store.
-template <int E, int TA, int TB, int THREADS, bool Conj>
-__global__ void __launch_bounds__(THREADS)
-    nd_tile_kernel(const tile_map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
+// steps THREADS/TA rows (tile_read_slot / tile_write_slot, src/core/nd_map.hpp):
+// one base offset per tile, one add per element. All loads of a thread are issued
+// before the first store. Map: tile_map or tile_map32 (32-bit index math).
+template <int E, int TA, int TB, int THREADS, int MIN_BLOCKS, bool Conj, class Map>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+    nd_tile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
   using T = typename uint_of<E>::type;
   static_assert(THREADS % TA == 0 && THREADS % TB == 0 && (TA * TB) % THREADS == 0, "see nd_tile::valid()");
   constexpr int per_thread = TA * TB / THREADS, rows_a = THREADS / TA, rows_b = THREADS / TB;
   __shared__ T tile[TB][TA + 1];  // (TB, TA+1): padded against bank conflicts on the transposed read
   const T* __restrict__ in = static_cast<const T*>(in_v);
   T* __restrict__ out = static_cast<T*>(out_v);
-  const int ra = static_cast<int>(threadIdx.x) % TA, rb0 = static_cast<int>(threadIdx.x) / TA;  // read: (b, a)
-  const int wb = static_cast<int>(threadIdx.x) % TB, wa0 = static_cast<int>(threadIdx.x) / TB;  // write: (a, b)
+  const int tid = static_cast<int>(threadIdx.x);
+  const tile_slot r0 = tile_read_slot<TA, TB, THREADS>(tid, 0), w0 = tile_write_slot<TA, TB, THREADS>(tid, 0);
+  const int ra = r0.a, rb0 = r0.b;  // read: column ra, rows rb0 + j * rows_a
+  const int wb = w0.b, wa0 = w0.a;  // write: column wb, rows wa0 + j * rows_b
   const index_t in_step = rows_a * m.is_b, out_step = rows_b * m.os_a;
   for (index_t t = blockIdx.x; t < m.tiles; t += gridDim.x) {
     index_t io = 0, oo = 0, a0 = 0, b0 = 0;
@@ -36,63 +39,96 @@ __global__ void __launch_bounds__(THREADS)
     const T* src = in + io + ra * m.is_a + rb0 * m.is_b;
 #pragma unroll
     for (int j = 0; j < per_thread; ++j) {
-      const int b = rb0 + j * rows_a;
+      const int b = rb0 + j * rows_a;  // tile_read_slot<TA, TB, THREADS>(tid, j).b, folded
       if (ra < na && b < nb) tile[b][ra] = src[j * in_step];
     }
     __syncthreads();
     T* dst = out + oo + wb * m.os_b + wa0 * m.os_a;
 #pragma unroll
     for (int j = 0; j < per_thread; ++j) {
-      const int a = wa0 + j * rows_b;
+      const int a = wa0 + j * rows_b;  // tile_write_slot<TA, TB, THREADS>(tid, j).a, folded
       if (a < na && wb < nb) dst[j * out_step] = pass<E, Conj>(tile[wb][a]);
     }
     __syncthreads();
   }
 }
 
-// One U-byte unit per thread per step, in output order.
-template <int U, bool Conj>
+// K = nd_copy_units U-byte units per thread per step, in output order (copy_slot):
+// all K loads issued before the first store. Map: copy_map or copy_map32.
+template <int U, bool Conj, class Map>
 __global__ void __launch_bounds__(nd_copy_threads)
-    nd_copy_kernel(const copy_map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
+    nd_copy_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
   using T = typename uint_of<U>::type;
+  constexpr int K = nd_copy_units;
   const T* __restrict__ in = static_cast<const T*>(in_v);
   T* __restrict__ out = static_cast<T*>(out_v);
-  const index_t step = static_cast<index_t>(gridDim.x) * nd_copy_threads;
-  for (index_t i = static_cast<index_t>(blockIdx.x) * nd_copy_threads + threadIdx.x; i < m.total; i += step) {
-    index_t io = 0, oo = 0;
-    m.element(i, &io, &oo);
-    out[oo] = pass<U, Conj>(in[io]);
+  const int tid = static_cast<int>(threadIdx.x);
+  for (index_t blk = blockIdx.x; copy_slot<nd_copy_threads, K>(blk, 0, 0) < m.total; blk += gridDim.x) {
+    T v[K];
+    index_t oo[K];
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const index_t i = copy_slot<nd_copy_threads, K>(blk, tid, j);
+      index_t io = 0;
+      oo[j] = 0;
+      if (i < m.total) {
+        m.element(i, &io, &oo[j]);
+        v[j] = in[io];
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+      if (copy_slot<nd_copy_threads, K>(blk, tid, j) < m.total) out[oo[j]] = pass<U, Conj>(v[j]);
   }
 }
 
 constexpr index_t grid_limit = 0x7fffffff;
 
-template <int E, bool Conj, nd_shape S>
-status launch_tiles_shaped(const plan& p, const void* in, void* out, cudaStream_t stream) {
+template <int E, nd_shape S, bool Conj, class Map>
+status launch_tile_kernel(const Map& m, const void* in, void* out, cudaStream_t stream) {
   constexpr nd_tile t = nd_tile_for(90, E, S);  // sm_80 shares the sm_90 table (policy_nd.hpp)
-  static_assert(t.valid(), "nd tile constraints");
-  const tile_map m = make_tile_map(p, t.tile_a, t.tile_b);
-  nd_tile_kernel<E, t.tile_a, t.tile_b, t.threads, Conj>
+  nd_tile_kernel<E, t.tile_a, t.tile_b, t.threads, t.min_blocks, Conj, Map>
       <<<clamp_grid(m.tiles, grid_limit), t.threads, 0, stream>>>(m, in, out);
   return launch_status("permute_nd tile kernel launch");
+}
+
+template <int E, bool Conj, nd_shape S>
+status launch_tiles_shaped(const plan& p, const void* in, void* out, cudaStream_t stream) {
+  constexpr nd_tile t = nd_tile_for(90, E, S);
+  static_assert(t.valid(), "nd tile constraints");
+  const tile_map m = make_tile_map<tile_map>(p, t.tile_a, t.tile_b);
+  if (nd_index32 && fits32(m.tiles))
+    return launch_tile_kernel<E, S, Conj>(make_tile_map<tile_map32>(p, t.tile_a, t.tile_b), in, out, stream);
+  return launch_tile_kernel<E, S, Conj>(m, in, out, stream);
 }
 
 template <int E, bool Conj>
 status launch_tiles(const plan& p, const void* in, void* out, cudaStream_t stream) {
   const int r = p.out.rank, A = input_fastest(p);
-  switch (nd_shape_for(90, E, p.out.extents[A], p.out.extents[r - 1])) {
-    case nd_shape::narrow_a: return launch_tiles_shaped<E, Conj, nd_shape::narrow_a>(p, in, out, stream);
-    case nd_shape::narrow_b: return launch_tiles_shaped<E, Conj, nd_shape::narrow_b>(p, in, out, stream);
-    default: return launch_tiles_shaped<E, Conj, nd_shape::square>(p, in, out, stream);
+  const nd_shape s = nd_shape_for(90, E, p.out.extents[A], p.out.extents[r - 1]);
+  if constexpr (E == 4 || E == 8) {  // nd_shape_for picks the side48 classes for these sizes only
+    if (s == nd_shape::side48_a) return launch_tiles_shaped<E, Conj, nd_shape::side48_a>(p, in, out, stream);
+    if (s == nd_shape::side48_b) return launch_tiles_shaped<E, Conj, nd_shape::side48_b>(p, in, out, stream);
+    if (s == nd_shape::side48_ab) return launch_tiles_shaped<E, Conj, nd_shape::side48_ab>(p, in, out, stream);
   }
+  if (s == nd_shape::narrow_a) return launch_tiles_shaped<E, Conj, nd_shape::narrow_a>(p, in, out, stream);
+  if (s == nd_shape::narrow_b) return launch_tiles_shaped<E, Conj, nd_shape::narrow_b>(p, in, out, stream);
+  return launch_tiles_shaped<E, Conj, nd_shape::square>(p, in, out, stream);
+}
+
+template <int U, bool Conj, class Map>
+status launch_copy_kernel(const Map& m, const void* in, void* out, cudaStream_t stream) {
+  constexpr index_t per_block = static_cast<index_t>(nd_copy_threads) * nd_copy_units;
+  const index_t blocks = (m.total + per_block - 1) / per_block;
+  nd_copy_kernel<U, Conj, Map><<<clamp_grid(blocks, grid_limit), nd_copy_threads, 0, stream>>>(m, in, out);
+  return launch_status("strided_copy kernel launch");
 }
 
 template <int U, bool Conj>
 status launch_copy(const plan& p, int unit, const void* in, void* out, cudaStream_t stream) {
-  const copy_map m = make_copy_map(p, unit);
-  const index_t blocks = (m.total + nd_copy_threads - 1) / nd_copy_threads;
-  nd_copy_kernel<U, Conj><<<clamp_grid(blocks, grid_limit), nd_copy_threads, 0, stream>>>(m, in, out);
-  return launch_status("strided_copy kernel launch");
+  const copy_map m = make_copy_map<copy_map>(p, unit);
+  if (nd_index32 && fits32(m.total)) return launch_copy_kernel<U, Conj>(make_copy_map<copy_map32>(p, unit), in, out, stream);
+  return launch_copy_kernel<U, Conj>(m, in, out, stream);
 }
 
 }  // namespace

@@ -6,17 +6,23 @@
 namespace xpose::detail {
 
 struct nd_tile {
-  int tile_a;   ///< elements along A, the input's fastest dim (a power of two)
-  int tile_b;   ///< elements along B, the output's fastest dim (a power of two)
+  int tile_a;   ///< elements along A, the input's fastest dim (a power of two, or 48)
+  int tile_b;   ///< elements along B, the output's fastest dim (a power of two, or 48)
   int threads;  ///< per block
   int elem_size;
+  /// Blocks per SM its registers must allow (__launch_bounds__): the 32-bit index
+  /// math left unbounded costs occupancy; 8- and 16-byte tiles would spill under the
+  /// bound and keep the compiler's choice (1). Checked without spills for sm_80 and
+  /// sm_90. docs/RESULTS.md, "N-d permutation (issue 17)".
+  int min_blocks = 1;
 
-  /// Both tile sides powers of two that divide the block (a thread keeps one column
-  /// on each side), whole passes of the block over the tile, the shared tile (padded
-  /// by one element per row) within the 48 KiB static limit.
+  /// Both tile sides divide the block (a thread keeps one column on each side; the
+  /// sides need not be powers of two, see tile_read_slot in src/core/nd_map.hpp),
+  /// whole passes of the block over the tile, the shared tile (padded by one element
+  /// per row) within the 48 KiB static limit.
   constexpr bool valid() const {
-    const auto pow2 = [](int x) { return x > 0 && (x & (x - 1)) == 0; };
-    return pow2(tile_a) && pow2(tile_b) && threads % 32 == 0 && threads <= 1024 && threads % tile_a == 0 &&
+    return tile_a > 0 && tile_b > 0 && threads % 32 == 0 && threads <= 1024 && threads % tile_a == 0 &&
+           min_blocks >= 1 && min_blocks * threads <= 2048 &&
            threads % tile_b == 0 && (tile_a * tile_b) % threads == 0 &&
            (tile_a + 1) * tile_b * elem_size <= 48 * 1024;
   }
@@ -25,14 +31,24 @@ struct nd_tile {
 /// Shape classes of permute_nd: a fastest dim shorter than half the square tile's
 /// side leaves most of a square tile empty, so the tile is halved along it (and, for
 /// 4- to 16-byte elements, doubled along the other: same elements per block).
-enum class nd_shape { square, narrow_a, narrow_b };
+/// side48_*: for 4- and 8-byte elements, a fastest dim that 48-element tiles cover
+/// with less waste than 32-element ones (48, 144, ...; a 48 cut into 32 + 16 leaves
+/// half-empty tiles) gets a 48-element side on A, B or both.
+enum class nd_shape { square, narrow_a, narrow_b, side48_a, side48_b, side48_ab };
+
+/// Policy switches of the N-d kernels, each one line to revert if the H200 shows a
+/// regression (docs/RESULTS.md, "N-d permutation (issue 17)"):
+/// nd_side48: allow the side48_* classes (false: the square/narrow table only).
+/// nd_index32: 32-bit fast divisors when every index of a map fits (false: 64-bit only).
+inline constexpr bool nd_side48 = true;
+inline constexpr bool nd_index32 = true;
 
 /// The tile for a device of compute capability `cc`, E-byte elements and a shape
 /// class. The square tile spans >= 128 bytes per side where the element size allows
 /// (one full line per row on both global sides); 4- to 16-byte elements use 128-thread
 /// blocks so that each thread keeps 8 (4, 2) loads in flight and 16 blocks fit an SM
 /// (bytes in flight per SM, the same argument as best_tile_for in policy.hpp).
-/// A starting point, not yet tuned: docs/RESULTS.md, "N-d permutation" records what
+/// A starting point, not yet tuned: docs/RESULTS.md, "N-d permutation (issue 17)" records what
 /// the TTC set measured with it.
 constexpr nd_tile nd_tile_for(int cc, int elem_size, nd_shape shape = nd_shape::square) {
   (void)cc;  // one table for sm_80 and sm_90 until a measurement separates them
@@ -49,26 +65,47 @@ constexpr nd_tile nd_tile_for(int cc, int elem_size, nd_shape shape = nd_shape::
   const bool keep_area = elem_size >= 4;
   if (shape == nd_shape::narrow_a) t.tile_a /= 2, t.tile_b *= keep_area ? 2 : 1;
   if (shape == nd_shape::narrow_b) t.tile_b /= 2, t.tile_a *= keep_area ? 2 : 1;
+  // 48-element sides (4- and 8-byte elements only; other sizes keep the square tile):
+  // 192 threads are a multiple of 48 and 32; 48x48 is 12 loads per thread, 48x32 8.
+  const bool side48 = elem_size == 4 || elem_size == 8;
+  if (side48 && (shape == nd_shape::side48_a || shape == nd_shape::side48_ab)) t.tile_a = 48, t.threads = 192;
+  if (side48 && (shape == nd_shape::side48_b || shape == nd_shape::side48_ab)) t.tile_b = 48, t.threads = 192;
+  if (elem_size == 4) t.min_blocks = t.threads == 192 ? 6 : 2048 / t.threads;
+  if (elem_size <= 2) t.min_blocks = 6;  // 256 threads: 40 registers (32 spilled on sm_80)
   return t;
 }
+
+/// Elements a tile side of `t` leaves idle over an extent n.
+constexpr long long nd_side_waste(long long n, int t) { return (n + t - 1) / t * t - n; }
 
 /// The class of a permutation whose fastest dims have nA (input) and nB (output) elements.
 constexpr nd_shape nd_shape_for(int cc, int elem_size, long long n_a, long long n_b) {
   const nd_tile sq = nd_tile_for(cc, elem_size);
   if (2 * n_a <= sq.tile_a && n_b > sq.tile_b) return nd_shape::narrow_a;
   if (2 * n_b <= sq.tile_b && n_a > sq.tile_a) return nd_shape::narrow_b;
+  if (nd_side48 && sq.tile_a == 32 && sq.tile_b == 32) {
+    const bool a48 = nd_side_waste(n_a, 48) < nd_side_waste(n_a, 32);
+    const bool b48 = nd_side_waste(n_b, 48) < nd_side_waste(n_b, 32);
+    if (a48 && b48) return nd_shape::side48_ab;
+    if (a48) return nd_shape::side48_a;
+    if (b48) return nd_shape::side48_b;
+  }
   return nd_shape::square;
 }
 
 constexpr bool nd_table_valid() {
   for (int e = 1; e <= 16; e *= 2)
-    for (nd_shape s : {nd_shape::square, nd_shape::narrow_a, nd_shape::narrow_b})
+    for (nd_shape s : {nd_shape::square, nd_shape::narrow_a, nd_shape::narrow_b, nd_shape::side48_a,
+                       nd_shape::side48_b, nd_shape::side48_ab})
       if (!nd_tile_for(90, e, s).valid()) return false;
   return true;
 }
 static_assert(nd_table_valid(), "every nd tile satisfies its constraints");
 
-/// Block size of the strided-copy kernel (one unit per thread per step).
+/// Block size of the strided-copy kernel, and units (<= 16 bytes each) per thread:
+/// all nd_copy_units loads of a thread are issued before its first store, so a
+/// block keeps up to 256 x 4 x 16 B = 16 KiB in flight (1 reverts to one unit per thread).
 constexpr int nd_copy_threads = 256;
+constexpr int nd_copy_units = 4;
 
 }  // namespace xpose::detail

@@ -164,8 +164,11 @@ struct best_class_policy {
 constexpr best_class_policy best_class_policy_for(int /*cc*/, int elem_size) {
   switch (elem_size) {
     case 1: return {128, 128, 16384, 16384, true, true, 32};
-    case 2: return {128, 256, 16384, 16384, true, true, 32};
-    case 4: return {64, 256, 16384, 8192, false, true, 32};
+    // Grouped slabs per element size from the second-round sweep ("Shape classes (issue
+    // 12)", second round): u8 gains for every short side; f16 for short sides up to 16;
+    // f32 lost on every short side, so it keeps the first-round kernel.
+    case 2: return {128, 256, 16384, 16384, true, true, 16};
+    case 4: return {64, 256, 16384, 8192, false, true, 0};
     // E = 8: 32x32 matrices (8 KiB) go to the tile: slab_whole places their elements
     // 256 bytes apart in shared memory (one bank); the tile runs 64x64 batches at copy speed.
     case 8: return {32, 256, 16384, 4096, false, true, 0};

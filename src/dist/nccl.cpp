@@ -47,20 +47,27 @@ bool device_accessible(const void* p) {
          (a.type == cudaMemoryTypeHost && a.devicePointer == p);
 }
 
-// The unpack is a pitched copy, run by the core's strided-copy kernel: the H200 x2 run
-// measured cudaMemcpy2DAsync at about 1.7 TB/s for it, half of what the unpack needs to
-// hide behind the exchange (docs/RESULTS.md, "Distributed (issues 15, 16)").
 status unpack_device(const detail::pitched_copy& c, const unsigned char* recv, unsigned char* out, int es,
                      cudaStream_t s) {
   if (c.width == 0 || c.height == 0 || c.batch == 0) return {};
-  const index_t ext[3] = {c.batch, c.height, c.width};
-  layout in = layout::packed(3, ext, es), to = in;
-  in.strides[0] = c.src_batch, in.strides[1] = c.src_pitch, in.strides[2] = 1;
-  to.strides[0] = c.dst_batch, to.strides[1] = c.dst_pitch, to.strides[2] = 1;
-  const int axes[3] = {0, 1, 2};
-  plan pl;
-  if (status st = make_plan(in, to, axes, 3, {}, &pl); !st.ok()) return st;
-  return execute(pl, recv + c.src_off * es, out + c.dst_off * es, s);
+  const auto w = static_cast<std::size_t>(c.width * es);
+  if (c.batch == 1 || c.dst_batch % c.dst_pitch != 0) {
+    for (index_t b = 0; b < c.batch; ++b)
+      if (status st = cuda(cudaMemcpy2DAsync(out + (c.dst_off + b * c.dst_batch) * es, c.dst_pitch * es,
+                                             recv + (c.src_off + b * c.src_batch) * es, c.src_pitch * es, w,
+                                             c.height, cudaMemcpyDeviceToDevice, s),
+                           "cudaMemcpy2DAsync");
+          !st.ok())
+        return st;
+    return {};
+  }
+  // All batches in one 3-D copy: the slice pitch of the output is its batch stride.
+  cudaMemcpy3DParms m{};
+  m.srcPtr = make_cudaPitchedPtr(const_cast<unsigned char*>(recv) + c.src_off * es, c.src_pitch * es, w, c.height);
+  m.dstPtr = make_cudaPitchedPtr(out + c.dst_off * es, c.dst_pitch * es, w, c.dst_batch / c.dst_pitch);
+  m.extent = make_cudaExtent(w, c.height, c.batch);
+  m.kind = cudaMemcpyDeviceToDevice;
+  return cuda(cudaMemcpy3DAsync(&m, s), "cudaMemcpy3DAsync");
 }
 
 // Event slots: [0] start, [1..3] comm / unpack / local done, then per chunk k

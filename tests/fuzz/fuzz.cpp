@@ -314,9 +314,29 @@ fuzz_case make_case(std::uint64_t seed, std::uint64_t index, const gen_options& 
       d.rows = g.percent() < 50 ? g.pick(tile_sizes) + 1 : g.uniform(2, 3000);
       d.cols = (want + d.rows - 1) / d.rows;
     }
+    int forced_batch = 0;  // the shape classes below choose their batch
+    if (shape >= 21 && shape < 27) {
+      // Channel shuffles (issue 12's slab paths): a short side at and around the policy's
+      // thresholds (grouped kernels up to 32, slabs up to 128) against a long side at
+      // and around 4x it (the slab's aspect bound), or long; either orientation.
+      static const index_t shorts[] = {2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 31, 32, 33, 48, 64, 65, 96, 128, 129};
+      const index_t sh = g.pick(shorts);
+      const int lk = g.percent();
+      index_t lo = lk < 25 ? 4 * sh - 1 : lk < 50 ? 4 * sh : lk < 60 ? 4 * sh + 1 : g.uniform(4 * sh, 4 * sh + 3000);
+      lo = std::min(lo, std::max<index_t>(max_side, 4 * sh + 1));
+      (g.percent() < 50 ? d.rows : d.cols) = sh;
+      (d.rows == sh ? d.cols : d.rows) = lo;
+      forced_batch = g.percent() < 50 ? 1 : static_cast<int>(g.uniform(2, 40));
+    } else if (shape >= 27 && shape < 31) {
+      // Many small matrices (issue 12's whole-matrix slabs): up to 64 x 64, many per call.
+      d.rows = g.uniform(1, 64);
+      d.cols = g.uniform(1, 64);
+      forced_batch = static_cast<int>(g.uniform(2, o.small ? 4 : 3000));
+    }
     const int bk = g.percent();
     d.batch = bk < 55 ? 1 : bk < 57 ? 0 : bk < 85 ? g.uniform(2, 4) : bk < 97 ? g.uniform(5, 20) : 1;
-    if (bk >= 97 && !o.small) {  // more batches than gridDim.z covers
+    if (forced_batch > 0) d.batch = forced_batch;
+    if (bk >= 97 && !o.small && forced_batch == 0) {  // more batches than gridDim.z covers
       d.batch = g.uniform(65536, 70000);
       d.rows = g.uniform(1, 3);
       d.cols = g.uniform(1, 3);

@@ -287,6 +287,11 @@ __global__ void pass_to_workspace(const T* g, T* ws, c2r_map m, step s, index_t 
 // reads A and writes B, a scatter (tall) the reverse: every global access is a
 // contiguous run, where pass_to_workspace touched a sector per element. The caller
 // copies the workspace back.
+// Loads in flight per thread in shuffle_blocked: ilp_for<T> capped at 4 (8 spilled for
+// 1-byte elements on sm_80).
+template <class T>
+constexpr int ilp_blocked = ilp_for<T> < 4 ? ilp_for<T> : 4;
+
 template <class T>
 __global__ void __launch_bounds__(256) shuffle_blocked(const T* g, T* ws, c2r_map m, bool gather, index_t l0,
                                                        index_t TT, index_t pad, inplace::divisor dT, index_t tiles) {
@@ -310,17 +315,17 @@ __global__ void __launch_bounds__(256) shuffle_blocked(const T* g, T* ws, c2r_ma
       return (r >= imod ? r - imod : r - imod + R) * P + tt;
     };
     const index_t stride = blockDim.x;
-    for (index_t e0 = threadIdx.x; e0 < n; e0 += ilp_for<T> * stride) {  // loads first, ilp_for<T> per thread
-      T v[ilp_for<T>];
+    for (index_t e0 = threadIdx.x; e0 < n; e0 += ilp_blocked<T> * stride) {  // loads first, ilp_blocked<T> per thread
+      T v[ilp_blocked<T>];
       index_t gp = 0;
 #pragma unroll
-      for (int u = 0; u < ilp_for<T>; ++u)
+      for (int u = 0; u < ilp_blocked<T>; ++u)
         if (e0 + u * stride < n) {
           at(gather, e0 + u * stride, &gp);
           v[u] = row[gp];
         }
 #pragma unroll
-      for (int u = 0; u < ilp_for<T>; ++u)
+      for (int u = 0; u < ilp_blocked<T>; ++u)
         if (e0 + u * stride < n) sm[at(gather, e0 + u * stride, &gp)] = v[u];
     }
     __syncthreads();

@@ -12,6 +12,13 @@
 # env: OUT (default /tmp/out), JOBS (default nproc), PRESET (default h200), STEP_TIMEOUT (s, default 300),
 #      LOGS (log folder and archive name, default gpu-logs), NOBUILD=1 (reuse the build)
 # exit: 0 when every step passed, else the number of failed steps.
+# Carried folders (git-ignored; name them in the device tool's carry):
+#   .deps      scripts/carry-hwy.sh (Google Highway for the CPU backend; always needed there)
+#   .baseline  `mkdir .baseline && git archive efb3854 | tar -x -C .baseline` (step baseline)
+#   .peers/librett  LibreTT's public source, for side-by-side measurement only (step librett)
+# Each call sends the repository; the device machine's build persists only while it stays
+# warm (30 s), so put the steps that belong together into one call. One run per GPU at
+# once: CUDA_VISIBLE_DEVICES=k LOGS=gk NOBUILD=1 scripts/gpu.sh ... & (after one build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"

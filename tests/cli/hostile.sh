@@ -70,6 +70,8 @@ expect_usage_error --out "$tmp"
 expect_usage_error --plot /nonexistent-dir/x.png
 expect_usage_error --warmup 2147483647
 expect_usage_error --warmup 10001
+expect_usage_error ttc --warmup 2147483647
+expect_usage_error permute --shape 2x3 --warmup 10001
 expect_usage_error --threads 40000
 expect_usage_error --threads 2147483647
 expect_usage_error --peak-gbs nan

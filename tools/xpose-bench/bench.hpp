@@ -119,6 +119,10 @@ void progress_done();
 /// One line on stderr, exit code 2.
 [[noreturn]] void usage_error(const std::string& message);
 
+/// The bounds of --warmup and --reps, for every subcommand (exit 2 otherwise): an
+/// unbounded count can keep a run busy for days (issue 10).
+void check_run_counts(int warmup, int reps);
+
 /// A library call the harness cannot go on without (the reference, a setup step):
 /// on failure, one stderr line and exit code 1.
 void require_ok(const xpose::status& s, const char* what);

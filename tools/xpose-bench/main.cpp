@@ -27,6 +27,11 @@ extern char** environ;
 #include "model_columns.hpp"
 
 namespace xbench {
+void check_run_counts(int warmup, int reps) {
+  if (warmup < 0 || warmup > 10000) usage_error("--warmup must be between 0 and 10000");
+  if (reps < 1 || reps > 100000) usage_error("--reps must be between 1 and 100000");
+}
+
 void require_ok(const xpose::status& s, const char* what) {
   if (s.ok()) return;
   std::fprintf(stderr, "xpose-bench: %s failed: %s: %s\n", what, xpose::to_string(s.code()), s.message());
@@ -327,8 +332,7 @@ int main(int argc, char** argv) {
   }
 
   // ---- validate everything before running anything ----
-  if (o.warmup < 0 || o.warmup > 10000) usage_error("--warmup must be between 0 and 10000");
-  if (o.reps < 1 || o.reps > 100000) usage_error("--reps must be between 1 and 100000");
+  check_run_counts(o.warmup, o.reps);
   if (batch < 0) usage_error("--batch must be >= 0");
   if (o.threads < 0 || o.threads > xpose::max_host_threads())
     usage_error("--threads must be between 0 (all cores) and " + std::to_string(xpose::max_host_threads()));

@@ -331,7 +331,7 @@ int permute_main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     usage_error(e.what());
   }
-  if (o.warmup < 0 || o.reps < 1 || o.reps > 100000) usage_error("--warmup must be >= 0 and --reps in 1..100000");
+  check_run_counts(o.warmup, o.reps);
   if (o.threads < 0) usage_error("--threads must be >= 0");
   if (scale_mib < 0 || scale_mib > 1e6) usage_error("--scale-mib must be in 0..1e6");
   std::vector<std::string> dts = split_list(dtype_s, ',');

@@ -6,7 +6,7 @@
 # usage: scripts/gpu.sh STEP...
 #   ctest:LABELS     ctest --preset h200 -L 'LABELS' (LABELS: cpu|gpu|fuzz|python|sanitize|dist, '|'-joined)
 #   python           pip-installs the package for sm_90, then pytest tests/python (label python)
-#   lab | model | best | sweep[:DTYPES] | sweep-torch | ttc[:DTYPES] | inplace[:KINDS] | dist | dist-torch |
+#   lab | model | best | sweep[:DTYPES] | sweep-ab[:DTYPES[:CLASSES]] | sweep-torch | ttc[:DTYPES] | inplace[:KINDS] | dist | dist-torch |
 #   ttc-torch:DTYPE | librett | baseline | fuzz | sanitizers | compare
 #                    benchmarks and long checks (see the step functions below)
 # env: OUT (default /tmp/out), JOBS (default nproc), PRESET (default h200), STEP_TIMEOUT (s, default 300),
@@ -128,8 +128,13 @@ for step in "$@"; do
     model) run model bash -c "for b in 32x8 32x32; do $B --model --counters --size 4096x4096 --dtype f32 --block \$b --format md; done" ;;
     best) md best --variants memcpy,copy,best --dtype i8,f16,f32,f64,c128 --reps 10 \
             --size 16384x16384,16383x16385,100000x32,32x100000,3x1000003 ;;
-    sweep) md sweep sweep ;;
-    sweep:*) md "sweep_${step#sweep:}" sweep --dtype "${step#sweep:}" ;;
+    sweep) md sweep sweep; python3 bench/sweep_summary.py "$L/sweep.md" >>"$L/summary.txt" 2>&1 ;;
+    sweep:*) md "sweep_${step#sweep:}" sweep --dtype "${step#sweep:}"
+             python3 bench/sweep_summary.py "$L/sweep_${step#sweep:}.md" >>"$L/summary.txt" 2>&1 ;;
+    # sweep-ab[:DTYPES[:CLASSES]]: best and best_next (the candidate policy) side by side, same run
+    sweep-ab*) IFS=: read -r _ abd abc <<<"$step"
+               run sweep_ab "$B" sweep --candidate ${abd:+--dtype "$abd"} ${abc:+--class "$abc"} --format md --out "$L/sweep_ab.md"
+               python3 bench/sweep_summary.py "$L/sweep_ab.md" >>"$L/summary.txt" 2>&1 ;;
     ttc-torch:*) run "ttc_torch_${step#ttc-torch:}" python3 bench/ttc_torch.py --bench "$B" --dtype "${step#ttc-torch:}"
                  tail -3 "$L/ttc_torch_${step#ttc-torch:}.log" >>"$L/summary.txt" ;;
     librett) step_librett ;;

@@ -161,7 +161,10 @@ struct best_class_policy {
 /// 1-4 byte gather / scatter slabs of small short sides to the grouped kernel (the
 /// element-by-element interleave was issue-bound); set it to 0 for an element size to
 /// go back to the first-round kernel. E = 8 whole matrices capped at 4 KiB (was 8 KiB).
-constexpr best_class_policy best_class_policy_for(int /*cc*/, int elem_size) {
+/// `candidate` selects the next table under measurement (variant `best_next`, run side
+/// by side with `best` by `xpose-bench sweep --candidate`); it equals the current table
+/// except where an entry says otherwise.
+constexpr best_class_policy best_class_policy_for(int /*cc*/, int elem_size, bool /*candidate*/ = false) {
   switch (elem_size) {
     case 1: return {128, 128, 16384, 16384, true, true, 32};
     // Grouped slabs per element size from the second-round sweep ("Shape classes (issue
@@ -232,7 +235,7 @@ struct best_choice {
 };
 
 constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
-                                    int cc = 90) {
+                                    int cc = 90, bool candidate = false) {
   const long long E = d.elem_size;
   const bool batched = d.batch > 1;
   const long long mat = d.rows * d.cols;
@@ -248,7 +251,7 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
                                        static_cast<unsigned long long>(batched ? d.stride_out * E : 0)};
   for (unsigned long long x : parts) access = access < best_align16(x) ? access : best_align16(x);
 
-  const best_class_policy p = best_class_policy_for(cc, d.elem_size);
+  const best_class_policy p = best_class_policy_for(cc, d.elem_size, candidate);
   // Many small matrices, both sides packed: several whole matrices per block.
   if (batched && d.ld_in == d.cols && d.ld_out == d.rows && d.stride_in == mat && d.stride_out == mat &&
       mat * E <= p.whole_max_bytes && d.rows > 1 && d.cols > 1)

@@ -101,7 +101,7 @@ void graph_rows(const case_spec& c, std::vector<row>& rows) {
   const xpose::matrix_desc d = xpose::matrix_desc::packed(c.rows, c.cols, c.dtype.bytes, c.batch);
   std::vector<unsigned char> in(n), want(n), got(n);
   for (size_t i = 0; i < n; ++i) in[i] = static_cast<unsigned char>(i * 2654435761u >> 13);
-  xpose::transpose_reference(in.data(), want.data(), d);
+  if (!xpose::transpose_reference(in.data(), want.data(), d).ok()) usage_error("graph mode: reference failed");
   unsigned char *din = nullptr, *dout = nullptr;
   cudaStream_t st = nullptr;
   if (cudaMalloc(&din, n) != cudaSuccess || cudaMalloc(&dout, n) != cudaSuccess ||
@@ -142,12 +142,16 @@ void graph_rows(const case_spec& c, std::vector<row>& rows) {
 int sweep_main(int argc, char** argv, const std::string& command, dtype_info (*parse_dtype)(const std::string&)) {
   CLI::App app{"xpose-bench sweep: best against memcpy on the shape classes of issue 12"};
   std::string dtype_s = "u8,f16,f32,f64,c64", format_s = "table", out_file;
-  bool quick = false, graph = false;
+  std::string classes_s;
+  bool quick = false, graph = false, candidate = false;
   int reps = 0, device = 0;
   double mib = 0;
   app.add_option("--dtype", dtype_s, "comma-separated dtypes (default u8,f16,f32,f64,c64)");
   app.add_flag("--quick", quick, "fewer channel counts, one HW, 8 MiB buffers");
   app.add_flag("--graph", graph, "also time the tiny cases as CUDA graph nodes against a memcpy node");
+  app.add_flag("--candidate", candidate,
+               "also run best_next (best under its candidate policy table) on every case, same run");
+  app.add_option("--class", classes_s, "only these shape classes, comma-separated (CxHW, HWxC, batch, odd, ...)");
   app.add_option("--mib", mib, "bytes per buffer, MiB (default 32; --quick 8)");
   app.add_option("--reps", reps, "timed runs per variant (default 5)");
   app.add_option("--device", device, "CUDA device index");
@@ -182,6 +186,7 @@ int sweep_main(int argc, char** argv, const std::string& command, dtype_info (*p
   const long long target = static_cast<long long>((mib > 0 ? mib : quick ? 8 : 32) * 1048576.0);
   options o;
   o.variants = {"memcpy", "copy", "best"};
+  if (candidate) o.variants.push_back("best_next");
   o.warmup = 2;
   o.reps = reps > 0 ? reps : 5;
   o.device = device;
@@ -190,6 +195,7 @@ int sweep_main(int argc, char** argv, const std::string& command, dtype_info (*p
   std::vector<std::string> classes;
   for (const dtype_info& dt : dts)
     for (const sweep_case& s : sweep_cases(dt.bytes, target, quick)) {
+      if (!classes_s.empty() && ("," + classes_s + ",").find("," + s.cls + ",") == std::string::npos) continue;
       o.cases.push_back(case_spec{s.rows, s.cols, s.batch, dt});
       classes.push_back(s.cls);
     }
@@ -208,9 +214,10 @@ int sweep_main(int argc, char** argv, const std::string& command, dtype_info (*p
   for (row& r : rows) {
     for (size_t i = 0; i < o.cases.size(); ++i)
       if (o.cases[i].label() == r.spec.label()) r.extra["class"] = classes[i];
-    if (r.variant == "best") {
+    if (r.variant == "best" || r.variant == "best_next") {
       const auto d = xpose::matrix_desc::packed(r.spec.rows, r.spec.cols, r.spec.dtype.bytes, r.spec.batch);
-      r.extra["path"] = xpose::detail::best_path_name(xpose::detail::best_path_for(d, 0, 0, meta.cc).path);
+      const auto c = xpose::detail::best_path_for(d, 0, 0, meta.cc, r.variant == "best_next");
+      r.extra["path"] = xpose::detail::best_path_name(c.path) + (c.group ? "/g" + std::to_string(c.group) : "");
     } else {
       r.extra["path"] = "-";
     }

@@ -46,6 +46,7 @@ status grid_for(int dev, int threads, int smem, index_t work, unsigned* grid) {
 struct target {
   int dev, cc;
   cudaStream_t stream;
+  bool candidate;  // the policy under measurement (variant best_next)
 };
 
 template <auto kernel, class Args>
@@ -109,7 +110,7 @@ template <int E, int M, int SS = 0>
 status slab_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads;
   constexpr auto kernel = slab::slab_kernel<E, M, nt, best_slab_unroll, SS, (SS > 0 ? best_slab_group_min_blocks : 1)>;
-  const int bytes = best_slab_bytes_for(best_class_policy_for(tg.cc, E), d.elements() * E);
+  const int bytes = best_slab_bytes_for(best_class_policy_for(tg.cc, E, tg.candidate), d.elements() * E);
   const slab::args a = slab::make_args<E>(M, in, out, d, input_end(in, d), bytes, SS > 0);
   // Slab blocks stay under 48 KiB (table: slab and whole-matrix bytes), so grid_for's
   // cached fit check holds for every short side.
@@ -168,12 +169,12 @@ int device_cc(int dev) {
 }
 
 template <int E>
-status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream_t stream) {
+status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream_t stream, bool candidate) {
   int dev = 0;
   if (status s = cuda_status(cudaGetDevice(&dev), "cudaGetDevice"); !s.ok()) return s;
-  const target tg{dev, device_cc(dev), stream};
-  const best_choice c =
-      best_path_for(d, reinterpret_cast<std::uintptr_t>(in), reinterpret_cast<std::uintptr_t>(out), tg.cc);
+  const target tg{dev, device_cc(dev), stream, candidate};
+  const best_choice c = best_path_for(d, reinterpret_cast<std::uintptr_t>(in), reinterpret_cast<std::uintptr_t>(out),
+                                      tg.cc, candidate);
   switch (c.path) {
     case best_path::copy:
       return cuda_status(
@@ -198,17 +199,28 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
                       best_path_name(c.path), E);
 }
 
+status launch_best_policy(const void* in, void* out, const matrix_desc& d, cudaStream_t stream, bool candidate) {
+  switch (d.elem_size) {
+    case 1: return launch_best_e<1>(in, out, d, stream, candidate);
+    case 2: return launch_best_e<2>(in, out, d, stream, candidate);
+    case 4: return launch_best_e<4>(in, out, d, stream, candidate);
+    case 8: return launch_best_e<8>(in, out, d, stream, candidate);
+    case 16: return launch_best_e<16>(in, out, d, stream, candidate);
+    default: return status::make(status_code::unsupported_elem_size, "element size %d", d.elem_size);
+  }
+}
+
 }  // namespace
 
 status launch_best(const void* in, void* out, const matrix_desc& d, const launch_options&, cudaStream_t stream) {
-  switch (d.elem_size) {
-    case 1: return launch_best_e<1>(in, out, d, stream);
-    case 2: return launch_best_e<2>(in, out, d, stream);
-    case 4: return launch_best_e<4>(in, out, d, stream);
-    case 8: return launch_best_e<8>(in, out, d, stream);
-    case 16: return launch_best_e<16>(in, out, d, stream);
-    default: return status::make(status_code::unsupported_elem_size, "element size %d", d.elem_size);
-  }
+  return launch_best_policy(in, out, d, stream, false);
+}
+
+// The candidate policy (best_class_policy_for(.., candidate = true)), for side-by-side
+// measurement before a table change lands.
+status launch_best_next(const void* in, void* out, const matrix_desc& d, const launch_options&,
+                        cudaStream_t stream) {
+  return launch_best_policy(in, out, d, stream, true);
 }
 
 }  // namespace xpose::detail

@@ -11,6 +11,10 @@ namespace xpose::detail {
 /// aligned to the element size, or to `align` bytes when that is smaller and > 0.
 status validate(const void* in, const void* out, const matrix_desc& d, bool copy_shaped, int align = 0) noexcept;
 
+/// The shape rules of validate alone (sizes, pitches, strides, overflow): the entries
+/// that go on to a plan leave the pointer checks to its execute.
+status validate_desc(const matrix_desc& d, bool copy_shaped) noexcept;
+
 /// Host entries: every CPU kernel loads and stores unaligned, so 16-byte elements
 /// need only the 8-byte alignment NumPy gives complex128 (issue 10).
 constexpr int host_align = 8;

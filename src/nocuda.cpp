@@ -19,8 +19,10 @@ status transpose_variant(std::string_view name, const void* in, void* out, const
 }
 
 status transpose(const void* in, void* out, const matrix_desc& desc, cudaStream_t) noexcept {
-  if (status s = detail::validate(in, out, desc, false); !s.ok() || detail::empty(desc)) return s;
-  return status::make(status_code::no_device, "xpose was built without CUDA: no device backend");
+  if (status s = detail::validate_desc(desc, false); !s.ok() || detail::empty(desc)) return s;
+  plan p;
+  if (status s = detail::plan_for(desc, &p); !s.ok()) return s;
+  return execute(p, in, out, nullptr);
 }
 
 status execute(const plan& p, const void* in, void* out, cudaStream_t) noexcept {

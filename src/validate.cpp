@@ -2,6 +2,7 @@
 // touched, so a rejected call leaves the output as it was.
 #include <cstdint>
 
+#include "core/core.hpp"
 #include "internal.hpp"
 
 namespace xpose {
@@ -43,7 +44,7 @@ index_t out_extent(const matrix_desc& d) noexcept {
   return (d.batch - 1) * d.stride_out + (d.cols - 1) * d.ld_out + d.rows;
 }
 
-status validate(const void* in, const void* out, const matrix_desc& d, bool copy_shaped, int align) noexcept {
+status validate_desc(const matrix_desc& d, bool copy_shaped) noexcept {
   using sc = status_code;
   const int es = d.elem_size;
   if (es != 1 && es != 2 && es != 4 && es != 8 && es != 16)
@@ -97,21 +98,16 @@ status validate(const void* in, const void* out, const matrix_desc& d, bool copy
                           "batches would overlap",
                           (long long)d.stride_out, (long long)one);
   }
-  if (in == nullptr || out == nullptr)
-    return status::make(sc::null_pointer, "%s pointer is null for a non-empty %lld x %lld matrix",
-                        in == nullptr ? "input" : "output", (long long)d.rows, (long long)d.cols);
-  const auto pi = reinterpret_cast<std::uintptr_t>(in), po = reinterpret_cast<std::uintptr_t>(out);
-  const auto a = static_cast<unsigned>(align > 0 && align < es ? align : es);
-  if (pi % a != 0 || po % a != 0)
-    return status::make(sc::misaligned, "%s pointer %p is not aligned to %u bytes (%d-byte elements)",
-                        pi % a ? "input" : "output", pi % a ? in : out, a, es);
-  if (pi > UINTPTR_MAX - static_cast<std::uintptr_t>(bytes_in) ||
-      po > UINTPTR_MAX - static_cast<std::uintptr_t>(bytes_out))
-    return status::make(sc::size_overflow, "the extent of input or output wraps the address space");
-  if (pi < po + static_cast<std::uintptr_t>(bytes_out) && po < pi + static_cast<std::uintptr_t>(bytes_in))
-    return status::make(sc::overlap, "input [%p, +%lld B) and output [%p, +%lld B) overlap",
-                        in, (long long)bytes_in, out, (long long)bytes_out);
   return {};
+}
+
+status validate(const void* in, const void* out, const matrix_desc& d, bool copy_shaped, int align) noexcept {
+  if (status s = validate_desc(d, copy_shaped); !s.ok() || empty(d)) return s;
+  const int es = d.elem_size;
+  // No overflow: validate_desc bounded both extents in bytes.
+  const index_t bytes_in = in_extent(d) * es;
+  const index_t bytes_out = copy_shaped ? bytes_in : out_extent(d) * es;
+  return check_pointers(in, bytes_in, out, bytes_out, es, align);
 }
 
 }  // namespace detail

@@ -7,10 +7,13 @@
 
 namespace xpose::detail {
 
-/// Pointer checks of an execute: null (non-empty plan), alignment to the element
-/// size, address-space wrap and input/output overlap. Before any write.
-/// Pointer checks of execute: null, alignment (to the element, or to `align` bytes when
-/// smaller and > 0: the host entries' host_align), address wrap, overlap.
+/// The pointer checks of every entry, before any write: null, alignment (to the element,
+/// or to `align` bytes when smaller and > 0: the host entries' host_align), address
+/// wrap, overlap of [in, +in_bytes) and [out, +out_bytes).
+status check_pointers(const void* in, index_t in_bytes, const void* out, index_t out_bytes, int elem_size,
+                      int align) noexcept;
+
+/// check_pointers for a plan (nothing to check for an empty one).
 status check_plan_pointers(const plan& p, const void* in, void* out, int align = 0) noexcept;
 
 /// The plan of a validated matrix_desc: (b, r, c) -> (b, c, r).

@@ -32,6 +32,10 @@ inline status cuda_status(cudaError_t e, const char* what) {
                       cudaGetErrorString(e));
 }
 
+/// The current device and its compute capability (major*10+minor), read once per
+/// device and cached (src/cuda/dispatch.cu).
+status current_device(int* dev, int* cc);
+
 /// Grid extents are limited (x: 2^31-1, y and z: 65535); kernels loop over the rest.
 inline unsigned clamp_grid(index_t n, index_t limit) {
   return static_cast<unsigned>(n < limit ? (n < 1 ? 1 : n) : limit);

@@ -24,9 +24,12 @@ constexpr launcher_fn launchers[] = {
 // Compute capability per device, read once (0 = not read yet).
 std::atomic<int> cc_cache[64];
 
-status current_cc(int* cc) {
+}  // namespace
+
+status current_device(int* dev_out, int* cc) {
   int dev = 0;
   if (status s = cuda_status(cudaGetDevice(&dev), "cudaGetDevice"); !s.ok()) return s;
+  *dev_out = dev;
   if (dev >= 0 && dev < 64 && cc_cache[dev].load(std::memory_order_relaxed) != 0) {
     *cc = cc_cache[dev].load(std::memory_order_relaxed);
     return {};
@@ -44,6 +47,8 @@ status current_cc(int* cc) {
   if (dev >= 0 && dev < 64) cc_cache[dev].store(*cc, std::memory_order_relaxed);
   return {};
 }
+
+namespace {
 
 // The device entry takes only memory the GPU can address with the same pointer.
 status check_device_pointer(const void* p, const char* which) {
@@ -74,8 +79,8 @@ status run_variant(const variant_info& v, std::size_t index, const void* in, voi
                         v.name, d.elem_size);
   if (device_count() == 0)
     return status::make(status_code::no_device, "no CUDA device is available");
-  int cc = 0;
-  if (status s = current_cc(&cc); !s.ok()) return s;
+  int dev = 0, cc = 0;
+  if (status s = current_device(&dev, &cc); !s.ok()) return s;
   if (cc < v.min_cc)
     return status::make(status_code::unsupported_variant, "variant %s needs compute capability %d.%d (device has %d.%d)",
                         v.name, v.min_cc / 10, v.min_cc % 10, cc / 10, cc % 10);
@@ -123,10 +128,10 @@ status execute(const plan& p, const void* in, void* out, cudaStream_t stream) no
                                                  cudaMemcpyDeviceToDevice, stream),
                                  "cudaMemcpyAsync");
     case algorithm::transpose_2d: {
-      int cc = 0;
-      if (status s = detail::current_cc(&cc); !s.ok()) return s;
+      int dev = 0, cc = 0;
+      if (status s = detail::current_device(&dev, &cc); !s.ok()) return s;
       // The policy's default variant: `best` where it is built and measured.
-      return std::string_view(detail::default_variant(cc, p.in.elem_size)) == "best"
+      return detail::default_kernel_for(cc, p.in.elem_size) == detail::default_kernel::best
                  ? detail::launch_best(in, out, p.desc, {}, stream)
                  : detail::launch_tiled_padded(in, out, p.desc, {}, stream);
     }
@@ -137,8 +142,9 @@ status execute(const plan& p, const void* in, void* out, cudaStream_t stream) no
 }
 
 status transpose(const void* in, void* out, const matrix_desc& desc, cudaStream_t stream) noexcept {
-  // Validate first so that a bad call reports its own status even without a GPU.
-  if (status s = detail::validate(in, out, desc, false); !s.ok() || detail::empty(desc)) return s;
+  // Shape rules first (a bad call reports its own status even without a GPU); the
+  // pointers are execute's.
+  if (status s = detail::validate_desc(desc, false); !s.ok() || detail::empty(desc)) return s;
   plan p;
   if (status s = detail::plan_for(desc, &p); !s.ok()) return s;
   return execute(p, in, out, stream);

@@ -7,13 +7,15 @@
 
 namespace xpose::detail {
 
-/// Variant run by xpose::transpose() for a device of compute capability `cc`
-/// (major*10+minor) and `elem_size`-byte elements.
-constexpr const char* default_variant(int cc, int /*elem_size*/) {
+/// What xpose::transpose() / execute() run for a 2-D plan on a device of compute
+/// capability `cc` (major*10+minor) with `elem_size`-byte elements.
+enum class default_kernel { best, tiled_padded };
+
+constexpr default_kernel default_kernel_for(int cc, int /*elem_size*/) {
   // `best` for every element size on the architectures it is built and tested for
   // (sm_80, sm_90): on the H200 it beats tiled_padded on every case of the comparison
   // (docs/RESULTS.md, "Fast path (best)"). Older devices keep the padded tile.
-  return cc >= 80 ? "best" : "tiled_padded";
+  return cc >= 80 ? default_kernel::best : default_kernel::tiled_padded;
 }
 
 /// Tile of `best`'s tiled kernel for E-byte elements: `rows` input rows x `chunks`

@@ -163,23 +163,27 @@ status make_plan(const layout& in, const layout& out, const int* axes, int naxes
 
 namespace detail {
 
+status check_pointers(const void* in, index_t in_bytes, const void* out, index_t out_bytes, int elem_size,
+                      int align) noexcept {
+  if (in == nullptr || out == nullptr)
+    return status::make(sc::null_pointer, "%s pointer is null for a non-empty transpose", in ? "output" : "input");
+  const auto pi = reinterpret_cast<std::uintptr_t>(in), po = reinterpret_cast<std::uintptr_t>(out);
+  const auto es = static_cast<unsigned>(align > 0 && align < elem_size ? align : elem_size);
+  if (pi % es != 0 || po % es != 0)
+    return status::make(sc::misaligned, "%s pointer %p is not aligned to %u bytes (%d-byte elements)",
+                        pi % es ? "input" : "output", pi % es ? in : out, es, elem_size);
+  if (pi > UINTPTR_MAX - static_cast<std::uintptr_t>(in_bytes) ||
+      po > UINTPTR_MAX - static_cast<std::uintptr_t>(out_bytes))
+    return status::make(sc::size_overflow, "the extent of input or output wraps the address space");
+  if (ranges_overlap(in, in_bytes, out, out_bytes))
+    return status::make(sc::overlap, "input [%p, +%lld B) and output [%p, +%lld B) overlap", in,
+                        (long long)in_bytes, out, (long long)out_bytes);
+  return {};
+}
+
 status check_plan_pointers(const plan& p, const void* in, void* out, int align) noexcept {
   if (p.count == 0) return {};
-  if (in == nullptr || out == nullptr)
-    return status::make(sc::null_pointer, "%s pointer is null for %lld elements", in ? "output" : "input",
-                        (long long)p.count);
-  const auto pi = reinterpret_cast<std::uintptr_t>(in), po = reinterpret_cast<std::uintptr_t>(out);
-  const auto es = static_cast<unsigned>(align > 0 && align < p.in.elem_size ? align : p.in.elem_size);
-  if (pi % es != 0 || po % es != 0)
-    return status::make(sc::misaligned, "%s pointer %p is not aligned to its %u-byte elements",
-                        pi % es ? "input" : "output", pi % es ? in : static_cast<const void*>(out), es);
-  if (pi > UINTPTR_MAX - static_cast<std::uintptr_t>(p.in_bytes) ||
-      po > UINTPTR_MAX - static_cast<std::uintptr_t>(p.out_bytes))
-    return status::make(sc::size_overflow, "the extent of input or output wraps the address space");
-  if (ranges_overlap(in, p.in_bytes, out, p.out_bytes))
-    return status::make(sc::overlap, "input [%p, +%lld B) and output [%p, +%lld B) overlap", in,
-                        (long long)p.in_bytes, static_cast<const void*>(out), (long long)p.out_bytes);
-  return {};
+  return check_pointers(in, p.in_bytes, out, p.out_bytes, p.in.elem_size, align);
 }
 
 }  // namespace detail

@@ -153,26 +153,11 @@ status access_path(const void* in, void* out, const matrix_desc& d, int access, 
   return tile_path<E, E, access_tile>(in, out, d, tg);
 }
 
-// Compute capability of device `dev`, cached per device.
-int device_cc(int dev) {
-  static std::atomic<int> cache[64];
-  if (dev < 0 || dev >= 64) return 90;
-  int cc = cache[dev].load(std::memory_order_relaxed);
-  if (cc == 0) {
-    int major = 0, minor = 0;
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-    cc = major * 10 + minor;
-    cache[dev].store(cc, std::memory_order_relaxed);
-  }
-  return cc;
-}
-
 template <int E>
 status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream_t stream, bool candidate) {
-  int dev = 0;
-  if (status s = cuda_status(cudaGetDevice(&dev), "cudaGetDevice"); !s.ok()) return s;
-  const target tg{dev, device_cc(dev), stream, candidate};
+  int dev = 0, cc = 0;
+  if (status s = current_device(&dev, &cc); !s.ok()) return s;
+  const target tg{dev, cc, stream, candidate};
   const best_choice c = best_path_for(d, reinterpret_cast<std::uintptr_t>(in), reinterpret_cast<std::uintptr_t>(out),
                                       tg.cc, candidate);
   switch (c.path) {

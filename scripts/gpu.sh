@@ -6,7 +6,7 @@
 # usage: scripts/gpu.sh STEP...
 #   ctest:LABELS     ctest --preset h200 -L 'LABELS' (LABELS: cpu|gpu|fuzz|python|sanitize|dist, '|'-joined)
 #   python           pip-installs the package for sm_90, then pytest tests/python (label python)
-#   lab | model | best | sweep[:DTYPES] | sweep-ab[:DTYPES[:CLASSES]] | sweep-torch | ttc[:DTYPES] | inplace[:KINDS] | dist | dist-torch |
+#   lab | model | best | sweep[:DTYPES] | sweep-ab[:DTYPES[:CLASSES]] | sweep-graph | host-overhead | sweep-torch | ttc[:DTYPES] | inplace[:KINDS] | dist | dist-torch |
 #   ttc-torch:DTYPE | librett | baseline | fuzz | sanitizers | compare
 #                    benchmarks and long checks (see the step functions below)
 # env: OUT (default /tmp/out), JOBS (default nproc), PRESET (default h200), STEP_TIMEOUT (s, default 300),
@@ -139,6 +139,9 @@ for step in "$@"; do
                  tail -3 "$L/ttc_torch_${step#ttc-torch:}.log" >>"$L/summary.txt" ;;
     librett) step_librett ;;
     baseline) step_baseline ;;
+    sweep-graph) md sweep_graph sweep --graph --class tiny --reps 20 ;;
+    host-overhead) run host_overhead python3 bench/host_overhead.py --json "$L/host_overhead.json"  # after step python
+                   tail -20 "$L/host_overhead.log" >>"$L/summary.txt" ;;
     sweep-torch) run sweep_torch python3 bench/sweep_torch.py --bench "$B"; tail -60 "$L/sweep_torch.log" >>"$L/summary.txt" ;;
     ttc) run ttc "$B" ttc --dtype f32,f16,f64; tail -12 "$L/ttc.log" >>"$L/summary.txt" ;;
     ttc:*) run "ttc_${step#ttc:}" "$B" ttc --dtype "${step#ttc:}"; tail -12 "$L/ttc_${step#ttc:}.log" >>"$L/summary.txt" ;;

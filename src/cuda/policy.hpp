@@ -58,6 +58,12 @@ constexpr best_tile best_tile_for(int elem_size) {
   }
 }
 
+/// Candidate (best_next): 1-byte elements in 128-row tiles (8 loads per thread, the
+/// realigning tile's geometry) instead of 256: a 32 MiB square has 4x more tiles,
+/// so the last wave of 256-row tiles (529 tiles on 132 SMs at 5760^2) does not idle
+/// the GPU (docs/RESULTS.md "Shape classes (issue 12)", squares).
+constexpr best_tile best_tile_half_for(int /*elem_size*/) { return {128, 16, 256, 8, 2}; }
+
 /// Tile for the narrow-access path (A < 16: a pointer, leading dimension or stride
 /// not 16-byte aligned). One-byte elements halve the tile: the full tile's single-byte
 /// loads spilled at any register cap.
@@ -125,6 +131,7 @@ enum class best_path : int {
   tile_narrow,   ///< 16-byte tile, 128-byte-row geometry (1-2 byte elements)
   realign,       ///< realigning tile (best_realign.cuh): element-aligned rows, 16-byte accesses
   tile_access,   ///< tile with A-byte accesses, A = the alignment (< 16)
+  tile_half,     ///< 16-byte tile of 1-byte elements with half the rows (best_tile_half_for)
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -138,6 +145,7 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::tile_narrow: return "tile_narrow";
     case best_path::realign: return "realign";
     case best_path::tile_access: return "tile_access";
+    case best_path::tile_half: return "tile_half";
   }
   return "?";
 }
@@ -272,7 +280,7 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   switch (best_shape_for(d.elem_size, d.rows, d.cols)) {
     case best_shape::few_rows: return {best_path::tile_few_rows, 16, 0};
     case best_shape::narrow: return {best_path::tile_narrow, 16, 0};
-    default: return {best_path::tile, 16, 0};
+    default: return {candidate && E == 1 ? best_path::tile_half : best_path::tile, 16, 0};
   }
 }
 

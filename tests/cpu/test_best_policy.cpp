@@ -42,6 +42,12 @@ TEST(BestPolicy, EveryTileShapeFitsTheKernels) {
     for (best_shape s : {best_shape::few_rows, best_shape::narrow})
       if (E <= 2) EXPECT_TRUE(best_tile_valid(E, best_tile_shaped(E, s), false)) << E;
   }
+  EXPECT_TRUE(best_tile_valid(1, best_tile_half_for(1), false));
+  // The candidate table sends 1-byte standard tiles to the half tile; the current one does not.
+  const auto sq = xpose::matrix_desc::packed(5760, 5760, 1);
+  EXPECT_EQ(best_path_for(sq, 0, 0, 90, false).path, best_path::tile);
+  EXPECT_EQ(best_path_for(sq, 0, 0, 90, true).path, best_path::tile_half);
+  EXPECT_EQ(best_path_for(xpose::matrix_desc::packed(5760, 5760, 2), 0, 0, 90, true).path, best_path::tile);
   // valid() can fail: chunks < 8, threads not a multiple of chunks, realign groups across warps.
   EXPECT_FALSE(best_tile_valid(4, best_tile{64, 4, 256, 16, 1}, false));
   EXPECT_FALSE(best_tile_valid(4, best_tile{64, 16, 250, 16, 1}, false));

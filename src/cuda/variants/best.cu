@@ -80,12 +80,13 @@ const void* input_end(const void* in, const matrix_desc& d) {
 }
 
 // Which table entry a tile path uses (C++17: a tile cannot be a template argument).
-enum tile_kind { standard_tile, few_rows_tile, narrow_tile, access_tile };
+enum tile_kind { standard_tile, few_rows_tile, narrow_tile, access_tile, half_tile };
 template <int E, int K>
 constexpr best_tile tile_of() {
   if constexpr (K == few_rows_tile) return best_tile_shaped(E, best_shape::few_rows);
   else if constexpr (K == narrow_tile) return best_tile_shaped(E, best_shape::narrow);
   else if constexpr (K == access_tile) return best_tile_narrow_for(E);
+  else if constexpr (K == half_tile) return best_tile_half_for(E);
   else return best_tile_for(E);
 }
 
@@ -179,6 +180,9 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       if constexpr (E <= 2) return tile_path<E, 16, narrow_tile>(in, out, d, tg);
       break;
     case best_path::tile: return tile_path<E, 16, standard_tile>(in, out, d, tg);
+    case best_path::tile_half:
+      if constexpr (E == 1) return tile_path<E, 16, half_tile>(in, out, d, tg);
+      break;
   }
   return status::make(status_code::unsupported_variant, "best: path %s has no %d-byte kernel",
                       best_path_name(c.path), E);

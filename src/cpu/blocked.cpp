@@ -154,15 +154,8 @@ constexpr tile_shape tile_for(int es) {
 }
 constexpr index_t max_tile_bytes = 32 << 10;
 
-// Pulls a tile's input rows towards L2 while the current tile is being worked on:
-// the hardware prefetchers do not follow dozens of short row segments.
 inline void prefetch_rows(const byte* src, index_t lds, index_t rows, index_t row_bytes) {
-#if defined(__GNUC__) || defined(__clang__)
-  for (index_t i = 0; i < rows; ++i)
-    for (index_t b = 0; b < row_bytes; b += 64) __builtin_prefetch(src + i * lds + b, 0, 2);
-#else
-  (void)src, (void)lds, (void)rows, (void)row_bytes;
-#endif
+  for (index_t i = 0; i < rows; ++i) cpu::prefetch_run(src + i * lds, row_bytes);
 }
 
 void run_tiled(layout L, int threads) {
@@ -201,15 +194,18 @@ void run_tiled(layout L, int threads) {
     return tile{L.src(b, r0, c0), L.dst(b, r0, c0), r1 - r0, std::min(TC, L.cols - c0)};
   };
 
+  const bool direct = !L.stream && !cpu::crowds_l1_sets(L.ldd);
   // Tiles run row strip by row strip (column tiles fastest), so each thread reads
   // input rows front to back.
   for_items(total, threads, L.stream, [&](index_t t) {
     alignas(64) byte staged_out[max_tile_bytes];  // (TC, TR) transposed tile
     alignas(64) byte staged_in[max_tile_bytes];   // (TR, TC) input tile
     const tile x = tile_at(t);
-    if (L.stream && t + 1 < total) {
+    if (t + 1 < total) {  // the next tile's rows (and its output rows, when written in place)
       const tile next = tile_at(t + 1);
       prefetch_rows(next.src, L.lds, next.rows, next.cols * es);
+      if (!L.stream)
+        for (index_t j = 0; j < next.cols; ++j) cpu::prefetch_run_w(next.dst + j * L.ldd, next.rows * es);
     }
     const byte* src = x.src;
     index_t ls = L.lds;
@@ -219,6 +215,9 @@ void run_tiled(layout L, int threads) {
       src = staged_in;
       ls = TC * es;
     }
+    // Without streaming the tile goes straight to the output, unless its rows crowd
+    // into a few L1 sets.
+    if (direct) return L.k->block[L.e](src, ls, x.dst, L.ldd, x.rows, x.cols);
     const index_t ldt = whole ? L.rows * es : TR * es;
     L.k->block[L.e](src, ls, staged_out, ldt, x.rows, x.cols);
     if (whole) return L.copy_out(x.dst, staged_out, x.cols * ldt);

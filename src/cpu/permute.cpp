@@ -124,10 +124,16 @@ unit_tiles plan_unit_tiles(const plan& p, int lvl, index_t unit, index_t E) {
   return u;
 }
 
-// The transpose of a rows x cols block of W-byte elements (W > 16: kept rows).
+// The transpose of a rows x cols block of W-byte elements (W > 16: kept rows), in
+// G-byte pieces (G divides W) that the compiler moves inline, not by memcpy calls.
+template <int G>
 void wide_block(const byte* s, index_t lds, byte* d, index_t ldd, index_t rows, index_t cols, index_t W) {
   for (index_t c = 0; c < cols; ++c)
-    for (index_t r = 0; r < rows; ++r) std::memcpy(d + c * ldd + r * W, s + r * lds + c * W, static_cast<std::size_t>(W));
+    for (index_t r = 0; r < rows; ++r) {
+      const byte* from = s + r * lds + c * W;
+      byte* to = d + c * ldd + r * W;
+      for (index_t q = 0; q < W; q += G) std::memcpy(to + q, from + q, G);
+    }
 }
 
 // Runs the tiles of u; `outer` enumerates every other dim (offsets in plan elements of E bytes).
@@ -138,7 +144,10 @@ void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out
   const int e = W == 1 ? 0 : W == 2 ? 1 : W == 4 ? 2 : W == 8 ? 3 : W == 16 ? 4 : -1;
   auto block = [&](const byte* s, index_t lds, byte* d, index_t ldd, index_t rows, index_t cols) {
     if (e >= 0) k.block[e](s, lds, d, ldd, rows, cols);
-    else wide_block(s, lds, d, ldd, rows, cols, W);
+    else if (W % 16 == 0) wide_block<16>(s, lds, d, ldd, rows, cols, W);
+    else if (W % 8 == 0) wide_block<8>(s, lds, d, ldd, rows, cols, W);
+    else if (W % 4 == 0) wide_block<4>(s, lds, d, ldd, rows, cols, W);
+    else wide_block<1>(s, lds, d, ldd, rows, cols, W);
   };
   const index_t tiles = u.ni * u.nj, total = outer.count() * tiles;
   if (moved < (index_t{256} << 10)) threads = 1;  // no fork/join for small work
@@ -168,22 +177,33 @@ void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out
         for (index_t j = n.j0; j < n.j0 + n.tj; ++j) cpu::prefetch_run(in_row(n.src, j), n.ti * W);
         for (index_t i = n.i0; i < n.i0 + n.ti; ++i) cpu::prefetch_run_w(out_row(n.dst, i), n.tj * W);
       }
-      // Input rows: one run of evenly spaced rows, or gathered.
-      const byte* rows = in_row(x.src, x.j0);
-      index_t lds = u.isB0;
-      if (x.j0 % u.nB0 + x.tj > u.nB0) {
+      // Input rows: runs of evenly spaced rows (one b1 each), or gathered when the
+      // runs are shorter than a micro-tile.
+      const bool gather = x.j0 % u.nB0 + x.tj > u.nB0 && u.nB0 < 16;
+      if (gather)
         for (index_t j = 0; j < x.tj; ++j)
           std::memcpy(gathered + j * x.ti * W, in_row(x.src, x.j0 + j), static_cast<std::size_t>(x.ti * W));
-        rows = gathered, lds = x.ti * W;
+      // Output rows: straight to the output, in runs of evenly spaced rows (one a1
+      // each), unless they crowd L1 sets: then staged and copied out row by row.
+      const bool stage = cpu::crowds_l1_sets(u.osA0);
+      for (index_t j = 0; j < x.tj;) {
+        const index_t nj = gather ? x.tj : std::min(x.tj - j, u.nB0 - (x.j0 + j) % u.nB0);
+        const byte* rows = gather ? gathered : in_row(x.src, x.j0 + j);
+        const index_t lds = gather ? x.ti * W : u.isB0;
+        if (stage) {
+          block(rows, lds, staged + j * W, x.tj * W, nj, x.ti);
+        } else {
+          for (index_t i = 0; i < x.ti;) {
+            const index_t ni = std::min(x.ti - i, u.nA0 - (x.i0 + i) % u.nA0);
+            block(rows + i * W, lds, out_row(x.dst, x.i0 + i) + j * W, u.osA0, nj, ni);
+            i += ni;
+          }
+        }
+        j += nj;
       }
-      // Output rows: straight to the output when evenly spaced (one a1), else staged.
-      if (x.i0 % u.nA0 + x.ti <= u.nA0 && !cpu::crowds_l1_sets(u.osA0)) {
-        block(rows, lds, out_row(x.dst, x.i0), u.osA0, x.tj, x.ti);
-        continue;
-      }
-      block(rows, lds, staged, x.tj * W, x.tj, x.ti);
-      for (index_t i = 0; i < x.ti; ++i)
-        std::memcpy(out_row(x.dst, x.i0 + i), staged + i * x.tj * W, static_cast<std::size_t>(x.tj * W));
+      if (stage)
+        for (index_t i = 0; i < x.ti; ++i)
+          std::memcpy(out_row(x.dst, x.i0 + i), staged + i * x.tj * W, static_cast<std::size_t>(x.tj * W));
     }
   }
 }

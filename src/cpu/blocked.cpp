@@ -141,8 +141,8 @@ struct tile_shape {
 // segments of 256-512 bytes (whole lines for the streaming stores), input segments
 // of 128-512 bytes. One-byte micro-tiles read 32 rows that, at a power-of-two
 // leading dimension, share one L1 set (8 ways) and thrash, so that size first copies
-// its input rows contiguously; for 2 bytes (16 rows) the extra copy cost more than
-// it saved.
+// its input rows contiguously when the pitch crowds the sets; for 2 bytes (16 rows)
+// the extra copy cost more than it saved.
 constexpr tile_shape tile_for(int es) {
   switch (es) {
     case 1: return {128, 128, true};
@@ -195,6 +195,7 @@ void run_tiled(layout L, int threads) {
   };
 
   const bool direct = !L.stream && !cpu::crowds_l1_sets(L.ldd);
+  const bool stage_in = shape.stage_input && cpu::crowds_l1_sets(L.lds);  // the same conflict on the read side
   // Tiles run row strip by row strip (column tiles fastest), so each thread reads
   // input rows front to back.
   for_items(total, threads, L.stream, [&](index_t t) {
@@ -209,7 +210,7 @@ void run_tiled(layout L, int threads) {
     }
     const byte* src = x.src;
     index_t ls = L.lds;
-    if (shape.stage_input) {
+    if (stage_in) {
       for (index_t i = 0; i < x.rows; ++i)
         std::memcpy(staged_in + i * TC * es, x.src + i * L.lds, static_cast<std::size_t>(x.cols * es));
       src = staged_in;

@@ -145,7 +145,7 @@ struct tile_shape {
 // the extra copy cost more than it saved.
 constexpr tile_shape tile_for(int es) {
   switch (es) {
-    case 1: return {128, 128, true};
+    case 1: return {256, 128, true};  // 256-byte output pieces: 8192^2 u8 and 19771x6789 u8 ~10% faster than 128x128
     case 2: return {128, 128, false};
     case 4: return {64, 128, false};
     case 8: return {32, 64, false};

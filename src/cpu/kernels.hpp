@@ -27,6 +27,36 @@ struct kernel_set {
   const char* target;  ///< Highway's name of the dispatched target
 };
 
+/// Pulls `bytes` at p towards L2 while other work runs: the hardware prefetchers do
+/// not follow dozens of short row segments (docs/RESULTS.md "CPU backend").
+inline void prefetch_run(const byte* p, index_t bytes) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  for (index_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b, 0, 2);
+#else
+  (void)p, (void)bytes;
+#endif
+}
+/// The same for lines about to be written (fetched for ownership).
+inline void prefetch_run_w(byte* p, index_t bytes) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  for (index_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b, 1, 2);
+#else
+  (void)p, (void)bytes;
+#endif
+}
+
+/// Whether rows `pitch` bytes apart crowd into a few L1 sets (4 KiB of sets, 8 ways):
+/// a tile written straight at such a pitch evicts its own lines between micro-tile
+/// columns, so it is staged and copied out instead (512^2 f32: 2x slower direct).
+constexpr bool crowds_l1_sets(index_t pitch) noexcept {
+  index_t a = pitch < 0 ? -pitch : pitch, b = 4096;
+  while (b) {
+    const index_t t = a % b;
+    a = b, b = t;
+  }
+  return a >= 1024;  // rows fall on at most 4 set groups
+}
+
 /// The kernels of the best target this CPU supports (chosen once, thread-safe).
 const kernel_set& kernels() noexcept;
 

@@ -106,6 +106,7 @@ HWY_INLINE void micro_tile(D d, const byte* s, index_t lds, byte* o, index_t ldd
 // fringes go to half-width tiles, down to single elements.
 template <int ES, std::size_t bytes>
 void block_of(const byte* s, index_t lds, byte* o, index_t ldd, index_t rows, index_t cols) {
+  if (rows <= 0 || cols <= 0) return;  // fringes of tiny matrices: no empty recursion
   if constexpr (ES > 8 || bytes < 2 * ES || !XPOSE_HWY_VECTORS) {
     scalar_block<ES>(s, lds, o, ldd, rows, cols);
   } else {

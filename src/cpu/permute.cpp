@@ -4,6 +4,7 @@
 // Assumes a validated, non-empty plan and checked pointers.
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -12,11 +13,12 @@
 #include "../core/core.hpp"
 #include "../core/elem.hpp"
 #include "../internal.hpp"
+#include "kernels.hpp"
 
 namespace xpose::detail {
 namespace {
 
-using byte = unsigned char;
+using cpu::byte;
 
 // Offsets of a flat index over `r` dims (outermost first), walked by next().
 struct odometer {
@@ -67,25 +69,191 @@ void parallel_memcpy(byte* dst, const byte* src, index_t bytes, int threads) {
     std::memcpy(dst + c * chunk, src + c * chunk, static_cast<std::size_t>(std::min(chunk, bytes - c * chunk)));
 }
 
-// Identity order with the last dim shared: rows of L elements.
+// Unit-stride permutations as 2-D tiles. A tile element is W bytes: one element
+// (permute_nd: the input's fastest dim A0 and the output's B0 both contiguous), or a
+// whole kept row of a strided copy (A0, B0 the next dims, each continuing the row's
+// run on its side). A short A0 (or B0) is fused with the dim that continues its run
+// (A1: the input's next dim; B1: the output's next), so that tile sides are whole
+// lines: tile element (j, i) is input  i W + b0 isB0 + b1 isB1 (i = a1 nA0 + a0)
+// and output j W + a0 osA0 + a1 osA1 (j = b1 nB0 + b0), strides in bytes. Input rows
+// j that cross a b1 boundary are gathered into an L1 buffer first; the tile goes
+// straight to the output when its rows i are evenly spaced (one a1), else it is staged.
+struct unit_tiles {
+  int A0 = -1, A1 = -1, B0 = -1, B1 = -1;
+  index_t W = 0, nA0 = 0, nB0 = 0, NA = 0, NB = 0;
+  index_t isB0 = 0, isB1 = 0, osA0 = 0, osA1 = 0;  // bytes
+  index_t TI = 0, TJ = 0, ni = 0, nj = 0;         // tile sides (elements), tile counts
+};
+
+// Tile side for n elements: about `target` elements, whole micro-tiles (`edge`), the
+// tiles of one side about equal (75 -> 40 + 35 rather than 64 + 11).
+inline index_t tile_side(index_t n, index_t target, index_t edge) {
+  const index_t k = (n + target - 1) / target, even = (n + k - 1) / k;
+  return std::min(n, (even + edge - 1) / edge * edge);
+}
+
+// Tiles over input dim r - lvl (A0) and output dim r - lvl (B0), with tile elements
+// of `unit` plan elements of E bytes; A0 < 0 when the layout does not allow them.
+unit_tiles plan_unit_tiles(const plan& p, int lvl, index_t unit, index_t E) {
+  const int r = p.out.rank, d = r - lvl;
+  unit_tiles u{};
+  if (d < 0) return u;
+  int A = -1;
+  for (int k = 0; k < r; ++k)
+    if (p.axes[k] == d) A = k;
+  if (A == d || p.in.strides[d] != unit || p.out.strides[d] != unit) return u;
+  u.W = unit * E, u.B0 = d;
+  u.nA0 = p.out.extents[A], u.nB0 = p.out.extents[d];
+  u.isB0 = p.in.strides[p.axes[d]] * E, u.osA0 = p.out.strides[A] * E;
+  u.NA = u.nA0, u.NB = u.nB0;
+  // Side targets: 256 bytes (whole lines on both sides, tiles of 4..32 KiB, as the 2-D
+  // backend's macro tiles, docs/RESULTS.md "CPU backend (issue 13)"); wide elements
+  // (kept rows) 1 KiB, for fewer pages per tile.
+  const index_t W = u.W, side_bytes = W > 16 ? 1024 : 256;
+  const index_t target = W == 1 ? 128 : std::max<index_t>(4, side_bytes / W), edge = W >= 16 ? 1 : 32 / W;
+  constexpr index_t short_run = 256;  // bytes: fuse a dim shorter than this with the next
+  if (u.nA0 * W < short_run && d >= 1)
+    for (int k = 0; k < r; ++k)
+      if (p.axes[k] == d - 1 && k != d && p.in.strides[d - 1] == u.nA0 * unit)
+        u.A1 = k, u.osA1 = p.out.strides[k] * E, u.NA *= p.out.extents[k];
+  if (u.nB0 * W < short_run && d >= 1 && d - 1 != A && d - 1 != u.A1 && p.out.strides[d - 1] == u.nB0 * unit)
+    u.B1 = d - 1, u.isB1 = p.in.strides[p.axes[d - 1]] * E, u.NB *= p.out.extents[d - 1];
+  u.A0 = A;
+  u.TI = tile_side(u.NA, target, edge), u.TJ = tile_side(u.NB, target, edge);
+  u.ni = (u.NA + u.TI - 1) / u.TI, u.nj = (u.NB + u.TJ - 1) / u.TJ;
+  return u;
+}
+
+// The transpose of a rows x cols block of W-byte elements (W > 16: kept rows), in
+// G-byte pieces (G divides W) that the compiler moves inline, not by memcpy calls.
+template <int G>
+void wide_block(const byte* s, index_t lds, byte* d, index_t ldd, index_t rows, index_t cols, index_t W) {
+  for (index_t c = 0; c < cols; ++c)
+    for (index_t r = 0; r < rows; ++r) {
+      const byte* from = s + r * lds + c * W;
+      byte* to = d + c * ldd + r * W;
+      for (index_t q = 0; q < W; q += G) std::memcpy(to + q, from + q, G);
+    }
+}
+
+// Runs the tiles of u; `outer` enumerates every other dim (offsets in plan elements of E bytes).
+void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out, index_t E, index_t moved,
+                  int threads) {
+  const cpu::kernel_set& k = cpu::kernels();
+  const index_t W = u.W;
+  const int e = W == 1 ? 0 : W == 2 ? 1 : W == 4 ? 2 : W == 8 ? 3 : W == 16 ? 4 : -1;
+  auto block = [&](const byte* s, index_t lds, byte* d, index_t ldd, index_t rows, index_t cols) {
+    if (e >= 0) k.block[e](s, lds, d, ldd, rows, cols);
+    else if (W % 16 == 0) wide_block<16>(s, lds, d, ldd, rows, cols, W);
+    else if (W % 8 == 0) wide_block<8>(s, lds, d, ldd, rows, cols, W);
+    else if (W % 4 == 0) wide_block<4>(s, lds, d, ldd, rows, cols, W);
+    else wide_block<1>(s, lds, d, ldd, rows, cols, W);
+  };
+  const index_t tiles = u.ni * u.nj, total = outer.count() * tiles;
+  if (moved < (index_t{256} << 10)) threads = 1;  // no fork/join for small work
+  struct tile {
+    const byte* src;  // input row j0, element i0
+    byte* dst;        // output row i0 (a0, a1), element j0
+    index_t i0, j0, ti, tj;
+  };
+  auto tile_at = [&](odometer& o, index_t t) {
+    o.seek(t / tiles);
+    const index_t rem = t % tiles, j0 = (rem / u.ni) * u.TJ, i0 = (rem % u.ni) * u.TI;
+    return tile{in + o.in_off * E + i0 * W, out + o.out_off * E + j0 * W, i0, j0, std::min(u.TI, u.NA - i0),
+                std::min(u.TJ, u.NB - j0)};
+  };
+  auto in_row = [&](const byte* s, index_t j) { return s + (j % u.nB0) * u.isB0 + (j / u.nB0) * u.isB1; };
+  auto out_row = [&](byte* d, index_t i) { return d + (i % u.nA0) * u.osA0 + (i / u.nA0) * u.osA1; };
+#pragma omp parallel num_threads(threads) firstprivate(outer) if (threads > 1 && total > 1)
+  {
+    alignas(64) byte gathered[32 << 10];  // (TJ, TI) input rows
+    alignas(64) byte staged[32 << 10];    // (TI, TJ) output rows
+    odometer ahead = outer;
+#pragma omp for schedule(dynamic, 4)
+    for (index_t t = 0; t < total; ++t) {
+      const tile x = tile_at(outer, t);
+      if (t + 1 < total) {  // the next tile's rows, both sides, while this one is worked on
+        const tile n = tile_at(ahead, t + 1);
+        for (index_t j = n.j0; j < n.j0 + n.tj; ++j) cpu::prefetch_run(in_row(n.src, j), n.ti * W);
+        for (index_t i = n.i0; i < n.i0 + n.ti; ++i) cpu::prefetch_run_w(out_row(n.dst, i), n.tj * W);
+      }
+      // Input rows: runs of evenly spaced rows (one b1 each), or gathered when the
+      // runs are shorter than a micro-tile.
+      const bool gather = x.j0 % u.nB0 + x.tj > u.nB0 && u.nB0 < 16;
+      if (gather)
+        for (index_t j = 0; j < x.tj; ++j)
+          std::memcpy(gathered + j * x.ti * W, in_row(x.src, x.j0 + j), static_cast<std::size_t>(x.ti * W));
+      // Output rows: straight to the output, in runs of evenly spaced rows (one a1
+      // each), unless they crowd L1 sets: then staged and copied out row by row.
+      const bool stage = cpu::crowds_l1_sets(u.osA0);
+      for (index_t j = 0; j < x.tj;) {
+        const index_t nj = gather ? x.tj : std::min(x.tj - j, u.nB0 - (x.j0 + j) % u.nB0);
+        const byte* rows = gather ? gathered : in_row(x.src, x.j0 + j);
+        const index_t lds = gather ? x.ti * W : u.isB0;
+        if (stage) {
+          block(rows, lds, staged + j * W, x.tj * W, nj, x.ti);
+        } else {
+          for (index_t i = 0; i < x.ti;) {
+            const index_t ni = std::min(x.ti - i, u.nA0 - (x.i0 + i) % u.nA0);
+            block(rows + i * W, lds, out_row(x.dst, x.i0 + i) + j * W, u.osA0, nj, ni);
+            i += ni;
+          }
+        }
+        j += nj;
+      }
+      if (stage)
+        for (index_t i = 0; i < x.ti; ++i)
+          std::memcpy(out_row(x.dst, x.i0 + i), staged + i * x.tj * W, static_cast<std::size_t>(x.tj * W));
+    }
+  }
+}
+
+// The dims of a plan other than those in `skip`, as an odometer in the input's order
+// (largest input stride first), so that consecutive slices continue the input's runs.
+odometer outer_dims(const plan& p, std::initializer_list<int> skip) {
+  odometer o;
+  const int r = p.out.rank;
+  for (int j = 0; j < r; ++j)
+    for (int k = 0; k < r; ++k)
+      if (p.axes[k] == j && std::find(skip.begin(), skip.end(), k) == skip.end())
+        o.add(p.out.extents[k], p.in.strides[j], p.out.strides[k]);
+  return o;
+}
+
+// Identity order with the last dim shared: rows of L elements, in output order. The
+// input runs are scattered, which the hardware prefetchers do not follow: the rows
+// about 4 KiB ahead are prefetched (input for reading, output for writing).
 template <int E, bool Conj>
 void strided_copy(const plan& p, const byte* in, byte* out, int threads) {
   using T = typename uint_of<E>::type;
   const int r = p.out.rank;
-  odometer rows;
-  for (int k = 0; k < r - 1; ++k) rows.add(p.out.extents[k], p.in.strides[p.axes[k]], p.out.strides[k]);
   const index_t L = p.out.extents[r - 1], is = p.in.strides[r - 1], os = p.out.strides[r - 1];
   const bool runs = !Conj && is == 1 && os == 1;
+  if (runs && L * E < 256) {  // short rows: tiles of whole rows, fewer pages per line
+    const unit_tiles u = plan_unit_tiles(p, 2, L, E);
+    if (u.A0 >= 0) return permute_unit(u, outer_dims(p, {u.A0, u.A1, u.B0, u.B1, r - 1}), in, out, E, p.count * E, threads);
+  }
+  odometer rows;
+  for (int k = 0; k < r - 1; ++k) rows.add(p.out.extents[k], p.in.strides[p.axes[k]], p.out.strides[k]);
   const index_t nrows = rows.count();
   const index_t per = std::max<index_t>(1, (index_t{1} << 16) / (L * E));  // rows per work item
   const index_t items = (nrows + per - 1) / per;
+  const index_t ahead_rows = std::max<index_t>(1, (index_t{4} << 10) / (L * E));
 #pragma omp parallel for num_threads(threads) schedule(static) firstprivate(rows) if (items > 1)
   for (index_t w = 0; w < items; ++w) {
     const index_t r0 = w * per, r1 = std::min(nrows, r0 + per);
     rows.seek(r0);
+    odometer ahead = rows;
+    const bool prefetch = runs && r0 + ahead_rows < nrows;
+    if (prefetch) ahead.seek(r0 + ahead_rows);
     for (index_t row = r0; row < r1; ++row, rows.next()) {
       const T* s = reinterpret_cast<const T*>(in) + rows.in_off;
       T* d = reinterpret_cast<T*>(out) + rows.out_off;
+      if (prefetch && row + ahead_rows < nrows) {
+        cpu::prefetch_run(in + ahead.in_off * E, L * E);
+        cpu::prefetch_run_w(out + ahead.out_off * E, L * E);
+        ahead.next();
+      }
       if (runs) std::memcpy(d, s, static_cast<std::size_t>(L * E));
       else
         for (index_t c = 0; c < L; ++c) d[c * os] = pass<E, Conj>(s[c * is]);
@@ -93,56 +261,23 @@ void strided_copy(const plan& p, const byte* in, byte* out, int threads) {
   }
 }
 
-// One TS x TS tile with unit strides along A (input) and B (output): input rows
-// copied into an L1 buffer with contiguous loads, then written out row by row with
-// contiguous stores (the compiler vectorises both copies).
-template <int E, index_t TS>
-void unit_tile(const typename uint_of<E>::type* s, index_t isB, typename uint_of<E>::type* d, index_t osA,
-               index_t na, index_t nb) {
-  using T = typename uint_of<E>::type;
-  alignas(64) T tmp[TS][TS];  // (b, a)
-  if (na == TS && nb == TS) {  // full tile: constant trip counts, vectorised
-    for (index_t b = 0; b < TS; ++b)
-      for (index_t a = 0; a < TS; ++a) tmp[b][a] = s[b * isB + a];
-    for (index_t a = 0; a < TS; ++a)
-      for (index_t b = 0; b < TS; ++b) d[a * osA + b] = tmp[b][a];
-    return;
-  }
-  for (index_t b = 0; b < nb; ++b)
-    for (index_t a = 0; a < na; ++a) tmp[b][a] = s[b * isB + a];
-  for (index_t a = 0; a < na; ++a)
-    for (index_t b = 0; b < nb; ++b) d[a * osA + b] = tmp[b][a];
-}
-
 // General permutation: A is the input's fastest dim, B the output's; every other
 // dim is outer, enumerated in the input's order (largest input stride first), so
-// consecutive slices continue the input's contiguous runs (the reads are the
-// fragmented side: rows of nA elements, isB apart). Threads take contiguous ranges
-// of (slice, tile) work.
+// consecutive slices continue the input's contiguous runs.
 template <int E, bool Conj>
 void permute_nd(const plan& p, const byte* in, byte* out, int threads) {
   using T = typename uint_of<E>::type;
   constexpr index_t TS = E >= 8 ? 8 : 64 / E;  // a tile row is >= one 64-byte line
   const int r = p.out.rank, A = input_fastest(p), B = r - 1;
-  odometer outer;
-  for (int j = 0; j < r; ++j)  // input order
-    for (int k = 0; k < r; ++k)
-      if (p.axes[k] == j && k != A && k != B) outer.add(p.out.extents[k], p.in.strides[j], p.out.strides[k]);
-  const index_t nA = p.out.extents[A], nB = p.out.extents[B];
-  const index_t isA = p.in.strides[p.axes[A]], osA = p.out.strides[A];
-  const index_t isB = p.in.strides[p.axes[B]], osB = p.out.strides[B];
-  const bool unit = !Conj && isA == 1 && osB == 1;
-  // Big unit-stride slices: the 2-D backend's SIMD micro-kernels, one slice per call
-  // (a call costs a parallel region: only worth it for big slices).
-  if (unit && nA * nB >= (index_t{1} << 16) && isB >= nA && osA >= nB) {
-    matrix_desc d = matrix_desc::packed(nB, nA, E);
-    d.ld_in = isB, d.ld_out = osA;
-    const index_t n = outer.count();
-    outer.seek(0);
-    for (index_t o = 0; o < n; ++o, outer.next())
-      blocked_transpose(in + outer.in_off * E, out + outer.out_off * E, d, threads);
-    return;
+  const index_t isA = p.in.strides[p.axes[A]], osB = p.out.strides[B];
+  if (!Conj && isA == 1 && osB == 1) {
+    const unit_tiles u = plan_unit_tiles(p, 1, 1, E);
+    return permute_unit(u, outer_dims(p, {u.A0, u.A1, u.B0, u.B1}), in, out, E, p.count * E, threads);
   }
+  odometer outer = outer_dims(p, {A, B});
+  // Strided (or conjugating) fastest dims: element loops over TS x TS tiles.
+  const index_t nA = p.out.extents[A], nB = p.out.extents[B];
+  const index_t osA = p.out.strides[A], isB = p.in.strides[p.axes[B]];
   const index_t ta = (nA + TS - 1) / TS, tb = (nB + TS - 1) / TS, tiles = ta * tb;
   const index_t total = outer.count() * tiles;
 #pragma omp parallel num_threads(threads) firstprivate(outer) if (total > 1)
@@ -160,10 +295,8 @@ void permute_nd(const plan& p, const byte* in, byte* out, int threads) {
       const T* s = reinterpret_cast<const T*>(in) + outer.in_off + a0 * isA + b0 * isB;
       T* d = reinterpret_cast<T*>(out) + outer.out_off + a0 * osA + b0 * osB;
       const index_t na = std::min(TS, nA - a0), nb = std::min(TS, nB - b0);
-      if (unit) unit_tile<E, TS>(s, isB, d, osA, na, nb);
-      else
-        for (index_t a = 0; a < na; ++a)
-          for (index_t b = 0; b < nb; ++b) d[a * osA + b * osB] = pass<E, Conj>(s[a * isA + b * isB]);
+      for (index_t a = 0; a < na; ++a)
+        for (index_t b = 0; b < nb; ++b) d[a * osA + b * osB] = pass<E, Conj>(s[a * isA + b * isB]);
       if (++rem == tiles) rem = 0, outer.next();
     }
   }

@@ -68,6 +68,40 @@ TEST(PermuteHost, EveryAlgorithmAtSize) {
   check_case(c, false, 2, 13);
 }
 
+// The tiled CPU paths at sizes with many tiles: short fastest dims fused with the next
+// (tiles crossing fused-dim boundaries on both sides, gathered and segmented rows),
+// short kept rows as tile elements, and the same shapes padded (no fusion), for every
+// element size and both thread counts.
+TEST(PermuteHost, TiledGroupsAtSize) {
+  struct shape_axes {
+    int rank;
+    xpose::index_t ext[6];
+    int axes[6];
+  };
+  const shape_axes cases[] = {
+      {5, {6, 9, 7, 5, 28}, {4, 3, 2, 1, 0}},        // reversal, both sides fused
+      {6, {3, 5, 4, 6, 5, 28}, {2, 0, 4, 1, 5, 3}},  // output run continues into A
+      {4, {16, 9, 17, 96}, {3, 2, 1, 0}},            // B0 of 16 rows, segmented
+      {6, {5, 6, 5, 7, 9, 16}, {4, 1, 0, 3, 2, 5}},  // strided copy of short kept rows
+      {5, {7, 9, 10, 12, 11}, {1, 3, 2, 0, 4}},      // strided copy, odd kept rows
+      {3, {62, 35, 38}, {2, 1, 0}},                  // 3-D reversal, B fused
+  };
+  std::uint64_t seed = 40;
+  for (const auto& sa : cases)
+    for (int es : {1, 2, 4, 8, 16})
+      for (int pad : {0, 3}) {
+        perm_case c;
+        c.in = xpose::layout::packed(sa.rank, sa.ext, es);
+        for (int k = sa.rank - 2; k >= 0 && pad; --k) c.in.strides[k] = c.in.strides[k + 1] * sa.ext[k + 1] + pad;
+        for (int k = 0; k < sa.rank; ++k) c.axes[k] = sa.axes[k];
+        c.out = xpose::permuted_packed(c.in, c.axes, sa.rank);
+        for (int k = sa.rank - 2; k >= 0 && pad; --k)
+          c.out.strides[k] = c.out.strides[k + 1] * c.out.extents[k + 1] + pad;
+        check_case(c, false, 1 + static_cast<int>(seed % 2), seed);
+        ++seed;
+      }
+}
+
 TEST(PermuteHost, PackedEntryMatchesReference) {
   const xpose::index_t ext[3] = {5, 6, 7};
   const xpose::layout in = xpose::layout::packed(3, ext, 2);

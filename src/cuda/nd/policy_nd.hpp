@@ -3,6 +3,8 @@
 // dim) and the block size, with the constraints of a tile checked once in valid().
 #pragma once
 
+#include "../policy.hpp"  // best_tile, best_tile_valid: the vector tile reuses best's geometry
+
 namespace xpose::detail {
 
 struct nd_tile {
@@ -107,5 +109,41 @@ static_assert(nd_table_valid(), "every nd tile satisfies its constraints");
 /// block keeps up to 256 x 4 x 16 B = 16 KiB in flight (1 reverts to one unit per thread).
 constexpr int nd_copy_threads = 256;
 constexpr int nd_copy_units = 4;
+
+/// Kernels of permute_nd, for the same-run comparison of `xpose-bench ttc --ab`
+/// (src/cuda/nd/nd_candidate.hpp selects one at run time; internal, not public API):
+/// policy: nd_tile_kernel with the table above (scalar accesses, one dim per side);
+/// vtile: the vector tile kernel on packed sides (make_vtile_map, pack = true);
+/// vtile_flat: the same kernel with one dim per side (pack = false).
+/// Shapes vtile cannot move in 16-byte chunks, 1-byte elements and conjugation keep
+/// the policy kernel.
+enum class nd_kernel : int { policy = 0, vtile = 1, vtile_flat = 2 };
+inline constexpr int nd_kernel_count = 3;
+
+/// The library's default N-d kernel: the one switch to flip once the H200 has measured
+/// the candidates (docs/RESULTS.md, "N-d permutation (issue 17)").
+inline constexpr nd_kernel nd_kernel_default = nd_kernel::policy;
+
+constexpr const char* nd_kernel_name(nd_kernel k) {
+  switch (k) {
+    case nd_kernel::vtile: return "vtile";
+    case nd_kernel::vtile_flat: return "vtile_flat";
+    default: return "policy";
+  }
+}
+
+/// Tile of the vector tile kernel for E-byte elements (2 to 16 bytes): `best`'s 16-byte
+/// tile (rows along B, 16-byte chunks along A, policy.hpp), static shared memory.
+/// Unmeasured starting point: docs/RESULTS.md, "N-d permutation (issue 17)".
+constexpr best_tile nd_vtile_for(int elem_size) { return best_tile_for(elem_size); }
+
+constexpr bool nd_vtile_table_valid() {
+  for (int e = 2; e <= 16; e *= 2) {
+    const best_tile t = nd_vtile_for(e);
+    if (!best_tile_valid(e, t, false) || t.rows * t.chunks * 16 > 48 * 1024) return false;
+  }
+  return true;
+}
+static_assert(nd_vtile_table_valid(), "every vector tile fits static shared memory");
 
 }  // namespace xpose::detail

@@ -177,10 +177,14 @@ XPOSE_HD inline vtile_slot vtile_store_slot(int m) {
   return {C * K + h * KK, R * K};
 }
 
-/// Host: the packed tile map of a permute_nd plan for tiles of ta x tb elements. Each
-/// side takes the next dim of its side (contiguous there, not in the other group) while
-/// its tiles leave more than 1/32 of its combined extent idle; pack = false keeps one
-/// dim per side (the plain tile of the same kernel).
+/// Fraction of the slots of tiles of t elements that an extent n fills.
+inline double tile_fill(index_t n, int t) { return static_cast<double>(n) / static_cast<double>((n + t - 1) / t * t); }
+
+/// Host: the packed tile map of a permute_nd plan for tiles of ta x tb elements. The A
+/// group is a prefix of the input's dims (fastest first), the B group one of the
+/// output's, each contiguous on its side, the two disjoint; of these, the pair whose
+/// tiles leave the fewest slots idle (tile_fill of both sides), then the fewest dims.
+/// pack = false keeps one dim per side (the plain tile of the same kernel).
 template <class Map = vtile_map>
 inline Map make_vtile_map(const plan& p, int ta, int tb, bool pack) {
   using Div = decltype(Map{}.tiles_a);
@@ -189,21 +193,26 @@ inline Map make_vtile_map(const plan& p, int ta, int tb, bool pack) {
   const int r = p.out.rank;
   int out_of[layout::max_rank] = {};  // input dim -> output dim
   for (int k = 0; k < r; ++k) out_of[p.axes[k]] = k;
-  char side[layout::max_rank] = {};   // per input dim: 'a', 'b' or 0 (outer)
-  auto wasteful = [](index_t n, int t) { return ((n + t - 1) / t * t - n) * 32 > n; };
-  index_t na = p.in.extents[r - 1], nb = p.out.extents[r - 1];
   int ga = 1, gb = 1;
-  side[r - 1] = 'a', side[p.axes[r - 1]] = 'b';
-  while (pack && ga < r && wasteful(na, ta)) {
-    const int j = r - 1 - ga;  // next input dim
-    if (side[j] != 0 || p.in.strides[j] != p.in.extents[j + 1] * p.in.strides[j + 1]) break;
-    side[j] = 'a', na *= p.in.extents[j], ++ga;
+  index_t na = p.in.extents[r - 1], nb = p.out.extents[r - 1];
+  double best = tile_fill(na, ta) * tile_fill(nb, tb);
+  index_t a_ext = 1;
+  for (int i = 0; pack && i < r; ++i) {  // A group: input dims r-1 .. r-1-i
+    const int j = r - 1 - i;
+    if (out_of[j] == r - 1 || (i > 0 && p.in.strides[j] != p.in.extents[j + 1] * p.in.strides[j + 1])) break;
+    a_ext *= p.in.extents[j];
+    index_t b_ext = 1;
+    for (int h = 0; h < r; ++h) {  // B group: output dims r-1 .. r-1-h
+      const int k = r - 1 - h;
+      if (p.axes[k] >= j || (h > 0 && p.out.strides[k] != p.out.extents[k + 1] * p.out.strides[k + 1])) break;
+      b_ext *= p.out.extents[k];
+      const double f = tile_fill(a_ext, ta) * tile_fill(b_ext, tb);
+      if (f > best + 1e-12 || (f > best - 1e-12 && i + h + 2 < ga + gb)) best = f, ga = i + 1, gb = h + 1, na = a_ext, nb = b_ext;
+    }
   }
-  while (pack && gb < r && wasteful(nb, tb)) {
-    const int k = r - 1 - gb;  // next output dim
-    if (side[p.axes[k]] != 0 || p.out.strides[k] != p.out.extents[k + 1] * p.out.strides[k + 1]) break;
-    side[p.axes[k]] = 'b', nb *= p.out.extents[k], ++gb;
-  }
+  char side[layout::max_rank] = {};  // per input dim: 'a', 'b' or 0 (outer)
+  for (int i = 0; i < ga; ++i) side[r - 1 - i] = 'a';
+  for (int h = 0; h < gb; ++h) side[p.axes[r - 1 - h]] = 'b';
   m.ga = ga, m.gb = gb, m.n_a = na, m.n_b = nb;
   m.a_is = p.in.strides[r - 1], m.b_os = p.out.strides[r - 1];
   for (int i = 0; i < ga; ++i) {

@@ -13,6 +13,7 @@
 #include "core/core.hpp"
 #include "core/elem.hpp"
 #include "core/nd_map.hpp"
+#include "cuda/nd/nd_candidate.hpp"
 #include "cuda/nd/policy_nd.hpp"
 #include "permute_ref.hpp"
 #include "test_util.hpp"
@@ -191,9 +192,9 @@ TEST(NdPolicy, Side48ClassesWhereTheyWasteLess) {
 // then every micro-block's stores (vtile_store_slot: kk output rows of k elements)
 // write it out. The swizzled shared tile and the register micro-transposes between
 // them are best's (tests/cuda/test_best.cpp; the GPU tests run this kernel whole).
-template <int E, class Map>
+template <int E, int V, class Map>
 void emulate_vtile(const xpose::plan& p, bool pack, const unsigned char* in, unsigned char* out) {
-  constexpr best_tile bt = nd_vtile_for(E);
+  constexpr best_tile bt = nd_vtile_for(E, V);
   constexpr int k = 16 / E, NCH = bt.chunks, NT = bt.threads, TA = NCH * k, TB = bt.rows;
   constexpr int H = 16 / bt.micro_bytes, kk = bt.micro_bytes / E, RN = TB / k;
   constexpr int L = TB / (NT / NCH), MPT = RN * NCH * H / NT;
@@ -225,17 +226,24 @@ void emulate_vtile(const xpose::plan& p, bool pack, const unsigned char* in, uns
   }
 }
 
-// Runs the emulation when the kernel would (16-byte chunks possible; nullptr stands for
-// 16-byte aligned pointers); false when it would fall back to the policy kernel.
+// Runs the emulation of tile shape v (-1: the launcher's, nd_vtile_shape_for) when the
+// kernel would run (16-byte chunks possible; nullptr stands for 16-byte aligned
+// pointers); false when it would fall back to the policy kernel.
 template <class Map>
-bool emulate_vtile_any(const xpose::plan& p, bool pack, const unsigned char* in, unsigned char* out) {
+bool emulate_vtile_any(const xpose::plan& p, bool pack, const unsigned char* in, unsigned char* out, int v = -1) {
   const int E = p.in.elem_size;
   if (E < 2) return false;
-  const best_tile bt = nd_vtile_for(E);
+  if (v < 0) v = nd_vtile_shape_for(p, pack);
+  const best_tile bt = nd_vtile_for(E, v);
   if (!vtile_vector_ok(make_vtile_map<Map>(p, bt.chunks * 16 / E, bt.rows, pack), E, nullptr, nullptr)) return false;
   with_elem_size(E, [&](auto e) {
     constexpr int EE = decltype(e)::value;
-    if constexpr (EE >= 2) emulate_vtile<EE, Map>(p, pack, in, out);
+    static_assert(nd_vtile_shapes == 3, "one case per shape");
+    if constexpr (EE >= 2) {
+      if (v == 1) emulate_vtile<EE, 1, Map>(p, pack, in, out);
+      else if (v == 2) emulate_vtile<EE, 2, Map>(p, pack, in, out);
+      else emulate_vtile<EE, 0, Map>(p, pack, in, out);
+    }
   });
   return true;
 }
@@ -276,10 +284,11 @@ TEST(NdMap, VectorTileOnPackedAndFlatSidesRealisesThePermutation) {
     for (int pack = 0; pack < 2; ++pack)
       for (int wide = 0; wide < 2; ++wide) {
         std::vector<unsigned char> got(k.want.size(), 0xFF);
-        const bool did = wide ? emulate_vtile_any<vtile_map>(p, pack, k.in.data(), got.data())
-                              : emulate_vtile_any<vtile_map32>(p, pack, k.in.data(), got.data());
+        const int v = static_cast<int>(g() % nd_vtile_shapes);
+        const bool did = wide ? emulate_vtile_any<vtile_map>(p, pack, k.in.data(), got.data(), v)
+                              : emulate_vtile_any<vtile_map32>(p, pack, k.in.data(), got.data(), v);
         if (!did) continue;
-        ASSERT_EQ(got, k.want) << "iter " << iter << " es " << es << " pack " << pack << " wide " << wide;
+        ASSERT_EQ(got, k.want) << "iter " << iter << " es " << es << " pack " << pack << " wide " << wide << " v " << v;
         ++ran;
         const vtile_map m = make_vtile_map<vtile_map>(p, 64, 64, true);
         packed += pack && (m.ga > 1 || m.gb > 1);
@@ -343,6 +352,29 @@ TEST(NdMap, VectorTileGroupsOnTtcShapes) {
   EXPECT_EQ(m9.ga + m9.gb, 2);
   EXPECT_TRUE(vtile_vector_ok(m, 4, nullptr, nullptr));
   EXPECT_FALSE(vtile_vector_ok(m, 4, reinterpret_cast<const void*>(std::uintptr_t{8}), nullptr));
+  // Case 45 (f32): the 64x64 tile would leave half its rows idle on the 32-element B
+  // side (its neighbour went to A); the 32-row shape fills its slots.
+  const xpose::plan p45 = plan_of({15, 15, 32, 15, 15, 32}, {1, 4, 0, 5, 3, 2});
+  EXPECT_EQ(nd_vtile_shape_for(p45, true), 1);
+  // Packed sides and the shape choice fill >= 95% of the tile slots on these TTC cases
+  // (15, 30, 32, 45, 54, 56) in f32 and f64 (f16's 128- and 64-element sides leave a
+  // quarter of the slots idle on case 15's 96-element sides).
+  const std::vector<std::pair<std::vector<index_t>, std::vector<int>>> ttc = {
+      {{75, 96, 75, 96}, {3, 0, 2, 1}},           {{28, 48, 28, 28, 48}, {4, 0, 3, 2, 1}},
+      {{28, 352, 28, 4, 48}, {4, 0, 3, 2, 1}},    {{15, 15, 32, 15, 15, 32}, {1, 4, 0, 5, 3, 2}},
+      {{32, 15, 15, 15, 15, 32}, {5, 4, 3, 2, 1, 0}}, {{112, 15, 15, 15, 5, 32}, {5, 4, 3, 2, 1, 0}}};
+  for (const auto& [ext, axes] : ttc)
+    for (int es : {4, 8}) {
+      const int r = static_cast<int>(ext.size());
+      const xpose::layout in = xpose::layout::packed(r, ext.data(), es);
+      xpose::plan p;
+      ASSERT_TRUE(xpose::make_plan(in, xpose::permuted_packed(in, axes.data(), r), axes.data(), r, {}, &p).ok());
+      const best_tile t = nd_vtile_for(es, nd_vtile_shape_for(p, true));
+      const int ta = t.chunks * 16 / es, tb = t.rows;
+      const vtile_map mt = make_vtile_map<vtile_map>(p, ta, tb, true);
+      EXPECT_GE(tile_fill(mt.n_a, ta) * tile_fill(mt.n_b, tb), 0.95) << "rank " << r << " es " << es;
+      EXPECT_TRUE(vtile_vector_ok(mt, es, nullptr, nullptr));
+    }
 }
 
 }  // namespace

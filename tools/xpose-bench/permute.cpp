@@ -338,7 +338,8 @@ int run_specs(const std::vector<perm_spec>& specs, const std::vector<std::string
         std::printf(" %-8s", "ok");
         for (std::size_t k = 0; k < runs.size(); ++k) {
           const double frac = runs[k].ref_ms / runs[k].ms;
-          const bool fell_back = k > 0 && runs[k].kernel != xpose::detail::nd_kernel_name(static_cast<xpose::detail::nd_kernel>(k));
+          const bool fell_back = k > 0 && p.algo == xpose::algorithm::permute_nd &&
+                                 runs[k].kernel != xpose::detail::nd_kernel_name(static_cast<xpose::detail::nd_kernel>(k));
           std::printf(" %8.3f%s", frac, fell_back ? "*" : " ");
           fractions[k].push_back(frac);
           if (p.algo == xpose::algorithm::permute_nd) nd_fractions[k].push_back(frac);

@@ -62,10 +62,10 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 // vtile_map: row b of the tile is read at io + b_in(b0 + b) + a0, output row a written
 // at oo + a_out(a0 + a) + b0 (vtile_load_slot / vtile_store_slot, nd_map.hpp). Both
 // combined extents are multiples of k, so a chunk is whole or outside the tile.
-template <int E, class Map>
-__global__ void __launch_bounds__(nd_vtile_for(E).threads, nd_vtile_for(E).min_blocks)
+template <int E, int V, class Map>
+__global__ void __launch_bounds__(nd_vtile_for(E, V).threads, nd_vtile_for(E, V).min_blocks)
     nd_vtile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
-  constexpr best_tile bt = nd_vtile_for(E);
+  constexpr best_tile bt = nd_vtile_for(E, V);
   constexpr int NCH = bt.chunks, NT = bt.threads, MW = bt.micro_bytes;
   using geom = best::tile_geom<E, bt.rows, NCH, NT, MW>;
   constexpr int k = geom::k, TA = geom::TC, TB = bt.rows, RPS = geom::RPS, L = geom::L;
@@ -204,25 +204,36 @@ bool vtile_fits32(const Map& m) {
   return nd_index32 && fits32(m.tiles) && fits32(m.n_a) && fits32(m.n_b);
 }
 
-// The map of the vector tile for this plan, or false where its kernel cannot run it.
-bool vtile_plan(const plan& p, const void* in, const void* out, bool pack, vtile_map* m) {
+// The tile shape and map of the vector tile for this plan, or false where its kernel
+// cannot run it (1-byte elements, conjugation, chunks that 16-byte accesses cannot move).
+bool vtile_plan(const plan& p, const void* in, const void* out, bool pack, int* v, vtile_map* m) {
   const int E = p.in.elem_size;
   if (p.conjugate || E < 2) return false;
-  const best_tile bt = nd_vtile_for(E);
+  *v = nd_vtile_shape_for(p, pack);
+  const best_tile bt = nd_vtile_for(E, *v);
   *m = make_vtile_map<vtile_map>(p, bt.chunks * 16 / E, bt.rows, pack);
   return vtile_vector_ok(*m, E, in, out);
 }
 
-template <int E>
+template <int E, int V>
 status launch_vtile(const plan& p, const vtile_map& m, bool pack, const void* in, void* out, cudaStream_t stream) {
-  constexpr best_tile bt = nd_vtile_for(E);
+  constexpr best_tile bt = nd_vtile_for(E, V);
   if (vtile_fits32(m)) {
     const vtile_map32 m32 = make_vtile_map<vtile_map32>(p, bt.chunks * 16 / E, bt.rows, pack);
-    nd_vtile_kernel<E, vtile_map32><<<clamp_grid(m32.tiles, grid_limit), bt.threads, 0, stream>>>(m32, in, out);
+    nd_vtile_kernel<E, V, vtile_map32><<<clamp_grid(m32.tiles, grid_limit), bt.threads, 0, stream>>>(m32, in, out);
   } else {
-    nd_vtile_kernel<E, vtile_map><<<clamp_grid(m.tiles, grid_limit), bt.threads, 0, stream>>>(m, in, out);
+    nd_vtile_kernel<E, V, vtile_map><<<clamp_grid(m.tiles, grid_limit), bt.threads, 0, stream>>>(m, in, out);
   }
   return launch_status("permute_nd vector tile kernel launch");
+}
+
+template <int E>
+status launch_vtile_shaped(const plan& p, int v, const vtile_map& m, bool pack, const void* in, void* out,
+                           cudaStream_t stream) {
+  static_assert(nd_vtile_shapes == 3, "one case per shape");
+  if (v == 1) return launch_vtile<E, 1>(p, m, pack, in, out, stream);
+  if (v == 2) return launch_vtile<E, 2>(p, m, pack, in, out, stream);
+  return launch_vtile<E, 0>(p, m, pack, in, out, stream);
 }
 
 }  // namespace
@@ -233,17 +244,19 @@ nd_kernel nd_candidate() noexcept { return static_cast<nd_kernel>(g_nd_candidate
 nd_kernel nd_kernel_for(const plan& p, const void* in, const void* out) noexcept {
   const nd_kernel k = nd_candidate();
   vtile_map m;
-  if (k == nd_kernel::policy || !vtile_plan(p, in, out, k == nd_kernel::vtile, &m)) return nd_kernel::policy;
+  int v = 0;
+  if (k == nd_kernel::policy || !vtile_plan(p, in, out, k == nd_kernel::vtile, &v, &m)) return nd_kernel::policy;
   return k;
 }
 
 status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t stream) {
   if (const nd_kernel k = nd_candidate(); k != nd_kernel::policy) {
     vtile_map m;
-    if (vtile_plan(p, in, out, k == nd_kernel::vtile, &m)) {
+    int v = 0;
+    if (vtile_plan(p, in, out, k == nd_kernel::vtile, &v, &m)) {
       return with_elem_size(p.in.elem_size, [&](auto e) {
         constexpr int E = decltype(e)::value;
-        if constexpr (E >= 2) return launch_vtile<E>(p, m, k == nd_kernel::vtile, in, out, stream);
+        if constexpr (E >= 2) return launch_vtile_shaped<E>(p, v, m, k == nd_kernel::vtile, in, out, stream);
         else return launch_tiles<E, false>(p, in, out, stream);  // not reached: vtile_plan takes E >= 2
       });
     }

@@ -132,16 +132,27 @@ constexpr const char* nd_kernel_name(nd_kernel k) {
   }
 }
 
-/// Tile of the vector tile kernel for E-byte elements (2 to 16 bytes): `best`'s 16-byte
-/// tile (rows along B, 16-byte chunks along A, policy.hpp), static shared memory.
+/// Tiles of the vector tile kernel for E-byte elements (2 to 16 bytes), shape v:
+/// 0: `best`'s 16-byte tile (rows along B, 16-byte chunks along A; policy.hpp);
+/// 1: half its rows, 2: half its chunks (128 threads: the same loads per thread, twice
+/// the blocks per SM). The launcher takes the shape whose packed sides leave the fewest
+/// tile slots idle (nd_vtile_shape_for, nd_candidate.hpp). Static shared memory.
 /// Unmeasured starting point: docs/RESULTS.md, "N-d permutation (issue 17)".
-constexpr best_tile nd_vtile_for(int elem_size) { return best_tile_for(elem_size); }
+inline constexpr int nd_vtile_shapes = 3;
+constexpr best_tile nd_vtile_for(int elem_size, int v = 0) {
+  best_tile t = best_tile_for(elem_size);
+  if (v == 1) t.rows /= 2;
+  if (v == 2) t.chunks /= 2;
+  if (v != 0) t.threads /= 2, t.min_blocks *= 2;
+  return t;
+}
 
 constexpr bool nd_vtile_table_valid() {
-  for (int e = 2; e <= 16; e *= 2) {
-    const best_tile t = nd_vtile_for(e);
-    if (!best_tile_valid(e, t, false) || t.rows * t.chunks * 16 > 48 * 1024) return false;
-  }
+  for (int e = 2; e <= 16; e *= 2)
+    for (int v = 0; v < nd_vtile_shapes; ++v) {
+      const best_tile t = nd_vtile_for(e, v);
+      if (!best_tile_valid(e, t, false) || t.rows * t.chunks * 16 > 48 * 1024) return false;
+    }
   return true;
 }
 static_assert(nd_vtile_table_valid(), "every vector tile fits static shared memory");

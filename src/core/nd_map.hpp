@@ -255,6 +255,45 @@ inline bool vtile_vector_ok(const Map& m, int elem_size, const void* in, const v
   return ok;
 }
 
+/// Host: a strided_copy plan whose kept run (R elements of E bytes, unit strides both
+/// sides) is U = R*E/16 16-byte chunks, U in {1, 2, 4}, seen as a permutation of runs:
+/// rank r-1, strides in runs. False where it is not one (other strides not whole runs,
+/// the remaining fastest dims not contiguous runs on their side, or the same dim).
+inline bool runs_plan(const plan& p, plan* q, int* chunks) {
+  const int r = p.out.rank, E = p.in.elem_size;
+  if (p.algo != algorithm::strided_copy || p.conjugate || r < 3 || p.in.strides[r - 1] != 1 || p.out.strides[r - 1] != 1)
+    return false;
+  const index_t R = p.out.extents[r - 1];
+  if ((R * E) % 16 != 0 || (R * E / 16 != 1 && R * E / 16 != 2 && R * E / 16 != 4)) return false;
+  *q = p;
+  q->algo = algorithm::permute_nd;
+  q->in.rank = q->out.rank = r - 1;
+  q->count = p.count / R;
+  for (int k = 0; k < r - 1; ++k) {
+    if (p.in.strides[k] % R != 0 || p.out.strides[k] % R != 0) return false;
+    q->in.strides[k] = p.in.strides[k] / R, q->out.strides[k] = p.out.strides[k] / R;
+  }
+  *chunks = static_cast<int>(R * E / 16);
+  return q->axes[r - 2] != r - 2 && q->in.strides[r - 2] == 1 && q->out.strides[r - 2] == 1;
+}
+
+/// Slots of the run tile kernel (TA x TB runs of U chunks, NT threads): the j-th load of
+/// thread tid is chunk c of tile row b (run a = c / U), the j-th store chunk d of output
+/// row a (run b = d / U, chunk u = d % U of it).
+struct run_slot {
+  int row, col;
+};
+template <int TA, int TB, int U, int NT>
+XPOSE_HD inline run_slot run_load_slot(int tid, int j) {
+  const int q = tid + j * NT;
+  return {q / (TA * U), q % (TA * U)};
+}
+template <int TA, int TB, int U, int NT>
+XPOSE_HD inline run_slot run_store_slot(int tid, int j) {
+  const int q = tid + j * NT;
+  return {q / (TB * U), q % (TB * U)};
+}
+
 /// True when a map over n positions can use the 32-bit divisors: every divisor and
 /// every dividend of its decomposition is at most n.
 inline bool fits32(index_t n) { return n >= 1 && n <= static_cast<index_t>(0xffffffffu); }

@@ -377,4 +377,71 @@ TEST(NdMap, VectorTileGroupsOnTtcShapes) {
     }
 }
 
+// nd_run_tile_kernel<U> on the host, through the map of runs_plan: the loads
+// (run_load_slot) fill a poisoned tile of 16-byte chunks, the stores (run_store_slot)
+// write it out.
+template <int U, class Map>
+void emulate_run_tile(const xpose::plan& q, const unsigned char* in, unsigned char* out) {
+  constexpr int TA = nd_run_tile_a, TB = nd_run_tile_b(U), NT = nd_run_threads, per = TA * TB * U / NT;
+  const Map m = make_vtile_map<Map>(q, TA, TB, true);
+  std::vector<unsigned char> tile(static_cast<std::size_t>(TB * TA * U * 16));
+  for (index_t t = 0; t < m.tiles; ++t) {
+    index_t io, oo, a0, b0;
+    m.tile(t, &io, &oo, &a0, &b0, TA, TB);
+    const index_t na = m.n_a - a0, nb = m.n_b - b0;
+    std::memset(tile.data(), 0xA5, tile.size());
+    for (int tid = 0; tid < NT; ++tid)
+      for (int j = 0; j < per; ++j) {
+        const run_slot s = run_load_slot<TA, TB, U, NT>(tid, j);
+        if (s.row < nb && s.col / U < na)
+          std::memcpy(&tile[static_cast<std::size_t>((s.row * TA * U + s.col) * 16)],
+                      in + ((io + m.b_in(b0 + s.row) + a0) * U + s.col) * 16, 16);
+      }
+    for (int tid = 0; tid < NT; ++tid)
+      for (int j = 0; j < per; ++j) {
+        const run_slot s = run_store_slot<TA, TB, U, NT>(tid, j);
+        const int b = s.col / U;
+        if (s.row < na && b < nb)
+          std::memcpy(out + ((oo + m.a_out(a0 + s.row) + b0) * U + s.col) * 16,
+                      &tile[static_cast<std::size_t>((b * TA * U + s.row * U + s.col % U) * 16)], 16);
+      }
+  }
+}
+
+// Strided copies whose kept run is 16, 32 or 64 bytes (TTC cases 42-44 have 64), packed
+// or padded by whole runs, every element size: the run tile realises them.
+TEST(NdMap, RunTileRealisesShortRunStridedCopies) {
+  std::mt19937_64 g(43);
+  static const index_t any[] = {1, 2, 3, 5, 7, 15, 16, 28, 32, 33};
+  int ran = 0;
+  for (int iter = 0; iter < 200; ++iter) {
+    const int es = 1 << (g() % 5), chunks = 1 << (g() % 3);
+    const int r = 3 + static_cast<int>(g() % 4);
+    xpose_test::perm_case c;
+    index_t ext[xpose::layout::max_rank];
+    index_t n = 1;
+    for (int q = 0; q < r - 1; ++q) n *= (ext[q] = any[g() % 10]);
+    ext[r - 1] = chunks * 16 / es;
+    for (int q = 0; q < r - 1 && n > 20000; ++q) n = n / ext[q] * 2, ext[q] = 2;
+    for (int q = 0; q < r; ++q) c.axes[q] = q;
+    for (int q = r - 2; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
+    c.in = xpose::layout::packed(r, ext, es);
+    if (g() % 3 == 0)
+      for (int q = r - 2; q >= 0; --q) c.in.strides[q] = c.in.strides[q + 1] * ext[q + 1] + ext[r - 1] * static_cast<index_t>(g() % 2);
+    c.out = xpose::permuted_packed(c.in, c.axes, r);
+    nd_case k;
+    ASSERT_TRUE(make_case(g, iter, c, &k));
+    xpose::plan q;
+    int u = 0;
+    if (!runs_plan(k.p, &q, &u)) continue;
+    std::vector<unsigned char> got(k.want.size(), 0xFF);
+    if (u == 1) emulate_run_tile<1, vtile_map32>(q, k.in.data(), got.data());
+    else if (u == 2) emulate_run_tile<2, vtile_map>(q, k.in.data(), got.data());
+    else emulate_run_tile<4, vtile_map32>(q, k.in.data(), got.data());
+    ASSERT_EQ(got, k.want) << "iter " << iter << " es " << es << " chunks " << u;
+    ++ran;
+  }
+  EXPECT_GT(ran, 60);
+}
+
 }  // namespace

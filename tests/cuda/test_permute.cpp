@@ -202,6 +202,40 @@ TEST(PermuteGpu, VectorTileCandidatesOnRandomLayouts) {
   }
 }
 
+// The run tile (candidate vtile on strided copies whose kept run is 16, 32 or 64 bytes):
+// TTC-like short runs, every element size (8- and 16-byte runs of 16 elements are too
+// long and keep the policy copy), aligned and shifted pointers.
+TEST(PermuteGpu, RunTileCandidateOnShortRuns) {
+  REQUIRE_GPU();
+  using xpose::detail::nd_kernel;
+  std::mt19937_64 g(93);
+  candidate_scope scope(nd_kernel::vtile);
+  const std::vector<std::vector<xpose::index_t>> shapes = {
+      {15, 5, 32, 3, 32, 16}, {15, 3, 103, 5, 10, 16}, {7, 33, 5, 16}, {28, 3, 28, 48, 4}, {100, 3, 65, 8}};
+  int ran = 0, copies = 0;
+  for (const auto& sh : shapes)
+    for (int es : {4, 2, 1, 8, 16})
+      for (int perm = 0; perm < 3; ++perm) {
+        perm_case c;
+        const int r = static_cast<int>(sh.size());
+        c.in = xpose::layout::packed(r, sh.data(), es);
+        for (int q = 0; q < r; ++q) c.axes[q] = q;
+        for (int q = r - 2; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
+        if (c.axes[r - 2] == r - 2) std::swap(c.axes[r - 2], c.axes[0]);  // the run alone is kept
+        c.out = xpose::permuted_packed(c.in, c.axes, r);
+        xpose::algorithm algo{};
+        nd_kernel k{};
+        check_gpu(c, false, 900 + static_cast<std::uint64_t>(copies), &algo, perm == 2 ? 1 : 0, &k);
+        if (HasFatalFailure()) return;
+        if (algo != xpose::algorithm::strided_copy) continue;
+        ++copies;
+        ran += k == nd_kernel::vtile;
+        if (perm == 2 && es < 16) EXPECT_EQ(k, nd_kernel::policy);
+      }
+  EXPECT_GT(copies, 50);
+  EXPECT_GT(ran, 10);
+}
+
 // Free device memory in GiB (the large cases skip below their need).
 std::size_t free_gib() {
   size_t free_b = 0, total_b = 0;

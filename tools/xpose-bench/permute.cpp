@@ -145,7 +145,7 @@ void fill_random(std::vector<unsigned char>& v, std::uint64_t seed) {
 
 struct result {
   std::string algo, check = "ok";
-  std::string kernel;  // permute_nd on the GPU: the kernel that ran (nd_kernel_name)
+  std::string kernel;  // permute_nd, strided_copy on the GPU: the kernel that ran (nd_kernel_name)
   double ms = 0, ref_ms = 0;
 };
 
@@ -220,7 +220,7 @@ result run_gpu_case(const xpose::plan& p, const std::vector<unsigned char>& in, 
   cudaDeviceSynchronize();
   cudaMemcpy(got.data(), dout, bytes, cudaMemcpyDeviceToHost);
   if (res.check == "ok") res.check = compare(got, want, es);
-  if (p.algo == xpose::algorithm::permute_nd) res.kernel = xpose::detail::nd_kernel_name(xpose::detail::nd_kernel_for(p, din, dout));
+  if (p.algo == xpose::algorithm::permute_nd || p.algo == xpose::algorithm::strided_copy) res.kernel = xpose::detail::nd_kernel_name(xpose::detail::nd_kernel_for(p, din, dout));
   if (res.check == "ok") {
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
@@ -296,8 +296,8 @@ int run_specs(const std::vector<perm_spec>& specs, const std::vector<std::string
   int rc = 0;
   const bool ab = o.ab && !o.cpu;
   if (ab)
-    std::printf("%-6s %-22s %-12s %-5s %-13s %-8s %9s %9s %9s  (fraction of cudaMemcpy per permute_nd kernel; "
-                "* = fell back to policy)\n",
+    std::printf("%-6s %-22s %-12s %-5s %-13s %-8s %9s %9s %9s  (fraction of cudaMemcpy per kernel; vtile includes "
+                "the run tile of strided copies; * = ran the policy kernel)\n",
                 "case", "shape (row-major)", "axes", "dtype", "algorithm", "check", "policy", "vtile", "vtile_flat");
   else
     std::printf("%-6s %-22s %-12s %-5s %-13s %-8s %10s %9s %9s\n", "case", "shape (row-major)", "axes", "dtype",
@@ -338,7 +338,7 @@ int run_specs(const std::vector<perm_spec>& specs, const std::vector<std::string
         std::printf(" %-8s", "ok");
         for (std::size_t k = 0; k < runs.size(); ++k) {
           const double frac = runs[k].ref_ms / runs[k].ms;
-          const bool fell_back = k > 0 && p.algo == xpose::algorithm::permute_nd &&
+          const bool fell_back = k > 0 && !runs[k].kernel.empty() &&
                                  runs[k].kernel != xpose::detail::nd_kernel_name(static_cast<xpose::detail::nd_kernel>(k));
           std::printf(" %8.3f%s", frac, fell_back ? "*" : " ");
           fractions[k].push_back(frac);

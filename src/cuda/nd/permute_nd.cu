@@ -116,6 +116,46 @@ __global__ void __launch_bounds__(nd_vtile_for(E, V).threads, nd_vtile_for(E, V)
   }
 }
 
+// The run tile (strided copies of short runs): a vtile_map over runs of U 16-byte
+// chunks (runs_plan): row b of the tile is TA runs contiguous in the input, output row
+// a is TB runs contiguous in the output, so both sides move >= 512 contiguous bytes
+// where the runs alone are 16-64 (run_load_slot / run_store_slot, nd_map.hpp).
+template <int U, class Map>
+__global__ void __launch_bounds__(nd_run_threads)
+    nd_run_tile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
+  constexpr int TA = nd_run_tile_a, TB = nd_run_tile_b(U), NT = nd_run_threads, P = (TA + 1) * U;
+  constexpr int per = TA * TB * U / NT;
+  __shared__ uint4 sm[TB * P];
+  const uint4* __restrict__ in = static_cast<const uint4*>(in_v);
+  uint4* __restrict__ out = static_cast<uint4*>(out_v);
+  const int tid = static_cast<int>(threadIdx.x);
+  for (index_t t = blockIdx.x; t < m.tiles; t += gridDim.x) {
+    index_t io = 0, oo = 0, a0 = 0, b0 = 0;
+    m.tile(t, &io, &oo, &a0, &b0, TA, TB);
+    const index_t na = m.n_a - a0, nb = m.n_b - b0;
+    uint4 v[per];
+#pragma unroll
+    for (int j = 0; j < per; ++j) {
+      const run_slot s = run_load_slot<TA, TB, U, NT>(tid, j);
+      v[j] = make_uint4(0, 0, 0, 0);
+      if (s.row < nb && s.col / U < na) v[j] = in[(io + m.b_in(b0 + s.row) + a0) * U + s.col];
+    }
+    __syncthreads();  // the previous tile's shared reads are done
+#pragma unroll
+    for (int j = 0; j < per; ++j) {
+      const run_slot s = run_load_slot<TA, TB, U, NT>(tid, j);
+      sm[s.row * P + s.col] = v[j];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < per; ++j) {
+      const run_slot s = run_store_slot<TA, TB, U, NT>(tid, j);
+      const int b = s.col / U;
+      if (s.row < na && b < nb) out[(oo + m.a_out(a0 + s.row) + b0) * U + s.col] = sm[b * P + s.row * U + s.col % U];
+    }
+  }
+}
+
 // K = nd_copy_units U-byte units per thread per step, in output order (copy_slot):
 // all K loads issued before the first store. Map: copy_map or copy_map32.
 template <int U, bool Conj, class Map>
@@ -236,6 +276,22 @@ status launch_vtile_shaped(const plan& p, int v, const vtile_map& m, bool pack, 
   return launch_vtile<E, 0>(p, m, pack, in, out, stream);
 }
 
+// The run tile for a strided copy under candidate vtile, or false where it cannot run
+// (32-bit maps only: the 64-bit one spilled at 128 registers).
+bool run_tile_plan(const plan& p, const void* in, const void* out, plan* q, int* chunks, vtile_map* m) {
+  if (!runs_plan(p, q, chunks)) return false;
+  *m = make_vtile_map<vtile_map>(*q, nd_run_tile_a, nd_run_tile_b(*chunks), true);
+  return vtile_fits32(*m) && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
+         reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+}
+
+template <int U>
+status launch_run_tile(const plan& q, const void* in, void* out, cudaStream_t stream) {
+  const vtile_map32 m = make_vtile_map<vtile_map32>(q, nd_run_tile_a, nd_run_tile_b(U), true);
+  nd_run_tile_kernel<U, vtile_map32><<<clamp_grid(m.tiles, grid_limit), nd_run_threads, 0, stream>>>(m, in, out);
+  return launch_status("strided_copy run tile kernel launch");
+}
+
 }  // namespace
 
 void set_nd_candidate(nd_kernel k) noexcept { g_nd_candidate.store(static_cast<int>(k), std::memory_order_relaxed); }
@@ -245,6 +301,10 @@ nd_kernel nd_kernel_for(const plan& p, const void* in, const void* out) noexcept
   const nd_kernel k = nd_candidate();
   vtile_map m;
   int v = 0;
+  if (p.algo == algorithm::strided_copy) {
+    plan q;
+    return k == nd_kernel::vtile && run_tile_plan(p, in, out, &q, &v, &m) ? k : nd_kernel::policy;
+  }
   if (k == nd_kernel::policy || !vtile_plan(p, in, out, k == nd_kernel::vtile, &v, &m)) return nd_kernel::policy;
   return k;
 }
@@ -271,6 +331,16 @@ status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t 
 }
 
 status launch_strided_copy(const plan& p, const void* in, void* out, cudaStream_t stream) {
+  if (nd_candidate() == nd_kernel::vtile) {
+    plan q;
+    int chunks = 0;
+    vtile_map m;
+    if (run_tile_plan(p, in, out, &q, &chunks, &m)) {
+      if (chunks == 1) return launch_run_tile<1>(q, in, out, stream);
+      if (chunks == 2) return launch_run_tile<2>(q, in, out, stream);
+      return launch_run_tile<4>(q, in, out, stream);
+    }
+  }
   if (p.conjugate) {
     if (p.in.elem_size == 8) return launch_copy<8, true>(p, 8, in, out, stream);
     return launch_copy<16, true>(p, 16, in, out, stream);

@@ -147,6 +147,13 @@ constexpr best_tile nd_vtile_for(int elem_size, int v = 0) {
   return t;
 }
 
+/// Run tile (strided copies whose kept run is U = 1, 2 or 4 16-byte chunks, candidate
+/// vtile): 32 runs along A x 64/U along B, 256 threads, 8 chunks per thread; the shared
+/// rows padded by one run so that a quarter warp's 16-byte reads of a column hit 8 bank
+/// groups. Unmeasured: docs/RESULTS.md, "N-d permutation (issue 17)".
+inline constexpr int nd_run_tile_a = 32, nd_run_threads = 256;
+constexpr int nd_run_tile_b(int chunks) { return 64 / chunks; }
+
 constexpr bool nd_vtile_table_valid() {
   for (int e = 2; e <= 16; e *= 2)
     for (int v = 0; v < nd_vtile_shapes; ++v) {

@@ -96,6 +96,204 @@ XPOSE_HD inline index_t copy_slot(index_t blk, int tid, int j) {
   return blk * (static_cast<index_t>(THREADS) * K) + tid + static_cast<index_t>(j) * THREADS;
 }
 
+/// Packed tiles (cuTT's "packed" idea) for the vector tile kernel: the tile's A side
+/// runs over a group of input dims contiguous in the input (input fastest first), its
+/// B side over a group contiguous in the output (output fastest first), so that a tile
+/// row stays one contiguous run where the fastest dims are short (48, 32, 15). With the
+/// combined indices a (A group) and b (B group), element (a, b) of a tile is read at
+/// io + a * a_is + b_in(b) and written at oo + a_out(a) + b * b_os, (io, oo) the offsets
+/// of the outer dims. Tile t = (outer, ta, tb), tb fastest; Div as in tile_map_t.
+template <class Div>
+struct vtile_map_t {
+  using word = decltype(Div{}.d);
+  static constexpr int max_dims = layout::max_rank;
+  int outer_rank = 0, ga = 0, gb = 0;  // outer dims, dims of the A and B groups
+  Div outer_n[max_dims];
+  index_t outer_is[max_dims] = {}, outer_os[max_dims] = {};
+  Div a_n[max_dims];                   // A group: extents, fastest first
+  index_t a_os[max_dims] = {};         // their output strides
+  Div b_n[max_dims];                   // B group: extents, fastest first
+  index_t b_is[max_dims] = {};         // their input strides
+  index_t a_is = 1, b_os = 1;          // strides of a (input) and b (output)
+  index_t n_a = 0, n_b = 0;            // combined extents
+  Div tiles_b, tiles_a;
+  index_t tiles = 0;
+
+  /// Offsets of the outer dims of tile t and its origin (a0, b0).
+  XPOSE_HD void tile(index_t t, index_t* in_off, index_t* out_off, index_t* a0, index_t* b0, int ta_size,
+                     int tb_size) const {
+    word rem = 0;
+    word q = tiles_b.divmod(static_cast<word>(t), &rem);
+    *b0 = static_cast<index_t>(rem) * tb_size;
+    q = tiles_a.divmod(q, &rem);
+    *a0 = static_cast<index_t>(rem) * ta_size;
+    index_t io = 0, oo = 0;
+    for (int k = outer_rank - 1; k >= 0; --k) {
+      q = outer_n[k].divmod(q, &rem);
+      io += static_cast<index_t>(rem) * outer_is[k];
+      oo += static_cast<index_t>(rem) * outer_os[k];
+    }
+    *in_off = io, *out_off = oo;
+  }
+  /// Output offset of combined A index a (< n_a): its digits dotted with the output strides.
+  XPOSE_HD index_t a_out(index_t a) const {
+    word q = static_cast<word>(a), rem = 0;
+    index_t off = 0;
+    for (int k = 0; k < ga - 1; ++k) {
+      q = a_n[k].divmod(q, &rem);
+      off += static_cast<index_t>(rem) * a_os[k];
+    }
+    return off + static_cast<index_t>(q) * a_os[ga - 1];
+  }
+  /// Input offset of combined B index b (< n_b).
+  XPOSE_HD index_t b_in(index_t b) const {
+    word q = static_cast<word>(b), rem = 0;
+    index_t off = 0;
+    for (int k = 0; k < gb - 1; ++k) {
+      q = b_n[k].divmod(q, &rem);
+      off += static_cast<index_t>(rem) * b_is[k];
+    }
+    return off + static_cast<index_t>(q) * b_is[gb - 1];
+  }
+};
+using vtile_map = vtile_map_t<fast_div>;
+using vtile_map32 = vtile_map_t<fast_div32>;
+
+/// Slots of the vector tile kernel (the tile geometry of `best`: TB rows of NCH
+/// 16-byte chunks, K = 16/E elements per chunk, NT threads). The j-th load of thread
+/// tid is chunk c of tile row b (elements a = c*K .. c*K+K-1 of input row b); the
+/// micro-block m = h + H*(R + RN*C) (read_micro's order, best_kernels.cuh) writes the
+/// KK output rows a = C*K + h*KK + i, i < KK, each with the K elements b .. b+K-1 from b = R*K.
+struct vtile_slot {
+  int a, b;  // load: a = first element of the chunk; store: first output row
+};
+template <int K, int NCH, int NT>
+XPOSE_HD inline vtile_slot vtile_load_slot(int tid, int j) {
+  return {(tid % NCH) * K, tid / NCH + j * (NT / NCH)};
+}
+template <int K, int KK, int H, int RN>
+XPOSE_HD inline vtile_slot vtile_store_slot(int m) {
+  const int h = m % H, R = (m / H) % RN, C = m / (H * RN);
+  return {C * K + h * KK, R * K};
+}
+
+/// Fraction of the slots of tiles of t elements that an extent n fills.
+inline double tile_fill(index_t n, int t) { return static_cast<double>(n) / static_cast<double>((n + t - 1) / t * t); }
+
+/// Host: the packed tile map of a permute_nd plan for tiles of ta x tb elements. The A
+/// group is a prefix of the input's dims (fastest first), the B group one of the
+/// output's, each contiguous on its side, the two disjoint; of these, the pair whose
+/// tiles leave the fewest slots idle (tile_fill of both sides), then the fewest dims.
+/// pack = false keeps one dim per side (the plain tile of the same kernel).
+template <class Map = vtile_map>
+inline Map make_vtile_map(const plan& p, int ta, int tb, bool pack) {
+  using Div = decltype(Map{}.tiles_a);
+  using W = typename Map::word;
+  Map m;
+  const int r = p.out.rank;
+  int out_of[layout::max_rank] = {};  // input dim -> output dim
+  for (int k = 0; k < r; ++k) out_of[p.axes[k]] = k;
+  int ga = 1, gb = 1;
+  index_t na = p.in.extents[r - 1], nb = p.out.extents[r - 1];
+  double best = tile_fill(na, ta) * tile_fill(nb, tb);
+  index_t a_ext = 1;
+  for (int i = 0; pack && i < r; ++i) {  // A group: input dims r-1 .. r-1-i
+    const int j = r - 1 - i;
+    if (out_of[j] == r - 1 || (i > 0 && p.in.strides[j] != p.in.extents[j + 1] * p.in.strides[j + 1])) break;
+    a_ext *= p.in.extents[j];
+    index_t b_ext = 1;
+    for (int h = 0; h < r; ++h) {  // B group: output dims r-1 .. r-1-h
+      const int k = r - 1 - h;
+      if (p.axes[k] >= j || (h > 0 && p.out.strides[k] != p.out.extents[k + 1] * p.out.strides[k + 1])) break;
+      b_ext *= p.out.extents[k];
+      const double f = tile_fill(a_ext, ta) * tile_fill(b_ext, tb);
+      if (f > best + 1e-12 || (f > best - 1e-12 && i + h + 2 < ga + gb)) best = f, ga = i + 1, gb = h + 1, na = a_ext, nb = b_ext;
+    }
+  }
+  char side[layout::max_rank] = {};  // per input dim: 'a', 'b' or 0 (outer)
+  for (int i = 0; i < ga; ++i) side[r - 1 - i] = 'a';
+  for (int h = 0; h < gb; ++h) side[p.axes[r - 1 - h]] = 'b';
+  m.ga = ga, m.gb = gb, m.n_a = na, m.n_b = nb;
+  m.a_is = p.in.strides[r - 1], m.b_os = p.out.strides[r - 1];
+  for (int i = 0; i < ga; ++i) {
+    const int j = r - 1 - i;
+    m.a_n[i] = Div(static_cast<W>(p.in.extents[j]));
+    m.a_os[i] = p.out.strides[out_of[j]];
+  }
+  for (int i = 0; i < gb; ++i) {
+    const int k = r - 1 - i;
+    m.b_n[i] = Div(static_cast<W>(p.out.extents[k]));
+    m.b_is[i] = p.in.strides[p.axes[k]];
+  }
+  index_t outer = 1;
+  for (int k = 0; k < r; ++k) {
+    if (side[p.axes[k]] != 0) continue;
+    m.outer_n[m.outer_rank] = Div(static_cast<W>(p.out.extents[k]));
+    m.outer_is[m.outer_rank] = p.in.strides[p.axes[k]];
+    m.outer_os[m.outer_rank] = p.out.strides[k];
+    ++m.outer_rank;
+    outer *= p.out.extents[k];
+  }
+  const index_t t_a = (na + ta - 1) / ta, t_b = (nb + tb - 1) / tb;
+  m.tiles_a = Div(static_cast<W>(t_a));
+  m.tiles_b = Div(static_cast<W>(t_b));
+  m.tiles = outer * t_a * t_b;
+  return m;
+}
+
+/// True when the vector tile kernel can move map m's tiles in 16-byte chunks of
+/// k = 16/E elements: unit strides along a (input) and b (output), both combined
+/// extents and every other stride multiples of k, both pointers 16-byte aligned.
+template <class Map>
+inline bool vtile_vector_ok(const Map& m, int elem_size, const void* in, const void* out) {
+  const index_t k = 16 / elem_size;
+  bool ok = m.a_is == 1 && m.b_os == 1 && m.n_a % k == 0 && m.n_b % k == 0 &&
+            reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+  for (int i = 0; i < m.outer_rank; ++i) ok = ok && m.outer_is[i] % k == 0 && m.outer_os[i] % k == 0;
+  for (int i = 0; i < m.ga; ++i) ok = ok && m.a_os[i] % k == 0;
+  for (int i = 0; i < m.gb; ++i) ok = ok && m.b_is[i] % k == 0;
+  return ok;
+}
+
+/// Host: a strided_copy plan whose kept run (R elements of E bytes, unit strides both
+/// sides) is U = R*E/16 16-byte chunks, U in {1, 2, 4}, seen as a permutation of runs:
+/// rank r-1, strides in runs. False where it is not one (other strides not whole runs,
+/// the remaining fastest dims not contiguous runs on their side, or the same dim).
+inline bool runs_plan(const plan& p, plan* q, int* chunks) {
+  const int r = p.out.rank, E = p.in.elem_size;
+  if (p.algo != algorithm::strided_copy || p.conjugate || r < 3 || p.in.strides[r - 1] != 1 || p.out.strides[r - 1] != 1)
+    return false;
+  const index_t R = p.out.extents[r - 1];
+  if ((R * E) % 16 != 0 || (R * E / 16 != 1 && R * E / 16 != 2 && R * E / 16 != 4)) return false;
+  *q = p;
+  q->algo = algorithm::permute_nd;
+  q->in.rank = q->out.rank = r - 1;
+  q->count = p.count / R;
+  for (int k = 0; k < r - 1; ++k) {
+    if (p.in.strides[k] % R != 0 || p.out.strides[k] % R != 0) return false;
+    q->in.strides[k] = p.in.strides[k] / R, q->out.strides[k] = p.out.strides[k] / R;
+  }
+  *chunks = static_cast<int>(R * E / 16);
+  return q->axes[r - 2] != r - 2 && q->in.strides[r - 2] == 1 && q->out.strides[r - 2] == 1;
+}
+
+/// Slots of the run tile kernel (TA x TB runs of U chunks, NT threads): the j-th load of
+/// thread tid is chunk c of tile row b (run a = c / U), the j-th store chunk d of output
+/// row a (run b = d / U, chunk u = d % U of it).
+struct run_slot {
+  int row, col;
+};
+template <int TA, int TB, int U, int NT>
+XPOSE_HD inline run_slot run_load_slot(int tid, int j) {
+  const int q = tid + j * NT;
+  return {q / (TA * U), q % (TA * U)};
+}
+template <int TA, int TB, int U, int NT>
+XPOSE_HD inline run_slot run_store_slot(int tid, int j) {
+  const int q = tid + j * NT;
+  return {q / (TB * U), q % (TB * U)};
+}
+
 /// True when a map over n positions can use the 32-bit divisors: every divisor and
 /// every dividend of its decomposition is at most n.
 inline bool fits32(index_t n) { return n >= 1 && n <= static_cast<index_t>(0xffffffffu); }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <xpose/xpose.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "core/core.hpp"
 #include "core/elem.hpp"
 #include "core/nd_map.hpp"
+#include "cuda/nd/nd_candidate.hpp"
 #include "cuda/nd/policy_nd.hpp"
 #include "permute_ref.hpp"
 #include "test_util.hpp"
@@ -182,6 +184,264 @@ TEST(NdPolicy, Side48ClassesWhereTheyWasteLess) {
   EXPECT_TRUE(t.valid());
   EXPECT_EQ(t.tile_a, 48);
   EXPECT_EQ(t.tile_b, 48);
+}
+
+
+// nd_vtile_kernel<E> on the host: per tile, every thread's loads (vtile_load_slot: the
+// k = 16/E elements of one chunk of a tile row) fill a poisoned logical tile (b, a),
+// then every micro-block's stores (vtile_store_slot: kk output rows of k elements)
+// write it out. The swizzled shared tile and the register micro-transposes between
+// them are best's (tests/cuda/test_best.cpp; the GPU tests run this kernel whole).
+template <int E, int V, class Map>
+void emulate_vtile(const xpose::plan& p, bool pack, const unsigned char* in, unsigned char* out) {
+  constexpr best_tile bt = nd_vtile_for(E, V);
+  constexpr int k = 16 / E, NCH = bt.chunks, NT = bt.threads, TA = NCH * k, TB = bt.rows;
+  constexpr int H = 16 / bt.micro_bytes, kk = bt.micro_bytes / E, RN = TB / k;
+  constexpr int L = TB / (NT / NCH), MPT = RN * NCH * H / NT;
+  const Map m = make_vtile_map<Map>(p, TA, TB, pack);
+  std::vector<unsigned char> tile(static_cast<std::size_t>(TA * TB * E));
+  for (index_t t = 0; t < m.tiles; ++t) {
+    index_t io, oo, a0, b0;
+    m.tile(t, &io, &oo, &a0, &b0, TA, TB);
+    const index_t na = m.n_a - a0, nb = m.n_b - b0;
+    std::memset(tile.data(), 0xA5, tile.size());
+    for (int tid = 0; tid < NT; ++tid)
+      for (int j = 0; j < L; ++j) {
+        const vtile_slot s = vtile_load_slot<k, NCH, NT>(tid, j);
+        if (s.a < na && s.b < nb)
+          std::memcpy(&tile[static_cast<std::size_t>((s.b * TA + s.a) * E)], in + (io + m.b_in(b0 + s.b) + a0 + s.a) * E,
+                      k * E);
+      }
+    for (int tid = 0; tid < NT; ++tid)
+      for (int q = 0; q < MPT; ++q) {
+        const vtile_slot s = vtile_store_slot<k, kk, H, RN>(tid + q * NT);
+        if (s.b >= nb) continue;
+        for (int i = 0; i < kk; ++i) {
+          if (s.a + i >= na) continue;
+          for (int e = 0; e < k; ++e)
+            std::memcpy(out + (oo + m.a_out(a0 + s.a + i) + b0 + s.b + e) * E,
+                        &tile[static_cast<std::size_t>(((s.b + e) * TA + s.a + i) * E)], E);
+        }
+      }
+  }
+}
+
+// Runs the emulation of tile shape v (-1: the launcher's, nd_vtile_shape_for) when the
+// kernel would run (16-byte chunks possible; nullptr stands for 16-byte aligned
+// pointers); false when it would fall back to the policy kernel.
+template <class Map>
+bool emulate_vtile_any(const xpose::plan& p, bool pack, const unsigned char* in, unsigned char* out, int v = -1) {
+  const int E = p.in.elem_size;
+  if (E < 2) return false;
+  if (v < 0) v = nd_vtile_shape_for(p, pack);
+  const best_tile bt = nd_vtile_for(E, v);
+  if (!vtile_vector_ok(make_vtile_map<Map>(p, bt.chunks * 16 / E, bt.rows, pack), E, nullptr, nullptr)) return false;
+  with_elem_size(E, [&](auto e) {
+    constexpr int EE = decltype(e)::value;
+    static_assert(nd_vtile_shapes == 3, "one case per shape");
+    if constexpr (EE >= 2) {
+      if (v == 1) emulate_vtile<EE, 1, Map>(p, pack, in, out);
+      else if (v == 2) emulate_vtile<EE, 2, Map>(p, pack, in, out);
+      else emulate_vtile<EE, 0, Map>(p, pack, in, out);
+    }
+  });
+  return true;
+}
+
+// Packed layouts (some with strides padded by multiples of 16 elements, which stop a
+// group from growing) whose input-fastest and output-fastest extents are multiples of
+// 8: most take the vector tile for every element size of 2 to 16 bytes.
+xpose_test::perm_case vector_friendly_case(std::mt19937_64& g, int es) {
+  static const index_t any[] = {1, 2, 3, 5, 7, 15, 16, 28, 32, 48}, mult8[] = {8, 16, 24, 32, 48, 64, 96, 112};
+  xpose_test::perm_case c;
+  const int r = 2 + static_cast<int>(g() % 5);
+  for (int q = 0; q < r; ++q) c.axes[q] = q;
+  for (int q = r - 1; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
+  index_t ext[xpose::layout::max_rank];
+  for (int q = 0; q < r; ++q) ext[q] = any[g() % 10];
+  ext[r - 1] = mult8[g() % 8];
+  ext[c.axes[r - 1]] = mult8[g() % 8];
+  index_t n = 1;
+  for (int q = 0; q < r; ++q) n *= ext[q];
+  for (int q = 0; q < r && n > 60000; ++q)  // small enough to emulate: shrink the other dims
+    if (q != r - 1 && q != c.axes[r - 1]) n = n / ext[q] * std::min<index_t>(ext[q], 3), ext[q] = std::min<index_t>(ext[q], 3);
+  c.in = xpose::layout::packed(r, ext, es);
+  const bool pad = g() % 3 == 0;
+  for (int q = r - 2; q >= 0 && pad; --q) c.in.strides[q] = c.in.strides[q + 1] * ext[q + 1] + 16 * static_cast<index_t>(g() % 2);
+  c.out = xpose::permuted_packed(c.in, c.axes, r);
+  return c;
+}
+
+TEST(NdMap, VectorTileOnPackedAndFlatSidesRealisesThePermutation) {
+  std::mt19937_64 g(73);
+  int ran = 0, packed = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    const int es = 2 << (g() % 4);
+    nd_case k;
+    ASSERT_TRUE(make_case(g, iter, vector_friendly_case(g, es), &k));
+    const xpose::plan& p = k.p;
+    if (p.algo != xpose::algorithm::permute_nd) continue;
+    for (int pack = 0; pack < 2; ++pack)
+      for (int wide = 0; wide < 2; ++wide) {
+        std::vector<unsigned char> got(k.want.size(), 0xFF);
+        const int v = static_cast<int>(g() % nd_vtile_shapes);
+        const bool did = wide ? emulate_vtile_any<vtile_map>(p, pack, k.in.data(), got.data(), v)
+                              : emulate_vtile_any<vtile_map32>(p, pack, k.in.data(), got.data(), v);
+        if (!did) continue;
+        ASSERT_EQ(got, k.want) << "iter " << iter << " es " << es << " pack " << pack << " wide " << wide << " v " << v;
+        ++ran;
+        const vtile_map m = make_vtile_map<vtile_map>(p, 64, 64, true);
+        packed += pack && (m.ga > 1 || m.gb > 1);
+      }
+  }
+  EXPECT_GT(ran, 200);
+  EXPECT_GT(packed, 20);
+}
+
+TEST(NdMap, VectorTileOnTtcLikeShapes) {
+  std::mt19937_64 g(11);
+  const std::vector<std::vector<index_t>> shapes = {{28, 48, 7, 3, 48}, {48, 7, 5, 48},  {15, 4, 32, 3, 5, 32},
+                                                    {5, 3, 112, 7, 32}, {96, 5, 15, 8}, {15, 3, 32, 5, 32, 16}};
+  int iter = 0, ran = 0;
+  for (const auto& sh : shapes)
+    for (int es : {2, 4, 8, 16})
+      for (int perm = 0; perm < 4; ++perm, ++iter) {
+        xpose_test::perm_case c;
+        const int r = static_cast<int>(sh.size());
+        c.in = xpose::layout::packed(r, sh.data(), es);
+        for (int q = 0; q < r; ++q) c.axes[q] = q;
+        for (int q = r - 1; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
+        c.out = xpose::permuted_packed(c.in, c.axes, r);
+        nd_case k;
+        ASSERT_TRUE(make_case(g, iter, c, &k));
+        if (k.p.algo != xpose::algorithm::permute_nd) continue;
+        for (int pack = 0; pack < 2; ++pack) {
+          std::vector<unsigned char> got(k.want.size(), 0xFF);
+          if (!emulate_vtile_any<vtile_map32>(k.p, pack, k.in.data(), got.data())) continue;
+          ASSERT_EQ(got, k.want) << "shape " << iter << " es " << es << " pack " << pack;
+          ++ran;
+        }
+      }
+  EXPECT_GT(ran, 60);
+}
+
+// The groups on TTC case 30 (row-major 28x48x28x28x48, axes 4,0,3,2,1) with 64x64
+// tiles: each 48-element side takes the 28 beside it (48 * 28 = 21 tiles of 64
+// exactly); flat keeps one dim per side; 384-element sides need no packing.
+TEST(NdMap, VectorTileGroupsOnTtcShapes) {
+  auto plan_of = [](std::vector<index_t> ext, std::vector<int> axes) {
+    const int r = static_cast<int>(ext.size());
+    const xpose::layout in = xpose::layout::packed(r, ext.data(), 4);
+    xpose::plan p;
+    EXPECT_TRUE(xpose::make_plan(in, xpose::permuted_packed(in, axes.data(), r), axes.data(), r, {}, &p).ok());
+    return p;
+  };
+  const xpose::plan p30 = plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1});
+  const vtile_map m = make_vtile_map<vtile_map>(p30, 64, 64, true);
+  EXPECT_EQ(m.ga, 2);
+  EXPECT_EQ(m.gb, 2);
+  EXPECT_EQ(m.n_a, 48 * 28);
+  EXPECT_EQ(m.n_b, 48 * 28);
+  EXPECT_EQ(m.outer_rank, 1);
+  EXPECT_EQ(m.tiles, 28 * 21 * 21);
+  const vtile_map f = make_vtile_map<vtile_map>(p30, 64, 64, false);
+  EXPECT_EQ(f.ga + f.gb, 2);
+  EXPECT_EQ(f.n_a, 48);
+  EXPECT_EQ(f.tiles, 28 * 28 * 28);
+  const vtile_map m9 = make_vtile_map<vtile_map>(plan_of({384, 355, 384}, {2, 1, 0}), 64, 64, true);
+  EXPECT_EQ(m9.ga + m9.gb, 2);
+  EXPECT_TRUE(vtile_vector_ok(m, 4, nullptr, nullptr));
+  EXPECT_FALSE(vtile_vector_ok(m, 4, reinterpret_cast<const void*>(std::uintptr_t{8}), nullptr));
+  // Case 45 (f32): the 64x64 tile would leave half its rows idle on the 32-element B
+  // side (its neighbour went to A); the 32-row shape fills its slots.
+  const xpose::plan p45 = plan_of({15, 15, 32, 15, 15, 32}, {1, 4, 0, 5, 3, 2});
+  EXPECT_EQ(nd_vtile_shape_for(p45, true), 1);
+  // Packed sides and the shape choice fill >= 95% of the tile slots on these TTC cases
+  // (15, 30, 32, 45, 54, 56) in f32 and f64 (f16's 128- and 64-element sides leave a
+  // quarter of the slots idle on case 15's 96-element sides).
+  const std::vector<std::pair<std::vector<index_t>, std::vector<int>>> ttc = {
+      {{75, 96, 75, 96}, {3, 0, 2, 1}},           {{28, 48, 28, 28, 48}, {4, 0, 3, 2, 1}},
+      {{28, 352, 28, 4, 48}, {4, 0, 3, 2, 1}},    {{15, 15, 32, 15, 15, 32}, {1, 4, 0, 5, 3, 2}},
+      {{32, 15, 15, 15, 15, 32}, {5, 4, 3, 2, 1, 0}}, {{112, 15, 15, 15, 5, 32}, {5, 4, 3, 2, 1, 0}}};
+  for (const auto& [ext, axes] : ttc)
+    for (int es : {4, 8}) {
+      const int r = static_cast<int>(ext.size());
+      const xpose::layout in = xpose::layout::packed(r, ext.data(), es);
+      xpose::plan p;
+      ASSERT_TRUE(xpose::make_plan(in, xpose::permuted_packed(in, axes.data(), r), axes.data(), r, {}, &p).ok());
+      const best_tile t = nd_vtile_for(es, nd_vtile_shape_for(p, true));
+      const int ta = t.chunks * 16 / es, tb = t.rows;
+      const vtile_map mt = make_vtile_map<vtile_map>(p, ta, tb, true);
+      EXPECT_GE(tile_fill(mt.n_a, ta) * tile_fill(mt.n_b, tb), 0.95) << "rank " << r << " es " << es;
+      EXPECT_TRUE(vtile_vector_ok(mt, es, nullptr, nullptr));
+    }
+}
+
+// nd_run_tile_kernel<U> on the host, through the map of runs_plan: the loads
+// (run_load_slot) fill a poisoned tile of 16-byte chunks, the stores (run_store_slot)
+// write it out.
+template <int U, class Map>
+void emulate_run_tile(const xpose::plan& q, const unsigned char* in, unsigned char* out) {
+  constexpr int TA = nd_run_tile_a, TB = nd_run_tile_b(U), NT = nd_run_threads, per = TA * TB * U / NT;
+  const Map m = make_vtile_map<Map>(q, TA, TB, true);
+  std::vector<unsigned char> tile(static_cast<std::size_t>(TB * TA * U * 16));
+  for (index_t t = 0; t < m.tiles; ++t) {
+    index_t io, oo, a0, b0;
+    m.tile(t, &io, &oo, &a0, &b0, TA, TB);
+    const index_t na = m.n_a - a0, nb = m.n_b - b0;
+    std::memset(tile.data(), 0xA5, tile.size());
+    for (int tid = 0; tid < NT; ++tid)
+      for (int j = 0; j < per; ++j) {
+        const run_slot s = run_load_slot<TA, TB, U, NT>(tid, j);
+        if (s.row < nb && s.col / U < na)
+          std::memcpy(&tile[static_cast<std::size_t>((s.row * TA * U + s.col) * 16)],
+                      in + ((io + m.b_in(b0 + s.row) + a0) * U + s.col) * 16, 16);
+      }
+    for (int tid = 0; tid < NT; ++tid)
+      for (int j = 0; j < per; ++j) {
+        const run_slot s = run_store_slot<TA, TB, U, NT>(tid, j);
+        const int b = s.col / U;
+        if (s.row < na && b < nb)
+          std::memcpy(out + ((oo + m.a_out(a0 + s.row) + b0) * U + s.col) * 16,
+                      &tile[static_cast<std::size_t>((b * TA * U + s.row * U + s.col % U) * 16)], 16);
+      }
+  }
+}
+
+// Strided copies whose kept run is 16, 32 or 64 bytes (TTC cases 42-44 have 64), packed
+// or padded by whole runs, every element size: the run tile realises them.
+TEST(NdMap, RunTileRealisesShortRunStridedCopies) {
+  std::mt19937_64 g(43);
+  static const index_t any[] = {1, 2, 3, 5, 7, 15, 16, 28, 32, 33};
+  int ran = 0;
+  for (int iter = 0; iter < 200; ++iter) {
+    const int es = 1 << (g() % 5), chunks = 1 << (g() % 3);
+    const int r = 3 + static_cast<int>(g() % 4);
+    xpose_test::perm_case c;
+    index_t ext[xpose::layout::max_rank];
+    index_t n = 1;
+    for (int q = 0; q < r - 1; ++q) n *= (ext[q] = any[g() % 10]);
+    ext[r - 1] = chunks * 16 / es;
+    for (int q = 0; q < r - 1 && n > 20000; ++q) n = n / ext[q] * 2, ext[q] = 2;
+    for (int q = 0; q < r; ++q) c.axes[q] = q;
+    for (int q = r - 2; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
+    c.in = xpose::layout::packed(r, ext, es);
+    if (g() % 3 == 0)
+      for (int q = r - 2; q >= 0; --q) c.in.strides[q] = c.in.strides[q + 1] * ext[q + 1] + ext[r - 1] * static_cast<index_t>(g() % 2);
+    c.out = xpose::permuted_packed(c.in, c.axes, r);
+    nd_case k;
+    ASSERT_TRUE(make_case(g, iter, c, &k));
+    xpose::plan q;
+    int u = 0;
+    if (!runs_plan(k.p, &q, &u)) continue;
+    std::vector<unsigned char> got(k.want.size(), 0xFF);
+    if (u == 1) emulate_run_tile<1, vtile_map32>(q, k.in.data(), got.data());
+    else if (u == 2) emulate_run_tile<2, vtile_map>(q, k.in.data(), got.data());
+    else emulate_run_tile<4, vtile_map32>(q, k.in.data(), got.data());
+    ASSERT_EQ(got, k.want) << "iter " << iter << " es " << es << " chunks " << u;
+    ++ran;
+  }
+  EXPECT_GT(ran, 60);
 }
 
 }  // namespace

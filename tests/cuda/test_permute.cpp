@@ -5,6 +5,7 @@
 #include <random>
 #include <vector>
 
+#include "cuda/nd/nd_candidate.hpp"
 #include "cuda_test_util.hpp"
 #include "permute_ref.hpp"
 #include "test_util.hpp"
@@ -17,7 +18,7 @@ using xpose_test::perm_case;
 // Runs one case on the device (input placed at byte offset `shift` elements to vary
 // alignment) and compares every output byte, padding included, with the reference.
 void check_gpu(const perm_case& c, bool conj, std::uint64_t seed, xpose::algorithm* ran = nullptr,
-               std::int64_t shift = 0) {
+               std::int64_t shift = 0, xpose::detail::nd_kernel* kernel = nullptr) {
   const std::int64_t es = c.in.elem_size;
   const std::size_t ni = static_cast<std::size_t>(xpose_test::span_elems(c.in) * es);
   const std::size_t no = static_cast<std::size_t>(xpose_test::span_elems(c.out) * es);
@@ -33,6 +34,7 @@ void check_gpu(const perm_case& c, bool conj, std::uint64_t seed, xpose::algorit
   xpose::status s = xpose::make_plan(c.in, c.out, c.axes, c.in.rank, {conj}, &p);
   ASSERT_TRUE(s.ok()) << s.message();
   if (ran) *ran = p.algo;
+  if (kernel) *kernel = xpose::detail::nd_kernel_for(p, din.p + off, dout.p + off);
   s = xpose::execute(p, din.p + off, dout.p + off, nullptr);
   ASSERT_TRUE(s.ok()) << s.message();
   CUDA_OK(cudaDeviceSynchronize());
@@ -134,6 +136,106 @@ TEST(PermuteGpu, TtcLikeShapesEveryTileClass) {
   EXPECT_GT(copies, 20);
 }
 
+// Selects a permute_nd candidate kernel (nd_candidate.hpp) for the scope, as
+// `xpose-bench ttc --ab` does, and restores the library default.
+struct candidate_scope {
+  explicit candidate_scope(xpose::detail::nd_kernel k) { xpose::detail::set_nd_candidate(k); }
+  ~candidate_scope() { xpose::detail::set_nd_candidate(xpose::detail::nd_kernel_default); }
+};
+
+// The vector tile candidates (vtile: packed sides; vtile_flat: one dim per side) on
+// TTC-like shapes, every element size, aligned pointers and pointers shifted by one
+// element (which, like 1-byte elements and conjugation, fall back to the policy kernel).
+TEST(PermuteGpu, VectorTileCandidatesOnTtcLikeShapes) {
+  REQUIRE_GPU();
+  using xpose::detail::nd_kernel;
+  std::mt19937_64 g(91);
+  const std::vector<std::vector<xpose::index_t>> shapes = {
+      {28, 48, 28, 5, 48}, {48, 28, 3, 28, 48}, {15, 3, 32, 4, 15, 32}, {5, 3, 112, 7, 32},
+      {96, 5, 75, 8},      {384, 5, 384},       {16, 3, 64, 7, 24},     {32, 15, 15, 5, 3, 32}};
+  for (nd_kernel cand : {nd_kernel::vtile, nd_kernel::vtile_flat}) {
+    candidate_scope scope(cand);
+    int ran = 0, fell_back = 0;
+    for (const auto& sh : shapes)
+      for (int es : {4, 8, 2, 16, 1})
+        for (int perm = 0; perm < 4; ++perm) {
+          perm_case c;
+          const int r = static_cast<int>(sh.size());
+          c.in = xpose::layout::packed(r, sh.data(), es);
+          for (int q = 0; q < r; ++q) c.axes[q] = q;
+          for (int q = r - 1; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
+          if (c.axes[r - 1] == r - 1) std::swap(c.axes[r - 1], c.axes[0]);  // a permute_nd, not a strided copy
+          c.out = xpose::permuted_packed(c.in, c.axes, r);
+          const bool shifted = perm == 3, conj = es >= 8 && perm == 2;
+          xpose::algorithm algo{};
+          nd_kernel k{};
+          check_gpu(c, conj, 500 + static_cast<std::uint64_t>(ran + fell_back), &algo, shifted ? 1 : 0, &k);
+          if (HasFatalFailure()) return;
+          if (algo != xpose::algorithm::permute_nd) continue;
+          if ((shifted && es < 16) || es == 1 || conj) EXPECT_EQ(k, nd_kernel::policy) << "es " << es;
+          (k == cand ? ran : fell_back)++;
+        }
+    EXPECT_GT(ran, 40) << xpose::detail::nd_kernel_name(cand);  // 64 (vtile), 49 (vtile_flat) of 136
+    EXPECT_GT(fell_back, 40) << xpose::detail::nd_kernel_name(cand);
+  }
+}
+
+// Random ranks, extents, axes and padded strides under each candidate: whatever the
+// kernel that runs, the result is the reference's.
+TEST(PermuteGpu, VectorTileCandidatesOnRandomLayouts) {
+  REQUIRE_GPU();
+  using xpose::detail::nd_kernel;
+  std::mt19937_64 g(92);
+  const int sizes[] = {2, 4, 8, 16, 1};
+  for (nd_kernel cand : {nd_kernel::vtile, nd_kernel::vtile_flat}) {
+    candidate_scope scope(cand);
+    int ran = 0;
+    for (int iter = 0; iter < 300; ++iter) {
+      const int rank = 2 + static_cast<int>(g() % 7);
+      const perm_case c = xpose_test::random_case(g, rank, sizes[g() % 5], 20000, g() % 2);
+      nd_kernel k{};
+      check_gpu(c, false, 700 + static_cast<std::uint64_t>(iter), nullptr, 0, &k);
+      if (HasFatalFailure()) return;
+      ran += k == cand;
+    }
+    EXPECT_GT(ran, 15) << xpose::detail::nd_kernel_name(cand);  // 27 (vtile), 23 (vtile_flat) of 300
+  }
+}
+
+// The run tile (candidate vtile on strided copies whose kept run is 16, 32 or 64 bytes):
+// TTC-like short runs, every element size (8- and 16-byte runs of 16 elements are too
+// long and keep the policy copy), aligned and shifted pointers.
+TEST(PermuteGpu, RunTileCandidateOnShortRuns) {
+  REQUIRE_GPU();
+  using xpose::detail::nd_kernel;
+  std::mt19937_64 g(93);
+  candidate_scope scope(nd_kernel::vtile);
+  const std::vector<std::vector<xpose::index_t>> shapes = {
+      {15, 5, 32, 3, 32, 16}, {15, 3, 103, 5, 10, 16}, {7, 33, 5, 16}, {28, 3, 28, 48, 4}, {100, 3, 65, 8}};
+  int ran = 0, copies = 0;
+  for (const auto& sh : shapes)
+    for (int es : {4, 2, 1, 8, 16})
+      for (int perm = 0; perm < 3; ++perm) {
+        perm_case c;
+        const int r = static_cast<int>(sh.size());
+        c.in = xpose::layout::packed(r, sh.data(), es);
+        for (int q = 0; q < r; ++q) c.axes[q] = q;
+        for (int q = r - 2; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
+        if (c.axes[r - 2] == r - 2) std::swap(c.axes[r - 2], c.axes[0]);  // the run alone is kept
+        c.out = xpose::permuted_packed(c.in, c.axes, r);
+        xpose::algorithm algo{};
+        nd_kernel k{};
+        check_gpu(c, false, 900 + static_cast<std::uint64_t>(copies), &algo, perm == 2 ? 1 : 0, &k);
+        if (HasFatalFailure()) return;
+        if (algo != xpose::algorithm::strided_copy) continue;
+        ++copies;
+        ran += k == nd_kernel::vtile;
+        if (perm == 2 && es < 16) EXPECT_EQ(k, nd_kernel::policy);
+      }
+  EXPECT_GT(copies, 50);
+  EXPECT_GT(ran, 10);
+}
+
 // Free device memory in GiB (the large cases skip below their need).
 std::size_t free_gib() {
   size_t free_b = 0, total_b = 0;
@@ -164,6 +266,22 @@ TEST(PermuteGpu, StridedCopyBeyondThirtyTwoBitUnits) {
   REQUIRE_GPU();
   if (free_gib() < 10) GTEST_SKIP() << "needs 10 GiB of free device memory";
   EXPECT_EQ(check_large({2, 3, 715827883}, {1, 0, 2}, 78), xpose::algorithm::strided_copy);
+}
+
+// 2-byte elements, more than 2^32 bytes per buffer, under the vector tile: 64-bit
+// offsets with the 32-bit divisors (vtile_fits32), packed B side (8 x 1025).
+TEST(PermuteGpu, VectorTileBeyondThirtyTwoBitOffsets) {
+  REQUIRE_GPU();
+  if (free_gib() < 10) GTEST_SKIP() << "needs 10 GiB of free device memory";
+  candidate_scope scope(xpose::detail::nd_kernel::vtile);
+  perm_case c;
+  const xpose::index_t ext[3] = {8, 1025, 1 << 18};
+  c.in = xpose::layout::packed(3, ext, 2);
+  c.axes[0] = 2, c.axes[1] = 1, c.axes[2] = 0;
+  c.out = xpose::permuted_packed(c.in, c.axes, 3);
+  xpose::detail::nd_kernel k{};
+  check_gpu(c, false, 79, nullptr, 0, &k);
+  EXPECT_EQ(k, xpose::detail::nd_kernel::vtile);
 }
 
 }  // namespace

@@ -20,9 +20,12 @@
 #include <omp.h>
 
 #include "bench.hpp"
+#include "cuda/nd/policy_nd.hpp"  // nd_kernel names (--ab)
 
 #if defined(XPOSE_HAS_CUDA)
 #include <cuda_runtime.h>
+
+#include "cuda/nd/nd_candidate.hpp"  // --ab: the internal run-time choice of the permute_nd kernel
 #endif
 
 namespace xbench {
@@ -142,6 +145,7 @@ void fill_random(std::vector<unsigned char>& v, std::uint64_t seed) {
 
 struct result {
   std::string algo, check = "ok";
+  std::string kernel;  // permute_nd, strided_copy on the GPU: the kernel that ran (nd_kernel_name)
   double ms = 0, ref_ms = 0;
 };
 
@@ -153,6 +157,7 @@ double median(std::vector<double> v) {
 struct run_opts {
   int warmup = 3, reps = 20, threads = 0;
   bool cpu = false, conj = false;
+  bool ab = false;  // GPU: every permute_nd kernel on each case, same run (nd_candidate.hpp)
 };
 
 // First mismatching byte -> "FAILED at element i", else "ok".
@@ -215,6 +220,7 @@ result run_gpu_case(const xpose::plan& p, const std::vector<unsigned char>& in, 
   cudaDeviceSynchronize();
   cudaMemcpy(got.data(), dout, bytes, cudaMemcpyDeviceToHost);
   if (res.check == "ok") res.check = compare(got, want, es);
+  if (p.algo == xpose::algorithm::permute_nd || p.algo == xpose::algorithm::strided_copy) res.kernel = xpose::detail::nd_kernel_name(xpose::detail::nd_kernel_for(p, din, dout));
   if (res.check == "ok") {
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
@@ -249,14 +255,56 @@ std::string join(const std::vector<index_t>& v, char sep) {
   return s;
 }
 
+// Median of a list (mean of the middle two when even).
+double median_of(std::vector<double> f) {
+  std::sort(f.begin(), f.end());
+  return f.size() % 2 ? f[f.size() / 2] : 0.5 * (f[f.size() / 2 - 1] + f[f.size() / 2]);
+}
+
+void print_summary(const std::string& label, std::vector<double> f, const char* ref) {
+  if (f.empty()) return;
+  std::sort(f.begin(), f.end());
+  std::printf("summary %s: %zu cases, fraction of %s: median %.3f, min %.3f, max %.3f\n", label.c_str(), f.size(), ref,
+              median_of(f), f.front(), f.back());
+}
+
+// The timed runs of one case: one, or with --ab (GPU) one per permute_nd kernel, each
+// checked bitwise on its own poisoned output; the candidate is restored to the default.
+std::vector<result> run_case(const xpose::plan& p, const std::vector<unsigned char>& src,
+                             const std::vector<unsigned char>& want, const run_opts& o, int es) {
+  std::vector<result> runs;
+#if defined(XPOSE_HAS_CUDA)
+  if (!o.cpu && o.ab) {
+    using namespace xpose::detail;
+    for (int k = 0; k < nd_kernel_count; ++k) {
+      set_nd_candidate(static_cast<nd_kernel>(k));
+      runs.push_back(run_gpu_case(p, src, want, o, es));
+    }
+    set_nd_candidate(nd_kernel_default);
+  } else {
+    runs.push_back(o.cpu ? run_cpu_case(p, src, want, o, es) : run_gpu_case(p, src, want, o, es));
+  }
+#else
+  runs.push_back(run_cpu_case(p, src, want, o, es));
+#endif
+  for (result& r : runs) r.algo = xpose::to_string(p.algo);
+  return runs;
+}
+
 int run_specs(const std::vector<perm_spec>& specs, const std::vector<std::string>& dts, const run_opts& o,
               double scale_bytes) {
   int rc = 0;
-  std::printf("%-6s %-22s %-12s %-5s %-13s %-8s %10s %9s %9s\n", "case", "shape (row-major)", "axes", "dtype",
-              "algorithm", "check", "ms", "GB/s", o.cpu ? "of memcpy" : "of cudaMemcpy");
+  const bool ab = o.ab && !o.cpu;
+  if (ab)
+    std::printf("%-6s %-22s %-12s %-5s %-13s %-8s %9s %9s %9s  (fraction of cudaMemcpy per kernel; vtile includes "
+                "the run tile of strided copies; * = ran the policy kernel)\n",
+                "case", "shape (row-major)", "axes", "dtype", "algorithm", "check", "policy", "vtile", "vtile_flat");
+  else
+    std::printf("%-6s %-22s %-12s %-5s %-13s %-8s %10s %9s %9s\n", "case", "shape (row-major)", "axes", "dtype",
+                "algorithm", "check", "ms", "GB/s", o.cpu ? "of memcpy" : "of cudaMemcpy");
   for (const std::string& dt : dts) {
     const int es = elem_bytes(dt);
-    std::vector<double> fractions;
+    std::vector<std::vector<double>> fractions(3), nd_fractions(3);  // per kernel (--ab), else [0]
     for (perm_spec s : specs) {
       if (scale_bytes > 0) scale_to(s, es, scale_bytes);
       const int r = static_cast<int>(s.shape.size());
@@ -271,32 +319,49 @@ int run_specs(const std::vector<perm_spec>& specs, const std::vector<std::string
       plain_permute(src.data(), want.data(), s, es);
       if (o.conj)
         for (std::size_t i = static_cast<std::size_t>(es) - 1; i < bytes; i += static_cast<std::size_t>(es)) want[i] ^= 0x80;
-      result res;
-#if defined(XPOSE_HAS_CUDA)
-      res = o.cpu ? run_cpu_case(p, src, want, o, es) : run_gpu_case(p, src, want, o, es);
-#else
-      res = run_cpu_case(p, src, want, o, es);
-#endif
-      res.algo = xpose::to_string(p.algo);
+      const std::vector<result> runs = run_case(p, src, want, o, es);
       std::vector<index_t> ax(s.axes.begin(), s.axes.end());
-      if (res.check != "ok") {
+      std::printf("%-6s %-22s %-12s %-5s %-13s", s.name.c_str(), join(s.shape, 'x').c_str(), join(ax, ',').c_str(),
+                  dt.c_str(), runs[0].algo.c_str());
+      bool ok = true;
+      for (const result& res : runs)
+        if (res.check != "ok") {
+          std::printf(" %s%s%s", res.kernel.c_str(), res.kernel.empty() ? "" : ": ", res.check.c_str());
+          ok = false;
+        }
+      if (!ok) {
         rc = 1;
-        std::printf("%-6s %-22s %-12s %-5s %-13s %s\n", s.name.c_str(), join(s.shape, 'x').c_str(),
-                    join(ax, ',').c_str(), dt.c_str(), res.algo.c_str(), res.check.c_str());
+        std::printf("\n");
         continue;
       }
-      const double gbs = 2.0 * static_cast<double>(bytes) / (res.ms * 1e6), frac = res.ref_ms / res.ms;
-      fractions.push_back(frac);
-      std::printf("%-6s %-22s %-12s %-5s %-13s %-8s %10.3f %9.1f %9.3f\n", s.name.c_str(), join(s.shape, 'x').c_str(),
-                  join(ax, ',').c_str(), dt.c_str(), res.algo.c_str(), "ok", res.ms, gbs, frac);
+      if (ab) {
+        std::printf(" %-8s", "ok");
+        for (std::size_t k = 0; k < runs.size(); ++k) {
+          const double frac = runs[k].ref_ms / runs[k].ms;
+          const bool fell_back = k > 0 && !runs[k].kernel.empty() &&
+                                 runs[k].kernel != xpose::detail::nd_kernel_name(static_cast<xpose::detail::nd_kernel>(k));
+          std::printf(" %8.3f%s", frac, fell_back ? "*" : " ");
+          fractions[k].push_back(frac);
+          if (p.algo == xpose::algorithm::permute_nd) nd_fractions[k].push_back(frac);
+        }
+        std::printf("\n");
+      } else {
+        const result& res = runs[0];
+        const double gbs = 2.0 * static_cast<double>(bytes) / (res.ms * 1e6), frac = res.ref_ms / res.ms;
+        fractions[0].push_back(frac);
+        std::printf(" %-8s %10.3f %9.1f %9.3f\n", "ok", res.ms, gbs, frac);
+      }
       std::fflush(stdout);
     }
-    if (!fractions.empty()) {
-      std::vector<double> f = fractions;
-      std::sort(f.begin(), f.end());
-      const double med = f.size() % 2 ? f[f.size() / 2] : 0.5 * (f[f.size() / 2 - 1] + f[f.size() / 2]);
-      std::printf("summary %s: %zu cases, fraction of %s: median %.3f, min %.3f, max %.3f\n", dt.c_str(), f.size(),
-                  o.cpu ? "memcpy" : "cudaMemcpy", med, f.front(), f.back());
+    const char* ref = o.cpu ? "memcpy" : "cudaMemcpy";
+    if (!ab) {
+      print_summary(dt, fractions[0], ref);
+      continue;
+    }
+    for (int k = 0; k < 3; ++k) {
+      const std::string name = xpose::detail::nd_kernel_name(static_cast<xpose::detail::nd_kernel>(k));
+      print_summary(dt + " " + name, fractions[k], ref);
+      print_summary(dt + " " + name + " (permute_nd only)", nd_fractions[k], ref);
     }
   }
   return rc;
@@ -321,6 +386,7 @@ int permute_main(int argc, char** argv) {
   app.add_option("--dtype", dtype_s, "comma-separated: i8 u8 f16 bf16 f32 i32 f64 c64 i64 c128");
   app.add_flag("--cpu", o.cpu, "run the CPU backend (default without a GPU)");
   app.add_flag("--conj", o.conj, "conjugate complex elements (c64, c128)");
+  app.add_flag("--ab", o.ab, "GPU: time every permute_nd kernel (policy, vtile, vtile_flat) on each case in the same run");
   app.add_option("--threads", o.threads, "CPU threads (default: all)");
   app.add_option("--warmup", o.warmup, "untimed runs");
   app.add_option("--reps", o.reps, "timed runs (median reported)");

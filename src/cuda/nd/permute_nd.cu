@@ -6,7 +6,11 @@
 #include "../../core/core.hpp"
 #include "../../core/elem.hpp"
 #include "../../core/nd_map.hpp"
+#include <atomic>
+
+#include "../best_kernels.cuh"
 #include "../common.cuh"
+#include "nd_candidate.hpp"
 #include "policy_nd.hpp"
 
 namespace xpose::detail {
@@ -50,6 +54,105 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
       if (a < na && wb < nb) dst[j * out_step] = pass<E, Conj>(tile[wb][a]);
     }
     __syncthreads();
+  }
+}
+
+// The vector tile: best's 16-byte tile (TB rows of NCH chunks, XOR-swizzled shared
+// tile, k x k register micro-transposes; best_kernels.cuh) on the packed sides of a
+// vtile_map: row b of the tile is read at io + b_in(b0 + b) + a0, output row a written
+// at oo + a_out(a0 + a) + b0 (vtile_load_slot / vtile_store_slot, nd_map.hpp). Both
+// combined extents are multiples of k, so a chunk is whole or outside the tile.
+template <int E, int V, class Map>
+__global__ void __launch_bounds__(nd_vtile_for(E, V).threads, nd_vtile_for(E, V).min_blocks)
+    nd_vtile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
+  constexpr best_tile bt = nd_vtile_for(E, V);
+  constexpr int NCH = bt.chunks, NT = bt.threads, MW = bt.micro_bytes;
+  using geom = best::tile_geom<E, bt.rows, NCH, NT, MW>;
+  constexpr int k = geom::k, TA = geom::TC, TB = bt.rows, RPS = geom::RPS, L = geom::L;
+  constexpr int KW = geom::KW, kk = geom::kk, G = geom::G, MPT = geom::MPT, H = geom::H, RN = geom::RN;
+  __shared__ uint4 smem[TB * NCH];  // (TB, NCH) chunks, swizzled as in best::tile_kernel
+  const std::uint32_t* tile = reinterpret_cast<const std::uint32_t*>(smem);
+  const auto* in = static_cast<const unsigned char*>(in_v);
+  auto* out = static_cast<unsigned char*>(out_v);
+  const int tid = static_cast<int>(threadIdx.x);
+  const vtile_slot l0 = vtile_load_slot<k, NCH, NT>(tid, 0);
+  const int ch = tid % NCH;
+  for (index_t t = blockIdx.x; t < m.tiles; t += gridDim.x) {
+    index_t io = 0, oo = 0, a0 = 0, b0 = 0;
+    m.tile(t, &io, &oo, &a0, &b0, TA, TB);
+    const index_t na = m.n_a - a0, nb = m.n_b - b0;  // left from the origin (may exceed the tile)
+    std::uint32_t v[L][4];
+#pragma unroll
+    for (int j = 0; j < L; ++j) {
+      const int b = l0.b + j * RPS;  // vtile_load_slot<k, NCH, NT>(tid, j).b, folded
+      v[j][0] = v[j][1] = v[j][2] = v[j][3] = 0;
+      if (l0.a < na && b < nb) best::load_chunk<16>(v[j], in + (io + m.b_in(b0 + b) + a0 + l0.a) * E);
+    }
+    __syncthreads();  // the previous tile's shared reads are done
+#pragma unroll
+    for (int j = 0; j < L; ++j) {
+      const int r = l0.b + j * RPS;
+      smem[r * NCH + (ch ^ ((r / k) % NCH))] = make_uint4(v[j][0], v[j][1], v[j][2], v[j][3]);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < MPT; ++q) {
+      std::uint32_t w[k][KW];
+      int h, R, C;
+      best::read_micro<E, NCH, MW, geom>(tile, tid + q * NT, w, h, R, C);
+      const vtile_slot s = vtile_store_slot<k, kk, H, RN>(tid + q * NT);
+      if (s.b >= nb) continue;
+#pragma unroll
+      for (int i = 0; i < kk; ++i) {
+        if (s.a + i >= na) continue;
+        std::uint32_t ow[4];
+#pragma unroll
+        for (int g = 0; g < G; ++g)
+#pragma unroll
+          for (int x = 0; x < KW; ++x) ow[g * KW + x] = w[g * kk + i][x];
+        best::store_chunk<16>(ow, out + (oo + m.a_out(a0 + s.a + i) + b0 + s.b) * E);
+      }
+    }
+  }
+}
+
+// The run tile (strided copies of short runs): a vtile_map over runs of U 16-byte
+// chunks (runs_plan): row b of the tile is TA runs contiguous in the input, output row
+// a is TB runs contiguous in the output, so both sides move >= 512 contiguous bytes
+// where the runs alone are 16-64 (run_load_slot / run_store_slot, nd_map.hpp).
+template <int U, class Map>
+__global__ void __launch_bounds__(nd_run_threads)
+    nd_run_tile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
+  constexpr int TA = nd_run_tile_a, TB = nd_run_tile_b(U), NT = nd_run_threads, P = (TA + 1) * U;
+  constexpr int per = TA * TB * U / NT;
+  __shared__ uint4 sm[TB * P];
+  const uint4* __restrict__ in = static_cast<const uint4*>(in_v);
+  uint4* __restrict__ out = static_cast<uint4*>(out_v);
+  const int tid = static_cast<int>(threadIdx.x);
+  for (index_t t = blockIdx.x; t < m.tiles; t += gridDim.x) {
+    index_t io = 0, oo = 0, a0 = 0, b0 = 0;
+    m.tile(t, &io, &oo, &a0, &b0, TA, TB);
+    const index_t na = m.n_a - a0, nb = m.n_b - b0;
+    uint4 v[per];
+#pragma unroll
+    for (int j = 0; j < per; ++j) {
+      const run_slot s = run_load_slot<TA, TB, U, NT>(tid, j);
+      v[j] = make_uint4(0, 0, 0, 0);
+      if (s.row < nb && s.col / U < na) v[j] = in[(io + m.b_in(b0 + s.row) + a0) * U + s.col];
+    }
+    __syncthreads();  // the previous tile's shared reads are done
+#pragma unroll
+    for (int j = 0; j < per; ++j) {
+      const run_slot s = run_load_slot<TA, TB, U, NT>(tid, j);
+      sm[s.row * P + s.col] = v[j];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < per; ++j) {
+      const run_slot s = run_store_slot<TA, TB, U, NT>(tid, j);
+      const int b = s.col / U;
+      if (s.row < na && b < nb) out[(oo + m.a_out(a0 + s.row) + b0) * U + s.col] = sm[b * P + s.row * U + s.col % U];
+    }
   }
 }
 
@@ -131,9 +234,93 @@ status launch_copy(const plan& p, int unit, const void* in, void* out, cudaStrea
   return launch_copy_kernel<U, Conj>(m, in, out, stream);
 }
 
+
+// ---- the vector tile (candidate kernels, nd_candidate.hpp) ----
+
+std::atomic<int> g_nd_candidate{static_cast<int>(nd_kernel_default)};
+
+template <class Map>
+bool vtile_fits32(const Map& m) {
+  return nd_index32 && fits32(m.tiles) && fits32(m.n_a) && fits32(m.n_b);
+}
+
+// The tile shape and map of the vector tile for this plan, or false where its kernel
+// cannot run it (1-byte elements, conjugation, chunks that 16-byte accesses cannot move).
+bool vtile_plan(const plan& p, const void* in, const void* out, bool pack, int* v, vtile_map* m) {
+  const int E = p.in.elem_size;
+  if (p.conjugate || E < 2) return false;
+  *v = nd_vtile_shape_for(p, pack);
+  const best_tile bt = nd_vtile_for(E, *v);
+  *m = make_vtile_map<vtile_map>(p, bt.chunks * 16 / E, bt.rows, pack);
+  return vtile_vector_ok(*m, E, in, out);
+}
+
+template <int E, int V>
+status launch_vtile(const plan& p, const vtile_map& m, bool pack, const void* in, void* out, cudaStream_t stream) {
+  constexpr best_tile bt = nd_vtile_for(E, V);
+  if (vtile_fits32(m)) {
+    const vtile_map32 m32 = make_vtile_map<vtile_map32>(p, bt.chunks * 16 / E, bt.rows, pack);
+    nd_vtile_kernel<E, V, vtile_map32><<<clamp_grid(m32.tiles, grid_limit), bt.threads, 0, stream>>>(m32, in, out);
+  } else {
+    nd_vtile_kernel<E, V, vtile_map><<<clamp_grid(m.tiles, grid_limit), bt.threads, 0, stream>>>(m, in, out);
+  }
+  return launch_status("permute_nd vector tile kernel launch");
+}
+
+template <int E>
+status launch_vtile_shaped(const plan& p, int v, const vtile_map& m, bool pack, const void* in, void* out,
+                           cudaStream_t stream) {
+  static_assert(nd_vtile_shapes == 3, "one case per shape");
+  if (v == 1) return launch_vtile<E, 1>(p, m, pack, in, out, stream);
+  if (v == 2) return launch_vtile<E, 2>(p, m, pack, in, out, stream);
+  return launch_vtile<E, 0>(p, m, pack, in, out, stream);
+}
+
+// The run tile for a strided copy under candidate vtile, or false where it cannot run
+// (32-bit maps only: the 64-bit one spilled at 128 registers).
+bool run_tile_plan(const plan& p, const void* in, const void* out, plan* q, int* chunks, vtile_map* m) {
+  if (!runs_plan(p, q, chunks)) return false;
+  *m = make_vtile_map<vtile_map>(*q, nd_run_tile_a, nd_run_tile_b(*chunks), true);
+  return vtile_fits32(*m) && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
+         reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+}
+
+template <int U>
+status launch_run_tile(const plan& q, const void* in, void* out, cudaStream_t stream) {
+  const vtile_map32 m = make_vtile_map<vtile_map32>(q, nd_run_tile_a, nd_run_tile_b(U), true);
+  nd_run_tile_kernel<U, vtile_map32><<<clamp_grid(m.tiles, grid_limit), nd_run_threads, 0, stream>>>(m, in, out);
+  return launch_status("strided_copy run tile kernel launch");
+}
+
 }  // namespace
 
+void set_nd_candidate(nd_kernel k) noexcept { g_nd_candidate.store(static_cast<int>(k), std::memory_order_relaxed); }
+nd_kernel nd_candidate() noexcept { return static_cast<nd_kernel>(g_nd_candidate.load(std::memory_order_relaxed)); }
+
+nd_kernel nd_kernel_for(const plan& p, const void* in, const void* out) noexcept {
+  const nd_kernel k = nd_candidate();
+  vtile_map m;
+  int v = 0;
+  if (p.algo == algorithm::strided_copy) {
+    plan q;
+    return k == nd_kernel::vtile && run_tile_plan(p, in, out, &q, &v, &m) ? k : nd_kernel::policy;
+  }
+  if (k == nd_kernel::policy || !vtile_plan(p, in, out, k == nd_kernel::vtile, &v, &m)) return nd_kernel::policy;
+  return k;
+}
+
 status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t stream) {
+  if (const nd_kernel k = nd_candidate(); k != nd_kernel::policy) {
+    vtile_map m;
+    int v = 0;
+    if (vtile_plan(p, in, out, k == nd_kernel::vtile, &v, &m)) {
+      return with_elem_size(p.in.elem_size, [&](auto e) {
+        constexpr int E = decltype(e)::value;
+        if constexpr (E >= 2) return launch_vtile_shaped<E>(p, v, m, k == nd_kernel::vtile, in, out, stream);
+        else return launch_tiles<E, false>(p, in, out, stream);  // not reached: vtile_plan takes E >= 2
+      });
+    }
+  }
   if (p.conjugate) {
     if (p.in.elem_size == 8) return launch_tiles<8, true>(p, in, out, stream);
     return launch_tiles<16, true>(p, in, out, stream);
@@ -144,6 +331,16 @@ status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t 
 }
 
 status launch_strided_copy(const plan& p, const void* in, void* out, cudaStream_t stream) {
+  if (nd_candidate() == nd_kernel::vtile) {
+    plan q;
+    int chunks = 0;
+    vtile_map m;
+    if (run_tile_plan(p, in, out, &q, &chunks, &m)) {
+      if (chunks == 1) return launch_run_tile<1>(q, in, out, stream);
+      if (chunks == 2) return launch_run_tile<2>(q, in, out, stream);
+      return launch_run_tile<4>(q, in, out, stream);
+    }
+  }
   if (p.conjugate) {
     if (p.in.elem_size == 8) return launch_copy<8, true>(p, 8, in, out, stream);
     return launch_copy<16, true>(p, 16, in, out, stream);

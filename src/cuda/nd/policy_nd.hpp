@@ -3,6 +3,8 @@
 // dim) and the block size, with the constraints of a tile checked once in valid().
 #pragma once
 
+#include "../policy.hpp"  // best_tile, best_tile_valid: the vector tile reuses best's geometry
+
 namespace xpose::detail {
 
 struct nd_tile {
@@ -107,5 +109,59 @@ static_assert(nd_table_valid(), "every nd tile satisfies its constraints");
 /// block keeps up to 256 x 4 x 16 B = 16 KiB in flight (1 reverts to one unit per thread).
 constexpr int nd_copy_threads = 256;
 constexpr int nd_copy_units = 4;
+
+/// Kernels of permute_nd, for the same-run comparison of `xpose-bench ttc --ab`
+/// (src/cuda/nd/nd_candidate.hpp selects one at run time; internal, not public API):
+/// policy: nd_tile_kernel with the table above (scalar accesses, one dim per side);
+/// vtile: the vector tile kernel on packed sides (make_vtile_map, pack = true);
+/// vtile_flat: the same kernel with one dim per side (pack = false).
+/// Shapes vtile cannot move in 16-byte chunks, 1-byte elements and conjugation keep
+/// the policy kernel.
+enum class nd_kernel : int { policy = 0, vtile = 1, vtile_flat = 2 };
+inline constexpr int nd_kernel_count = 3;
+
+/// The library's default N-d kernel: the one switch to flip once the H200 has measured
+/// the candidates (docs/RESULTS.md, "N-d permutation (issue 17)").
+inline constexpr nd_kernel nd_kernel_default = nd_kernel::policy;
+
+constexpr const char* nd_kernel_name(nd_kernel k) {
+  switch (k) {
+    case nd_kernel::vtile: return "vtile";
+    case nd_kernel::vtile_flat: return "vtile_flat";
+    default: return "policy";
+  }
+}
+
+/// Tiles of the vector tile kernel for E-byte elements (2 to 16 bytes), shape v:
+/// 0: `best`'s 16-byte tile (rows along B, 16-byte chunks along A; policy.hpp);
+/// 1: half its rows, 2: half its chunks (128 threads: the same loads per thread, twice
+/// the blocks per SM). The launcher takes the shape whose packed sides leave the fewest
+/// tile slots idle (nd_vtile_shape_for, nd_candidate.hpp). Static shared memory.
+/// Unmeasured starting point: docs/RESULTS.md, "N-d permutation (issue 17)".
+inline constexpr int nd_vtile_shapes = 3;
+constexpr best_tile nd_vtile_for(int elem_size, int v = 0) {
+  best_tile t = best_tile_for(elem_size);
+  if (v == 1) t.rows /= 2;
+  if (v == 2) t.chunks /= 2;
+  if (v != 0) t.threads /= 2, t.min_blocks *= 2;
+  return t;
+}
+
+/// Run tile (strided copies whose kept run is U = 1, 2 or 4 16-byte chunks, candidate
+/// vtile): 32 runs along A x 64/U along B, 256 threads, 8 chunks per thread; the shared
+/// rows padded by one run so that a quarter warp's 16-byte reads of a column hit 8 bank
+/// groups. Unmeasured: docs/RESULTS.md, "N-d permutation (issue 17)".
+inline constexpr int nd_run_tile_a = 32, nd_run_threads = 256;
+constexpr int nd_run_tile_b(int chunks) { return 64 / chunks; }
+
+constexpr bool nd_vtile_table_valid() {
+  for (int e = 2; e <= 16; e *= 2)
+    for (int v = 0; v < nd_vtile_shapes; ++v) {
+      const best_tile t = nd_vtile_for(e, v);
+      if (!best_tile_valid(e, t, false) || t.rows * t.chunks * 16 > 48 * 1024) return false;
+    }
+  return true;
+}
+static_assert(nd_vtile_table_valid(), "every vector tile fits static shared memory");
 
 }  // namespace xpose::detail

@@ -163,6 +163,41 @@ XPOSE_HDI std::uint32_t perm(std::uint32_t x, std::uint32_t y, unsigned s) {
 #endif
 }
 
+/// Transposes in place the kk x kk block of E-byte elements held in rows w[B .. B+kk)
+/// (row i: KW words, element j at byte j*E; kk = 4*KW/E). One butterfly stage per bit
+/// of the element index: stages that move whole words are register renaming, sub-word
+/// stages one byte permute per word ((i, j|m) <-> (i+m, j): bytes or half-words). The
+/// tile kernels' micro-blocks (best_kernels.cuh) and the slab micro-blocks use it.
+template <int E, int KW, int N>
+XPOSE_HDI void transpose_block(std::uint32_t (&w)[N][KW], int B) {
+  constexpr int kk = 4 * KW / E;
+  XPOSE_UNROLL
+  for (int m = 1; m < kk; m <<= 1) {
+    XPOSE_UNROLL
+    for (int i = B; i < B + kk; ++i) {
+      if ((i - B) & m) continue;
+      if (m * E >= 4) {
+        const int M = m * E / 4;
+        XPOSE_UNROLL
+        for (int q = 0; q < KW; ++q)
+          if (q & M) {
+            const std::uint32_t t = w[i][q];
+            w[i][q] = w[i + m][q ^ M];
+            w[i + m][q ^ M] = t;
+          }
+      } else {
+        const unsigned lo = m * E == 1 ? 0x6240u : 0x5410u, hi = m * E == 1 ? 0x7351u : 0x7632u;
+        XPOSE_UNROLL
+        for (int q = 0; q < KW; ++q) {
+          const std::uint32_t x = w[i][q], y = w[i + m][q];
+          w[i][q] = perm(x, y, lo);
+          w[i + m][q] = perm(x, y, hi);
+        }
+      }
+    }
+  }
+}
+
 /// The 16-byte-aligned chunk at p, reading only bytes inside [lo, hi) (other bytes 0):
 /// one vector load when the chunk lies inside, E-byte loads otherwise (lo, hi E-aligned).
 template <int E>

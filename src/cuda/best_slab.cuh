@@ -20,6 +20,13 @@
 //           phase moves whole groups of U/E positions x S rows (U = 16 bytes of each
 //           row for S <= 8, else 4) through registers with byte permutes, at most 3
 //           per word, instead of one shared access and a walker step per element.
+//   micro   (MW > 0; short side, or both sides for whole, a multiple of k = 16/E; the
+//           packed side 16-byte aligned): the packed side moves as micro-blocks of k
+//           shared rows x MW bytes, transposed in registers (byte permutes and register
+//           renaming) into whole 16-byte packed chunks: gather stores them straight to
+//           the output, scatter loads them straight from the input; whole stages input
+//           and output chunks in shared memory (fold_swizzle) with the micro-blocks
+//           between them.
 // Loads never touch a byte outside the input view [in, in_end); stores never touch a
 // byte outside the slab's own output elements. The phases are host-device functions:
 // the CPU tests run a block's phases on host buffers (tests/cpu/test_best_policy.cpp).
@@ -59,7 +66,8 @@ XPOSE_HDI int addr16(const void* p) { return static_cast<int>(reinterpret_cast<s
 
 /// Slab geometry for E-byte elements and a slab of about `slab_bytes`; the caller
 /// (best_path_for) has checked the layout conditions of the mode. grouped: the kernel
-/// has the short side as its template argument SS (adds the staging area).
+/// has the short side as its template argument SS (adds the staging area); for whole,
+/// the micro-block kernel (input and output staged as whole, swizzled chunks).
 template <int E>
 args make_args(int m, const void* in, void* out, const matrix_desc& d, const void* in_end, int slab_bytes,
                bool grouped = false) {
@@ -94,7 +102,11 @@ args make_args(int m, const void* in, void* out, const matrix_desc& d, const voi
   if (chunks % 2 == 0) ++chunks;
   a.pitch = static_cast<int>(chunks * 16);
   a.smem = static_cast<int>((m == whole ? 1 : a.S) * a.pitch);
-  if (grouped && m != whole) {
+  if (grouped && m == whole) {
+    a.pitch = static_cast<int>((row_bytes / 16 + 7) / 8 * 8 * 16);  // whole groups of 8 chunks (fold_swizzle)
+    a.stage = a.pitch;
+    a.smem = 2 * a.pitch;
+  } else if (grouped) {
     // Staging: a 16-byte lead, the packed bytes, the window reads' 32 bytes past them;
     // whole groups of 8 chunks (the swizzle permutes inside them).
     const i64 st_chunks = ((16 + row_bytes * a.S + 32 + 15) / 16 + 7) / 8 * 8;
@@ -313,6 +325,153 @@ XPOSE_HDI void mid_phase(const args& a, const divisors& dv, const pos& p, u8* sm
   }
 }
 
+// ---- micro-block interleave (MW > 0) ------------------------------------------------
+
+/// Micro-block of the micro-block kernel (short side S a multiple of k = 16/E, packed
+/// side 16-byte aligned): k rows x MW bytes (kk = MW/E positions), G = 16/MW square
+/// kk x kk blocks stacked. Transposed in registers it is kk packed chunks of 16 bytes
+/// (one position, k rows each). GP micro-blocks side by side cover 128 shared bytes of
+/// a row: consecutive threads take them (conflict-free shared accesses), the next
+/// threads the next row block, so a warp's packed-side accesses are runs of 32-64
+/// contiguous bytes.
+template <int E, int MW>
+struct micro_shape {
+  static constexpr int k = 16 / E;
+  static constexpr int KW = MW / 4;
+  static constexpr int kk = MW / E;
+  static constexpr int G = 16 / MW;
+  static constexpr int GP = 128 / MW;
+  static_assert(MW >= 4 && MW >= E && 16 % MW == 0 && E <= 8, "micro-block: 4-16 byte rows of 1-8 byte elements");
+};
+
+/// KW words at p (aligned to 4*KW bytes).
+template <int KW>
+XPOSE_HDI void ld_words(const u8* p, std::uint32_t (&w)[KW]) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (KW == 4) {
+    const uint4 v = *reinterpret_cast<const uint4*>(p);
+    w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+  } else if constexpr (KW == 2) {
+    const uint2 v = *reinterpret_cast<const uint2*>(p);
+    w[0] = v.x, w[1] = v.y;
+  } else {
+    w[0] = *reinterpret_cast<const std::uint32_t*>(p);
+  }
+#else
+  std::memcpy(w, p, 4 * KW);
+#endif
+}
+
+template <int KW>
+XPOSE_HDI void st_words(u8* p, const std::uint32_t (&w)[KW]) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (KW == 4) *reinterpret_cast<uint4*>(p) = make_uint4(w[0], w[1], w[2], w[3]);
+  else if constexpr (KW == 2) *reinterpret_cast<uint2*>(p) = make_uint2(w[0], w[1]);
+  else *reinterpret_cast<std::uint32_t*>(p) = w[0];
+#else
+  std::memcpy(p, w, 4 * KW);
+#endif
+}
+
+
+/// Chunk slot of staged chunk c (whole micro-blocks): its index inside its group of 8
+/// XORed with the fold of the higher bits, so threads whose chunks lie a power of two
+/// of chunks apart (rows, matrices) hit different banks (at most 2-way for the square
+/// batches of the sweep).
+XPOSE_HDI int fold_swizzle(int c) { return c ^ (((c >> 3) ^ (c >> 6) ^ (c >> 9)) & 7); }
+
+/// Whole matrices (R x C, both multiples of k; input and output ranges aligned): micro-
+/// block (matrix b, row block RB, column piece P) from the staged input rows to the
+/// staged output rows; consecutive threads take the pieces along a row.
+template <int E, int MW>
+XPOSE_HDI void whole_blocks(const args& a, const pos& p, u8* sm, int tid, int nt) {
+  using B = micro_shape<E, MW>;
+  constexpr int k = B::k, KW = B::KW, kk = B::kk, G = B::G;
+  const int R = static_cast<int>(a.S), C = static_cast<int>(a.L);
+  const int gpr = C * E / MW, nrb = R / k, mat = R * C * E;
+  const bytes::fdiv by_gpr(gpr), by_nrb(nrb);
+  const int items = p.n / (R * C) * nrb * gpr;
+  for (int m = tid; m < items; m += nt) {
+    const int q = by_gpr(m), P = m - q * gpr, b = by_nrb(q), RB = q - b * nrb;
+    std::uint32_t w[k][KW];
+    XPOSE_UNROLL
+    for (int i = 0; i < k; ++i) {
+      const int x = b * mat + (RB * k + i) * C * E + P * MW;
+      ld_words<KW>(sm + 16 * fold_swizzle(x >> 4) + (x & 15), w[i]);
+    }
+    XPOSE_UNROLL
+    for (int g = 0; g < G; ++g) bytes::transpose_block<E, KW, k>(w, g * kk);
+    XPOSE_UNROLL
+    for (int i = 0; i < kk; ++i) {
+      c16 c;
+      XPOSE_UNROLL
+      for (int g = 0; g < G; ++g)
+        XPOSE_UNROLL
+        for (int x = 0; x < KW; ++x) c.w[g * KW + x] = w[g * kk + i][x];
+      const int oc = (b * mat + (P * kk + i) * R * E) / 16 + RB;
+      bytes::st16(sm + a.stage + 16 * fold_swizzle(oc), c);
+    }
+  }
+}
+
+/// Gather / scatter micro-blocks, the packed side. gather: shared rows -> registers -> the packed
+/// output range (whole 16-byte chunks, positions past the slab skipped); scatter: the
+/// packed input range -> registers -> shared rows (element (s, l) at 16 + s*pitch +
+/// l*E, the layout read_phase / write_phase use). Needs a.S % k == 0 and the slab's
+/// packed base 16-byte aligned (best_path_for checks both).
+template <int E, int M, int MW>
+XPOSE_HDI void side_blocks(const args& a, const bytes::fdiv& by_nb, const pos& p, u8* sm, int tid, int nt) {
+  using B = micro_shape<E, MW>;
+  constexpr int k = B::k, KW = B::KW, kk = B::kk, G = B::G, GP = B::GP;
+  const int nb = by_nb.d;  // row blocks: a.S / k
+  const int pb = (p.n + kk - 1) / kk;
+  const int items = nb * ((pb + GP - 1) / GP) * GP;
+  for (int m = tid; m < items; m += nt) {
+    const int q = m / GP, run = by_nb(q), R = q - run * nb, P = run * GP + m % GP;
+    if (P >= pb) continue;
+    u8* const rows = sm + 16 + R * k * a.pitch + P * MW;
+    const int pk = (P * kk * nb + R) * 16;  // packed chunk of position P*kk, row block R
+    std::uint32_t w[k][KW];
+    if constexpr (M == gather) {
+      XPOSE_UNROLL
+      for (int i = 0; i < k; ++i) ld_words<KW>(rows + i * a.pitch, w[i]);
+    } else {
+      XPOSE_UNROLL
+      for (int i = 0; i < kk; ++i) {
+        const c16 c = P * kk + i < p.n ? bytes::ld16(p.in + pk + i * nb * 16) : bytes::zero16();
+        XPOSE_UNROLL
+        for (int g = 0; g < G; ++g)
+          XPOSE_UNROLL
+          for (int x = 0; x < KW; ++x) w[g * kk + i][x] = c.w[g * KW + x];
+      }
+    }
+    XPOSE_UNROLL
+    for (int g = 0; g < G; ++g) bytes::transpose_block<E, KW, k>(w, g * kk);
+    if constexpr (M == gather) {
+      XPOSE_UNROLL
+      for (int i = 0; i < kk; ++i) {
+        if (P * kk + i >= p.n) break;
+        c16 c;
+        XPOSE_UNROLL
+        for (int g = 0; g < G; ++g)
+          XPOSE_UNROLL
+          for (int x = 0; x < KW; ++x) c.w[g * KW + x] = w[g * kk + i][x];
+        bytes::st16(p.out + pk + i * nb * 16, c);
+      }
+    } else {
+      XPOSE_UNROLL
+      for (int i = 0; i < k; ++i) st_words<KW>(rows + i * a.pitch, w[i]);
+    }
+  }
+}
+
+/// The micro-block kernel's phase (MW > 0): gather's write, scatter's read, whole's middle.
+template <int E, int M, int MW>
+XPOSE_HDI void block_phase(const args& a, const bytes::fdiv& by_nb, const pos& p, u8* sm, int tid, int nt) {
+  if constexpr (M == whole) whole_blocks<E, MW>(a, p, sm, tid, nt);
+  else side_blocks<E, M, MW>(a, by_nb, p, sm, tid, nt);
+}
+
 // ---- read phase -----------------------------------------------------------------
 
 /// One load item in flight: the aligned chunk(s) and where they go.
@@ -350,10 +509,12 @@ XPOSE_HDI fetched read_fetch(const args& a, const pos& p, const bytes::fdiv& by_
   return f;
 }
 
-template <int E, int M, int SS>
+template <int E, int M, int SS, int MW = 0>
 XPOSE_HDI void read_put(const args& a, const divisors& dv, const pos& p, const bytes::fdiv& by_nls, int v,
                         const fetched& f, u8* sm) {
-  if constexpr (M == scatter && SS > 0) {
+  if constexpr (M == whole && MW > 0) {
+    bytes::st16(sm + 16 * fold_swizzle(v), f.a);  // raw: block_phase transposes
+  } else if constexpr (M == scatter && SS > 0) {
     bytes::st16(sm + a.stage + stg<E, SS>(v), f.a);  // raw: mid_phase interleaves
   } else if constexpr (M == gather) {
     const int nls = by_nls.d;
@@ -376,7 +537,7 @@ XPOSE_HDI void read_put(const args& a, const divisors& dv, const pos& p, const b
 
 /// Thread tid of nt: its load items, U at a time, all U in flight before the first
 /// shared store.
-template <int E, int M, int U, int SS = 0>
+template <int E, int M, int U, int SS = 0, int MW = 0>
 XPOSE_HDI void read_phase(const args& a, const divisors& dv, const pos& p, u8* sm, int tid, int nt) {
   const int items = read_items<E, M>(a, p);
   const bytes::fdiv by_nls((p.n * E + 15) / 16);  // gather: chunks per segment
@@ -387,15 +548,19 @@ XPOSE_HDI void read_phase(const args& a, const divisors& dv, const pos& p, u8* s
       if (base + u * nt + tid < items) f[u] = read_fetch<E, M>(a, p, by_nls, base + u * nt + tid);
     XPOSE_UNROLL
     for (int u = 0; u < U; ++u)
-      if (base + u * nt + tid < items) read_put<E, M, SS>(a, dv, p, by_nls, base + u * nt + tid, f[u], sm);
+      if (base + u * nt + tid < items) read_put<E, M, SS, MW>(a, dv, p, by_nls, base + u * nt + tid, f[u], sm);
   }
 }
 
 // ---- write phase ----------------------------------------------------------------
 
-template <int E, int M, int SS = 0>
+template <int E, int M, int SS = 0, int MW = 0>
 XPOSE_HDI void write_phase(const args& a, const divisors& dv, const pos& p, const u8* sm, int tid, int nt) {
-  if constexpr (M == gather && SS > 0) {
+  if constexpr (M == whole && MW > 0) {
+    // The output range (aligned, whole chunks), chunk by chunk from the staging area.
+    const int items = p.n * E / 16;
+    for (int v = tid; v < items; v += nt) bytes::st16(p.out + 16 * v, bytes::ld16(sm + a.stage + 16 * fold_swizzle(v)));
+  } else if constexpr (M == gather && SS > 0) {
     // The packed output range, chunk by aligned chunk, as windows of the staging area.
     const int N = p.n * SS * E, oq = addr16(p.out);
     u8* const base = p.out - oq;
@@ -451,23 +616,33 @@ XPOSE_HDI void write_phase(const args& a, const divisors& dv, const pos& p, cons
 
 #if defined(__CUDACC__)
 /// One block per slab (grid-stride past the grid limit). NT threads, U loads in flight
-/// each. SS > 0: grouped, short side SS (a.S == SS); MINB caps its registers.
-template <int E, int M, int NT, int U, int SS = 0, int MINB = 1>
+/// each. SS > 0: grouped, short side SS (a.S == SS); MINB caps its registers. MW > 0:
+/// micro-blocks of MW-byte rows on the packed side (block_phase replaces the gather's
+/// write phase, the scatter's read phase; whole: a middle phase between staged input
+/// and output chunks).
+template <int E, int M, int NT, int U, int SS = 0, int MINB = 1, int MW = 0>
 __global__ void __launch_bounds__(NT, MINB) slab_kernel(args a) {
+  static_assert(SS == 0 || MW == 0, "grouped or micro-blocks, not both");
   extern __shared__ uint4 smem_raw[];
   u8* sm = reinterpret_cast<u8*>(smem_raw);
   const int tid = static_cast<int>(threadIdx.x);
   const divisors dv(a);
+  const bytes::fdiv by_nb(static_cast<int>(a.S) * E / 16 > 0 ? static_cast<int>(a.S) * E / 16 : 1);
   for (i64 t = blockIdx.x; t < a.total; t += gridDim.x) {
     const pos p = slab_at<E, M>(a, t);
     __syncthreads();  // the previous slab's shared reads are done
-    read_phase<E, M, U, SS>(a, dv, p, sm, tid, NT);
+    if constexpr (MW > 0 && M == scatter) block_phase<E, M, MW>(a, by_nb, p, sm, tid, NT);
+    else read_phase<E, M, U, SS, MW>(a, dv, p, sm, tid, NT);
     __syncthreads();
     if constexpr (SS > 0) {
       mid_phase<E, M, SS>(a, dv, p, sm, tid, NT);
       __syncthreads();
+    } else if constexpr (MW > 0 && M == whole) {
+      block_phase<E, M, MW>(a, by_nb, p, sm, tid, NT);
+      __syncthreads();
     }
-    write_phase<E, M, SS>(a, dv, p, sm, tid, NT);
+    if constexpr (MW > 0 && M == gather) block_phase<E, M, MW>(a, by_nb, p, sm, tid, NT);
+    else write_phase<E, M, SS, MW>(a, dv, p, sm, tid, NT);
   }
 }
 #endif

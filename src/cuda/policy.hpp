@@ -132,6 +132,9 @@ enum class best_path : int {
   realign,       ///< realigning tile (best_realign.cuh): element-aligned rows, 16-byte accesses
   tile_access,   ///< tile with A-byte accesses, A = the alignment (< 16)
   tile_half,     ///< 16-byte tile of 1-byte elements with half the rows (best_tile_half_for)
+  slab_gather_micro,   ///< slab_gather, packed side through register micro-blocks (best_slab.cuh)
+  slab_scatter_micro,  ///< slab_scatter, packed side through register micro-blocks
+  slab_whole_micro,    ///< slab_whole, matrices of whole 16-byte chunks through register micro-blocks
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -146,6 +149,9 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::realign: return "realign";
     case best_path::tile_access: return "tile_access";
     case best_path::tile_half: return "tile_half";
+    case best_path::slab_gather_micro: return "slab_gather_micro";
+    case best_path::slab_scatter_micro: return "slab_scatter_micro";
+    case best_path::slab_whole_micro: return "slab_whole_micro";
   }
   return "?";
 }
@@ -203,6 +209,44 @@ constexpr int best_slab_group_for(const best_class_policy& p, int elem_size, lon
   for (int g : best_slab_group_sides)
     if (g == s && g <= p.slab_group_max) return g;
   return 0;
+}
+
+/// Micro-block slabs (slab_kernel with MW > 0, best_slab.cuh): gather / scatter slabs
+/// whose short side S is a multiple of 16/E and at least this many elements, with
+/// every slab's packed side 16-byte aligned, move the packed side as k x 16-byte
+/// register micro-transposes (k = 16/E rows per 16-byte chunk) instead of element by
+/// element (1-2 byte short sides above 32 were at 0.38-0.55 of memcpy: docs/RESULTS.md
+/// "Shape classes (issue 12)", second round). 0: off. Candidate policy only until
+/// measured; the grouped kernel keeps the sides below the threshold.
+constexpr int best_slab_micro_min(int /*cc*/, int elem_size, bool candidate) {
+  if (!candidate) return 0;
+  return elem_size == 1 ? 32 : elem_size == 2 ? 24 : elem_size == 4 ? 8 : 0;
+}
+
+/// Whole-matrix micro-blocks (slab_whole_micro): batches of small packed matrices whose
+/// sides are multiples of 16/E, both ranges 16-byte aligned, staged as swizzled chunks
+/// and transposed through registers instead of placed element by element (1-byte
+/// batches at 0.52 of memcpy: docs/RESULTS.md "Shape classes (issue 12)", second round).
+/// Candidate policy only until measured.
+constexpr bool best_slab_whole_micro(int /*cc*/, int elem_size, bool candidate) {
+  return candidate && elem_size <= 4;
+}
+
+/// Micro-block kernel of a path (slab_gather_micro, slab_scatter_micro,
+/// slab_whole_micro) and element size: bytes per micro-block row (registers: 16/E rows x
+/// width) and the register cap as blocks per SM. Chosen from ptxas (sm_90, nvcc 13.0):
+/// the widest rows that fit 3 blocks (the gather's read phase keeps 4 chunk pairs in
+/// flight: u8 8-byte rows spilled at 3) and 4 for the scatter, whose loads are the
+/// micro-blocks themselves. Not measured yet.
+struct best_micro {
+  int width;
+  int min_blocks;
+};
+constexpr best_micro best_slab_micro_for(int elem_size, best_path p) {
+  const int w = elem_size >= 4 ? 16 : 8;
+  if (p == best_path::slab_gather_micro) return {elem_size == 1 ? 4 : w, 3};
+  if (p == best_path::slab_scatter_micro) return {w, 4};
+  return {w, 3};
 }
 
 /// Slab paths only where the long side is at least this many times the short side.
@@ -264,17 +308,32 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   const best_class_policy p = best_class_policy_for(cc, d.elem_size, candidate);
   // Many small matrices, both sides packed: several whole matrices per block.
   if (batched && d.ld_in == d.cols && d.ld_out == d.rows && d.stride_in == mat && d.stride_out == mat &&
-      mat * E <= p.whole_max_bytes && d.rows > 1 && d.cols > 1)
+      mat * E <= p.whole_max_bytes && d.rows > 1 && d.cols > 1) {
+    const long long k = 16 / E;
+    if (best_slab_whole_micro(cc, d.elem_size, candidate) && d.rows % k == 0 && d.cols % k == 0 &&
+        best_align16(in_addr) == 16 && best_align16(out_addr) == 16)
+      return {best_path::slab_whole_micro, 16, 0};
     return {best_path::slab_whole, 16, 0};
+  }
   // One short side with the other side packed: slabs, any alignment.
   auto short_ok = [&](long long s) { return s <= p.slab_max_short && s * E <= p.slab_max_short_bytes; };
   // The 1-2 byte small tiles cover 32 to 64 rows (best_shape_for).
   const bool keep_tile = p.keep_few_rows_tile && access == 16 && d.rows >= 32 && d.rows <= 64;
   // Near-square small matrices keep the tile (64 x 64 f32-c128 batches: "Fast path (best)").
-  if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && !keep_tile)
+  // Micro-block slabs: a short side of whole 16-byte chunks and an aligned packed side.
+  const int micro_min = best_slab_micro_min(cc, d.elem_size, candidate);
+  auto micro_ok = [&](long long s, unsigned long long packed_addr, long long packed_stride) {
+    return micro_min > 0 && s >= micro_min && (s * E) % 16 == 0 && best_align16(packed_addr) == 16 &&
+           (!batched || best_align16(static_cast<unsigned long long>(packed_stride * E)) == 16);
+  };
+  if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && !keep_tile) {
+    if (micro_ok(d.rows, out_addr, d.stride_out)) return {best_path::slab_gather_micro, 16, 0};
     return {best_path::slab_gather, 16, best_slab_group_for(p, d.elem_size, d.rows)};
-  if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols)
+  }
+  if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
+    if (micro_ok(d.cols, in_addr, d.stride_in)) return {best_path::slab_scatter_micro, 16, 0};
     return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
+  }
 
   if (access < 16) return {p.realign ? best_path::realign : best_path::tile_access, access, 0};
   switch (best_shape_for(d.elem_size, d.rows, d.cols)) {

@@ -159,7 +159,8 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
   EXPECT_EQ(path_of(matrix_desc::packed(100000, 100, 4)), best_path::tile);
   for (best_path p : {best_path::copy, best_path::slab_gather, best_path::slab_scatter, best_path::slab_whole,
                       best_path::tile, best_path::tile_few_rows, best_path::tile_narrow, best_path::realign,
-                      best_path::tile_access})
+                      best_path::tile_access, best_path::slab_gather_micro, best_path::slab_scatter_micro,
+                      best_path::slab_whole_micro})
     EXPECT_STRNE(best_path_name(p), "?");
 }
 
@@ -174,21 +175,30 @@ struct aligned_buf {
   explicit aligned_buf(std::size_t n) : p(new u8[n ? n : 1]) {}
 };
 
-// Runs every block of the slab kernel <E, M, SS> on the host with nt threads: all
+// Runs every block of the slab kernel <E, M, SS, MW> on the host with nt threads: all
 // threads' read phase, then (grouped) all threads' middle phase, then all threads'
-// write phase, as __syncthreads orders them.
-template <int E, int M, int SS = 0>
+// write phase, as __syncthreads orders them (slab_kernel's phase choice).
+template <int E, int M, int SS = 0, int MW = 0>
 void emulate(const slab::args& a, int nt) {
   std::vector<u8> sm_store(static_cast<std::size_t>(a.smem) + 16);
   u8* sm = sm_store.data() + (16 - reinterpret_cast<std::uintptr_t>(sm_store.data()) % 16) % 16;
   const slab::divisors dv(a);
+  const xpose::detail::bytes::fdiv by_nb(static_cast<int>(a.S) * E / 16 > 0 ? static_cast<int>(a.S) * E / 16 : 1);
   for (long long t = 0; t < a.total; ++t) {
     const slab::pos p = slab::slab_at<E, M>(a, t);
     std::fill(sm, sm + a.smem, static_cast<u8>(0xCD));
-    for (int tid = 0; tid < nt; ++tid) slab::read_phase<E, M, best_slab_unroll, SS>(a, dv, p, sm, tid, nt);
+    for (int tid = 0; tid < nt; ++tid) {
+      if constexpr (MW > 0 && M == slab::scatter) slab::block_phase<E, M, MW>(a, by_nb, p, sm, tid, nt);
+      else slab::read_phase<E, M, best_slab_unroll, SS, MW>(a, dv, p, sm, tid, nt);
+    }
     if constexpr (SS > 0)
       for (int tid = 0; tid < nt; ++tid) slab::mid_phase<E, M, SS>(a, dv, p, sm, tid, nt);
-    for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, SS>(a, dv, p, sm, tid, nt);
+    if constexpr (MW > 0 && M == slab::whole)
+      for (int tid = 0; tid < nt; ++tid) slab::block_phase<E, M, MW>(a, by_nb, p, sm, tid, nt);
+    for (int tid = 0; tid < nt; ++tid) {
+      if constexpr (MW > 0 && M == slab::gather) slab::block_phase<E, M, MW>(a, by_nb, p, sm, tid, nt);
+      else slab::write_phase<E, M, SS, MW>(a, dv, p, sm, tid, nt);
+    }
   }
 }
 
@@ -210,12 +220,13 @@ void emulate_grouped(const slab::args& a, int nt, int group) {
   }
 }
 
+// micro > 0: the micro-block kernel with micro-byte rows (gather / scatter).
 template <int E>
 void check_slab(int mode, const xpose::matrix_desc& d, long long off_in, long long off_out, int slab_bytes, int nt,
-                int group = 0) {
+                int group = 0, int micro = 0) {
   SCOPED_TRACE("mode " + std::to_string(mode) + " " + xpose_test::shape_name(d) + " offsets " +
                std::to_string(off_in) + "/" + std::to_string(off_out) + " slab " + std::to_string(slab_bytes) +
-               " nt " + std::to_string(nt) + " group " + std::to_string(group));
+               " nt " + std::to_string(nt) + " group " + std::to_string(group) + " micro " + std::to_string(micro));
   const std::size_t ni = static_cast<std::size_t>(in_elems(d)) * E, no = static_cast<std::size_t>(out_elems(d)) * E;
   const std::size_t oi = static_cast<std::size_t>(off_in) * E, oo = static_cast<std::size_t>(off_out) * E;
   const auto src = random_bytes(ni, static_cast<std::uint64_t>(d.rows * 31 + d.cols + off_in));
@@ -225,10 +236,34 @@ void check_slab(int mode, const xpose::matrix_desc& d, long long off_in, long lo
   std::vector<u8> want(no, 0xFF);
   ASSERT_TRUE(xpose::transpose_reference(src.data(), want.data(), d).ok());
   const u8* pin = in.p.get() + oi;
-  const slab::args a = slab::make_args<E>(mode, pin, out.p.get() + oo, d, pin + ni, slab_bytes, group > 0);
+  const slab::args a = slab::make_args<E>(mode, pin, out.p.get() + oo, d, pin + ni, slab_bytes,
+                                          group > 0 || (micro > 0 && mode == slab::whole));
   ASSERT_GT(a.total, 0);
   ASSERT_LE(a.smem, 48 * 1024);
-  if (group > 0) {
+  if (micro > 0) {
+    // The kernel's preconditions (best_path_for checks them): whole chunks per position,
+    // the packed side of every slab 16-byte aligned.
+    ASSERT_EQ((a.S * E) % 16, 0);
+    if (mode == slab::whole) {
+      ASSERT_EQ((a.L * E) % 16, 0);
+      ASSERT_EQ(slab::addr16(a.in), 0);
+    }
+    ASSERT_EQ(slab::addr16(mode == slab::scatter ? a.in : a.out), 0);
+    ASSERT_EQ((mode == slab::scatter ? a.stride_in : a.stride_out) % 16, 0);
+    if constexpr (E <= 4) {
+      auto run = [&](auto mw) {
+        constexpr int MW = decltype(mw)::value;
+        if (mode == slab::whole) emulate<E, slab::whole, 0, MW>(a, nt);
+        else if (mode == slab::gather) emulate<E, slab::gather, 0, MW>(a, nt);
+        else emulate<E, slab::scatter, 0, MW>(a, nt);
+      };
+      if (micro == 4) run(std::integral_constant<int, 4>{});
+      else if (micro == 8) run(std::integral_constant<int, 8>{});
+      else run(std::integral_constant<int, 16>{});
+    } else {
+      FAIL() << "micro-block kernels are instantiated for 1-4 byte elements";
+    }
+  } else if (group > 0) {
     ASSERT_EQ(group, mode == slab::gather ? d.rows : d.cols);
     if constexpr (E <= 4) {
       if (mode == slab::gather) emulate_grouped<E, slab::gather>(a, nt, group);
@@ -301,6 +336,143 @@ void grouped_cases() {
       }
     }
   }
+}
+
+// The micro-block kernels: short sides of whole chunks (1 to 8 row blocks, odd counts
+// too), both micro-block widths, ragged position blocks (L not a multiple of the block),
+// slabs of a few blocks and the production slab; the unaligned side at any offset,
+// padded and gapped (the packed side aligned, as best_path_for requires).
+template <int E>
+void micro_cases() {
+  constexpr long long k = 16 / E;
+  const int prod = best_class_policy_for(90, E).slab_bytes;
+  for (int mw : {4, 8, 16}) {
+    if (mw < E) continue;
+    for (long long nb : {1LL, 2LL, 3LL, 4LL, 6LL, 8LL}) {
+      const long long s = nb * k;
+      for (int bytes : {prod, 64 * E * static_cast<int>(s), 16 * E * static_cast<int>(s)}) {
+        for (int nt : {best_slab_threads, 7, 1}) {
+          if (nt == 1 && bytes == prod) continue;  // slow on the host, nothing new
+          for (long long L : {1LL, k - 1, k, 5 * k + 3, 37LL, 301LL, 4 * k * 17 + 5}) {
+            for (long long oi : {0LL, 1LL, 3LL}) {
+              // gather: input at any offset, padded rows, gapped batches (gap of whole chunks).
+              check_slab<E>(slab::gather, padded(s, L, E, 3, oi, 0, 2 * k), oi, 0, bytes, nt, 0, mw);
+              check_slab<E>(slab::gather, xpose::matrix_desc::packed(s, L, E, 2), oi, k, bytes, nt, 0, mw);
+              // scatter: output at any offset, padded segments.
+              check_slab<E>(slab::scatter, padded(L, s, E, 3, 0, oi, k), 0, oi, bytes, nt, 0, mw);
+              check_slab<E>(slab::scatter, xpose::matrix_desc::packed(L, s, E, 2), k, oi, bytes, nt, 0, mw);
+              if (::testing::Test::HasFatalFailure()) return;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Whole-matrix micro-blocks: sides of 1-4 chunks (squares and not), batches that fill
+// a slab, leave a ragged last slab or hold one matrix; both ranges aligned.
+template <int E>
+void whole_micro_cases() {
+  constexpr long long k = 16 / E;
+  const int prod = best_class_policy_for(90, E).slab_bytes;
+  for (int mw : {4, 8, 16})
+    for (auto [r, c] : {std::pair<long long, long long>{1, 1}, {2, 2}, {4, 4}, {1, 3}, {3, 2}, {2, 4}})
+      for (int bytes : {prod, static_cast<int>(3 * r * c * k * k * E)})
+        for (int nt : {best_slab_threads, 7})
+          for (long long n : {1LL, 37LL, 1000LL}) {
+            if (r * c * k * k * E > 16384) continue;
+            check_slab<E>(slab::whole, xpose::matrix_desc::packed(r * k, c * k, E, n), 0, 0, bytes, nt, 0, mw);
+            check_slab<E>(slab::whole, xpose::matrix_desc::packed(r * k, c * k, E, n), k, 2 * k, bytes, nt, 0, mw);
+            if (::testing::Test::HasFatalFailure()) return;
+          }
+}
+
+TEST(BestSlabEmulation, WholeMicro1) { whole_micro_cases<1>(); }
+TEST(BestSlabEmulation, WholeMicro2) { whole_micro_cases<2>(); }
+TEST(BestSlabEmulation, WholeMicro4) { whole_micro_cases<4>(); }
+
+TEST(BestSlabEmulation, FoldSwizzleIsABijectionOnGroupsOf8) {
+  for (int g = 0; g < 4096; ++g) {
+    unsigned seen = 0;
+    for (int c = 8 * g; c < 8 * g + 8; ++c) {
+      const int s = slab::fold_swizzle(c);
+      ASSERT_EQ(s >> 3, g);
+      seen |= 1u << (s & 7);
+    }
+    ASSERT_EQ(seen, 0xFFu) << g;
+  }
+}
+
+TEST(BestSlabEmulation, Micro1) { micro_cases<1>(); }
+TEST(BestSlabEmulation, Micro2) { micro_cases<2>(); }
+TEST(BestSlabEmulation, Micro4) { micro_cases<4>(); }
+
+TEST(BestSlabEmulation, TransposeBlock) {
+  // transpose_block of a kk x kk block: element (i, j) -> (j, i), for every element size
+  // and row width the micro-block kernels use.
+  auto run = [](auto e_tag, auto kw_tag) {
+    constexpr int E = decltype(e_tag)::value, KW = decltype(kw_tag)::value, kk = 4 * KW / E;
+    std::uint32_t w[kk][KW];
+    u8 ref[kk][4 * KW];
+    for (int i = 0; i < kk; ++i)
+      for (int b = 0; b < 4 * KW; ++b) ref[i][b] = static_cast<u8>(i * 37 + b * 11 + 5);
+    std::memcpy(w, ref, sizeof w);
+    xpose::detail::bytes::transpose_block<E, KW, kk>(w, 0);
+    for (int i = 0; i < kk; ++i)
+      for (int j = 0; j < kk; ++j)
+        for (int e = 0; e < E; ++e)
+          ASSERT_EQ(reinterpret_cast<const u8*>(w[i])[j * E + e], ref[j][i * E + e])
+              << E << " " << KW << " " << i << " " << j;
+  };
+  using std::integral_constant;
+  run(integral_constant<int, 1>{}, integral_constant<int, 2>{});
+  run(integral_constant<int, 1>{}, integral_constant<int, 4>{});
+  run(integral_constant<int, 2>{}, integral_constant<int, 2>{});
+  run(integral_constant<int, 2>{}, integral_constant<int, 4>{});
+  run(integral_constant<int, 4>{}, integral_constant<int, 4>{});
+  run(integral_constant<int, 8>{}, integral_constant<int, 4>{});
+}
+
+TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
+  using xpose::matrix_desc;
+  for (int E : {1, 2, 4}) {
+    SCOPED_TRACE(E);
+    const int min = best_slab_micro_min(90, E, true);
+    ASSERT_GT(min, 0);
+    EXPECT_EQ(best_slab_micro_min(90, E, false), 0);
+    for (long long c : {48LL, 64LL, 96LL, 128LL}) {
+      if (c * E > best_class_policy_for(90, E).slab_max_short_bytes || c > best_class_policy_for(90, E).slab_max_short)
+        continue;
+      const matrix_desc g = matrix_desc::packed(c, 50177, E, 5), h = matrix_desc::packed(50177, c, E, 5);
+      EXPECT_EQ(best_path_for(g, E, 0, 90, true).path, best_path::slab_gather_micro) << c;
+      EXPECT_EQ(best_path_for(h, 0, E, 90, true).path, best_path::slab_scatter_micro) << c;
+      // The default policy, and a packed side off 16 bytes: the other slab kernels.
+      EXPECT_EQ(best_path_for(g, E, 0, 90, false).path, best_path::slab_gather) << c;
+      EXPECT_EQ(best_path_for(h, 0, E, 90, false).path, best_path::slab_scatter) << c;
+      EXPECT_EQ(best_path_for(g, 0, E, 90, true).path, best_path::slab_gather) << c;
+      EXPECT_EQ(best_path_for(h, E, 0, 90, true).path, best_path::slab_scatter) << c;
+      // A gap that breaks the packed side's alignment between matrices.
+      EXPECT_EQ(best_path_for(padded(c, 50177, E, 3, 0, 0, 1), 0, 0, 90, true).path, best_path::slab_gather);
+      EXPECT_EQ(best_path_for(padded(50177, c, E, 3, 0, 0, 1), 0, 0, 90, true).path, best_path::slab_scatter);
+    }
+    // Not a whole number of chunks per position: the other kernels.
+    EXPECT_NE(best_path_for(matrix_desc::packed(min + 1, 50177, E, 2), 0, 0, 90, true).path,
+              best_path::slab_gather_micro);
+  }
+  // Whole matrices of whole chunks, aligned: micro-blocks in the candidate only.
+  for (int E : {1, 2, 4}) {
+    const long long k = 16 / E;
+    EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, true).path,
+              best_path::slab_whole_micro);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, false).path, best_path::slab_whole);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), E, 0, 90, true).path, best_path::slab_whole);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(k + 1, 2 * k, E, 1000), 0, 0, 90, true).path, best_path::slab_whole);
+  }
+  EXPECT_EQ(best_path_for(matrix_desc::packed(8, 8, 1, 1000), 0, 0, 90, true).path, best_path::slab_whole);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(8, 8, 2, 1000), 0, 0, 90, true).path, best_path::slab_whole_micro);
+  EXPECT_EQ(best_slab_micro_min(90, 8, true), 0);
+  EXPECT_EQ(best_slab_micro_min(90, 16, true), 0);
 }
 
 TEST(BestSlabEmulation, Grouped1) { grouped_cases<1>(); }

@@ -81,6 +81,68 @@ TEST(BestShapes, GroupedSlabs) {
     }
 }
 
+// The micro-block slab kernels (candidate policy, variant best_next): short sides of
+// whole 16-byte chunks from the candidate's threshold to the table's limit, HW even and
+// odd (unaligned segments on the other side), offsets and padding on the unaligned
+// side, gapped batches of whole chunks; asserts the micro-block path is the one chosen.
+// Then the cases the micro-block kernel must leave alone: a packed side off 16 bytes.
+TEST(BestShapes, MicroSlabs) {
+  REQUIRE_GPU();
+  using xpose::detail::best_slab_micro_min;
+  for (int es : {1, 2, 4}) {
+    const auto pol = best_class_policy_for(90, es, true);
+    const index_t k = 16 / es;
+    for (index_t c = best_slab_micro_min(90, es, true); c <= pol.slab_max_short && c * es <= pol.slab_max_short_bytes;
+         c += k) {
+      if (c % k != 0) continue;
+      for (index_t hw : {8200, 8201, 50177}) {
+        const std::uint64_t seed = static_cast<std::uint64_t>(c * 5 + hw + es);
+        const index_t n = hw > 10000 ? 2 : 3;
+        // Aligned 32-64 rows of 1-2 byte elements keep the measured small tile (policy).
+        const bool small_tile = es <= 2 && c >= 32 && c <= 64 && (hw * es) % 16 == 0;
+        check_best(matrix_desc::packed(c, hw, es, n), seed, 0, 0,
+                   small_tile ? std::nullopt : std::optional(best_path::slab_gather_micro), true);
+        check_best(matrix_desc::packed(hw, c, es, n), seed + 1, 0, 0, best_path::slab_scatter_micro, true);
+        check_best(matrix_desc::packed(c, hw, es, n), seed + 2, 1, k, best_path::slab_gather_micro, true);
+        check_best(matrix_desc::packed(hw, c, es, n), seed + 3, k, 1, best_path::slab_scatter_micro, true);
+        check_best(padded(c, hw, es, n, 3, 0, k), seed + 4, 3, 0, best_path::slab_gather_micro, true);
+        check_best(padded(hw, c, es, n, 0, 5, 2 * k), seed + 5, 0, 1, best_path::slab_scatter_micro, true);
+        // Packed side off 16 bytes: the other slab kernels, still exact.
+        check_best(matrix_desc::packed(c, hw, es, n), seed + 6, 0, 1, best_path::slab_gather, true);
+        check_best(matrix_desc::packed(hw, c, es, n), seed + 7, 1, 0, best_path::slab_scatter, true);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+  // Small transposes (small slabs, many blocks) and one long matrix past a few waves.
+  check_best(matrix_desc::packed(64, 301, 1, 1), 140, 0, 0, best_path::slab_gather_micro, true);
+  check_best(matrix_desc::packed(301, 64, 1, 1), 141, 0, 0, best_path::slab_scatter_micro, true);
+  check_best(matrix_desc::packed(128, 1 << 20, 1, 1), 142, 0, 0, best_path::slab_gather_micro, true);
+  check_best(matrix_desc::packed((1 << 20) + 3, 128, 1, 1), 143, 0, 0, best_path::slab_scatter_micro, true);
+}
+
+// Whole-matrix micro-blocks (candidate policy, best_next): batches of the sweep's squares
+// and of non-square matrices of whole chunks, counts that leave a ragged last slab, more
+// than 65535 matrices; offsets of whole chunks keep the path, an element offset leaves it.
+TEST(BestShapes, MicroWholeBatches) {
+  REQUIRE_GPU();
+  for (int es : {1, 2, 4}) {
+    const index_t k = 16 / es;
+    const index_t whole_max = best_class_policy_for(90, es, true).whole_max_bytes;
+    for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{{k, k}, {2 * k, 2 * k}, {4 * k, 4 * k}, {k, 3 * k},
+                                                                {3 * k, 2 * k}, {8, 8}, {16, 16}, {32, 32}, {64, 64}}) {
+      if (r % k != 0 || c % k != 0 || r * c * es > whole_max) continue;
+      const std::uint64_t seed = static_cast<std::uint64_t>(r * 3 + c + es);
+      check_best(matrix_desc::packed(r, c, es, 1000), seed, 0, 0, best_path::slab_whole_micro, true);
+      check_best(matrix_desc::packed(r, c, es, 333), seed + 1, k, 2 * k, best_path::slab_whole_micro, true);
+      if (r * c * es <= 1024)
+        check_best(matrix_desc::packed(r, c, es, 70001), seed + 2, 0, 0, best_path::slab_whole_micro, true);
+      check_best(matrix_desc::packed(r, c, es, 1000), seed + 3, 1, 0, best_path::slab_whole, true);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
 // The sizes: 256 images of 224x224 (and an odd HW), 3 channels.
 TEST(BestShapes, ImageBatches) {
   REQUIRE_GPU();

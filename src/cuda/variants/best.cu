@@ -106,13 +106,16 @@ status realign_path(const void* in, void* out, const matrix_desc& d, const targe
   return launch<kernel>(T.threads, T.rows * T.chunks * 16, ra.t.total, ra, tg, "best realign kernel launch");
 }
 
-// SS > 0: the grouped kernel for short side SS (best_choice::group).
-template <int E, int M, int SS = 0>
+// SS > 0: the grouped kernel for short side SS (best_choice::group); MW > 0: micro-blocks
+// of MW-byte rows, MINB blocks per SM (best_slab_micro_for).
+template <int E, int M, int SS = 0, int MW = 0, int MINB = 1>
 status slab_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads;
-  constexpr auto kernel = slab::slab_kernel<E, M, nt, best_slab_unroll, SS, (SS > 0 ? best_slab_group_min_blocks : 1)>;
+  constexpr int minb = SS > 0 ? best_slab_group_min_blocks : MINB;
+  constexpr auto kernel = slab::slab_kernel<E, M, nt, best_slab_unroll, SS, minb, MW>;
   const int bytes = best_slab_bytes_for(best_class_policy_for(tg.cc, E, tg.candidate), d.elements() * E);
-  const slab::args a = slab::make_args<E>(M, in, out, d, input_end(in, d), bytes, SS > 0);
+  const slab::args a =
+      slab::make_args<E>(M, in, out, d, input_end(in, d), bytes, SS > 0 || (MW > 0 && M == slab::whole));
   // Slab blocks stay under 48 KiB (table: slab and whole-matrix bytes), so grid_for's
   // cached fit check holds for every short side.
   if (a.smem > 48 * 1024) return status::make(status_code::unsupported_variant, "best: slab of %d bytes", a.smem);
@@ -139,6 +142,16 @@ status slab_path_grouped(const void* in, void* out, const matrix_desc& d, int gr
     }
   }
   return slab_path<E, M>(in, out, d, tg);
+}
+
+// Micro-block slab kernel of path P (1-4 byte elements; best_slab_micro_for).
+template <int E, int M, best_path P>
+status micro_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  if constexpr (E <= 4) {
+    constexpr best_micro mc = best_slab_micro_for(E, P);
+    return slab_path<E, M, 0, mc.width, mc.min_blocks>(in, out, d, tg);
+  }
+  return status::make(status_code::unsupported_variant, "best: no %d-byte micro-block slab kernel", E);
 }
 
 // Tile with A-byte accesses (A < 16, the alignment the layout allows).
@@ -169,6 +182,10 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::slab_gather: return slab_path_grouped<E, slab::gather>(in, out, d, c.group, tg);
     case best_path::slab_scatter: return slab_path_grouped<E, slab::scatter>(in, out, d, c.group, tg);
     case best_path::slab_whole: return slab_path<E, slab::whole>(in, out, d, tg);
+    case best_path::slab_gather_micro: return micro_path<E, slab::gather, best_path::slab_gather_micro>(in, out, d, tg);
+    case best_path::slab_scatter_micro:
+      return micro_path<E, slab::scatter, best_path::slab_scatter_micro>(in, out, d, tg);
+    case best_path::slab_whole_micro: return micro_path<E, slab::whole, best_path::slab_whole_micro>(in, out, d, tg);
     case best_path::realign:
       if constexpr (E < 16) return realign_path<E>(in, out, d, tg);
       break;

@@ -163,6 +163,58 @@ XPOSE_HDI std::uint32_t perm(std::uint32_t x, std::uint32_t y, unsigned s) {
 #endif
 }
 
+/// Transposes in place the kk x kk block of E-byte elements held in rows
+/// w[B .. B+kk-1], each row KW 32-bit words (kk = 4*KW/E). One butterfly stage per
+/// bit of the element index: stages that move whole words are register renaming,
+/// sub-word stages one byte permute per word. (The tile kernels' register blocks.)
+template <int E, int KW, int N, int B>
+XPOSE_HDI void micro_transpose(std::uint32_t (&w)[N][KW]) {
+  constexpr int kk = 4 * KW / E;
+  XPOSE_UNROLL
+  for (int m = 1; m < kk; m <<= 1) {
+    XPOSE_UNROLL
+    for (int i = B; i < B + kk; ++i) {
+      if ((i - B) & m) continue;
+      if (m * E >= 4) {
+        const int M = m * E / 4;  // word-index bit that holds element-index bit m
+        XPOSE_UNROLL
+        for (int q = 0; q < KW; ++q)
+          if (q & M) {
+            const std::uint32_t t = w[i][q];
+            w[i][q] = w[i + m][q ^ M];
+            w[i + m][q ^ M] = t;
+          }
+      } else {
+        // (i, j|m) <-> (i+m, j): bytes (m*E == 1) or half-words (m*E == 2).
+        const unsigned lo = m * E == 1 ? 0x6240u : 0x5410u;
+        const unsigned hi = m * E == 1 ? 0x7351u : 0x7632u;
+        XPOSE_UNROLL
+        for (int q = 0; q < KW; ++q) {
+          const std::uint32_t a = w[i][q], b = w[i + m][q];
+          w[i][q] = perm(a, b, lo);
+          w[i + m][q] = perm(a, b, hi);
+        }
+      }
+    }
+  }
+}
+
+/// KW = 2 or 4 words from / to p (8- or 16-byte aligned): one vector access.
+template <int KW>
+XPOSE_HDI void ld_words(std::uint32_t (&w)[KW], const u8* p) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (KW == 4) {
+    const uint4 x = *reinterpret_cast<const uint4*>(p);
+    w[0] = x.x, w[1] = x.y, w[2] = x.z, w[3] = x.w;
+  } else {
+    const uint2 x = *reinterpret_cast<const uint2*>(p);
+    w[0] = x.x, w[1] = x.y;
+  }
+#else
+  std::memcpy(w, p, 4 * KW);
+#endif
+}
+
 /// The 16-byte-aligned chunk at p, reading only bytes inside [lo, hi) (other bytes 0):
 /// one vector load when the chunk lies inside, E-byte loads otherwise (lo, hi E-aligned).
 template <int E>

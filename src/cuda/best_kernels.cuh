@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "best_bytes.cuh"
 #include "common.cuh"
 #include "policy.hpp"
 
@@ -98,41 +99,7 @@ __device__ __forceinline__ void store_chunk(const std::uint32_t (&w)[4], u8* p) 
   }
 }
 
-/// Transposes in place the kk x kk block of E-byte elements held in rows
-/// w[B .. B+kk-1], each row KW 32-bit words (kk = 4*KW/E). One butterfly stage per
-/// bit of the element index: stages that move whole words are register renaming,
-/// sub-word stages one __byte_perm per word.
-template <int E, int KW, int N, int B>
-__device__ __forceinline__ void micro_transpose(std::uint32_t (&w)[N][KW]) {
-  constexpr int kk = 4 * KW / E;
-#pragma unroll
-  for (int m = 1; m < kk; m <<= 1) {
-#pragma unroll
-    for (int i = B; i < B + kk; ++i) {
-      if ((i - B) & m) continue;
-      if (m * E >= 4) {
-        const int M = m * E / 4;  // word-index bit that holds element-index bit m
-#pragma unroll
-        for (int q = 0; q < KW; ++q)
-          if (q & M) {
-            const std::uint32_t t = w[i][q];
-            w[i][q] = w[i + m][q ^ M];
-            w[i + m][q ^ M] = t;
-          }
-      } else {
-        // (i, j|m) <-> (i+m, j): bytes (m*E == 1) or half-words (m*E == 2).
-        const unsigned lo = m * E == 1 ? 0x6240u : 0x5410u;
-        const unsigned hi = m * E == 1 ? 0x7351u : 0x7632u;
-#pragma unroll
-        for (int q = 0; q < KW; ++q) {
-          const std::uint32_t a = w[i][q], b = w[i + m][q];
-          w[i][q] = __byte_perm(a, b, lo);
-          w[i + m][q] = __byte_perm(a, b, hi);
-        }
-      }
-    }
-  }
-}
+using bytes::micro_transpose;  // best_bytes.cuh (host-device: the CPU tests run it too)
 
 // ---- tiled kernel --------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 // elements past a 256-byte boundary and compares the whole output extent (gaps and
 // padding included, poisoned with 0xFF) bitwise with the CPU reference; when a path is
 // expected, also asserts that best_path_for (the classification launch_best runs)
-// picks it for these pointers. Shared by test_best.cpp and test_shapes.cpp.
+// picks it for these pointers (candidate: runs best_next, under the candidate policy). Shared by test_best.cpp and test_shapes.cpp.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -18,8 +18,10 @@
 namespace xpose_test {
 
 inline void check_best(const matrix_desc& d, std::uint64_t seed, index_t off_in = 0, index_t off_out = 0,
-                       std::optional<xpose::detail::best_path> path = std::nullopt) {
-  SCOPED_TRACE("best " + shape_name(d) + " offsets " + std::to_string(off_in) + "/" + std::to_string(off_out));
+                       std::optional<xpose::detail::best_path> path = std::nullopt, bool candidate = false) {
+  // candidate: the variant best_next (best under the candidate policy table).
+  const char* variant = candidate ? "best_next" : "best";
+  SCOPED_TRACE(std::string(variant) + " " + shape_name(d) + " offsets " + std::to_string(off_in) + "/" + std::to_string(off_out));
   if (d.rows == 0 || d.cols == 0 || d.batch == 0) return;
   const std::size_t es = static_cast<std::size_t>(d.elem_size);
   const auto in = random_bytes(static_cast<std::size_t>(in_elems(d)) * es, seed);
@@ -32,12 +34,12 @@ inline void check_best(const matrix_desc& d, std::uint64_t seed, index_t off_in 
   ASSERT_NE(dout.p, nullptr);
   if (path) {
     const auto got = xpose::detail::best_path_for(d, reinterpret_cast<std::uintptr_t>(din.p + oi),
-                                                  reinterpret_cast<std::uintptr_t>(dout.p + oo));
+                                                  reinterpret_cast<std::uintptr_t>(dout.p + oo), 90, candidate);
     ASSERT_EQ(xpose::detail::best_path_name(got.path), xpose::detail::best_path_name(*path));
   }
   CUDA_OK(cudaMemcpy(din.p + oi, in.data(), in.size(), cudaMemcpyHostToDevice));
   CUDA_OK(cudaMemset(dout.p, 0xFF, want.size() + oo));
-  const xpose::status s = xpose::transpose_variant("best", din.p + oi, dout.p + oo, d);
+  const xpose::status s = xpose::transpose_variant(variant, din.p + oi, dout.p + oo, d);
   ASSERT_TRUE(s.ok()) << s.message();
   CUDA_OK(cudaDeviceSynchronize());
   std::vector<unsigned char> got(want.size() + oo);

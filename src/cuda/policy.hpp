@@ -84,12 +84,14 @@ constexpr best_tile best_tile_realign_for(int elem_size) {
 /// Loads and shifts: all of a thread's chunks in flight before its shared stores.
 constexpr best_tile best_tile_skew_for(int elem_size) {
   switch (elem_size) {
-    // Register caps: 128 rows x 16 chunks of i8 (9 loads + 9 neighbours per thread) and
-    // 8 chunks at 3 blocks per SM spilled (ptxas, sm_80 / sm_90); 112 + 16 rows fit.
+    // Rows + halo = whole load steps (no idle last step). Register caps: 128 rows x 16
+    // chunks of i8 (9 loads + 9 neighbours per thread) and 128 x 8 at 3 blocks per SM
+    // spilled (ptxas, sm_80 / sm_90). Not measured yet: bench/best_bench --skew times
+    // other geometries side by side.
     case 1: return {112, 8, 256, 8, 3};    // 4 loads (+ neighbours), 32 KiB shared
-    case 2: return {128, 16, 256, 16, 2};  // 9 loads, 68 KiB
-    case 4: return {64, 16, 256, 16, 3};   // 5 loads, 34 KiB
-    default: return {64, 16, 256, 16, 3};  // 8 bytes: 5 loads, 33 KiB
+    case 2: return {120, 16, 256, 16, 2};  // 8 loads, 64 KiB
+    case 4: return {60, 16, 256, 16, 4};   // 4 loads, 32 KiB
+    default: return {62, 16, 256, 16, 4};  // 8 bytes: 4 loads, 32 KiB
   }
 }
 

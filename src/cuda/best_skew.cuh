@@ -11,8 +11,10 @@
 // output row is 16-byte aligned, so every owned chunk is a whole aligned chunk. The
 // tile therefore reads TR + k input rows (a k-row halo shared with the next tile).
 //   1. load:  each of the TR + k rows is read as the aligned chunks that cover its
-//             columns (a thread's chunk and the one after it, all in flight), shifted
-//             into place with funnel shifts, stored into an XOR-swizzled shared tile A.
+//             columns (all of a thread's chunks in flight; the chunk after a lane's
+//             own comes from the next lane by a shuffle, the row's last lane loads it),
+//             shifted into place with funnel shifts, stored into an XOR-swizzled shared
+//             tile A.
 //   2. mid:   k x (MW bytes) micro-blocks of A transposed in registers (the tile
 //             kernel's micro-blocks), written as 16-byte chunks of the transposed tile
 //             B (row c of B: output row c of the tile, TR/k + 1 chunks).
@@ -129,13 +131,27 @@ XPOSE_HDI void load_phase(const args& a, const tile& p, u8* sm, int tid) {
       const u8* ab = p.in + static_cast<i64>(r) * a.ld_in - off + ch * 16;  // this thread's cover chunk
       const int need = off + p.ncol * E;  // bytes of the cover in use
       if (ch * 16 < need) v[j] = bytes::load_clamped<E>(ab, a.in, a.in_end);
-      if (ch * 16 + 16 < need) x[j] = bytes::load_clamped<E>(ab + 16, a.in, a.in_end);
+      // The chunk after this thread's: on the GPU the next lane's (a shuffle below), so
+      // only a row's last lane loads it; the host emulation loads it in every thread.
+#if defined(__CUDA_ARCH__)
+      const bool last = ch == NCH - 1;
+#else
+      const bool last = true;
+#endif
+      if (last && ch * 16 + 16 < need) x[j] = bytes::load_clamped<E>(ab + 16, a.in, a.in_end);
     }
   }
   XPOSE_UNROLL
   for (int j = 0; j < g::LA; ++j) {
     const int r = row_t + j * g::RPS;
     const int off = static_cast<int>((in0 + static_cast<unsigned>(r) * ld) & 15u);
+#if defined(__CUDA_ARCH__)
+    XPOSE_UNROLL
+    for (int q = 0; q < 4; ++q) {
+      const std::uint32_t n = __shfl_down_sync(0xffffffffu, v[j].w[q], 1, NCH);
+      if (ch != NCH - 1) x[j].w[q] = n;
+    }
+#endif
     if (g::LA * g::RPS == g::AR || r < g::AR) bytes::st16(sm + a_slot<NCH, g::k>(r, ch), bytes::window16(v[j], x[j], off));
   }
 }

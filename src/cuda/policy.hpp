@@ -103,14 +103,14 @@ constexpr int best_skew_smem(int elem_size, best_tile t) {
 }
 
 /// The skewed tile's constraints (skew_kernel static_asserts it; the CPU tests check
-/// every table entry): whole micro-blocks, whole load steps of NT/chunks rows, at most
-/// 227 KiB of shared memory.
+/// every table entry): whole micro-blocks, whole load steps of NT/chunks rows, a row's
+/// lanes (shuffle group) inside one warp, at most 227 KiB of shared memory.
 constexpr bool best_skew_tile_valid(int elem_size, best_tile t) {
   if (elem_size <= 0 || elem_size > 8 || 16 % elem_size != 0 || t.chunks <= 0 || t.threads <= 0) return false;
   if (t.micro_bytes != 8 && t.micro_bytes != 16) return false;
   if (t.micro_bytes < elem_size) return false;
   const int k = 16 / elem_size;
-  return t.rows > 0 && t.rows % k == 0 && t.threads % t.chunks == 0 && t.threads % 32 == 0 &&
+  return t.rows > 0 && t.rows % k == 0 && t.threads % t.chunks == 0 && t.threads % 32 == 0 && 32 % t.chunks == 0 &&
          best_skew_smem(elem_size, t) <= 227 * 1024;
 }
 

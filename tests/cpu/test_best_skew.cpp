@@ -105,6 +105,7 @@ TEST(BestSkewPolicy, TilesAreValid) {
   // valid() can fail: rows not whole chunks of elements, threads not a multiple of chunks, 16-byte elements.
   EXPECT_FALSE(best_skew_tile_valid(1, best_tile{100, 8, 256, 8, 1}));
   EXPECT_FALSE(best_skew_tile_valid(4, best_tile{64, 12, 256, 16, 1}));
+  EXPECT_FALSE(best_skew_tile_valid(4, best_tile{64, 64, 256, 16, 1}));  // a row's lanes span two warps
   EXPECT_FALSE(best_skew_tile_valid(16, best_tile{32, 16, 256, 16, 1}));
   EXPECT_FALSE(best_skew_tile_valid(1, best_tile{4096, 16, 256, 8, 1}));  // shared memory
 }

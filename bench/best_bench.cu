@@ -208,12 +208,15 @@ void skew_sweep(unsigned char* in, unsigned char* out, cudaStream_t st, unsigned
   skew_one<1, 128, 8, 256, 8, 2>(in, out, st, dbad);
   skew_one<1, 240, 8, 256, 8, 2>(in, out, st, dbad);
   skew_one<1, 112, 16, 512, 8, 1>(in, out, st, dbad);
+  skew_one<1, 112, 8, 128, 8, 4>(in, out, st, dbad);
   skew_one<2, 120, 16, 256, 16, 2>(in, out, st, dbad);
   skew_one<2, 128, 8, 256, 16, 2>(in, out, st, dbad);
   skew_one<2, 248, 8, 256, 16, 2>(in, out, st, dbad);
+  skew_one<2, 120, 8, 128, 16, 4>(in, out, st, dbad);
   skew_one<4, 60, 16, 256, 16, 4>(in, out, st, dbad);
   skew_one<4, 64, 16, 256, 16, 3>(in, out, st, dbad);
   skew_one<4, 124, 16, 256, 16, 2>(in, out, st, dbad);
+  skew_one<4, 124, 8, 128, 16, 4>(in, out, st, dbad);
   skew_one<8, 62, 16, 256, 16, 4>(in, out, st, dbad);
   skew_one<8, 30, 16, 256, 16, 4>(in, out, st, dbad);
   skew_one<8, 126, 16, 256, 16, 2>(in, out, st, dbad);

@@ -198,6 +198,28 @@ XPOSE_HDI void transpose_block(std::uint32_t (&w)[N][KW], int B) {
   }
 }
 
+/// The same with the block's first row a template argument (the tile kernels' spelling).
+template <int E, int KW, int N, int B>
+XPOSE_HDI void micro_transpose(std::uint32_t (&w)[N][KW]) {
+  transpose_block<E, KW, N>(w, B);
+}
+
+/// KW = 2 or 4 words from / to p (8- or 16-byte aligned): one vector access.
+template <int KW>
+XPOSE_HDI void ld_words(std::uint32_t (&w)[KW], const u8* p) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (KW == 4) {
+    const uint4 x = *reinterpret_cast<const uint4*>(p);
+    w[0] = x.x, w[1] = x.y, w[2] = x.z, w[3] = x.w;
+  } else {
+    const uint2 x = *reinterpret_cast<const uint2*>(p);
+    w[0] = x.x, w[1] = x.y;
+  }
+#else
+  std::memcpy(w, p, 4 * KW);
+#endif
+}
+
 /// The 16-byte-aligned chunk at p, reading only bytes inside [lo, hi) (other bytes 0):
 /// one vector load when the chunk lies inside, E-byte loads otherwise (lo, hi E-aligned).
 template <int E>

@@ -99,12 +99,7 @@ __device__ __forceinline__ void store_chunk(const std::uint32_t (&w)[4], u8* p) 
   }
 }
 
-/// The kk x kk block of E-byte elements in rows w[B .. B+kk-1] transposed in place
-/// (bytes::transpose_block, host-device: the slab kernels and their CPU tests share it).
-template <int E, int KW, int N, int B>
-__device__ __forceinline__ void micro_transpose(std::uint32_t (&w)[N][KW]) {
-  bytes::transpose_block<E, KW, N>(w, B);
-}
+using bytes::micro_transpose;  // best_bytes.cuh (host-device: the CPU tests run it too)
 
 // ---- tiled kernel --------------------------------------------------------------
 

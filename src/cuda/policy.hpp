@@ -85,6 +85,43 @@ constexpr best_tile best_tile_realign_for(int elem_size) {
   }
 }
 
+/// Tile of the skewed realigning path (best_skew.cuh, candidate policy): TR owned
+/// input rows (plus a halo of 16/E rows) x `chunks` 16-byte chunks; output row
+/// segments of TR*E bytes start where the output row is 16-byte aligned, so that every
+/// store is a whole aligned 16-byte chunk except at the matrix's first and last rows.
+/// Loads and shifts: all of a thread's chunks in flight before its shared stores.
+constexpr best_tile best_tile_skew_for(int elem_size) {
+  switch (elem_size) {
+    // Rows + halo = whole load steps (no idle last step). Register caps: 128 rows x 16
+    // chunks of i8 (9 loads + 9 neighbours per thread) and 128 x 8 at 3 blocks per SM
+    // spilled (ptxas, sm_80 / sm_90). Not measured yet: bench/best_bench --skew times
+    // other geometries side by side.
+    case 1: return {112, 8, 256, 8, 3};    // 4 loads (+ neighbours), 32 KiB shared
+    case 2: return {120, 16, 256, 16, 2};  // 8 loads, 64 KiB
+    case 4: return {60, 16, 256, 16, 4};   // 4 loads, 32 KiB
+    default: return {62, 16, 256, 16, 4};  // 8 bytes: 4 loads, 32 KiB
+  }
+}
+
+/// Shared bytes of a skewed tile: the realigned input rows (TR + 16/E, NCH chunks each)
+/// and the transposed rows (TC = NCH*16/E rows of TR/(16/E) + 1 chunks).
+constexpr int best_skew_smem(int elem_size, best_tile t) {
+  const int k = 16 / elem_size;
+  return (t.rows + k) * t.chunks * 16 + t.chunks * k * (t.rows / k + 1) * 16;
+}
+
+/// The skewed tile's constraints (skew_kernel static_asserts it; the CPU tests check
+/// every table entry): whole micro-blocks, whole load steps of NT/chunks rows, a row's
+/// lanes (shuffle group) inside one warp, at most 227 KiB of shared memory.
+constexpr bool best_skew_tile_valid(int elem_size, best_tile t) {
+  if (elem_size <= 0 || elem_size > 8 || 16 % elem_size != 0 || t.chunks <= 0 || t.threads <= 0) return false;
+  if (t.micro_bytes != 8 && t.micro_bytes != 16) return false;
+  if (t.micro_bytes < elem_size) return false;
+  const int k = 16 / elem_size;
+  return t.rows > 0 && t.rows % k == 0 && t.threads % t.chunks == 0 && t.threads % 32 == 0 && 32 % t.chunks == 0 &&
+         best_skew_smem(elem_size, t) <= 227 * 1024;
+}
+
 /// Shape classes of the 16-byte (aligned) tile path for 1- and 2-byte elements, whose
 /// standard tiles are mostly empty on small or skinny matrices (docs/RESULTS.md "Fast
 /// path (best)", second round). few_rows: rows <= 32; narrow: rows <= 64, or rows of
@@ -135,6 +172,7 @@ enum class best_path : int {
   slab_gather_micro,   ///< slab_gather, packed side through register micro-blocks (best_slab.cuh)
   slab_scatter_micro,  ///< slab_scatter, packed side through register micro-blocks
   slab_whole_micro,    ///< slab_whole, matrices of whole 16-byte chunks through register micro-blocks
+  realign_skew,  ///< skewed realigning tile (best_skew.cuh): whole aligned chunks on both sides
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -152,6 +190,7 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::slab_gather_micro: return "slab_gather_micro";
     case best_path::slab_scatter_micro: return "slab_scatter_micro";
     case best_path::slab_whole_micro: return "slab_whole_micro";
+    case best_path::realign_skew: return "realign_skew";
   }
   return "?";
 }
@@ -270,6 +309,11 @@ constexpr int best_slab_bytes_for(const best_class_policy& p, long long total_by
 constexpr int best_slab_threads = 256;
 constexpr int best_slab_unroll = 4;
 
+/// Candidate policy only: rows not a multiple of 16 bytes take the skewed realigning
+/// tile (best_skew.cuh) instead of best_realign.cuh's. false: the candidate keeps the
+/// realigning tile.
+constexpr bool best_skew_enabled = true;
+
 /// Largest power of two <= 16 dividing x (16 for x == 0).
 constexpr int best_align16(unsigned long long x) {
   if (x == 0) return 16;
@@ -335,6 +379,8 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
   }
 
+  // The candidate policy replaces the realigning tile by the skewed one (1-8 byte elements).
+  if (access < 16 && p.realign && candidate && E <= 8 && best_skew_enabled) return {best_path::realign_skew, access, 0};
   if (access < 16) return {p.realign ? best_path::realign : best_path::tile_access, access, 0};
   switch (best_shape_for(d.elem_size, d.rows, d.cols)) {
     case best_shape::few_rows: return {best_path::tile_few_rows, 16, 0};

@@ -7,6 +7,7 @@
 
 #include "../best_kernels.cuh"
 #include "../best_realign.cuh"
+#include "../best_skew.cuh"
 #include "../best_slab.cuh"
 #include "../policy.hpp"
 
@@ -106,6 +107,16 @@ status realign_path(const void* in, void* out, const matrix_desc& d, const targe
   return launch<kernel>(T.threads, T.rows * T.chunks * 16, ra.t.total, ra, tg, "best realign kernel launch");
 }
 
+// Skewed realigning tile (candidate policy): shared memory above 48 KiB for 1-2 byte
+// elements (grid_for raises the limit once per device).
+template <int E>
+status skew_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  constexpr best_tile T = best_tile_skew_for(E);
+  constexpr auto kernel = skew::skew_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks>;
+  const skew::args a = skew::make_args<E>(in, out, d, input_end(in, d), T);
+  return launch<kernel>(T.threads, best_skew_smem(E, T), a.total, a, tg, "best skewed realign kernel launch");
+}
+
 // SS > 0: the grouped kernel for short side SS (best_choice::group); MW > 0: micro-blocks
 // of MW-byte rows, MINB blocks per SM (best_slab_micro_for).
 template <int E, int M, int SS = 0, int MW = 0, int MINB = 1>
@@ -188,6 +199,9 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::slab_whole_micro: return micro_path<E, slab::whole, best_path::slab_whole_micro>(in, out, d, tg);
     case best_path::realign:
       if constexpr (E < 16) return realign_path<E>(in, out, d, tg);
+      break;
+    case best_path::realign_skew:
+      if constexpr (E <= 8) return skew_path<E>(in, out, d, tg);
       break;
     case best_path::tile_access: return access_path<E>(in, out, d, c.access, tg);
     case best_path::tile_few_rows:

@@ -1,0 +1,239 @@
+// Skewed realigning tile of `best` (candidate policy, path realign_skew): the tiled
+// transpose for rows whose byte addresses are only element-aligned (odd row lengths,
+// offset pointers, odd strides), with every global access a whole 16-byte chunk at a
+// 16-byte-aligned address on both sides, except the input view's two ends and each
+// output row's first and last chunk of the matrix.
+//
+// best_realign.cuh stores each output row segment [r0, r0 + TR) shifted, so both of its
+// end chunks are partial (1-8 byte pieces, one divergent lane each); here the tile's
+// output segments are skewed instead: on output row c the tile owns the input rows
+// [r0 + rho_c, r0 + TR + rho_c), where rho_c < k = 16/E is the first row at which that
+// output row is 16-byte aligned, so every owned chunk is a whole aligned chunk. The
+// tile therefore reads TR + k input rows (a k-row halo shared with the next tile).
+//   1. load:  each of the TR + k rows is read as the aligned chunks that cover its
+//             columns (all of a thread's chunks in flight; the chunk after a lane's
+//             own comes from the next lane by a shuffle, the row's last lane loads it),
+//             shifted into place with funnel shifts, stored into an XOR-swizzled shared
+//             tile A.
+//   2. mid:   k x (MW bytes) micro-blocks of A transposed in registers (the tile
+//             kernel's micro-blocks), written as 16-byte chunks of the transposed tile
+//             B (row c of B: output row c of the tile, TR/k + 1 chunks).
+//   3. store: each owned aligned output chunk is the window of two adjacent B chunks
+//             at byte rho_c*E: one aligned 16-byte store.
+// Loads never touch a byte outside [in, in_end) (chunks straddling it are read
+// element by element); stores never touch a byte outside the tile's owned elements.
+// The phases are host-device functions: the CPU tests run a block's phases on host
+// buffers (tests/cpu/test_best_skew.cpp).
+#pragma once
+
+#include <xpose/view.hpp>
+
+#include <cstdint>
+
+#include "best_bytes.cuh"
+#include "policy.hpp"
+
+namespace xpose::detail::skew {
+
+using bytes::c16;
+using bytes::u8;
+using i64 = std::int64_t;
+
+struct args {
+  const u8* in;
+  u8* out;
+  const u8* in_end;                           // one past the last byte of the input view
+  i64 rows, cols;                             // elements
+  i64 ld_in, ld_out, stride_in, stride_out;   // bytes
+  i64 tiles_c, tiles_per_mat, total;          // tiles along cols, per matrix, overall
+};
+
+/// Geometry of a skewed tile: TR owned rows, NCH chunks per row, NT threads, MW-byte
+/// micro-block rows.
+template <int E, int TR, int NCH, int NT, int MW>
+struct geom {
+  static constexpr int k = 16 / E;              // elements per chunk
+  static constexpr int TC = NCH * k;            // tile columns = output rows of the tile
+  static constexpr int AR = TR + k;             // input rows read (k-row halo)
+  static constexpr int RB = AR / k;             // row blocks of k rows (chunks per B row)
+  static constexpr int RPS = NT / NCH;          // rows per load step
+  static constexpr int LA = (AR + RPS - 1) / RPS;  // load steps (chunks per thread)
+  static constexpr int H = 16 / MW;             // micro-blocks across one chunk column
+  static constexpr int KW = MW / 4;             // words per micro-block row
+  static constexpr int kk = MW / E;             // output rows per micro-block
+  static constexpr int G = k / kk;              // square blocks per micro-block
+  static constexpr int NM = RB * NCH * H;       // micro-blocks per tile
+  static constexpr int NS = TC * RB;            // output chunk slots per tile
+  static constexpr int a_bytes = AR * NCH * 16;
+  static constexpr int smem = a_bytes + NS * 16;
+  static_assert(best_skew_tile_valid(E, best_tile{TR, NCH, NT, MW, 1}), "skewed tile shape");
+  static_assert(smem == best_skew_smem(E, best_tile{TR, NCH, NT, MW, 1}), "one statement of the shared size");
+};
+
+template <int E>
+args make_args(const void* in, void* out, const matrix_desc& d, const void* in_end, best_tile t) {
+  args a{};
+  a.in = static_cast<const u8*>(in);
+  a.out = static_cast<u8*>(out);
+  a.in_end = static_cast<const u8*>(in_end);
+  a.rows = d.rows, a.cols = d.cols;
+  a.ld_in = d.ld_in * E, a.ld_out = d.ld_out * E;
+  a.stride_in = d.stride_in * E, a.stride_out = d.stride_out * E;
+  const i64 tc = t.chunks * 16 / E;
+  a.tiles_c = (d.cols + tc - 1) / tc;
+  a.tiles_per_mat = a.tiles_c * ((d.rows + t.rows - 1) / t.rows);
+  a.total = a.tiles_per_mat * d.batch;
+  return a;
+}
+
+/// Tile t: input at (r0, c0), output at row c0, element r0; nrow = input rows readable
+/// from r0 (at most AR), ncol = valid columns, first: r0 == 0 (owns the rows before rho).
+struct tile {
+  const u8* in;
+  u8* out;
+  int nrow, ncol;
+  bool first;
+};
+
+template <int E, int TR, int TC, int AR>
+XPOSE_HDI tile tile_at(const args& a, i64 t) {
+  const i64 b = t / a.tiles_per_mat, rem = t - b * a.tiles_per_mat;
+  const i64 tr = rem / a.tiles_c, tc = rem - tr * a.tiles_c;
+  const i64 r0 = tr * TR, c0 = tc * TC;
+  const i64 rl = a.rows - r0, cl = a.cols - c0;
+  return {a.in + b * a.stride_in + r0 * a.ld_in + c0 * E, a.out + b * a.stride_out + c0 * a.ld_out + r0 * E,
+          static_cast<int>(rl < AR ? rl : AR), static_cast<int>(cl < TC ? cl : TC), r0 == 0};
+}
+
+/// Byte offset in A of chunk ch of row r (XOR swizzle by row block: a quarter warp's
+/// micro-block reads, rows of consecutive row blocks, hit distinct 16-byte slots).
+template <int NCH, int k>
+XPOSE_HDI int a_slot(int r, int ch) {
+  return (r * NCH + (ch ^ ((r / k) % NCH))) * 16;
+}
+
+/// Phase 1 for thread tid: rows tid/NCH + j*RPS, chunk tid%NCH of each, realigned into A.
+template <int E, int TR, int NCH, int NT, int MW>
+XPOSE_HDI void load_phase(const args& a, const tile& p, u8* sm, int tid) {
+  using g = geom<E, TR, NCH, NT, MW>;
+  const int ch = tid % NCH, row_t = tid / NCH;
+  // Row r's offset from its aligned cover: (in0 + r*ld_in) mod 16, recomputed in 32 bits
+  // when used (keeping LA offsets live costs registers the loads need).
+  const unsigned in0 = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p.in));
+  const unsigned ld = static_cast<unsigned>(a.ld_in);
+  c16 v[g::LA], x[g::LA];
+  XPOSE_UNROLL
+  for (int j = 0; j < g::LA; ++j) {
+    const int r = row_t + j * g::RPS;
+    v[j] = x[j] = bytes::zero16();
+    if (r < p.nrow) {
+      const int off = static_cast<int>((in0 + static_cast<unsigned>(r) * ld) & 15u);
+      const u8* ab = p.in + static_cast<i64>(r) * a.ld_in - off + ch * 16;  // this thread's cover chunk
+      const int need = off + p.ncol * E;  // bytes of the cover in use
+      if (ch * 16 < need) v[j] = bytes::load_clamped<E>(ab, a.in, a.in_end);
+      // The chunk after this thread's: on the GPU the next lane's (a shuffle below), so
+      // only a row's last lane loads it; the host emulation loads it in every thread.
+#if defined(__CUDA_ARCH__)
+      const bool last = ch == NCH - 1;
+#else
+      const bool last = true;
+#endif
+      if (last && ch * 16 + 16 < need) x[j] = bytes::load_clamped<E>(ab + 16, a.in, a.in_end);
+    }
+  }
+  XPOSE_UNROLL
+  for (int j = 0; j < g::LA; ++j) {
+    const int r = row_t + j * g::RPS;
+    const int off = static_cast<int>((in0 + static_cast<unsigned>(r) * ld) & 15u);
+#if defined(__CUDA_ARCH__)
+    XPOSE_UNROLL
+    for (int q = 0; q < 4; ++q) {
+      const std::uint32_t n = __shfl_down_sync(0xffffffffu, v[j].w[q], 1, NCH);
+      if (ch != NCH - 1) x[j].w[q] = n;
+    }
+#endif
+    if (g::LA * g::RPS == g::AR || r < g::AR) bytes::st16(sm + a_slot<NCH, g::k>(r, ch), bytes::window16(v[j], x[j], off));
+  }
+}
+
+/// Phase 2 for thread tid: micro-blocks m = R + RB*(h + H*C) (row block fastest, so
+/// that a quarter warp's B stores are consecutive chunks of one B row).
+template <int E, int TR, int NCH, int NT, int MW>
+XPOSE_HDI void mid_phase(u8* sm, int tid) {
+  using g = geom<E, TR, NCH, NT, MW>;
+  constexpr int k = g::k, KW = g::KW, kk = g::kk;
+  u8* const bt = sm + g::a_bytes;
+  XPOSE_UNROLL
+  for (int q = 0; q < (g::NM + NT - 1) / NT; ++q) {
+    const int m = tid + q * NT;
+    if (g::NM % NT == 0 || m < g::NM) {
+      const int R = m % g::RB, h = (m / g::RB) % g::H, C = m / (g::RB * g::H);
+      std::uint32_t w[k][KW];
+      XPOSE_UNROLL
+      for (int i = 0; i < k; ++i) bytes::ld_words<KW>(w[i], sm + a_slot<NCH, k>(R * k + i, C) + h * MW);
+      bytes::micro_transpose<E, KW, k, 0>(w);
+      if constexpr (g::G > 1) bytes::micro_transpose<E, KW, k, kk>(w);
+      XPOSE_UNROLL
+      for (int i = 0; i < kk; ++i) {
+        c16 o;  // output row C*k + h*kk + i, input rows R*k .. R*k + k-1: the i-th rows of the G blocks
+        XPOSE_UNROLL
+        for (int s = 0; s < g::G; ++s)
+          XPOSE_UNROLL
+          for (int y = 0; y < KW; ++y) o.w[s * KW + y] = w[s * kk + i][y];
+        bytes::st16(bt + ((C * k + h * kk + i) * g::RB + R) * 16, o);
+      }
+    }
+  }
+}
+
+/// Phase 3 for thread tid: slot f = c*RB + jj of output row c holds the aligned chunk
+/// that covers tile rows [rho + (jj-1)*k, rho + jj*k): bytes rho*E .. of B chunks
+/// jj-1 (none for jj = 0) and jj. Stored where the tile owns it: rows [rho, rho + TR)
+/// (from 0 on the first tile), clipped to the matrix.
+template <int E, int TR, int NCH, int NT, int MW>
+XPOSE_HDI void store_phase(const args& a, const tile& p, const u8* sm, int tid) {
+  using g = geom<E, TR, NCH, NT, MW>;
+  constexpr int k = g::k;
+  const u8* const bt = sm + g::a_bytes;
+  XPOSE_UNROLL
+  for (int q = 0; q < (g::NS + NT - 1) / NT; ++q) {
+    const int f = tid + q * NT;
+    const int c = f / g::RB, jj = f - c * g::RB;
+    if ((g::NS % NT == 0 || f < g::NS) && c < p.ncol) {
+      u8* const seg = p.out + static_cast<i64>(c) * a.ld_out;
+      const int rho = ((16 - static_cast<int>(reinterpret_cast<std::uintptr_t>(seg) & 15)) & 15) / E;
+      const int lo = p.first ? 0 : rho;
+      const int hi = p.nrow < rho + TR ? p.nrow : rho + TR;
+      const int e0 = rho + (jj - 1) * k;  // first tile row of this aligned chunk
+      const int s0 = e0 > lo ? e0 : lo, s1 = e0 + k < hi ? e0 + k : hi;
+      if (s0 < s1) {
+        const c16 lead = jj > 0 ? bytes::ld16(bt + (f - 1) * 16) : bytes::zero16();
+        const c16 w = bytes::window16(lead, bytes::ld16(bt + f * 16), rho * E);
+        bytes::store_range(w, seg + static_cast<i64>(e0) * E, (s0 - e0) * E, (s1 - e0) * E);
+      }
+    }
+  }
+}
+
+#if defined(__CUDACC__)
+/// One block per tile (grid-stride past the grid limit). A is written only after the
+/// previous tile's phase 2 (barrier before phase 3), B only after its phase 3 (barrier
+/// after phase 1).
+template <int E, int TR, int NCH, int NT, int MW, int MinBlocks>
+__global__ void __launch_bounds__(NT, MinBlocks) skew_kernel(args a) {
+  using g = geom<E, TR, NCH, NT, MW>;
+  extern __shared__ uint4 smem_raw[];
+  u8* const sm = reinterpret_cast<u8*>(smem_raw);
+  const int tid = static_cast<int>(threadIdx.x);
+  for (i64 t = blockIdx.x; t < a.total; t += gridDim.x) {
+    const tile p = tile_at<E, TR, g::TC, g::AR>(a, t);
+    load_phase<E, TR, NCH, NT, MW>(a, p, sm, tid);
+    __syncthreads();
+    mid_phase<E, TR, NCH, NT, MW>(sm, tid);
+    __syncthreads();
+    store_phase<E, TR, NCH, NT, MW>(a, p, sm, tid);
+  }
+}
+#endif
+
+}  // namespace xpose::detail::skew

@@ -1,0 +1,56 @@
+// GPU tests of the skewed realigning tile (path realign_skew, src/cuda/best_skew.cuh),
+// run through the variant best_next (best under the candidate policy): rows, pointers
+// and strides only element-aligned at every residue mod 16, multi-tile and partial
+// tiles, padded leading dimensions, batches with odd strides, the sweep's odd-row
+// shapes; bitwise against the CPU reference on a 0xFF-poisoned output, the input
+// ending at its allocation's end. Skip without a GPU.
+#include <cuda_runtime.h>
+
+#include <utility>
+
+#include "best_check.hpp"
+
+using namespace xpose_test;
+using xpose::detail::best_path;
+
+namespace {
+// The path the candidate takes for element-aligned rows (best_skew_enabled switches it).
+best_path skew_path() {
+  return xpose::detail::best_skew_enabled ? best_path::realign_skew : best_path::realign;
+}
+}  // namespace
+
+TEST(BestNextSkew, EveryOffset) {
+  REQUIRE_GPU();
+  for (int es : {1, 2, 4, 8}) {
+    const index_t v = 16 / es;
+    for (index_t o = 0; o < v; ++o) {
+      check_best(matrix_desc::packed(300, 517, es), 160 + o, o, (o * 3) % v, skew_path(), true);
+      check_best(matrix_desc::packed(129, 257, es), 161 + o, (o * 5) % v, o, skew_path(), true);
+      if (HasFatalFailure()) return;
+    }
+    check_best(padded(300, 500, es, 1, 1, 3, 0), 162, 1, 2, std::nullopt, true);
+    check_best(padded(257, 131, es, 3, 3, 1, 5), 163, 2, 1, std::nullopt, true);
+    check_best(padded(77, 1000, es, 5, 1, v, 1), 164, 0, 0, std::nullopt, true);
+    check_best(matrix_desc::packed(33, 65, es, 7), 165, 1, 1, std::nullopt, true);
+    check_best(matrix_desc::packed(3, 1001, es, 5), 166, 1, 0, std::nullopt, true);
+    check_best(matrix_desc::packed(1001, 3, es, 5), 167, 0, 1, std::nullopt, true);
+    check_best(matrix_desc::packed(1, 333, es, 9), 168, 1, 1, std::nullopt, true);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// The sweep's odd class (R x (R+1), (R-1) x (R+3)) and the 16383 x 16385.
+TEST(BestNextSkew, OddRowLengths) {
+  REQUIRE_GPU();
+  for (int es : {1, 2, 4, 8}) {
+    for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{{1000, 1025}, {1001, 1027}, {129, 4099}, {4095, 4099}}) {
+      check_best(matrix_desc::packed(r, c, es), 170, 0, 0, skew_path(), true);
+      check_best(matrix_desc::packed(r, c, es), 171, 1, 0, skew_path(), true);
+      check_best(matrix_desc::packed(r, c, es, 3), 172, 0, 1, skew_path(), true);
+      if (HasFatalFailure()) return;
+    }
+  }
+  check_best(matrix_desc::packed(16383, 16385, 1), 173, 0, 0, skew_path(), true);
+  check_best(matrix_desc::packed(16383, 8193, 2), 174, 0, 0, skew_path(), true);
+}

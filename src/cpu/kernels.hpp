@@ -3,6 +3,8 @@
 // an element-size slot `e` is log2 of the element size (0..4 for 1..16 bytes).
 #pragma once
 
+#include <cstdint>
+
 #include "xpose/config.hpp"
 
 namespace xpose::detail::cpu {
@@ -44,6 +46,24 @@ inline void prefetch_run_w(byte* p, index_t bytes) noexcept {
   (void)p, (void)bytes;
 #endif
 }
+
+/// Prefetches runs one after the other, skipping a run's first line when the previous
+/// run ended in it (rows shorter than a line, back to back, cost one prefetch a line).
+template <bool Write>
+struct line_prefetcher {
+  std::uintptr_t next = 0;  ///< the line after the previous run's last
+  void operator()(const byte* p, index_t bytes) noexcept {
+    std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{63};
+    const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(bytes);
+    if (a + 64 == next) a = next;
+    for (; a < end; a += 64) {
+#if defined(__GNUC__) || defined(__clang__)
+      __builtin_prefetch(reinterpret_cast<const void*>(a), Write ? 1 : 0, 2);
+#endif
+    }
+    next = a;
+  }
+};
 
 /// Whether rows `pitch` bytes apart crowd into a few L1 sets (4 KiB of sets, 8 ways):
 /// a tile written straight at such a pitch evicts its own lines between micro-tile

@@ -181,7 +181,7 @@ void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out
     alignas(64) byte gathered[32 << 10];  // (TJ, TI) input rows
     alignas(64) byte staged[32 << 10];    // (TI, TJ) output rows
     odometer ahead = outer;
-#pragma omp for schedule(dynamic, 4)
+#pragma omp for schedule(dynamic, 16)  // long chunks: the prefetch of tile t + 1 serves its own thread
     for (index_t t = 0; t < total; ++t) {
       const tile x = tile_at(outer, t);
       if (t + 1 < total) {  // the next tile's rows, both sides, while this one is worked on

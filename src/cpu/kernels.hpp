@@ -29,26 +29,10 @@ struct kernel_set {
   const char* target;  ///< Highway's name of the dispatched target
 };
 
-/// Pulls `bytes` at p towards L2 while other work runs: the hardware prefetchers do
-/// not follow dozens of short row segments (docs/RESULTS.md "CPU backend").
-inline void prefetch_run(const byte* p, index_t bytes) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-  for (index_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b, 0, 2);
-#else
-  (void)p, (void)bytes;
-#endif
-}
-/// The same for lines about to be written (fetched for ownership).
-inline void prefetch_run_w(byte* p, index_t bytes) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-  for (index_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b, 1, 2);
-#else
-  (void)p, (void)bytes;
-#endif
-}
-
-/// Prefetches runs one after the other, skipping a run's first line when the previous
-/// run ended in it (rows shorter than a line, back to back, cost one prefetch a line).
+/// Pulls runs towards L2 while other work runs (the hardware prefetchers do not
+/// follow dozens of short row segments, docs/RESULTS.md "CPU backend"); Write fetches
+/// the lines for ownership. Runs one after the other skip a first line the previous
+/// run ended in (rows shorter than a line, back to back, cost one prefetch a line).
 template <bool Write>
 struct line_prefetcher {
   std::uintptr_t next = 0;  ///< the line after the previous run's last
@@ -64,6 +48,12 @@ struct line_prefetcher {
     next = a;
   }
 };
+
+/// One run (see line_prefetcher).
+template <bool Write>
+inline void prefetch_run(const byte* p, index_t bytes) noexcept {
+  line_prefetcher<Write>{}(p, bytes);
+}
 
 /// Whether rows `pitch` bytes apart crowd into a few L1 sets (4 KiB of sets, 8 ways):
 /// a tile written straight at such a pitch evicts its own lines between micro-tile

@@ -266,8 +266,8 @@ void strided_copy(const plan& p, const byte* in, byte* out, int threads) {
       const T* s = reinterpret_cast<const T*>(in) + rows.in_off;
       T* d = reinterpret_cast<T*>(out) + rows.out_off;
       if (prefetch && row + ahead_rows < nrows) {
-        cpu::prefetch_run(in + ahead.in_off * E, L * E);
-        cpu::prefetch_run_w(out + ahead.out_off * E, L * E);
+        cpu::prefetch_run<false>(in + ahead.in_off * E, L * E);
+        cpu::prefetch_run<true>(out + ahead.out_off * E, L * E);
         ahead.next();
       }
       if (runs) std::memcpy(d, s, static_cast<std::size_t>(L * E));

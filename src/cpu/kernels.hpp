@@ -3,6 +3,8 @@
 // an element-size slot `e` is log2 of the element size (0..4 for 1..16 bytes).
 #pragma once
 
+#include <cstdint>
+
 #include "xpose/config.hpp"
 
 namespace xpose::detail::cpu {
@@ -27,22 +29,30 @@ struct kernel_set {
   const char* target;  ///< Highway's name of the dispatched target
 };
 
-/// Pulls `bytes` at p towards L2 while other work runs: the hardware prefetchers do
-/// not follow dozens of short row segments (docs/RESULTS.md "CPU backend").
+/// Pulls runs towards L2 while other work runs (the hardware prefetchers do not
+/// follow dozens of short row segments, docs/RESULTS.md "CPU backend"); Write fetches
+/// the lines for ownership. Runs one after the other skip a first line the previous
+/// run ended in (rows shorter than a line, back to back, cost one prefetch a line).
+template <bool Write>
+struct line_prefetcher {
+  std::uintptr_t next = 0;  ///< the line after the previous run's last
+  void operator()(const byte* p, index_t bytes) noexcept {
+    std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{63};
+    const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(bytes);
+    if (a + 64 == next) a = next;
+    for (; a < end; a += 64) {
+#if defined(__GNUC__) || defined(__clang__)
+      __builtin_prefetch(reinterpret_cast<const void*>(a), Write ? 1 : 0, 2);
+#endif
+    }
+    next = a;
+  }
+};
+
+/// One run (see line_prefetcher).
+template <bool Write>
 inline void prefetch_run(const byte* p, index_t bytes) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-  for (index_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b, 0, 2);
-#else
-  (void)p, (void)bytes;
-#endif
-}
-/// The same for lines about to be written (fetched for ownership).
-inline void prefetch_run_w(byte* p, index_t bytes) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-  for (index_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b, 1, 2);
-#else
-  (void)p, (void)bytes;
-#endif
+  line_prefetcher<Write>{}(p, bytes);
 }
 
 /// Whether rows `pitch` bytes apart crowd into a few L1 sets (4 KiB of sets, 8 ways):

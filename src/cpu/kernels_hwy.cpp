@@ -107,7 +107,24 @@ HWY_INLINE void micro_tile(D d, const byte* s, index_t lds, byte* o, index_t ldd
 template <int ES, std::size_t bytes>
 void block_of(const byte* s, index_t lds, byte* o, index_t ldd, index_t rows, index_t cols) {
   if (rows <= 0 || cols <= 0) return;  // fringes of tiny matrices: no empty recursion
-  if constexpr (ES > 8 || bytes < 2 * ES || !XPOSE_HWY_VECTORS) {
+  if constexpr (ES == 16 && bytes == 32 && XPOSE_HWY_VECTORS) {
+#if XPOSE_HWY_VECTORS
+    // 2 x 2 tiles of 32-byte vectors (two elements each): output rows c and c + 1 are
+    // the lower and the upper halves of input rows r and r + 1.
+    const hn::FixedTag<std::uint64_t, bytes / 8> d;
+    using T = std::uint64_t;
+    const index_t fr = rows - rows % 2, fc = cols - cols % 2;
+    for (index_t r = 0; r < fr; r += 2)
+      for (index_t c = 0; c < fc; c += 2) {
+        const auto a = hn::LoadU(d, reinterpret_cast<const T*>(s + r * lds + c * ES));
+        const auto b = hn::LoadU(d, reinterpret_cast<const T*>(s + (r + 1) * lds + c * ES));
+        hn::StoreU(hn::ConcatLowerLower(d, b, a), d, reinterpret_cast<T*>(o + c * ldd + r * ES));
+        hn::StoreU(hn::ConcatUpperUpper(d, b, a), d, reinterpret_cast<T*>(o + (c + 1) * ldd + r * ES));
+      }
+    if (fc < cols) scalar_block<ES>(s + fc * ES, lds, o + fc * ldd, ldd, rows, cols - fc);
+    if (fr < rows) scalar_block<ES>(s + fr * lds, lds, o + fr * ES, ldd, rows - fr, fc);
+#endif
+  } else if constexpr (ES > 8 || bytes < 2 * ES || !XPOSE_HWY_VECTORS) {
     scalar_block<ES>(s, lds, o, ldd, rows, cols);
   } else {
 #if XPOSE_HWY_VECTORS

@@ -136,6 +136,18 @@ void wide_block(const byte* s, index_t lds, byte* d, index_t ldd, index_t rows, 
     }
 }
 
+// Calls f(k, offset) for rows k0 .. k0 + n - 1 (k counted from 0) of a fused pair of
+// dims: row k0 + k = c1 n0 + c0 lies at c0 s0 + c1 s1 bytes. One division, then steps.
+template <class F>
+void fused_rows(index_t k0, index_t n, index_t n0, index_t s0, index_t s1, const F& f) {
+  index_t c0 = k0 % n0, off = c0 * s0 + (k0 / n0) * s1;
+  for (index_t k = 0; k < n; ++k) {
+    f(k, off);
+    if (++c0 == n0) c0 = 0, off += s1 - (n0 - 1) * s0;
+    else off += s0;
+  }
+}
+
 // Runs the tiles of u; `outer` enumerates every other dim (offsets in plan elements of E bytes).
 void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out, index_t E, index_t moved,
                   int threads) {
@@ -169,20 +181,23 @@ void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out
     alignas(64) byte gathered[32 << 10];  // (TJ, TI) input rows
     alignas(64) byte staged[32 << 10];    // (TI, TJ) output rows
     odometer ahead = outer;
-#pragma omp for schedule(dynamic, 4)
+#pragma omp for schedule(dynamic, 16)  // long chunks: the prefetch of tile t + 1 serves its own thread
     for (index_t t = 0; t < total; ++t) {
       const tile x = tile_at(outer, t);
       if (t + 1 < total) {  // the next tile's rows, both sides, while this one is worked on
         const tile n = tile_at(ahead, t + 1);
-        for (index_t j = n.j0; j < n.j0 + n.tj; ++j) cpu::prefetch_run(in_row(n.src, j), n.ti * W);
-        for (index_t i = n.i0; i < n.i0 + n.ti; ++i) cpu::prefetch_run_w(out_row(n.dst, i), n.tj * W);
+        cpu::line_prefetcher<false> pin;
+        cpu::line_prefetcher<true> pout;
+        fused_rows(n.j0, n.tj, u.nB0, u.isB0, u.isB1, [&](index_t, index_t o) { pin(n.src + o, n.ti * W); });
+        fused_rows(n.i0, n.ti, u.nA0, u.osA0, u.osA1, [&](index_t, index_t o) { pout(n.dst + o, n.tj * W); });
       }
       // Input rows: runs of evenly spaced rows (one b1 each), or gathered when the
       // runs are shorter than a micro-tile.
       const bool gather = x.j0 % u.nB0 + x.tj > u.nB0 && u.nB0 < 16;
       if (gather)
-        for (index_t j = 0; j < x.tj; ++j)
-          std::memcpy(gathered + j * x.ti * W, in_row(x.src, x.j0 + j), static_cast<std::size_t>(x.ti * W));
+        fused_rows(x.j0, x.tj, u.nB0, u.isB0, u.isB1, [&](index_t j, index_t o) {
+          std::memcpy(gathered + j * x.ti * W, x.src + o, static_cast<std::size_t>(x.ti * W));
+        });
       // Output rows: straight to the output, in runs of evenly spaced rows (one a1
       // each), unless they crowd L1 sets: then staged and copied out row by row.
       const bool stage = cpu::crowds_l1_sets(u.osA0);
@@ -202,8 +217,9 @@ void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out
         j += nj;
       }
       if (stage)
-        for (index_t i = 0; i < x.ti; ++i)
-          std::memcpy(out_row(x.dst, x.i0 + i), staged + i * x.tj * W, static_cast<std::size_t>(x.tj * W));
+        fused_rows(x.i0, x.ti, u.nA0, u.osA0, u.osA1, [&](index_t i, index_t o) {
+          std::memcpy(x.dst + o, staged + i * x.tj * W, static_cast<std::size_t>(x.tj * W));
+        });
     }
   }
 }
@@ -250,8 +266,8 @@ void strided_copy(const plan& p, const byte* in, byte* out, int threads) {
       const T* s = reinterpret_cast<const T*>(in) + rows.in_off;
       T* d = reinterpret_cast<T*>(out) + rows.out_off;
       if (prefetch && row + ahead_rows < nrows) {
-        cpu::prefetch_run(in + ahead.in_off * E, L * E);
-        cpu::prefetch_run_w(out + ahead.out_off * E, L * E);
+        cpu::prefetch_run<false>(in + ahead.in_off * E, L * E);
+        cpu::prefetch_run<true>(out + ahead.out_off * E, L * E);
         ahead.next();
       }
       if (runs) std::memcpy(d, s, static_cast<std::size_t>(L * E));

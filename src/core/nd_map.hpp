@@ -136,24 +136,21 @@ struct vtile_map_t {
     *in_off = io, *out_off = oo;
   }
   /// Output offset of combined A index a (< n_a): its digits dotted with the output strides.
-  XPOSE_HD index_t a_out(index_t a) const {
-    word q = static_cast<word>(a), rem = 0;
-    index_t off = 0;
-    for (int k = 0; k < ga - 1; ++k) {
-      q = a_n[k].divmod(q, &rem);
-      off += static_cast<index_t>(rem) * a_os[k];
-    }
-    return off + static_cast<index_t>(q) * a_os[ga - 1];
-  }
+  XPOSE_HD index_t a_out(index_t a) const { return dot_digits(a_n, a_os, ga, a); }
   /// Input offset of combined B index b (< n_b).
-  XPOSE_HD index_t b_in(index_t b) const {
-    word q = static_cast<word>(b), rem = 0;
+  XPOSE_HD index_t b_in(index_t b) const { return dot_digits(b_n, b_is, gb, b); }
+
+ private:
+  /// The digits of x over extents n[0..g) (fastest first; the last takes the quotient)
+  /// dotted with strides s.
+  XPOSE_HD static index_t dot_digits(const Div (&n)[max_dims], const index_t (&s)[max_dims], int g, index_t x) {
+    word q = static_cast<word>(x), rem = 0;
     index_t off = 0;
-    for (int k = 0; k < gb - 1; ++k) {
-      q = b_n[k].divmod(q, &rem);
-      off += static_cast<index_t>(rem) * b_is[k];
+    for (int k = 0; k < g - 1; ++k) {
+      q = n[k].divmod(q, &rem);
+      off += static_cast<index_t>(rem) * s[k];
     }
-    return off + static_cast<index_t>(q) * b_is[gb - 1];
+    return off + static_cast<index_t>(q) * s[g - 1];
   }
 };
 using vtile_map = vtile_map_t<fast_div>;

@@ -106,6 +106,17 @@ bool make_case(std::mt19937_64& g, int iter, const xpose_test::perm_case& c, nd_
   return true;
 }
 
+// A packed case of extents sh with shuffled axes (Fisher-Yates).
+xpose_test::perm_case shuffled_case(std::mt19937_64& g, const std::vector<index_t>& sh, int es) {
+  xpose_test::perm_case c;
+  const int r = static_cast<int>(sh.size());
+  c.in = xpose::layout::packed(r, sh.data(), es);
+  for (int q = 0; q < r; ++q) c.axes[q] = q;
+  for (int q = r - 1; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
+  c.out = xpose::permuted_packed(c.in, c.axes, r);
+  return c;
+}
+
 const nd_shape all_shapes[] = {nd_shape::square,   nd_shape::narrow_a, nd_shape::narrow_b,
                                nd_shape::side48_a, nd_shape::side48_b, nd_shape::side48_ab};
 
@@ -147,12 +158,7 @@ TEST(NdMap, TtcLikeShapesWithThePolicyTheKernelsUse) {
   for (const auto& sh : shapes)
     for (int es : {4, 8, 16, 2})
       for (int perm = 0; perm < 6; ++perm, ++iter) {
-        xpose_test::perm_case c;
-        const int r = static_cast<int>(sh.size());
-        c.in = xpose::layout::packed(r, sh.data(), es);
-        for (int q = 0; q < r; ++q) c.axes[q] = q;
-        for (int q = r - 1; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
-        c.out = xpose::permuted_packed(c.in, c.axes, r);
+        const xpose_test::perm_case c = shuffled_case(g, sh, es);
         nd_case k;
         ASSERT_TRUE(make_case(g, iter, c, &k));
         const xpose::plan& p = k.p;
@@ -187,6 +193,18 @@ TEST(NdPolicy, Side48ClassesWhereTheyWasteLess) {
 }
 
 
+// Calls f(io, oo, a0, b0, na, nb) for every tile of a vtile_map (its offsets, origin and
+// the extents left from it), the emulated shared tile poisoned before each.
+template <class Map, class F>
+void each_vtile(const Map& m, int ta, int tb, std::vector<unsigned char>& tile, F&& f) {
+  for (index_t t = 0; t < m.tiles; ++t) {
+    index_t io, oo, a0, b0;
+    m.tile(t, &io, &oo, &a0, &b0, ta, tb);
+    std::memset(tile.data(), 0xA5, tile.size());
+    f(io, oo, a0, b0, m.n_a - a0, m.n_b - b0);
+  }
+}
+
 // nd_vtile_kernel<E> on the host: per tile, every thread's loads (vtile_load_slot: the
 // k = 16/E elements of one chunk of a tile row) fill a poisoned logical tile (b, a),
 // then every micro-block's stores (vtile_store_slot: kk output rows of k elements)
@@ -200,11 +218,7 @@ void emulate_vtile(const xpose::plan& p, bool pack, const unsigned char* in, uns
   constexpr int L = TB / (NT / NCH), MPT = RN * NCH * H / NT;
   const Map m = make_vtile_map<Map>(p, TA, TB, pack);
   std::vector<unsigned char> tile(static_cast<std::size_t>(TA * TB * E));
-  for (index_t t = 0; t < m.tiles; ++t) {
-    index_t io, oo, a0, b0;
-    m.tile(t, &io, &oo, &a0, &b0, TA, TB);
-    const index_t na = m.n_a - a0, nb = m.n_b - b0;
-    std::memset(tile.data(), 0xA5, tile.size());
+  each_vtile(m, TA, TB, tile, [&](index_t io, index_t oo, index_t a0, index_t b0, index_t na, index_t nb) {
     for (int tid = 0; tid < NT; ++tid)
       for (int j = 0; j < L; ++j) {
         const vtile_slot s = vtile_load_slot<k, NCH, NT>(tid, j);
@@ -223,7 +237,7 @@ void emulate_vtile(const xpose::plan& p, bool pack, const unsigned char* in, uns
                         &tile[static_cast<std::size_t>(((s.b + e) * TA + s.a + i) * E)], E);
         }
       }
-  }
+  });
 }
 
 // Runs the emulation of tile shape v (-1: the launcher's, nd_vtile_shape_for) when the
@@ -306,12 +320,7 @@ TEST(NdMap, VectorTileOnTtcLikeShapes) {
   for (const auto& sh : shapes)
     for (int es : {2, 4, 8, 16})
       for (int perm = 0; perm < 4; ++perm, ++iter) {
-        xpose_test::perm_case c;
-        const int r = static_cast<int>(sh.size());
-        c.in = xpose::layout::packed(r, sh.data(), es);
-        for (int q = 0; q < r; ++q) c.axes[q] = q;
-        for (int q = r - 1; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
-        c.out = xpose::permuted_packed(c.in, c.axes, r);
+        const xpose_test::perm_case c = shuffled_case(g, sh, es);
         nd_case k;
         ASSERT_TRUE(make_case(g, iter, c, &k));
         if (k.p.algo != xpose::algorithm::permute_nd) continue;
@@ -385,11 +394,7 @@ void emulate_run_tile(const xpose::plan& q, const unsigned char* in, unsigned ch
   constexpr int TA = nd_run_tile_a, TB = nd_run_tile_b(U), NT = nd_run_threads, per = TA * TB * U / NT;
   const Map m = make_vtile_map<Map>(q, TA, TB, true);
   std::vector<unsigned char> tile(static_cast<std::size_t>(TB * TA * U * 16));
-  for (index_t t = 0; t < m.tiles; ++t) {
-    index_t io, oo, a0, b0;
-    m.tile(t, &io, &oo, &a0, &b0, TA, TB);
-    const index_t na = m.n_a - a0, nb = m.n_b - b0;
-    std::memset(tile.data(), 0xA5, tile.size());
+  each_vtile(m, TA, TB, tile, [&](index_t io, index_t oo, index_t a0, index_t b0, index_t na, index_t nb) {
     for (int tid = 0; tid < NT; ++tid)
       for (int j = 0; j < per; ++j) {
         const run_slot s = run_load_slot<TA, TB, U, NT>(tid, j);
@@ -405,7 +410,7 @@ void emulate_run_tile(const xpose::plan& q, const unsigned char* in, unsigned ch
           std::memcpy(out + ((oo + m.a_out(a0 + s.row) + b0) * U + s.col) * 16,
                       &tile[static_cast<std::size_t>((b * TA * U + s.row * U + s.col % U) * 16)], 16);
       }
-  }
+  });
 }
 
 // Strided copies whose kept run is 16, 32 or 64 bytes (TTC cases 42-44 have 64), packed

@@ -44,6 +44,17 @@ void check_gpu(const perm_case& c, bool conj, std::uint64_t seed, xpose::algorit
                                << xpose::to_string(p.algo) << " seed " << seed;
 }
 
+// A packed case of extents sh whose axes are shuffled at positions 1..top (Fisher-Yates);
+// the caller adjusts the axes, then sets the output layout.
+perm_case shuffled_case(std::mt19937_64& g, const std::vector<xpose::index_t>& sh, int es, int top) {
+  perm_case c;
+  const int r = static_cast<int>(sh.size());
+  c.in = xpose::layout::packed(r, sh.data(), es);
+  for (int q = 0; q < r; ++q) c.axes[q] = q;
+  for (int q = top; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
+  return c;
+}
+
 TEST(PermuteGpu, RandomRanksAxesStridesSizes) {
   REQUIRE_GPU();
   std::mt19937_64 g(17);
@@ -117,12 +128,8 @@ TEST(PermuteGpu, TtcLikeShapesEveryTileClass) {
   for (const auto& sh : shapes)
     for (int es : {4, 8, 16, 2, 1})
       for (int perm = 0; perm < 4; ++perm) {
-        perm_case c;
         const int r = static_cast<int>(sh.size());
-        c.in = xpose::layout::packed(r, sh.data(), es);
-        for (int q = 0; q < r; ++q) c.axes[q] = q;
-        const int top = perm == 0 ? r - 2 : r - 1;  // perm 0 keeps the last axis: a strided copy
-        for (int q = top; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
+        perm_case c = shuffled_case(g, sh, es, perm == 0 ? r - 2 : r - 1);  // perm 0 keeps the last axis: a strided copy
         if (perm == 0) std::swap(c.axes[0], c.axes[r - 2]);  // never the identity
         c.out = xpose::permuted_packed(c.in, c.axes, r);
         xpose::algorithm ran{};
@@ -159,11 +166,8 @@ TEST(PermuteGpu, VectorTileCandidatesOnTtcLikeShapes) {
     for (const auto& sh : shapes)
       for (int es : {4, 8, 2, 16, 1})
         for (int perm = 0; perm < 4; ++perm) {
-          perm_case c;
           const int r = static_cast<int>(sh.size());
-          c.in = xpose::layout::packed(r, sh.data(), es);
-          for (int q = 0; q < r; ++q) c.axes[q] = q;
-          for (int q = r - 1; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
+          perm_case c = shuffled_case(g, sh, es, r - 1);
           if (c.axes[r - 1] == r - 1) std::swap(c.axes[r - 1], c.axes[0]);  // a permute_nd, not a strided copy
           c.out = xpose::permuted_packed(c.in, c.axes, r);
           const bool shifted = perm == 3, conj = es >= 8 && perm == 2;
@@ -216,11 +220,8 @@ TEST(PermuteGpu, RunTileCandidateOnShortRuns) {
   for (const auto& sh : shapes)
     for (int es : {4, 2, 1, 8, 16})
       for (int perm = 0; perm < 3; ++perm) {
-        perm_case c;
         const int r = static_cast<int>(sh.size());
-        c.in = xpose::layout::packed(r, sh.data(), es);
-        for (int q = 0; q < r; ++q) c.axes[q] = q;
-        for (int q = r - 2; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
+        perm_case c = shuffled_case(g, sh, es, r - 2);
         if (c.axes[r - 2] == r - 2) std::swap(c.axes[r - 2], c.axes[0]);  // the run alone is kept
         c.out = xpose::permuted_packed(c.in, c.axes, r);
         xpose::algorithm algo{};

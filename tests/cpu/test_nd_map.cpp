@@ -252,9 +252,10 @@ bool emulate_vtile_any(const xpose::plan& p, bool pack, const unsigned char* in,
   if (!vtile_vector_ok(make_vtile_map<Map>(p, bt.chunks * 16 / E, bt.rows, pack), E, nullptr, nullptr)) return false;
   with_elem_size(E, [&](auto e) {
     constexpr int EE = decltype(e)::value;
-    static_assert(nd_vtile_shapes == 3, "one case per shape");
+    static_assert(nd_vtile_shapes == 4, "one case per shape");
     if constexpr (EE >= 2) {
-      if (v == 1) emulate_vtile<EE, 1, Map>(p, pack, in, out);
+      if (v == 3) emulate_vtile<EE, 3, Map>(p, pack, in, out);
+      else if (v == 1) emulate_vtile<EE, 1, Map>(p, pack, in, out);
       else if (v == 2) emulate_vtile<EE, 2, Map>(p, pack, in, out);
       else emulate_vtile<EE, 0, Map>(p, pack, in, out);
     }

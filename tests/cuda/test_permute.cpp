@@ -160,7 +160,7 @@ TEST(PermuteGpu, VectorTileCandidatesOnTtcLikeShapes) {
   const std::vector<std::vector<xpose::index_t>> shapes = {
       {28, 48, 28, 5, 48}, {48, 28, 3, 28, 48}, {15, 3, 32, 4, 15, 32}, {5, 3, 112, 7, 32},
       {96, 5, 75, 8},      {384, 5, 384},       {16, 3, 64, 7, 24},     {32, 15, 15, 5, 3, 32}};
-  for (nd_kernel cand : {nd_kernel::vtile, nd_kernel::vtile_flat}) {
+  for (nd_kernel cand : {nd_kernel::vtile, nd_kernel::vtile_flat, nd_kernel::vtile_small}) {
     candidate_scope scope(cand);
     int ran = 0, fell_back = 0;
     for (const auto& sh : shapes)
@@ -191,7 +191,7 @@ TEST(PermuteGpu, VectorTileCandidatesOnRandomLayouts) {
   using xpose::detail::nd_kernel;
   std::mt19937_64 g(92);
   const int sizes[] = {2, 4, 8, 16, 1};
-  for (nd_kernel cand : {nd_kernel::vtile, nd_kernel::vtile_flat}) {
+  for (nd_kernel cand : {nd_kernel::vtile, nd_kernel::vtile_flat, nd_kernel::vtile_small}) {
     candidate_scope scope(cand);
     int ran = 0;
     for (int iter = 0; iter < 300; ++iter) {

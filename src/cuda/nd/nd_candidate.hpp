@@ -17,14 +17,14 @@ nd_kernel nd_candidate() noexcept;
 /// (the candidate, or policy where the candidate cannot move the shape).
 nd_kernel nd_kernel_for(const plan& p, const void* in, const void* out) noexcept;
 
-/// The vector tile shape (nd_vtile_for's v) for a plan of E-byte elements: the shape
-/// whose best groups (make_vtile_map) fill the largest fraction of its tile slots; ties
-/// keep the lower v (the larger tile).
-inline int nd_vtile_shape_for(const plan& p, bool pack) {
+/// The vector tile shape (nd_vtile_for's v < shapes) for a plan of E-byte elements: the
+/// shape whose best groups (make_vtile_map) fill the largest fraction of its tile slots;
+/// ties keep the lower v (the larger tile).
+inline int nd_vtile_shape_for(const plan& p, bool pack, int shapes = nd_vtile_shapes - 1) {
   const int E = p.in.elem_size;
   int best_v = 0;
   double best = -1;
-  for (int v = 0; v < nd_vtile_shapes; ++v) {
+  for (int v = 0; v < shapes; ++v) {
     const best_tile t = nd_vtile_for(E, v);
     const int ta = t.chunks * 16 / E, tb = t.rows;
     const vtile_map m = make_vtile_map<vtile_map>(p, ta, tb, pack);

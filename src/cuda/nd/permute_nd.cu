@@ -246,10 +246,11 @@ bool vtile_fits32(const Map& m) {
 
 // The tile shape and map of the vector tile for this plan, or false where its kernel
 // cannot run it (1-byte elements, conjugation, chunks that 16-byte accesses cannot move).
-bool vtile_plan(const plan& p, const void* in, const void* out, bool pack, int* v, vtile_map* m) {
+bool vtile_plan(const plan& p, const void* in, const void* out, nd_kernel k, int* v, vtile_map* m) {
   const int E = p.in.elem_size;
   if (p.conjugate || E < 2) return false;
-  *v = nd_vtile_shape_for(p, pack);
+  const bool pack = k != nd_kernel::vtile_flat;
+  *v = nd_vtile_shape_for(p, pack, k == nd_kernel::vtile_small ? nd_vtile_shapes : nd_vtile_shapes - 1);
   const best_tile bt = nd_vtile_for(E, *v);
   *m = make_vtile_map<vtile_map>(p, bt.chunks * 16 / E, bt.rows, pack);
   return vtile_vector_ok(*m, E, in, out);
@@ -270,7 +271,8 @@ status launch_vtile(const plan& p, const vtile_map& m, bool pack, const void* in
 template <int E>
 status launch_vtile_shaped(const plan& p, int v, const vtile_map& m, bool pack, const void* in, void* out,
                            cudaStream_t stream) {
-  static_assert(nd_vtile_shapes == 3, "one case per shape");
+  static_assert(nd_vtile_shapes == 4, "one case per shape");
+  if (v == 3) return launch_vtile<E, 3>(p, m, pack, in, out, stream);
   if (v == 1) return launch_vtile<E, 1>(p, m, pack, in, out, stream);
   if (v == 2) return launch_vtile<E, 2>(p, m, pack, in, out, stream);
   return launch_vtile<E, 0>(p, m, pack, in, out, stream);
@@ -305,7 +307,7 @@ nd_kernel nd_kernel_for(const plan& p, const void* in, const void* out) noexcept
     plan q;
     return k == nd_kernel::vtile && run_tile_plan(p, in, out, &q, &v, &m) ? k : nd_kernel::policy;
   }
-  if (k == nd_kernel::policy || !vtile_plan(p, in, out, k == nd_kernel::vtile, &v, &m)) return nd_kernel::policy;
+  if (k == nd_kernel::policy || !vtile_plan(p, in, out, k, &v, &m)) return nd_kernel::policy;
   return k;
 }
 
@@ -313,10 +315,10 @@ status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t 
   if (const nd_kernel k = nd_candidate(); k != nd_kernel::policy) {
     vtile_map m;
     int v = 0;
-    if (vtile_plan(p, in, out, k == nd_kernel::vtile, &v, &m)) {
+    if (vtile_plan(p, in, out, k, &v, &m)) {
       return with_elem_size(p.in.elem_size, [&](auto e) {
         constexpr int E = decltype(e)::value;
-        if constexpr (E >= 2) return launch_vtile_shaped<E>(p, v, m, k == nd_kernel::vtile, in, out, stream);
+        if constexpr (E >= 2) return launch_vtile_shaped<E>(p, v, m, k != nd_kernel::vtile_flat, in, out, stream);
         else return launch_tiles<E, false>(p, in, out, stream);  // not reached: vtile_plan takes E >= 2
       });
     }

@@ -3,11 +3,13 @@
 // the grid with fast divisors) and the strided copy of contiguous runs in units of
 // up to 16 bytes. No allocation, no host sync, graph-capturable; 64-bit offsets,
 // grid-stride loops for counts beyond the grid limit. Index maps: src/core/nd_map.hpp.
+// Candidates selected at run time (nd_candidate.hpp): the vector tile on packed sides
+// and the run tile of short-run strided copies; the default stays the policy kernels.
+#include <atomic>
+
 #include "../../core/core.hpp"
 #include "../../core/elem.hpp"
 #include "../../core/nd_map.hpp"
-#include <atomic>
-
 #include "../best_kernels.cuh"
 #include "../common.cuh"
 #include "nd_candidate.hpp"
@@ -233,7 +235,6 @@ status launch_copy(const plan& p, int unit, const void* in, void* out, cudaStrea
   if (nd_index32 && fits32(m.total)) return launch_copy_kernel<U, Conj>(make_copy_map<copy_map32>(p, unit), in, out, stream);
   return launch_copy_kernel<U, Conj>(m, in, out, stream);
 }
-
 
 // ---- the vector tile (candidate kernels, nd_candidate.hpp) ----
 

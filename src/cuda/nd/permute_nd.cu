@@ -282,7 +282,7 @@ status launch_vtile_shaped(const plan& p, int v, const vtile_map& m, bool pack, 
 // The run tile for a strided copy under candidate vtile, or false where it cannot run
 // (32-bit maps only: the 64-bit one spilled at 128 registers).
 bool run_tile_plan(const plan& p, const void* in, const void* out, plan* q, int* chunks, vtile_map* m) {
-  if (!runs_plan(p, q, chunks)) return false;
+  if (!nd_run_tile || !runs_plan(p, q, chunks)) return false;
   *m = make_vtile_map<vtile_map>(*q, nd_run_tile_a, nd_run_tile_b(*chunks), true);
   return vtile_fits32(*m) && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
          reinterpret_cast<std::uintptr_t>(out) % 16 == 0;

@@ -153,6 +153,9 @@ constexpr best_tile nd_vtile_for(int elem_size, int v = 0) {
 /// rows padded by one run so that a quarter warp's 16-byte reads of a column hit 8 bank
 /// groups. Unmeasured: docs/RESULTS.md, "N-d permutation (issue 17)".
 inline constexpr int nd_run_tile_a = 32, nd_run_threads = 256;
+/// The run tile runs under candidate vtile only, and only while this is true (the
+/// strided_copy rows of `ttc --ab` show whether it beats the policy copy).
+inline constexpr bool nd_run_tile = true;
 constexpr int nd_run_tile_b(int chunks) { return 64 / chunks; }
 
 constexpr bool nd_vtile_table_valid() {

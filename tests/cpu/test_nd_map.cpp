@@ -366,6 +366,15 @@ TEST(NdMap, VectorTileGroupsOnTtcShapes) {
   // side (its neighbour went to A); the 32-row shape fills its slots.
   const xpose::plan p45 = plan_of({15, 15, 32, 15, 15, 32}, {1, 4, 0, 5, 3, 2});
   EXPECT_EQ(nd_vtile_shape_for(p45, true), 1);
+  // vtile_tuned: 128-thread shapes; packed on cases 30 and 45 (one dim per side fills
+  // 56% and 50%), not on 34 and 46 (75% and 88%: packing gains too little).
+  const xpose::plan p34 = plan_of({28, 28, 48, 4, 352}, {1, 3, 0, 4, 2});
+  const xpose::plan p46 = plan_of({15, 15, 32, 15, 5, 112}, {1, 4, 0, 5, 3, 2});
+  for (const auto& [pl, packs] : {std::pair{p30, true}, std::pair{p45, true}, std::pair{p34, false}, std::pair{p46, false}}) {
+    const vtile_choice c = nd_vtile_choice(pl, nd_kernel::vtile_tuned);
+    EXPECT_EQ(c.pack, packs);
+    EXPECT_TRUE(c.v == 1 || c.v == 2);
+  }
   // Packed sides and the shape choice fill >= 95% of the tile slots on these TTC cases
   // (15, 30, 32, 45, 54, 56) in f32 and f64 (f16's 128- and 64-element sides leave a
   // quarter of the slots idle on case 15's 96-element sides).

@@ -247,13 +247,12 @@ bool vtile_fits32(const Map& m) {
 
 // The tile shape and map of the vector tile for this plan, or false where its kernel
 // cannot run it (1-byte elements, conjugation, chunks that 16-byte accesses cannot move).
-bool vtile_plan(const plan& p, const void* in, const void* out, nd_kernel k, int* v, vtile_map* m) {
+bool vtile_plan(const plan& p, const void* in, const void* out, nd_kernel k, vtile_choice* c, vtile_map* m) {
   const int E = p.in.elem_size;
   if (p.conjugate || E < 2) return false;
-  const bool pack = k != nd_kernel::vtile_flat;
-  *v = nd_vtile_shape_for(p, pack, k == nd_kernel::vtile_small ? nd_vtile_shapes : nd_vtile_shapes - 1);
-  const best_tile bt = nd_vtile_for(E, *v);
-  *m = make_vtile_map<vtile_map>(p, bt.chunks * 16 / E, bt.rows, pack);
+  *c = nd_vtile_choice(p, k);
+  const best_tile bt = nd_vtile_for(E, c->v);
+  *m = make_vtile_map<vtile_map>(p, bt.chunks * 16 / E, bt.rows, c->pack);
   return vtile_vector_ok(*m, E, in, out);
 }
 
@@ -303,23 +302,24 @@ nd_kernel nd_candidate() noexcept { return static_cast<nd_kernel>(g_nd_candidate
 nd_kernel nd_kernel_for(const plan& p, const void* in, const void* out) noexcept {
   const nd_kernel k = nd_candidate();
   vtile_map m;
-  int v = 0;
   if (p.algo == algorithm::strided_copy) {
     plan q;
-    return k == nd_kernel::vtile && run_tile_plan(p, in, out, &q, &v, &m) ? k : nd_kernel::policy;
+    int chunks = 0;
+    return k == nd_kernel::vtile && run_tile_plan(p, in, out, &q, &chunks, &m) ? k : nd_kernel::policy;
   }
-  if (k == nd_kernel::policy || !vtile_plan(p, in, out, k, &v, &m)) return nd_kernel::policy;
+  vtile_choice c;
+  if (k == nd_kernel::policy || !vtile_plan(p, in, out, k, &c, &m)) return nd_kernel::policy;
   return k;
 }
 
 status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t stream) {
   if (const nd_kernel k = nd_candidate(); k != nd_kernel::policy) {
     vtile_map m;
-    int v = 0;
-    if (vtile_plan(p, in, out, k, &v, &m)) {
+    vtile_choice c;
+    if (vtile_plan(p, in, out, k, &c, &m)) {
       return with_elem_size(p.in.elem_size, [&](auto e) {
         constexpr int E = decltype(e)::value;
-        if constexpr (E >= 2) return launch_vtile_shaped<E>(p, v, m, k != nd_kernel::vtile_flat, in, out, stream);
+        if constexpr (E >= 2) return launch_vtile_shaped<E>(p, c.v, m, c.pack, in, out, stream);
         else return launch_tiles<E, false>(p, in, out, stream);  // not reached: vtile_plan takes E >= 2
       });
     }

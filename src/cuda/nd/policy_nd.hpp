@@ -115,11 +115,13 @@ constexpr int nd_copy_units = 4;
 /// policy: nd_tile_kernel with the table above (scalar accesses, one dim per side);
 /// vtile: the vector tile kernel on packed sides (make_vtile_map, pack = true);
 /// vtile_flat: the same kernel with one dim per side (pack = false);
-/// vtile_small: vtile that may also take the quarter tile (shape 3: 32x32 for f32).
+/// vtile_small: vtile that may also take the quarter tile (shape 3: 32x32 for f32);
+/// vtile_tuned: the 128-thread shapes (1, 2) only, packed sides only where they fill
+/// over 1.15x the slots of one dim per side (first H200 A/B, docs/RESULTS.md).
 /// Shapes vtile cannot move in 16-byte chunks, 1-byte elements and conjugation keep
 /// the policy kernel.
-enum class nd_kernel : int { policy = 0, vtile = 1, vtile_flat = 2, vtile_small = 3 };
-inline constexpr int nd_kernel_count = 4;
+enum class nd_kernel : int { policy = 0, vtile = 1, vtile_flat = 2, vtile_small = 3, vtile_tuned = 4 };
+inline constexpr int nd_kernel_count = 5;
 
 /// The library's default N-d kernel: the one switch to flip once the H200 has measured
 /// the candidates (docs/RESULTS.md, "N-d permutation (issue 17)").
@@ -130,6 +132,7 @@ constexpr const char* nd_kernel_name(nd_kernel k) {
     case nd_kernel::vtile: return "vtile";
     case nd_kernel::vtile_flat: return "vtile_flat";
     case nd_kernel::vtile_small: return "vtile_small";
+    case nd_kernel::vtile_tuned: return "vtile_tuned";
     default: return "policy";
   }
 }

@@ -253,7 +253,7 @@ inline bool vtile_vector_ok(const Map& m, int elem_size, const void* in, const v
 }
 
 /// Host: a strided_copy plan whose kept run (R elements of E bytes, unit strides both
-/// sides) is U = R*E/16 16-byte chunks, U in {1, 2, 4}, seen as a permutation of runs:
+/// sides) is U = R*E/16 16-byte chunks, U in {1, 2, 4, 8}, seen as a permutation of runs:
 /// rank r-1, strides in runs. False where it is not one (other strides not whole runs,
 /// the remaining fastest dims not contiguous runs on their side, or the same dim).
 inline bool runs_plan(const plan& p, plan* q, int* chunks) {
@@ -261,7 +261,8 @@ inline bool runs_plan(const plan& p, plan* q, int* chunks) {
   if (p.algo != algorithm::strided_copy || p.conjugate || r < 3 || p.in.strides[r - 1] != 1 || p.out.strides[r - 1] != 1)
     return false;
   const index_t R = p.out.extents[r - 1];
-  if ((R * E) % 16 != 0 || (R * E / 16 != 1 && R * E / 16 != 2 && R * E / 16 != 4)) return false;
+  const index_t U = R * E / 16;
+  if ((R * E) % 16 != 0 || (U != 1 && U != 2 && U != 4 && U != 8)) return false;
   *q = p;
   q->algo = algorithm::permute_nd;
   q->in.rank = q->out.rank = r - 1;

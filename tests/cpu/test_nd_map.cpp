@@ -423,14 +423,14 @@ void emulate_run_tile(const xpose::plan& q, const unsigned char* in, unsigned ch
   });
 }
 
-// Strided copies whose kept run is 16, 32 or 64 bytes (TTC cases 42-44 have 64), packed
+// Strided copies whose kept run is 16 to 128 bytes (TTC cases 42-44 have 64), packed
 // or padded by whole runs, every element size: the run tile realises them.
 TEST(NdMap, RunTileRealisesShortRunStridedCopies) {
   std::mt19937_64 g(43);
   static const index_t any[] = {1, 2, 3, 5, 7, 15, 16, 28, 32, 33};
   int ran = 0;
   for (int iter = 0; iter < 200; ++iter) {
-    const int es = 1 << (g() % 5), chunks = 1 << (g() % 3);
+    const int es = 1 << (g() % 5), chunks = 1 << (g() % 4);
     const int r = 3 + static_cast<int>(g() % 4);
     xpose_test::perm_case c;
     index_t ext[xpose::layout::max_rank];
@@ -452,7 +452,8 @@ TEST(NdMap, RunTileRealisesShortRunStridedCopies) {
     std::vector<unsigned char> got(k.want.size(), 0xFF);
     if (u == 1) emulate_run_tile<1, vtile_map32>(q, k.in.data(), got.data());
     else if (u == 2) emulate_run_tile<2, vtile_map>(q, k.in.data(), got.data());
-    else emulate_run_tile<4, vtile_map32>(q, k.in.data(), got.data());
+    else if (u == 4) emulate_run_tile<4, vtile_map32>(q, k.in.data(), got.data());
+    else emulate_run_tile<8, vtile_map>(q, k.in.data(), got.data());
     ASSERT_EQ(got, k.want) << "iter " << iter << " es " << es << " chunks " << u;
     ++ran;
   }

@@ -206,9 +206,9 @@ TEST(PermuteGpu, VectorTileCandidatesOnRandomLayouts) {
   }
 }
 
-// The run tile (candidate vtile on strided copies whose kept run is 16, 32 or 64 bytes):
-// TTC-like short runs, every element size (8- and 16-byte runs of 16 elements are too
-// long and keep the policy copy), aligned and shifted pointers.
+// The run tile (candidate vtile on strided copies whose kept run is 16 to 128 bytes):
+// TTC-like short runs, every element size (16-byte elements in runs of 16 are too long
+// and keep the policy copy), aligned and shifted pointers.
 TEST(PermuteGpu, RunTileCandidateOnShortRuns) {
   REQUIRE_GPU();
   using xpose::detail::nd_kernel;

@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(nd_vtile_for(E, V).threads, nd_vtile_for(E, V)
 // The run tile (strided copies of short runs): a vtile_map over runs of U 16-byte
 // chunks (runs_plan): row b of the tile is TA runs contiguous in the input, output row
 // a is TB runs contiguous in the output, so both sides move >= 512 contiguous bytes
-// where the runs alone are 16-64 (run_load_slot / run_store_slot, nd_map.hpp).
+// where the runs alone are 16-128 (run_load_slot / run_store_slot, nd_map.hpp).
 template <int U, class Map>
 __global__ void __launch_bounds__(nd_run_threads)
     nd_run_tile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
@@ -341,7 +341,8 @@ status launch_strided_copy(const plan& p, const void* in, void* out, cudaStream_
     if (run_tile_plan(p, in, out, &q, &chunks, &m)) {
       if (chunks == 1) return launch_run_tile<1>(q, in, out, stream);
       if (chunks == 2) return launch_run_tile<2>(q, in, out, stream);
-      return launch_run_tile<4>(q, in, out, stream);
+      if (chunks == 4) return launch_run_tile<4>(q, in, out, stream);
+      return launch_run_tile<8>(q, in, out, stream);
     }
   }
   if (p.conjugate) {

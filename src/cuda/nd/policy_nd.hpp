@@ -151,7 +151,7 @@ constexpr best_tile nd_vtile_for(int elem_size, int v = 0) {
   return t;
 }
 
-/// Run tile (strided copies whose kept run is U = 1, 2 or 4 16-byte chunks, candidate
+/// Run tile (strided copies whose kept run is U = 1, 2, 4 or 8 16-byte chunks, candidate
 /// vtile): 32 runs along A x 64/U along B, 256 threads, 8 chunks per thread; the shared
 /// rows padded by one run so that a quarter warp's 16-byte reads of a column hit 8 bank
 /// groups. Unmeasured: docs/RESULTS.md, "N-d permutation (issue 17)".

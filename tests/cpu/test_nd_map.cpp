@@ -460,4 +460,33 @@ TEST(NdMap, RunTileRealisesShortRunStridedCopies) {
   EXPECT_GT(ran, 60);
 }
 
+// The default switch (nd_kernel_default, policy_nd.hpp) in either state: plain permute
+// runs the default's route where that kernel can move the plan, the policy kernels
+// elsewhere (misaligned pointers, 1-byte elements, conjugation). Every candidate moves
+// TTC case 30 in f32 from aligned pointers; the run tile case 42 (64-byte runs).
+TEST(NdPolicy, DefaultKernelRoutes) {
+  auto plan_of = [](std::vector<index_t> ext, std::vector<int> axes, int es, bool conj) {
+    const int r = static_cast<int>(ext.size());
+    const xpose::layout in = xpose::layout::packed(r, ext.data(), es);
+    xpose::plan p;
+    EXPECT_TRUE(xpose::make_plan(in, xpose::permuted_packed(in, axes.data(), r), axes.data(), r, {conj}, &p).ok());
+    return p;
+  };
+  const void* aligned = nullptr;
+  const void* odd = reinterpret_cast<const void*>(std::uintptr_t{4});
+  const xpose::plan p30 = plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1}, 4, false);
+  const xpose::plan p42 = plan_of({15, 15, 32, 15, 32, 16}, {4, 1, 0, 3, 2, 5}, 4, false);
+  ASSERT_EQ(p30.algo, xpose::algorithm::permute_nd);
+  ASSERT_EQ(p42.algo, xpose::algorithm::strided_copy);
+  EXPECT_EQ(nd_route(p30, aligned, aligned, nd_kernel_default), nd_kernel_default);
+  EXPECT_EQ(nd_route(p30, odd, aligned, nd_kernel_default), nd_kernel::policy);
+  EXPECT_EQ(nd_route(plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1}, 1, false), aligned, aligned, nd_kernel_default),
+            nd_kernel::policy);
+  EXPECT_EQ(nd_route(plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1}, 8, true), aligned, aligned, nd_kernel_default),
+            nd_kernel::policy);
+  const bool run_tile = nd_run_tile && nd_runs_run_tile(nd_kernel_default);
+  EXPECT_EQ(nd_route(p42, aligned, aligned, nd_kernel_default), run_tile ? nd_kernel_default : nd_kernel::policy);
+  for (int k = 1; k < nd_kernel_count; ++k) EXPECT_EQ(nd_route(p30, aligned, aligned, static_cast<nd_kernel>(k)), static_cast<nd_kernel>(k));
+}
+
 }  // namespace

@@ -240,22 +240,6 @@ status launch_copy(const plan& p, int unit, const void* in, void* out, cudaStrea
 
 std::atomic<int> g_nd_candidate{static_cast<int>(nd_kernel_default)};
 
-template <class Map>
-bool vtile_fits32(const Map& m) {
-  return nd_index32 && fits32(m.tiles) && fits32(m.n_a) && fits32(m.n_b);
-}
-
-// The tile shape and map of the vector tile for this plan, or false where its kernel
-// cannot run it (1-byte elements, conjugation, chunks that 16-byte accesses cannot move).
-bool vtile_plan(const plan& p, const void* in, const void* out, nd_kernel k, vtile_choice* c, vtile_map* m) {
-  const int E = p.in.elem_size;
-  if (p.conjugate || E < 2) return false;
-  *c = nd_vtile_choice(p, k);
-  const best_tile bt = nd_vtile_for(E, c->v);
-  *m = make_vtile_map<vtile_map>(p, bt.chunks * 16 / E, bt.rows, c->pack);
-  return vtile_vector_ok(*m, E, in, out);
-}
-
 template <int E, int V>
 status launch_vtile(const plan& p, const vtile_map& m, bool pack, const void* in, void* out, cudaStream_t stream) {
   constexpr best_tile bt = nd_vtile_for(E, V);
@@ -278,15 +262,6 @@ status launch_vtile_shaped(const plan& p, int v, const vtile_map& m, bool pack, 
   return launch_vtile<E, 0>(p, m, pack, in, out, stream);
 }
 
-// The run tile for a strided copy under candidate vtile, or false where it cannot run
-// (32-bit maps only: the 64-bit one spilled at 128 registers).
-bool run_tile_plan(const plan& p, const void* in, const void* out, plan* q, int* chunks, vtile_map* m) {
-  if (!nd_run_tile || !runs_plan(p, q, chunks)) return false;
-  *m = make_vtile_map<vtile_map>(*q, nd_run_tile_a, nd_run_tile_b(*chunks), true);
-  return vtile_fits32(*m) && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
-         reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
-}
-
 template <int U>
 status launch_run_tile(const plan& q, const void* in, void* out, cudaStream_t stream) {
   const vtile_map32 m = make_vtile_map<vtile_map32>(q, nd_run_tile_a, nd_run_tile_b(U), true);
@@ -300,16 +275,7 @@ void set_nd_candidate(nd_kernel k) noexcept { g_nd_candidate.store(static_cast<i
 nd_kernel nd_candidate() noexcept { return static_cast<nd_kernel>(g_nd_candidate.load(std::memory_order_relaxed)); }
 
 nd_kernel nd_kernel_for(const plan& p, const void* in, const void* out) noexcept {
-  const nd_kernel k = nd_candidate();
-  vtile_map m;
-  if (p.algo == algorithm::strided_copy) {
-    plan q;
-    int chunks = 0;
-    return k == nd_kernel::vtile && run_tile_plan(p, in, out, &q, &chunks, &m) ? k : nd_kernel::policy;
-  }
-  vtile_choice c;
-  if (k == nd_kernel::policy || !vtile_plan(p, in, out, k, &c, &m)) return nd_kernel::policy;
-  return k;
+  return nd_route(p, in, out, nd_candidate());
 }
 
 status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t stream) {
@@ -334,7 +300,7 @@ status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t 
 }
 
 status launch_strided_copy(const plan& p, const void* in, void* out, cudaStream_t stream) {
-  if (nd_candidate() == nd_kernel::vtile) {
+  if (nd_runs_run_tile(nd_candidate())) {
     plan q;
     int chunks = 0;
     vtile_map m;

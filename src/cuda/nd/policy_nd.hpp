@@ -124,7 +124,9 @@ enum class nd_kernel : int { policy = 0, vtile = 1, vtile_flat = 2, vtile_small 
 inline constexpr int nd_kernel_count = 5;
 
 /// The library's default N-d kernel: the one switch to flip once the H200 has measured
-/// the candidates (docs/RESULTS.md, "N-d permutation (issue 17)").
+/// the candidates (docs/RESULTS.md, "N-d permutation (issue 17)"): nd_kernel::vtile_tuned
+/// (or vtile) makes the vector tile (and the run tile) what plain permute runs;
+/// `xpose-bench ttc --ab` still times policy beside it.
 inline constexpr nd_kernel nd_kernel_default = nd_kernel::policy;
 
 constexpr const char* nd_kernel_name(nd_kernel k) {
@@ -156,8 +158,8 @@ constexpr best_tile nd_vtile_for(int elem_size, int v = 0) {
 /// rows padded by one run so that a quarter warp's 16-byte reads of a column hit 8 bank
 /// groups. Unmeasured: docs/RESULTS.md, "N-d permutation (issue 17)".
 inline constexpr int nd_run_tile_a = 32, nd_run_threads = 256;
-/// The run tile runs under candidate vtile only, and only while this is true (the
-/// strided_copy rows of `ttc --ab` show whether it beats the policy copy).
+/// The run tile runs under candidates vtile and vtile_tuned only, and only while this is
+/// true (the strided_copy rows of `ttc --ab` show whether it beats the policy copy).
 inline constexpr bool nd_run_tile = true;
 constexpr int nd_run_tile_b(int chunks) { return 64 / chunks; }
 

@@ -117,6 +117,15 @@ xpose_test::perm_case shuffled_case(std::mt19937_64& g, const std::vector<index_
   return c;
 }
 
+// The plan of a packed permutation (row-major extents, np.transpose axes).
+xpose::plan plan_of(std::vector<index_t> ext, std::vector<int> axes, int es = 4, bool conj = false) {
+  const int r = static_cast<int>(ext.size());
+  const xpose::layout in = xpose::layout::packed(r, ext.data(), es);
+  xpose::plan p;
+  EXPECT_TRUE(xpose::make_plan(in, xpose::permuted_packed(in, axes.data(), r), axes.data(), r, {conj}, &p).ok());
+  return p;
+}
+
 const nd_shape all_shapes[] = {nd_shape::square,   nd_shape::narrow_a, nd_shape::narrow_b,
                                nd_shape::side48_a, nd_shape::side48_b, nd_shape::side48_ab};
 
@@ -339,13 +348,6 @@ TEST(NdMap, VectorTileOnTtcLikeShapes) {
 // tiles: each 48-element side takes the 28 beside it (48 * 28 = 21 tiles of 64
 // exactly); flat keeps one dim per side; 384-element sides need no packing.
 TEST(NdMap, VectorTileGroupsOnTtcShapes) {
-  auto plan_of = [](std::vector<index_t> ext, std::vector<int> axes) {
-    const int r = static_cast<int>(ext.size());
-    const xpose::layout in = xpose::layout::packed(r, ext.data(), 4);
-    xpose::plan p;
-    EXPECT_TRUE(xpose::make_plan(in, xpose::permuted_packed(in, axes.data(), r), axes.data(), r, {}, &p).ok());
-    return p;
-  };
   const xpose::plan p30 = plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1});
   const vtile_map m = make_vtile_map<vtile_map>(p30, 64, 64, true);
   EXPECT_EQ(m.ga, 2);
@@ -385,9 +387,7 @@ TEST(NdMap, VectorTileGroupsOnTtcShapes) {
   for (const auto& [ext, axes] : ttc)
     for (int es : {4, 8}) {
       const int r = static_cast<int>(ext.size());
-      const xpose::layout in = xpose::layout::packed(r, ext.data(), es);
-      xpose::plan p;
-      ASSERT_TRUE(xpose::make_plan(in, xpose::permuted_packed(in, axes.data(), r), axes.data(), r, {}, &p).ok());
+      const xpose::plan p = plan_of(ext, axes, es);
       const best_tile t = nd_vtile_for(es, nd_vtile_shape_for(p, true));
       const int ta = t.chunks * 16 / es, tb = t.rows;
       const vtile_map mt = make_vtile_map<vtile_map>(p, ta, tb, true);
@@ -465,22 +465,15 @@ TEST(NdMap, RunTileRealisesShortRunStridedCopies) {
 // elsewhere (misaligned pointers, 1-byte elements, conjugation). Every candidate moves
 // TTC case 30 in f32 from aligned pointers; the run tile case 42 (64-byte runs).
 TEST(NdPolicy, DefaultKernelRoutes) {
-  auto plan_of = [](std::vector<index_t> ext, std::vector<int> axes, int es, bool conj) {
-    const int r = static_cast<int>(ext.size());
-    const xpose::layout in = xpose::layout::packed(r, ext.data(), es);
-    xpose::plan p;
-    EXPECT_TRUE(xpose::make_plan(in, xpose::permuted_packed(in, axes.data(), r), axes.data(), r, {conj}, &p).ok());
-    return p;
-  };
   const void* aligned = nullptr;
   const void* odd = reinterpret_cast<const void*>(std::uintptr_t{4});
-  const xpose::plan p30 = plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1}, 4, false);
-  const xpose::plan p42 = plan_of({15, 15, 32, 15, 32, 16}, {4, 1, 0, 3, 2, 5}, 4, false);
+  const xpose::plan p30 = plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1});
+  const xpose::plan p42 = plan_of({15, 15, 32, 15, 32, 16}, {4, 1, 0, 3, 2, 5});
   ASSERT_EQ(p30.algo, xpose::algorithm::permute_nd);
   ASSERT_EQ(p42.algo, xpose::algorithm::strided_copy);
   EXPECT_EQ(nd_route(p30, aligned, aligned, nd_kernel_default), nd_kernel_default);
   EXPECT_EQ(nd_route(p30, odd, aligned, nd_kernel_default), nd_kernel::policy);
-  EXPECT_EQ(nd_route(plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1}, 1, false), aligned, aligned, nd_kernel_default),
+  EXPECT_EQ(nd_route(plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1}, 1), aligned, aligned, nd_kernel_default),
             nd_kernel::policy);
   EXPECT_EQ(nd_route(plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1}, 8, true), aligned, aligned, nd_kernel_default),
             nd_kernel::policy);

@@ -136,24 +136,21 @@ struct vtile_map_t {
     *in_off = io, *out_off = oo;
   }
   /// Output offset of combined A index a (< n_a): its digits dotted with the output strides.
-  XPOSE_HD index_t a_out(index_t a) const {
-    word q = static_cast<word>(a), rem = 0;
-    index_t off = 0;
-    for (int k = 0; k < ga - 1; ++k) {
-      q = a_n[k].divmod(q, &rem);
-      off += static_cast<index_t>(rem) * a_os[k];
-    }
-    return off + static_cast<index_t>(q) * a_os[ga - 1];
-  }
+  XPOSE_HD index_t a_out(index_t a) const { return dot_digits(a_n, a_os, ga, a); }
   /// Input offset of combined B index b (< n_b).
-  XPOSE_HD index_t b_in(index_t b) const {
-    word q = static_cast<word>(b), rem = 0;
+  XPOSE_HD index_t b_in(index_t b) const { return dot_digits(b_n, b_is, gb, b); }
+
+ private:
+  /// The digits of x over extents n[0..g) (fastest first; the last takes the quotient)
+  /// dotted with strides s.
+  XPOSE_HD static index_t dot_digits(const Div (&n)[max_dims], const index_t (&s)[max_dims], int g, index_t x) {
+    word q = static_cast<word>(x), rem = 0;
     index_t off = 0;
-    for (int k = 0; k < gb - 1; ++k) {
-      q = b_n[k].divmod(q, &rem);
-      off += static_cast<index_t>(rem) * b_is[k];
+    for (int k = 0; k < g - 1; ++k) {
+      q = n[k].divmod(q, &rem);
+      off += static_cast<index_t>(rem) * s[k];
     }
-    return off + static_cast<index_t>(q) * b_is[gb - 1];
+    return off + static_cast<index_t>(q) * s[g - 1];
   }
 };
 using vtile_map = vtile_map_t<fast_div>;
@@ -256,7 +253,7 @@ inline bool vtile_vector_ok(const Map& m, int elem_size, const void* in, const v
 }
 
 /// Host: a strided_copy plan whose kept run (R elements of E bytes, unit strides both
-/// sides) is U = R*E/16 16-byte chunks, U in {1, 2, 4}, seen as a permutation of runs:
+/// sides) is U = R*E/16 16-byte chunks, U in {1, 2, 4, 8}, seen as a permutation of runs:
 /// rank r-1, strides in runs. False where it is not one (other strides not whole runs,
 /// the remaining fastest dims not contiguous runs on their side, or the same dim).
 inline bool runs_plan(const plan& p, plan* q, int* chunks) {
@@ -264,7 +261,8 @@ inline bool runs_plan(const plan& p, plan* q, int* chunks) {
   if (p.algo != algorithm::strided_copy || p.conjugate || r < 3 || p.in.strides[r - 1] != 1 || p.out.strides[r - 1] != 1)
     return false;
   const index_t R = p.out.extents[r - 1];
-  if ((R * E) % 16 != 0 || (R * E / 16 != 1 && R * E / 16 != 2 && R * E / 16 != 4)) return false;
+  const index_t U = R * E / 16;
+  if ((R * E) % 16 != 0 || (U != 1 && U != 2 && U != 4 && U != 8)) return false;
   *q = p;
   q->algo = algorithm::permute_nd;
   q->in.rank = q->out.rank = r - 1;

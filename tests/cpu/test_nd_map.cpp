@@ -106,6 +106,26 @@ bool make_case(std::mt19937_64& g, int iter, const xpose_test::perm_case& c, nd_
   return true;
 }
 
+// A packed case of extents sh with shuffled axes (Fisher-Yates).
+xpose_test::perm_case shuffled_case(std::mt19937_64& g, const std::vector<index_t>& sh, int es) {
+  xpose_test::perm_case c;
+  const int r = static_cast<int>(sh.size());
+  c.in = xpose::layout::packed(r, sh.data(), es);
+  for (int q = 0; q < r; ++q) c.axes[q] = q;
+  for (int q = r - 1; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
+  c.out = xpose::permuted_packed(c.in, c.axes, r);
+  return c;
+}
+
+// The plan of a packed permutation (row-major extents, np.transpose axes).
+xpose::plan plan_of(std::vector<index_t> ext, std::vector<int> axes, int es = 4, bool conj = false) {
+  const int r = static_cast<int>(ext.size());
+  const xpose::layout in = xpose::layout::packed(r, ext.data(), es);
+  xpose::plan p;
+  EXPECT_TRUE(xpose::make_plan(in, xpose::permuted_packed(in, axes.data(), r), axes.data(), r, {conj}, &p).ok());
+  return p;
+}
+
 const nd_shape all_shapes[] = {nd_shape::square,   nd_shape::narrow_a, nd_shape::narrow_b,
                                nd_shape::side48_a, nd_shape::side48_b, nd_shape::side48_ab};
 
@@ -147,12 +167,7 @@ TEST(NdMap, TtcLikeShapesWithThePolicyTheKernelsUse) {
   for (const auto& sh : shapes)
     for (int es : {4, 8, 16, 2})
       for (int perm = 0; perm < 6; ++perm, ++iter) {
-        xpose_test::perm_case c;
-        const int r = static_cast<int>(sh.size());
-        c.in = xpose::layout::packed(r, sh.data(), es);
-        for (int q = 0; q < r; ++q) c.axes[q] = q;
-        for (int q = r - 1; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
-        c.out = xpose::permuted_packed(c.in, c.axes, r);
+        const xpose_test::perm_case c = shuffled_case(g, sh, es);
         nd_case k;
         ASSERT_TRUE(make_case(g, iter, c, &k));
         const xpose::plan& p = k.p;
@@ -187,6 +202,18 @@ TEST(NdPolicy, Side48ClassesWhereTheyWasteLess) {
 }
 
 
+// Calls f(io, oo, a0, b0, na, nb) for every tile of a vtile_map (its offsets, origin and
+// the extents left from it), the emulated shared tile poisoned before each.
+template <class Map, class F>
+void each_vtile(const Map& m, int ta, int tb, std::vector<unsigned char>& tile, F&& f) {
+  for (index_t t = 0; t < m.tiles; ++t) {
+    index_t io, oo, a0, b0;
+    m.tile(t, &io, &oo, &a0, &b0, ta, tb);
+    std::memset(tile.data(), 0xA5, tile.size());
+    f(io, oo, a0, b0, m.n_a - a0, m.n_b - b0);
+  }
+}
+
 // nd_vtile_kernel<E> on the host: per tile, every thread's loads (vtile_load_slot: the
 // k = 16/E elements of one chunk of a tile row) fill a poisoned logical tile (b, a),
 // then every micro-block's stores (vtile_store_slot: kk output rows of k elements)
@@ -200,11 +227,7 @@ void emulate_vtile(const xpose::plan& p, bool pack, const unsigned char* in, uns
   constexpr int L = TB / (NT / NCH), MPT = RN * NCH * H / NT;
   const Map m = make_vtile_map<Map>(p, TA, TB, pack);
   std::vector<unsigned char> tile(static_cast<std::size_t>(TA * TB * E));
-  for (index_t t = 0; t < m.tiles; ++t) {
-    index_t io, oo, a0, b0;
-    m.tile(t, &io, &oo, &a0, &b0, TA, TB);
-    const index_t na = m.n_a - a0, nb = m.n_b - b0;
-    std::memset(tile.data(), 0xA5, tile.size());
+  each_vtile(m, TA, TB, tile, [&](index_t io, index_t oo, index_t a0, index_t b0, index_t na, index_t nb) {
     for (int tid = 0; tid < NT; ++tid)
       for (int j = 0; j < L; ++j) {
         const vtile_slot s = vtile_load_slot<k, NCH, NT>(tid, j);
@@ -223,7 +246,7 @@ void emulate_vtile(const xpose::plan& p, bool pack, const unsigned char* in, uns
                         &tile[static_cast<std::size_t>(((s.b + e) * TA + s.a + i) * E)], E);
         }
       }
-  }
+  });
 }
 
 // Runs the emulation of tile shape v (-1: the launcher's, nd_vtile_shape_for) when the
@@ -238,9 +261,10 @@ bool emulate_vtile_any(const xpose::plan& p, bool pack, const unsigned char* in,
   if (!vtile_vector_ok(make_vtile_map<Map>(p, bt.chunks * 16 / E, bt.rows, pack), E, nullptr, nullptr)) return false;
   with_elem_size(E, [&](auto e) {
     constexpr int EE = decltype(e)::value;
-    static_assert(nd_vtile_shapes == 3, "one case per shape");
+    static_assert(nd_vtile_shapes == 4, "one case per shape");
     if constexpr (EE >= 2) {
-      if (v == 1) emulate_vtile<EE, 1, Map>(p, pack, in, out);
+      if (v == 3) emulate_vtile<EE, 3, Map>(p, pack, in, out);
+      else if (v == 1) emulate_vtile<EE, 1, Map>(p, pack, in, out);
       else if (v == 2) emulate_vtile<EE, 2, Map>(p, pack, in, out);
       else emulate_vtile<EE, 0, Map>(p, pack, in, out);
     }
@@ -306,12 +330,7 @@ TEST(NdMap, VectorTileOnTtcLikeShapes) {
   for (const auto& sh : shapes)
     for (int es : {2, 4, 8, 16})
       for (int perm = 0; perm < 4; ++perm, ++iter) {
-        xpose_test::perm_case c;
-        const int r = static_cast<int>(sh.size());
-        c.in = xpose::layout::packed(r, sh.data(), es);
-        for (int q = 0; q < r; ++q) c.axes[q] = q;
-        for (int q = r - 1; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
-        c.out = xpose::permuted_packed(c.in, c.axes, r);
+        const xpose_test::perm_case c = shuffled_case(g, sh, es);
         nd_case k;
         ASSERT_TRUE(make_case(g, iter, c, &k));
         if (k.p.algo != xpose::algorithm::permute_nd) continue;
@@ -329,13 +348,6 @@ TEST(NdMap, VectorTileOnTtcLikeShapes) {
 // tiles: each 48-element side takes the 28 beside it (48 * 28 = 21 tiles of 64
 // exactly); flat keeps one dim per side; 384-element sides need no packing.
 TEST(NdMap, VectorTileGroupsOnTtcShapes) {
-  auto plan_of = [](std::vector<index_t> ext, std::vector<int> axes) {
-    const int r = static_cast<int>(ext.size());
-    const xpose::layout in = xpose::layout::packed(r, ext.data(), 4);
-    xpose::plan p;
-    EXPECT_TRUE(xpose::make_plan(in, xpose::permuted_packed(in, axes.data(), r), axes.data(), r, {}, &p).ok());
-    return p;
-  };
   const xpose::plan p30 = plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1});
   const vtile_map m = make_vtile_map<vtile_map>(p30, 64, 64, true);
   EXPECT_EQ(m.ga, 2);
@@ -356,6 +368,15 @@ TEST(NdMap, VectorTileGroupsOnTtcShapes) {
   // side (its neighbour went to A); the 32-row shape fills its slots.
   const xpose::plan p45 = plan_of({15, 15, 32, 15, 15, 32}, {1, 4, 0, 5, 3, 2});
   EXPECT_EQ(nd_vtile_shape_for(p45, true), 1);
+  // vtile_tuned: 128-thread shapes; packed on cases 30 and 45 (one dim per side fills
+  // 56% and 50%), not on 34 and 46 (75% and 88%: packing gains too little).
+  const xpose::plan p34 = plan_of({28, 28, 48, 4, 352}, {1, 3, 0, 4, 2});
+  const xpose::plan p46 = plan_of({15, 15, 32, 15, 5, 112}, {1, 4, 0, 5, 3, 2});
+  for (const auto& [pl, packs] : {std::pair{p30, true}, std::pair{p45, true}, std::pair{p34, false}, std::pair{p46, false}}) {
+    const vtile_choice c = nd_vtile_choice(pl, nd_kernel::vtile_tuned);
+    EXPECT_EQ(c.pack, packs);
+    EXPECT_TRUE(c.v == 1 || c.v == 2);
+  }
   // Packed sides and the shape choice fill >= 95% of the tile slots on these TTC cases
   // (15, 30, 32, 45, 54, 56) in f32 and f64 (f16's 128- and 64-element sides leave a
   // quarter of the slots idle on case 15's 96-element sides).
@@ -366,9 +387,7 @@ TEST(NdMap, VectorTileGroupsOnTtcShapes) {
   for (const auto& [ext, axes] : ttc)
     for (int es : {4, 8}) {
       const int r = static_cast<int>(ext.size());
-      const xpose::layout in = xpose::layout::packed(r, ext.data(), es);
-      xpose::plan p;
-      ASSERT_TRUE(xpose::make_plan(in, xpose::permuted_packed(in, axes.data(), r), axes.data(), r, {}, &p).ok());
+      const xpose::plan p = plan_of(ext, axes, es);
       const best_tile t = nd_vtile_for(es, nd_vtile_shape_for(p, true));
       const int ta = t.chunks * 16 / es, tb = t.rows;
       const vtile_map mt = make_vtile_map<vtile_map>(p, ta, tb, true);
@@ -385,11 +404,7 @@ void emulate_run_tile(const xpose::plan& q, const unsigned char* in, unsigned ch
   constexpr int TA = nd_run_tile_a, TB = nd_run_tile_b(U), NT = nd_run_threads, per = TA * TB * U / NT;
   const Map m = make_vtile_map<Map>(q, TA, TB, true);
   std::vector<unsigned char> tile(static_cast<std::size_t>(TB * TA * U * 16));
-  for (index_t t = 0; t < m.tiles; ++t) {
-    index_t io, oo, a0, b0;
-    m.tile(t, &io, &oo, &a0, &b0, TA, TB);
-    const index_t na = m.n_a - a0, nb = m.n_b - b0;
-    std::memset(tile.data(), 0xA5, tile.size());
+  each_vtile(m, TA, TB, tile, [&](index_t io, index_t oo, index_t a0, index_t b0, index_t na, index_t nb) {
     for (int tid = 0; tid < NT; ++tid)
       for (int j = 0; j < per; ++j) {
         const run_slot s = run_load_slot<TA, TB, U, NT>(tid, j);
@@ -405,17 +420,17 @@ void emulate_run_tile(const xpose::plan& q, const unsigned char* in, unsigned ch
           std::memcpy(out + ((oo + m.a_out(a0 + s.row) + b0) * U + s.col) * 16,
                       &tile[static_cast<std::size_t>((b * TA * U + s.row * U + s.col % U) * 16)], 16);
       }
-  }
+  });
 }
 
-// Strided copies whose kept run is 16, 32 or 64 bytes (TTC cases 42-44 have 64), packed
+// Strided copies whose kept run is 16 to 128 bytes (TTC cases 42-44 have 64), packed
 // or padded by whole runs, every element size: the run tile realises them.
 TEST(NdMap, RunTileRealisesShortRunStridedCopies) {
   std::mt19937_64 g(43);
   static const index_t any[] = {1, 2, 3, 5, 7, 15, 16, 28, 32, 33};
   int ran = 0;
   for (int iter = 0; iter < 200; ++iter) {
-    const int es = 1 << (g() % 5), chunks = 1 << (g() % 3);
+    const int es = 1 << (g() % 5), chunks = 1 << (g() % 4);
     const int r = 3 + static_cast<int>(g() % 4);
     xpose_test::perm_case c;
     index_t ext[xpose::layout::max_rank];
@@ -437,11 +452,34 @@ TEST(NdMap, RunTileRealisesShortRunStridedCopies) {
     std::vector<unsigned char> got(k.want.size(), 0xFF);
     if (u == 1) emulate_run_tile<1, vtile_map32>(q, k.in.data(), got.data());
     else if (u == 2) emulate_run_tile<2, vtile_map>(q, k.in.data(), got.data());
-    else emulate_run_tile<4, vtile_map32>(q, k.in.data(), got.data());
+    else if (u == 4) emulate_run_tile<4, vtile_map32>(q, k.in.data(), got.data());
+    else emulate_run_tile<8, vtile_map>(q, k.in.data(), got.data());
     ASSERT_EQ(got, k.want) << "iter " << iter << " es " << es << " chunks " << u;
     ++ran;
   }
   EXPECT_GT(ran, 60);
+}
+
+// The default switch (nd_kernel_default, policy_nd.hpp) in either state: plain permute
+// runs the default's route where that kernel can move the plan, the policy kernels
+// elsewhere (misaligned pointers, 1-byte elements, conjugation). Every candidate moves
+// TTC case 30 in f32 from aligned pointers; the run tile case 42 (64-byte runs).
+TEST(NdPolicy, DefaultKernelRoutes) {
+  const void* aligned = nullptr;
+  const void* odd = reinterpret_cast<const void*>(std::uintptr_t{4});
+  const xpose::plan p30 = plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1});
+  const xpose::plan p42 = plan_of({15, 15, 32, 15, 32, 16}, {4, 1, 0, 3, 2, 5});
+  ASSERT_EQ(p30.algo, xpose::algorithm::permute_nd);
+  ASSERT_EQ(p42.algo, xpose::algorithm::strided_copy);
+  EXPECT_EQ(nd_route(p30, aligned, aligned, nd_kernel_default), nd_kernel_default);
+  EXPECT_EQ(nd_route(p30, odd, aligned, nd_kernel_default), nd_kernel::policy);
+  EXPECT_EQ(nd_route(plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1}, 1), aligned, aligned, nd_kernel_default),
+            nd_kernel::policy);
+  EXPECT_EQ(nd_route(plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1}, 8, true), aligned, aligned, nd_kernel_default),
+            nd_kernel::policy);
+  const bool run_tile = nd_run_tile && nd_runs_run_tile(nd_kernel_default);
+  EXPECT_EQ(nd_route(p42, aligned, aligned, nd_kernel_default), run_tile ? nd_kernel_default : nd_kernel::policy);
+  for (int k = 1; k < nd_kernel_count; ++k) EXPECT_EQ(nd_route(p30, aligned, aligned, static_cast<nd_kernel>(k)), static_cast<nd_kernel>(k));
 }
 
 }  // namespace

@@ -296,15 +296,17 @@ int run_specs(const std::vector<perm_spec>& specs, const std::vector<std::string
   int rc = 0;
   const bool ab = o.ab && !o.cpu;
   if (ab)
-    std::printf("%-6s %-22s %-12s %-5s %-13s %-8s %9s %9s %9s  (fraction of cudaMemcpy per kernel; vtile includes "
-                "the run tile of strided copies; * = ran the policy kernel)\n",
-                "case", "shape (row-major)", "axes", "dtype", "algorithm", "check", "policy", "vtile", "vtile_flat");
+    std::printf("%-6s %-22s %-12s %-5s %-13s %-8s %9s %9s %9s %9s %9s  (fraction of cudaMemcpy per kernel; vtile "
+                "includes the run tile of strided copies; * = ran the policy kernel)\n",
+                "case", "shape (row-major)", "axes", "dtype", "algorithm", "check", "policy", "vtile", "vtile_flat",
+                "v_small", "v_tuned");
   else
     std::printf("%-6s %-22s %-12s %-5s %-13s %-8s %10s %9s %9s\n", "case", "shape (row-major)", "axes", "dtype",
                 "algorithm", "check", "ms", "GB/s", o.cpu ? "of memcpy" : "of cudaMemcpy");
   for (const std::string& dt : dts) {
     const int es = elem_bytes(dt);
-    std::vector<std::vector<double>> fractions(3), nd_fractions(3);  // per kernel (--ab), else [0]
+    const int kernels = xpose::detail::nd_kernel_count;
+    std::vector<std::vector<double>> fractions(kernels), nd_fractions(kernels);  // per kernel (--ab), else [0]
     for (perm_spec s : specs) {
       if (scale_bytes > 0) scale_to(s, es, scale_bytes);
       const int r = static_cast<int>(s.shape.size());
@@ -358,7 +360,7 @@ int run_specs(const std::vector<perm_spec>& specs, const std::vector<std::string
       print_summary(dt, fractions[0], ref);
       continue;
     }
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < kernels; ++k) {
       const std::string name = xpose::detail::nd_kernel_name(static_cast<xpose::detail::nd_kernel>(k));
       print_summary(dt + " " + name, fractions[k], ref);
       print_summary(dt + " " + name + " (permute_nd only)", nd_fractions[k], ref);
@@ -386,7 +388,7 @@ int permute_main(int argc, char** argv) {
   app.add_option("--dtype", dtype_s, "comma-separated: i8 u8 f16 bf16 f32 i32 f64 c64 i64 c128");
   app.add_flag("--cpu", o.cpu, "run the CPU backend (default without a GPU)");
   app.add_flag("--conj", o.conj, "conjugate complex elements (c64, c128)");
-  app.add_flag("--ab", o.ab, "GPU: time every permute_nd kernel (policy, vtile, vtile_flat) on each case in the same run");
+  app.add_flag("--ab", o.ab, "GPU: time every N-d kernel (policy, vtile, vtile_flat, vtile_small, vtile_tuned) on each case in the same run");
   app.add_option("--threads", o.threads, "CPU threads (default: all)");
   app.add_option("--warmup", o.warmup, "untimed runs");
   app.add_option("--reps", o.reps, "timed runs (median reported)");

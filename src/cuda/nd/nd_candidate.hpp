@@ -1,6 +1,7 @@
-// Internal run-time choice of the permute_nd kernel, for same-run A/B measurements
+// Internal run-time choice of the N-d kernels, for same-run A/B measurements
 // (`xpose-bench ttc --ab`) and the GPU tests that run every candidate. Not public API:
-// the library's default is nd_kernel_default (policy_nd.hpp).
+// the library's default is nd_kernel_default (policy_nd.hpp). The routing below is
+// host code (the launcher in permute_nd.cu and the CPU tests share it).
 #pragma once
 
 #include "xpose/plan.hpp"
@@ -13,25 +14,97 @@ namespace xpose::detail {
 void set_nd_candidate(nd_kernel k) noexcept;
 nd_kernel nd_candidate() noexcept;
 
-/// The kernel a permute_nd plan runs under the current candidate with these pointers
-/// (the candidate, or policy where the candidate cannot move the shape).
+/// The kernel a permute_nd or strided_copy plan runs under the current candidate with
+/// these pointers (nd_route).
 nd_kernel nd_kernel_for(const plan& p, const void* in, const void* out) noexcept;
 
-/// The vector tile shape (nd_vtile_for's v) for a plan of E-byte elements: the shape
-/// whose best groups (make_vtile_map) fill the largest fraction of its tile slots; ties
-/// keep the lower v (the larger tile).
-inline int nd_vtile_shape_for(const plan& p, bool pack) {
+/// A vector tile shape (nd_vtile_for's v), packed sides or not, and the fraction of its
+/// tile slots the plan fills.
+struct vtile_choice {
+  int v = 0;
+  bool pack = false;
+  double fill = 0;
+};
+
+/// Of the shapes v_lo <= v < v_hi, the one whose best groups (make_vtile_map) fill the
+/// largest fraction of its tile slots; ties keep the lower v (the larger tile).
+inline vtile_choice nd_vtile_best(const plan& p, bool pack, int v_lo, int v_hi) {
   const int E = p.in.elem_size;
-  int best_v = 0;
-  double best = -1;
-  for (int v = 0; v < nd_vtile_shapes; ++v) {
+  vtile_choice c{v_lo, pack, -1};
+  for (int v = v_lo; v < v_hi; ++v) {
     const best_tile t = nd_vtile_for(E, v);
     const int ta = t.chunks * 16 / E, tb = t.rows;
     const vtile_map m = make_vtile_map<vtile_map>(p, ta, tb, pack);
     const double f = tile_fill(m.n_a, ta) * tile_fill(m.n_b, tb);
-    if (f > best + 1e-12) best = f, best_v = v;
+    if (f > c.fill + 1e-12) c.fill = f, c.v = v;
   }
-  return best_v;
+  return c;
+}
+
+/// The shape choice of vtile (shapes 0-2, packed), vtile_flat, vtile_small (0-3, packed).
+inline int nd_vtile_shape_for(const plan& p, bool pack, int shapes = nd_vtile_shapes - 1) {
+  return nd_vtile_best(p, pack, 0, shapes).v;
+}
+
+/// The shape and packing a vector tile candidate runs a plan with. vtile_tuned: the
+/// 128-thread shapes, packed only where that fills over 1.15x the slots (docs/RESULTS.md,
+/// "N-d permutation (issue 17)", third round: best's 256-thread tile ran 0.05-0.08 below
+/// them at equal fill, and packing cost where it gained little fill).
+inline vtile_choice nd_vtile_choice(const plan& p, nd_kernel k) {
+  switch (k) {
+    case nd_kernel::vtile_flat: return nd_vtile_best(p, false, 0, nd_vtile_shapes - 1);
+    case nd_kernel::vtile_small: return nd_vtile_best(p, true, 0, nd_vtile_shapes);
+    case nd_kernel::vtile_tuned: {
+      const vtile_choice flat = nd_vtile_best(p, false, 1, 3), packed = nd_vtile_best(p, true, 1, 3);
+      return packed.fill > 1.15 * flat.fill ? packed : flat;
+    }
+    default: return nd_vtile_best(p, true, 0, nd_vtile_shapes - 1);
+  }
+}
+
+/// Whether a vtile_map's every index fits the 32-bit divisors.
+template <class Map>
+bool vtile_fits32(const Map& m) {
+  return nd_index32 && fits32(m.tiles) && fits32(m.n_a) && fits32(m.n_b);
+}
+
+/// The shape and map of candidate k's vector tile for a permute_nd plan, or false where
+/// its kernel cannot run it (1-byte elements, conjugation, chunks that 16-byte accesses
+/// cannot move).
+inline bool vtile_plan(const plan& p, const void* in, const void* out, nd_kernel k, vtile_choice* c, vtile_map* m) {
+  const int E = p.in.elem_size;
+  if (p.conjugate || E < 2) return false;
+  *c = nd_vtile_choice(p, k);
+  const best_tile bt = nd_vtile_for(E, c->v);
+  *m = make_vtile_map<vtile_map>(p, bt.chunks * 16 / E, bt.rows, c->pack);
+  return vtile_vector_ok(*m, E, in, out);
+}
+
+/// Candidates that move short-run strided copies with the run tile (while nd_run_tile).
+constexpr bool nd_runs_run_tile(nd_kernel k) { return k == nd_kernel::vtile || k == nd_kernel::vtile_tuned; }
+
+/// The run tile's plan over runs and map for a strided copy, or false where it cannot
+/// run (32-bit maps only: the 64-bit one spilled at 128 registers).
+inline bool run_tile_plan(const plan& p, const void* in, const void* out, plan* q, int* chunks, vtile_map* m) {
+  if (!nd_run_tile || !runs_plan(p, q, chunks)) return false;
+  *m = make_vtile_map<vtile_map>(*q, nd_run_tile_a, nd_run_tile_b(*chunks), true);
+  return vtile_fits32(*m) && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
+         reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+}
+
+/// The kernel a permute_nd or strided_copy plan runs under candidate k with these
+/// pointers: k, or policy where k cannot move it.
+inline nd_kernel nd_route(const plan& p, const void* in, const void* out, nd_kernel k) {
+  vtile_map m;
+  if (p.algo == algorithm::strided_copy) {
+    plan q;
+    int chunks = 0;
+    return nd_runs_run_tile(k) && run_tile_plan(p, in, out, &q, &chunks, &m) ? k : nd_kernel::policy;
+  }
+  vtile_choice c;
+  if (p.algo != algorithm::permute_nd || k == nd_kernel::policy || !vtile_plan(p, in, out, k, &c, &m))
+    return nd_kernel::policy;
+  return k;
 }
 
 }  // namespace xpose::detail

@@ -3,11 +3,13 @@
 // the grid with fast divisors) and the strided copy of contiguous runs in units of
 // up to 16 bytes. No allocation, no host sync, graph-capturable; 64-bit offsets,
 // grid-stride loops for counts beyond the grid limit. Index maps: src/core/nd_map.hpp.
+// Candidates selected at run time (nd_candidate.hpp): the vector tile on packed sides
+// and the run tile of short-run strided copies; the default stays the policy kernels.
+#include <atomic>
+
 #include "../../core/core.hpp"
 #include "../../core/elem.hpp"
 #include "../../core/nd_map.hpp"
-#include <atomic>
-
 #include "../best_kernels.cuh"
 #include "../common.cuh"
 #include "nd_candidate.hpp"
@@ -119,7 +121,7 @@ __global__ void __launch_bounds__(nd_vtile_for(E, V).threads, nd_vtile_for(E, V)
 // The run tile (strided copies of short runs): a vtile_map over runs of U 16-byte
 // chunks (runs_plan): row b of the tile is TA runs contiguous in the input, output row
 // a is TB runs contiguous in the output, so both sides move >= 512 contiguous bytes
-// where the runs alone are 16-64 (run_load_slot / run_store_slot, nd_map.hpp).
+// where the runs alone are 16-128 (run_load_slot / run_store_slot, nd_map.hpp).
 template <int U, class Map>
 __global__ void __launch_bounds__(nd_run_threads)
     nd_run_tile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
@@ -234,26 +236,9 @@ status launch_copy(const plan& p, int unit, const void* in, void* out, cudaStrea
   return launch_copy_kernel<U, Conj>(m, in, out, stream);
 }
 
-
 // ---- the vector tile (candidate kernels, nd_candidate.hpp) ----
 
 std::atomic<int> g_nd_candidate{static_cast<int>(nd_kernel_default)};
-
-template <class Map>
-bool vtile_fits32(const Map& m) {
-  return nd_index32 && fits32(m.tiles) && fits32(m.n_a) && fits32(m.n_b);
-}
-
-// The tile shape and map of the vector tile for this plan, or false where its kernel
-// cannot run it (1-byte elements, conjugation, chunks that 16-byte accesses cannot move).
-bool vtile_plan(const plan& p, const void* in, const void* out, bool pack, int* v, vtile_map* m) {
-  const int E = p.in.elem_size;
-  if (p.conjugate || E < 2) return false;
-  *v = nd_vtile_shape_for(p, pack);
-  const best_tile bt = nd_vtile_for(E, *v);
-  *m = make_vtile_map<vtile_map>(p, bt.chunks * 16 / E, bt.rows, pack);
-  return vtile_vector_ok(*m, E, in, out);
-}
 
 template <int E, int V>
 status launch_vtile(const plan& p, const vtile_map& m, bool pack, const void* in, void* out, cudaStream_t stream) {
@@ -270,19 +255,11 @@ status launch_vtile(const plan& p, const vtile_map& m, bool pack, const void* in
 template <int E>
 status launch_vtile_shaped(const plan& p, int v, const vtile_map& m, bool pack, const void* in, void* out,
                            cudaStream_t stream) {
-  static_assert(nd_vtile_shapes == 3, "one case per shape");
+  static_assert(nd_vtile_shapes == 4, "one case per shape");
+  if (v == 3) return launch_vtile<E, 3>(p, m, pack, in, out, stream);
   if (v == 1) return launch_vtile<E, 1>(p, m, pack, in, out, stream);
   if (v == 2) return launch_vtile<E, 2>(p, m, pack, in, out, stream);
   return launch_vtile<E, 0>(p, m, pack, in, out, stream);
-}
-
-// The run tile for a strided copy under candidate vtile, or false where it cannot run
-// (32-bit maps only: the 64-bit one spilled at 128 registers).
-bool run_tile_plan(const plan& p, const void* in, const void* out, plan* q, int* chunks, vtile_map* m) {
-  if (!runs_plan(p, q, chunks)) return false;
-  *m = make_vtile_map<vtile_map>(*q, nd_run_tile_a, nd_run_tile_b(*chunks), true);
-  return vtile_fits32(*m) && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
-         reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
 }
 
 template <int U>
@@ -298,25 +275,17 @@ void set_nd_candidate(nd_kernel k) noexcept { g_nd_candidate.store(static_cast<i
 nd_kernel nd_candidate() noexcept { return static_cast<nd_kernel>(g_nd_candidate.load(std::memory_order_relaxed)); }
 
 nd_kernel nd_kernel_for(const plan& p, const void* in, const void* out) noexcept {
-  const nd_kernel k = nd_candidate();
-  vtile_map m;
-  int v = 0;
-  if (p.algo == algorithm::strided_copy) {
-    plan q;
-    return k == nd_kernel::vtile && run_tile_plan(p, in, out, &q, &v, &m) ? k : nd_kernel::policy;
-  }
-  if (k == nd_kernel::policy || !vtile_plan(p, in, out, k == nd_kernel::vtile, &v, &m)) return nd_kernel::policy;
-  return k;
+  return nd_route(p, in, out, nd_candidate());
 }
 
 status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t stream) {
   if (const nd_kernel k = nd_candidate(); k != nd_kernel::policy) {
     vtile_map m;
-    int v = 0;
-    if (vtile_plan(p, in, out, k == nd_kernel::vtile, &v, &m)) {
+    vtile_choice c;
+    if (vtile_plan(p, in, out, k, &c, &m)) {
       return with_elem_size(p.in.elem_size, [&](auto e) {
         constexpr int E = decltype(e)::value;
-        if constexpr (E >= 2) return launch_vtile_shaped<E>(p, v, m, k == nd_kernel::vtile, in, out, stream);
+        if constexpr (E >= 2) return launch_vtile_shaped<E>(p, c.v, m, c.pack, in, out, stream);
         else return launch_tiles<E, false>(p, in, out, stream);  // not reached: vtile_plan takes E >= 2
       });
     }
@@ -331,14 +300,15 @@ status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t 
 }
 
 status launch_strided_copy(const plan& p, const void* in, void* out, cudaStream_t stream) {
-  if (nd_candidate() == nd_kernel::vtile) {
+  if (nd_runs_run_tile(nd_candidate())) {
     plan q;
     int chunks = 0;
     vtile_map m;
     if (run_tile_plan(p, in, out, &q, &chunks, &m)) {
       if (chunks == 1) return launch_run_tile<1>(q, in, out, stream);
       if (chunks == 2) return launch_run_tile<2>(q, in, out, stream);
-      return launch_run_tile<4>(q, in, out, stream);
+      if (chunks == 4) return launch_run_tile<4>(q, in, out, stream);
+      return launch_run_tile<8>(q, in, out, stream);
     }
   }
   if (p.conjugate) {

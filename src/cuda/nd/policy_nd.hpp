@@ -114,20 +114,27 @@ constexpr int nd_copy_units = 4;
 /// (src/cuda/nd/nd_candidate.hpp selects one at run time; internal, not public API):
 /// policy: nd_tile_kernel with the table above (scalar accesses, one dim per side);
 /// vtile: the vector tile kernel on packed sides (make_vtile_map, pack = true);
-/// vtile_flat: the same kernel with one dim per side (pack = false).
+/// vtile_flat: the same kernel with one dim per side (pack = false);
+/// vtile_small: vtile that may also take the quarter tile (shape 3: 32x32 for f32);
+/// vtile_tuned: the 128-thread shapes (1, 2) only, packed sides only where they fill
+/// over 1.15x the slots of one dim per side (first H200 A/B, docs/RESULTS.md).
 /// Shapes vtile cannot move in 16-byte chunks, 1-byte elements and conjugation keep
 /// the policy kernel.
-enum class nd_kernel : int { policy = 0, vtile = 1, vtile_flat = 2 };
-inline constexpr int nd_kernel_count = 3;
+enum class nd_kernel : int { policy = 0, vtile = 1, vtile_flat = 2, vtile_small = 3, vtile_tuned = 4 };
+inline constexpr int nd_kernel_count = 5;
 
 /// The library's default N-d kernel: the one switch to flip once the H200 has measured
-/// the candidates (docs/RESULTS.md, "N-d permutation (issue 17)").
+/// the candidates (docs/RESULTS.md, "N-d permutation (issue 17)"): nd_kernel::vtile_tuned
+/// (or vtile) makes the vector tile (and the run tile) what plain permute runs;
+/// `xpose-bench ttc --ab` still times policy beside it.
 inline constexpr nd_kernel nd_kernel_default = nd_kernel::policy;
 
 constexpr const char* nd_kernel_name(nd_kernel k) {
   switch (k) {
     case nd_kernel::vtile: return "vtile";
     case nd_kernel::vtile_flat: return "vtile_flat";
+    case nd_kernel::vtile_small: return "vtile_small";
+    case nd_kernel::vtile_tuned: return "vtile_tuned";
     default: return "policy";
   }
 }
@@ -135,23 +142,25 @@ constexpr const char* nd_kernel_name(nd_kernel k) {
 /// Tiles of the vector tile kernel for E-byte elements (2 to 16 bytes), shape v:
 /// 0: `best`'s 16-byte tile (rows along B, 16-byte chunks along A; policy.hpp);
 /// 1: half its rows, 2: half its chunks (128 threads: the same loads per thread, twice
-/// the blocks per SM). The launcher takes the shape whose packed sides leave the fewest
+/// the blocks per SM); 3: half of both (64 threads; candidate vtile_small only). The launcher takes the shape whose packed sides leave the fewest
 /// tile slots idle (nd_vtile_shape_for, nd_candidate.hpp). Static shared memory.
 /// Unmeasured starting point: docs/RESULTS.md, "N-d permutation (issue 17)".
-inline constexpr int nd_vtile_shapes = 3;
+inline constexpr int nd_vtile_shapes = 4;
 constexpr best_tile nd_vtile_for(int elem_size, int v = 0) {
   best_tile t = best_tile_for(elem_size);
-  if (v == 1) t.rows /= 2;
-  if (v == 2) t.chunks /= 2;
-  if (v != 0) t.threads /= 2, t.min_blocks *= 2;
+  if (v == 1 || v == 3) t.rows /= 2, t.threads /= 2, t.min_blocks *= 2;
+  if (v == 2 || v == 3) t.chunks /= 2, t.threads /= 2, t.min_blocks *= 2;
   return t;
 }
 
-/// Run tile (strided copies whose kept run is U = 1, 2 or 4 16-byte chunks, candidate
+/// Run tile (strided copies whose kept run is U = 1, 2, 4 or 8 16-byte chunks, candidate
 /// vtile): 32 runs along A x 64/U along B, 256 threads, 8 chunks per thread; the shared
 /// rows padded by one run so that a quarter warp's 16-byte reads of a column hit 8 bank
 /// groups. Unmeasured: docs/RESULTS.md, "N-d permutation (issue 17)".
 inline constexpr int nd_run_tile_a = 32, nd_run_threads = 256;
+/// The run tile runs under candidates vtile and vtile_tuned only, and only while this is
+/// true (the strided_copy rows of `ttc --ab` show whether it beats the policy copy).
+inline constexpr bool nd_run_tile = true;
 constexpr int nd_run_tile_b(int chunks) { return 64 / chunks; }
 
 constexpr bool nd_vtile_table_valid() {

@@ -321,6 +321,23 @@ constexpr int best_align16(unsigned long long x) {
   return low >= 16 ? 16 : static_cast<int>(low);
 }
 
+/// Candidate policy, element-aligned layouts: the skewed realigning tile or the
+/// realigning tile (docs/RESULTS.md "Shape classes (issue 12)", third round: the skewed
+/// tile won on every odd-row case except (a) 1-2 byte elements whose output rows are
+/// already 16-byte aligned, where the realigning tile has no partial chunks to save
+/// and skips the halo and the extra shared pass, and (b) row counts that the skewed
+/// tile covers with more than 10% more padded rows than the realigning tile (128 rows
+/// of f32: three 60-row tiles against two of 64)).
+constexpr bool best_skew_wins(const matrix_desc& d, unsigned long long out_addr) {
+  const long long E = d.elem_size;
+  if (!best_skew_enabled || E > 8) return false;
+  const bool out_aligned = best_align16(out_addr) == 16 && best_align16(static_cast<unsigned long long>(d.ld_out * E)) == 16 &&
+                           (d.batch <= 1 || best_align16(static_cast<unsigned long long>(d.stride_out * E)) == 16);
+  if (E <= 2 && out_aligned) return false;
+  const long long ts = best_tile_skew_for(d.elem_size).rows, tr = best_tile_realign_for(d.elem_size).rows;
+  return (d.rows + ts - 1) / ts * ts * 10 <= (d.rows + tr - 1) / tr * tr * 11;
+}
+
 /// What `best` runs for a validated, non-empty desc with input / output at the given
 /// addresses: the path, the global access width (16, or the alignment for
 /// tile_access) and, for slab_gather / slab_scatter, the grouped kernel's short side
@@ -379,8 +396,8 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
   }
 
-  // The candidate policy replaces the realigning tile by the skewed one (1-8 byte elements).
-  if (access < 16 && p.realign && candidate && E <= 8 && best_skew_enabled) return {best_path::realign_skew, access, 0};
+  // The candidate policy: the skewed realigning tile where it measured faster.
+  if (access < 16 && p.realign && candidate && best_skew_wins(d, out_addr)) return {best_path::realign_skew, access, 0};
   if (access < 16) return {p.realign ? best_path::realign : best_path::tile_access, access, 0};
   switch (best_shape_for(d.elem_size, d.rows, d.cols)) {
     case best_shape::few_rows: return {best_path::tile_few_rows, 16, 0};

@@ -112,9 +112,10 @@ TEST(BestSkewPolicy, TilesAreValid) {
 
 TEST(BestSkewPolicy, CandidateTakesTheSkewedTile) {
   using xpose::matrix_desc;
+  const best_path skew = best_skew_enabled ? best_path::realign_skew : best_path::realign;
   for (int E : {1, 2, 4, 8}) {
     const best_choice c = best_path_for(matrix_desc::packed(16383, 16385, E), 0, 0, 90, true);
-    EXPECT_EQ(c.path, best_skew_enabled ? best_path::realign_skew : best_path::realign) << E;
+    EXPECT_EQ(c.path, skew) << E;
     // The current policy keeps the realigning tile.
     EXPECT_EQ(best_path_for(matrix_desc::packed(16383, 16385, E), 0, 0, 90, false).path, best_path::realign) << E;
     // Aligned rows stay on the tile under both (1-byte elements: the candidate's half tile).
@@ -123,6 +124,19 @@ TEST(BestSkewPolicy, CandidateTakesTheSkewedTile) {
         << E;
   }
   EXPECT_EQ(best_path_for(matrix_desc::packed(4095, 4097, 16), 8, 0, 90, true).path, best_path::tile_access);
+  // The measured exceptions (RESULTS "Shape classes (issue 12)", third round): 1-2 byte
+  // elements with 16-byte aligned output rows, and row counts the skewed tile pads more.
+  auto cand = [](const matrix_desc& d, unsigned long long out = 0) { return best_path_for(d, 0, out, 90, true).path; };
+  EXPECT_EQ(cand(matrix_desc::packed(5760, 5761, 1)), best_path::realign);
+  EXPECT_EQ(cand(matrix_desc::packed(5760, 5761, 1), 3), skew);  // output pointer offset: rows unaligned
+  EXPECT_EQ(cand(matrix_desc::packed(5759, 5763, 1)), skew);
+  EXPECT_EQ(cand(matrix_desc::packed(4096, 4097, 2)), best_path::realign);
+  EXPECT_EQ(cand(matrix_desc::packed(4095, 4099, 2)), skew);
+  EXPECT_EQ(cand(matrix_desc::packed(2880, 2881, 4)), skew);  // aligned output rows: still the skewed tile
+  EXPECT_EQ(cand(matrix_desc::packed(2048, 2049, 8)), skew);
+  EXPECT_EQ(cand(matrix_desc::packed(96, 50177, 4)), skew);
+  EXPECT_EQ(cand(matrix_desc::packed(128, 50177, 4)), best_path::realign);  // 3 x 60 rows against 2 x 64
+  EXPECT_EQ(cand(matrix_desc::packed(50177, 128, 4)), skew);
   EXPECT_STREQ(best_path_name(best_path::realign_skew), "realign_skew");
 }
 

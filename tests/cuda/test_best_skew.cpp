@@ -14,9 +14,16 @@ using namespace xpose_test;
 using xpose::detail::best_path;
 
 namespace {
-// The path the candidate takes for element-aligned rows (best_skew_enabled switches it).
-best_path skew_path() {
-  return xpose::detail::best_skew_enabled ? best_path::realign_skew : best_path::realign;
+// The path the candidate takes for these element-aligned rows with the output offset by
+// off_out elements from a 256-byte boundary (best_skew_wins; its choices are pinned by
+// the CPU test BestSkewPolicy.CandidateTakesTheSkewedTile).
+best_path skew_path(const matrix_desc& d, index_t off_out) {
+  return xpose::detail::best_skew_wins(d, static_cast<unsigned long long>(off_out * d.elem_size))
+             ? best_path::realign_skew
+             : best_path::realign;
+}
+void check_next(const matrix_desc& d, std::uint64_t seed, index_t off_in, index_t off_out) {
+  check_best(d, seed, off_in, off_out, skew_path(d, off_out), true);
 }
 }  // namespace
 
@@ -25,8 +32,8 @@ TEST(BestNextSkew, EveryOffset) {
   for (int es : {1, 2, 4, 8}) {
     const index_t v = 16 / es;
     for (index_t o = 0; o < v; ++o) {
-      check_best(matrix_desc::packed(300, 517, es), 160 + o, o, (o * 3) % v, skew_path(), true);
-      check_best(matrix_desc::packed(129, 257, es), 161 + o, (o * 5) % v, o, skew_path(), true);
+      check_next(matrix_desc::packed(300, 517, es), 160 + o, o, (o * 3) % v);
+      check_next(matrix_desc::packed(129, 257, es), 161 + o, (o * 5) % v, o);
       if (HasFatalFailure()) return;
     }
     check_best(padded(300, 500, es, 1, 1, 3, 0), 162, 1, 2, std::nullopt, true);
@@ -45,12 +52,12 @@ TEST(BestNextSkew, OddRowLengths) {
   REQUIRE_GPU();
   for (int es : {1, 2, 4, 8}) {
     for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{{1000, 1025}, {1001, 1027}, {129, 4099}, {4095, 4099}}) {
-      check_best(matrix_desc::packed(r, c, es), 170, 0, 0, skew_path(), true);
-      check_best(matrix_desc::packed(r, c, es), 171, 1, 0, skew_path(), true);
-      check_best(matrix_desc::packed(r, c, es, 3), 172, 0, 1, skew_path(), true);
+      check_next(matrix_desc::packed(r, c, es), 170, 0, 0);
+      check_next(matrix_desc::packed(r, c, es), 171, 1, 0);
+      check_next(matrix_desc::packed(r, c, es, 3), 172, 0, 1);
       if (HasFatalFailure()) return;
     }
   }
-  check_best(matrix_desc::packed(16383, 16385, 1), 173, 0, 0, skew_path(), true);
-  check_best(matrix_desc::packed(16383, 8193, 2), 174, 0, 0, skew_path(), true);
+  check_next(matrix_desc::packed(16383, 16385, 1), 173, 0, 0);
+  check_next(matrix_desc::packed(16383, 8193, 2), 174, 0, 0);
 }

@@ -225,18 +225,17 @@ constexpr bool best_slab_whole_micro(int /*cc*/, int elem_size, bool candidate) 
 /// Micro-block kernel of a path (slab_gather_micro, slab_scatter_micro,
 /// slab_whole_micro) and element size: bytes per micro-block row (registers: 16/E rows x
 /// width) and the register cap as blocks per SM. Chosen from ptxas (sm_90, nvcc 13.0):
-/// the widest rows that fit 3 blocks (the gather's read phase keeps 4 chunk pairs in
-/// flight: u8 8-byte rows spilled at 3) and 4 for the scatter, whose loads are the
-/// micro-blocks themselves. Not measured yet.
+/// the widest rows that fit 3 blocks (u8 8-byte rows spilled at 3 in the gather, whose
+/// read phase keeps 4 chunk pairs in flight, and in whole) and 4 for the scatter, whose
+/// loads are the micro-blocks themselves. Not measured yet.
 struct best_micro {
   int width;
   int min_blocks;
 };
 constexpr best_micro best_slab_micro_for(int elem_size, best_path p) {
   const int w = elem_size >= 4 ? 16 : 8;
-  if (p == best_path::slab_gather_micro) return {elem_size == 1 ? 4 : w, 3};
   if (p == best_path::slab_scatter_micro) return {w, 4};
-  return {w, 3};
+  return {elem_size == 1 ? 4 : w, 3};
 }
 
 /// Slab paths only where the long side is at least this many times the short side.
@@ -299,8 +298,11 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   // Many small matrices, both sides packed: several whole matrices per block.
   if (batched && d.ld_in == d.cols && d.ld_out == d.rows && d.stride_in == mat && d.stride_out == mat &&
       mat * E <= p.whole_max_bytes && d.rows > 1 && d.cols > 1) {
-    const long long k = 16 / E;
-    if (best_slab_whole_micro(cc, d.elem_size, candidate) && d.rows % k == 0 && d.cols % k == 0 &&
+    // Micro-blocks: rows of whole row pieces, output pieces of 16 bytes (or 8 with 8-byte
+    // micro-block rows), both ranges aligned.
+    const long long w = best_slab_micro_for(d.elem_size, best_path::slab_whole_micro).width;
+    const bool pieces = (d.rows * E) % 16 == 0 || ((d.rows * E) % 8 == 0 && w <= 8);
+    if (best_slab_whole_micro(cc, d.elem_size, candidate) && pieces && (d.cols * E) % w == 0 && (mat * E) % 16 == 0 &&
         best_align16(in_addr) == 16 && best_align16(out_addr) == 16)
       return {best_path::slab_whole_micro, 16, 0};
     return {best_path::slab_whole, 16, 0};

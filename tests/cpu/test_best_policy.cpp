@@ -235,12 +235,15 @@ void check_slab(int mode, const xpose::matrix_desc& d, long long off_in, long lo
   ASSERT_GT(a.total, 0);
   ASSERT_LE(a.smem, 48 * 1024);
   if (micro > 0) {
-    // The kernel's preconditions (best_path_for checks them): whole chunks per position,
-    // the packed side of every slab 16-byte aligned.
-    ASSERT_EQ((a.S * E) % 16, 0);
+    // The kernel's preconditions (best_path_for checks them): whole chunks per position
+    // (whole: row pieces, 8- or 16-byte output pieces), the packed side of every slab
+    // 16-byte aligned.
     if (mode == slab::whole) {
-      ASSERT_EQ((a.L * E) % 16, 0);
+      ASSERT_EQ((a.L * E) % micro, 0);
+      ASSERT_EQ((a.S * E) % (micro <= 8 ? 8 : 16), 0);
       ASSERT_EQ(slab::addr16(a.in), 0);
+    } else {
+      ASSERT_EQ((a.S * E) % 16, 0);
     }
     ASSERT_EQ(slab::addr16(mode == slab::scatter ? a.in : a.out), 0);
     ASSERT_EQ((mode == slab::scatter ? a.stride_in : a.stride_out) % 16, 0);
@@ -364,20 +367,24 @@ void micro_cases() {
   }
 }
 
-// Whole-matrix micro-blocks: sides of 1-4 chunks (squares and not), batches that fill
-// a slab, leave a ragged last slab or hold one matrix; both ranges aligned.
+// Whole-matrix micro-blocks: sides of 1-4 chunks (squares and not), 8-byte rows or
+// columns where the micro-block rows are 8 bytes (u8 8 x 8), batches that fill a slab,
+// leave a ragged last slab or hold one matrix; both ranges aligned.
 template <int E>
 void whole_micro_cases() {
-  constexpr long long k = 16 / E;
+  constexpr long long k = 16 / E, h = 8 / E;
   const int prod = best_class_policy_for(90, E).slab_bytes;
   for (int mw : {4, 8, 16})
-    for (auto [r, c] : {std::pair<long long, long long>{1, 1}, {2, 2}, {4, 4}, {1, 3}, {3, 2}, {2, 4}})
-      for (int bytes : {prod, static_cast<int>(3 * r * c * k * k * E)})
+    for (auto [r, c] : {std::pair<long long, long long>{k, k}, {2 * k, 2 * k}, {4 * k, 4 * k}, {k, 3 * k},
+                        {3 * k, 2 * k}, {h, h}, {h, 2 * k}, {3 * h, h}, {2 * k, h}, {h, 3 * h / 2}})
+      for (int bytes : {prod, static_cast<int>(3 * r * c * E)})
         for (int nt : {best_slab_threads, 7})
           for (long long n : {1LL, 37LL, 1000LL}) {
-            if (r * c * k * k * E > 16384) continue;
-            check_slab<E>(slab::whole, xpose::matrix_desc::packed(r * k, c * k, E, n), 0, 0, bytes, nt, 0, mw);
-            check_slab<E>(slab::whole, xpose::matrix_desc::packed(r * k, c * k, E, n), k, 2 * k, bytes, nt, 0, mw);
+            // The kernel's shapes (best_path_for): whole row pieces, 16- or 8-byte output pieces.
+            const bool rows_ok = (r * E) % 16 == 0 || ((r * E) % 8 == 0 && mw <= 8);
+            if (mw < E || !rows_ok || (c * E) % mw != 0 || (r * c * E) % 16 != 0 || r * c * E > 16384) continue;
+            check_slab<E>(slab::whole, xpose::matrix_desc::packed(r, c, E, n), 0, 0, bytes, nt, 0, mw);
+            check_slab<E>(slab::whole, xpose::matrix_desc::packed(r, c, E, n), k, 2 * k, bytes, nt, 0, mw);
             if (::testing::Test::HasFatalFailure()) return;
           }
 }
@@ -463,7 +470,9 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
     EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), E, 0, 90, true).path, best_path::slab_whole);
     EXPECT_EQ(best_path_for(matrix_desc::packed(k + 1, 2 * k, E, 1000), 0, 0, 90, true).path, best_path::slab_whole);
   }
-  EXPECT_EQ(best_path_for(matrix_desc::packed(8, 8, 1, 1000), 0, 0, 90, true).path, best_path::slab_whole);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(8, 8, 1, 1000), 0, 0, 90, true).path, best_path::slab_whole_micro);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(12, 12, 1, 1000), 0, 0, 90, true).path, best_path::slab_whole);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(8, 10, 1, 1000), 0, 0, 90, true).path, best_path::slab_whole);
   EXPECT_EQ(best_path_for(matrix_desc::packed(8, 8, 2, 1000), 0, 0, 90, true).path, best_path::slab_whole_micro);
   EXPECT_EQ(best_slab_micro_min(90, 8, true), 0);
   EXPECT_EQ(best_slab_micro_min(90, 16, true), 0);

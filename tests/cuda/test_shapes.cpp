@@ -127,11 +127,14 @@ TEST(BestShapes, MicroSlabs) {
 TEST(BestShapes, MicroWholeBatches) {
   REQUIRE_GPU();
   for (int es : {1, 2, 4}) {
-    const index_t k = 16 / es;
+    const index_t k = 16 / es, h = 8 / es;
     const index_t whole_max = best_class_policy_for(90, es, true).whole_max_bytes;
+    const index_t w = xpose::detail::best_slab_micro_for(es, best_path::slab_whole_micro).width;
     for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{{k, k}, {2 * k, 2 * k}, {4 * k, 4 * k}, {k, 3 * k},
-                                                                {3 * k, 2 * k}, {8, 8}, {16, 16}, {32, 32}, {64, 64}}) {
-      if (r % k != 0 || c % k != 0 || r * c * es > whole_max) continue;
+                                                                {3 * k, 2 * k}, {h, h}, {3 * h, 2 * k}, {8, 8},
+                                                                {16, 16}, {32, 32}, {64, 64}}) {
+      const bool rows_ok = (r * es) % 16 == 0 || ((r * es) % 8 == 0 && w <= 8);
+      if (!rows_ok || (c * es) % w != 0 || (r * c * es) % 16 != 0 || r * c * es > whole_max) continue;
       const std::uint64_t seed = static_cast<std::uint64_t>(r * 3 + c + es);
       check_best(matrix_desc::packed(r, c, es, 1000), seed, 0, 0, best_path::slab_whole_micro, true);
       check_best(matrix_desc::packed(r, c, es, 333), seed + 1, k, 2 * k, best_path::slab_whole_micro, true);

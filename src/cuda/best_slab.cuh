@@ -330,17 +330,18 @@ XPOSE_HDI void mid_phase(const args& a, const divisors& dv, const pos& p, u8* sm
 /// Micro-block of the micro-block kernel (short side S a multiple of k = 16/E, packed
 /// side 16-byte aligned): k rows x MW bytes (kk = MW/E positions), G = 16/MW square
 /// kk x kk blocks stacked. Transposed in registers it is kk packed chunks of 16 bytes
-/// (one position, k rows each). GP micro-blocks side by side cover 128 shared bytes of
-/// a row: consecutive threads take them (conflict-free shared accesses), the next
-/// threads the next row block, so a warp's packed-side accesses are runs of 32-64
-/// contiguous bytes.
+/// (one position, k rows each). GP micro-blocks side by side cover up to 128 shared
+/// bytes of a row: consecutive threads take them (conflict-free shared accesses; 4-byte
+/// rows: 2-way), the next threads the next row block, so a warp's packed-side accesses
+/// are runs of 32-64 contiguous bytes (GP = 32 left 16-byte pieces: u8 gathers at 0.5-0.6
+/// of memcpy, "Shape classes (issue 12)", third round).
 template <int E, int MW>
 struct micro_shape {
   static constexpr int k = 16 / E;
   static constexpr int KW = MW / 4;
   static constexpr int kk = MW / E;
   static constexpr int G = 16 / MW;
-  static constexpr int GP = 128 / MW;
+  static constexpr int GP = 128 / MW < 16 ? 128 / MW : 16;
   static_assert(MW >= 4 && MW >= E && 16 % MW == 0 && E <= 8, "micro-block: 4-16 byte rows of 1-8 byte elements");
 };
 

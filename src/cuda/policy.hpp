@@ -201,16 +201,23 @@ constexpr int best_slab_group_for(const best_class_policy& p, int elem_size, lon
   return 0;
 }
 
-/// Micro-block slabs (slab_kernel with MW > 0, best_slab.cuh): gather / scatter slabs
-/// whose short side S is a multiple of 16/E and at least this many elements, with
-/// every slab's packed side 16-byte aligned, move the packed side as k x 16-byte
-/// register micro-transposes (k = 16/E rows per 16-byte chunk) instead of element by
-/// element (1-2 byte short sides above 32 were at 0.38-0.55 of memcpy: docs/RESULTS.md
-/// "Shape classes (issue 12)", second round). 0: off. Candidate policy only until
-/// measured; the grouped kernel keeps the sides below the threshold.
-constexpr int best_slab_micro_min(int /*cc*/, int elem_size, bool candidate) {
+/// Micro-block slabs (slab_kernel with MW > 0, best_slab.cuh): gather (p =
+/// slab_gather_micro) / scatter (slab_scatter_micro) slabs whose short side S is a
+/// multiple of 16/E and at least this many elements, with every slab's packed side
+/// 16-byte aligned, move the packed side as k x 16-byte register micro-transposes
+/// (k = 16/E rows per 16-byte chunk) instead of element by element. 0: off. Candidate
+/// policy only. Thresholds from the first side-by-side run (docs/RESULTS.md "Shape
+/// classes (issue 12)", third round): u8 gathers keep the grouped kernel at 32, f32
+/// gathers the first-round kernel below 16, f32 scatters everywhere (they lost).
+constexpr int best_slab_micro_min(int /*cc*/, int elem_size, bool candidate, best_path p) {
   if (!candidate) return 0;
-  return elem_size == 1 ? 32 : elem_size == 2 ? 24 : elem_size == 4 ? 8 : 0;
+  const bool gather = p == best_path::slab_gather_micro;
+  switch (elem_size) {
+    case 1: return gather ? 48 : 32;
+    case 2: return 24;
+    case 4: return gather ? 16 : 0;
+    default: return 0;
+  }
 }
 
 /// Whole-matrix micro-blocks (slab_whole_micro): batches of small packed matrices whose
@@ -313,17 +320,19 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   const bool keep_tile = p.keep_few_rows_tile && access == 16 && d.rows >= 32 && d.rows <= 64;
   // Near-square small matrices keep the tile (64 x 64 f32-c128 batches: "Fast path (best)").
   // Micro-block slabs: a short side of whole 16-byte chunks and an aligned packed side.
-  const int micro_min = best_slab_micro_min(cc, d.elem_size, candidate);
-  auto micro_ok = [&](long long s, unsigned long long packed_addr, long long packed_stride) {
+  auto micro_ok = [&](best_path m, long long s, unsigned long long packed_addr, long long packed_stride) {
+    const int micro_min = best_slab_micro_min(cc, d.elem_size, candidate, m);
     return micro_min > 0 && s >= micro_min && (s * E) % 16 == 0 && best_align16(packed_addr) == 16 &&
            (!batched || best_align16(static_cast<unsigned long long>(packed_stride * E)) == 16);
   };
   if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && !keep_tile) {
-    if (micro_ok(d.rows, out_addr, d.stride_out)) return {best_path::slab_gather_micro, 16, 0};
+    if (micro_ok(best_path::slab_gather_micro, d.rows, out_addr, d.stride_out))
+      return {best_path::slab_gather_micro, 16, 0};
     return {best_path::slab_gather, 16, best_slab_group_for(p, d.elem_size, d.rows)};
   }
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
-    if (micro_ok(d.cols, in_addr, d.stride_in)) return {best_path::slab_scatter_micro, 16, 0};
+    if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in))
+      return {best_path::slab_scatter_micro, 16, 0};
     return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
   }
 

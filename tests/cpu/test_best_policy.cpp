@@ -439,15 +439,19 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
   using xpose::matrix_desc;
   for (int E : {1, 2, 4}) {
     SCOPED_TRACE(E);
-    const int min = best_slab_micro_min(90, E, true);
+    const int min = best_slab_micro_min(90, E, true, best_path::slab_gather_micro);
+    const int smin = best_slab_micro_min(90, E, true, best_path::slab_scatter_micro);
     ASSERT_GT(min, 0);
-    EXPECT_EQ(best_slab_micro_min(90, E, false), 0);
+    for (best_path m : {best_path::slab_gather_micro, best_path::slab_scatter_micro})
+      EXPECT_EQ(best_slab_micro_min(90, E, false, m), 0);
     for (long long c : {48LL, 64LL, 96LL, 128LL}) {
       if (c * E > best_class_policy_for(90, E).slab_max_short_bytes || c > best_class_policy_for(90, E).slab_max_short)
         continue;
       const matrix_desc g = matrix_desc::packed(c, 50177, E, 5), h = matrix_desc::packed(50177, c, E, 5);
       EXPECT_EQ(best_path_for(g, E, 0, 90, true).path, best_path::slab_gather_micro) << c;
-      EXPECT_EQ(best_path_for(h, 0, E, 90, true).path, best_path::slab_scatter_micro) << c;
+      EXPECT_EQ(best_path_for(h, 0, E, 90, true).path,
+                smin > 0 && c >= smin ? best_path::slab_scatter_micro : best_path::slab_scatter)
+          << c;
       // The default policy, and a packed side off 16 bytes: the other slab kernels.
       EXPECT_EQ(best_path_for(g, E, 0, 90, false).path, best_path::slab_gather) << c;
       EXPECT_EQ(best_path_for(h, 0, E, 90, false).path, best_path::slab_scatter) << c;
@@ -474,8 +478,13 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
   EXPECT_EQ(best_path_for(matrix_desc::packed(12, 12, 1, 1000), 0, 0, 90, true).path, best_path::slab_whole);
   EXPECT_EQ(best_path_for(matrix_desc::packed(8, 10, 1, 1000), 0, 0, 90, true).path, best_path::slab_whole);
   EXPECT_EQ(best_path_for(matrix_desc::packed(8, 8, 2, 1000), 0, 0, 90, true).path, best_path::slab_whole_micro);
-  EXPECT_EQ(best_slab_micro_min(90, 8, true), 0);
-  EXPECT_EQ(best_slab_micro_min(90, 16, true), 0);
+  for (best_path m : {best_path::slab_gather_micro, best_path::slab_scatter_micro}) {
+    EXPECT_EQ(best_slab_micro_min(90, 8, true, m), 0);
+    EXPECT_EQ(best_slab_micro_min(90, 16, true, m), 0);
+  }
+  // Below the thresholds: the grouped kernel (u8 gather of 32 rows, unaligned).
+  EXPECT_EQ(best_path_for(matrix_desc::packed(32, 50177, 1, 2), 1, 0, 90, true).path, best_path::slab_gather);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(32, 50177, 1, 2), 1, 0, 90, true).group, 32);
 }
 
 TEST(BestSlabEmulation, Grouped1) { grouped_cases<1>(); }

@@ -245,6 +245,13 @@ constexpr best_micro best_slab_micro_for(int elem_size, best_path p) {
   return {elem_size == 1 ? 4 : w, 3};
 }
 
+/// Slab bytes of a micro-block scatter whose output segments are not 16-byte aligned:
+/// each segment's two ragged end chunks (partial stores, shared with the neighbouring
+/// slabs) are 2 of 9 chunks at 16 KiB and u8 C = 128; twice the span halves that share
+/// (scatters to odd HW stayed at 0.60-0.78 against 0.81-0.85 aligned: "Shape classes
+/// (issue 12)", third round; not measured yet). Blocks stay under 40 KiB of shared memory.
+constexpr int best_slab_micro_ragged_bytes = 32768;
+
 /// Slab paths only where the long side is at least this many times the short side.
 constexpr long long best_slab_min_aspect = 4;
 

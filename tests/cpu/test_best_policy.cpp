@@ -8,6 +8,7 @@
 // stores never touch padding (0xFF poison stays).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "cuda/best_slab.cuh"
@@ -347,9 +348,11 @@ void micro_cases() {
     if (mw < E) continue;
     for (long long nb : {1LL, 2LL, 3LL, 4LL, 6LL, 8LL}) {
       const long long s = nb * k;
-      for (int bytes : {prod, 64 * E * static_cast<int>(s), 16 * E * static_cast<int>(s)}) {
+      const int si = static_cast<int>(s);
+      for (int bytes : {prod, best_slab_micro_ragged_bytes, 64 * E * si, 16 * E * si}) {
         for (int nt : {best_slab_threads, 7, 1}) {
-          if (nt == 1 && bytes == prod) continue;  // slow on the host, nothing new
+          if (nt == 1 && bytes >= prod) continue;  // slow on the host, nothing new
+          if (bytes == best_slab_micro_ragged_bytes && (nt != best_slab_threads || mw != 8)) continue;
           for (long long L : {1LL, k - 1, k, 5 * k + 3, 37LL, 301LL, 4 * k * 17 + 5}) {
             for (long long oi : {0LL, 1LL, 3LL}) {
               // gather: input at any offset, padded rows, gapped batches (gap of whole chunks).
@@ -478,6 +481,18 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
   EXPECT_EQ(best_path_for(matrix_desc::packed(12, 12, 1, 1000), 0, 0, 90, true).path, best_path::slab_whole);
   EXPECT_EQ(best_path_for(matrix_desc::packed(8, 10, 1, 1000), 0, 0, 90, true).path, best_path::slab_whole);
   EXPECT_EQ(best_path_for(matrix_desc::packed(8, 8, 2, 1000), 0, 0, 90, true).path, best_path::slab_whole_micro);
+  // Scatters to unaligned segments take longer slabs: still under 48 KiB at the widest short side.
+  for (int E : {1, 2, 4}) {
+    const best_class_policy p = best_class_policy_for(90, E, true);
+    const long long s = std::min<long long>(p.slab_max_short, p.slab_max_short_bytes / E);
+    static unsigned char dummy[16];
+    const matrix_desc d = matrix_desc::packed(1 << 20, s, E);
+    constexpr int rb = best_slab_micro_ragged_bytes;
+    const slab::args a = E == 1   ? slab::make_args<1>(slab::scatter, dummy, dummy, d, dummy, rb)
+                         : E == 2 ? slab::make_args<2>(slab::scatter, dummy, dummy, d, dummy, rb)
+                                  : slab::make_args<4>(slab::scatter, dummy, dummy, d, dummy, rb);
+    EXPECT_LE(a.smem, 40 * 1024) << E;
+  }
   for (best_path m : {best_path::slab_gather_micro, best_path::slab_scatter_micro}) {
     EXPECT_EQ(best_slab_micro_min(90, 8, true, m), 0);
     EXPECT_EQ(best_slab_micro_min(90, 16, true, m), 0);

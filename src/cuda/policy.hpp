@@ -201,6 +201,24 @@ constexpr int best_slab_group_for(const best_class_policy& p, int elem_size, lon
   return 0;
 }
 
+/// The switch of the micro-block routes (slab_gather_micro, slab_scatter_micro,
+/// slab_whole_micro): false, only the candidate policy (`best_next`) takes them; true,
+/// the default policy (`best`) takes them and `best_next` runs the previous slab kernels
+/// instead, for comparison. best_micro_candidate: the `candidate` flag under which the
+/// micro routes are on (the tests assert through it, so they hold in both states).
+constexpr bool best_micro_default = false;
+constexpr bool best_micro_candidate = !best_micro_default;
+constexpr bool best_micro_on(bool candidate) { return candidate == best_micro_candidate; }
+
+/// The route a micro-block path refines (slab_gather_micro -> slab_gather, ...); other
+/// paths unchanged.
+constexpr best_path best_path_base(best_path p) {
+  return p == best_path::slab_gather_micro    ? best_path::slab_gather
+         : p == best_path::slab_scatter_micro ? best_path::slab_scatter
+         : p == best_path::slab_whole_micro   ? best_path::slab_whole
+                                              : p;
+}
+
 /// Micro-block slabs (slab_kernel with MW > 0, best_slab.cuh): gather (p =
 /// slab_gather_micro) / scatter (slab_scatter_micro) slabs whose short side S is a
 /// multiple of 16/E and at least this many elements, with every slab's packed side
@@ -210,7 +228,7 @@ constexpr int best_slab_group_for(const best_class_policy& p, int elem_size, lon
 /// classes (issue 12)", third round): u8 gathers keep the grouped kernel at 32, f32
 /// gathers the first-round kernel below 16, f32 scatters everywhere (they lost).
 constexpr int best_slab_micro_min(int /*cc*/, int elem_size, bool candidate, best_path p) {
-  if (!candidate) return 0;
+  if (!best_micro_on(candidate)) return 0;
   const bool gather = p == best_path::slab_gather_micro;
   switch (elem_size) {
     case 1: return gather ? 48 : 32;
@@ -226,7 +244,7 @@ constexpr int best_slab_micro_min(int /*cc*/, int elem_size, bool candidate, bes
 /// batches at 0.52 of memcpy: docs/RESULTS.md "Shape classes (issue 12)", second round).
 /// Candidate policy only until measured.
 constexpr bool best_slab_whole_micro(int /*cc*/, int elem_size, bool candidate) {
-  return candidate && elem_size <= 4;
+  return best_micro_on(candidate) && elem_size <= 4;
 }
 
 /// Micro-block kernel of a path (slab_gather_micro, slab_scatter_micro,

@@ -85,8 +85,10 @@ TEST(BestPolicy, SmallTransposesTakeSmallerSlabs) {
 }
 
 namespace {
+// The default policy's route, micro-block refinements folded into their base route
+// (best_micro_default may send the default policy there).
 best_path path_of(const xpose::matrix_desc& d, unsigned long long in = 0, unsigned long long out = 0) {
-  return best_path_for(d, in, out).path;
+  return best_path_base(best_path_for(d, in, out).path);
 }
 }  // namespace
 
@@ -138,12 +140,15 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
   // The grouped slab kernels: 1-4 byte elements, short sides of best_slab_group_sides.
   for (int E : {1, 2, 4}) {
     for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 8LL, 12LL, 16LL, 24LL, 32LL}) {
+      // (The grouped kernel where the default policy does not take a micro-block route.)
       const best_choice g = best_path_for(matrix_desc::packed(c, 50177, E, 8), E, 0);
-      EXPECT_EQ(g.path, best_path::slab_gather);
-      EXPECT_EQ(g.group, best_class_policy_for(90, E).slab_group_max >= c ? c : 0) << E << " " << c;
+      EXPECT_EQ(best_path_base(g.path), best_path::slab_gather);
+      if (g.path == best_path::slab_gather)
+        EXPECT_EQ(g.group, best_class_policy_for(90, E).slab_group_max >= c ? c : 0) << E << " " << c;
       const best_choice h = best_path_for(matrix_desc::packed(50176, c, E, 8), 0, 0);
-      EXPECT_EQ(h.path, best_path::slab_scatter);
-      EXPECT_EQ(h.group, best_class_policy_for(90, E).slab_group_max >= c ? c : 0) << E << " " << c;
+      EXPECT_EQ(best_path_base(h.path), best_path::slab_scatter);
+      if (h.path == best_path::slab_scatter)
+        EXPECT_EQ(h.group, best_class_policy_for(90, E).slab_group_max >= c ? c : 0) << E << " " << c;
     }
     EXPECT_EQ(best_path_for(matrix_desc::packed(7, 100000, E), 0, 0).group, 0);
     EXPECT_EQ(best_path_for(matrix_desc::packed(100000, 20, E), 0, 0).group, 0);
@@ -438,52 +443,57 @@ TEST(BestSlabEmulation, TransposeBlock) {
   run(integral_constant<int, 8>{}, integral_constant<int, 4>{});
 }
 
+// The micro-block routes under the policy best_micro_default selects (candidate or
+// default), the previous kernels under the other: holds with the switch either way.
 TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
   using xpose::matrix_desc;
+  constexpr bool on = best_micro_candidate, off = !best_micro_candidate;
+  EXPECT_TRUE(best_micro_on(on));
+  EXPECT_FALSE(best_micro_on(off));
   for (int E : {1, 2, 4}) {
     SCOPED_TRACE(E);
-    const int min = best_slab_micro_min(90, E, true, best_path::slab_gather_micro);
-    const int smin = best_slab_micro_min(90, E, true, best_path::slab_scatter_micro);
+    const int min = best_slab_micro_min(90, E, on, best_path::slab_gather_micro);
+    const int smin = best_slab_micro_min(90, E, on, best_path::slab_scatter_micro);
     ASSERT_GT(min, 0);
     for (best_path m : {best_path::slab_gather_micro, best_path::slab_scatter_micro})
-      EXPECT_EQ(best_slab_micro_min(90, E, false, m), 0);
+      EXPECT_EQ(best_slab_micro_min(90, E, off, m), 0);
     for (long long c : {48LL, 64LL, 96LL, 128LL}) {
       if (c * E > best_class_policy_for(90, E).slab_max_short_bytes || c > best_class_policy_for(90, E).slab_max_short)
         continue;
       const matrix_desc g = matrix_desc::packed(c, 50177, E, 5), h = matrix_desc::packed(50177, c, E, 5);
-      EXPECT_EQ(best_path_for(g, E, 0, 90, true).path, best_path::slab_gather_micro) << c;
-      EXPECT_EQ(best_path_for(h, 0, E, 90, true).path,
+      EXPECT_EQ(best_path_for(g, E, 0, 90, on).path, best_path::slab_gather_micro) << c;
+      EXPECT_EQ(best_path_for(h, 0, E, 90, on).path,
                 smin > 0 && c >= smin ? best_path::slab_scatter_micro : best_path::slab_scatter)
           << c;
       // The default policy, and a packed side off 16 bytes: the other slab kernels.
-      EXPECT_EQ(best_path_for(g, E, 0, 90, false).path, best_path::slab_gather) << c;
-      EXPECT_EQ(best_path_for(h, 0, E, 90, false).path, best_path::slab_scatter) << c;
-      EXPECT_EQ(best_path_for(g, 0, E, 90, true).path, best_path::slab_gather) << c;
-      EXPECT_EQ(best_path_for(h, E, 0, 90, true).path, best_path::slab_scatter) << c;
+      EXPECT_EQ(best_path_for(g, E, 0, 90, off).path, best_path::slab_gather) << c;
+      EXPECT_EQ(best_path_for(h, 0, E, 90, off).path, best_path::slab_scatter) << c;
+      EXPECT_EQ(best_path_for(g, 0, E, 90, on).path, best_path::slab_gather) << c;
+      EXPECT_EQ(best_path_for(h, E, 0, 90, on).path, best_path::slab_scatter) << c;
       // A gap that breaks the packed side's alignment between matrices.
-      EXPECT_EQ(best_path_for(padded(c, 50177, E, 3, 0, 0, 1), 0, 0, 90, true).path, best_path::slab_gather);
-      EXPECT_EQ(best_path_for(padded(50177, c, E, 3, 0, 0, 1), 0, 0, 90, true).path, best_path::slab_scatter);
+      EXPECT_EQ(best_path_for(padded(c, 50177, E, 3, 0, 0, 1), 0, 0, 90, on).path, best_path::slab_gather);
+      EXPECT_EQ(best_path_for(padded(50177, c, E, 3, 0, 0, 1), 0, 0, 90, on).path, best_path::slab_scatter);
     }
     // Not a whole number of chunks per position: the other kernels.
-    EXPECT_NE(best_path_for(matrix_desc::packed(min + 1, 50177, E, 2), 0, 0, 90, true).path,
+    EXPECT_NE(best_path_for(matrix_desc::packed(min + 1, 50177, E, 2), 0, 0, 90, on).path,
               best_path::slab_gather_micro);
   }
   // Whole matrices of whole chunks, aligned: micro-blocks in the candidate only.
   for (int E : {1, 2, 4}) {
     const long long k = 16 / E;
-    EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, true).path,
+    EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, on).path,
               best_path::slab_whole_micro);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, false).path, best_path::slab_whole);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), E, 0, 90, true).path, best_path::slab_whole);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(k + 1, 2 * k, E, 1000), 0, 0, 90, true).path, best_path::slab_whole);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, off).path, best_path::slab_whole);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), E, 0, 90, on).path, best_path::slab_whole);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(k + 1, 2 * k, E, 1000), 0, 0, 90, on).path, best_path::slab_whole);
   }
-  EXPECT_EQ(best_path_for(matrix_desc::packed(8, 8, 1, 1000), 0, 0, 90, true).path, best_path::slab_whole_micro);
-  EXPECT_EQ(best_path_for(matrix_desc::packed(12, 12, 1, 1000), 0, 0, 90, true).path, best_path::slab_whole);
-  EXPECT_EQ(best_path_for(matrix_desc::packed(8, 10, 1, 1000), 0, 0, 90, true).path, best_path::slab_whole);
-  EXPECT_EQ(best_path_for(matrix_desc::packed(8, 8, 2, 1000), 0, 0, 90, true).path, best_path::slab_whole_micro);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(8, 8, 1, 1000), 0, 0, 90, on).path, best_path::slab_whole_micro);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(12, 12, 1, 1000), 0, 0, 90, on).path, best_path::slab_whole);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(8, 10, 1, 1000), 0, 0, 90, on).path, best_path::slab_whole);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(8, 8, 2, 1000), 0, 0, 90, on).path, best_path::slab_whole_micro);
   // Scatters to unaligned segments take longer slabs: still under 48 KiB at the widest short side.
   for (int E : {1, 2, 4}) {
-    const best_class_policy p = best_class_policy_for(90, E, true);
+    const best_class_policy p = best_class_policy_for(90, E, on);
     const long long s = std::min<long long>(p.slab_max_short, p.slab_max_short_bytes / E);
     static unsigned char dummy[16];
     const matrix_desc d = matrix_desc::packed(1 << 20, s, E);
@@ -494,12 +504,12 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
     EXPECT_LE(a.smem, 40 * 1024) << E;
   }
   for (best_path m : {best_path::slab_gather_micro, best_path::slab_scatter_micro}) {
-    EXPECT_EQ(best_slab_micro_min(90, 8, true, m), 0);
-    EXPECT_EQ(best_slab_micro_min(90, 16, true, m), 0);
+    EXPECT_EQ(best_slab_micro_min(90, 8, on, m), 0);
+    EXPECT_EQ(best_slab_micro_min(90, 16, on, m), 0);
   }
   // Below the thresholds: the grouped kernel (u8 gather of 32 rows, unaligned).
-  EXPECT_EQ(best_path_for(matrix_desc::packed(32, 50177, 1, 2), 1, 0, 90, true).path, best_path::slab_gather);
-  EXPECT_EQ(best_path_for(matrix_desc::packed(32, 50177, 1, 2), 1, 0, 90, true).group, 32);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(32, 50177, 1, 2), 1, 0, 90, on).path, best_path::slab_gather);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(32, 50177, 1, 2), 1, 0, 90, on).group, 32);
 }
 
 TEST(BestSlabEmulation, Grouped1) { grouped_cases<1>(); }

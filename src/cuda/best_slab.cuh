@@ -330,17 +330,18 @@ XPOSE_HDI void mid_phase(const args& a, const divisors& dv, const pos& p, u8* sm
 /// Micro-block of the micro-block kernel (short side S a multiple of k = 16/E, packed
 /// side 16-byte aligned): k rows x MW bytes (kk = MW/E positions), G = 16/MW square
 /// kk x kk blocks stacked. Transposed in registers it is kk packed chunks of 16 bytes
-/// (one position, k rows each). GP micro-blocks side by side cover 128 shared bytes of
-/// a row: consecutive threads take them (conflict-free shared accesses), the next
-/// threads the next row block, so a warp's packed-side accesses are runs of 32-64
-/// contiguous bytes.
+/// (one position, k rows each). GP micro-blocks side by side cover up to 128 shared
+/// bytes of a row: consecutive threads take them (conflict-free shared accesses; 4-byte
+/// rows: 2-way), the next threads the next row block, so a warp's packed-side accesses
+/// are runs of 32-64 contiguous bytes (GP = 32 left 16-byte pieces: u8 gathers at 0.5-0.6
+/// of memcpy, "Shape classes (issue 12)", third round).
 template <int E, int MW>
 struct micro_shape {
   static constexpr int k = 16 / E;
   static constexpr int KW = MW / 4;
   static constexpr int kk = MW / E;
   static constexpr int G = 16 / MW;
-  static constexpr int GP = 128 / MW;
+  static constexpr int GP = 128 / MW < 16 ? 128 / MW : 16;
   static_assert(MW >= 4 && MW >= E && 16 % MW == 0 && E <= 8, "micro-block: 4-16 byte rows of 1-8 byte elements");
 };
 
@@ -380,36 +381,38 @@ XPOSE_HDI void st_words(u8* p, const std::uint32_t (&w)[KW]) {
 /// batches of the sweep).
 XPOSE_HDI int fold_swizzle(int c) { return c ^ (((c >> 3) ^ (c >> 6) ^ (c >> 9)) & 7); }
 
-/// Whole matrices (R x C, both multiples of k; input and output ranges aligned): micro-
-/// block (matrix b, row block RB, column piece P) from the staged input rows to the
-/// staged output rows; consecutive threads take the pieces along a row.
-template <int E, int MW>
+/// Whole matrices (input and output ranges aligned): micro-block (matrix b, row block
+/// RB, column piece P) of KR rows x MW bytes from the staged input rows to the staged
+/// output rows, whose pieces are KR*E = 16 bytes (R a multiple of 16/E) or 8 bytes
+/// (R*E a multiple of 8: u8 8 x 8); consecutive threads take the pieces along a row.
+template <int E, int MW, int KR>
 XPOSE_HDI void whole_blocks(const args& a, const pos& p, u8* sm, int tid, int nt) {
   using B = micro_shape<E, MW>;
-  constexpr int k = B::k, KW = B::KW, kk = B::kk, G = B::G;
+  constexpr int KW = B::KW, kk = B::kk, G = KR / kk, PW = KR * E / 4;
+  static_assert(KR % kk == 0 && (PW == 2 || PW == 4), "whole micro-blocks: 8- or 16-byte output pieces");
   const int R = static_cast<int>(a.S), C = static_cast<int>(a.L);
-  const int gpr = C * E / MW, nrb = R / k, mat = R * C * E;
+  const int gpr = C * E / MW, nrb = R / KR, mat = R * C * E;
   const bytes::fdiv by_gpr(gpr), by_nrb(nrb);
   const int items = p.n / (R * C) * nrb * gpr;
   for (int m = tid; m < items; m += nt) {
     const int q = by_gpr(m), P = m - q * gpr, b = by_nrb(q), RB = q - b * nrb;
-    std::uint32_t w[k][KW];
+    std::uint32_t w[KR][KW];
     XPOSE_UNROLL
-    for (int i = 0; i < k; ++i) {
-      const int x = b * mat + (RB * k + i) * C * E + P * MW;
+    for (int i = 0; i < KR; ++i) {
+      const int x = b * mat + (RB * KR + i) * C * E + P * MW;
       ld_words<KW>(sm + 16 * fold_swizzle(x >> 4) + (x & 15), w[i]);
     }
     XPOSE_UNROLL
-    for (int g = 0; g < G; ++g) bytes::transpose_block<E, KW, k>(w, g * kk);
+    for (int g = 0; g < G; ++g) bytes::transpose_block<E, KW, KR>(w, g * kk);
     XPOSE_UNROLL
     for (int i = 0; i < kk; ++i) {
-      c16 c;
+      std::uint32_t o[PW];
       XPOSE_UNROLL
       for (int g = 0; g < G; ++g)
         XPOSE_UNROLL
-        for (int x = 0; x < KW; ++x) c.w[g * KW + x] = w[g * kk + i][x];
-      const int oc = (b * mat + (P * kk + i) * R * E) / 16 + RB;
-      bytes::st16(sm + a.stage + 16 * fold_swizzle(oc), c);
+        for (int x = 0; x < KW; ++x) o[g * KW + x] = w[g * kk + i][x];
+      const int y = b * mat + (P * kk + i) * R * E + RB * KR * E;
+      st_words<PW>(sm + a.stage + 16 * fold_swizzle(y >> 4) + (y & 15), o);
     }
   }
 }
@@ -468,8 +471,12 @@ XPOSE_HDI void side_blocks(const args& a, const bytes::fdiv& by_nb, const pos& p
 /// The micro-block kernel's phase (MW > 0): gather's write, scatter's read, whole's middle.
 template <int E, int M, int MW>
 XPOSE_HDI void block_phase(const args& a, const bytes::fdiv& by_nb, const pos& p, u8* sm, int tid, int nt) {
-  if constexpr (M == whole) whole_blocks<E, MW>(a, p, sm, tid, nt);
-  else side_blocks<E, M, MW>(a, by_nb, p, sm, tid, nt);
+  if constexpr (M == whole) {
+    if (a.S * E % 16 == 0) whole_blocks<E, MW, 16 / E>(a, p, sm, tid, nt);
+    else if constexpr (MW <= 8) whole_blocks<E, MW, 8 / E>(a, p, sm, tid, nt);
+  } else {
+    side_blocks<E, M, MW>(a, by_nb, p, sm, tid, nt);
+  }
 }
 
 // ---- read phase -----------------------------------------------------------------

@@ -250,16 +250,41 @@ constexpr int best_slab_group_for(const best_class_policy& p, int elem_size, lon
   return 0;
 }
 
-/// Micro-block slabs (slab_kernel with MW > 0, best_slab.cuh): gather / scatter slabs
-/// whose short side S is a multiple of 16/E and at least this many elements, with
-/// every slab's packed side 16-byte aligned, move the packed side as k x 16-byte
-/// register micro-transposes (k = 16/E rows per 16-byte chunk) instead of element by
-/// element (1-2 byte short sides above 32 were at 0.38-0.55 of memcpy: docs/RESULTS.md
-/// "Shape classes (issue 12)", second round). 0: off. Candidate policy only until
-/// measured; the grouped kernel keeps the sides below the threshold.
-constexpr int best_slab_micro_min(int /*cc*/, int elem_size, bool candidate) {
-  if (!candidate) return 0;
-  return elem_size == 1 ? 32 : elem_size == 2 ? 24 : elem_size == 4 ? 8 : 0;
+/// The switch of the micro-block routes (slab_gather_micro, slab_scatter_micro,
+/// slab_whole_micro): false, only the candidate policy (`best_next`) takes them; true,
+/// the default policy (`best`) takes them and `best_next` runs the previous slab kernels
+/// instead, for comparison. best_micro_candidate: the `candidate` flag under which the
+/// micro routes are on (the tests assert through it, so they hold in both states).
+constexpr bool best_micro_default = false;
+constexpr bool best_micro_candidate = !best_micro_default;
+constexpr bool best_micro_on(bool candidate) { return candidate == best_micro_candidate; }
+
+/// The route a micro-block path refines (slab_gather_micro -> slab_gather, ...); other
+/// paths unchanged.
+constexpr best_path best_path_base(best_path p) {
+  return p == best_path::slab_gather_micro    ? best_path::slab_gather
+         : p == best_path::slab_scatter_micro ? best_path::slab_scatter
+         : p == best_path::slab_whole_micro   ? best_path::slab_whole
+                                              : p;
+}
+
+/// Micro-block slabs (slab_kernel with MW > 0, best_slab.cuh): gather (p =
+/// slab_gather_micro) / scatter (slab_scatter_micro) slabs whose short side S is a
+/// multiple of 16/E and at least this many elements, with every slab's packed side
+/// 16-byte aligned, move the packed side as k x 16-byte register micro-transposes
+/// (k = 16/E rows per 16-byte chunk) instead of element by element. 0: off. Candidate
+/// policy only. Thresholds from the first side-by-side run (docs/RESULTS.md "Shape
+/// classes (issue 12)", third round): u8 gathers keep the grouped kernel at 32, f32
+/// gathers the first-round kernel below 16, f32 scatters everywhere (they lost).
+constexpr int best_slab_micro_min(int /*cc*/, int elem_size, bool candidate, best_path p) {
+  if (!best_micro_on(candidate)) return 0;
+  const bool gather = p == best_path::slab_gather_micro;
+  switch (elem_size) {
+    case 1: return gather ? 48 : 32;
+    case 2: return 24;
+    case 4: return gather ? 16 : 0;
+    default: return 0;
+  }
 }
 
 /// Whole-matrix micro-blocks (slab_whole_micro): batches of small packed matrices whose
@@ -268,25 +293,31 @@ constexpr int best_slab_micro_min(int /*cc*/, int elem_size, bool candidate) {
 /// batches at 0.52 of memcpy: docs/RESULTS.md "Shape classes (issue 12)", second round).
 /// Candidate policy only until measured.
 constexpr bool best_slab_whole_micro(int /*cc*/, int elem_size, bool candidate) {
-  return candidate && elem_size <= 4;
+  return best_micro_on(candidate) && elem_size <= 4;
 }
 
 /// Micro-block kernel of a path (slab_gather_micro, slab_scatter_micro,
 /// slab_whole_micro) and element size: bytes per micro-block row (registers: 16/E rows x
 /// width) and the register cap as blocks per SM. Chosen from ptxas (sm_90, nvcc 13.0):
-/// the widest rows that fit 3 blocks (the gather's read phase keeps 4 chunk pairs in
-/// flight: u8 8-byte rows spilled at 3) and 4 for the scatter, whose loads are the
-/// micro-blocks themselves. Not measured yet.
+/// the widest rows that fit 3 blocks (u8 8-byte rows spilled at 3 in the gather, whose
+/// read phase keeps 4 chunk pairs in flight, and in whole) and 4 for the scatter, whose
+/// loads are the micro-blocks themselves. Not measured yet.
 struct best_micro {
   int width;
   int min_blocks;
 };
 constexpr best_micro best_slab_micro_for(int elem_size, best_path p) {
   const int w = elem_size >= 4 ? 16 : 8;
-  if (p == best_path::slab_gather_micro) return {elem_size == 1 ? 4 : w, 3};
   if (p == best_path::slab_scatter_micro) return {w, 4};
-  return {w, 3};
+  return {elem_size == 1 ? 4 : w, 3};
 }
+
+/// Slab bytes of a micro-block scatter whose output segments are not 16-byte aligned:
+/// each segment's two ragged end chunks (partial stores, shared with the neighbouring
+/// slabs) are 2 of 9 chunks at 16 KiB and u8 C = 128; twice the span halves that share
+/// (scatters to odd HW stayed at 0.60-0.78 against 0.81-0.85 aligned: "Shape classes
+/// (issue 12)", third round; not measured yet). Blocks stay under 40 KiB of shared memory.
+constexpr int best_slab_micro_ragged_bytes = 32768;
 
 /// Slab paths only where the long side is at least this many times the short side.
 constexpr long long best_slab_min_aspect = 4;
@@ -370,8 +401,11 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   // Many small matrices, both sides packed: several whole matrices per block.
   if (batched && d.ld_in == d.cols && d.ld_out == d.rows && d.stride_in == mat && d.stride_out == mat &&
       mat * E <= p.whole_max_bytes && d.rows > 1 && d.cols > 1) {
-    const long long k = 16 / E;
-    if (best_slab_whole_micro(cc, d.elem_size, candidate) && d.rows % k == 0 && d.cols % k == 0 &&
+    // Micro-blocks: rows of whole row pieces, output pieces of 16 bytes (or 8 with 8-byte
+    // micro-block rows), both ranges aligned.
+    const long long w = best_slab_micro_for(d.elem_size, best_path::slab_whole_micro).width;
+    const bool pieces = (d.rows * E) % 16 == 0 || ((d.rows * E) % 8 == 0 && w <= 8);
+    if (best_slab_whole_micro(cc, d.elem_size, candidate) && pieces && (d.cols * E) % w == 0 && (mat * E) % 16 == 0 &&
         best_align16(in_addr) == 16 && best_align16(out_addr) == 16)
       return {best_path::slab_whole_micro, 16, 0};
     return {best_path::slab_whole, 16, 0};
@@ -382,17 +416,19 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   const bool keep_tile = p.keep_few_rows_tile && access == 16 && d.rows >= 32 && d.rows <= 64;
   // Near-square small matrices keep the tile (64 x 64 f32-c128 batches: "Fast path (best)").
   // Micro-block slabs: a short side of whole 16-byte chunks and an aligned packed side.
-  const int micro_min = best_slab_micro_min(cc, d.elem_size, candidate);
-  auto micro_ok = [&](long long s, unsigned long long packed_addr, long long packed_stride) {
+  auto micro_ok = [&](best_path m, long long s, unsigned long long packed_addr, long long packed_stride) {
+    const int micro_min = best_slab_micro_min(cc, d.elem_size, candidate, m);
     return micro_min > 0 && s >= micro_min && (s * E) % 16 == 0 && best_align16(packed_addr) == 16 &&
            (!batched || best_align16(static_cast<unsigned long long>(packed_stride * E)) == 16);
   };
   if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && !keep_tile) {
-    if (micro_ok(d.rows, out_addr, d.stride_out)) return {best_path::slab_gather_micro, 16, 0};
+    if (micro_ok(best_path::slab_gather_micro, d.rows, out_addr, d.stride_out))
+      return {best_path::slab_gather_micro, 16, 0};
     return {best_path::slab_gather, 16, best_slab_group_for(p, d.elem_size, d.rows)};
   }
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
-    if (micro_ok(d.cols, in_addr, d.stride_in)) return {best_path::slab_scatter_micro, 16, 0};
+    if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in))
+      return {best_path::slab_scatter_micro, 16, 0};
     return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
   }
 

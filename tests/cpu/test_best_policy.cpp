@@ -8,6 +8,7 @@
 // stores never touch padding (0xFF poison stays).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "cuda/best_slab.cuh"
@@ -90,8 +91,10 @@ TEST(BestPolicy, SmallTransposesTakeSmallerSlabs) {
 }
 
 namespace {
+// The default policy's route, micro-block refinements folded into their base route
+// (best_micro_default may send the default policy there).
 best_path path_of(const xpose::matrix_desc& d, unsigned long long in = 0, unsigned long long out = 0) {
-  return best_path_for(d, in, out).path;
+  return best_path_base(best_path_for(d, in, out).path);
 }
 }  // namespace
 
@@ -143,12 +146,15 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
   // The grouped slab kernels: 1-4 byte elements, short sides of best_slab_group_sides.
   for (int E : {1, 2, 4}) {
     for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 8LL, 12LL, 16LL, 24LL, 32LL}) {
+      // (The grouped kernel where the default policy does not take a micro-block route.)
       const best_choice g = best_path_for(matrix_desc::packed(c, 50177, E, 8), E, 0);
-      EXPECT_EQ(g.path, best_path::slab_gather);
-      EXPECT_EQ(g.group, best_class_policy_for(90, E).slab_group_max >= c ? c : 0) << E << " " << c;
+      EXPECT_EQ(best_path_base(g.path), best_path::slab_gather);
+      if (g.path == best_path::slab_gather)
+        EXPECT_EQ(g.group, best_class_policy_for(90, E).slab_group_max >= c ? c : 0) << E << " " << c;
       const best_choice h = best_path_for(matrix_desc::packed(50176, c, E, 8), 0, 0);
-      EXPECT_EQ(h.path, best_path::slab_scatter);
-      EXPECT_EQ(h.group, best_class_policy_for(90, E).slab_group_max >= c ? c : 0) << E << " " << c;
+      EXPECT_EQ(best_path_base(h.path), best_path::slab_scatter);
+      if (h.path == best_path::slab_scatter)
+        EXPECT_EQ(h.group, best_class_policy_for(90, E).slab_group_max >= c ? c : 0) << E << " " << c;
     }
     EXPECT_EQ(best_path_for(matrix_desc::packed(7, 100000, E), 0, 0).group, 0);
     EXPECT_EQ(best_path_for(matrix_desc::packed(100000, 20, E), 0, 0).group, 0);
@@ -241,12 +247,15 @@ void check_slab(int mode, const xpose::matrix_desc& d, long long off_in, long lo
   ASSERT_GT(a.total, 0);
   ASSERT_LE(a.smem, 48 * 1024);
   if (micro > 0) {
-    // The kernel's preconditions (best_path_for checks them): whole chunks per position,
-    // the packed side of every slab 16-byte aligned.
-    ASSERT_EQ((a.S * E) % 16, 0);
+    // The kernel's preconditions (best_path_for checks them): whole chunks per position
+    // (whole: row pieces, 8- or 16-byte output pieces), the packed side of every slab
+    // 16-byte aligned.
     if (mode == slab::whole) {
-      ASSERT_EQ((a.L * E) % 16, 0);
+      ASSERT_EQ((a.L * E) % micro, 0);
+      ASSERT_EQ((a.S * E) % (micro <= 8 ? 8 : 16), 0);
       ASSERT_EQ(slab::addr16(a.in), 0);
+    } else {
+      ASSERT_EQ((a.S * E) % 16, 0);
     }
     ASSERT_EQ(slab::addr16(mode == slab::scatter ? a.in : a.out), 0);
     ASSERT_EQ((mode == slab::scatter ? a.stride_in : a.stride_out) % 16, 0);
@@ -350,9 +359,11 @@ void micro_cases() {
     if (mw < E) continue;
     for (long long nb : {1LL, 2LL, 3LL, 4LL, 6LL, 8LL}) {
       const long long s = nb * k;
-      for (int bytes : {prod, 64 * E * static_cast<int>(s), 16 * E * static_cast<int>(s)}) {
+      const int si = static_cast<int>(s);
+      for (int bytes : {prod, best_slab_micro_ragged_bytes, 64 * E * si, 16 * E * si}) {
         for (int nt : {best_slab_threads, 7, 1}) {
-          if (nt == 1 && bytes == prod) continue;  // slow on the host, nothing new
+          if (nt == 1 && bytes >= prod) continue;  // slow on the host, nothing new
+          if (bytes == best_slab_micro_ragged_bytes && (nt != best_slab_threads || mw != 8)) continue;
           for (long long L : {1LL, k - 1, k, 5 * k + 3, 37LL, 301LL, 4 * k * 17 + 5}) {
             for (long long oi : {0LL, 1LL, 3LL}) {
               // gather: input at any offset, padded rows, gapped batches (gap of whole chunks).
@@ -370,20 +381,24 @@ void micro_cases() {
   }
 }
 
-// Whole-matrix micro-blocks: sides of 1-4 chunks (squares and not), batches that fill
-// a slab, leave a ragged last slab or hold one matrix; both ranges aligned.
+// Whole-matrix micro-blocks: sides of 1-4 chunks (squares and not), 8-byte rows or
+// columns where the micro-block rows are 8 bytes (u8 8 x 8), batches that fill a slab,
+// leave a ragged last slab or hold one matrix; both ranges aligned.
 template <int E>
 void whole_micro_cases() {
-  constexpr long long k = 16 / E;
+  constexpr long long k = 16 / E, h = 8 / E;
   const int prod = best_class_policy_for(90, E).slab_bytes;
   for (int mw : {4, 8, 16})
-    for (auto [r, c] : {std::pair<long long, long long>{1, 1}, {2, 2}, {4, 4}, {1, 3}, {3, 2}, {2, 4}})
-      for (int bytes : {prod, static_cast<int>(3 * r * c * k * k * E)})
+    for (auto [r, c] : {std::pair<long long, long long>{k, k}, {2 * k, 2 * k}, {4 * k, 4 * k}, {k, 3 * k},
+                        {3 * k, 2 * k}, {h, h}, {h, 2 * k}, {3 * h, h}, {2 * k, h}, {h, 3 * h / 2}})
+      for (int bytes : {prod, static_cast<int>(3 * r * c * E)})
         for (int nt : {best_slab_threads, 7})
           for (long long n : {1LL, 37LL, 1000LL}) {
-            if (r * c * k * k * E > 16384) continue;
-            check_slab<E>(slab::whole, xpose::matrix_desc::packed(r * k, c * k, E, n), 0, 0, bytes, nt, 0, mw);
-            check_slab<E>(slab::whole, xpose::matrix_desc::packed(r * k, c * k, E, n), k, 2 * k, bytes, nt, 0, mw);
+            // The kernel's shapes (best_path_for): whole row pieces, 16- or 8-byte output pieces.
+            const bool rows_ok = (r * E) % 16 == 0 || ((r * E) % 8 == 0 && mw <= 8);
+            if (mw < E || !rows_ok || (c * E) % mw != 0 || (r * c * E) % 16 != 0 || r * c * E > 16384) continue;
+            check_slab<E>(slab::whole, xpose::matrix_desc::packed(r, c, E, n), 0, 0, bytes, nt, 0, mw);
+            check_slab<E>(slab::whole, xpose::matrix_desc::packed(r, c, E, n), k, 2 * k, bytes, nt, 0, mw);
             if (::testing::Test::HasFatalFailure()) return;
           }
 }
@@ -434,45 +449,73 @@ TEST(BestSlabEmulation, TransposeBlock) {
   run(integral_constant<int, 8>{}, integral_constant<int, 4>{});
 }
 
+// The micro-block routes under the policy best_micro_default selects (candidate or
+// default), the previous kernels under the other: holds with the switch either way.
 TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
   using xpose::matrix_desc;
+  constexpr bool on = best_micro_candidate, off = !best_micro_candidate;
+  EXPECT_TRUE(best_micro_on(on));
+  EXPECT_FALSE(best_micro_on(off));
   for (int E : {1, 2, 4}) {
     SCOPED_TRACE(E);
-    const int min = best_slab_micro_min(90, E, true);
+    const int min = best_slab_micro_min(90, E, on, best_path::slab_gather_micro);
+    const int smin = best_slab_micro_min(90, E, on, best_path::slab_scatter_micro);
     ASSERT_GT(min, 0);
-    EXPECT_EQ(best_slab_micro_min(90, E, false), 0);
+    for (best_path m : {best_path::slab_gather_micro, best_path::slab_scatter_micro})
+      EXPECT_EQ(best_slab_micro_min(90, E, off, m), 0);
     for (long long c : {48LL, 64LL, 96LL, 128LL}) {
       if (c * E > best_class_policy_for(90, E).slab_max_short_bytes || c > best_class_policy_for(90, E).slab_max_short)
         continue;
       const matrix_desc g = matrix_desc::packed(c, 50177, E, 5), h = matrix_desc::packed(50177, c, E, 5);
-      EXPECT_EQ(best_path_for(g, E, 0, 90, true).path, best_path::slab_gather_micro) << c;
-      EXPECT_EQ(best_path_for(h, 0, E, 90, true).path, best_path::slab_scatter_micro) << c;
+      EXPECT_EQ(best_path_for(g, E, 0, 90, on).path, best_path::slab_gather_micro) << c;
+      EXPECT_EQ(best_path_for(h, 0, E, 90, on).path,
+                smin > 0 && c >= smin ? best_path::slab_scatter_micro : best_path::slab_scatter)
+          << c;
       // The default policy, and a packed side off 16 bytes: the other slab kernels.
-      EXPECT_EQ(best_path_for(g, E, 0, 90, false).path, best_path::slab_gather) << c;
-      EXPECT_EQ(best_path_for(h, 0, E, 90, false).path, best_path::slab_scatter) << c;
-      EXPECT_EQ(best_path_for(g, 0, E, 90, true).path, best_path::slab_gather) << c;
-      EXPECT_EQ(best_path_for(h, E, 0, 90, true).path, best_path::slab_scatter) << c;
+      EXPECT_EQ(best_path_for(g, E, 0, 90, off).path, best_path::slab_gather) << c;
+      EXPECT_EQ(best_path_for(h, 0, E, 90, off).path, best_path::slab_scatter) << c;
+      EXPECT_EQ(best_path_for(g, 0, E, 90, on).path, best_path::slab_gather) << c;
+      EXPECT_EQ(best_path_for(h, E, 0, 90, on).path, best_path::slab_scatter) << c;
       // A gap that breaks the packed side's alignment between matrices.
-      EXPECT_EQ(best_path_for(padded(c, 50177, E, 3, 0, 0, 1), 0, 0, 90, true).path, best_path::slab_gather);
-      EXPECT_EQ(best_path_for(padded(50177, c, E, 3, 0, 0, 1), 0, 0, 90, true).path, best_path::slab_scatter);
+      EXPECT_EQ(best_path_for(padded(c, 50177, E, 3, 0, 0, 1), 0, 0, 90, on).path, best_path::slab_gather);
+      EXPECT_EQ(best_path_for(padded(50177, c, E, 3, 0, 0, 1), 0, 0, 90, on).path, best_path::slab_scatter);
     }
     // Not a whole number of chunks per position: the other kernels.
-    EXPECT_NE(best_path_for(matrix_desc::packed(min + 1, 50177, E, 2), 0, 0, 90, true).path,
+    EXPECT_NE(best_path_for(matrix_desc::packed(min + 1, 50177, E, 2), 0, 0, 90, on).path,
               best_path::slab_gather_micro);
   }
   // Whole matrices of whole chunks, aligned: micro-blocks in the candidate only.
   for (int E : {1, 2, 4}) {
     const long long k = 16 / E;
-    EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, true).path,
+    EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, on).path,
               best_path::slab_whole_micro);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, false).path, best_path::slab_whole);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), E, 0, 90, true).path, best_path::slab_whole);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(k + 1, 2 * k, E, 1000), 0, 0, 90, true).path, best_path::slab_whole);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, off).path, best_path::slab_whole);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), E, 0, 90, on).path, best_path::slab_whole);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(k + 1, 2 * k, E, 1000), 0, 0, 90, on).path, best_path::slab_whole);
   }
-  EXPECT_EQ(best_path_for(matrix_desc::packed(8, 8, 1, 1000), 0, 0, 90, true).path, best_path::slab_whole);
-  EXPECT_EQ(best_path_for(matrix_desc::packed(8, 8, 2, 1000), 0, 0, 90, true).path, best_path::slab_whole_micro);
-  EXPECT_EQ(best_slab_micro_min(90, 8, true), 0);
-  EXPECT_EQ(best_slab_micro_min(90, 16, true), 0);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(8, 8, 1, 1000), 0, 0, 90, on).path, best_path::slab_whole_micro);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(12, 12, 1, 1000), 0, 0, 90, on).path, best_path::slab_whole);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(8, 10, 1, 1000), 0, 0, 90, on).path, best_path::slab_whole);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(8, 8, 2, 1000), 0, 0, 90, on).path, best_path::slab_whole_micro);
+  // Scatters to unaligned segments take longer slabs: still under 48 KiB at the widest short side.
+  for (int E : {1, 2, 4}) {
+    const best_class_policy p = best_class_policy_for(90, E, on);
+    const long long s = std::min<long long>(p.slab_max_short, p.slab_max_short_bytes / E);
+    static unsigned char dummy[16];
+    const matrix_desc d = matrix_desc::packed(1 << 20, s, E);
+    constexpr int rb = best_slab_micro_ragged_bytes;
+    const slab::args a = E == 1   ? slab::make_args<1>(slab::scatter, dummy, dummy, d, dummy, rb)
+                         : E == 2 ? slab::make_args<2>(slab::scatter, dummy, dummy, d, dummy, rb)
+                                  : slab::make_args<4>(slab::scatter, dummy, dummy, d, dummy, rb);
+    EXPECT_LE(a.smem, 40 * 1024) << E;
+  }
+  for (best_path m : {best_path::slab_gather_micro, best_path::slab_scatter_micro}) {
+    EXPECT_EQ(best_slab_micro_min(90, 8, on, m), 0);
+    EXPECT_EQ(best_slab_micro_min(90, 16, on, m), 0);
+  }
+  // Below the thresholds: the grouped kernel (u8 gather of 32 rows, unaligned).
+  EXPECT_EQ(best_path_for(matrix_desc::packed(32, 50177, 1, 2), 1, 0, 90, on).path, best_path::slab_gather);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(32, 50177, 1, 2), 1, 0, 90, on).group, 32);
 }
 
 TEST(BestSlabEmulation, Grouped1) { grouped_cases<1>(); }

@@ -124,7 +124,9 @@ status slab_path(const void* in, void* out, const matrix_desc& d, const target& 
   constexpr int nt = best_slab_threads;
   constexpr int minb = SS > 0 ? best_slab_group_min_blocks : MINB;
   constexpr auto kernel = slab::slab_kernel<E, M, nt, best_slab_unroll, SS, minb, MW>;
-  const int bytes = best_slab_bytes_for(best_class_policy_for(tg.cc, E, tg.candidate), d.elements() * E);
+  best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
+  if (M == slab::scatter && MW > 0 && (d.ld_out * E) % 16 != 0) pol.slab_bytes = best_slab_micro_ragged_bytes;
+  const int bytes = best_slab_bytes_for(pol, d.elements() * E);
   const slab::args a =
       slab::make_args<E>(M, in, out, d, input_end(in, d), bytes, SS > 0 || (MW > 0 && M == slab::whole));
   // Slab blocks stay under 48 KiB (table: slab and whole-matrix bytes), so grid_for's

@@ -58,7 +58,7 @@ constexpr best_tile best_tile_for(int elem_size) {
   }
 }
 
-/// Candidate (best_next): 1-byte elements in 128-row tiles (8 loads per thread, the
+/// tile_half (switch best_half_default): 1-byte elements in 128-row tiles (8 loads per thread, the
 /// realigning tile's geometry) instead of 256: a 32 MiB square has 4x more tiles,
 /// so the last wave of 256-row tiles (529 tiles on 132 SMs at 5760^2) does not idle
 /// the GPU (docs/RESULTS.md "Shape classes (issue 12)", squares).
@@ -255,9 +255,17 @@ constexpr int best_slab_group_for(const best_class_policy& p, int elem_size, lon
 /// the default policy (`best`) takes them and `best_next` runs the previous slab kernels
 /// instead, for comparison. best_micro_candidate: the `candidate` flag under which the
 /// micro routes are on (the tests assert through it, so they hold in both states).
-constexpr bool best_micro_default = false;
+constexpr bool best_micro_default = true;
 constexpr bool best_micro_candidate = !best_micro_default;
 constexpr bool best_micro_on(bool candidate) { return candidate == best_micro_candidate; }
+
+/// The same switch for the skewed realigning tile (realign_skew, where best_skew_wins)
+/// and for the 1-byte half tile (tile_half): true, `best` takes the route and `best_next`
+/// the one it replaced (docs/RESULTS.md "Shape classes (issue 12)", third round).
+constexpr bool best_skew_default = true;
+constexpr bool best_half_default = true;
+/// Whether a route with switch `route_default` is on under the `candidate` flag.
+constexpr bool best_route_on(bool route_default, bool candidate) { return candidate != route_default; }
 
 /// The route a micro-block path refines (slab_gather_micro -> slab_gather, ...); other
 /// paths unchanged.
@@ -432,13 +440,14 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
   }
 
-  // The candidate policy: the skewed realigning tile where it measured faster.
-  if (access < 16 && p.realign && candidate && best_skew_wins(d, out_addr)) return {best_path::realign_skew, access, 0};
+  // The skewed realigning tile where it measured faster (switch best_skew_default).
+  if (access < 16 && p.realign && best_route_on(best_skew_default, candidate) && best_skew_wins(d, out_addr))
+    return {best_path::realign_skew, access, 0};
   if (access < 16) return {p.realign ? best_path::realign : best_path::tile_access, access, 0};
   switch (best_shape_for(d.elem_size, d.rows, d.cols)) {
     case best_shape::few_rows: return {best_path::tile_few_rows, 16, 0};
     case best_shape::narrow: return {best_path::tile_narrow, 16, 0};
-    default: return {candidate && E == 1 ? best_path::tile_half : best_path::tile, 16, 0};
+    default: return {best_route_on(best_half_default, candidate) && E == 1 ? best_path::tile_half : best_path::tile, 16, 0};
   }
 }
 

@@ -44,11 +44,13 @@ TEST(BestPolicy, EveryTileShapeFitsTheKernels) {
       if (E <= 2) EXPECT_TRUE(best_tile_valid(E, best_tile_shaped(E, s), false)) << E;
   }
   EXPECT_TRUE(best_tile_valid(1, best_tile_half_for(1), false));
-  // The candidate table sends 1-byte standard tiles to the half tile; the current one does not.
+  // The half-tile switch sends 1-byte standard tiles to the half tile under one flag
+  // (best_next while it is off, best once it is on) and keeps the other on the tile.
   const auto sq = xpose::matrix_desc::packed(5760, 5760, 1);
-  EXPECT_EQ(best_path_for(sq, 0, 0, 90, false).path, best_path::tile);
-  EXPECT_EQ(best_path_for(sq, 0, 0, 90, true).path, best_path::tile_half);
-  EXPECT_EQ(best_path_for(xpose::matrix_desc::packed(5760, 5760, 2), 0, 0, 90, true).path, best_path::tile);
+  EXPECT_EQ(best_path_for(sq, 0, 0, 90, best_half_default).path, best_path::tile);
+  EXPECT_EQ(best_path_for(sq, 0, 0, 90, !best_half_default).path, best_path::tile_half);
+  for (bool cand : {false, true})
+    EXPECT_EQ(best_path_for(xpose::matrix_desc::packed(5760, 5760, 2), 0, 0, 90, cand).path, best_path::tile);
   // valid() can fail: chunks < 8, threads not a multiple of chunks, realign groups across warps.
   EXPECT_FALSE(best_tile_valid(4, best_tile{64, 4, 256, 16, 1}, false));
   EXPECT_FALSE(best_tile_valid(4, best_tile{64, 16, 250, 16, 1}, false));
@@ -117,11 +119,13 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
     EXPECT_EQ(path_of(matrix_desc::packed(8, 8, E, 100000)), best_path::slab_whole);
     EXPECT_EQ(path_of(matrix_desc::packed(16, 16, E, 70000)), best_path::slab_whole);
     EXPECT_EQ(path_of(matrix_desc::packed(16, 16, E, 70000), 1 * E, 0), best_path::slab_whole);
-    // Large squares: the tile.
-    EXPECT_EQ(path_of(matrix_desc::packed(16384, 16384, E)), best_path::tile);
+    // Large squares: the tile (1-byte elements: the half tile while its switch is on).
+    EXPECT_EQ(path_of(matrix_desc::packed(16384, 16384, E)),
+              E == 1 && best_half_default ? best_path::tile_half : best_path::tile);
     // A padded output breaks the contiguous slab: a tile path.
     const best_path padded_out = path_of(padded(3, 5000, E, 1, 0, 16 / E, 0));
-    EXPECT_TRUE(padded_out == best_path::realign || padded_out == best_path::tile_access ||
+    EXPECT_TRUE(padded_out == best_path::realign || padded_out == best_path::realign_skew ||
+                padded_out == best_path::tile_access ||
                 padded_out == best_path::tile_few_rows || padded_out == best_path::tile)
         << best_path_name(padded_out);
   }
@@ -134,9 +138,11 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
   EXPECT_EQ(path_of(matrix_desc::packed(32, 32, 8, 4096)), best_path::tile);
   EXPECT_EQ(path_of(matrix_desc::packed(16, 16, 8, 4096)), best_path::slab_whole);
   // Rows not a multiple of 16 bytes: the realigning tile (16-byte elements are always aligned).
-  EXPECT_EQ(path_of(matrix_desc::packed(16383, 16385, 1)), best_path::realign);
+  // (the skewed tile while its switch is on: best_skew_wins picks it for both)
+  const best_path odd = best_skew_default ? best_path::realign_skew : best_path::realign;
+  EXPECT_EQ(path_of(matrix_desc::packed(16383, 16385, 1)), odd);
   EXPECT_EQ(best_path_for(matrix_desc::packed(16383, 16385, 1), 0, 0).access, 1);
-  EXPECT_EQ(path_of(matrix_desc::packed(16383, 2049, 8)), best_path::realign);
+  EXPECT_EQ(path_of(matrix_desc::packed(16383, 2049, 8)), odd);
   EXPECT_EQ(path_of(matrix_desc::packed(16383, 1025, 16)), best_path::tile);
   // 32 x N, 1-byte: the measured 32-row tile when aligned, a gather slab when not.
   EXPECT_EQ(path_of(matrix_desc::packed(32, 1000000, 1)), best_path::tile_few_rows);

@@ -127,7 +127,7 @@ inline constexpr int nd_kernel_count = 5;
 /// the candidates (docs/RESULTS.md, "N-d permutation (issue 17)"): nd_kernel::vtile_tuned
 /// (or vtile) makes the vector tile (and the run tile) what plain permute runs;
 /// `xpose-bench ttc --ab` still times policy beside it.
-inline constexpr nd_kernel nd_kernel_default = nd_kernel::policy;
+inline constexpr nd_kernel nd_kernel_default = nd_kernel::vtile;
 
 constexpr const char* nd_kernel_name(nd_kernel k) {
   switch (k) {

@@ -225,12 +225,16 @@ constexpr best_class_policy best_class_policy_for(int /*cc*/, int elem_size, boo
     // Grouped slabs per element size from the second-round sweep ("Shape classes (issue
     // 12)", second round): u8 gains for every short side; f16 for short sides up to 16;
     // f32 lost on every short side, so it keeps the first-round kernel.
-    case 2: return {128, 256, 16384, 16384, true, true, 16};
+    // f16 matrices of up to 4 KiB (32 x 32): 64 x 64 batches ran 0.836 of memcpy as whole
+    // matrices against 0.963 on the 64-row tile (same run, before/after of session 3).
+    case 2: return {128, 256, 16384, 4096, true, true, 16};
     case 4: return {64, 256, 16384, 8192, false, true, 0};
     // E = 8: 32x32 matrices (8 KiB) go to the tile: slab_whole places their elements
     // 256 bytes apart in shared memory (one bank); the tile runs 64x64 batches at copy speed.
     case 8: return {32, 256, 16384, 4096, false, true, 0};
-    default: return {32, 512, 16384, 4096, false, false, 0};
+    // 16-byte elements: slabs for short sides up to 16 (256 bytes); 32 x N c128 ran 0.835
+    // as a slab against 0.958 on the tile (same run, before/after of session 3).
+    default: return {32, 256, 16384, 4096, false, false, 0};
   }
 }
 
@@ -264,6 +268,8 @@ constexpr bool best_micro_on(bool candidate) { return candidate == best_micro_ca
 /// the one it replaced (docs/RESULTS.md "Shape classes (issue 12)", third round).
 constexpr bool best_skew_default = true;
 constexpr bool best_half_default = true;
+/// tile_half only below this many standard 1-byte tiles (256 x 256) per call.
+constexpr long long best_half_max_tiles = 768;
 /// Whether a route with switch `route_default` is on under the `candidate` flag.
 constexpr bool best_route_on(bool route_default, bool candidate) { return candidate != route_default; }
 
@@ -447,7 +453,13 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   switch (best_shape_for(d.elem_size, d.rows, d.cols)) {
     case best_shape::few_rows: return {best_path::tile_few_rows, 16, 0};
     case best_shape::narrow: return {best_path::tile_narrow, 16, 0};
-    default: return {best_route_on(best_half_default, candidate) && E == 1 ? best_path::tile_half : best_path::tile, 16, 0};
+    default: {
+      // The half tile where 256-row tiles leave a mostly idle last wave: 5760^2 (529 tiles)
+      // ran 0.79 of memcpy against 0.75, 8192^2 (1024 tiles) 0.892 against 0.935 (session 3).
+      const long long tiles = (d.rows + 255) / 256 * ((d.cols + 255) / 256) * d.batch;
+      const bool half = best_route_on(best_half_default, candidate) && E == 1 && tiles < best_half_max_tiles;
+      return {half ? best_path::tile_half : best_path::tile, 16, 0};
+    }
   }
 }
 

@@ -47,6 +47,8 @@ TEST(BestPolicy, EveryTileShapeFitsTheKernels) {
   // The half-tile switch sends 1-byte standard tiles to the half tile under one flag
   // (best_next while it is off, best once it is on) and keeps the other on the tile.
   const auto sq = xpose::matrix_desc::packed(5760, 5760, 1);
+  EXPECT_EQ(best_path_for(xpose::matrix_desc::packed(8192, 8192, 1), 0, 0, 90, !best_half_default).path,
+            best_path::tile);  // 1024 standard tiles: the full tile
   EXPECT_EQ(best_path_for(sq, 0, 0, 90, best_half_default).path, best_path::tile);
   EXPECT_EQ(best_path_for(sq, 0, 0, 90, !best_half_default).path, best_path::tile_half);
   for (bool cand : {false, true})
@@ -119,9 +121,8 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
     EXPECT_EQ(path_of(matrix_desc::packed(8, 8, E, 100000)), best_path::slab_whole);
     EXPECT_EQ(path_of(matrix_desc::packed(16, 16, E, 70000)), best_path::slab_whole);
     EXPECT_EQ(path_of(matrix_desc::packed(16, 16, E, 70000), 1 * E, 0), best_path::slab_whole);
-    // Large squares: the tile (1-byte elements: the half tile while its switch is on).
-    EXPECT_EQ(path_of(matrix_desc::packed(16384, 16384, E)),
-              E == 1 && best_half_default ? best_path::tile_half : best_path::tile);
+    // Large squares: the tile (4096 standard tiles: above best_half_max_tiles).
+    EXPECT_EQ(path_of(matrix_desc::packed(16384, 16384, E)), best_path::tile);
     // A padded output breaks the contiguous slab: a tile path.
     const best_path padded_out = path_of(padded(3, 5000, E, 1, 0, 16 / E, 0));
     EXPECT_TRUE(padded_out == best_path::realign || padded_out == best_path::realign_skew ||
@@ -129,9 +130,13 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
                 padded_out == best_path::tile_few_rows || padded_out == best_path::tile)
         << best_path_name(padded_out);
   }
-  // 64x64 batches: whole matrices for 1- and 2-byte elements; the measured tile for wider ones.
+  // 64x64 batches: whole matrices for 1-byte elements; the measured tile for wider ones.
   EXPECT_EQ(path_of(matrix_desc::packed(64, 64, 1, 10000)), best_path::slab_whole);
-  EXPECT_EQ(path_of(matrix_desc::packed(64, 64, 2, 10000)), best_path::slab_whole);
+  EXPECT_EQ(path_of(matrix_desc::packed(64, 64, 2, 10000)), best_path::tile_narrow);
+  EXPECT_EQ(path_of(matrix_desc::packed(32, 32, 2, 10000)), best_path::slab_whole);
+  // 32 x N c128: the tile (slabs for 16-byte elements up to 16 rows).
+  EXPECT_EQ(path_of(matrix_desc::packed(32, 100000, 16)), best_path::tile);
+  EXPECT_EQ(path_of(matrix_desc::packed(16, 100000, 16)), best_path::slab_gather);
   EXPECT_EQ(path_of(matrix_desc::packed(64, 64, 4, 10000)), best_path::tile);
   EXPECT_EQ(path_of(matrix_desc::packed(32, 32, 4, 10000)), best_path::slab_whole);
   // 8-byte 32x32 batches: the tile (second round); 16x16 stay whole.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run from the repository root on the GPU machine: bash scripts/calls/'$(basename $0)' (device tool, carry .deps [.baseline]).
+# Run from the repository root on the GPU machine: bash scripts/calls/call1.sh (device tool; carry .deps, and .baseline for the before/after).
 # GPU call 1 (session 3), one H200: build once, then the GPU steps in series and host-CPU steps beside them.
 export JOBS=16 STEP_TIMEOUT=300
 OUT=${OUT:-/tmp/out}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run from the repository root on the GPU machine: bash scripts/calls/'$(basename $0)' (device tool, carry .deps [.baseline]).
+# Run from the repository root on the GPU machine: bash scripts/calls/call2.sh (device tool; carry .deps, and .baseline for the before/after).
 # GPU call 2 (session 3), two H200s: the flipped tree (best = new routes, best_next = the routes they replaced).
 export JOBS=32 STEP_TIMEOUT=300
 OUT=${OUT:-/tmp/out}

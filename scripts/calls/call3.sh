@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run from the repository root on the GPU machine: bash scripts/calls/'$(basename $0)' (device tool, carry .deps [.baseline]).
+# Run from the repository root on the GPU machine: bash scripts/calls/call3.sh (device tool; carry .deps, and .baseline for the before/after).
 # GPU call 3 (session 3): the final tree. Tests, the sweep, the before/after, PyTorch and TTC, same runs.
 export JOBS=32 STEP_TIMEOUT=250
 OUT=${OUT:-/tmp/out}

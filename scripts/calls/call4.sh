@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run from the repository root on the GPU machine: bash scripts/calls/'$(basename $0)' (device tool, carry .deps [.baseline]).
+# Run from the repository root on the GPU machine: bash scripts/calls/call4.sh (device tool; carry .deps, and .baseline for the before/after).
 # GPU call 4 (session 3): the three before/after rows that came out 2.0-2.9% slower in call 3, alternated 3 times.
 export PATH=/usr/local/cuda/bin:$PATH
 export PKG_CONFIG_PATH=$PWD/.deps/hwy/lib/pkgconfig LD_LIBRARY_PATH=$PWD/.deps/hwy/lib

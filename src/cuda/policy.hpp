@@ -268,6 +268,11 @@ constexpr bool best_micro_on(bool candidate) { return candidate == best_micro_ca
 /// the one it replaced (docs/RESULTS.md "Shape classes (issue 12)", third round).
 constexpr bool best_skew_default = true;
 constexpr bool best_half_default = true;
+/// Aligned 32-64 row f32 matrices on the tile instead of the gather slab (the pre-core
+/// route): 32 x 100000 f32 ran 3.1% slower on the slab in session 3's before/after
+/// (docs/RESULTS.md "Before/after of the plan-centred core"); not yet measured against
+/// the sweep's f32 C = 32-64 slab rows, so off (best_next takes it).
+constexpr bool best_f32_rows_tile_default = false;
 /// tile_half only below this many standard 1-byte tiles (256 x 256) per call.
 constexpr long long best_half_max_tiles = 768;
 /// Whether a route with switch `route_default` is on under the `candidate` flag.
@@ -427,7 +432,9 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   // One short side with the other side packed: slabs, any alignment.
   auto short_ok = [&](long long s) { return s <= p.slab_max_short && s * E <= p.slab_max_short_bytes; };
   // The 1-2 byte small tiles cover 32 to 64 rows (best_shape_for).
-  const bool keep_tile = p.keep_few_rows_tile && access == 16 && d.rows >= 32 && d.rows <= 64;
+  // (best_f32_rows_tile_default: 4-byte elements too, measured side by side.)
+  const bool keep_rows = p.keep_few_rows_tile || (E == 4 && best_route_on(best_f32_rows_tile_default, candidate));
+  const bool keep_tile = keep_rows && access == 16 && d.rows >= 32 && d.rows <= 64;
   // Near-square small matrices keep the tile (64 x 64 f32-c128 batches: "Fast path (best)").
   // Micro-block slabs: a short side of whole 16-byte chunks and an aligned packed side.
   auto micro_ok = [&](best_path m, long long s, unsigned long long packed_addr, long long packed_stride) {

@@ -53,6 +53,12 @@ TEST(BestPolicy, EveryTileShapeFitsTheKernels) {
   EXPECT_EQ(best_path_for(sq, 0, 0, 90, !best_half_default).path, best_path::tile_half);
   for (bool cand : {false, true})
     EXPECT_EQ(best_path_for(xpose::matrix_desc::packed(5760, 5760, 2), 0, 0, 90, cand).path, best_path::tile);
+  // 32-64 aligned f32 rows: the tile under the flag where best_f32_rows_tile_default's
+  // route is on, the gather slab under the other; unaligned rows keep the slab.
+  const auto f32rows = xpose::matrix_desc::packed(32, 100000, 4);
+  EXPECT_EQ(best_path_base(best_path_for(f32rows, 0, 0, 90, best_f32_rows_tile_default).path), best_path::slab_gather);
+  EXPECT_EQ(best_path_for(f32rows, 0, 0, 90, !best_f32_rows_tile_default).path, best_path::tile);
+  EXPECT_EQ(best_path_base(best_path_for(f32rows, 4, 0, 90, !best_f32_rows_tile_default).path), best_path::slab_gather);
   // valid() can fail: chunks < 8, threads not a multiple of chunks, realign groups across warps.
   EXPECT_FALSE(best_tile_valid(4, best_tile{64, 4, 256, 16, 1}, false));
   EXPECT_FALSE(best_tile_valid(4, best_tile{64, 16, 250, 16, 1}, false));

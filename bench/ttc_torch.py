@@ -16,22 +16,10 @@ import sys
 
 import torch
 
+from sweep_torch import event_ms  # CUDA-event median, shared with the sweep script
+
 DT = {"f32": torch.float32, "f16": torch.float16, "f64": torch.float64, "bf16": torch.bfloat16,
       "u8": torch.uint8, "i8": torch.int8, "c64": torch.complex64}
-
-
-def timed(fn, reps, warm=3):
-    for _ in range(warm):
-        fn()
-    ts = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        ts.append(a.elapsed_time(b))
-    return statistics.median(ts)
 
 
 def main():
@@ -59,8 +47,8 @@ def main():
         x = torch.empty(dims, dtype=DT[a.dtype], device="cuda")
         x.view(-1).view(torch.uint8).random_()  # any bytes: a permutation moves them
         y = torch.empty_like(x)
-        t_torch = timed(lambda: x.permute(perm).contiguous(), a.reps)
-        t_copy = timed(lambda: y.copy_(x), a.reps)
+        t_torch = event_ms(lambda: x.permute(perm).contiguous(), 3, a.reps)
+        t_copy = event_ms(lambda: y.copy_(x), 3, a.reps)
         want = x.permute(perm).contiguous()
         assert want.shape == tuple(dims[p] for p in perm)
         xms, xfrac = float(ms), float(frac)

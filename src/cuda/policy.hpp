@@ -311,8 +311,13 @@ constexpr int best_slab_micro_min(int /*cc*/, int elem_size, bool candidate, bes
 /// and transposed through registers instead of placed element by element (1-byte
 /// batches at 0.52 of memcpy: docs/RESULTS.md "Shape classes (issue 12)", second round).
 /// Candidate policy only until measured.
+/// Widest element of the whole-matrix micro-block route: 4-byte batches ran 0.81-0.85 of
+/// memcpy on it against 0.86-0.87 on slab_whole in the final-tree side-by-side run
+/// (docs/RESULTS.md "Session 3", call 2), so f32 keeps slab_whole.
+constexpr int best_whole_micro_max_elem = 2;
+
 constexpr bool best_slab_whole_micro(int /*cc*/, int elem_size, bool candidate) {
-  return best_micro_on(candidate) && elem_size <= 4;
+  return best_micro_on(candidate) && elem_size <= best_whole_micro_max_elem;
 }
 
 /// Micro-block kernel of a path (slab_gather_micro, slab_scatter_micro,

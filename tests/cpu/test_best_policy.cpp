@@ -501,11 +501,12 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
     EXPECT_NE(best_path_for(matrix_desc::packed(min + 1, 50177, E, 2), 0, 0, 90, on).path,
               best_path::slab_gather_micro);
   }
-  // Whole matrices of whole chunks, aligned: micro-blocks in the candidate only.
+  // Whole matrices of whole chunks, aligned: micro-blocks under `on` for 1-2 byte
+  // elements (best_whole_micro_max_elem); 4-byte matrices keep slab_whole under both.
   for (int E : {1, 2, 4}) {
     const long long k = 16 / E;
     EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, on).path,
-              best_path::slab_whole_micro);
+              E <= best_whole_micro_max_elem ? best_path::slab_whole_micro : best_path::slab_whole);
     EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, off).path, best_path::slab_whole);
     EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), E, 0, 90, on).path, best_path::slab_whole);
     EXPECT_EQ(best_path_for(matrix_desc::packed(k + 1, 2 * k, E, 1000), 0, 0, 90, on).path, best_path::slab_whole);

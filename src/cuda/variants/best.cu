@@ -198,7 +198,10 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::slab_gather_micro: return micro_path<E, slab::gather, best_path::slab_gather_micro>(in, out, d, tg);
     case best_path::slab_scatter_micro:
       return micro_path<E, slab::scatter, best_path::slab_scatter_micro>(in, out, d, tg);
-    case best_path::slab_whole_micro: return micro_path<E, slab::whole, best_path::slab_whole_micro>(in, out, d, tg);
+    case best_path::slab_whole_micro:
+      if constexpr (E <= best_whole_micro_max_elem)
+        return micro_path<E, slab::whole, best_path::slab_whole_micro>(in, out, d, tg);
+      break;
     case best_path::realign:
       if constexpr (E < 16) return realign_path<E>(in, out, d, tg);
       break;

@@ -269,10 +269,9 @@ constexpr bool best_micro_on(bool candidate) { return candidate == best_micro_ca
 constexpr bool best_skew_default = true;
 constexpr bool best_half_default = true;
 /// Aligned 32-64 row f32 matrices on the tile instead of the gather slab (the pre-core
-/// route): 32 x 100000 f32 ran 3.1% slower on the slab in session 3's before/after
-/// (docs/RESULTS.md "Before/after of the plan-centred core"); not yet measured against
-/// the sweep's f32 C = 32-64 slab rows, so off (best_next takes it).
-constexpr bool best_f32_rows_tile_default = false;
+/// route): the tile won every such row side by side, sweep and before/after alike
+/// (docs/RESULTS.md "Session 4: issue 11's last row"), so on (best_next takes the slab).
+constexpr bool best_f32_rows_tile_default = true;
 /// tile_half only below this many standard 1-byte tiles (256 x 256) per call.
 constexpr long long best_half_max_tiles = 768;
 /// Whether a route with switch `route_default` is on under the `candidate` flag.

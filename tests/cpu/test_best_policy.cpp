@@ -158,7 +158,10 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
   // 32 x N, 1-byte: the measured 32-row tile when aligned, a gather slab when not.
   EXPECT_EQ(path_of(matrix_desc::packed(32, 1000000, 1)), best_path::tile_few_rows);
   EXPECT_EQ(path_of(matrix_desc::packed(32, 1000000, 1), 1, 0), best_path::slab_gather);
-  EXPECT_EQ(path_of(matrix_desc::packed(32, 1000000, 4)), best_path::slab_gather);
+  // 4-byte: the tile while best_f32_rows_tile_default is on (aligned 32-64 rows), else the slab.
+  EXPECT_EQ(best_path_base(path_of(matrix_desc::packed(32, 1000000, 4))),
+            best_f32_rows_tile_default ? best_path::tile : best_path::slab_gather);
+  EXPECT_EQ(best_path_base(path_of(matrix_desc::packed(32, 1000000, 4), 1, 0)), best_path::slab_gather);
   EXPECT_EQ(path_of(matrix_desc::packed(1000000, 32, 1)), best_path::slab_scatter);
   // The grouped slab kernels: 1-4 byte elements, short sides of best_slab_group_sides.
   for (int E : {1, 2, 4}) {

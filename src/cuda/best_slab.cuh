@@ -630,6 +630,7 @@ XPOSE_HDI void write_phase(const args& a, const divisors& dv, const pos& p, cons
 template <int E, int M, int NT, int U, int SS = 0, int MINB = 1, int MW = 0>
 __global__ void __launch_bounds__(NT, MINB) slab_kernel(args a) {
   static_assert(SS == 0 || MW == 0, "grouped or micro-blocks, not both");
+  bytes::dependent_launch_entry();
   extern __shared__ uint4 smem_raw[];
   u8* sm = reinterpret_cast<u8*>(smem_raw);
   const int tid = static_cast<int>(threadIdx.x);

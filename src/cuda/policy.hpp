@@ -276,6 +276,14 @@ constexpr bool best_f32_rows_tile_default = true;
 constexpr long long best_half_max_tiles = 768;
 /// Whether a route with switch `route_default` is on under the `candidate` flag.
 constexpr bool best_route_on(bool route_default, bool candidate) { return candidate != route_default; }
+/// Programmatic dependent launch (sm_90+): best's kernels start with a wait on the work
+/// before them and release the next launch at once, so back-to-back calls (streams and
+/// CUDA graphs) overlap one launch with the previous kernel's tail (measured: docs/RESULTS.md
+/// "Session 4", tiny graph nodes). Off: best_next takes it.
+constexpr bool best_dependent_launch_default = false;
+constexpr bool best_dependent_launch_on(int cc, bool candidate) {
+  return cc >= 90 && best_route_on(best_dependent_launch_default, candidate);
+}
 
 /// The route a micro-block path refines (slab_gather_micro -> slab_gather, ...); other
 /// paths unchanged.

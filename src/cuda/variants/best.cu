@@ -50,11 +50,25 @@ struct target {
   bool candidate;  // the policy under measurement (variant best_next)
 };
 
-template <auto kernel, class Args>
+// Dependent: the kernel begins with bytes::dependent_launch_entry(), so on sm_90+ it may
+// be launched as a programmatic dependent of the work before it in the stream (or graph):
+// its launch overlaps that work's tail (best_dependent_launch_on, policy.hpp). Only
+// kernels with that entry may pass true: without the wait they would race.
+template <auto kernel, bool Dependent = false, class Args>
 status launch(int threads, int smem, index_t work, const Args& a, const target& tg, const char* what) {
   unsigned grid = 0;
   if (status s = grid_for<kernel>(tg.dev, threads, smem, work, &grid); !s.ok()) return s;
   cudaStream_t stream = tg.stream;
+  if (Dependent && best_dependent_launch_on(tg.cc, tg.candidate)) {
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(grid), cfg.blockDim = dim3(static_cast<unsigned>(threads));
+    cfg.dynamicSmemBytes = static_cast<size_t>(smem), cfg.stream = stream;
+    cfg.attrs = attr, cfg.numAttrs = 1;
+    return cuda_status(cudaLaunchKernelEx(&cfg, kernel, a), what);
+  }
   kernel<<<grid, threads, smem, stream>>>(a);
   return launch_status(what);
 }
@@ -96,7 +110,7 @@ status tile_path(const void* in, void* out, const matrix_desc& d, const target& 
   constexpr best_tile T = tile_of<E, K>();
   constexpr auto kernel = best::tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, A>;
   const tile_args a = make_tile_args<E>(in, out, d, T);
-  return launch<kernel>(T.threads, T.rows * T.chunks * 16, a.total, a, tg, "best tile kernel launch");
+  return launch<kernel, true>(T.threads, T.rows * T.chunks * 16, a.total, a, tg, "best tile kernel launch");
 }
 
 template <int E>
@@ -104,7 +118,7 @@ status realign_path(const void* in, void* out, const matrix_desc& d, const targe
   constexpr best_tile T = best_tile_realign_for(E);
   constexpr auto kernel = best::realign_tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks>;
   const best::realign_args ra{make_tile_args<E>(in, out, d, T), static_cast<const u8*>(input_end(in, d))};
-  return launch<kernel>(T.threads, T.rows * T.chunks * 16, ra.t.total, ra, tg, "best realign kernel launch");
+  return launch<kernel, true>(T.threads, T.rows * T.chunks * 16, ra.t.total, ra, tg, "best realign kernel launch");
 }
 
 // Skewed realigning tile (candidate policy): shared memory above 48 KiB for 1-2 byte
@@ -114,7 +128,7 @@ status skew_path(const void* in, void* out, const matrix_desc& d, const target& 
   constexpr best_tile T = best_tile_skew_for(E);
   constexpr auto kernel = skew::skew_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks>;
   const skew::args a = skew::make_args<E>(in, out, d, input_end(in, d), T);
-  return launch<kernel>(T.threads, best_skew_smem(E, T), a.total, a, tg, "best skewed realign kernel launch");
+  return launch<kernel, true>(T.threads, best_skew_smem(E, T), a.total, a, tg, "best skewed realign kernel launch");
 }
 
 // SS > 0: the grouped kernel for short side SS (best_choice::group); MW > 0: micro-blocks
@@ -132,7 +146,7 @@ status slab_path(const void* in, void* out, const matrix_desc& d, const target& 
   // Slab blocks stay under 48 KiB (table: slab and whole-matrix bytes), so grid_for's
   // cached fit check holds for every short side.
   if (a.smem > 48 * 1024) return status::make(status_code::unsupported_variant, "best: slab of %d bytes", a.smem);
-  return launch<kernel>(nt, a.smem, a.total, a, tg, "best slab kernel launch");
+  return launch<kernel, true>(nt, a.smem, a.total, a, tg, "best slab kernel launch");
 }
 
 // Gather / scatter slab: the grouped kernel of best_slab_group_sides, or element by element.

@@ -272,17 +272,27 @@ constexpr bool best_half_default = true;
 /// route): the tile won every such row side by side, sweep and before/after alike
 /// (docs/RESULTS.md "Session 4: issue 11's last row"), so on (best_next takes the slab).
 constexpr bool best_f32_rows_tile_default = true;
+/// Tiny 1-2 byte matrices (at most best_tiny_bytes, at least 64 rows and 128 bytes a row)
+/// on the narrow tile (64 rows x 128 bytes): several blocks a call instead of one or two
+/// big tiles or a slab, for the latency-bound calls (a CUDA graph node of 64 KiB: docs/RESULTS.md
+/// "Session 4"). Off: best_next takes it.
+constexpr bool best_tiny_narrow_default = false;
+constexpr long long best_tiny_bytes = 64 * 1024;
 /// tile_half only below this many standard 1-byte tiles (256 x 256) per call.
 constexpr long long best_half_max_tiles = 768;
 /// Whether a route with switch `route_default` is on under the `candidate` flag.
 constexpr bool best_route_on(bool route_default, bool candidate) { return candidate != route_default; }
 /// Programmatic dependent launch (sm_90+): best's kernels start with a wait on the work
-/// before them and release the next launch at once, so back-to-back calls (streams and
-/// CUDA graphs) overlap one launch with the previous kernel's tail (measured: docs/RESULTS.md
-/// "Session 4", tiny graph nodes). Off: best_next takes it.
-constexpr bool best_dependent_launch_default = false;
-constexpr bool best_dependent_launch_on(int cc, bool candidate) {
-  return cc >= 90 && best_route_on(best_dependent_launch_default, candidate);
+/// before them and release the next launch at once, so that back-to-back calls (streams
+/// and CUDA graphs) overlap one launch with the previous kernel's tail. Only for grids of
+/// at most best_dependent_launch_max_blocks (about one wave: the calls whose time is
+/// mostly launch latency); larger calls launch plainly, so their measurements are
+/// untouched. Measured on tiny graph nodes (docs/RESULTS.md "Session 4": 1.9 -> 1.5 us
+/// a node); not a route, so `best_next` keeps it too.
+constexpr bool best_dependent_launch = true;
+constexpr long long best_dependent_launch_max_blocks = 256;
+constexpr bool best_dependent_launch_on(int cc, long long grid) {
+  return best_dependent_launch && cc >= 90 && grid <= best_dependent_launch_max_blocks;
 }
 
 /// The route a micro-block path refines (slab_gather_micro -> slab_gather, ...); other
@@ -429,6 +439,10 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   for (unsigned long long x : parts) access = access < best_align16(x) ? access : best_align16(x);
 
   const best_class_policy p = best_class_policy_for(cc, d.elem_size, candidate);
+  // Tiny 1-2 byte matrices: the narrow tile, several blocks (best_tiny_narrow_default).
+  if (best_route_on(best_tiny_narrow_default, candidate) && E <= 2 && access == 16 && !batched &&
+      mat * E <= best_tiny_bytes && d.rows >= 64 && d.cols * E >= 128)
+    return {best_path::tile_narrow, 16, 0};
   // Many small matrices, both sides packed: several whole matrices per block.
   if (batched && d.ld_in == d.cols && d.ld_out == d.rows && d.stride_in == mat && d.stride_out == mat &&
       mat * E <= p.whole_max_bytes && d.rows > 1 && d.cols > 1) {

@@ -471,6 +471,21 @@ TEST(BestSlabEmulation, TransposeBlock) {
 
 // The micro-block routes under the policy best_micro_default selects (candidate or
 // default), the previous kernels under the other: holds with the switch either way.
+// Tiny 1-2 byte matrices take the narrow tile under the policy best_tiny_narrow_default
+// selects; larger, unaligned, batched or 4-byte ones never do through that rule.
+TEST(BestPolicy, TinyMatricesOnTheNarrowTile) {
+  using xpose::matrix_desc;
+  const bool on = !best_tiny_narrow_default;  // the candidate flag under which the rule is on
+  for (const auto& d : {matrix_desc::packed(128, 512, 1), matrix_desc::packed(128, 256, 2),
+                        matrix_desc::packed(64, 128, 1), matrix_desc::packed(200, 160, 2)}) {
+    EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path, best_path::tile_narrow) << d.rows << "x" << d.cols;
+    EXPECT_EQ(best_path_for(d, 2, 0, 90, on).path == best_path::tile_narrow, false) << "unaligned input";
+  }
+  EXPECT_NE(best_path_for(matrix_desc::packed(256, 512, 1), 0, 0, 90, on).path, best_path::tile_narrow);  // 128 KiB
+  EXPECT_NE(best_path_for(matrix_desc::packed(128, 128, 4), 0, 0, 90, on).path, best_path::tile_narrow);
+  EXPECT_NE(best_path_for(matrix_desc::packed(32, 1024, 1), 0, 0, 90, on).path, best_path::tile_narrow);  // < 64 rows
+}
+
 TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
   using xpose::matrix_desc;
   constexpr bool on = best_micro_candidate, off = !best_micro_candidate;

@@ -88,6 +88,23 @@ TEST(BestShapes, GroupedSlabs) {
 // odd (unaligned segments on the other side), offsets and padding on the unaligned
 // side, gapped batches of whole chunks; asserts the micro-block path is the one chosen.
 // Then the cases the micro-block kernel must leave alone: a packed side off 16 bytes.
+// Tiny 1-2 byte matrices on the narrow tile (best_tiny_narrow_default's policy): ragged
+// tiles on both sides (rows of whole 16-byte chunks), the path asserted; offsets by one
+// element leave the rule (checked).
+TEST(BestShapes, TinyNarrowTile) {
+  REQUIRE_GPU();
+  const bool on = !xpose::detail::best_tiny_narrow_default;
+  std::uint64_t seed = 5;
+  for (int es : {1, 2})
+    for (auto [r, c] : {std::pair<index_t, index_t>{64, 128}, {128, 256}, {72, 144}, {200, 160}, {96, 336}}) {
+      if (r * c * es > xpose::detail::best_tiny_bytes || c * es < 128) continue;
+      const matrix_desc d = matrix_desc::packed(r, c, es);
+      check_best(d, seed++, 0, 0, best_path::tile_narrow, on);
+      check_best(d, seed++, 1, 0, std::nullopt, on);
+      check_best(d, seed++, 0, 0, std::nullopt, !on);
+    }
+}
+
 TEST(BestShapes, MicroSlabs) {
   REQUIRE_GPU();
   constexpr bool on = xpose::detail::best_micro_candidate;

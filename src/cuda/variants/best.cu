@@ -50,16 +50,16 @@ struct target {
   bool candidate;  // the policy under measurement (variant best_next)
 };
 
-// Dependent: the kernel begins with bytes::dependent_launch_entry(), so on sm_90+ it may
-// be launched as a programmatic dependent of the work before it in the stream (or graph):
-// its launch overlaps that work's tail (best_dependent_launch_on, policy.hpp). Only
-// kernels with that entry may pass true: without the wait they would race.
+// Dependent: the kernel begins with bytes::dependent_launch_entry(), so on sm_90+ a small
+// grid may be launched as a programmatic dependent of the work before it in the stream
+// (or graph): its launch overlaps that work's tail (best_dependent_launch_on, policy.hpp).
+// Only kernels with that entry may pass true: without the wait they would race.
 template <auto kernel, bool Dependent = false, class Args>
 status launch(int threads, int smem, index_t work, const Args& a, const target& tg, const char* what) {
   unsigned grid = 0;
   if (status s = grid_for<kernel>(tg.dev, threads, smem, work, &grid); !s.ok()) return s;
   cudaStream_t stream = tg.stream;
-  if (Dependent && best_dependent_launch_on(tg.cc, tg.candidate)) {
+  if (Dependent && best_dependent_launch_on(tg.cc, grid)) {
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attr[0].val.programmaticStreamSerializationAllowed = 1;

@@ -174,6 +174,20 @@ XPOSE_HD inline vtile_slot vtile_store_slot(int m) {
   return {C * K + h * KK, R * K};
 }
 
+/// Row offsets computed once per warp (candidate vtile_rows): with W = 32/NCH load rows
+/// per warp and step, lane l < W*L of warp w computes load row vtile_warp_row(w, l), and
+/// thread lane's j-th load row (vtile_load_slot(tid, j).b) is the one lane
+/// vtile_row_lane(lane, j) computed.
+template <int NCH, int RPS>
+XPOSE_HD inline int vtile_warp_row(int warp, int lane) {
+  constexpr int W = 32 / NCH;
+  return warp * W + lane % W + lane / W * RPS;
+}
+template <int NCH>
+XPOSE_HD inline int vtile_row_lane(int lane, int j) {
+  return lane / NCH + j * (32 / NCH);
+}
+
 /// Fraction of the slots of tiles of t elements that an extent n fills.
 inline double tile_fill(index_t n, int t) { return static_cast<double>(n) / static_cast<double>((n + t - 1) / t * t); }
 

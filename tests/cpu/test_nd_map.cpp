@@ -425,10 +425,10 @@ TEST(NdMap, VectorTileGroupsOnTtcShapes) {
 // nd_run_tile_kernel<U, Fit> on the host, through the map of runs_plan: the loads
 // (run_load_slot) fill a poisoned tile of 16-byte chunks, the stores (run_store_slot)
 // write it out. Fit: the row of a thread's j-th load (store) is the one its warp's lane j
-// computed, that is the slot of the warp's first thread.
-template <int U, bool Fit, class Map>
+// computed, that is the slot of the warp's first thread. Half: the half tile.
+template <int U, bool Fit, bool Half, class Map>
 void emulate_run_tile(const xpose::plan& q, const unsigned char* in, unsigned char* out) {
-  constexpr int TA = nd_run_tile_a, TB = nd_run_tile_b(U), NT = nd_run_threads, per = TA * TB * U / NT;
+  constexpr int TA = nd_run_tile_a, TB = nd_run_tile_b(U, Half), NT = nd_run_threads, per = TA * TB * U / NT;
   const Map m = make_vtile_map<Map>(q, TA, TB, true);
   std::vector<unsigned char> tile(static_cast<std::size_t>(TB * TA * U * 16));
   each_vtile(m, TA, TB, tile, [&](index_t io, index_t oo, index_t a0, index_t b0, index_t na, index_t nb) {
@@ -450,6 +450,22 @@ void emulate_run_tile(const xpose::plan& q, const unsigned char* in, unsigned ch
                       &tile[static_cast<std::size_t>((b * TA * U + s.row * U + s.col % U) * 16)], 16);
       }
   });
+}
+
+// emulate_run_tile for u chunks; fit 0: the plain kernel (64-bit map at 2 and 8 chunks),
+// 1: Fit, 2: Fit with the half tile.
+template <int U>
+void emulate_run_tile_u(int fit, const xpose::plan& q, const unsigned char* in, unsigned char* out) {
+  if (fit == 2) emulate_run_tile<U, true, true, vtile_map32>(q, in, out);
+  else if (fit == 1) emulate_run_tile<U, true, false, vtile_map32>(q, in, out);
+  else if (U == 2 || U == 8) emulate_run_tile<U, false, false, vtile_map>(q, in, out);
+  else emulate_run_tile<U, false, false, vtile_map32>(q, in, out);
+}
+void emulate_run_tile_any(int u, int fit, const xpose::plan& q, const unsigned char* in, unsigned char* out) {
+  if (u == 1) emulate_run_tile_u<1>(fit, q, in, out);
+  else if (u == 2) emulate_run_tile_u<2>(fit, q, in, out);
+  else if (u == 4) emulate_run_tile_u<4>(fit, q, in, out);
+  else emulate_run_tile_u<8>(fit, q, in, out);
 }
 
 // Strided copies whose kept run is 16 to 128 bytes (TTC cases 42-44 have 64), packed
@@ -478,12 +494,9 @@ TEST(NdMap, RunTileRealisesShortRunStridedCopies) {
     xpose::plan q;
     int u = 0;
     if (!runs_plan(k.p, &q, &u)) continue;
-    for (int fit = 0; fit < 2; ++fit) {
+    for (int fit = 0; fit < 3; ++fit) {  // 0: plain, 1: Fit, 2: Fit with the half tile
       std::vector<unsigned char> got(k.want.size(), 0xFF);
-      if (u == 1) fit ? emulate_run_tile<1, true, vtile_map32>(q, k.in.data(), got.data()) : emulate_run_tile<1, false, vtile_map32>(q, k.in.data(), got.data());
-      else if (u == 2) fit ? emulate_run_tile<2, true, vtile_map32>(q, k.in.data(), got.data()) : emulate_run_tile<2, false, vtile_map>(q, k.in.data(), got.data());
-      else if (u == 4) fit ? emulate_run_tile<4, true, vtile_map32>(q, k.in.data(), got.data()) : emulate_run_tile<4, false, vtile_map32>(q, k.in.data(), got.data());
-      else fit ? emulate_run_tile<8, true, vtile_map32>(q, k.in.data(), got.data()) : emulate_run_tile<8, false, vtile_map>(q, k.in.data(), got.data());
+      emulate_run_tile_any(u, fit, q, k.in.data(), got.data());
       ASSERT_EQ(got, k.want) << "iter " << iter << " es " << es << " chunks " << u << " fit " << fit;
     }
     ++ran;
@@ -513,7 +526,30 @@ TEST(NdPolicy, DefaultKernelRoutes) {
   for (int k = 1; k < nd_kernel_count; ++k) EXPECT_EQ(nd_route(p30, aligned, aligned, static_cast<nd_kernel>(k)), static_cast<nd_kernel>(k));
 }
 
-// The short-B shapes (vtile_fit, vtile_rows, vtile_rows_packed) on the f16 TTC cases whose
+// TTC case 44 (103-run side): the Fit run tile takes the half tile in f16 (32-byte runs:
+// 103 fills 80% of 32-run tiles, 92% of 16-run ones) and in f32 (64-byte runs: 92% of
+// 16, 99% of 8); the old run tile (vtile) keeps the full one; case 42 (32-run sides) fills
+// the full tile and keeps it.
+TEST(NdPolicy, FitRunTileTakesTheHalfTileWhereItFillsMore) {
+  for (int es : {2, 4}) {
+    const xpose::plan p44 = plan_of({15, 15, 103, 15, 10, 16}, {4, 1, 0, 3, 2, 5}, es);
+    const xpose::plan p42 = plan_of({15, 15, 32, 15, 32, 16}, {4, 1, 0, 3, 2, 5}, es);
+    xpose::plan q;
+    int chunks = 0;
+    vtile_map m;
+    bool half = true;
+    ASSERT_TRUE(run_tile_plan(p44, nullptr, nullptr, nd_kernel::vtile, &q, &chunks, &m, &half));
+    EXPECT_FALSE(half);
+    ASSERT_TRUE(run_tile_plan(p44, nullptr, nullptr, nd_kernel::vtile_fit, &q, &chunks, &m, &half));
+    EXPECT_TRUE(half) << es;
+    EXPECT_EQ(chunks, 16 * es / 16);
+    EXPECT_EQ(m.n_b, 103);
+    ASSERT_TRUE(run_tile_plan(p42, nullptr, nullptr, nd_kernel::vtile_rows, &q, &chunks, &m, &half));
+    EXPECT_FALSE(half) << es;
+  }
+}
+
+// The short-B shapes (vtile_fit, vtile_rows*) on the f16 TTC cases whose
 // 32-, 48- and 96-element B sides leave half or a quarter of vtile's 64- and 128-row tiles
 // idle (cases 15, 33, 48, 49; H200 f16 0.68-0.83 of a copy under vtile): a shape of 32
 // or 16 rows fills >= 0.93 of its slots; where vtile already fills (case 54), its shape
@@ -532,7 +568,7 @@ TEST(NdPolicy, ShortRowShapesFillTheF16Floor) {
     const xpose::plan p = plan_of(c.ext, c.axes, 2);
     ASSERT_EQ(p.algo, xpose::algorithm::permute_nd);
     EXPECT_LE(nd_vtile_choice(p, nd_kernel::vtile).fill, c.vtile_fill);
-    for (nd_kernel k : {nd_kernel::vtile_fit, nd_kernel::vtile_rows, nd_kernel::vtile_rows_packed}) {
+    for (nd_kernel k : {nd_kernel::vtile_fit, nd_kernel::vtile_rows, nd_kernel::vtile_rows_packed, nd_kernel::vtile_rows_occ}) {
       const vtile_choice ch = nd_vtile_choice(p, k);
       EXPECT_GE(ch.v, 4) << nd_kernel_name(k);
       EXPECT_GE(ch.fill, 0.93) << nd_kernel_name(k);

@@ -235,7 +235,7 @@ TEST(PermuteGpu, RunTileCandidateOnShortRuns) {
     candidate_scope scope(cand);
     const std::vector<std::vector<xpose::index_t>> shapes = {
         {15, 5, 32, 3, 32, 16}, {15, 3, 103, 5, 10, 16}, {7, 33, 5, 16}, {28, 3, 28, 48, 4}, {100, 3, 65, 8}};
-    int ran = 0, copies = 0;
+    int ran = 0, copies = 0, halves = 0;
     for (const auto& sh : shapes)
       for (int es : {4, 2, 1, 8, 16})
         for (int perm = 0; perm < 3; ++perm) {
@@ -251,9 +251,16 @@ TEST(PermuteGpu, RunTileCandidateOnShortRuns) {
           ++copies;
           ran += k == cand;
           if (perm == 2 && es < 16) EXPECT_EQ(k, nd_kernel::policy);
+          xpose::plan p, q;
+          int chunks = 0;
+          bool half = false;
+          xpose::detail::vtile_map m;
+          ASSERT_TRUE(xpose::make_plan(c.in, c.out, c.axes, r, {}, &p).ok());
+          halves += k == cand && xpose::detail::run_tile_plan(p, nullptr, nullptr, cand, &q, &chunks, &m, &half) && half;
         }
     EXPECT_GT(copies, 50);
     EXPECT_GT(ran, 10) << xpose::detail::nd_kernel_name(cand);
+    if (cand != nd_kernel::vtile) EXPECT_GT(halves, 2) << xpose::detail::nd_kernel_name(cand);  // the half tile ran
   }
 }
 

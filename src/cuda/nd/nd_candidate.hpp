@@ -53,15 +53,16 @@ inline vtile_choice nd_vtile_fit(const plan& p, const vtile_choice& base) {
 /// The shape and packing a vector tile candidate runs a plan with. vtile_tuned: the
 /// 128-thread shapes, packed only where that fills over 1.15x the slots (docs/RESULTS.md,
 /// "N-d permutation (issue 17)", third round: best's 256-thread tile ran 0.05-0.08 below
-/// them at equal fill, and packing cost where it gained little fill). vtile_fit and
-/// vtile_rows: vtile_tuned's, vtile_rows_packed: vtile's, each or a short-B shape.
+/// them at equal fill, and packing cost where it gained little fill). vtile_fit,
+/// vtile_rows(_occ): vtile_tuned's, vtile_rows_packed: vtile's, each or a short-B shape.
 inline vtile_choice nd_vtile_choice(const plan& p, nd_kernel k) {
   switch (k) {
     case nd_kernel::vtile_flat: return nd_vtile_best(p, false, 0, 3);
     case nd_kernel::vtile_small: return nd_vtile_best(p, true, 0, 4);
     case nd_kernel::vtile_tuned:
     case nd_kernel::vtile_fit:
-    case nd_kernel::vtile_rows: {
+    case nd_kernel::vtile_rows:
+    case nd_kernel::vtile_rows_occ: {
       const vtile_choice flat = nd_vtile_best(p, false, 1, 3), packed = nd_vtile_best(p, true, 1, 3);
       const vtile_choice tuned = packed.fill > 1.15 * flat.fill ? packed : flat;
       return k == nd_kernel::vtile_tuned ? tuned : nd_vtile_fit(p, tuned);
@@ -103,11 +104,18 @@ constexpr int nd_run_tile_chunks(nd_kernel k) {
 
 /// The run tile's plan over runs and map for a strided copy under candidate k, or false
 /// where it does not run (runs longer than nd_run_tile_chunks(k); 32-bit maps only: the
-/// 64-bit one spilled at 128 registers).
+/// 64-bit one spilled at 128 registers). *half: the Fit variant's half tile
+/// (nd_run_tile_b), where its map fills more of its slots.
 inline bool run_tile_plan(const plan& p, const void* in, const void* out, nd_kernel k, plan* q, int* chunks,
-                          vtile_map* m) {
+                          vtile_map* m, bool* half) {
+  *half = false;
   if (!nd_run_tile || !runs_plan(p, q, chunks) || *chunks > nd_run_tile_chunks(k)) return false;
   *m = make_vtile_map<vtile_map>(*q, nd_run_tile_a, nd_run_tile_b(*chunks), true);
+  if (nd_run_tile_fit(k)) {
+    const vtile_map h = make_vtile_map<vtile_map>(*q, nd_run_tile_a, nd_run_tile_b(*chunks, true), true);
+    const double fh = tile_fill(h.n_a, nd_run_tile_a) * tile_fill(h.n_b, nd_run_tile_b(*chunks, true));
+    if (fh > tile_fill(m->n_a, nd_run_tile_a) * tile_fill(m->n_b, nd_run_tile_b(*chunks)) + 1e-12) *m = h, *half = true;
+  }
   return vtile_fits32(*m) && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
          reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
 }
@@ -119,7 +127,8 @@ inline nd_kernel nd_route(const plan& p, const void* in, const void* out, nd_ker
   if (p.algo == algorithm::strided_copy) {
     plan q;
     int chunks = 0;
-    return run_tile_plan(p, in, out, k, &q, &chunks, &m) ? k : nd_kernel::policy;
+    bool half = false;
+    return run_tile_plan(p, in, out, k, &q, &chunks, &m, &half) ? k : nd_kernel::policy;
   }
   vtile_choice c;
   if (p.algo != algorithm::permute_nd || k == nd_kernel::policy || !vtile_plan(p, in, out, k, &c, &m))

@@ -68,8 +68,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 // a warp computes the base of its warp's load row vtile_warp_row(l) and shuffles it to
 // the threads that load that row; the block computes the TA output row bases into
 // shared memory between the two barriers (packed groups cost a divide per digit).
-template <int E, int V, bool Rows, class Map>
-__global__ void __launch_bounds__(nd_vtile_for(E, V).threads, nd_vtile_for(E, V).min_blocks)
+// MinB: the register bound, nd_vtile_for(E, V).min_blocks or nd_vtile_occ_min_blocks.
+template <int E, int V, bool Rows, int MinB, class Map>
+__global__ void __launch_bounds__(nd_vtile_for(E, V).threads, MinB)
     nd_vtile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
   constexpr best_tile bt = nd_vtile_for(E, V);
   constexpr int NCH = bt.chunks, NT = bt.threads, MW = bt.micro_bytes;
@@ -143,11 +144,11 @@ __global__ void __launch_bounds__(nd_vtile_for(E, V).threads, nd_vtile_for(E, V)
 // where the runs alone are 16-128 (run_load_slot / run_store_slot, nd_map.hpp).
 // Fit (candidates vtile_fit, vtile_rows): a warp's every load j and store j lie in one
 // tile row (static_assert below), so lane j computes the row's base once and shuffles
-// it to the warp, under the register bound nd_fit_run_min_blocks.
-template <int U, bool Fit, class Map>
-__global__ void __launch_bounds__(nd_run_threads, Fit ? nd_fit_run_min_blocks(U) : 1)
+// it to the warp, under the register bound nd_fit_run_min_blocks; Half: half the rows.
+template <int U, bool Fit, bool Half, class Map>
+__global__ void __launch_bounds__(nd_run_threads, Fit ? nd_fit_run_min_blocks(U, Half) : 1)
     nd_run_tile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
-  constexpr int TA = nd_run_tile_a, TB = nd_run_tile_b(U), NT = nd_run_threads, P = (TA + 1) * U;
+  constexpr int TA = nd_run_tile_a, TB = nd_run_tile_b(U, Half), NT = nd_run_threads, P = (TA + 1) * U;
   constexpr int per = TA * TB * U / NT;
   static_assert((TA * U) % 32 == 0 && (TB * U) % 32 == 0 && per <= 32, "a warp's slot j is in one row");
   __shared__ uint4 sm[TB * P];
@@ -283,47 +284,51 @@ status launch_copy(const plan& p, int unit, const void* in, void* out, cudaStrea
 
 std::atomic<int> g_nd_candidate{static_cast<int>(nd_kernel_default)};
 
-// Rows (vtile_rows) on 32-bit maps; a 64-bit map runs the plain kernel.
-template <int E, int V, bool Rows>
+// Rows (vtile_rows*) on 32-bit maps; a 64-bit map runs the plain kernel. Occ
+// (vtile_rows_occ): the register bound nd_vtile_occ_min_blocks.
+template <int E, int V, bool Rows, bool Occ>
 status launch_vtile(const plan& p, const vtile_map& m, bool pack, const void* in, void* out, cudaStream_t stream) {
   constexpr best_tile bt = nd_vtile_for(E, V);
+  constexpr int MinB = Occ ? nd_vtile_occ_min_blocks(E, V) : bt.min_blocks;
   if (vtile_fits32(m)) {
     const vtile_map32 m32 = make_vtile_map<vtile_map32>(p, bt.chunks * 16 / E, bt.rows, pack);
-    nd_vtile_kernel<E, V, Rows, vtile_map32><<<clamp_grid(m32.tiles, grid_limit), bt.threads, 0, stream>>>(m32, in, out);
+    nd_vtile_kernel<E, V, Rows, MinB, vtile_map32>
+        <<<clamp_grid(m32.tiles, grid_limit), bt.threads, 0, stream>>>(m32, in, out);
   } else {
-    nd_vtile_kernel<E, V, false, vtile_map><<<clamp_grid(m.tiles, grid_limit), bt.threads, 0, stream>>>(m, in, out);
+    nd_vtile_kernel<E, V, false, bt.min_blocks, vtile_map>
+        <<<clamp_grid(m.tiles, grid_limit), bt.threads, 0, stream>>>(m, in, out);
   }
   return launch_status("permute_nd vector tile kernel launch");
 }
 
-template <int E, bool Rows>
+template <int E, bool Rows, bool Occ>
 status launch_vtile_shaped(const plan& p, int v, const vtile_map& m, bool pack, const void* in, void* out,
                            cudaStream_t stream) {
   static_assert(nd_vtile_shapes == 7, "one case per shape");
   switch (v) {
-    case 1: return launch_vtile<E, 1, Rows>(p, m, pack, in, out, stream);
-    case 2: return launch_vtile<E, 2, Rows>(p, m, pack, in, out, stream);
-    case 3: return launch_vtile<E, 3, Rows>(p, m, pack, in, out, stream);
-    case 4: return launch_vtile<E, 4, Rows>(p, m, pack, in, out, stream);
-    case 5: return launch_vtile<E, 5, Rows>(p, m, pack, in, out, stream);
-    case 6: return launch_vtile<E, 6, Rows>(p, m, pack, in, out, stream);
-    default: return launch_vtile<E, 0, Rows>(p, m, pack, in, out, stream);
+    case 1: return launch_vtile<E, 1, Rows, Occ>(p, m, pack, in, out, stream);
+    case 2: return launch_vtile<E, 2, Rows, Occ>(p, m, pack, in, out, stream);
+    case 3: return launch_vtile<E, 3, Rows, Occ>(p, m, pack, in, out, stream);
+    case 4: return launch_vtile<E, 4, Rows, Occ>(p, m, pack, in, out, stream);
+    case 5: return launch_vtile<E, 5, Rows, Occ>(p, m, pack, in, out, stream);
+    case 6: return launch_vtile<E, 6, Rows, Occ>(p, m, pack, in, out, stream);
+    default: return launch_vtile<E, 0, Rows, Occ>(p, m, pack, in, out, stream);
   }
 }
 
-template <int U, bool Fit>
+template <int U, bool Fit, bool Half>
 status launch_run_tile(const plan& q, const void* in, void* out, cudaStream_t stream) {
-  const vtile_map32 m = make_vtile_map<vtile_map32>(q, nd_run_tile_a, nd_run_tile_b(U), true);
-  nd_run_tile_kernel<U, Fit, vtile_map32><<<clamp_grid(m.tiles, grid_limit), nd_run_threads, 0, stream>>>(m, in, out);
+  const vtile_map32 m = make_vtile_map<vtile_map32>(q, nd_run_tile_a, nd_run_tile_b(U, Half), true);
+  nd_run_tile_kernel<U, Fit, Half, vtile_map32><<<clamp_grid(m.tiles, grid_limit), nd_run_threads, 0, stream>>>(m, in, out);
   return launch_status("strided_copy run tile kernel launch");
 }
 
-template <bool Fit>
+template <bool Fit, bool Half>
 status launch_run_tile_units(const plan& q, int chunks, const void* in, void* out, cudaStream_t stream) {
-  if (chunks == 1) return launch_run_tile<1, Fit>(q, in, out, stream);
-  if (chunks == 2) return launch_run_tile<2, Fit>(q, in, out, stream);
-  if (chunks == 4) return launch_run_tile<4, Fit>(q, in, out, stream);
-  return launch_run_tile<8, Fit>(q, in, out, stream);
+  if (chunks == 1) return launch_run_tile<1, Fit, Half>(q, in, out, stream);
+  if (chunks == 2) return launch_run_tile<2, Fit, Half>(q, in, out, stream);
+  if (chunks == 4) return launch_run_tile<4, Fit, Half>(q, in, out, stream);
+  return launch_run_tile<8, Fit, Half>(q, in, out, stream);
 }
 
 }  // namespace
@@ -343,8 +348,9 @@ status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t 
       return with_elem_size(p.in.elem_size, [&](auto e) {
         constexpr int E = decltype(e)::value;
         if constexpr (E < 2) return launch_tiles<E, false>(p, in, out, stream);  // not reached: vtile_plan takes E >= 2
-        else if (nd_kernel_rows(k)) return launch_vtile_shaped<E, true>(p, c.v, m, c.pack, in, out, stream);
-        else return launch_vtile_shaped<E, false>(p, c.v, m, c.pack, in, out, stream);
+        else if (k == nd_kernel::vtile_rows_occ) return launch_vtile_shaped<E, true, true>(p, c.v, m, c.pack, in, out, stream);
+        else if (nd_kernel_rows(k)) return launch_vtile_shaped<E, true, false>(p, c.v, m, c.pack, in, out, stream);
+        else return launch_vtile_shaped<E, false, false>(p, c.v, m, c.pack, in, out, stream);
       });
     }
   }
@@ -363,9 +369,11 @@ status launch_strided_copy(const plan& p, const void* in, void* out, cudaStream_
     int chunks = 0;
     vtile_map m;
     const nd_kernel k = nd_candidate();
-    if (run_tile_plan(p, in, out, k, &q, &chunks, &m)) {
-      if (nd_run_tile_fit(k)) return launch_run_tile_units<true>(q, chunks, in, out, stream);
-      return launch_run_tile_units<false>(q, chunks, in, out, stream);
+    bool half = false;
+    if (run_tile_plan(p, in, out, k, &q, &chunks, &m, &half)) {
+      if (half) return launch_run_tile_units<true, true>(q, chunks, in, out, stream);  // Fit only (run_tile_plan)
+      if (nd_run_tile_fit(k)) return launch_run_tile_units<true, false>(q, chunks, in, out, stream);
+      return launch_run_tile_units<false, false>(q, chunks, in, out, stream);
     }
   }
   if (p.conjugate) {

@@ -126,7 +126,9 @@ constexpr int nd_copy_units = 4;
 /// vtile_rows: vtile_fit's choices, the tile kernel computing each row offset once per
 /// warp (loads) or block (stores) instead of once per chunk (packed groups cost a
 /// divide per digit: rank-5/6 cases ran 0.1 below rank 3 at full fill);
-/// vtile_rows_packed: vtile_rows on vtile's (packed) choice instead of vtile_tuned's.
+/// vtile_rows_packed: vtile_rows on vtile's (packed) choice instead of vtile_tuned's;
+/// vtile_rows_occ: vtile_rows with 2-byte tiles under a tighter register bound
+/// (nd_vtile_occ_min_blocks; other element sizes: vtile_rows).
 /// Shapes vtile cannot move in 16-byte chunks, 1-byte elements and conjugation keep
 /// the policy kernel.
 enum class nd_kernel : int {
@@ -137,9 +139,10 @@ enum class nd_kernel : int {
   vtile_tuned = 4,
   vtile_fit = 5,
   vtile_rows = 6,
-  vtile_rows_packed = 7
+  vtile_rows_packed = 7,
+  vtile_rows_occ = 8
 };
-inline constexpr int nd_kernel_count = 8;
+inline constexpr int nd_kernel_count = 9;
 
 /// The library's default N-d kernel: the one switch to flip once the H200 has measured
 /// the candidates (docs/RESULTS.md, "N-d permutation (issue 17)"): nd_kernel::vtile_tuned
@@ -148,7 +151,9 @@ inline constexpr int nd_kernel_count = 8;
 inline constexpr nd_kernel nd_kernel_default = nd_kernel::vtile;
 
 /// Candidates that run the tile kernel's row-offset variant (Rows, permute_nd.cu).
-constexpr bool nd_kernel_rows(nd_kernel k) { return k == nd_kernel::vtile_rows || k == nd_kernel::vtile_rows_packed; }
+constexpr bool nd_kernel_rows(nd_kernel k) {
+  return k == nd_kernel::vtile_rows || k == nd_kernel::vtile_rows_packed || k == nd_kernel::vtile_rows_occ;
+}
 
 constexpr const char* nd_kernel_name(nd_kernel k) {
   switch (k) {
@@ -159,6 +164,7 @@ constexpr const char* nd_kernel_name(nd_kernel k) {
     case nd_kernel::vtile_fit: return "vtile_fit";
     case nd_kernel::vtile_rows: return "vtile_rows";
     case nd_kernel::vtile_rows_packed: return "vtile_rows_packed";
+    case nd_kernel::vtile_rows_occ: return "vtile_rows_occ";
     default: return "policy";
   }
 }
@@ -185,6 +191,14 @@ constexpr best_tile nd_vtile_for(int elem_size, int v = 0) {
   return t;
 }
 
+/// vtile_rows_occ: the register bound of 2-byte vector tiles, 4/3 of best's (3 blocks of
+/// 256 threads per SM: 80 registers, 24 warps on the H200 (ncu, TTC case 48); 64
+/// registers, 32 warps, spill-free on sm_80 and sm_90); other sizes keep theirs.
+constexpr int nd_vtile_occ_min_blocks(int elem_size, int v) {
+  const int b = nd_vtile_for(elem_size, v).min_blocks;
+  return elem_size == 2 ? b * 4 / 3 : b;
+}
+
 /// vtile_fit and vtile_rows take shapes 4-6 where they fill this many times the slots
 /// of vtile's choice (shapes 0-2): a 32-thread block keeps a quarter of an SM's warps
 /// (32 blocks per SM), so a small gain does not pay. Unmeasured.
@@ -198,7 +212,9 @@ inline constexpr int nd_run_tile_a = 32, nd_run_threads = 256;
 /// The run tile runs under candidates vtile and vtile_tuned only, and only while this is
 /// true (the strided_copy rows of `ttc --ab` show whether it beats the policy copy).
 inline constexpr bool nd_run_tile = true;
-constexpr int nd_run_tile_b(int chunks) { return 64 / chunks; }
+/// half (the run tile's Fit variant, where it fills more of its slots: TTC case 44's
+/// 103-run side fills 80% of 32-run tiles, 92% of 16-run ones): half the rows.
+constexpr int nd_run_tile_b(int chunks, bool half = false) { return (half ? 32 : 64) / chunks; }
 /// vtile_fit and vtile_rows: the run tile for runs of at most this many chunks; longer
 /// ones keep the policy copy (the unbounded run tile lost to it on f32 128-byte runs,
 /// TTC cases 27 and 29: 0.81 against 0.92 of a copy; docs/RESULTS.md, "N-d permutation
@@ -208,7 +224,8 @@ inline constexpr int nd_fit_run_chunks = 8;
 /// `chunks` chunks (its 34 KiB tile allows 6): unbounded it took 120-173 registers, 2
 /// blocks per SM (ncu, TTC case 44); 4 blocks (64 registers) spilled at 2 chunks on
 /// sm_80 and at 4 and 8 chunks on sm_90 (ptxas).
-constexpr int nd_fit_run_min_blocks(int chunks) { return chunks == 1 ? 4 : 3; }
+/// The half tile (4 chunks per thread, 17 KiB): 5 blocks per SM (6 spilled on sm_80).
+constexpr int nd_fit_run_min_blocks(int chunks, bool half = false) { return half ? 5 : chunks == 1 ? 4 : 3; }
 
 /// Every vector tile: best's constraints, static shared memory, at most 32 resident
 /// blocks per SM and 2048 threads under its register bound, and at most one load row
@@ -218,7 +235,9 @@ constexpr bool nd_vtile_table_valid() {
     for (int v = 0; v < nd_vtile_shapes; ++v) {
       const best_tile t = nd_vtile_for(e, v);
       if (!best_tile_valid(e, t, false) || t.rows * t.chunks * 16 > 48 * 1024) return false;
+      const int occ = nd_vtile_occ_min_blocks(e, v);
       if (t.min_blocks > 32 || t.min_blocks * t.threads > 2048 || t.rows > t.threads || 32 % t.chunks != 0) return false;
+      if (occ > 32 || occ * t.threads > 2048) return false;
     }
   return true;
 }

@@ -125,7 +125,7 @@ constexpr int nd_copy_units = 4;
 /// chunks (longer runs: the policy copy);
 /// vtile_rows: vtile_fit's choices, the tile kernel computing each row offset once per
 /// warp (loads) or block (stores) instead of once per chunk (packed groups cost a
-/// divide per digit: rank-5/6 cases ran 0.1 below rank 3 at full fill);
+/// divide per digit; the f16 tile issued an instruction on 65% of cycles under ncu);
 /// vtile_rows_packed: vtile_rows on vtile's (packed) choice instead of vtile_tuned's;
 /// vtile_rows_occ: vtile_rows with 2-byte tiles under a tighter register bound
 /// (nd_vtile_occ_min_blocks; other element sizes: vtile_rows).
@@ -200,8 +200,8 @@ constexpr int nd_vtile_occ_min_blocks(int elem_size, int v) {
 }
 
 /// vtile_fit and vtile_rows take shapes 4-6 where they fill this many times the slots
-/// of vtile's choice (shapes 0-2): a 32-thread block keeps a quarter of an SM's warps
-/// (32 blocks per SM), so a small gain does not pay. Unmeasured.
+/// of their base choice: a 32-thread block keeps at most half an SM's warps (32 blocks
+/// per SM), so a small gain does not pay. Unmeasured.
 inline constexpr double nd_fit_gain = 1.10;
 
 /// Run tile (strided copies whose kept run is U = 1, 2, 4 or 8 16-byte chunks, candidate
@@ -209,18 +209,19 @@ inline constexpr double nd_fit_gain = 1.10;
 /// rows padded by one run so that a quarter warp's 16-byte reads of a column hit 8 bank
 /// groups. Unmeasured: docs/RESULTS.md, "N-d permutation (issue 17)".
 inline constexpr int nd_run_tile_a = 32, nd_run_threads = 256;
-/// The run tile runs under candidates vtile and vtile_tuned only, and only while this is
-/// true (the strided_copy rows of `ttc --ab` show whether it beats the policy copy).
+/// The run tile runs under candidates vtile, vtile_tuned, vtile_fit and vtile_rows*, and
+/// only while this is true (the strided_copy rows of `ttc --ab` show whether it beats the
+/// policy copy).
 inline constexpr bool nd_run_tile = true;
 /// half (the run tile's Fit variant, where it fills more of its slots: TTC case 44's
 /// 103-run side fills 80% of 32-run tiles, 92% of 16-run ones): half the rows.
 constexpr int nd_run_tile_b(int chunks, bool half = false) { return (half ? 32 : 64) / chunks; }
-/// vtile_fit and vtile_rows: the run tile for runs of at most this many chunks; longer
+/// vtile_fit and vtile_rows*: the run tile for runs of at most this many chunks; longer
 /// ones keep the policy copy (the unbounded run tile lost to it on f32 128-byte runs,
-/// TTC cases 27 and 29: 0.81 against 0.92 of a copy; docs/RESULTS.md, "N-d permutation
-/// (issue 17)"; the `policy` column of `ttc --ab` times the policy copy beside it).
+/// TTC cases 27 and 29, docs/RESULTS.md "N-d permutation (issue 17)"; the `policy`
+/// column of `ttc --ab` times the policy copy beside the Fit run tile).
 inline constexpr int nd_fit_run_chunks = 8;
-/// vtile_fit and vtile_rows: the run tile's register bound in blocks per SM for runs of
+/// vtile_fit and vtile_rows*: the run tile's register bound in blocks per SM for runs of
 /// `chunks` chunks (its 34 KiB tile allows 6): unbounded it took 120-173 registers, 2
 /// blocks per SM (ncu, TTC case 44); 4 blocks (64 registers) spilled at 2 chunks on
 /// sm_80 and at 4 and 8 chunks on sm_90 (ptxas).

@@ -26,7 +26,7 @@ struct vtile_choice {
   double fill = 0;
 };
 
-/// Of the shapes v_lo <= v < v_hi, the one whose best groups (make_vtile_map) fill the
+/// Of the shapes v_lo <= v < v_hi, the one whose best groups (make_vtile_groups) fill the
 /// largest fraction of its tile slots; ties keep the lower v (the larger tile).
 inline vtile_choice nd_vtile_best(const plan& p, bool pack, int v_lo, int v_hi) {
   const int E = p.in.elem_size;
@@ -34,8 +34,8 @@ inline vtile_choice nd_vtile_best(const plan& p, bool pack, int v_lo, int v_hi) 
   for (int v = v_lo; v < v_hi; ++v) {
     const best_tile t = nd_vtile_for(E, v);
     const int ta = t.chunks * 16 / E, tb = t.rows;
-    const vtile_map m = make_vtile_map<vtile_map>(p, ta, tb, pack);
-    const double f = tile_fill(m.n_a, ta) * tile_fill(m.n_b, tb);
+    const vtile_groups g = make_vtile_groups(p, ta, tb, pack);
+    const double f = tile_fill(g.na, ta) * tile_fill(g.nb, tb);
     if (f > c.fill + 1e-12) c.fill = f, c.v = v;
   }
   return c;
@@ -110,12 +110,12 @@ inline bool run_tile_plan(const plan& p, const void* in, const void* out, nd_ker
                           vtile_map* m, bool* half) {
   *half = false;
   if (!nd_run_tile || !runs_plan(p, q, chunks) || *chunks > nd_run_tile_chunks(k)) return false;
-  *m = make_vtile_map<vtile_map>(*q, nd_run_tile_a, nd_run_tile_b(*chunks), true);
   if (nd_run_tile_fit(k)) {
-    const vtile_map h = make_vtile_map<vtile_map>(*q, nd_run_tile_a, nd_run_tile_b(*chunks, true), true);
-    const double fh = tile_fill(h.n_a, nd_run_tile_a) * tile_fill(h.n_b, nd_run_tile_b(*chunks, true));
-    if (fh > tile_fill(m->n_a, nd_run_tile_a) * tile_fill(m->n_b, nd_run_tile_b(*chunks)) + 1e-12) *m = h, *half = true;
+    const int tb = nd_run_tile_b(*chunks), th = nd_run_tile_b(*chunks, true);
+    const vtile_groups f = make_vtile_groups(*q, nd_run_tile_a, tb, true), h = make_vtile_groups(*q, nd_run_tile_a, th, true);
+    *half = tile_fill(h.na, nd_run_tile_a) * tile_fill(h.nb, th) > tile_fill(f.na, nd_run_tile_a) * tile_fill(f.nb, tb) + 1e-12;
   }
+  *m = make_vtile_map<vtile_map>(*q, nd_run_tile_a, nd_run_tile_b(*chunks, *half), true);
   return vtile_fits32(*m) && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
          reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
 }

@@ -59,6 +59,10 @@ struct args {
   int pitch;                 // bytes per shared row (16 front pad + data + tail)
   int smem;                  // dynamic shared bytes per block
   int stage;                 // grouped: shared offset of the packed staging area (else 0)
+  // Pipelined kernels (best_pipe.cuh): shared offset of load buffer 0, bytes from one
+  // buffer to the next, and whether gather rows need a realigning pass (some segment
+  // not 16-byte aligned).
+  int pipe_buf, pipe_step, realign;
 };
 
 XPOSE_HDI i64 min64(i64 a, i64 b) { return a < b ? a : b; }
@@ -257,12 +261,13 @@ XPOSE_HDI std::uint32_t group_word(const std::uint32_t (&in)[S * group_shape<E, 
 /// Between read and write phase: whole groups through registers, then the positions
 /// past the last whole group element by element. Rows: element (s, l) at 16 + s*pitch
 /// + l*E; staging: element o at logical byte stage_lead + o*E.
+/// rows: the shared rows (element (s, l) at rows + 16 + s*pitch + l*E); st: the staging area.
 template <int E, int M, int SS>
-XPOSE_HDI void mid_phase(const args& a, const divisors& dv, const pos& p, u8* sm, int tid, int nt) {
+XPOSE_HDI void mid_phase(const args& a, const divisors& dv, const pos& p, u8* rows, u8* st, int tid, int nt) {
   static_assert(M != whole && SS > 0, "grouped gather / scatter only");
   using G = group_shape<E, SS>;
   constexpr int K = G::K, W = G::W, CPG = G::CPG;
-  u8* const st = sm + a.stage;
+  u8* const sm = rows;
   const int lead = stage_lead<M>(p);
   const int groups = p.n / K;
   for (int g = tid; g < groups; g += nt) {
@@ -323,6 +328,12 @@ XPOSE_HDI void mid_phase(const args& a, const divisors& dv, const pos& p, u8* sm
     if constexpr (M == gather) bytes::copy_elem<E>(sp, rp);
     else bytes::copy_elem<E>(rp, sp);
   }
+}
+
+/// The slab kernel's spelling: rows at sm, the staging area at sm + a.stage.
+template <int E, int M, int SS>
+XPOSE_HDI void mid_phase(const args& a, const divisors& dv, const pos& p, u8* sm, int tid, int nt) {
+  mid_phase<E, M, SS>(a, dv, p, sm, sm + a.stage, tid, nt);
 }
 
 // ---- micro-block interleave (MW > 0) ------------------------------------------------

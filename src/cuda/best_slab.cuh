@@ -432,9 +432,11 @@ XPOSE_HDI void whole_blocks(const args& a, const pos& p, u8* sm, int tid, int nt
 /// output range (whole 16-byte chunks, positions past the slab skipped); scatter: the
 /// packed input range -> registers -> shared rows (element (s, l) at 16 + s*pitch +
 /// l*E, the layout read_phase / write_phase use). Needs a.S % k == 0 and the slab's
-/// packed base 16-byte aligned (best_path_for checks both).
+/// packed base 16-byte aligned (best_path_for checks both). staged (scatter): the packed
+/// input range already in shared memory, chunk v at staged + 16*fold_swizzle(v).
 template <int E, int M, int MW>
-XPOSE_HDI void side_blocks(const args& a, const bytes::fdiv& by_nb, const pos& p, u8* sm, int tid, int nt) {
+XPOSE_HDI void side_blocks(const args& a, const bytes::fdiv& by_nb, const pos& p, u8* sm, int tid, int nt,
+                           const u8* staged = nullptr) {
   using B = micro_shape<E, MW>;
   constexpr int k = B::k, KW = B::KW, kk = B::kk, G = B::G, GP = B::GP;
   const int nb = by_nb.d;  // row blocks: a.S / k
@@ -452,7 +454,10 @@ XPOSE_HDI void side_blocks(const args& a, const bytes::fdiv& by_nb, const pos& p
     } else {
       XPOSE_UNROLL
       for (int i = 0; i < kk; ++i) {
-        const c16 c = P * kk + i < p.n ? bytes::ld16(p.in + pk + i * nb * 16) : bytes::zero16();
+        const int v = pk / 16 + i * nb;
+        const c16 c = P * kk + i >= p.n ? bytes::zero16()
+                      : staged      ? bytes::ld16(staged + 16 * fold_swizzle(v))
+                                    : bytes::ld16(p.in + 16 * v);
         XPOSE_UNROLL
         for (int g = 0; g < G; ++g)
           XPOSE_UNROLL

@@ -175,7 +175,8 @@ enum class best_path : int {
   realign_skew,  ///< skewed realigning tile (best_skew.cuh): whole aligned chunks on both sides
   slab_gather_pipe,   ///< slab_gather, grouped, on resident blocks with the next slab's loads in flight (best_pipe.cuh)
   slab_scatter_pipe,  ///< slab_scatter, the same
-  slab_gather_micro_pipe,  ///< slab_gather_micro, the same
+  slab_gather_micro_pipe,   ///< slab_gather_micro, the same
+  slab_scatter_micro_pipe,  ///< slab_scatter_micro, the same
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -197,6 +198,7 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::slab_gather_pipe: return "slab_gather_pipe";
     case best_path::slab_scatter_pipe: return "slab_scatter_pipe";
     case best_path::slab_gather_micro_pipe: return "slab_gather_micro_pipe";
+    case best_path::slab_scatter_micro_pipe: return "slab_scatter_micro_pipe";
   }
   return "?";
 }
@@ -295,14 +297,24 @@ constexpr bool best_pipe_default = false;
 /// grouped sides and 7 (7 x N ran element by element).
 constexpr int best_pipe_sides[] = {2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32};
 constexpr int best_pipe_max_elem = 2;
-constexpr int best_pipe_min_blocks = 2;  ///< register cap (ptxas: no spills at 2 for every side)
+/// Register cap of a pipelined grouped kernel as blocks per SM (gather: its shared
+/// memory fits 3): 3 (80 registers) except the u8 scatter of 8 columns, which spilled
+/// there (ptxas, sm_90, nvcc 13.0).
+constexpr int best_pipe_min_blocks(int elem_size, bool gather, int side) {
+  return elem_size == 1 && !gather && side == 8 ? 2 : 3;
+}
 
-/// Micro-block gathers on the pipelined kernel (slab_gather_micro_pipe) under the same switch.
+/// Micro-block gathers and scatters on the pipelined kernel (slab_gather_micro_pipe,
+/// slab_scatter_micro_pipe) under the same switch.
 constexpr bool best_pipe_micro_on(int elem_size, bool candidate) {
   return best_route_on(best_pipe_default, candidate) && elem_size <= best_pipe_max_elem;
 }
-/// The micro-block gather's register cap on the pipelined kernel (no loads held in registers).
-constexpr int best_pipe_micro_min_blocks = 3;
+/// Micro-block kernels on the pipelined kernel: 8-byte micro-block rows for 1-2 byte
+/// elements (no loads held in registers: the u8 gather fits them at 3 blocks per SM,
+/// where its unpipelined kernel spilled and took 4-byte rows); blocks per SM as the
+/// shared memory allows: 3 (gather), 4 (scatter).
+constexpr int best_pipe_micro_width = 8;
+constexpr int best_pipe_micro_min_blocks(bool gather) { return gather ? 3 : 4; }
 
 /// The pipelined kernel's short side for a gather / scatter slab of short side s under
 /// the `candidate` flag (0: none, or the route is off).
@@ -319,7 +331,9 @@ constexpr best_path best_path_base(best_path p) {
   return p == best_path::slab_gather_micro || p == best_path::slab_gather_pipe ||
                  p == best_path::slab_gather_micro_pipe
              ? best_path::slab_gather
-         : p == best_path::slab_scatter_micro || p == best_path::slab_scatter_pipe ? best_path::slab_scatter
+         : p == best_path::slab_scatter_micro || p == best_path::slab_scatter_pipe ||
+                 p == best_path::slab_scatter_micro_pipe
+             ? best_path::slab_scatter
          : p == best_path::slab_whole_micro                                        ? best_path::slab_whole
                                                                                    : p;
 }
@@ -497,7 +511,9 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   }
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
     if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in))
-      return {best_path::slab_scatter_micro, 16, 0};
+      return {best_pipe_micro_on(d.elem_size, candidate) ? best_path::slab_scatter_micro_pipe
+                                                         : best_path::slab_scatter_micro,
+              16, 0};
     if (const int g = best_pipe_group_for(d.elem_size, d.cols, candidate)) return {best_path::slab_scatter_pipe, 16, g};
     return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
   }

@@ -33,18 +33,21 @@ void emulate_pipe(const slab::args& a, int nt, long long grid) {
   for (long long b = 0; b < grid && b < a.total; ++b) {
     std::fill(sm, sm + a.smem, static_cast<u8>(0xCD));
     for (int tid = 0; tid < nt; ++tid)
-      slab::pipe_issue<E, M, SS>(a, slab::slab_at<E, M>(a, b), slab::pipe_buffer(a, sm, 0), tid, nt);
+      slab::pipe_issue<E, M, SS, MW>(a, slab::slab_at<E, M>(a, b), slab::pipe_buffer(a, sm, 0), tid, nt);
     int i = 0;
     for (long long t = b; t < a.total; t += grid, ++i) {
       const slab::pos p = slab::slab_at<E, M>(a, t);
       if (t + grid < a.total)
         for (int tid = 0; tid < nt; ++tid)
-          slab::pipe_issue<E, M, SS>(a, slab::slab_at<E, M>(a, t + grid), slab::pipe_buffer(a, sm, i + 1), tid, nt);
+          slab::pipe_issue<E, M, SS, MW>(a, slab::slab_at<E, M>(a, t + grid), slab::pipe_buffer(a, sm, i + 1), tid, nt);
       u8* const buf = slab::pipe_buffer(a, sm, i);
       if (M == slab::gather && a.realign)
         for (int tid = 0; tid < nt; ++tid) slab::pipe_realign<E, SS>(a, p, buf, sm, tid, nt);
-      if constexpr (MW > 0) {
+      if constexpr (MW > 0 && M == slab::gather) {
         for (int tid = 0; tid < nt; ++tid) slab::block_phase<E, M, MW>(a, by_nb, p, a.realign ? sm : buf, tid, nt);
+      } else if constexpr (MW > 0) {
+        for (int tid = 0; tid < nt; ++tid) slab::side_blocks<E, M, MW>(a, by_nb, p, sm, tid, nt, buf);
+        for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, 0, MW>(a, dv, p, sm, tid, nt);
       } else {
         for (int tid = 0; tid < nt; ++tid) slab::pipe_mid<E, M, SS>(a, dv, p, sm, buf, tid, nt);
         for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, SS>(a, dv, p, sm, tid, nt);
@@ -76,7 +79,7 @@ struct aligned_buf {
   explicit aligned_buf(std::size_t n) : p(new u8[n ? n : 1]) {}
 };
 
-// micro > 0: the micro-block gather with micro-byte rows.
+// micro > 0: the micro-block kernel with micro-byte rows.
 template <int E>
 void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long long off_out, int slab_bytes, int nt,
                 long long grid, int micro = 0) {
@@ -97,15 +100,19 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
   ASSERT_GT(a.total, 0);
   ASSERT_LE(a.smem, slab::pipe_smem_max<E>(mode, side, slab_bytes, micro > 0));
   if (micro > 0) {
-    // The micro-block gather's preconditions (best_path_for): whole chunks per position,
-    // every slab's packed output 16-byte aligned.
-    ASSERT_EQ(mode, slab::gather);
+    // The micro-block kernels' preconditions (best_path_for): whole chunks per position,
+    // every slab's packed side 16-byte aligned.
     ASSERT_EQ((a.S * E) % 16, 0);
-    ASSERT_EQ(slab::addr16(a.out), 0);
-    ASSERT_EQ(a.stride_out % 16, 0);
-    if (micro == 4) emulate_pipe<E, slab::gather, 0, 4>(a, nt, grid);
-    else if (micro == 8) emulate_pipe<E, slab::gather, 0, 8>(a, nt, grid);
-    else emulate_pipe<E, slab::gather, 0, 16>(a, nt, grid);
+    ASSERT_EQ(slab::addr16(mode == slab::gather ? a.out : a.in), 0);
+    ASSERT_EQ((mode == slab::gather ? a.stride_out : a.stride_in) % 16, 0);
+    auto run = [&](auto mw) {
+      constexpr int MW = decltype(mw)::value;
+      if (mode == slab::gather) emulate_pipe<E, slab::gather, 0, MW>(a, nt, grid);
+      else emulate_pipe<E, slab::scatter, 0, MW>(a, nt, grid);
+    };
+    if (micro == 4) run(std::integral_constant<int, 4>{});
+    else if (micro == 8) run(std::integral_constant<int, 8>{});
+    else run(std::integral_constant<int, 16>{});
   } else if (mode == slab::gather) emulate_side<E, slab::gather>(a, nt, grid, side);
   else emulate_side<E, slab::scatter>(a, nt, grid, side);
   ASSERT_EQ(xpose_test::first_mismatch(out.p.get() + oo, want.data(), d), "");
@@ -138,9 +145,9 @@ void pipe_cases() {
   }
 }
 
-// The micro-block gather on the pipelined kernel: 1 to 8 row blocks, both micro-block
-// widths, ragged position blocks, the input at any offset, padded and gapped; the packed
-// output aligned (offsets of whole chunks).
+// The micro-block kernels on the pipelined kernel: 1 to 8 row blocks, every micro-block
+// width, ragged position blocks, the unaligned side at any offset, padded and gapped; the
+// packed side aligned (offsets of whole chunks).
 template <int E>
 void micro_pipe_cases() {
   constexpr long long k = 16 / E;
@@ -155,6 +162,9 @@ void micro_pipe_cases() {
             for (auto [oi, oo] : {std::pair<long long, long long>{0, 0}, {1, 0}, {3, k}}) {
               check_pipe<E>(slab::gather, padded(s, L, E, 3, oi, 0, 2 * k), oi, oo, bytes, nt, grid, mw);
               check_pipe<E>(slab::gather, xpose::matrix_desc::packed(s, L, E, 2), oi, oo, bytes, nt, grid, mw);
+              // scatter: the packed input aligned, the output at any offset, padded, gapped.
+              check_pipe<E>(slab::scatter, padded(L, s, E, 3, 0, oi, 2 * k), oo, oi, bytes, nt, grid, mw);
+              check_pipe<E>(slab::scatter, xpose::matrix_desc::packed(L, s, E, 2), oo, oi, bytes, nt, grid, mw);
               if (::testing::Test::HasFatalFailure()) return;
             }
           }
@@ -192,6 +202,19 @@ TEST(BestPipeEmulation, Layout) {
       EXPECT_LE(slab::pipe_smem_max<1>(m, s, best_class_policy_for(90, 1).slab_bytes), 227 * 1024 / 2) << s;
       EXPECT_LE(slab::pipe_smem_max<2>(m, s, best_class_policy_for(90, 2).slab_bytes), 227 * 1024 / 2) << s;
     }
+  // Micro-block kernels: the bound over every side of whole chunks covers each side's block
+  // (u8 112 rows take more than 128: the rows' rounding); blocks per SM as the register
+  // caps assume (best_pipe_micro_min_blocks; 228 KiB per SM, 1 KiB reserved per block).
+  for (int m : {slab::gather, slab::scatter}) {
+    const int bound = slab::pipe_smem_max<1>(m, 128, 16384, true);
+    EXPECT_LE((bound + 1024) * best_pipe_micro_min_blocks(m == slab::gather), 228 * 1024);
+    EXPECT_LE((slab::pipe_smem_max<2>(m, 128, 16384, true) + 1024) * best_pipe_micro_min_blocks(m == slab::gather),
+              228 * 1024);
+    for (long long s = 16; s <= 128; s += 16) {
+      const matrix_desc d = m == slab::gather ? padded(s, 50177, 1, 2, 1, 0, 0) : matrix_desc::packed(50177, s, 1, 2);
+      EXPECT_LE(slab::make_pipe_args<1>(m, base, buf, d, base, 16384, true).smem, bound) << s;
+    }
+  }
 }
 
 // The route: under the flag that has it on, 1-2 byte gather / scatter slabs of every
@@ -207,8 +230,11 @@ TEST(BestPipePolicy, Paths) {
       const matrix_desc g = matrix_desc::packed(s, 50177, E, 5), h = matrix_desc::packed(50177, s, E, 5);
       const auto cg = best_path_for(g, E, 0, 90, on), ch = best_path_for(h, 0, E, 90, on);
       const bool micro_g = cg.path == best_path::slab_gather_micro_pipe || cg.path == best_path::slab_gather_micro;
-      const bool micro_h = ch.path == best_path::slab_scatter_micro;
-      if (E <= best_pipe_max_elem) EXPECT_NE(cg.path, best_path::slab_gather_micro);  // micro gathers pipelined
+      const bool micro_h = ch.path == best_path::slab_scatter_micro_pipe || ch.path == best_path::slab_scatter_micro;
+      if (E <= best_pipe_max_elem) {  // micro-block slabs pipelined too
+        EXPECT_NE(cg.path, best_path::slab_gather_micro);
+        EXPECT_NE(ch.path, best_path::slab_scatter_micro);
+      }
       if (E <= best_pipe_max_elem) {
         if (!micro_g) {
           EXPECT_EQ(best_path_name(cg.path), std::string("slab_gather_pipe"));
@@ -231,14 +257,14 @@ TEST(BestPipePolicy, Paths) {
   // 7 x N: the pipelined kernel under `on`, the element-by-element slab under `off`.
   EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, on).path, best_path::slab_gather_pipe);
   EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, off).group, 0);
-  // Micro-block gathers: pipelined under `on` (the default policy's micro thresholds),
-  // the micro-block kernel under `off`; the scatters keep theirs.
+  // Micro-block gathers and scatters: pipelined under `on` (the default policy's micro
+  // thresholds), the micro-block kernels under `off`.
   for (int E : {1, 2})
     for (long long c : {48LL, 64LL, 96LL, 128LL}) {
       const matrix_desc g = matrix_desc::packed(c, 50177, E, 5), h = matrix_desc::packed(50177, c, E, 5);
       EXPECT_EQ(best_path_for(g, E, 0, 90, on).path, best_path::slab_gather_micro_pipe) << c;
       EXPECT_EQ(best_path_for(g, E, 0, 90, off).path, best_path::slab_gather_micro) << c;
-      EXPECT_EQ(best_path_for(h, 0, E, 90, on).path, best_path::slab_scatter_micro) << c;
+      EXPECT_EQ(best_path_for(h, 0, E, 90, on).path, best_path::slab_scatter_micro_pipe) << c;
       EXPECT_EQ(best_path_for(h, 0, E, 90, off).path, best_path::slab_scatter_micro) << c;
       // The packed output off 16 bytes: no micro-block kernel (48 and up have no group).
       EXPECT_EQ(best_path_for(g, 0, E, 90, on).path, best_path::slab_gather) << c;

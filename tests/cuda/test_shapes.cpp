@@ -248,7 +248,8 @@ TEST(BestShapes, OddRowLengths) {
 // 2-byte elements, HW even (aligned segments: no realigning pass) and odd, pointers
 // offset by one element on either side, padded segments, gapped batches; asserts the
 // pipelined path wherever the micro-block kernels do not take the shape. Then shapes
-// with several slabs per resident block (the double buffer reused) and 7 x N.
+// with several slabs per resident block (the double buffer reused), 7 x N, and the
+// micro-block gathers and scatters on the pipelined kernel.
 TEST(BestShapes, PipelinedSlabs) {
   REQUIRE_GPU();
   using xpose::detail::best_path_for;
@@ -266,10 +267,11 @@ TEST(BestShapes, PipelinedSlabs) {
             const auto got = best_path_for(d, static_cast<unsigned long long>(oi * es),
                                            static_cast<unsigned long long>(oo * es), 90, on);
             const best_path pipe = gather ? best_path::slab_gather_pipe : best_path::slab_scatter_pipe;
-            const bool micro = got.path == best_path::slab_gather_micro || got.path == best_path::slab_scatter_micro;
-            const bool tile = got.path != xpose::detail::best_path_base(pipe) && !micro && got.path != pipe;
+            // Another route (micro-block kernels, the small tile) is not asserted; the
+            // plain slab route where the pipelined one should run fails the assertion.
+            const bool other = got.path != pipe && got.path != xpose::detail::best_path_base(pipe);
             check_best(d, seed + static_cast<std::uint64_t>(oi * 4 + oo), oi, oo,
-                       micro || tile ? std::nullopt : std::optional(pipe), on);
+                       other ? std::nullopt : std::optional(pipe), on);
           }
         if (HasFatalFailure()) return;
       }
@@ -302,8 +304,21 @@ TEST(BestShapes, PipelinedSlabs) {
         check_best(padded(c, hw, es, 3, 3, 0, k), seed + 2, 3, 0, mp, on);
         if (HasFatalFailure()) return;
       }
+    const index_t smin = xpose::detail::best_slab_micro_min(90, es, xpose::detail::best_micro_candidate,
+                                                            best_path::slab_scatter_micro);
+    for (index_t c = smin; smin > 0 && c <= 128; c += c < 64 ? k : 32)
+      for (index_t hw : {8200, 8201}) {
+        const std::uint64_t seed = static_cast<std::uint64_t>(c * 19 + hw + es);
+        const best_path mp = best_path::slab_scatter_micro_pipe;
+        check_best(matrix_desc::packed(hw, c, es, 3), seed, 0, 0, mp, on);
+        check_best(matrix_desc::packed(hw, c, es, 3), seed + 1, k, 1, mp, on);
+        check_best(padded(hw, c, es, 3, 0, 5, 2 * k), seed + 2, 0, 1, mp, on);
+        if (HasFatalFailure()) return;
+      }
   }
   check_best(matrix_desc::packed(128, 1 << 18, 1, 1), 156, 0, 0, best_path::slab_gather_micro_pipe, on);
+  check_best(matrix_desc::packed((1 << 18) + 3, 128, 1, 1), 157, 0, 0, best_path::slab_scatter_micro_pipe, on);
+  check_best(matrix_desc::packed(50177, 96, 1, 6), 158, 0, 0, best_path::slab_scatter_micro_pipe, on);
   // The sweep's slowest rows, as the sweep runs them (packed, aligned buffers).
   check_best(matrix_desc::packed(7, 4793490, 1), 160, 0, 0, best_path::slab_gather_pipe, on);
   check_best(matrix_desc::packed(50177, 24, 1, 27), 161, 0, 0, best_path::slab_scatter_pipe, on);

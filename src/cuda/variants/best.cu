@@ -172,15 +172,16 @@ status micro_path(const void* in, void* out, const matrix_desc& d, const target&
 // Pipelined slab (best_pipe.cuh): grouped (short side SS) or micro-block gather (MW-byte
 // rows, any short side up to the table's): resident blocks, as many as fit at the largest
 // slab's shared memory (the limit and the block count are cached per kernel and device).
-template <int E, int M, int SS, int MW = 0, int MINB = best_pipe_min_blocks>
+template <int E, int M, int SS, int MW = 0, int MINB = best_pipe_min_blocks(E, M == slab::gather, SS)>
 status pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads;
   constexpr auto kernel = slab::pipe_kernel<E, M, nt, SS, MINB, MW>;
   const best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
   const slab::args a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d),
                                                best_slab_bytes_for(pol, d.elements() * E), MW > 0);
-  const long long widest = SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E);
-  const int smem_max = slab::pipe_smem_max<E>(M, widest, pol.slab_bytes, MW > 0);
+  // The largest block of this kernel, once (the table does not change at run time).
+  static const int smem_max = slab::pipe_smem_max<E>(
+      M, SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E), pol.slab_bytes, MW > 0);
   if (a.smem > smem_max)
     return status::make(status_code::unsupported_variant, "best: pipelined slab of %d bytes", a.smem);
   static std::atomic<int> resident[64];  // per device: blocks per SM x SMs
@@ -284,8 +285,12 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::slab_scatter_pipe: return pipe_path_side<E, slab::scatter>(in, out, d, c.group, tg);
     case best_path::slab_gather_micro_pipe:
       if constexpr (E <= best_pipe_max_elem)
-        return pipe_path<E, slab::gather, 0, best_slab_micro_for(E, best_path::slab_gather_micro).width,
-                         best_pipe_micro_min_blocks>(in, out, d, tg);
+        return pipe_path<E, slab::gather, 0, best_pipe_micro_width, best_pipe_micro_min_blocks(true)>(in, out, d, tg);
+      break;
+    case best_path::slab_scatter_micro_pipe:
+      if constexpr (E <= best_pipe_max_elem)
+        return pipe_path<E, slab::scatter, 0, best_pipe_micro_width, best_pipe_micro_min_blocks(false)>(in, out, d,
+                                                                                                        tg);
       break;
     case best_path::tile_half:
       if constexpr (E == 1) return tile_path<E, 16, half_tile>(in, out, d, tg);

@@ -173,6 +173,10 @@ enum class best_path : int {
   slab_scatter_micro,  ///< slab_scatter, packed side through register micro-blocks
   slab_whole_micro,    ///< slab_whole, matrices of whole 16-byte chunks through register micro-blocks
   realign_skew,  ///< skewed realigning tile (best_skew.cuh): whole aligned chunks on both sides
+  slab_gather_pipe,   ///< slab_gather, grouped, on resident blocks with the next slab's loads in flight (best_pipe.cuh)
+  slab_scatter_pipe,  ///< slab_scatter, the same
+  slab_gather_micro_pipe,   ///< slab_gather_micro, the same
+  slab_scatter_micro_pipe,  ///< slab_scatter_micro, the same
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -191,6 +195,10 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::slab_scatter_micro: return "slab_scatter_micro";
     case best_path::slab_whole_micro: return "slab_whole_micro";
     case best_path::realign_skew: return "realign_skew";
+    case best_path::slab_gather_pipe: return "slab_gather_pipe";
+    case best_path::slab_scatter_pipe: return "slab_scatter_pipe";
+    case best_path::slab_gather_micro_pipe: return "slab_gather_micro_pipe";
+    case best_path::slab_scatter_micro_pipe: return "slab_scatter_micro_pipe";
   }
   return "?";
 }
@@ -295,13 +303,56 @@ constexpr bool best_dependent_launch_on(int cc, long long grid) {
   return best_dependent_launch && cc >= 90 && grid <= best_dependent_launch_max_blocks;
 }
 
+/// Pipelined grouped slabs (slab_gather_pipe / slab_scatter_pipe, best_pipe.cuh): the
+/// grouped kernel's phases on resident blocks whose next slab's loads (cp.async, no
+/// registers) are in flight while the current slab is interleaved and stored. For 1-2
+/// byte elements, where the grouped kernels' register counts left 2-3 blocks per SM and
+/// the sweep's slowest rows (docs/RESULTS.md "Shape classes (issue 12)", final sweep).
+/// Not measured yet: off (best_next takes it).
+constexpr bool best_pipe_default = false;
+/// Short sides with a pipelined kernel (best.cu instantiates exactly these): the
+/// grouped sides and 7 (7 x N ran element by element).
+constexpr int best_pipe_sides[] = {2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32};
+constexpr int best_pipe_max_elem = 2;
+/// Register cap of a pipelined grouped kernel as blocks per SM (gather: its shared
+/// memory fits 3): 3 (80 registers) except the u8 scatter of 8 columns, which spilled
+/// there (ptxas, sm_90, nvcc 13.0).
+constexpr int best_pipe_min_blocks(int elem_size, bool gather, int side) {
+  return elem_size == 1 && !gather && side == 8 ? 2 : 3;
+}
+
+/// Micro-block gathers and scatters on the pipelined kernel (slab_gather_micro_pipe,
+/// slab_scatter_micro_pipe) under the same switch.
+constexpr bool best_pipe_micro_on(int elem_size, bool candidate) {
+  return best_route_on(best_pipe_default, candidate) && elem_size <= best_pipe_max_elem;
+}
+/// Micro-block kernels on the pipelined kernel: 8-byte micro-block rows for 1-2 byte
+/// elements (no loads held in registers: the u8 gather fits them at 3 blocks per SM,
+/// where its unpipelined kernel spilled and took 4-byte rows); blocks per SM as the
+/// shared memory allows: 3 (gather), 4 (scatter).
+constexpr int best_pipe_micro_width = 8;
+constexpr int best_pipe_micro_min_blocks(bool gather) { return gather ? 3 : 4; }
+
+/// The pipelined kernel's short side for a gather / scatter slab of short side s under
+/// the `candidate` flag (0: none, or the route is off).
+constexpr int best_pipe_group_for(int elem_size, long long s, bool candidate) {
+  if (!best_route_on(best_pipe_default, candidate) || elem_size > best_pipe_max_elem) return 0;
+  for (int g : best_pipe_sides)
+    if (g == s) return g;
+  return 0;
+}
+
 /// The route a micro-block path refines (slab_gather_micro -> slab_gather, ...); other
 /// paths unchanged.
 constexpr best_path best_path_base(best_path p) {
-  return p == best_path::slab_gather_micro    ? best_path::slab_gather
-         : p == best_path::slab_scatter_micro ? best_path::slab_scatter
-         : p == best_path::slab_whole_micro   ? best_path::slab_whole
-                                              : p;
+  return p == best_path::slab_gather_micro || p == best_path::slab_gather_pipe ||
+                 p == best_path::slab_gather_micro_pipe
+             ? best_path::slab_gather
+         : p == best_path::slab_scatter_micro || p == best_path::slab_scatter_pipe ||
+                 p == best_path::slab_scatter_micro_pipe
+             ? best_path::slab_scatter
+         : p == best_path::slab_whole_micro                                        ? best_path::slab_whole
+                                                                                   : p;
 }
 
 /// Micro-block slabs (slab_kernel with MW > 0, best_slab.cuh): gather (p =
@@ -463,19 +514,28 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   const bool keep_tile = keep_rows && access == 16 && d.rows >= 32 && d.rows <= 64;
   // Near-square small matrices keep the tile (64 x 64 f32-c128 batches: "Fast path (best)").
   // Micro-block slabs: a short side of whole 16-byte chunks and an aligned packed side.
+  // Where the pipelined route is on, the micro-block slabs follow the default policy's
+  // switch (the side-by-side run then times the pipelined kernels alone).
+  const bool micro_flag = best_route_on(best_pipe_default, candidate) ? false : candidate;
   auto micro_ok = [&](best_path m, long long s, unsigned long long packed_addr, long long packed_stride) {
-    const int micro_min = best_slab_micro_min(cc, d.elem_size, candidate, m);
+    const int micro_min = best_slab_micro_min(cc, d.elem_size, micro_flag, m);
     return micro_min > 0 && s >= micro_min && (s * E) % 16 == 0 && best_align16(packed_addr) == 16 &&
            (!batched || best_align16(static_cast<unsigned long long>(packed_stride * E)) == 16);
   };
   if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && !keep_tile) {
     if (micro_ok(best_path::slab_gather_micro, d.rows, out_addr, d.stride_out))
-      return {best_path::slab_gather_micro, 16, 0};
+      return {best_pipe_micro_on(d.elem_size, candidate) ? best_path::slab_gather_micro_pipe
+                                                         : best_path::slab_gather_micro,
+              16, 0};
+    if (const int g = best_pipe_group_for(d.elem_size, d.rows, candidate)) return {best_path::slab_gather_pipe, 16, g};
     return {best_path::slab_gather, 16, best_slab_group_for(p, d.elem_size, d.rows)};
   }
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
     if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in))
-      return {best_path::slab_scatter_micro, 16, 0};
+      return {best_pipe_micro_on(d.elem_size, candidate) ? best_path::slab_scatter_micro_pipe
+                                                         : best_path::slab_scatter_micro,
+              16, 0};
+    if (const int g = best_pipe_group_for(d.elem_size, d.cols, candidate)) return {best_path::slab_scatter_pipe, 16, g};
     return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
   }
 

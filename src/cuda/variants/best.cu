@@ -2,10 +2,12 @@
 // alignment; this file fills the kernel arguments once and launches one block per tile
 // or slab. No allocation, no host sync, stream-ordered, graph-capturable.
 // Kernels: best_kernels.cuh (tile), best_realign.cuh (realigning tile), best_slab.cuh.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 
 #include "../best_kernels.cuh"
+#include "../best_pipe.cuh"
 #include "../best_realign.cuh"
 #include "../best_skew.cuh"
 #include "../best_slab.cuh"
@@ -181,6 +183,69 @@ status micro_path(const void* in, void* out, const matrix_desc& d, const target&
   return status::make(status_code::unsupported_variant, "best: no %d-byte micro-block slab kernel", E);
 }
 
+// Pipelined slab (best_pipe.cuh): grouped (short side SS) or micro-block gather (MW-byte
+// rows, any short side up to the table's): resident blocks, as many as fit at the largest
+// slab's shared memory (the limit and the block count are cached per kernel and device).
+template <int E, int M, int SS, int MW = 0, int MINB = best_pipe_min_blocks(E, M == slab::gather, SS)>
+status pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  constexpr int nt = best_slab_threads;
+  constexpr auto kernel = slab::pipe_kernel<E, M, nt, SS, MINB, MW>;
+  const best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
+  const slab::args a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d),
+                                               best_slab_bytes_for(pol, d.elements() * E), MW > 0);
+  // The largest block of this kernel, once (the table does not change at run time).
+  static const int smem_max = slab::pipe_smem_max<E>(
+      M, SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E), pol.slab_bytes, MW > 0);
+  if (a.smem > smem_max)
+    return status::make(status_code::unsupported_variant, "best: pipelined slab of %d bytes", a.smem);
+  static std::atomic<int> resident[64];  // per device: blocks per SM x SMs
+  int n = (tg.dev >= 0 && tg.dev < 64) ? resident[tg.dev].load(std::memory_order_relaxed) : 0;
+  if (n == 0) {
+    const int smem = smem_max;
+    if (status s = cuda_status(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+                               "cudaFuncSetAttribute");
+        !s.ok())
+      return s;
+    int occ = 0, sms = 0;
+    if (status s = cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, nt, smem),
+                               "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+        !s.ok())
+      return s;
+    if (status s = cuda_status(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, tg.dev),
+                               "cudaDeviceGetAttribute");
+        !s.ok())
+      return s;
+    if (occ < 1)
+      return status::make(status_code::unsupported_variant, "best: a %d-byte block does not fit this device", smem);
+    n = occ * sms;
+    if (tg.dev >= 0 && tg.dev < 64) resident[tg.dev].store(n, std::memory_order_relaxed);
+  }
+  const unsigned grid = static_cast<unsigned>(a.total < n ? a.total : n);
+  kernel<<<grid, nt, a.smem, tg.stream>>>(a);
+  return launch_status("best pipelined slab kernel launch");
+}
+
+template <int E, int M>
+status pipe_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg) {
+  if constexpr (E <= best_pipe_max_elem) {
+    switch (group) {
+      case 2: return pipe_path<E, M, 2>(in, out, d, tg);
+      case 3: return pipe_path<E, M, 3>(in, out, d, tg);
+      case 4: return pipe_path<E, M, 4>(in, out, d, tg);
+      case 5: return pipe_path<E, M, 5>(in, out, d, tg);
+      case 6: return pipe_path<E, M, 6>(in, out, d, tg);
+      case 7: return pipe_path<E, M, 7>(in, out, d, tg);
+      case 8: return pipe_path<E, M, 8>(in, out, d, tg);
+      case 12: return pipe_path<E, M, 12>(in, out, d, tg);
+      case 16: return pipe_path<E, M, 16>(in, out, d, tg);
+      case 24: return pipe_path<E, M, 24>(in, out, d, tg);
+      case 32: return pipe_path<E, M, 32>(in, out, d, tg);
+      default: break;
+    }
+  }
+  return status::make(status_code::unsupported_variant, "best: no pipelined slab kernel for %d", group);
+}
+
 // Tile with A-byte accesses (A < 16, the alignment the layout allows).
 template <int E>
 status access_path(const void* in, void* out, const matrix_desc& d, int access, const target& tg) {
@@ -230,6 +295,17 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       if constexpr (E <= 2) return tile_path<E, 16, narrow_tile>(in, out, d, tg);
       break;
     case best_path::tile: return tile_path<E, 16, standard_tile>(in, out, d, tg);
+    case best_path::slab_gather_pipe: return pipe_path_side<E, slab::gather>(in, out, d, c.group, tg);
+    case best_path::slab_scatter_pipe: return pipe_path_side<E, slab::scatter>(in, out, d, c.group, tg);
+    case best_path::slab_gather_micro_pipe:
+      if constexpr (E <= best_pipe_max_elem)
+        return pipe_path<E, slab::gather, 0, best_pipe_micro_width, best_pipe_micro_min_blocks(true)>(in, out, d, tg);
+      break;
+    case best_path::slab_scatter_micro_pipe:
+      if constexpr (E <= best_pipe_max_elem)
+        return pipe_path<E, slab::scatter, 0, best_pipe_micro_width, best_pipe_micro_min_blocks(false)>(in, out, d,
+                                                                                                        tg);
+      break;
     case best_path::tile_half:
       if constexpr (E == 1) return tile_path<E, 16, half_tile>(in, out, d, tg);
       break;

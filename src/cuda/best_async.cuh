@@ -163,8 +163,11 @@ __global__ void __launch_bounds__(NT, MinBlocks) async_tile_kernel(args aa) {
       std::uint32_t w[k][KW];
       const std::uint32_t* tile = tiles + u * TCH * 4;
 #pragma unroll
-      for (int i = 0; i < k; ++i)
-        bytes::ld_words<KW>(w[i], reinterpret_cast<const u8*>(tile + async_slot<E, TR, NCH>(R * k + i, C) * 4 + h * KW));
+      for (int i = 0; i < k; ++i) {
+        const std::uint32_t* src = tile + async_slot<E, TR, NCH>(R * k + i, C) * 4 + h * KW;
+        if constexpr (KW == 1) w[i][0] = *src;  // (ld_words moves 2 or 4 words)
+        else bytes::ld_words<KW>(w[i], reinterpret_cast<const u8*>(src));
+      }
 #pragma unroll
       for (int g = 0; g < G; ++g) bytes::transpose_block<E, KW, k>(w, g * kk);
 

@@ -11,6 +11,7 @@
 #include <xpose/xpose.hpp>
 #include <xpose/registry.hpp>
 
+#include "../src/cuda/best_async.cuh"
 #include "../src/cuda/best_kernels.cuh"
 #include "../src/cuda/best_skew.cuh"
 #include "../src/cuda/policy.hpp"
@@ -223,11 +224,160 @@ void skew_sweep(unsigned char* in, unsigned char* out, cudaStream_t st, unsigned
   skew_one<8, 126, 16, 256, 16, 2>(in, out, st, dbad);
 }
 
+// The cp.async tile (best_async.cuh) at other geometries than the table's, and the
+// register tile it replaces, on 1-byte squares of 32 MiB / 256 MiB and 8192 x 64 x 64:
+// each checked exactly, then timed with the L2 flushed before every call (as `xpose-bench
+// sweep`) against memcpy of the same bytes, flushed the same way (`best_bench --async`).
+struct async_case {
+  long long R, C, B;
+};
+
+double flushed_us(const std::function<void()>& f, unsigned char* scratch, size_t scratch_bytes, cudaStream_t st) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  std::vector<double> v;
+  for (int i = 0; i < 23; ++i) {
+    CK(cudaMemsetAsync(scratch, i & 0xFF, scratch_bytes, st));
+    CK(cudaEventRecord(a, st));
+    f();
+    CK(cudaEventRecord(b, st));
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    if (i >= 3) v.push_back(1000.0 * ms);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct async_env {
+  unsigned char *in, *out, *scratch;
+  size_t scratch_bytes;
+  cudaStream_t st;
+  unsigned long long* dbad;
+};
+
+void async_report(const char* what, const async_case& c, int occ, int smem, const std::function<void()>& f,
+                  const async_env& env, int E = 1) {
+  const size_t bytes = static_cast<size_t>(c.R * c.C * c.B) * E;
+  CK(cudaMemset(env.out, 0xFF, bytes));
+  f();
+  CK(cudaGetLastError());
+  CK(cudaStreamSynchronize(env.st));
+  const unsigned long long bad = count_bad(env.in, env.out, c.R, c.C, c.B, E, env.dbad);
+  const double tm = flushed_us([&] { cudaMemcpyAsync(env.out, env.in, bytes, cudaMemcpyDeviceToDevice, env.st); },
+                               env.scratch, env.scratch_bytes, env.st);
+  const double tk = flushed_us(f, env.scratch, env.scratch_bytes, env.st);
+  std::printf("async,E=%d,%lldx%lldx%lld,%s (occ %d, smem %d),%.3f us,%.1f GB/s,ratio %.3f,%s\n", E, c.B, c.R, c.C,
+              what, occ, smem, tk, 2.0 * bytes / (tk * 1e3), tm / tk, bad ? "FAIL" : "exact");
+  std::fflush(stdout);
+}
+
+xpose::detail::best::tile_args async_tile_args(const async_case& c, int TR, int TC, const async_env& env, int E = 1) {
+  xpose::detail::best::tile_args a{};
+  a.in = env.in, a.out = env.out, a.rows = c.R, a.cols = c.C, a.batch = c.B;
+  a.ld_in = c.C * E, a.ld_out = c.R * E, a.stride_in = a.stride_out = c.R * c.C * E;
+  a.tiles_c = (c.C + TC - 1) / TC;
+  a.tiles_per_mat = a.tiles_c * ((c.R + TR - 1) / TR);
+  a.total = a.tiles_per_mat * c.B;
+  return a;
+}
+
+template <int TR, int NCH, int NT, int MW, int MB, int TPB>
+void async_one(const async_case& c, const async_env& env) {
+  constexpr int smem = TPB * TR * NCH * 16;
+  auto kernel = xpose::detail::async_tile::async_tile_kernel<1, TR, NCH, NT, MW, MB, TPB>;
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  int occ = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, NT, smem));
+  const xpose::detail::async_tile::args a{async_tile_args(c, TR, NCH * 16, env), 0};
+  const unsigned grid = static_cast<unsigned>((a.t.total + TPB - 1) / TPB);
+  char what[96];
+  std::snprintf(what, sizeof what, "async %dx%d nt %d mw %d minb %d tpb %d", TR, NCH, NT, MW, MB, TPB);
+  async_report(what, c, occ, smem, [&] { kernel<<<grid, NT, smem, env.st>>>(a); }, env);
+}
+
+template <int TR, int NCH, int NT, int MB>
+void register_tile_one(const async_case& c, const async_env& env) {
+  constexpr int smem = TR * NCH * 16;
+  auto kernel = xpose::detail::best::tile_kernel<1, TR, NCH, NT, 8, MB, 16>;
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  int occ = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, NT, smem));
+  const auto a = async_tile_args(c, TR, NCH * 16, env);
+  char what[96];
+  std::snprintf(what, sizeof what, "tile_kernel %dx%d nt %d minb %d", TR, NCH, NT, MB);
+  async_report(what, c, occ, smem, [&] { kernel<<<static_cast<unsigned>(a.total), NT, smem, env.st>>>(a); }, env);
+}
+
+// `best` and `best_next` (the candidate policy: the async routes while their switches
+// are off) through the library, timed the same way.
+void variant_one(const char* name, const async_case& c, int E, const async_env& env) {
+  const xpose::matrix_desc d = xpose::matrix_desc::packed(c.R, c.C, E, c.B);
+  async_report(name, c, 0, 0, [&] { (void)xpose::transpose_variant(name, env.in, env.out, d, {}, env.st); }, env, E);
+}
+
+template <int E, int TR, int NCH, int NT, int MB>
+void async_realign_one(const async_case& c, const async_env& env) {
+  constexpr int smem = xpose::detail::best_async_realign_smem(xpose::detail::best_tile{TR, NCH, NT, 4, MB});
+  auto kernel = xpose::detail::async_tile::async_realign_kernel<E, TR, NCH, NT, MB>;
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  int occ = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, NT, smem));
+  const xpose::detail::async_tile::realign_args a{async_tile_args(c, TR, NCH * 16 / E, env, E),
+                                                  env.in + c.R * c.C * c.B * E, 0};
+  char what[96];
+  std::snprintf(what, sizeof what, "async realign %dx%d nt %d minb %d", TR, NCH, NT, MB);
+  async_report(what, c, occ, smem, [&] { kernel<<<static_cast<unsigned>(a.t.total), NT, smem, env.st>>>(a); }, env, E);
+}
+
+void async_sweep(const async_env& env) {
+  // Odd rows (realign_async): the sweep's shapes and the 256 MiB ragged case.
+  for (const async_case c : {async_case{5760, 5761, 1}, async_case{5759, 5763, 1}, async_case{16383, 16385, 1}}) {
+    variant_one("best", c, 1, env);
+    variant_one("best_next", c, 1, env);
+    async_realign_one<1, 128, 16, 256, 5>(c, env);  // production (best_tile_async_realign_for)
+    async_realign_one<1, 128, 16, 256, 4>(c, env);
+    async_realign_one<1, 128, 8, 128, 8>(c, env);
+  }
+  for (const async_case c : {async_case{4096, 4097, 1}, async_case{4095, 4099, 1}, async_case{16383, 8193, 1}}) {
+    variant_one("best", c, 2, env);
+    variant_one("best_next", c, 2, env);
+    async_realign_one<2, 64, 16, 256, 6>(c, env);  // production
+    async_realign_one<2, 64, 8, 128, 8>(c, env);
+  }
+  for (const async_case c : {async_case{5760, 5760, 1}, async_case{16384, 16384, 1}}) {
+    variant_one("best", c, 1, env);
+    variant_one("best_next", c, 1, env);
+    register_tile_one<128, 16, 256, 2>(c, env);  // tile_half
+    register_tile_one<256, 16, 256, 2>(c, env);  // tile
+    async_one<128, 16, 256, 4, 5, 1>(c, env);    // production (best_tile_async_for)
+    async_one<128, 16, 256, 8, 4, 1>(c, env);
+    async_one<256, 16, 256, 4, 3, 1>(c, env);
+    async_one<128, 16, 256, 4, 3, 2>(c, env);
+    async_one<64, 16, 128, 4, 10, 1>(c, env);
+    async_one<64, 16, 128, 4, 8, 2>(c, env);
+  }
+  const async_case b{64, 64, 8192};
+  variant_one("best", b, 1, env);
+  variant_one("best_next", b, 1, env);
+  register_tile_one<64, 8, 64, 8>(b, env);  // tile_narrow
+  async_one<64, 4, 128, 4, 10, 4>(b, env);  // production
+  async_one<64, 4, 128, 4, 8, 8>(b, env);
+  async_one<64, 4, 128, 8, 8, 4>(b, env);
+  async_one<64, 4, 64, 4, 16, 2>(b, env);
+  async_one<64, 4, 128, 4, 10, 2>(b, env);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
   const bool skew_only = argc > 1 && std::string(argv[1]) == "--skew";
+  const bool async_only = argc > 1 && std::string(argv[1]) == "--async";
   cudaStream_t st;
   CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   cublasHandle_t blas;
@@ -283,6 +433,19 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&in, maxbytes));
   CK(cudaMalloc(&out, maxbytes));
   CK(cudaMalloc(&dbad, 8));
+  if (async_only) {  // the 256 MiB square is in `cases`, so the buffers hold it
+    fill_kernel<<<4096, 256>>>(in, maxbytes, 12345u, 1);
+    unsigned char* scratch = nullptr;
+    const size_t scratch_bytes = 2 * static_cast<size_t>(prop.l2CacheSize);
+    CK(cudaMalloc(&scratch, scratch_bytes));
+    CK(cudaDeviceSynchronize());
+    async_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad});
+    cudaFree(scratch);
+    cudaFree(in);
+    cudaFree(out);
+    cudaFree(dbad);
+    return 0;
+  }
   if (skew_only) {  // the ragged case is in `cases`, so the buffers hold it
     fill_kernel<<<4096, 256>>>(in, maxbytes, 12345u, 1);
     CK(cudaDeviceSynchronize());

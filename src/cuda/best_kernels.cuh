@@ -178,6 +178,29 @@ __device__ __forceinline__ void read_micro(const std::uint32_t* tile, int m, std
   if constexpr (Geom::G > 1) micro_transpose<E, KW, k, kk>(w);
 }
 
+/// Stores a transposed micro-block (read_micro's w: G square kk x kk blocks stacked) as
+/// kk output chunks at o, o + ld_out, ...: row i is the i-th rows of the G blocks side
+/// by side. Partial tiles (full false) store only the rl x cl valid elements.
+template <int E, int KW, int k, int kk, int G, int A, int Hint = 0>
+__device__ __forceinline__ void store_micro(const std::uint32_t (&w)[k][KW], u8* o, index_t ld_out, bool full,
+                                            int rl, int cl) {
+#pragma unroll
+  for (int i = 0; i < kk; ++i) {
+    std::uint32_t out_w[4];
+#pragma unroll
+    for (int g = 0; g < G; ++g)
+#pragma unroll
+      for (int x = 0; x < KW; ++x) out_w[g * KW + x] = w[g * kk + i][x];
+    if (full || (i < cl && rl >= k)) {
+      store_chunk<A, Hint>(out_w, o + i * ld_out);
+    } else if (i < cl) {
+#pragma unroll
+      for (int e = 0; e < k; ++e)
+        if (e < rl) get_elem<E>(out_w, e, o + i * ld_out + e * E);
+    }
+  }
+}
+
 /// E: element bytes; TR: tile rows; NCH: 16-byte chunks per tile row; NT: threads;
 /// MW: bytes of a micro-block row (16, or 8 to halve its registers); A: global access
 /// width in bytes (16 = vector path). A micro-block is k = 16/E shared rows x MW
@@ -278,21 +301,7 @@ __global__ void __launch_bounds__(NT, MinBlocks) tile_kernel(tile_args a) {
       u8* o = out_t + static_cast<index_t>(C * k + h * kk) * a.ld_out + R * 16;
       const int rl = full ? k : static_cast<int>(rows_left < TR ? rows_left : TR) - R * k;
       const int cl = full ? kk : static_cast<int>(cols_left < TC ? cols_left : TC) - C * k - h * kk;
-#pragma unroll
-      for (int i = 0; i < kk; ++i) {
-        std::uint32_t out_w[4];
-#pragma unroll
-        for (int g = 0; g < G; ++g)
-#pragma unroll
-          for (int x = 0; x < KW; ++x) out_w[g * KW + x] = w[g * kk + i][x];
-        if (full || (i < cl && rl >= k)) {
-          store_chunk<A, Hint>(out_w, o + i * a.ld_out);
-        } else if (i < cl) {
-#pragma unroll
-          for (int e = 0; e < k; ++e)
-            if (e < rl) get_elem<E>(out_w, e, o + i * a.ld_out + e * E);
-        }
-      }
+      store_micro<E, KW, k, kk, G, A, Hint>(w, o, a.ld_out, full, rl, cl);
     }
   }
 }

@@ -21,6 +21,39 @@ struct realign_args {
   const u8* in_end;  // one past the last byte of the input view
 };
 
+/// Stores output row `orow` (< ncol) of a tile's micro-block lane: d = this lane's piece
+/// D_R, segment bytes [16R, 16R + 16) of the row's nv valid bytes, at out_t + orow *
+/// ld_out (any E-aligned address). Lanes of consecutive R are H apart inside one warp
+/// (every lane of the warp calls it: the shuffle brings D_{R-1}); each aligned chunk is
+/// stored whole, the two that straddle the segment's ends as 8/4/2/1-byte pieces.
+template <int H, int RN>
+__device__ __forceinline__ void store_realigned(const bytes::c16& d, u8* out_t, index_t ld_out, int orow, int ncol,
+                                                int R, int nv) {
+  bytes::c16 pv;  // D_{R-1} (meaningless for R == 0, whose use is masked)
+#pragma unroll
+  for (int y = 0; y < 4; ++y) pv.w[y] = __shfl_up_sync(0xffffffffu, d.w[y], H);
+  if (orow < ncol) {
+    u8* seg = out_t + static_cast<index_t>(orow) * ld_out;  // segment start S
+    const int oo = static_cast<int>(reinterpret_cast<std::uintptr_t>(seg) & 15);
+    u8* base = seg - oo;  // aligned chunk j covers segment bytes [16j - oo, 16j - oo + 16)
+    // Aligned chunk R = bytes [16 - oo, 32 - oo) of D_{R-1} || D_R (oo == 0: D_R).
+    bytes::c16 a0;
+#pragma unroll
+    for (int y = 0; y < 4; ++y) a0.w[y] = oo ? pv.w[y] : d.w[y];
+    const bytes::c16 c = bytes::window16(a0, d, (16 - oo) & 15);
+    const int clo = oo - 16 * R > 0 ? oo - 16 * R : 0;
+    const int chi = nv + oo - 16 * R < 16 ? nv + oo - 16 * R : 16;
+    if (clo < chi) bytes::store_range(c, base + 16 * R, clo, chi);
+    if (R == RN - 1 && oo != 0) {
+      // Aligned chunk RN: its first oo bytes are the last oo bytes of D_{RN-1}.
+      const int thi = nv + oo - 16 * RN < oo ? nv + oo - 16 * RN : oo;
+      if (thi > 0) {
+        bytes::store_range(bytes::window16(d, d, 16 - oo), base + 16 * RN, 0, thi);
+      }
+    }
+  }
+}
+
 /// Same tile geometry as tile_kernel<E, TR, NCH, NT, MW, ...>; any E-aligned pointers,
 /// leading dimensions and strides. NCH lanes (one tile row) and H*RN lanes (one output
 /// row segment) must each lie inside one warp.
@@ -101,30 +134,7 @@ __global__ void __launch_bounds__(NT, MinBlocks) realign_tile_kernel(realign_arg
         for (int g = 0; g < G; ++g)
 #pragma unroll
           for (int y = 0; y < KW; ++y) d.w[g * KW + y] = w[g * kk + i][y];
-        bytes::c16 pv;  // D_{R-1} (meaningless for R == 0, whose use is masked)
-#pragma unroll
-        for (int y = 0; y < 4; ++y) pv.w[y] = __shfl_up_sync(0xffffffffu, d.w[y], H);
-        const int orow = C * k + h * kk + i;  // output row inside the tile
-        if (orow < ncol) {
-          u8* seg = out_t + static_cast<index_t>(orow) * a.ld_out;  // segment start S
-          const int oo = static_cast<int>(reinterpret_cast<std::uintptr_t>(seg) & 15);
-          u8* base = seg - oo;  // aligned chunk j covers segment bytes [16j - oo, 16j - oo + 16)
-          // Aligned chunk R = bytes [16 - oo, 32 - oo) of D_{R-1} || D_R (oo == 0: D_R).
-          bytes::c16 a0;
-#pragma unroll
-          for (int y = 0; y < 4; ++y) a0.w[y] = oo ? pv.w[y] : d.w[y];
-          const bytes::c16 c = bytes::window16(a0, d, (16 - oo) & 15);
-          const int clo = oo - 16 * R > 0 ? oo - 16 * R : 0;
-          const int chi = nv + oo - 16 * R < 16 ? nv + oo - 16 * R : 16;
-          if (clo < chi) bytes::store_range(c, base + 16 * R, clo, chi);
-          if (R == RN - 1 && oo != 0) {
-            // Aligned chunk RN: its first oo bytes are the last oo bytes of D_{RN-1}.
-            const int thi = nv + oo - 16 * RN < oo ? nv + oo - 16 * RN : oo;
-            if (thi > 0) {
-              bytes::store_range(bytes::window16(d, d, 16 - oo), base + 16 * RN, 0, thi);
-            }
-          }
-        }
+        store_realigned<H, RN>(d, out_t, a.ld_out, C * k + h * kk + i, ncol, R, nv);
       }
     }
   }

@@ -177,6 +177,9 @@ enum class best_path : int {
   slab_scatter_pipe,  ///< slab_scatter, the same
   slab_gather_micro_pipe,   ///< slab_gather_micro, the same
   slab_scatter_micro_pipe,  ///< slab_scatter_micro, the same
+  tile_async,        ///< 1-byte 16-byte tile, loads by cp.async (best_async.cuh, best_tile_async_for)
+  tile_async_batch,  ///< the same kernel, several 64 x 64 1-byte matrices per block
+  realign_async,     ///< 1-2 byte element-aligned rows: cover chunks by cp.async, shift on shared reads
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -199,6 +202,9 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::slab_scatter_pipe: return "slab_scatter_pipe";
     case best_path::slab_gather_micro_pipe: return "slab_gather_micro_pipe";
     case best_path::slab_scatter_micro_pipe: return "slab_scatter_micro_pipe";
+    case best_path::tile_async: return "tile_async";
+    case best_path::tile_async_batch: return "tile_async_batch";
+    case best_path::realign_async: return "realign_async";
   }
   return "?";
 }
@@ -340,6 +346,77 @@ constexpr int best_pipe_group_for(int elem_size, long long s, bool candidate) {
   for (int g : best_pipe_sides)
     if (g == s) return g;
   return 0;
+}
+
+// ---- the cp.async tile (best_async.cuh; routes tile_async, tile_async_batch) ----
+
+/// A tile of async_tile_kernel: the tile_kernel geometry `t` and the tiles each block
+/// owns (`tpb`, consecutive in the flat tile index, one cp.async group each).
+struct best_async_tile {
+  best_tile t;
+  int tpb;
+};
+
+/// The async tile's constraints (async_tile_kernel static_asserts it; the CPU tests check
+/// every table entry): 1-2 byte elements, whole load steps and micro-blocks per block,
+/// RN = rows/k a power of two (async_slot's swizzle), at most 227 KiB of shared memory.
+constexpr bool best_async_tile_valid(int elem_size, best_async_tile a) {
+  const best_tile t = a.t;
+  if (elem_size != 1 && elem_size != 2) return false;
+  if (t.chunks != 4 && t.chunks != 8 && t.chunks != 16) return false;
+  if (t.micro_bytes != 4 && t.micro_bytes != 8 && t.micro_bytes != 16) return false;
+  if (t.micro_bytes < elem_size || t.threads <= 0 || t.threads % t.chunks != 0 || a.tpb < 1 || a.tpb > 8) return false;
+  const int k = 16 / elem_size, H = 16 / t.micro_bytes, RPS = t.threads / t.chunks, RN = t.rows / k;
+  return t.rows % RPS == 0 && t.rows % k == 0 && RN > 0 && (RN & (RN - 1)) == 0 &&
+         (a.tpb * RN * t.chunks * H) % t.threads == 0 && a.tpb * t.rows * t.chunks * 16 <= 227 * 1024;
+}
+
+/// Tiles of the async route: `batch` for batches of 33-64 x 33-64 one-byte matrices (one
+/// matrix per 64 x 64-byte tile, 4 per block: 16 KiB contiguous on both sides), else the
+/// half tile's geometry (128 x 256 bytes). Without register-staged loads the 1-byte
+/// tile_kernel's cap of 2 blocks per SM (128 registers) goes away: 4-byte micro-block rows
+/// (16 x 4 bytes, four 4 x 4 byte transposes) take 46-48 registers (sm_80 / sm_90, nvcc
+/// 13.0; 8-byte rows spilled at 48), so 5 blocks of 32 KiB (10 of 16 KiB) are resident
+/// per SM. Not measured yet (bench/best_bench --async times the alternatives).
+constexpr best_async_tile best_tile_async_for(int /*elem_size*/, bool batch) {
+  return batch ? best_async_tile{{64, 4, 128, 4, 10}, 4} : best_async_tile{{128, 16, 256, 4, 5}, 1};
+}
+
+/// Switch of the async routes (best_route_on): false, only `best_next` takes them, for
+/// 1-byte aligned standard tiles (tile, tile_half) and 64 x 64 batches (slab_whole_micro).
+constexpr bool best_async_default = false;
+
+/// The realigning async tile (async_realign_kernel, route realign_async): 4-byte
+/// micro-block rows (the shared reads shift by words), one output row segment per warp
+/// (H * RN = 32 lanes: store_realigned's shuffle), row blocks RN <= 8 (the row-block
+/// shift of async_realign_row_word), at most one cover chunk per thread besides its own
+/// (rows <= threads).
+constexpr bool best_async_realign_valid(int elem_size, best_tile t) {
+  if ((elem_size != 1 && elem_size != 2) || t.micro_bytes != 4 || t.chunks <= 0 || t.threads <= 0) return false;
+  if (t.threads % t.chunks != 0) return false;
+  const int k = 16 / elem_size, RPS = t.threads / t.chunks, RN = t.rows / k;
+  return t.rows % RPS == 0 && t.rows % k == 0 && t.rows <= t.threads && RN * 4 == 32 &&
+         (RN * t.chunks * 4) % t.threads == 0;
+}
+
+/// Shared bytes of a realigning async tile: rows of chunks + 1 chunks and 7 chunks of row-block shift.
+constexpr int best_async_realign_smem(best_tile t) { return (t.rows * (t.chunks + 1) + 7) * 16; }
+
+/// Tiles of realign_async: output row segments of 128 bytes (8 row blocks of 16 bytes),
+/// 256-byte input rows; 8 (E = 1) / 4 (E = 2) cover chunks per thread in flight. Not
+/// measured yet.
+constexpr best_tile best_tile_async_realign_for(int elem_size) {
+  return elem_size == 1 ? best_tile{128, 16, 256, 4, 5} : best_tile{64, 16, 256, 4, 6};
+}
+
+/// Switch of realign_async: 1-2 byte element-aligned layouts (routes realign, realign_skew).
+constexpr bool best_async_realign_default = false;
+
+/// Whether a batch of small matrices takes tile_async_batch: 1-byte, 33-64 rows and
+/// columns (the 64 x 64 tile at least a quarter used), 16-byte accesses.
+constexpr bool best_async_batch_fits(const matrix_desc& d, int access) {
+  return d.elem_size == 1 && d.batch > 1 && access == 16 && d.rows > 32 && d.rows <= 64 && d.cols > 32 &&
+         d.cols <= 64;
 }
 
 /// The route a micro-block path refines (slab_gather_micro -> slab_gather, ...); other
@@ -494,6 +571,9 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   if (best_route_on(best_tiny_narrow_default, candidate) && E <= 2 && access == 16 && !batched &&
       mat * E <= best_tiny_bytes && d.rows >= 64 && d.cols * E >= 128)
     return {best_path::tile_narrow, 16, 0};
+  // 1-byte 64 x 64 batches on the cp.async tile (switch best_async_default).
+  const bool async_on = best_route_on(best_async_default, candidate);
+  if (async_on && best_async_batch_fits(d, access)) return {best_path::tile_async_batch, 16, 0};
   // Many small matrices, both sides packed: several whole matrices per block.
   if (batched && d.ld_in == d.cols && d.ld_out == d.rows && d.stride_in == mat && d.stride_out == mat &&
       mat * E <= p.whole_max_bytes && d.rows > 1 && d.cols > 1) {
@@ -539,6 +619,9 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
   }
 
+  // 1-2 byte element-aligned layouts on the async realigning tile (switch best_async_realign_default).
+  if (access < 16 && E <= 2 && best_route_on(best_async_realign_default, candidate))
+    return {best_path::realign_async, access, 0};
   // The skewed realigning tile where it measured faster (switch best_skew_default).
   if (access < 16 && p.realign && best_route_on(best_skew_default, candidate) && best_skew_wins(d, out_addr))
     return {best_path::realign_skew, access, 0};
@@ -551,6 +634,7 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
       // ran 0.79 of memcpy against 0.75, 8192^2 (1024 tiles) 0.892 against 0.935 (session 3).
       const long long tiles = (d.rows + 255) / 256 * ((d.cols + 255) / 256) * d.batch;
       const bool half = best_route_on(best_half_default, candidate) && E == 1 && tiles < best_half_max_tiles;
+      if (async_on && E == 1) return {best_path::tile_async, 16, 0};  // replaces tile and tile_half
       return {half ? best_path::tile_half : best_path::tile, 16, 0};
     }
   }

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "../best_async.cuh"
 #include "../best_kernels.cuh"
 #include "../best_pipe.cuh"
 #include "../best_realign.cuh"
@@ -113,6 +114,37 @@ status tile_path(const void* in, void* out, const matrix_desc& d, const target& 
   constexpr auto kernel = best::tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, A>;
   const tile_args a = make_tile_args<E>(in, out, d, T);
   return launch<kernel, true>(T.threads, T.rows * T.chunks * 16, a.total, a, tg, "best tile kernel launch");
+}
+
+// The cp.async tile (1-byte elements; best_tile_async_for): one block per tpb tiles.
+template <int E, bool Batch>
+status async_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  constexpr best_async_tile T = best_tile_async_for(E, Batch);
+  constexpr best_tile t = T.t;
+  constexpr auto kernel = async_tile::async_tile_kernel<E, t.rows, t.chunks, t.threads, t.micro_bytes, t.min_blocks, T.tpb>;
+  async_tile::args a{make_tile_args<E>(in, out, d, t), 0};
+  // One block per group of tpb tiles; more groups than one grid holds: further launches.
+  const index_t groups = (a.t.total + T.tpb - 1) / T.tpb;
+  for (; a.group0 < groups; a.group0 += best_grid_limit)
+    if (status s = launch<kernel>(t.threads, T.tpb * t.rows * t.chunks * 16, groups - a.group0, a, tg,
+                                  "best async tile kernel launch");
+        !s.ok())
+      return s;
+  return {};
+}
+
+// The realigning tile with cp.async (1-2 byte elements; best_tile_async_realign_for).
+template <int E>
+status async_realign_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  constexpr best_tile t = best_tile_async_realign_for(E);
+  constexpr auto kernel = async_tile::async_realign_kernel<E, t.rows, t.chunks, t.threads, t.min_blocks>;
+  async_tile::realign_args a{make_tile_args<E>(in, out, d, t), static_cast<const u8*>(input_end(in, d)), 0};
+  for (; a.tile0 < a.t.total; a.tile0 += best_grid_limit)
+    if (status s = launch<kernel>(t.threads, best_async_realign_smem(t), a.t.total - a.tile0, a, tg,
+                                  "best async realign kernel launch");
+        !s.ok())
+      return s;
+  return {};
 }
 
 template <int E>
@@ -308,6 +340,15 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       break;
     case best_path::tile_half:
       if constexpr (E == 1) return tile_path<E, 16, half_tile>(in, out, d, tg);
+      break;
+    case best_path::tile_async:
+      if constexpr (E == 1) return async_path<E, false>(in, out, d, tg);
+      break;
+    case best_path::tile_async_batch:
+      if constexpr (E == 1) return async_path<E, true>(in, out, d, tg);
+      break;
+    case best_path::realign_async:
+      if constexpr (E <= 2) return async_realign_path<E>(in, out, d, tg);
       break;
   }
   return status::make(status_code::unsupported_variant, "best: path %s has no %d-byte kernel",

@@ -1,0 +1,84 @@
+// GPU tests of the cp.async tile (src/cuda/best_async.cuh; routes tile_async and
+// tile_async_batch), run under the flag where its switch best_async_default puts it
+// (best_next while off, best once on), each asserting the route: full and ragged tiles
+// (row and column edges inside a chunk: cp.async's zero-filled partial chunks), pointers
+// offset by whole chunks, padded leading dimensions, gapped and packed batches; and the
+// same shapes offset by one element, which leave the route. Bitwise against the CPU
+// reference on a 0xFF-poisoned output (best_check.hpp). Skip without a GPU.
+#include <cuda_runtime.h>
+
+#include <utility>
+
+#include "best_check.hpp"
+
+using namespace xpose_test;
+using xpose::detail::best_path;
+
+namespace {
+constexpr bool on = !xpose::detail::best_async_default;  // candidate flag of the async route
+}
+
+TEST(BestAsync, SquaresAndRaggedTiles) {
+  REQUIRE_GPU();
+  for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{
+           {128, 256}, {80, 144}, {1040, 2064}, {4096, 4096}, {5760, 5760}, {2064, 1040}, {144, 4112}}) {
+    const matrix_desc d = matrix_desc::packed(r, c, 1);
+    check_best(d, static_cast<std::uint64_t>(r * 3 + c), 0, 0, best_path::tile_async, on);
+    check_best(d, 7, 16, 48, best_path::tile_async, on);  // whole-chunk offsets
+    check_best(d, 8, 1, 0, std::nullopt, on);             // one element: realigning routes
+    check_best(d, 9, 0, 1, std::nullopt, on);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(BestAsync, PaddedRowsEndInsideAChunk) {
+  REQUIRE_GPU();
+  // ld_in, ld_out multiples of 16, rows / columns not: the last chunk of a row is partial.
+  check_best(padded(300, 500, 1, 1, 12, 4, 0), 20, 0, 0, best_path::tile_async, on);
+  check_best(padded(1001, 999, 1, 1, 9, 7, 0), 21, 16, 0, best_path::tile_async, on);
+  check_best(padded(257, 131, 1, 3, 13, 15, 16), 22, 0, 16, best_path::tile_async, on);
+  check_best(padded(129, 385, 1, 2, 15, 15, 32), 23, 0, 0, best_path::tile_async, on);
+}
+
+TEST(BestAsync, BatchesOfSmallMatrices) {
+  REQUIRE_GPU();
+  check_best(matrix_desc::packed(64, 64, 1, 8192), 30, 0, 0, best_path::tile_async_batch, on);
+  check_best(matrix_desc::packed(64, 64, 1, 10001), 31, 16, 32, best_path::tile_async_batch, on);  // last group partial
+  check_best(matrix_desc::packed(64, 64, 1, 3), 32, 0, 0, best_path::tile_async_batch, on);
+  check_best(matrix_desc::packed(48, 64, 1, 777), 33, 0, 0, best_path::tile_async_batch, on);
+  check_best(matrix_desc::packed(64, 48, 1, 777), 34, 0, 0, best_path::tile_async_batch, on);
+  check_best(padded(40, 50, 1, 7, 14, 8, 16), 35, 0, 0, best_path::tile_async_batch, on);
+  check_best(padded(33, 63, 1, 11, 1, 15, 48), 36, 16, 16, best_path::tile_async_batch, on);
+  matrix_desc one_input = matrix_desc::packed(64, 64, 1, 50);
+  one_input.stride_in = 0;  // one input, many outputs
+  check_best(one_input, 37, 0, 0, best_path::tile_async_batch, on);
+  check_best(matrix_desc::packed(64, 64, 1, 300), 38, 1, 1, std::nullopt, on);  // offsets by one element
+  check_best(matrix_desc::packed(64, 64, 1, 300), 39, 0, 1, std::nullopt, on);
+}
+
+// realign_async (switch best_async_realign_default): element-aligned rows, pointers and
+// strides at every residue, partial tiles, padded leading dimensions, batches with odd
+// strides; the input ends at the allocation's end and the first cover chunk of an offset
+// input starts before it (the byte-wise clamped copy).
+TEST(BestAsync, RealignEveryOffset) {
+  REQUIRE_GPU();
+  constexpr bool ron = !xpose::detail::best_async_realign_default;
+  for (int es : {1, 2}) {
+    const index_t v = 16 / es;
+    for (index_t o = 0; o < v; ++o) {
+      check_best(matrix_desc::packed(300, 517, es), 160 + o, o, (o * 3) % v, best_path::realign_async, ron);
+      check_best(matrix_desc::packed(129, 257, es), 161 + o, (o * 5) % v, o, best_path::realign_async, ron);
+      if (HasFatalFailure()) return;
+    }
+    check_best(matrix_desc::packed(1000, 1000, es), 162, 1, 0, best_path::realign_async, ron);  // aligned rows, offset input
+    check_best(matrix_desc::packed(1000, 1000, es), 163, 0, 1, best_path::realign_async, ron);  // offset output
+    check_best(matrix_desc::packed(2049, 2051, es), 164, 3, 1, best_path::realign_async, ron);
+    check_best(padded(300, 500, es, 1, 1, 3, 0), 165, 1, 2, best_path::realign_async, ron);
+    check_best(padded(257, 131, es, 3, 3, 1, 5), 166, 2, 1, best_path::realign_async, ron);
+    check_best(padded(200, 1000, es, 5, 1, v, 1), 167, 0, 0, best_path::realign_async, ron);
+    check_best(matrix_desc::packed(133, 165, es, 7), 168, 1, 1, best_path::realign_async, ron);
+    check_best(matrix_desc::packed(5759, 5763, es), 169, 0, 0, best_path::realign_async, ron);
+    check_best(matrix_desc::packed(5760, 5761, es), 170, 0, 0, best_path::realign_async, ron);
+    if (HasFatalFailure()) return;
+  }
+}

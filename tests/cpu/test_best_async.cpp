@@ -109,7 +109,7 @@ TEST(BestAsync, PathsUnderTheSwitch) {
     return best_path_for(d, in, out, 90, cand).path;
   };
   // 1-byte aligned standard tiles (both sizes: tile and tile_half) take the async tile.
-  for (auto [r, c] : {std::pair<long long, long long>{5760, 5760}, {16384, 16384}, {1040, 2064}, {300, 400}}) {
+  for (auto [r, c] : {std::pair<long long, long long>{5760, 5760}, {16384, 16384}, {1040, 2064}, {304, 400}}) {
     EXPECT_EQ(path(matrix_desc::packed(r, c, 1), on), best_path::tile_async) << r << "x" << c;
     const best_path o = path(matrix_desc::packed(r, c, 1), off);
     EXPECT_TRUE(o == best_path::tile || o == best_path::tile_half) << best_path_name(o);

@@ -128,7 +128,12 @@ constexpr int nd_copy_units = 4;
 /// divide per digit; the f16 tile issued an instruction on 65% of cycles under ncu);
 /// vtile_rows_packed: vtile_rows on vtile's (packed) choice instead of vtile_tuned's;
 /// vtile_rows_occ: vtile_rows with 2-byte tiles under a tighter register bound
-/// (nd_vtile_occ_min_blocks; other element sizes: vtile_rows).
+/// (nd_vtile_occ_min_blocks; other element sizes: vtile_rows);
+/// vtile_rows_auto: the Rows kernel on vtile_tuned's choice, taking a short-B shape only
+/// where that base is packed or fills at most nd_auto_flat_fill (second H200 A/B: a flat
+/// base of 352-608-element A sides and ~70% fill ran faster than the short shapes that
+/// filled it; docs/RESULTS.md, "N-d permutation (issue 17)"), the Fit run tile; the f16
+/// register bound of vtile_rows_occ while nd_auto_occ.
 /// Shapes vtile cannot move in 16-byte chunks, 1-byte elements and conjugation keep
 /// the policy kernel.
 enum class nd_kernel : int {
@@ -140,9 +145,10 @@ enum class nd_kernel : int {
   vtile_fit = 5,
   vtile_rows = 6,
   vtile_rows_packed = 7,
-  vtile_rows_occ = 8
+  vtile_rows_occ = 8,
+  vtile_rows_auto = 9
 };
-inline constexpr int nd_kernel_count = 9;
+inline constexpr int nd_kernel_count = 10;
 
 /// The library's default N-d kernel: the one switch to flip once the H200 has measured
 /// the candidates (docs/RESULTS.md, "N-d permutation (issue 17)"): nd_kernel::vtile_tuned
@@ -152,7 +158,8 @@ inline constexpr nd_kernel nd_kernel_default = nd_kernel::vtile;
 
 /// Candidates that run the tile kernel's row-offset variant (Rows, permute_nd.cu).
 constexpr bool nd_kernel_rows(nd_kernel k) {
-  return k == nd_kernel::vtile_rows || k == nd_kernel::vtile_rows_packed || k == nd_kernel::vtile_rows_occ;
+  return k == nd_kernel::vtile_rows || k == nd_kernel::vtile_rows_packed || k == nd_kernel::vtile_rows_occ ||
+         k == nd_kernel::vtile_rows_auto;
 }
 
 constexpr const char* nd_kernel_name(nd_kernel k) {
@@ -165,6 +172,7 @@ constexpr const char* nd_kernel_name(nd_kernel k) {
     case nd_kernel::vtile_rows: return "vtile_rows";
     case nd_kernel::vtile_rows_packed: return "vtile_rows_packed";
     case nd_kernel::vtile_rows_occ: return "vtile_rows_occ";
+    case nd_kernel::vtile_rows_auto: return "vtile_rows_auto";
     default: return "policy";
   }
 }
@@ -198,6 +206,11 @@ constexpr int nd_vtile_occ_min_blocks(int elem_size, int v) {
   const int b = nd_vtile_for(elem_size, v).min_blocks;
   return elem_size == 2 ? b * 4 / 3 : b;
 }
+
+/// vtile_rows_auto: a flat base (one dim per side) takes a short-B shape only at or below
+/// this fill; nd_auto_occ: with vtile_rows_occ's register bound (unmeasured: false).
+inline constexpr double nd_auto_flat_fill = 0.6;
+inline constexpr bool nd_auto_occ = false;
 
 /// vtile_fit and vtile_rows take shapes 4-6 where they fill this many times the slots
 /// of their base choice: a 32-thread block keeps at most half an SM's warps (32 blocks

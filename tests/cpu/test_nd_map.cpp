@@ -584,7 +584,7 @@ TEST(NdPolicy, ShortRowShapesFillTheF16Floor) {
   EXPECT_LT(nd_vtile_choice(p54, nd_kernel::vtile_fit).v, 4);
 }
 
-// vtile_rows_auto: a short-B shape only over a packed base or one that fills at most
+// vtile_rows_auto (and vtile_rows_occ): a short-B shape only over a packed base or one that fills at most
 // nd_auto_flat_fill; flat bases that fill more keep vtile_tuned's shape (f16 cases 19,
 // 22, 34 and f32 cases 21, 55 ran faster on them than on the short shapes).
 TEST(NdPolicy, RowsAutoKeepsFlatBasesThatFill) {
@@ -603,6 +603,7 @@ TEST(NdPolicy, RowsAutoKeepsFlatBasesThatFill) {
     const xpose::plan p = plan_of(c.ext, c.axes, c.es);
     const vtile_choice tuned = nd_vtile_choice(p, nd_kernel::vtile_tuned), a = nd_vtile_choice(p, nd_kernel::vtile_rows_auto);
     EXPECT_EQ(a.v >= 4, c.short_b) << "es " << c.es << " rank " << p.in.rank;
+    EXPECT_EQ(nd_vtile_choice(p, nd_kernel::vtile_rows_occ).v, a.v);
     if (!c.short_b) EXPECT_EQ(a.v, tuned.v);
     if (c.short_b) EXPECT_TRUE(tuned.pack || tuned.fill <= nd_auto_flat_fill);
   }

@@ -365,8 +365,7 @@ status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t 
       return with_elem_size(p.in.elem_size, [&](auto e) {
         constexpr int E = decltype(e)::value;
         if constexpr (E < 2) return launch_tiles<E, false>(p, in, out, stream);  // not reached: vtile_plan takes E >= 2
-        else if (k == nd_kernel::vtile_rows_occ || (k == nd_kernel::vtile_rows_auto && nd_auto_occ))
-          return launch_vtile_shaped<E, true, true>(p, c.v, m, c.pack, in, out, stream);
+        else if (k == nd_kernel::vtile_rows_occ) return launch_vtile_shaped<E, true, true>(p, c.v, m, c.pack, in, out, stream);
         else if (nd_kernel_rows(k)) return launch_vtile_shaped<E, true, false>(p, c.v, m, c.pack, in, out, stream);
         else return launch_vtile_shaped<E, false, false>(p, c.v, m, c.pack, in, out, stream);
       });

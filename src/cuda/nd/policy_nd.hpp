@@ -127,13 +127,12 @@ constexpr int nd_copy_units = 4;
 /// warp (loads) or block (stores) instead of once per chunk (packed groups cost a
 /// divide per digit; the f16 tile issued an instruction on 65% of cycles under ncu);
 /// vtile_rows_packed: vtile_rows on vtile's (packed) choice instead of vtile_tuned's;
-/// vtile_rows_occ: vtile_rows with 2-byte tiles under a tighter register bound
-/// (nd_vtile_occ_min_blocks; other element sizes: vtile_rows);
+/// vtile_rows_occ: vtile_rows_auto with 2-byte tiles under a tighter register bound
+/// (nd_vtile_occ_min_blocks; other element sizes: vtile_rows_auto);
 /// vtile_rows_auto: the Rows kernel on vtile_tuned's choice, taking a short-B shape only
 /// where that base is packed or fills at most nd_auto_flat_fill (second H200 A/B: a flat
 /// base of 352-608-element A sides and ~70% fill ran faster than the short shapes that
-/// filled it; docs/RESULTS.md, "N-d permutation (issue 17)"), the Fit run tile; the f16
-/// register bound of vtile_rows_occ while nd_auto_occ.
+/// filled it; docs/RESULTS.md, "N-d permutation (issue 17)"), the Fit run tile.
 /// Shapes vtile cannot move in 16-byte chunks, 1-byte elements and conjugation keep
 /// the policy kernel.
 enum class nd_kernel : int {
@@ -207,10 +206,9 @@ constexpr int nd_vtile_occ_min_blocks(int elem_size, int v) {
   return elem_size == 2 ? b * 4 / 3 : b;
 }
 
-/// vtile_rows_auto: a flat base (one dim per side) takes a short-B shape only at or below
-/// this fill; nd_auto_occ: with vtile_rows_occ's register bound (unmeasured: false).
+/// vtile_rows_auto, vtile_rows_occ: a flat base (one dim per side) takes a short-B shape
+/// only at or below this fill.
 inline constexpr double nd_auto_flat_fill = 0.6;
-inline constexpr bool nd_auto_occ = false;
 
 /// vtile_fit and vtile_rows take shapes 4-6 where they fill this many times the slots
 /// of their base choice: a 32-thread block keeps at most half an SM's warps (32 blocks

@@ -127,7 +127,7 @@ constexpr int nd_copy_units = 4;
 /// warp (loads) or block (stores) instead of once per chunk (packed groups cost a
 /// divide per digit; the f16 tile issued an instruction on 65% of cycles under ncu);
 /// vtile_rows_packed: vtile_rows on vtile's (packed) choice instead of vtile_tuned's;
-/// vtile_rows_occ: vtile_rows_auto with 2-byte tiles under a tighter register bound
+/// vtile_rows_occ: vtile_rows_auto with 2- and 4-byte tiles under tighter register bounds
 /// (nd_vtile_occ_min_blocks; other element sizes: vtile_rows_auto);
 /// vtile_rows_auto: the Rows kernel on vtile_tuned's choice, taking a short-B shape only
 /// where that base is packed or fills at most nd_auto_flat_fill (second H200 A/B: a flat
@@ -200,10 +200,12 @@ constexpr best_tile nd_vtile_for(int elem_size, int v = 0) {
 
 /// vtile_rows_occ: the register bound of 2-byte vector tiles, 4/3 of best's (3 blocks of
 /// 256 threads per SM: 80 registers, 24 warps on the H200 (ncu, TTC case 48); 64
-/// registers, 32 warps, spill-free on sm_80 and sm_90); other sizes keep theirs.
+/// registers, 32 warps), of 4-byte ones 5/4 (60 registers, 32 warps; 48, 40 warps);
+/// spill-free on sm_80 and sm_90; other sizes keep theirs.
 constexpr int nd_vtile_occ_min_blocks(int elem_size, int v) {
   const int b = nd_vtile_for(elem_size, v).min_blocks;
-  return elem_size == 2 ? b * 4 / 3 : b;
+  const int occ = elem_size == 2 ? b * 4 / 3 : elem_size == 4 ? b * 5 / 4 : b;
+  return occ < 32 ? occ : 32;  // 32 resident blocks per SM at most
 }
 
 /// vtile_rows_auto, vtile_rows_occ: a flat base (one dim per side) takes a short-B shape

@@ -607,6 +607,14 @@ TEST(NdPolicy, RowsAutoKeepsFlatBasesThatFill) {
     if (!c.short_b) EXPECT_EQ(a.v, tuned.v);
     if (c.short_b) EXPECT_TRUE(tuned.pack || tuned.fill <= nd_auto_flat_fill);
   }
+  // vtile_rows_wide: f32 case 9 (384x355x384, fully filled) takes shape 0; in f16 and on
+  // f32 case 33 (tiles 75% full) it keeps vtile_rows_auto's shape.
+  const xpose::plan p9 = plan_of({384, 355, 384}, {2, 1, 0}, 4), p9h = plan_of({384, 355, 384}, {2, 1, 0}, 2);
+  const xpose::plan p33 = plan_of({28, 28, 48, 28, 48}, {1, 3, 0, 4, 2}, 4);
+  EXPECT_EQ(nd_vtile_choice(p9, nd_kernel::vtile_rows_wide).v, 0);
+  EXPECT_NE(nd_vtile_choice(p9, nd_kernel::vtile_rows_auto).v, 0);
+  EXPECT_EQ(nd_vtile_choice(p9h, nd_kernel::vtile_rows_wide).v, nd_vtile_choice(p9h, nd_kernel::vtile_rows_auto).v);
+  EXPECT_EQ(nd_vtile_choice(p33, nd_kernel::vtile_rows_wide).v, nd_vtile_choice(p33, nd_kernel::vtile_rows_auto).v);
 }
 
 // Every vector tile shape keeps the thread geometry the Rows variant relies on: a warp's

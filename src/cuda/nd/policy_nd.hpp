@@ -132,7 +132,11 @@ constexpr int nd_copy_units = 4;
 /// vtile_rows_auto: the Rows kernel on vtile_tuned's choice, taking a short-B shape only
 /// where that base is packed or fills at most nd_auto_flat_fill (second H200 A/B: a flat
 /// base of 352-608-element A sides and ~70% fill ran faster than the short shapes that
-/// filled it; docs/RESULTS.md, "N-d permutation (issue 17)"), the Fit run tile.
+/// filled it; docs/RESULTS.md, "N-d permutation (issue 17)"), the Fit run tile;
+/// vtile_rows_wide: vtile_rows_auto, except that 4- to 16-byte elements take best's
+/// 256-thread shape 0 where it fills at least nd_wide_fill of its slots (f32 A/Bs: shape
+/// 0 ran ahead of the 128-thread shapes on fully filled rank-3 and rank-5 reversals,
+/// behind them on partly filled tiles; f16 behind either way).
 /// Shapes vtile cannot move in 16-byte chunks, 1-byte elements and conjugation keep
 /// the policy kernel.
 enum class nd_kernel : int {
@@ -145,9 +149,10 @@ enum class nd_kernel : int {
   vtile_rows = 6,
   vtile_rows_packed = 7,
   vtile_rows_occ = 8,
-  vtile_rows_auto = 9
+  vtile_rows_auto = 9,
+  vtile_rows_wide = 10
 };
-inline constexpr int nd_kernel_count = 10;
+inline constexpr int nd_kernel_count = 11;
 
 /// The library's default N-d kernel: the one switch to flip once the H200 has measured
 /// the candidates (docs/RESULTS.md, "N-d permutation (issue 17)"): nd_kernel::vtile_tuned
@@ -158,7 +163,7 @@ inline constexpr nd_kernel nd_kernel_default = nd_kernel::vtile;
 /// Candidates that run the tile kernel's row-offset variant (Rows, permute_nd.cu).
 constexpr bool nd_kernel_rows(nd_kernel k) {
   return k == nd_kernel::vtile_rows || k == nd_kernel::vtile_rows_packed || k == nd_kernel::vtile_rows_occ ||
-         k == nd_kernel::vtile_rows_auto;
+         k == nd_kernel::vtile_rows_auto || k == nd_kernel::vtile_rows_wide;
 }
 
 constexpr const char* nd_kernel_name(nd_kernel k) {
@@ -172,6 +177,7 @@ constexpr const char* nd_kernel_name(nd_kernel k) {
     case nd_kernel::vtile_rows_packed: return "vtile_rows_packed";
     case nd_kernel::vtile_rows_occ: return "vtile_rows_occ";
     case nd_kernel::vtile_rows_auto: return "vtile_rows_auto";
+    case nd_kernel::vtile_rows_wide: return "vtile_rows_wide";
     default: return "policy";
   }
 }
@@ -211,6 +217,8 @@ constexpr int nd_vtile_occ_min_blocks(int elem_size, int v) {
 /// vtile_rows_auto, vtile_rows_occ: a flat base (one dim per side) takes a short-B shape
 /// only at or below this fill.
 inline constexpr double nd_auto_flat_fill = 0.6;
+/// vtile_rows_wide: shape 0 from this fill of its slots up.
+inline constexpr double nd_wide_fill = 0.99;
 
 /// vtile_fit and vtile_rows take shapes 4-6 where they fill this many times the slots
 /// of their base choice: a 32-thread block keeps at most half an SM's warps (32 blocks

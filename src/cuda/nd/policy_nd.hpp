@@ -154,11 +154,12 @@ enum class nd_kernel : int {
 };
 inline constexpr int nd_kernel_count = 11;
 
-/// The library's default N-d kernel: the one switch to flip once the H200 has measured
-/// the candidates (docs/RESULTS.md, "N-d permutation (issue 17)"): nd_kernel::vtile_tuned
-/// (or vtile) makes the vector tile (and the run tile) what plain permute runs;
-/// `xpose-bench ttc --ab` still times policy beside it.
-inline constexpr nd_kernel nd_kernel_default = nd_kernel::vtile;
+/// The library's default N-d kernel, one line to flip (docs/RESULTS.md, "N-d permutation
+/// (issue 17)"): vtile_rows_auto (the third H200 A/B, session 4: f16 on the 43 cases it
+/// can change, median of a copy up from vtile's, no case below it beyond noise; the
+/// short-run strided copies up most); nd_kernel::vtile reverts to the previous default.
+/// `xpose-bench ttc --ab` times the others beside it.
+inline constexpr nd_kernel nd_kernel_default = nd_kernel::vtile_rows_auto;
 
 /// Candidates that run the tile kernel's row-offset variant (Rows, permute_nd.cu).
 constexpr bool nd_kernel_rows(nd_kernel k) {

@@ -223,7 +223,9 @@ inline constexpr double nd_wide_fill = 0.99;
 
 /// vtile_fit and vtile_rows take shapes 4-6 where they fill this many times the slots
 /// of their base choice: a 32-thread block keeps at most half an SM's warps (32 blocks
-/// per SM), so a small gain does not pay. Unmeasured.
+/// per SM), so a small gain does not pay (the gain alone did not separate winners from
+/// losers on the H200: vtile_rows_auto adds the base's packing and fill; docs/RESULTS.md,
+/// "N-d permutation (issue 17)").
 inline constexpr double nd_fit_gain = 1.10;
 
 /// Run tile (strided copies whose kept run is U = 1, 2, 4 or 8 16-byte chunks, candidate
@@ -240,8 +242,9 @@ inline constexpr bool nd_run_tile = true;
 constexpr int nd_run_tile_b(int chunks, bool half = false) { return (half ? 32 : 64) / chunks; }
 /// vtile_fit and vtile_rows*: the run tile for runs of at most this many chunks; longer
 /// ones keep the policy copy (the unbounded run tile lost to it on f32 128-byte runs,
-/// TTC cases 27 and 29, docs/RESULTS.md "N-d permutation (issue 17)"; the `policy`
-/// column of `ttc --ab` times the policy copy beside the Fit run tile).
+/// TTC cases 27 and 29, docs/RESULTS.md "N-d permutation (issue 17)"; the Fit run tile
+/// matched or beat it there, so runs of up to 8 chunks take it; the `policy` column of
+/// `ttc --ab` times the policy copy beside it).
 inline constexpr int nd_fit_run_chunks = 8;
 /// vtile_fit and vtile_rows*: the run tile's register bound in blocks per SM for runs of
 /// `chunks` chunks (its 34 KiB tile allows 6): unbounded it took 120-173 registers, 2

@@ -568,7 +568,8 @@ TEST(NdPolicy, ShortRowShapesFillTheF16Floor) {
     const xpose::plan p = plan_of(c.ext, c.axes, 2);
     ASSERT_EQ(p.algo, xpose::algorithm::permute_nd);
     EXPECT_LE(nd_vtile_choice(p, nd_kernel::vtile).fill, c.vtile_fill);
-    for (nd_kernel k : {nd_kernel::vtile_fit, nd_kernel::vtile_rows, nd_kernel::vtile_rows_packed, nd_kernel::vtile_rows_occ}) {
+    for (nd_kernel k : {nd_kernel::vtile_fit, nd_kernel::vtile_rows, nd_kernel::vtile_rows_packed, nd_kernel::vtile_rows_occ,
+                        nd_kernel::vtile_rows_auto}) {
       const vtile_choice ch = nd_vtile_choice(p, k);
       EXPECT_GE(ch.v, 4) << nd_kernel_name(k);
       EXPECT_GE(ch.fill, 0.93) << nd_kernel_name(k);
@@ -581,6 +582,39 @@ TEST(NdPolicy, ShortRowShapesFillTheF16Floor) {
   const xpose::plan p54 = plan_of({32, 15, 15, 15, 15, 32}, {5, 4, 3, 2, 1, 0}, 2);
   EXPECT_EQ(nd_vtile_choice(p54, nd_kernel::vtile_rows_packed).v, nd_vtile_choice(p54, nd_kernel::vtile).v);
   EXPECT_LT(nd_vtile_choice(p54, nd_kernel::vtile_fit).v, 4);
+}
+
+// vtile_rows_auto (and vtile_rows_occ): a short-B shape only over a packed base or one that fills at most
+// nd_auto_flat_fill; flat bases that fill more keep vtile_tuned's shape (f16 cases 19,
+// 22, 34 and f32 cases 21, 55 ran faster on them than on the short shapes).
+TEST(NdPolicy, RowsAutoKeepsFlatBasesThatFill) {
+  struct pick {
+    std::vector<index_t> ext;
+    std::vector<int> axes;
+    int es;
+    bool short_b;
+  };
+  const std::vector<pick> picks = {
+      {{75, 96, 12, 608}, {2, 0, 3, 1}, 2, false},          {{75, 12, 96, 608}, {1, 0, 3, 2}, 2, false},
+      {{28, 28, 48, 4, 352}, {1, 3, 0, 4, 2}, 2, false},    {{75, 75, 96, 96}, {1, 0, 3, 2}, 4, false},
+      {{32, 15, 15, 15, 5, 112}, {5, 4, 3, 2, 1, 0}, 4, false}, {{75, 96, 75, 96}, {3, 0, 2, 1}, 2, true},
+      {{75, 75, 96, 96}, {1, 0, 3, 2}, 2, true},            {{28, 28, 48, 28, 48}, {1, 3, 0, 4, 2}, 4, true}};
+  for (const auto& c : picks) {
+    const xpose::plan p = plan_of(c.ext, c.axes, c.es);
+    const vtile_choice tuned = nd_vtile_choice(p, nd_kernel::vtile_tuned), a = nd_vtile_choice(p, nd_kernel::vtile_rows_auto);
+    EXPECT_EQ(a.v >= 4, c.short_b) << "es " << c.es << " rank " << p.in.rank;
+    EXPECT_EQ(nd_vtile_choice(p, nd_kernel::vtile_rows_occ).v, a.v);
+    if (!c.short_b) EXPECT_EQ(a.v, tuned.v);
+    if (c.short_b) EXPECT_TRUE(tuned.pack || tuned.fill <= nd_auto_flat_fill);
+  }
+  // vtile_rows_wide: f32 case 9 (384x355x384, fully filled) takes shape 0; in f16 and on
+  // f32 case 33 (tiles 75% full) it keeps vtile_rows_auto's shape.
+  const xpose::plan p9 = plan_of({384, 355, 384}, {2, 1, 0}, 4), p9h = plan_of({384, 355, 384}, {2, 1, 0}, 2);
+  const xpose::plan p33 = plan_of({28, 28, 48, 28, 48}, {1, 3, 0, 4, 2}, 4);
+  EXPECT_EQ(nd_vtile_choice(p9, nd_kernel::vtile_rows_wide).v, 0);
+  EXPECT_NE(nd_vtile_choice(p9, nd_kernel::vtile_rows_auto).v, 0);
+  EXPECT_EQ(nd_vtile_choice(p9h, nd_kernel::vtile_rows_wide).v, nd_vtile_choice(p9h, nd_kernel::vtile_rows_auto).v);
+  EXPECT_EQ(nd_vtile_choice(p33, nd_kernel::vtile_rows_wide).v, nd_vtile_choice(p33, nd_kernel::vtile_rows_auto).v);
 }
 
 // Every vector tile shape keeps the thread geometry the Rows variant relies on: a warp's

@@ -16,9 +16,12 @@ using xpose_test::dev_buf;
 using xpose_test::perm_case;
 
 // Runs one case on the device (input placed at byte offset `shift` elements to vary
-// alignment) and compares every output byte, padding included, with the reference.
-void check_gpu(const perm_case& c, bool conj, std::uint64_t seed, xpose::algorithm* ran = nullptr,
-               std::int64_t shift = 0, xpose::detail::nd_kernel* kernel = nullptr) {
+// alignment) under each N-d candidate of `cands` (none: the current one), the reference
+// computed and the input uploaded once, and compares every output byte, padding
+// included, with the reference; kernels[i]: the kernel that ran under cands[i].
+void check_gpu_each(const perm_case& c, bool conj, std::uint64_t seed, std::int64_t shift,
+                    const std::vector<xpose::detail::nd_kernel>& cands, xpose::algorithm* ran,
+                    std::vector<xpose::detail::nd_kernel>* kernels) {
   const std::int64_t es = c.in.elem_size;
   const std::size_t ni = static_cast<std::size_t>(xpose_test::span_elems(c.in) * es);
   const std::size_t no = static_cast<std::size_t>(xpose_test::span_elems(c.out) * es);
@@ -29,19 +32,34 @@ void check_gpu(const perm_case& c, bool conj, std::uint64_t seed, xpose::algorit
   dev_buf din(ni + off), dout(no + off);
   ASSERT_TRUE(din.p && dout.p);
   CUDA_OK(cudaMemcpy(din.p + off, in.data(), ni, cudaMemcpyHostToDevice));
-  CUDA_OK(cudaMemset(dout.p, 0xFF, no + off));
   xpose::plan p;
   xpose::status s = xpose::make_plan(c.in, c.out, c.axes, c.in.rank, {conj}, &p);
   ASSERT_TRUE(s.ok()) << s.message();
   if (ran) *ran = p.algo;
-  if (kernel) *kernel = xpose::detail::nd_kernel_for(p, din.p + off, dout.p + off);
-  s = xpose::execute(p, din.p + off, dout.p + off, nullptr);
-  ASSERT_TRUE(s.ok()) << s.message();
-  CUDA_OK(cudaDeviceSynchronize());
-  CUDA_OK(cudaMemcpy(got.data(), dout.p + off, no, cudaMemcpyDeviceToHost));
-  for (std::size_t i = 0; i < no; ++i)
-    ASSERT_EQ(got[i], want[i]) << "byte " << i << " rank " << c.in.rank << " es " << es << " algo "
-                               << xpose::to_string(p.algo) << " seed " << seed;
+  const xpose::detail::nd_kernel current = xpose::detail::nd_candidate();
+  const std::vector<xpose::detail::nd_kernel> each = cands.empty() ? std::vector<xpose::detail::nd_kernel>{current} : cands;
+  for (xpose::detail::nd_kernel k : each) {
+    xpose::detail::set_nd_candidate(k);
+    CUDA_OK(cudaMemset(dout.p, 0xFF, no + off));
+    if (kernels) kernels->push_back(xpose::detail::nd_kernel_for(p, din.p + off, dout.p + off));
+    s = xpose::execute(p, din.p + off, dout.p + off, nullptr);
+    xpose::detail::set_nd_candidate(current);
+    ASSERT_TRUE(s.ok()) << s.message();
+    CUDA_OK(cudaDeviceSynchronize());
+    CUDA_OK(cudaMemcpy(got.data(), dout.p + off, no, cudaMemcpyDeviceToHost));
+    if (got == want) continue;  // one comparison; on a mismatch, the first differing byte
+    for (std::size_t i = 0; i < no; ++i)
+      ASSERT_EQ(got[i], want[i]) << "byte " << i << " rank " << c.in.rank << " es " << es << " algo "
+                                 << xpose::to_string(p.algo) << " seed " << seed << " candidate "
+                                 << xpose::detail::nd_kernel_name(k);
+  }
+}
+
+void check_gpu(const perm_case& c, bool conj, std::uint64_t seed, xpose::algorithm* ran = nullptr,
+               std::int64_t shift = 0, xpose::detail::nd_kernel* kernel = nullptr) {
+  std::vector<xpose::detail::nd_kernel> ks;
+  check_gpu_each(c, conj, seed, shift, {}, ran, &ks);
+  if (kernel && !ks.empty()) *kernel = ks[0];
 }
 
 // A packed case of extents sh whose axes are shuffled at positions 1..top (Fisher-Yates);
@@ -175,29 +193,32 @@ TEST(PermuteGpu, VectorTileCandidatesOnTtcLikeShapes) {
   const std::vector<std::vector<xpose::index_t>> shapes = {
       {28, 48, 7, 5, 48}, {48, 28, 3, 7, 48}, {15, 3, 32, 4, 5, 32}, {5, 3, 112, 7, 32},
       {96, 5, 75, 8},     {384, 5, 384},      {16, 3, 64, 7, 24},    {32, 15, 15, 5, 3, 32}};
-  for (nd_kernel cand : vector_candidates()) {
-    candidate_scope scope(cand);
-    int ran = 0, fell_back = 0, short_b = 0;
-    for (const auto& sh : shapes)
-      for (int es : {4, 8, 2, 16, 1})
-        for (int perm = 0; perm < 4; ++perm) {
-          const int r = static_cast<int>(sh.size());
-          perm_case c = shuffled_case(g, sh, es, r - 1);
-          if (c.axes[r - 1] == r - 1) std::swap(c.axes[r - 1], c.axes[0]);  // a permute_nd, not a strided copy
-          c.out = xpose::permuted_packed(c.in, c.axes, r);
-          const bool shifted = perm == 3, conj = es >= 8 && perm == 2;
-          xpose::algorithm algo{};
-          nd_kernel k{};
-          check_gpu(c, conj, 500 + static_cast<std::uint64_t>(ran + fell_back), &algo, shifted ? 1 : 0, &k);
-          if (HasFatalFailure()) return;
-          if (algo != xpose::algorithm::permute_nd) continue;
-          if ((shifted && es < 16) || es == 1 || conj) EXPECT_EQ(k, nd_kernel::policy) << "es " << es;
-          (k == cand ? ran : fell_back)++;
-          short_b += k == cand && vtile_shape_of(c, cand) >= 4;
+  const std::vector<nd_kernel> cands = vector_candidates();
+  std::vector<int> ran(cands.size()), fell_back(cands.size()), short_b(cands.size());
+  int iter = 0;
+  for (const auto& sh : shapes)
+    for (int es : {4, 8, 2, 16, 1})
+      for (int perm = 0; perm < 4; ++perm, ++iter) {
+        const int r = static_cast<int>(sh.size());
+        perm_case c = shuffled_case(g, sh, es, r - 1);
+        if (c.axes[r - 1] == r - 1) std::swap(c.axes[r - 1], c.axes[0]);  // a permute_nd, not a strided copy
+        c.out = xpose::permuted_packed(c.in, c.axes, r);
+        const bool shifted = perm == 3, conj = es >= 8 && perm == 2;
+        xpose::algorithm algo{};
+        std::vector<nd_kernel> ks;
+        check_gpu_each(c, conj, 500 + static_cast<std::uint64_t>(iter), shifted ? 1 : 0, cands, &algo, &ks);
+        if (HasFatalFailure()) return;
+        if (algo != xpose::algorithm::permute_nd) continue;
+        for (std::size_t i = 0; i < cands.size(); ++i) {
+          if ((shifted && es < 16) || es == 1 || conj) EXPECT_EQ(ks[i], nd_kernel::policy) << "es " << es;
+          (ks[i] == cands[i] ? ran : fell_back)[i]++;
+          short_b[i] += ks[i] == cands[i] && vtile_shape_of(c, cands[i]) >= 4;
         }
-    EXPECT_GT(ran, 40) << xpose::detail::nd_kernel_name(cand);  // 64 (vtile_flat: 47) of 136
-    EXPECT_GT(fell_back, 40) << xpose::detail::nd_kernel_name(cand);
-    if (cand >= nd_kernel::vtile_fit) EXPECT_GT(short_b, 3) << xpose::detail::nd_kernel_name(cand);
+      }
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    EXPECT_GT(ran[i], 40) << xpose::detail::nd_kernel_name(cands[i]);
+    EXPECT_GT(fell_back[i], 40) << xpose::detail::nd_kernel_name(cands[i]);
+    if (cands[i] >= nd_kernel::vtile_fit) EXPECT_GT(short_b[i], 3) << xpose::detail::nd_kernel_name(cands[i]);
   }
 }
 
@@ -208,19 +229,17 @@ TEST(PermuteGpu, VectorTileCandidatesOnRandomLayouts) {
   using xpose::detail::nd_kernel;
   std::mt19937_64 g(92);
   const int sizes[] = {2, 4, 8, 16, 1};
-  for (nd_kernel cand : vector_candidates()) {
-    candidate_scope scope(cand);
-    int ran = 0;
-    for (int iter = 0; iter < 300; ++iter) {
-      const int rank = 2 + static_cast<int>(g() % 7);
-      const perm_case c = xpose_test::random_case(g, rank, sizes[g() % 5], 20000, g() % 2);
-      nd_kernel k{};
-      check_gpu(c, false, 700 + static_cast<std::uint64_t>(iter), nullptr, 0, &k);
-      if (HasFatalFailure()) return;
-      ran += k == cand;
-    }
-    EXPECT_GT(ran, 15) << xpose::detail::nd_kernel_name(cand);  // 27 (vtile_flat: 23) of 300
+  const std::vector<nd_kernel> cands = vector_candidates();
+  std::vector<int> ran(cands.size());
+  for (int iter = 0; iter < 300; ++iter) {
+    const int rank = 2 + static_cast<int>(g() % 7);
+    const perm_case c = xpose_test::random_case(g, rank, sizes[g() % 5], 20000, g() % 2);
+    std::vector<nd_kernel> ks;
+    check_gpu_each(c, false, 700 + static_cast<std::uint64_t>(iter), 0, cands, nullptr, &ks);
+    if (HasFatalFailure()) return;
+    for (std::size_t i = 0; i < cands.size(); ++i) ran[i] += ks[i] == cands[i];
   }
+  for (std::size_t i = 0; i < cands.size(); ++i) EXPECT_GT(ran[i], 15) << xpose::detail::nd_kernel_name(cands[i]);
 }
 
 // The run tile (candidates vtile on strided copies whose kept run is 16 to 128 bytes;
@@ -230,37 +249,40 @@ TEST(PermuteGpu, VectorTileCandidatesOnRandomLayouts) {
 TEST(PermuteGpu, RunTileCandidateOnShortRuns) {
   REQUIRE_GPU();
   using xpose::detail::nd_kernel;
-  for (nd_kernel cand : {nd_kernel::vtile, nd_kernel::vtile_fit, nd_kernel::vtile_rows}) {
-    std::mt19937_64 g(93);
-    candidate_scope scope(cand);
-    const std::vector<std::vector<xpose::index_t>> shapes = {
-        {15, 5, 32, 3, 32, 16}, {15, 3, 103, 5, 10, 16}, {7, 33, 5, 16}, {28, 3, 28, 48, 4}, {100, 3, 65, 8}};
-    int ran = 0, copies = 0, halves = 0;
-    for (const auto& sh : shapes)
-      for (int es : {4, 2, 1, 8, 16})
-        for (int perm = 0; perm < 3; ++perm) {
-          const int r = static_cast<int>(sh.size());
-          perm_case c = shuffled_case(g, sh, es, r - 2);
-          if (c.axes[r - 2] == r - 2) std::swap(c.axes[r - 2], c.axes[0]);  // the run alone is kept
-          c.out = xpose::permuted_packed(c.in, c.axes, r);
-          xpose::algorithm algo{};
-          nd_kernel k{};
-          check_gpu(c, false, 900 + static_cast<std::uint64_t>(copies), &algo, perm == 2 ? 1 : 0, &k);
-          if (HasFatalFailure()) return;
-          if (algo != xpose::algorithm::strided_copy) continue;
-          ++copies;
-          ran += k == cand;
-          if (perm == 2 && es < 16) EXPECT_EQ(k, nd_kernel::policy);
-          xpose::plan p, q;
+  std::mt19937_64 g(93);
+  const std::vector<nd_kernel> cands = {nd_kernel::vtile, nd_kernel::vtile_fit, nd_kernel::vtile_rows_auto};
+  const std::vector<std::vector<xpose::index_t>> shapes = {
+      {15, 5, 32, 3, 32, 16}, {15, 3, 103, 5, 10, 16}, {7, 33, 5, 16}, {28, 3, 28, 48, 4}, {100, 3, 65, 8}};
+  int copies = 0;
+  std::vector<int> ran(cands.size()), halves(cands.size());
+  for (const auto& sh : shapes)
+    for (int es : {4, 2, 1, 8, 16})
+      for (int perm = 0; perm < 3; ++perm) {
+        const int r = static_cast<int>(sh.size());
+        perm_case c = shuffled_case(g, sh, es, r - 2);
+        if (c.axes[r - 2] == r - 2) std::swap(c.axes[r - 2], c.axes[0]);  // the run alone is kept
+        c.out = xpose::permuted_packed(c.in, c.axes, r);
+        xpose::algorithm algo{};
+        std::vector<nd_kernel> ks;
+        check_gpu_each(c, false, 900 + static_cast<std::uint64_t>(copies), perm == 2 ? 1 : 0, cands, &algo, &ks);
+        if (HasFatalFailure()) return;
+        if (algo != xpose::algorithm::strided_copy) continue;
+        ++copies;
+        xpose::plan p, q;
+        ASSERT_TRUE(xpose::make_plan(c.in, c.out, c.axes, r, {}, &p).ok());
+        for (std::size_t i = 0; i < cands.size(); ++i) {
+          ran[i] += ks[i] == cands[i];
+          if (perm == 2 && es < 16) EXPECT_EQ(ks[i], nd_kernel::policy);
           int chunks = 0;
           bool half = false;
           xpose::detail::vtile_map m;
-          ASSERT_TRUE(xpose::make_plan(c.in, c.out, c.axes, r, {}, &p).ok());
-          halves += k == cand && xpose::detail::run_tile_plan(p, nullptr, nullptr, cand, &q, &chunks, &m, &half) && half;
+          halves[i] += ks[i] == cands[i] && xpose::detail::run_tile_plan(p, nullptr, nullptr, cands[i], &q, &chunks, &m, &half) && half;
         }
-    EXPECT_GT(copies, 50);
-    EXPECT_GT(ran, 10) << xpose::detail::nd_kernel_name(cand);
-    if (cand != nd_kernel::vtile) EXPECT_GT(halves, 2) << xpose::detail::nd_kernel_name(cand);  // the half tile ran
+      }
+  EXPECT_GT(copies, 50);
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    EXPECT_GT(ran[i], 10) << xpose::detail::nd_kernel_name(cands[i]);
+    if (cands[i] != nd_kernel::vtile) EXPECT_GT(halves[i], 2) << xpose::detail::nd_kernel_name(cands[i]);  // the half tile ran
   }
 }
 

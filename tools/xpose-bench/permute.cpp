@@ -403,7 +403,8 @@ int permute_main(int argc, char** argv) {
   app.add_flag("--cpu", o.cpu, "run the CPU backend (default without a GPU)");
   app.add_flag("--conj", o.conj, "conjugate complex elements (c64, c128)");
   app.add_flag("--ab", o.ab, "GPU: time every N-d kernel (policy, vtile, vtile_flat, vtile_small, vtile_tuned, "
-                             "vtile_fit, vtile_rows, vtile_rows_packed, vtile_rows_occ) on each case in the same run");
+                             "vtile_fit, vtile_rows, vtile_rows_packed, vtile_rows_occ, vtile_rows_auto, vtile_rows_wide) on each case "
+                             "in the same run");
   app.add_option("--kernels", kernels_s, "with --ab: comma-separated N-d kernels to time (default: all)");
   app.add_option("--threads", o.threads, "CPU threads (default: all)");
   app.add_option("--warmup", o.warmup, "untimed runs");

@@ -54,7 +54,9 @@ inline vtile_choice nd_vtile_fit(const plan& p, const vtile_choice& base) {
 /// 128-thread shapes, packed only where that fills over 1.15x the slots (docs/RESULTS.md,
 /// "N-d permutation (issue 17)", third round: best's 256-thread tile ran 0.05-0.08 below
 /// them at equal fill, and packing cost where it gained little fill). vtile_fit,
-/// vtile_rows(_occ): vtile_tuned's, vtile_rows_packed: vtile's, each or a short-B shape.
+/// vtile_rows: vtile_tuned's, vtile_rows_packed: vtile's, each or a short-B shape;
+/// vtile_rows_auto, vtile_rows_occ: vtile_tuned's, or a short-B shape where that is packed
+/// or fills little; vtile_rows_wide: 4- to 16-byte elements take shape 0 where it fills.
 inline vtile_choice nd_vtile_choice(const plan& p, nd_kernel k) {
   switch (k) {
     case nd_kernel::vtile_flat: return nd_vtile_best(p, false, 0, 3);
@@ -62,10 +64,20 @@ inline vtile_choice nd_vtile_choice(const plan& p, nd_kernel k) {
     case nd_kernel::vtile_tuned:
     case nd_kernel::vtile_fit:
     case nd_kernel::vtile_rows:
-    case nd_kernel::vtile_rows_occ: {
+    case nd_kernel::vtile_rows_occ:
+    case nd_kernel::vtile_rows_auto:
+    case nd_kernel::vtile_rows_wide: {
       const vtile_choice flat = nd_vtile_best(p, false, 1, 3), packed = nd_vtile_best(p, true, 1, 3);
       const vtile_choice tuned = packed.fill > 1.15 * flat.fill ? packed : flat;
-      return k == nd_kernel::vtile_tuned ? tuned : nd_vtile_fit(p, tuned);
+      if (k == nd_kernel::vtile_tuned) return tuned;
+      if (k == nd_kernel::vtile_rows_wide && p.in.elem_size >= 4) {
+        const vtile_choice flat0 = nd_vtile_best(p, false, 0, 1), packed0 = nd_vtile_best(p, true, 0, 1);
+        const vtile_choice wide = packed0.fill > 1.15 * flat0.fill ? packed0 : flat0;
+        if (wide.fill >= nd_wide_fill) return wide;
+      }
+      const bool autos = k == nd_kernel::vtile_rows_auto || k == nd_kernel::vtile_rows_occ || k == nd_kernel::vtile_rows_wide;
+      if (autos && !tuned.pack && tuned.fill > nd_auto_flat_fill) return tuned;
+      return nd_vtile_fit(p, tuned);
     }
     case nd_kernel::vtile_rows_packed: return nd_vtile_fit(p, nd_vtile_best(p, true, 0, 3));
     default: return nd_vtile_best(p, true, 0, 3);

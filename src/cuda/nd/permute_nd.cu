@@ -142,12 +142,12 @@ __global__ void __launch_bounds__(nd_vtile_for(E, V).threads, MinB)
 // chunks (runs_plan): row b of the tile is TA runs contiguous in the input, output row
 // a is TB runs contiguous in the output, so both sides move >= 512 contiguous bytes
 // where the runs alone are 16-128 (run_load_slot / run_store_slot, nd_map.hpp).
-// Fit (candidates vtile_fit, vtile_rows): a warp's every load j and store j lie in one
-// tile row (static_assert below), so lane j computes the row's base once and shuffles
-// it to the warp, under the register bound nd_fit_run_min_blocks; Half: half the rows.
+// Fit (candidates vtile_fit, vtile_rows*; nd_run_tile_fit_kernel): a warp's every load j
+// and store j lie in one tile row (static_assert below), so lane j computes the row's
+// base once and shuffles it to the warp, under the register bound nd_fit_run_min_blocks;
+// Half: half the rows.
 template <int U, bool Fit, bool Half, class Map>
-__global__ void __launch_bounds__(nd_run_threads, Fit ? nd_fit_run_min_blocks(U, Half) : 1)
-    nd_run_tile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
+__device__ __forceinline__ void run_tile(const Map& m, const void* __restrict__ in_v, void* __restrict__ out_v) {
   constexpr int TA = nd_run_tile_a, TB = nd_run_tile_b(U, Half), NT = nd_run_threads, P = (TA + 1) * U;
   constexpr int per = TA * TB * U / NT;
   static_assert((TA * U) % 32 == 0 && (TB * U) % 32 == 0 && per <= 32, "a warp's slot j is in one row");
@@ -200,6 +200,20 @@ __global__ void __launch_bounds__(nd_run_threads, Fit ? nd_fit_run_min_blocks(U,
       }
     }
   }
+}
+
+// The run tile of candidates vtile, vtile_tuned: no register bound (an explicit bound of
+// one block took 128-173 registers where this took 120).
+template <int U, class Map>
+__global__ void __launch_bounds__(nd_run_threads)
+    nd_run_tile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
+  run_tile<U, false, false>(m, in_v, out_v);
+}
+
+template <int U, bool Half, class Map>
+__global__ void __launch_bounds__(nd_run_threads, nd_fit_run_min_blocks(U, Half))
+    nd_run_tile_fit_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
+  run_tile<U, true, Half>(m, in_v, out_v);
 }
 
 // K = nd_copy_units U-byte units per thread per step, in output order (copy_slot):
@@ -319,7 +333,10 @@ status launch_vtile_shaped(const plan& p, int v, const vtile_map& m, bool pack, 
 template <int U, bool Fit, bool Half>
 status launch_run_tile(const plan& q, const void* in, void* out, cudaStream_t stream) {
   const vtile_map32 m = make_vtile_map<vtile_map32>(q, nd_run_tile_a, nd_run_tile_b(U, Half), true);
-  nd_run_tile_kernel<U, Fit, Half, vtile_map32><<<clamp_grid(m.tiles, grid_limit), nd_run_threads, 0, stream>>>(m, in, out);
+  if constexpr (Fit)
+    nd_run_tile_fit_kernel<U, Half, vtile_map32><<<clamp_grid(m.tiles, grid_limit), nd_run_threads, 0, stream>>>(m, in, out);
+  else
+    nd_run_tile_kernel<U, vtile_map32><<<clamp_grid(m.tiles, grid_limit), nd_run_threads, 0, stream>>>(m, in, out);
   return launch_status("strided_copy run tile kernel launch");
 }
 

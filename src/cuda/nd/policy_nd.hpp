@@ -127,8 +127,16 @@ constexpr int nd_copy_units = 4;
 /// warp (loads) or block (stores) instead of once per chunk (packed groups cost a
 /// divide per digit; the f16 tile issued an instruction on 65% of cycles under ncu);
 /// vtile_rows_packed: vtile_rows on vtile's (packed) choice instead of vtile_tuned's;
-/// vtile_rows_occ: vtile_rows with 2-byte tiles under a tighter register bound
-/// (nd_vtile_occ_min_blocks; other element sizes: vtile_rows).
+/// vtile_rows_occ: vtile_rows_auto with 2- and 4-byte tiles under tighter register bounds
+/// (nd_vtile_occ_min_blocks; other element sizes: vtile_rows_auto);
+/// vtile_rows_auto: the Rows kernel on vtile_tuned's choice, taking a short-B shape only
+/// where that base is packed or fills at most nd_auto_flat_fill (second H200 A/B: a flat
+/// base of 352-608-element A sides and ~70% fill ran faster than the short shapes that
+/// filled it; docs/RESULTS.md, "N-d permutation (issue 17)"), the Fit run tile;
+/// vtile_rows_wide: vtile_rows_auto, except that 4- to 16-byte elements take best's
+/// 256-thread shape 0 where it fills at least nd_wide_fill of its slots (f32 A/Bs: shape
+/// 0 ran ahead of the 128-thread shapes on fully filled rank-3 and rank-5 reversals,
+/// behind them on partly filled tiles; f16 behind either way).
 /// Shapes vtile cannot move in 16-byte chunks, 1-byte elements and conjugation keep
 /// the policy kernel.
 enum class nd_kernel : int {
@@ -140,19 +148,23 @@ enum class nd_kernel : int {
   vtile_fit = 5,
   vtile_rows = 6,
   vtile_rows_packed = 7,
-  vtile_rows_occ = 8
+  vtile_rows_occ = 8,
+  vtile_rows_auto = 9,
+  vtile_rows_wide = 10
 };
-inline constexpr int nd_kernel_count = 9;
+inline constexpr int nd_kernel_count = 11;
 
-/// The library's default N-d kernel: the one switch to flip once the H200 has measured
-/// the candidates (docs/RESULTS.md, "N-d permutation (issue 17)"): nd_kernel::vtile_tuned
-/// (or vtile) makes the vector tile (and the run tile) what plain permute runs;
-/// `xpose-bench ttc --ab` still times policy beside it.
-inline constexpr nd_kernel nd_kernel_default = nd_kernel::vtile;
+/// The library's default N-d kernel, one line to flip (docs/RESULTS.md, "N-d permutation
+/// (issue 17)"): vtile_rows_auto (the third H200 A/B, session 4: f16 on the 43 cases it
+/// can change, median of a copy up from vtile's, no case below it beyond noise; the
+/// short-run strided copies up most); nd_kernel::vtile reverts to the previous default.
+/// `xpose-bench ttc --ab` times the others beside it.
+inline constexpr nd_kernel nd_kernel_default = nd_kernel::vtile_rows_auto;
 
 /// Candidates that run the tile kernel's row-offset variant (Rows, permute_nd.cu).
 constexpr bool nd_kernel_rows(nd_kernel k) {
-  return k == nd_kernel::vtile_rows || k == nd_kernel::vtile_rows_packed || k == nd_kernel::vtile_rows_occ;
+  return k == nd_kernel::vtile_rows || k == nd_kernel::vtile_rows_packed || k == nd_kernel::vtile_rows_occ ||
+         k == nd_kernel::vtile_rows_auto || k == nd_kernel::vtile_rows_wide;
 }
 
 constexpr const char* nd_kernel_name(nd_kernel k) {
@@ -165,6 +177,8 @@ constexpr const char* nd_kernel_name(nd_kernel k) {
     case nd_kernel::vtile_rows: return "vtile_rows";
     case nd_kernel::vtile_rows_packed: return "vtile_rows_packed";
     case nd_kernel::vtile_rows_occ: return "vtile_rows_occ";
+    case nd_kernel::vtile_rows_auto: return "vtile_rows_auto";
+    case nd_kernel::vtile_rows_wide: return "vtile_rows_wide";
     default: return "policy";
   }
 }
@@ -193,15 +207,25 @@ constexpr best_tile nd_vtile_for(int elem_size, int v = 0) {
 
 /// vtile_rows_occ: the register bound of 2-byte vector tiles, 4/3 of best's (3 blocks of
 /// 256 threads per SM: 80 registers, 24 warps on the H200 (ncu, TTC case 48); 64
-/// registers, 32 warps, spill-free on sm_80 and sm_90); other sizes keep theirs.
+/// registers, 32 warps), of 4-byte ones 5/4 (60 registers, 32 warps; 48, 40 warps);
+/// spill-free on sm_80 and sm_90; other sizes keep theirs.
 constexpr int nd_vtile_occ_min_blocks(int elem_size, int v) {
   const int b = nd_vtile_for(elem_size, v).min_blocks;
-  return elem_size == 2 ? b * 4 / 3 : b;
+  const int occ = elem_size == 2 ? b * 4 / 3 : elem_size == 4 ? b * 5 / 4 : b;
+  return occ < 32 ? occ : 32;  // 32 resident blocks per SM at most
 }
+
+/// vtile_rows_auto, vtile_rows_occ: a flat base (one dim per side) takes a short-B shape
+/// only at or below this fill.
+inline constexpr double nd_auto_flat_fill = 0.6;
+/// vtile_rows_wide: shape 0 from this fill of its slots up.
+inline constexpr double nd_wide_fill = 0.99;
 
 /// vtile_fit and vtile_rows take shapes 4-6 where they fill this many times the slots
 /// of their base choice: a 32-thread block keeps at most half an SM's warps (32 blocks
-/// per SM), so a small gain does not pay. Unmeasured.
+/// per SM), so a small gain does not pay (the gain alone did not separate winners from
+/// losers on the H200: vtile_rows_auto adds the base's packing and fill; docs/RESULTS.md,
+/// "N-d permutation (issue 17)").
 inline constexpr double nd_fit_gain = 1.10;
 
 /// Run tile (strided copies whose kept run is U = 1, 2, 4 or 8 16-byte chunks, candidate
@@ -218,8 +242,9 @@ inline constexpr bool nd_run_tile = true;
 constexpr int nd_run_tile_b(int chunks, bool half = false) { return (half ? 32 : 64) / chunks; }
 /// vtile_fit and vtile_rows*: the run tile for runs of at most this many chunks; longer
 /// ones keep the policy copy (the unbounded run tile lost to it on f32 128-byte runs,
-/// TTC cases 27 and 29, docs/RESULTS.md "N-d permutation (issue 17)"; the `policy`
-/// column of `ttc --ab` times the policy copy beside the Fit run tile).
+/// TTC cases 27 and 29, docs/RESULTS.md "N-d permutation (issue 17)"; the Fit run tile
+/// matched or beat it there, so runs of up to 8 chunks take it; the `policy` column of
+/// `ttc --ab` times the policy copy beside it).
 inline constexpr int nd_fit_run_chunks = 8;
 /// vtile_fit and vtile_rows*: the run tile's register bound in blocks per SM for runs of
 /// `chunks` chunks (its 34 KiB tile allows 6): unbounded it took 120-173 registers, 2

@@ -7,7 +7,7 @@
 #   ctest:LABELS     ctest --preset h200 -L 'LABELS' (LABELS: cpu|gpu|fuzz|python|sanitize|dist, '|'-joined)
 #   python           pip-installs the package for sm_90, then pytest tests/python (label python)
 #   lab | model | best | sweep[:DTYPES] | sweep-ab[:DTYPES[:CLASSES]] | sweep-graph | host-overhead | sweep-torch | ttc[:DTYPES] | inplace[:KINDS] | dist | dist-torch |
-#   ttc-torch:DTYPE | ttc-ab:DTYPE | librett | baseline | fuzz | sanitizers | compare
+#   ttc-torch:DTYPE | ttc-ab:DTYPE | librett | librett-compare | baseline | fuzz | sanitizers | compare
 #                    benchmarks and long checks (see the step functions below)
 # env: OUT (default /tmp/out), JOBS (default nproc), PRESET (default h200), STEP_TIMEOUT (s, default 300),
 #      LOGS (log folder and archive name, default gpu-logs), NOBUILD=1 (reuse the build)
@@ -139,6 +139,9 @@ for step in "$@"; do
     ttc-torch:*) run "ttc_torch_${step#ttc-torch:}" python3 bench/ttc_torch.py --bench "$B" --dtype "${step#ttc-torch:}"
                  tail -3 "$L/ttc_torch_${step#ttc-torch:}.log" >>"$L/summary.txt" ;;
     librett) step_librett ;;
+    # after librett and ttc:f64 in the same call: the per-case table (bench/librett_compare.py)
+    librett-compare) run librett_compare python3 bench/librett_compare.py "$L/librett.log" "$L/ttc_f64.log"
+                     tail -2 "$L/librett_compare.log" >>"$L/summary.txt" ;;
     baseline) step_baseline ;;
     sweep-graph) md sweep_graph sweep --graph --class tiny --reps 20 ;;
     host-overhead) run host_overhead python3 bench/host_overhead.py --json "$L/host_overhead.json"  # after step python

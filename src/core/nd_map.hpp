@@ -174,25 +174,39 @@ XPOSE_HD inline vtile_slot vtile_store_slot(int m) {
   return {C * K + h * KK, R * K};
 }
 
+/// Row offsets computed once per warp (candidate vtile_rows): with W = 32/NCH load rows
+/// per warp and step, lane l < W*L of warp w computes load row vtile_warp_row(w, l), and
+/// thread lane's j-th load row (vtile_load_slot(tid, j).b) is the one lane
+/// vtile_row_lane(lane, j) computed.
+template <int NCH, int RPS>
+XPOSE_HD inline int vtile_warp_row(int warp, int lane) {
+  constexpr int W = 32 / NCH;
+  return warp * W + lane % W + lane / W * RPS;
+}
+template <int NCH>
+XPOSE_HD inline int vtile_row_lane(int lane, int j) {
+  return lane / NCH + j * (32 / NCH);
+}
+
 /// Fraction of the slots of tiles of t elements that an extent n fills.
 inline double tile_fill(index_t n, int t) { return static_cast<double>(n) / static_cast<double>((n + t - 1) / t * t); }
 
-/// Host: the packed tile map of a permute_nd plan for tiles of ta x tb elements. The A
-/// group is a prefix of the input's dims (fastest first), the B group one of the
-/// output's, each contiguous on its side, the two disjoint; of these, the pair whose
-/// tiles leave the fewest slots idle (tile_fill of both sides), then the fewest dims.
-/// pack = false keeps one dim per side (the plain tile of the same kernel).
-template <class Map = vtile_map>
-inline Map make_vtile_map(const plan& p, int ta, int tb, bool pack) {
-  using Div = decltype(Map{}.tiles_a);
-  using W = typename Map::word;
-  Map m;
+/// Host: the groups of the packed tile map of a permute_nd plan for tiles of ta x tb
+/// elements: the A group is a prefix of the input's dims (fastest first), the B group one
+/// of the output's, each contiguous on its side, the two disjoint; of these, the pair
+/// whose tiles leave the fewest slots idle (tile_fill of both sides), then the fewest
+/// dims. pack = false keeps one dim per side. ga, gb: dims per group; na, nb: extents.
+struct vtile_groups {
+  int ga = 1, gb = 1;
+  index_t na = 0, nb = 0;
+};
+inline vtile_groups make_vtile_groups(const plan& p, int ta, int tb, bool pack) {
   const int r = p.out.rank;
   int out_of[layout::max_rank] = {};  // input dim -> output dim
   for (int k = 0; k < r; ++k) out_of[p.axes[k]] = k;
-  int ga = 1, gb = 1;
-  index_t na = p.in.extents[r - 1], nb = p.out.extents[r - 1];
-  double best = tile_fill(na, ta) * tile_fill(nb, tb);
+  vtile_groups g;
+  g.na = p.in.extents[r - 1], g.nb = p.out.extents[r - 1];
+  double best = tile_fill(g.na, ta) * tile_fill(g.nb, tb);
   index_t a_ext = 1;
   for (int i = 0; pack && i < r; ++i) {  // A group: input dims r-1 .. r-1-i
     const int j = r - 1 - i;
@@ -204,9 +218,26 @@ inline Map make_vtile_map(const plan& p, int ta, int tb, bool pack) {
       if (p.axes[k] >= j || (h > 0 && p.out.strides[k] != p.out.extents[k + 1] * p.out.strides[k + 1])) break;
       b_ext *= p.out.extents[k];
       const double f = tile_fill(a_ext, ta) * tile_fill(b_ext, tb);
-      if (f > best + 1e-12 || (f > best - 1e-12 && i + h + 2 < ga + gb)) best = f, ga = i + 1, gb = h + 1, na = a_ext, nb = b_ext;
+      if (f > best + 1e-12 || (f > best - 1e-12 && i + h + 2 < g.ga + g.gb))
+        best = f, g.ga = i + 1, g.gb = h + 1, g.na = a_ext, g.nb = b_ext;
     }
   }
+  return g;
+}
+
+/// Host: the packed tile map of a permute_nd plan for tiles of ta x tb elements, on the
+/// groups of make_vtile_groups.
+template <class Map = vtile_map>
+inline Map make_vtile_map(const plan& p, int ta, int tb, bool pack) {
+  using Div = decltype(Map{}.tiles_a);
+  using W = typename Map::word;
+  Map m;
+  const int r = p.out.rank;
+  int out_of[layout::max_rank] = {};  // input dim -> output dim
+  for (int k = 0; k < r; ++k) out_of[p.axes[k]] = k;
+  const vtile_groups grp = make_vtile_groups(p, ta, tb, pack);
+  const int ga = grp.ga, gb = grp.gb;
+  const index_t na = grp.na, nb = grp.nb;
   char side[layout::max_rank] = {};  // per input dim: 'a', 'b' or 0 (outer)
   for (int i = 0; i < ga; ++i) side[r - 1 - i] = 'a';
   for (int h = 0; h < gb; ++h) side[p.axes[r - 1 - h]] = 'b';

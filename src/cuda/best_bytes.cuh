@@ -23,6 +23,20 @@ namespace xpose::detail::bytes {
 
 using u8 = unsigned char;
 
+#if defined(__CUDACC__)
+/// First statement of every kernel that `best` may launch as a programmatic dependent
+/// (best.cu, launch<kernel, true>; sm_90+): wait until the grids this one depends on have
+/// finished and their memory is visible, then let the next dependent launch begin while
+/// this grid runs. Both are no-ops when the launch has no programmatic dependency, and
+/// before sm_90.
+__device__ __forceinline__ void dependent_launch_entry() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+#endif
+
 /// 16 bytes as four little-endian 32-bit words.
 struct c16 {
   std::uint32_t w[4];

@@ -212,6 +212,7 @@ __global__ void __launch_bounds__(NT, MinBlocks) tile_kernel(tile_args a) {
   constexpr int k = geom::k, TC = geom::TC, RPS = geom::RPS, L = geom::L;
   constexpr int KW = geom::KW, kk = geom::kk, G = geom::G, MPT = geom::MPT;
   static_assert(best_tile_valid(E, best_tile{TR, NCH, NT, MW, MinBlocks}, false), "tile shape");
+  bytes::dependent_launch_entry();
   extern __shared__ uint4 smem_raw[];
   std::uint32_t* tile = reinterpret_cast<std::uint32_t*>(smem_raw);  // (TR, NCH) chunks, swizzled
 

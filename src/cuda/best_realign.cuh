@@ -64,6 +64,7 @@ __global__ void __launch_bounds__(NT, MinBlocks) realign_tile_kernel(realign_arg
   constexpr int k = geom::k, TC = geom::TC, RPS = geom::RPS, L = geom::L, RN = geom::RN;
   constexpr int H = geom::H, KW = geom::KW, kk = geom::kk, G = geom::G, MPT = geom::MPT;
   static_assert(best_tile_valid(E, best_tile{TR, NCH, NT, MW, MinBlocks}, true), "tile shape, shuffle groups");
+  bytes::dependent_launch_entry();
   extern __shared__ uint4 smem_raw[];
   std::uint32_t* tile = reinterpret_cast<std::uint32_t*>(smem_raw);  // (TR, NCH) chunks, swizzled
 

@@ -222,6 +222,7 @@ XPOSE_HDI void store_phase(const args& a, const tile& p, const u8* sm, int tid) 
 template <int E, int TR, int NCH, int NT, int MW, int MinBlocks>
 __global__ void __launch_bounds__(NT, MinBlocks) skew_kernel(args a) {
   using g = geom<E, TR, NCH, NT, MW>;
+  bytes::dependent_launch_entry();
   extern __shared__ uint4 smem_raw[];
   u8* const sm = reinterpret_cast<u8*>(smem_raw);
   const int tid = static_cast<int>(threadIdx.x);

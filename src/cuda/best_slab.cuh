@@ -59,6 +59,10 @@ struct args {
   int pitch;                 // bytes per shared row (16 front pad + data + tail)
   int smem;                  // dynamic shared bytes per block
   int stage;                 // grouped: shared offset of the packed staging area (else 0)
+  // Pipelined kernels (best_pipe.cuh): shared offset of load buffer 0, bytes from one
+  // buffer to the next, and whether gather rows need a realigning pass (some segment
+  // not 16-byte aligned).
+  int pipe_buf, pipe_step, realign;
 };
 
 XPOSE_HDI i64 min64(i64 a, i64 b) { return a < b ? a : b; }
@@ -257,12 +261,13 @@ XPOSE_HDI std::uint32_t group_word(const std::uint32_t (&in)[S * group_shape<E, 
 /// Between read and write phase: whole groups through registers, then the positions
 /// past the last whole group element by element. Rows: element (s, l) at 16 + s*pitch
 /// + l*E; staging: element o at logical byte stage_lead + o*E.
+/// rows: the shared rows (element (s, l) at rows + 16 + s*pitch + l*E); st: the staging area.
 template <int E, int M, int SS>
-XPOSE_HDI void mid_phase(const args& a, const divisors& dv, const pos& p, u8* sm, int tid, int nt) {
+XPOSE_HDI void mid_phase(const args& a, const divisors& dv, const pos& p, u8* rows, u8* st, int tid, int nt) {
   static_assert(M != whole && SS > 0, "grouped gather / scatter only");
   using G = group_shape<E, SS>;
   constexpr int K = G::K, W = G::W, CPG = G::CPG;
-  u8* const st = sm + a.stage;
+  u8* const sm = rows;
   const int lead = stage_lead<M>(p);
   const int groups = p.n / K;
   for (int g = tid; g < groups; g += nt) {
@@ -323,6 +328,12 @@ XPOSE_HDI void mid_phase(const args& a, const divisors& dv, const pos& p, u8* sm
     if constexpr (M == gather) bytes::copy_elem<E>(sp, rp);
     else bytes::copy_elem<E>(rp, sp);
   }
+}
+
+/// The slab kernel's spelling: rows at sm, the staging area at sm + a.stage.
+template <int E, int M, int SS>
+XPOSE_HDI void mid_phase(const args& a, const divisors& dv, const pos& p, u8* sm, int tid, int nt) {
+  mid_phase<E, M, SS>(a, dv, p, sm, sm + a.stage, tid, nt);
 }
 
 // ---- micro-block interleave (MW > 0) ------------------------------------------------
@@ -421,9 +432,11 @@ XPOSE_HDI void whole_blocks(const args& a, const pos& p, u8* sm, int tid, int nt
 /// output range (whole 16-byte chunks, positions past the slab skipped); scatter: the
 /// packed input range -> registers -> shared rows (element (s, l) at 16 + s*pitch +
 /// l*E, the layout read_phase / write_phase use). Needs a.S % k == 0 and the slab's
-/// packed base 16-byte aligned (best_path_for checks both).
+/// packed base 16-byte aligned (best_path_for checks both). staged (scatter): the packed
+/// input range already in shared memory, chunk v at staged + 16*fold_swizzle(v).
 template <int E, int M, int MW>
-XPOSE_HDI void side_blocks(const args& a, const bytes::fdiv& by_nb, const pos& p, u8* sm, int tid, int nt) {
+XPOSE_HDI void side_blocks(const args& a, const bytes::fdiv& by_nb, const pos& p, u8* sm, int tid, int nt,
+                           const u8* staged = nullptr) {
   using B = micro_shape<E, MW>;
   constexpr int k = B::k, KW = B::KW, kk = B::kk, G = B::G, GP = B::GP;
   const int nb = by_nb.d;  // row blocks: a.S / k
@@ -441,7 +454,10 @@ XPOSE_HDI void side_blocks(const args& a, const bytes::fdiv& by_nb, const pos& p
     } else {
       XPOSE_UNROLL
       for (int i = 0; i < kk; ++i) {
-        const c16 c = P * kk + i < p.n ? bytes::ld16(p.in + pk + i * nb * 16) : bytes::zero16();
+        const int v = pk / 16 + i * nb;
+        const c16 c = P * kk + i >= p.n ? bytes::zero16()
+                      : staged      ? bytes::ld16(staged + 16 * fold_swizzle(v))
+                                    : bytes::ld16(p.in + 16 * v);
         XPOSE_UNROLL
         for (int g = 0; g < G; ++g)
           XPOSE_UNROLL
@@ -630,6 +646,7 @@ XPOSE_HDI void write_phase(const args& a, const divisors& dv, const pos& p, cons
 template <int E, int M, int NT, int U, int SS = 0, int MINB = 1, int MW = 0>
 __global__ void __launch_bounds__(NT, MINB) slab_kernel(args a) {
   static_assert(SS == 0 || MW == 0, "grouped or micro-blocks, not both");
+  bytes::dependent_launch_entry();
   extern __shared__ uint4 smem_raw[];
   u8* sm = reinterpret_cast<u8*>(smem_raw);
   const int tid = static_cast<int>(threadIdx.x);

@@ -173,6 +173,10 @@ enum class best_path : int {
   slab_scatter_micro,  ///< slab_scatter, packed side through register micro-blocks
   slab_whole_micro,    ///< slab_whole, matrices of whole 16-byte chunks through register micro-blocks
   realign_skew,  ///< skewed realigning tile (best_skew.cuh): whole aligned chunks on both sides
+  slab_gather_pipe,   ///< slab_gather, grouped, on resident blocks with the next slab's loads in flight (best_pipe.cuh)
+  slab_scatter_pipe,  ///< slab_scatter, the same
+  slab_gather_micro_pipe,   ///< slab_gather_micro, the same
+  slab_scatter_micro_pipe,  ///< slab_scatter_micro, the same
   tile_async,        ///< 1-byte 16-byte tile, loads by cp.async (best_async.cuh, best_tile_async_for)
   tile_async_batch,  ///< the same kernel, several 64 x 64 1-byte matrices per block
   realign_async,     ///< 1-2 byte element-aligned rows: cover chunks by cp.async, shift on shared reads
@@ -194,6 +198,10 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::slab_scatter_micro: return "slab_scatter_micro";
     case best_path::slab_whole_micro: return "slab_whole_micro";
     case best_path::realign_skew: return "realign_skew";
+    case best_path::slab_gather_pipe: return "slab_gather_pipe";
+    case best_path::slab_scatter_pipe: return "slab_scatter_pipe";
+    case best_path::slab_gather_micro_pipe: return "slab_gather_micro_pipe";
+    case best_path::slab_scatter_micro_pipe: return "slab_scatter_micro_pipe";
     case best_path::tile_async: return "tile_async";
     case best_path::tile_async_batch: return "tile_async_batch";
     case best_path::realign_async: return "realign_async";
@@ -275,14 +283,70 @@ constexpr bool best_micro_on(bool candidate) { return candidate == best_micro_ca
 constexpr bool best_skew_default = true;
 constexpr bool best_half_default = true;
 /// Aligned 32-64 row f32 matrices on the tile instead of the gather slab (the pre-core
-/// route): 32 x 100000 f32 ran 3.1% slower on the slab in session 3's before/after
-/// (docs/RESULTS.md "Before/after of the plan-centred core"); not yet measured against
-/// the sweep's f32 C = 32-64 slab rows, so off (best_next takes it).
-constexpr bool best_f32_rows_tile_default = false;
+/// route): the tile won every such row side by side, sweep and before/after alike
+/// (docs/RESULTS.md "Session 4: issue 11's last row"), so on (best_next takes the slab).
+constexpr bool best_f32_rows_tile_default = true;
+/// Tiny 1-2 byte matrices (at most best_tiny_bytes, at least 64 rows and 128 bytes a row)
+/// on the narrow tile (64 rows x 128 bytes): several blocks a call instead of one or two
+/// big tiles or a slab, for the latency-bound calls (a CUDA graph node of 64 KiB: docs/RESULTS.md
+/// "Session 4"). Off: best_next takes it.
+constexpr bool best_tiny_narrow_default = false;
+constexpr long long best_tiny_bytes = 64 * 1024;
 /// tile_half only below this many standard 1-byte tiles (256 x 256) per call.
 constexpr long long best_half_max_tiles = 768;
 /// Whether a route with switch `route_default` is on under the `candidate` flag.
 constexpr bool best_route_on(bool route_default, bool candidate) { return candidate != route_default; }
+/// Programmatic dependent launch (sm_90+): best's kernels start with a wait on the work
+/// before them and release the next launch at once, so that back-to-back calls (streams
+/// and CUDA graphs) overlap one launch with the previous kernel's tail. Only for grids of
+/// at most best_dependent_launch_max_blocks (about one wave: the calls whose time is
+/// mostly launch latency); larger calls launch plainly, so their measurements are
+/// untouched. Measured on tiny graph nodes (docs/RESULTS.md "Session 4": 1.9 -> 1.5 us
+/// a node); not a route, so `best_next` keeps it too.
+constexpr bool best_dependent_launch = true;
+constexpr long long best_dependent_launch_max_blocks = 256;
+constexpr bool best_dependent_launch_on(int cc, long long grid) {
+  return best_dependent_launch && cc >= 90 && grid <= best_dependent_launch_max_blocks;
+}
+
+/// Pipelined grouped slabs (slab_gather_pipe / slab_scatter_pipe, best_pipe.cuh): the
+/// grouped kernel's phases on resident blocks whose next slab's loads (cp.async, no
+/// registers) are in flight while the current slab is interleaved and stored. For 1-2
+/// byte elements, where the grouped kernels' register counts left 2-3 blocks per SM and
+/// the sweep's slowest rows (docs/RESULTS.md "Shape classes (issue 12)", final sweep).
+/// Not measured yet: off (best_next takes it).
+constexpr bool best_pipe_default = false;
+/// Short sides with a pipelined kernel (best.cu instantiates exactly these): the
+/// grouped sides and 7 (7 x N ran element by element).
+constexpr int best_pipe_sides[] = {2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32};
+constexpr int best_pipe_max_elem = 2;
+/// Register cap of a pipelined grouped kernel as blocks per SM (gather: its shared
+/// memory fits 3): 3 (80 registers) except the u8 scatter of 8 columns, which spilled
+/// there (ptxas, sm_90, nvcc 13.0).
+constexpr int best_pipe_min_blocks(int elem_size, bool gather, int side) {
+  return elem_size == 1 && !gather && side == 8 ? 2 : 3;
+}
+
+/// Micro-block gathers and scatters on the pipelined kernel (slab_gather_micro_pipe,
+/// slab_scatter_micro_pipe) under the same switch.
+constexpr bool best_pipe_micro_on(int elem_size, bool candidate) {
+  return best_route_on(best_pipe_default, candidate) && elem_size <= best_pipe_max_elem;
+}
+/// Micro-block kernels on the pipelined kernel: 8-byte micro-block rows for 1-2 byte
+/// elements (no loads held in registers: the u8 gather fits them at 3 blocks per SM,
+/// where its unpipelined kernel spilled and took 4-byte rows); blocks per SM as the
+/// shared memory allows: 3 (gather), 4 (scatter).
+constexpr int best_pipe_micro_width = 8;
+constexpr int best_pipe_micro_min_blocks(bool gather) { return gather ? 3 : 4; }
+
+/// The pipelined kernel's short side for a gather / scatter slab of short side s under
+/// the `candidate` flag (0: none, or the route is off).
+constexpr int best_pipe_group_for(int elem_size, long long s, bool candidate) {
+  if (!best_route_on(best_pipe_default, candidate) || elem_size > best_pipe_max_elem) return 0;
+  for (int g : best_pipe_sides)
+    if (g == s) return g;
+  return 0;
+}
 
 // ---- the cp.async tile (best_async.cuh; routes tile_async, tile_async_batch) ----
 
@@ -379,10 +443,14 @@ constexpr bool best_async_batch_fits(const matrix_desc& d, int access) {
 /// The route a micro-block path refines (slab_gather_micro -> slab_gather, ...); other
 /// paths unchanged.
 constexpr best_path best_path_base(best_path p) {
-  return p == best_path::slab_gather_micro    ? best_path::slab_gather
-         : p == best_path::slab_scatter_micro ? best_path::slab_scatter
-         : p == best_path::slab_whole_micro   ? best_path::slab_whole
-                                              : p;
+  return p == best_path::slab_gather_micro || p == best_path::slab_gather_pipe ||
+                 p == best_path::slab_gather_micro_pipe
+             ? best_path::slab_gather
+         : p == best_path::slab_scatter_micro || p == best_path::slab_scatter_pipe ||
+                 p == best_path::slab_scatter_micro_pipe
+             ? best_path::slab_scatter
+         : p == best_path::slab_whole_micro                                        ? best_path::slab_whole
+                                                                                   : p;
 }
 
 /// Micro-block slabs (slab_kernel with MW > 0, best_slab.cuh): gather (p =
@@ -518,6 +586,10 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   for (unsigned long long x : parts) access = access < best_align16(x) ? access : best_align16(x);
 
   const best_class_policy p = best_class_policy_for(cc, d.elem_size, candidate);
+  // Tiny 1-2 byte matrices: the narrow tile, several blocks (best_tiny_narrow_default).
+  if (best_route_on(best_tiny_narrow_default, candidate) && E <= 2 && access == 16 && !batched &&
+      mat * E <= best_tiny_bytes && d.rows >= 64 && d.cols * E >= 128)
+    return {best_path::tile_narrow, 16, 0};
   // 1-byte 64 x 64 batches on the cp.async tile (switch best_async_default).
   const bool async_on = best_route_on(best_async_default, candidate);
   if (async_on && best_async_batch_fits(d, access)) return {best_path::tile_async_batch, 16, 0};
@@ -541,19 +613,28 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   const bool keep_tile = keep_rows && access == 16 && d.rows >= 32 && d.rows <= 64;
   // Near-square small matrices keep the tile (64 x 64 f32-c128 batches: "Fast path (best)").
   // Micro-block slabs: a short side of whole 16-byte chunks and an aligned packed side.
+  // Where the pipelined route is on, the micro-block slabs follow the default policy's
+  // switch (the side-by-side run then times the pipelined kernels alone).
+  const bool micro_flag = best_route_on(best_pipe_default, candidate) ? false : candidate;
   auto micro_ok = [&](best_path m, long long s, unsigned long long packed_addr, long long packed_stride) {
-    const int micro_min = best_slab_micro_min(cc, d.elem_size, candidate, m);
+    const int micro_min = best_slab_micro_min(cc, d.elem_size, micro_flag, m);
     return micro_min > 0 && s >= micro_min && (s * E) % 16 == 0 && best_align16(packed_addr) == 16 &&
            (!batched || best_align16(static_cast<unsigned long long>(packed_stride * E)) == 16);
   };
   if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && !keep_tile) {
     if (micro_ok(best_path::slab_gather_micro, d.rows, out_addr, d.stride_out))
-      return {best_path::slab_gather_micro, 16, 0};
+      return {best_pipe_micro_on(d.elem_size, candidate) ? best_path::slab_gather_micro_pipe
+                                                         : best_path::slab_gather_micro,
+              16, 0};
+    if (const int g = best_pipe_group_for(d.elem_size, d.rows, candidate)) return {best_path::slab_gather_pipe, 16, g};
     return {best_path::slab_gather, 16, best_slab_group_for(p, d.elem_size, d.rows)};
   }
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
     if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in))
-      return {best_path::slab_scatter_micro, 16, 0};
+      return {best_pipe_micro_on(d.elem_size, candidate) ? best_path::slab_scatter_micro_pipe
+                                                         : best_path::slab_scatter_micro,
+              16, 0};
+    if (const int g = best_pipe_group_for(d.elem_size, d.cols, candidate)) return {best_path::slab_scatter_pipe, 16, g};
     return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
   }
 

@@ -110,9 +110,10 @@ TEST(BestAsync, PathsUnderTheSwitch) {
   auto path = [](const matrix_desc& d, bool cand, unsigned long long in = 0, unsigned long long out = 0) {
     return best_path_for(d, in, out, 90, cand).path;
   };
-  // 1-byte aligned matrices of fewer than best_half_max_tiles standard tiles take the
-  // async tile (in place of tile_half, or of tile under its switch); larger keep the tile.
-  for (auto [r, c] : {std::pair<long long, long long>{5760, 5760}, {1040, 2064}, {80, 144}, {6144, 7936}}) {
+  // 1-byte aligned matrices of fewer than best_half_max_tiles standard tiles (above 64 KiB:
+  // tiny ones take the narrow tile under the candidate) take the async tile, in place of
+  // tile_half (or of tile under its switch); larger keep the tile.
+  for (auto [r, c] : {std::pair<long long, long long>{5760, 5760}, {1040, 2064}, {304, 400}, {6144, 7936}}) {
     EXPECT_EQ(path(matrix_desc::packed(r, c, 1), on), best_path::tile_async) << r << "x" << c;
     const best_path o = path(matrix_desc::packed(r, c, 1), off);
     EXPECT_TRUE(o == best_path::tile || o == best_path::tile_half) << best_path_name(o);

@@ -162,7 +162,10 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
   // 32 x N, 1-byte: the measured 32-row tile when aligned, a gather slab when not.
   EXPECT_EQ(path_of(matrix_desc::packed(32, 1000000, 1)), best_path::tile_few_rows);
   EXPECT_EQ(path_of(matrix_desc::packed(32, 1000000, 1), 1, 0), best_path::slab_gather);
-  EXPECT_EQ(path_of(matrix_desc::packed(32, 1000000, 4)), best_path::slab_gather);
+  // 4-byte: the tile while best_f32_rows_tile_default is on (aligned 32-64 rows), else the slab.
+  EXPECT_EQ(best_path_base(path_of(matrix_desc::packed(32, 1000000, 4))),
+            best_f32_rows_tile_default ? best_path::tile : best_path::slab_gather);
+  EXPECT_EQ(best_path_base(path_of(matrix_desc::packed(32, 1000000, 4), 1, 0)), best_path::slab_gather);
   EXPECT_EQ(path_of(matrix_desc::packed(1000000, 32, 1)), best_path::slab_scatter);
   // The grouped slab kernels: 1-4 byte elements, short sides of best_slab_group_sides.
   for (int E : {1, 2, 4}) {
@@ -472,6 +475,21 @@ TEST(BestSlabEmulation, TransposeBlock) {
 
 // The micro-block routes under the policy best_micro_default selects (candidate or
 // default), the previous kernels under the other: holds with the switch either way.
+// Tiny 1-2 byte matrices take the narrow tile under the policy best_tiny_narrow_default
+// selects; larger, unaligned, batched or 4-byte ones never do through that rule.
+TEST(BestPolicy, TinyMatricesOnTheNarrowTile) {
+  using xpose::matrix_desc;
+  const bool on = !best_tiny_narrow_default;  // the candidate flag under which the rule is on
+  for (const auto& d : {matrix_desc::packed(128, 512, 1), matrix_desc::packed(128, 256, 2),
+                        matrix_desc::packed(64, 128, 1), matrix_desc::packed(200, 160, 2)}) {
+    EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path, best_path::tile_narrow) << d.rows << "x" << d.cols;
+    EXPECT_EQ(best_path_for(d, 2, 0, 90, on).path == best_path::tile_narrow, false) << "unaligned input";
+  }
+  EXPECT_NE(best_path_for(matrix_desc::packed(256, 512, 1), 0, 0, 90, on).path, best_path::tile_narrow);  // 128 KiB
+  EXPECT_NE(best_path_for(matrix_desc::packed(128, 128, 4), 0, 0, 90, on).path, best_path::tile_narrow);
+  EXPECT_NE(best_path_for(matrix_desc::packed(32, 1024, 1), 0, 0, 90, on).path, best_path::tile_narrow);  // < 64 rows
+}
+
 TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
   using xpose::matrix_desc;
   constexpr bool on = best_micro_candidate, off = !best_micro_candidate;
@@ -492,9 +510,12 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
       EXPECT_EQ(best_path_for(h, 0, E, 90, on).path,
                 smin > 0 && c >= smin ? best_path::slab_scatter_micro : best_path::slab_scatter)
           << c;
-      // The default policy, and a packed side off 16 bytes: the other slab kernels.
-      EXPECT_EQ(best_path_for(g, E, 0, 90, off).path, best_path::slab_gather) << c;
-      EXPECT_EQ(best_path_for(h, 0, E, 90, off).path, best_path::slab_scatter) << c;
+      // The default policy, and a packed side off 16 bytes: the other slab kernels
+      // (unless the pipelined route is on under `off`: it keeps the default's micro routes).
+      if (!best_route_on(best_pipe_default, off)) {
+        EXPECT_EQ(best_path_for(g, E, 0, 90, off).path, best_path::slab_gather) << c;
+        EXPECT_EQ(best_path_for(h, 0, E, 90, off).path, best_path::slab_scatter) << c;
+      }
       EXPECT_EQ(best_path_for(g, 0, E, 90, on).path, best_path::slab_gather) << c;
       EXPECT_EQ(best_path_for(h, E, 0, 90, on).path, best_path::slab_scatter) << c;
       // A gap that breaks the packed side's alignment between matrices.

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "core/core.hpp"
@@ -214,26 +215,42 @@ void each_vtile(const Map& m, int ta, int tb, std::vector<unsigned char>& tile, 
   }
 }
 
-// nd_vtile_kernel<E> on the host: per tile, every thread's loads (vtile_load_slot: the
-// k = 16/E elements of one chunk of a tile row) fill a poisoned logical tile (b, a),
-// then every micro-block's stores (vtile_store_slot: kk output rows of k elements)
-// write it out. The swizzled shared tile and the register micro-transposes between
-// them are best's (tests/cuda/test_best.cpp; the GPU tests run this kernel whole).
-template <int E, int V, class Map>
+// nd_vtile_kernel<E, V, Rows> on the host: per tile, every thread's loads
+// (vtile_load_slot: the k = 16/E elements of one chunk of a tile row) fill a poisoned
+// logical tile (b, a), then every micro-block's stores (vtile_store_slot: kk output rows
+// of k elements) write it out. Rows: a load's row offset is the one its warp's lane
+// vtile_row_lane(lane, j) computed for row vtile_warp_row(warp, lane) (offsets of rows
+// past the tile's end are never read, so the emulation leaves them poisoned); the
+// stores read a per-tile table of output row offsets. The swizzled shared tile and the
+// register micro-transposes between them are best's (tests/cuda/test_best.cpp; the GPU
+// tests run this kernel whole).
+template <int E, int V, bool Rows, class Map>
 void emulate_vtile(const xpose::plan& p, bool pack, const unsigned char* in, unsigned char* out) {
   constexpr best_tile bt = nd_vtile_for(E, V);
   constexpr int k = 16 / E, NCH = bt.chunks, NT = bt.threads, TA = NCH * k, TB = bt.rows;
   constexpr int H = 16 / bt.micro_bytes, kk = bt.micro_bytes / E, RN = TB / k;
-  constexpr int L = TB / (NT / NCH), MPT = RN * NCH * H / NT;
+  constexpr int RPS = NT / NCH, L = TB / RPS, MPT = RN * NCH * H / NT, W = 32 / NCH;
+  static_assert(NT % 32 == 0 && W * L <= 32, "nd_vtile_table_valid");
   const Map m = make_vtile_map<Map>(p, TA, TB, pack);
   std::vector<unsigned char> tile(static_cast<std::size_t>(TA * TB * E));
+  std::vector<index_t> lane_row(NT), out_row(TA);
   each_vtile(m, TA, TB, tile, [&](index_t io, index_t oo, index_t a0, index_t b0, index_t na, index_t nb) {
+    std::fill(lane_row.begin(), lane_row.end(), index_t{-1} << 40);  // poison: a wrong lane reads far outside
+    std::fill(out_row.begin(), out_row.end(), index_t{-1} << 40);
+    for (int tid = 0; tid < NT && Rows; ++tid) {
+      const int r = vtile_warp_row<NCH, RPS>(tid / 32, tid % 32);
+      if (tid % 32 < W * L && r < nb) lane_row[static_cast<std::size_t>(tid)] = io + m.b_in(b0 + r) + a0;
+    }
+    for (int a = 0; a < TA && Rows; ++a)
+      if (a < na) out_row[static_cast<std::size_t>(a)] = oo + m.a_out(a0 + a) + b0;
     for (int tid = 0; tid < NT; ++tid)
       for (int j = 0; j < L; ++j) {
         const vtile_slot s = vtile_load_slot<k, NCH, NT>(tid, j);
-        if (s.a < na && s.b < nb)
-          std::memcpy(&tile[static_cast<std::size_t>((s.b * TA + s.a) * E)], in + (io + m.b_in(b0 + s.b) + a0 + s.a) * E,
-                      k * E);
+        if (s.a >= na || s.b >= nb) continue;
+        const index_t row = Rows ? lane_row[static_cast<std::size_t>(tid - tid % 32 + vtile_row_lane<NCH>(tid % 32, j))]
+                                 : io + m.b_in(b0 + s.b) + a0;
+        ASSERT_GE(row, 0) << "tid " << tid << " j " << j;
+        std::memcpy(&tile[static_cast<std::size_t>((s.b * TA + s.a) * E)], in + (row + s.a) * E, k * E);
       }
     for (int tid = 0; tid < NT; ++tid)
       for (int q = 0; q < MPT; ++q) {
@@ -241,9 +258,9 @@ void emulate_vtile(const xpose::plan& p, bool pack, const unsigned char* in, uns
         if (s.b >= nb) continue;
         for (int i = 0; i < kk; ++i) {
           if (s.a + i >= na) continue;
+          const index_t row = Rows ? out_row[static_cast<std::size_t>(s.a + i)] : oo + m.a_out(a0 + s.a + i) + b0;
           for (int e = 0; e < k; ++e)
-            std::memcpy(out + (oo + m.a_out(a0 + s.a + i) + b0 + s.b + e) * E,
-                        &tile[static_cast<std::size_t>(((s.b + e) * TA + s.a + i) * E)], E);
+            std::memcpy(out + (row + s.b + e) * E, &tile[static_cast<std::size_t>(((s.b + e) * TA + s.a + i) * E)], E);
         }
       }
   });
@@ -252,7 +269,7 @@ void emulate_vtile(const xpose::plan& p, bool pack, const unsigned char* in, uns
 // Runs the emulation of tile shape v (-1: the launcher's, nd_vtile_shape_for) when the
 // kernel would run (16-byte chunks possible; nullptr stands for 16-byte aligned
 // pointers); false when it would fall back to the policy kernel.
-template <class Map>
+template <class Map, bool Rows = false>
 bool emulate_vtile_any(const xpose::plan& p, bool pack, const unsigned char* in, unsigned char* out, int v = -1) {
   const int E = p.in.elem_size;
   if (E < 2) return false;
@@ -261,12 +278,17 @@ bool emulate_vtile_any(const xpose::plan& p, bool pack, const unsigned char* in,
   if (!vtile_vector_ok(make_vtile_map<Map>(p, bt.chunks * 16 / E, bt.rows, pack), E, nullptr, nullptr)) return false;
   with_elem_size(E, [&](auto e) {
     constexpr int EE = decltype(e)::value;
-    static_assert(nd_vtile_shapes == 4, "one case per shape");
+    static_assert(nd_vtile_shapes == 7, "one case per shape");
     if constexpr (EE >= 2) {
-      if (v == 3) emulate_vtile<EE, 3, Map>(p, pack, in, out);
-      else if (v == 1) emulate_vtile<EE, 1, Map>(p, pack, in, out);
-      else if (v == 2) emulate_vtile<EE, 2, Map>(p, pack, in, out);
-      else emulate_vtile<EE, 0, Map>(p, pack, in, out);
+      switch (v) {
+        case 1: return emulate_vtile<EE, 1, Rows, Map>(p, pack, in, out);
+        case 2: return emulate_vtile<EE, 2, Rows, Map>(p, pack, in, out);
+        case 3: return emulate_vtile<EE, 3, Rows, Map>(p, pack, in, out);
+        case 4: return emulate_vtile<EE, 4, Rows, Map>(p, pack, in, out);
+        case 5: return emulate_vtile<EE, 5, Rows, Map>(p, pack, in, out);
+        case 6: return emulate_vtile<EE, 6, Rows, Map>(p, pack, in, out);
+        default: return emulate_vtile<EE, 0, Rows, Map>(p, pack, in, out);
+      }
     }
   });
   return true;
@@ -306,11 +328,12 @@ TEST(NdMap, VectorTileOnPackedAndFlatSidesRealisesThePermutation) {
     const xpose::plan& p = k.p;
     if (p.algo != xpose::algorithm::permute_nd) continue;
     for (int pack = 0; pack < 2; ++pack)
-      for (int wide = 0; wide < 2; ++wide) {
+      for (int wide = 0; wide < 3; ++wide) {  // 0: 32-bit map, 1: 64-bit, 2: 32-bit with Rows (vtile_rows)
         std::vector<unsigned char> got(k.want.size(), 0xFF);
         const int v = static_cast<int>(g() % nd_vtile_shapes);
-        const bool did = wide ? emulate_vtile_any<vtile_map>(p, pack, k.in.data(), got.data(), v)
-                              : emulate_vtile_any<vtile_map32>(p, pack, k.in.data(), got.data(), v);
+        const bool did = wide == 1   ? emulate_vtile_any<vtile_map>(p, pack, k.in.data(), got.data(), v)
+                         : wide == 2 ? emulate_vtile_any<vtile_map32, true>(p, pack, k.in.data(), got.data(), v)
+                                     : emulate_vtile_any<vtile_map32>(p, pack, k.in.data(), got.data(), v);
         if (!did) continue;
         ASSERT_EQ(got, k.want) << "iter " << iter << " es " << es << " pack " << pack << " wide " << wide << " v " << v;
         ++ran;
@@ -334,14 +357,17 @@ TEST(NdMap, VectorTileOnTtcLikeShapes) {
         nd_case k;
         ASSERT_TRUE(make_case(g, iter, c, &k));
         if (k.p.algo != xpose::algorithm::permute_nd) continue;
-        for (int pack = 0; pack < 2; ++pack) {
-          std::vector<unsigned char> got(k.want.size(), 0xFF);
-          if (!emulate_vtile_any<vtile_map32>(k.p, pack, k.in.data(), got.data())) continue;
-          ASSERT_EQ(got, k.want) << "shape " << iter << " es " << es << " pack " << pack;
-          ++ran;
-        }
+        for (int pack = 0; pack < 2; ++pack)
+          for (int rows = 0; rows < 2; ++rows) {
+            std::vector<unsigned char> got(k.want.size(), 0xFF);
+            const bool did = rows ? emulate_vtile_any<vtile_map32, true>(k.p, pack, k.in.data(), got.data())
+                                  : emulate_vtile_any<vtile_map32>(k.p, pack, k.in.data(), got.data());
+            if (!did) continue;
+            ASSERT_EQ(got, k.want) << "shape " << iter << " es " << es << " pack " << pack << " rows " << rows;
+            ++ran;
+          }
       }
-  EXPECT_GT(ran, 60);
+  EXPECT_GT(ran, 120);
 }
 
 // The groups on TTC case 30 (row-major 28x48x28x28x48, axes 4,0,3,2,1) with 64x64
@@ -396,31 +422,50 @@ TEST(NdMap, VectorTileGroupsOnTtcShapes) {
     }
 }
 
-// nd_run_tile_kernel<U> on the host, through the map of runs_plan: the loads
+// nd_run_tile_kernel<U, Fit> on the host, through the map of runs_plan: the loads
 // (run_load_slot) fill a poisoned tile of 16-byte chunks, the stores (run_store_slot)
-// write it out.
-template <int U, class Map>
+// write it out. Fit: the row of a thread's j-th load (store) is the one its warp's lane j
+// computed, that is the slot of the warp's first thread. Half: the half tile.
+template <int U, bool Fit, bool Half, class Map>
 void emulate_run_tile(const xpose::plan& q, const unsigned char* in, unsigned char* out) {
-  constexpr int TA = nd_run_tile_a, TB = nd_run_tile_b(U), NT = nd_run_threads, per = TA * TB * U / NT;
+  constexpr int TA = nd_run_tile_a, TB = nd_run_tile_b(U, Half), NT = nd_run_threads, per = TA * TB * U / NT;
   const Map m = make_vtile_map<Map>(q, TA, TB, true);
   std::vector<unsigned char> tile(static_cast<std::size_t>(TB * TA * U * 16));
   each_vtile(m, TA, TB, tile, [&](index_t io, index_t oo, index_t a0, index_t b0, index_t na, index_t nb) {
     for (int tid = 0; tid < NT; ++tid)
       for (int j = 0; j < per; ++j) {
         const run_slot s = run_load_slot<TA, TB, U, NT>(tid, j);
+        const int row = Fit ? run_load_slot<TA, TB, U, NT>(tid - tid % 32, j).row : s.row;
         if (s.row < nb && s.col / U < na)
           std::memcpy(&tile[static_cast<std::size_t>((s.row * TA * U + s.col) * 16)],
-                      in + ((io + m.b_in(b0 + s.row) + a0) * U + s.col) * 16, 16);
+                      in + ((io + m.b_in(b0 + row) + a0) * U + s.col) * 16, 16);
       }
     for (int tid = 0; tid < NT; ++tid)
       for (int j = 0; j < per; ++j) {
         const run_slot s = run_store_slot<TA, TB, U, NT>(tid, j);
+        const int row = Fit ? run_store_slot<TA, TB, U, NT>(tid - tid % 32, j).row : s.row;
         const int b = s.col / U;
         if (s.row < na && b < nb)
-          std::memcpy(out + ((oo + m.a_out(a0 + s.row) + b0) * U + s.col) * 16,
+          std::memcpy(out + ((oo + m.a_out(a0 + row) + b0) * U + s.col) * 16,
                       &tile[static_cast<std::size_t>((b * TA * U + s.row * U + s.col % U) * 16)], 16);
       }
   });
+}
+
+// emulate_run_tile for u chunks; fit 0: the plain kernel (64-bit map at 2 and 8 chunks),
+// 1: Fit, 2: Fit with the half tile.
+template <int U>
+void emulate_run_tile_u(int fit, const xpose::plan& q, const unsigned char* in, unsigned char* out) {
+  if (fit == 2) emulate_run_tile<U, true, true, vtile_map32>(q, in, out);
+  else if (fit == 1) emulate_run_tile<U, true, false, vtile_map32>(q, in, out);
+  else if (U == 2 || U == 8) emulate_run_tile<U, false, false, vtile_map>(q, in, out);
+  else emulate_run_tile<U, false, false, vtile_map32>(q, in, out);
+}
+void emulate_run_tile_any(int u, int fit, const xpose::plan& q, const unsigned char* in, unsigned char* out) {
+  if (u == 1) emulate_run_tile_u<1>(fit, q, in, out);
+  else if (u == 2) emulate_run_tile_u<2>(fit, q, in, out);
+  else if (u == 4) emulate_run_tile_u<4>(fit, q, in, out);
+  else emulate_run_tile_u<8>(fit, q, in, out);
 }
 
 // Strided copies whose kept run is 16 to 128 bytes (TTC cases 42-44 have 64), packed
@@ -449,12 +494,11 @@ TEST(NdMap, RunTileRealisesShortRunStridedCopies) {
     xpose::plan q;
     int u = 0;
     if (!runs_plan(k.p, &q, &u)) continue;
-    std::vector<unsigned char> got(k.want.size(), 0xFF);
-    if (u == 1) emulate_run_tile<1, vtile_map32>(q, k.in.data(), got.data());
-    else if (u == 2) emulate_run_tile<2, vtile_map>(q, k.in.data(), got.data());
-    else if (u == 4) emulate_run_tile<4, vtile_map32>(q, k.in.data(), got.data());
-    else emulate_run_tile<8, vtile_map>(q, k.in.data(), got.data());
-    ASSERT_EQ(got, k.want) << "iter " << iter << " es " << es << " chunks " << u;
+    for (int fit = 0; fit < 3; ++fit) {  // 0: plain, 1: Fit, 2: Fit with the half tile
+      std::vector<unsigned char> got(k.want.size(), 0xFF);
+      emulate_run_tile_any(u, fit, q, k.in.data(), got.data());
+      ASSERT_EQ(got, k.want) << "iter " << iter << " es " << es << " chunks " << u << " fit " << fit;
+    }
     ++ran;
   }
   EXPECT_GT(ran, 60);
@@ -477,9 +521,94 @@ TEST(NdPolicy, DefaultKernelRoutes) {
             nd_kernel::policy);
   EXPECT_EQ(nd_route(plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1}, 8, true), aligned, aligned, nd_kernel_default),
             nd_kernel::policy);
-  const bool run_tile = nd_run_tile && nd_runs_run_tile(nd_kernel_default);
+  const bool run_tile = nd_run_tile && nd_run_tile_chunks(nd_kernel_default) >= 4;  // case 42: 4 chunks in f32
   EXPECT_EQ(nd_route(p42, aligned, aligned, nd_kernel_default), run_tile ? nd_kernel_default : nd_kernel::policy);
   for (int k = 1; k < nd_kernel_count; ++k) EXPECT_EQ(nd_route(p30, aligned, aligned, static_cast<nd_kernel>(k)), static_cast<nd_kernel>(k));
+}
+
+// TTC case 44 (103-run side): the Fit run tile takes the half tile in f16 (32-byte runs:
+// 103 fills 80% of 32-run tiles, 92% of 16-run ones) and in f32 (64-byte runs: 92% of
+// 16, 99% of 8); the old run tile (vtile) keeps the full one; case 42 (32-run sides) fills
+// the full tile and keeps it.
+TEST(NdPolicy, FitRunTileTakesTheHalfTileWhereItFillsMore) {
+  for (int es : {2, 4}) {
+    const xpose::plan p44 = plan_of({15, 15, 103, 15, 10, 16}, {4, 1, 0, 3, 2, 5}, es);
+    const xpose::plan p42 = plan_of({15, 15, 32, 15, 32, 16}, {4, 1, 0, 3, 2, 5}, es);
+    xpose::plan q;
+    int chunks = 0;
+    vtile_map m;
+    bool half = true;
+    ASSERT_TRUE(run_tile_plan(p44, nullptr, nullptr, nd_kernel::vtile, &q, &chunks, &m, &half));
+    EXPECT_FALSE(half);
+    ASSERT_TRUE(run_tile_plan(p44, nullptr, nullptr, nd_kernel::vtile_fit, &q, &chunks, &m, &half));
+    EXPECT_TRUE(half) << es;
+    EXPECT_EQ(chunks, 16 * es / 16);
+    EXPECT_EQ(m.n_b, 103);
+    ASSERT_TRUE(run_tile_plan(p42, nullptr, nullptr, nd_kernel::vtile_rows, &q, &chunks, &m, &half));
+    EXPECT_FALSE(half) << es;
+  }
+}
+
+// The short-B shapes (vtile_fit, vtile_rows*) on the f16 TTC cases whose
+// 32-, 48- and 96-element B sides leave half or a quarter of vtile's 64- and 128-row tiles
+// idle (cases 15, 33, 48, 49; H200 f16 0.68-0.83 of a copy under vtile): a shape of 32
+// or 16 rows fills >= 0.93 of its slots; where vtile already fills (case 54), its shape
+// stays. Every shape's map moves in 16-byte chunks there.
+TEST(NdPolicy, ShortRowShapesFillTheF16Floor) {
+  struct ttc_case {
+    std::vector<index_t> ext;
+    std::vector<int> axes;
+    double vtile_fill;  // at most (vtile's choice)
+  };
+  const std::vector<ttc_case> cases = {{{75, 96, 75, 96}, {3, 0, 2, 1}, 0.76},
+                                       {{28, 28, 48, 28, 48}, {1, 3, 0, 4, 2}, 0.76},
+                                       {{15, 15, 15, 32, 15, 32}, {2, 0, 4, 1, 5, 3}, 0.5},
+                                       {{15, 15, 15, 32, 5, 112}, {2, 0, 4, 1, 5, 3}, 0.5}};
+  for (const auto& c : cases) {
+    const xpose::plan p = plan_of(c.ext, c.axes, 2);
+    ASSERT_EQ(p.algo, xpose::algorithm::permute_nd);
+    EXPECT_LE(nd_vtile_choice(p, nd_kernel::vtile).fill, c.vtile_fill);
+    for (nd_kernel k : {nd_kernel::vtile_fit, nd_kernel::vtile_rows, nd_kernel::vtile_rows_packed, nd_kernel::vtile_rows_occ}) {
+      const vtile_choice ch = nd_vtile_choice(p, k);
+      EXPECT_GE(ch.v, 4) << nd_kernel_name(k);
+      EXPECT_GE(ch.fill, 0.93) << nd_kernel_name(k);
+      vtile_choice c2;
+      vtile_map m;
+      EXPECT_TRUE(vtile_plan(p, nullptr, nullptr, k, &c2, &m)) << nd_kernel_name(k);
+      EXPECT_EQ(nd_route(p, nullptr, nullptr, k), k);
+    }
+  }
+  const xpose::plan p54 = plan_of({32, 15, 15, 15, 15, 32}, {5, 4, 3, 2, 1, 0}, 2);
+  EXPECT_EQ(nd_vtile_choice(p54, nd_kernel::vtile_rows_packed).v, nd_vtile_choice(p54, nd_kernel::vtile).v);
+  EXPECT_LT(nd_vtile_choice(p54, nd_kernel::vtile_fit).v, 4);
+}
+
+// Every vector tile shape keeps the thread geometry the Rows variant relies on: a warp's
+// W = 32/NCH load rows per step times L steps fit its lanes, and the lanes' rows
+// (vtile_warp_row) are exactly the rows the warp's threads load (vtile_row_lane).
+template <int E, int V>
+void check_row_lanes() {
+  constexpr best_tile bt = nd_vtile_for(E, V);
+  constexpr int k = 16 / E, NCH = bt.chunks, NT = bt.threads, RPS = NT / NCH, L = bt.rows / RPS;
+  for (int tid = 0; tid < NT; ++tid)
+    for (int j = 0; j < L; ++j) {
+      const int lane = vtile_row_lane<NCH>(tid % 32, j);
+      ASSERT_LT(lane, 32 / NCH * L) << "E " << E << " v " << V;
+      const int row = vtile_warp_row<NCH, RPS>(tid / 32, lane);
+      EXPECT_EQ(row, (vtile_load_slot<k, NCH, NT>(tid, j).b)) << "E " << E << " v " << V;
+    }
+}
+template <int E, int... V>
+void check_row_lanes_all(std::integer_sequence<int, V...>) {
+  (check_row_lanes<E, V>(), ...);
+}
+
+TEST(NdPolicy, RowLanesCoverEveryLoadRowOfTheirWarp) {
+  const auto shapes = std::make_integer_sequence<int, nd_vtile_shapes>{};
+  check_row_lanes_all<2>(shapes);
+  check_row_lanes_all<4>(shapes);
+  check_row_lanes_all<8>(shapes);
+  check_row_lanes_all<16>(shapes);
 }
 
 }  // namespace

@@ -150,9 +150,24 @@ struct candidate_scope {
   ~candidate_scope() { xpose::detail::set_nd_candidate(xpose::detail::nd_kernel_default); }
 };
 
-// The vector tile candidates (vtile: packed sides; vtile_flat: one dim per side) on
-// TTC-like shapes, every element size, aligned pointers and pointers shifted by one
-// element (which, like 1-byte elements and conjugation, fall back to the policy kernel).
+// Every candidate but policy (vtile ... vtile_rows_packed).
+std::vector<xpose::detail::nd_kernel> vector_candidates() {
+  std::vector<xpose::detail::nd_kernel> v;
+  for (int k = 1; k < xpose::detail::nd_kernel_count; ++k) v.push_back(static_cast<xpose::detail::nd_kernel>(k));
+  return v;
+}
+
+// The vector tile shape candidate k takes for case c (-1: not a permute_nd plan).
+int vtile_shape_of(const perm_case& c, xpose::detail::nd_kernel k) {
+  xpose::plan p;
+  if (!xpose::make_plan(c.in, c.out, c.axes, c.in.rank, {}, &p).ok() || p.algo != xpose::algorithm::permute_nd) return -1;
+  return xpose::detail::nd_vtile_choice(p, k).v;
+}
+
+// The vector tile candidates (vtile: packed sides; vtile_flat: one dim per side; the
+// short-B shapes of vtile_fit; the row-offset kernel of vtile_rows*) on TTC-like shapes,
+// every element size, aligned pointers and pointers shifted by one element (which, like
+// 1-byte elements and conjugation, fall back to the policy kernel).
 TEST(PermuteGpu, VectorTileCandidatesOnTtcLikeShapes) {
   REQUIRE_GPU();
   using xpose::detail::nd_kernel;
@@ -160,9 +175,9 @@ TEST(PermuteGpu, VectorTileCandidatesOnTtcLikeShapes) {
   const std::vector<std::vector<xpose::index_t>> shapes = {
       {28, 48, 7, 5, 48}, {48, 28, 3, 7, 48}, {15, 3, 32, 4, 5, 32}, {5, 3, 112, 7, 32},
       {96, 5, 75, 8},     {384, 5, 384},      {16, 3, 64, 7, 24},    {32, 15, 15, 5, 3, 32}};
-  for (nd_kernel cand : {nd_kernel::vtile, nd_kernel::vtile_flat, nd_kernel::vtile_small, nd_kernel::vtile_tuned}) {
+  for (nd_kernel cand : vector_candidates()) {
     candidate_scope scope(cand);
-    int ran = 0, fell_back = 0;
+    int ran = 0, fell_back = 0, short_b = 0;
     for (const auto& sh : shapes)
       for (int es : {4, 8, 2, 16, 1})
         for (int perm = 0; perm < 4; ++perm) {
@@ -178,9 +193,11 @@ TEST(PermuteGpu, VectorTileCandidatesOnTtcLikeShapes) {
           if (algo != xpose::algorithm::permute_nd) continue;
           if ((shifted && es < 16) || es == 1 || conj) EXPECT_EQ(k, nd_kernel::policy) << "es " << es;
           (k == cand ? ran : fell_back)++;
+          short_b += k == cand && vtile_shape_of(c, cand) >= 4;
         }
     EXPECT_GT(ran, 40) << xpose::detail::nd_kernel_name(cand);  // 64 (vtile_flat: 47) of 136
     EXPECT_GT(fell_back, 40) << xpose::detail::nd_kernel_name(cand);
+    if (cand >= nd_kernel::vtile_fit) EXPECT_GT(short_b, 3) << xpose::detail::nd_kernel_name(cand);
   }
 }
 
@@ -191,7 +208,7 @@ TEST(PermuteGpu, VectorTileCandidatesOnRandomLayouts) {
   using xpose::detail::nd_kernel;
   std::mt19937_64 g(92);
   const int sizes[] = {2, 4, 8, 16, 1};
-  for (nd_kernel cand : {nd_kernel::vtile, nd_kernel::vtile_flat, nd_kernel::vtile_small, nd_kernel::vtile_tuned}) {
+  for (nd_kernel cand : vector_candidates()) {
     candidate_scope scope(cand);
     int ran = 0;
     for (int iter = 0; iter < 300; ++iter) {
@@ -206,35 +223,45 @@ TEST(PermuteGpu, VectorTileCandidatesOnRandomLayouts) {
   }
 }
 
-// The run tile (candidate vtile on strided copies whose kept run is 16 to 128 bytes):
-// TTC-like short runs, every element size (16-byte elements in runs of 16 are too long
-// and keep the policy copy), aligned and shifted pointers.
+// The run tile (candidates vtile on strided copies whose kept run is 16 to 128 bytes;
+// vtile_fit and vtile_rows its Fit variant): TTC-like short runs, every element size
+// (16-byte elements in runs of 16 are too long and keep the policy copy), aligned and
+// shifted pointers.
 TEST(PermuteGpu, RunTileCandidateOnShortRuns) {
   REQUIRE_GPU();
   using xpose::detail::nd_kernel;
-  std::mt19937_64 g(93);
-  candidate_scope scope(nd_kernel::vtile);
-  const std::vector<std::vector<xpose::index_t>> shapes = {
-      {15, 5, 32, 3, 32, 16}, {15, 3, 103, 5, 10, 16}, {7, 33, 5, 16}, {28, 3, 28, 48, 4}, {100, 3, 65, 8}};
-  int ran = 0, copies = 0;
-  for (const auto& sh : shapes)
-    for (int es : {4, 2, 1, 8, 16})
-      for (int perm = 0; perm < 3; ++perm) {
-        const int r = static_cast<int>(sh.size());
-        perm_case c = shuffled_case(g, sh, es, r - 2);
-        if (c.axes[r - 2] == r - 2) std::swap(c.axes[r - 2], c.axes[0]);  // the run alone is kept
-        c.out = xpose::permuted_packed(c.in, c.axes, r);
-        xpose::algorithm algo{};
-        nd_kernel k{};
-        check_gpu(c, false, 900 + static_cast<std::uint64_t>(copies), &algo, perm == 2 ? 1 : 0, &k);
-        if (HasFatalFailure()) return;
-        if (algo != xpose::algorithm::strided_copy) continue;
-        ++copies;
-        ran += k == nd_kernel::vtile;
-        if (perm == 2 && es < 16) EXPECT_EQ(k, nd_kernel::policy);
-      }
-  EXPECT_GT(copies, 50);
-  EXPECT_GT(ran, 10);
+  for (nd_kernel cand : {nd_kernel::vtile, nd_kernel::vtile_fit, nd_kernel::vtile_rows}) {
+    std::mt19937_64 g(93);
+    candidate_scope scope(cand);
+    const std::vector<std::vector<xpose::index_t>> shapes = {
+        {15, 5, 32, 3, 32, 16}, {15, 3, 103, 5, 10, 16}, {7, 33, 5, 16}, {28, 3, 28, 48, 4}, {100, 3, 65, 8}};
+    int ran = 0, copies = 0, halves = 0;
+    for (const auto& sh : shapes)
+      for (int es : {4, 2, 1, 8, 16})
+        for (int perm = 0; perm < 3; ++perm) {
+          const int r = static_cast<int>(sh.size());
+          perm_case c = shuffled_case(g, sh, es, r - 2);
+          if (c.axes[r - 2] == r - 2) std::swap(c.axes[r - 2], c.axes[0]);  // the run alone is kept
+          c.out = xpose::permuted_packed(c.in, c.axes, r);
+          xpose::algorithm algo{};
+          nd_kernel k{};
+          check_gpu(c, false, 900 + static_cast<std::uint64_t>(copies), &algo, perm == 2 ? 1 : 0, &k);
+          if (HasFatalFailure()) return;
+          if (algo != xpose::algorithm::strided_copy) continue;
+          ++copies;
+          ran += k == cand;
+          if (perm == 2 && es < 16) EXPECT_EQ(k, nd_kernel::policy);
+          xpose::plan p, q;
+          int chunks = 0;
+          bool half = false;
+          xpose::detail::vtile_map m;
+          ASSERT_TRUE(xpose::make_plan(c.in, c.out, c.axes, r, {}, &p).ok());
+          halves += k == cand && xpose::detail::run_tile_plan(p, nullptr, nullptr, cand, &q, &chunks, &m, &half) && half;
+        }
+    EXPECT_GT(copies, 50);
+    EXPECT_GT(ran, 10) << xpose::detail::nd_kernel_name(cand);
+    if (cand != nd_kernel::vtile) EXPECT_GT(halves, 2) << xpose::detail::nd_kernel_name(cand);  // the half tile ran
+  }
 }
 
 // Free device memory in GiB (the large cases skip below their need).

@@ -88,6 +88,23 @@ TEST(BestShapes, GroupedSlabs) {
 // odd (unaligned segments on the other side), offsets and padding on the unaligned
 // side, gapped batches of whole chunks; asserts the micro-block path is the one chosen.
 // Then the cases the micro-block kernel must leave alone: a packed side off 16 bytes.
+// Tiny 1-2 byte matrices on the narrow tile (best_tiny_narrow_default's policy): ragged
+// tiles on both sides (rows of whole 16-byte chunks), the path asserted; offsets by one
+// element leave the rule (checked).
+TEST(BestShapes, TinyNarrowTile) {
+  REQUIRE_GPU();
+  const bool on = !xpose::detail::best_tiny_narrow_default;
+  std::uint64_t seed = 5;
+  for (int es : {1, 2})
+    for (auto [r, c] : {std::pair<index_t, index_t>{64, 128}, {128, 256}, {72, 144}, {200, 160}, {96, 336}}) {
+      if (r * c * es > xpose::detail::best_tiny_bytes || c * es < 128) continue;
+      const matrix_desc d = matrix_desc::packed(r, c, es);
+      check_best(d, seed++, 0, 0, best_path::tile_narrow, on);
+      check_best(d, seed++, 1, 0, std::nullopt, on);
+      check_best(d, seed++, 0, 0, std::nullopt, !on);
+    }
+}
+
 TEST(BestShapes, MicroSlabs) {
   REQUIRE_GPU();
   constexpr bool on = xpose::detail::best_micro_candidate;
@@ -241,4 +258,86 @@ TEST(BestShapes, OddRowLengths) {
       if (HasFatalFailure()) return;
     }
   }
+}
+
+// The pipelined slab kernels (best_pipe.cuh), run under the policy that has them on
+// (best_next while best_pipe_default is false): every pipelined short side for 1- and
+// 2-byte elements, HW even (aligned segments: no realigning pass) and odd, pointers
+// offset by one element on either side, padded segments, gapped batches; asserts the
+// pipelined path wherever the micro-block kernels do not take the shape. Then shapes
+// with several slabs per resident block (the double buffer reused), 7 x N, and the
+// micro-block gathers and scatters on the pipelined kernel.
+TEST(BestShapes, PipelinedSlabs) {
+  REQUIRE_GPU();
+  using xpose::detail::best_path_for;
+  constexpr bool on = !xpose::detail::best_pipe_default;
+  for (int es : {1, 2})
+    for (int c : xpose::detail::best_pipe_sides) {
+      for (index_t hw : {8200, 8201, 20011}) {
+        const std::uint64_t seed = static_cast<std::uint64_t>(c * 11 + hw + es);
+        const std::vector<std::pair<matrix_desc, bool>> cases{{matrix_desc::packed(c, hw, es, 3), true},
+                                                              {matrix_desc::packed(hw, c, es, 3), false},
+                                                              {padded(c, hw, es, 3, 1, 0, 5), true},
+                                                              {padded(hw, c, es, 3, 0, 3, 7), false}};
+        for (const auto& [d, gather] : cases)
+          for (auto [oi, oo] : std::vector<std::pair<index_t, index_t>>{{0, 0}, {1, 0}, {0, 1}}) {
+            const auto got = best_path_for(d, static_cast<unsigned long long>(oi * es),
+                                           static_cast<unsigned long long>(oo * es), 90, on);
+            const best_path pipe = gather ? best_path::slab_gather_pipe : best_path::slab_scatter_pipe;
+            // Another route (micro-block kernels, the small tile) is not asserted; the
+            // plain slab route where the pipelined one should run fails the assertion.
+            const bool other = got.path != pipe && got.path != xpose::detail::best_path_base(pipe);
+            check_best(d, seed + static_cast<std::uint64_t>(oi * 4 + oo), oi, oo,
+                       other ? std::nullopt : std::optional(pipe), on);
+          }
+        if (HasFatalFailure()) return;
+      }
+    }
+  // Many slabs per resident block (a few hundred blocks fit): 2 x 16 MiB per call.
+  for (int es : {1, 2}) {
+    const index_t n = (index_t{2} << 20) / es + 3;
+    check_best(matrix_desc::packed(8, n, es, 2), 150, 1, 0, best_path::slab_gather_pipe, on);
+    check_best(matrix_desc::packed(n, 8, es, 2), 151, 0, 1, best_path::slab_scatter_pipe, on);
+    check_best(matrix_desc::packed(6, n, es, 2), 152, 0, 0, best_path::slab_gather_pipe, on);
+    check_best(matrix_desc::packed(n, 6, es, 2), 153, 0, 0, best_path::slab_scatter_pipe, on);
+    check_best(matrix_desc::packed(7, n, es, 1), 154, 0, 1, best_path::slab_gather_pipe, on);
+    check_best(matrix_desc::packed(n, 7, es, 1), 155, 1, 0, best_path::slab_scatter_pipe, on);
+    if (HasFatalFailure()) return;
+  }
+  // Micro-block gathers on the pipelined kernel: short sides of whole chunks from the
+  // default policy's micro threshold up, HW even (no realigning pass) and odd, the input
+  // offset by one element or padded, gapped batches of whole chunks.
+  for (int es : {1, 2}) {
+    const index_t k = 16 / es;
+    const index_t gmin = xpose::detail::best_slab_micro_min(90, es, xpose::detail::best_micro_candidate,
+                                                            best_path::slab_gather_micro);
+    for (index_t c = gmin; gmin > 0 && c <= 128; c += c < 64 ? k : 32)
+      for (index_t hw : {8200, 8201}) {
+        const std::uint64_t seed = static_cast<std::uint64_t>(c * 13 + hw + es);
+        const bool small_tile = c >= 32 && c <= 64 && (hw * es) % 16 == 0;  // policy: the measured small tile
+        const best_path mp = best_path::slab_gather_micro_pipe;
+        check_best(matrix_desc::packed(c, hw, es, 3), seed, 0, 0, small_tile ? std::nullopt : std::optional(mp), on);
+        check_best(matrix_desc::packed(c, hw, es, 3), seed + 1, 1, k, mp, on);
+        check_best(padded(c, hw, es, 3, 3, 0, k), seed + 2, 3, 0, mp, on);
+        if (HasFatalFailure()) return;
+      }
+    const index_t smin = xpose::detail::best_slab_micro_min(90, es, xpose::detail::best_micro_candidate,
+                                                            best_path::slab_scatter_micro);
+    for (index_t c = smin; smin > 0 && c <= 128; c += c < 64 ? k : 32)
+      for (index_t hw : {8200, 8201}) {
+        const std::uint64_t seed = static_cast<std::uint64_t>(c * 19 + hw + es);
+        const best_path mp = best_path::slab_scatter_micro_pipe;
+        check_best(matrix_desc::packed(hw, c, es, 3), seed, 0, 0, mp, on);
+        check_best(matrix_desc::packed(hw, c, es, 3), seed + 1, k, 1, mp, on);
+        check_best(padded(hw, c, es, 3, 0, 5, 2 * k), seed + 2, 0, 1, mp, on);
+        if (HasFatalFailure()) return;
+      }
+  }
+  check_best(matrix_desc::packed(128, 1 << 18, 1, 1), 156, 0, 0, best_path::slab_gather_micro_pipe, on);
+  check_best(matrix_desc::packed((1 << 18) + 3, 128, 1, 1), 157, 0, 0, best_path::slab_scatter_micro_pipe, on);
+  check_best(matrix_desc::packed(50177, 96, 1, 6), 158, 0, 0, best_path::slab_scatter_micro_pipe, on);
+  // The sweep's slowest rows, as the sweep runs them (packed, aligned buffers).
+  check_best(matrix_desc::packed(7, 4793490, 1), 160, 0, 0, best_path::slab_gather_pipe, on);
+  check_best(matrix_desc::packed(50177, 24, 1, 27), 161, 0, 0, best_path::slab_scatter_pipe, on);
+  check_best(matrix_desc::packed(24, 50176, 1, 27), 162, 0, 0, best_path::slab_gather_pipe, on);
 }

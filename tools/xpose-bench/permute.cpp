@@ -158,6 +158,7 @@ struct run_opts {
   int warmup = 3, reps = 20, threads = 0;
   bool cpu = false, conj = false;
   bool ab = false;  // GPU: every permute_nd kernel on each case, same run (nd_candidate.hpp)
+  std::vector<int> kernels;  // --ab: the nd_kernel values timed (--kernels; default all)
 };
 
 // First mismatching byte -> "FAILED at element i", else "ok".
@@ -276,7 +277,7 @@ std::vector<result> run_case(const xpose::plan& p, const std::vector<unsigned ch
 #if defined(XPOSE_HAS_CUDA)
   if (!o.cpu && o.ab) {
     using namespace xpose::detail;
-    for (int k = 0; k < nd_kernel_count; ++k) {
+    for (int k : o.kernels) {
       set_nd_candidate(static_cast<nd_kernel>(k));
       runs.push_back(run_gpu_case(p, src, want, o, es));
     }
@@ -291,16 +292,28 @@ std::vector<result> run_case(const xpose::plan& p, const std::vector<unsigned ch
   return runs;
 }
 
+// "policy,vtile,...": every N-d kernel name, in nd_kernel order.
+std::string all_kernel_names() {
+  std::string s;
+  for (int k = 0; k < xpose::detail::nd_kernel_count; ++k)
+    s += (k ? "," : "") + std::string(xpose::detail::nd_kernel_name(static_cast<xpose::detail::nd_kernel>(k)));
+  return s;
+}
+
 int run_specs(const std::vector<perm_spec>& specs, const std::vector<std::string>& dts, const run_opts& o,
               double scale_bytes) {
   int rc = 0;
   const bool ab = o.ab && !o.cpu;
-  if (ab)
-    std::printf("%-6s %-22s %-12s %-5s %-13s %-8s %9s %9s %9s %9s %9s  (fraction of cudaMemcpy per kernel; vtile "
-                "includes the run tile of strided copies; * = ran the policy kernel)\n",
-                "case", "shape (row-major)", "axes", "dtype", "algorithm", "check", "policy", "vtile", "vtile_flat",
-                "v_small", "v_tuned");
-  else
+  if (ab) {
+    std::printf("%-6s %-22s %-12s %-5s %-13s %-8s", "case", "shape (row-major)", "axes", "dtype", "algorithm", "check");
+    for (int k : o.kernels) {
+      std::string name = xpose::detail::nd_kernel_name(static_cast<xpose::detail::nd_kernel>(k));
+      if (name.rfind("vtile_", 0) == 0) name = "v_" + name.substr(6);  // a column of 9
+      std::printf(" %9.9s", name.c_str());
+    }
+    std::printf("  (fraction of cudaMemcpy per kernel; the vtile candidates include the run tile of strided copies; "
+                "* = ran the policy kernel)\n");
+  } else
     std::printf("%-6s %-22s %-12s %-5s %-13s %-8s %10s %9s %9s\n", "case", "shape (row-major)", "axes", "dtype",
                 "algorithm", "check", "ms", "GB/s", o.cpu ? "of memcpy" : "of cudaMemcpy");
   for (const std::string& dt : dts) {
@@ -340,8 +353,9 @@ int run_specs(const std::vector<perm_spec>& specs, const std::vector<std::string
         std::printf(" %-8s", "ok");
         for (std::size_t k = 0; k < runs.size(); ++k) {
           const double frac = runs[k].ref_ms / runs[k].ms;
-          const bool fell_back = k > 0 && !runs[k].kernel.empty() &&
-                                 runs[k].kernel != xpose::detail::nd_kernel_name(static_cast<xpose::detail::nd_kernel>(k));
+          const auto cand = static_cast<xpose::detail::nd_kernel>(o.kernels[k]);
+          const bool fell_back = cand != xpose::detail::nd_kernel::policy && !runs[k].kernel.empty() &&
+                                 runs[k].kernel != xpose::detail::nd_kernel_name(cand);
           std::printf(" %8.3f%s", frac, fell_back ? "*" : " ");
           fractions[k].push_back(frac);
           if (p.algo == xpose::algorithm::permute_nd) nd_fractions[k].push_back(frac);
@@ -360,8 +374,8 @@ int run_specs(const std::vector<perm_spec>& specs, const std::vector<std::string
       print_summary(dt, fractions[0], ref);
       continue;
     }
-    for (int k = 0; k < kernels; ++k) {
-      const std::string name = xpose::detail::nd_kernel_name(static_cast<xpose::detail::nd_kernel>(k));
+    for (int k = 0; k < static_cast<int>(o.kernels.size()); ++k) {
+      const std::string name = xpose::detail::nd_kernel_name(static_cast<xpose::detail::nd_kernel>(o.kernels[k]));
       print_summary(dt + " " + name, fractions[k], ref);
       print_summary(dt + " " + name + " (permute_nd only)", nd_fractions[k], ref);
     }
@@ -375,7 +389,7 @@ int permute_main(int argc, char** argv) {
   const std::string cmd = argv[1];
   CLI::App app{cmd == "ttc" ? "xpose-bench ttc: the 57 TTC/HPTT permutations, checked then timed against a copy"
                             : "xpose-bench permute: one N-d permutation, checked then timed against a copy"};
-  std::string shape_s, axes_s, dtype_s = "f32", cases_s;
+  std::string shape_s, axes_s, dtype_s = "f32", cases_s, kernels_s;
   run_opts o;
   double scale_mib = 0;
   if (cmd == "permute") {
@@ -388,7 +402,9 @@ int permute_main(int argc, char** argv) {
   app.add_option("--dtype", dtype_s, "comma-separated: i8 u8 f16 bf16 f32 i32 f64 c64 i64 c128");
   app.add_flag("--cpu", o.cpu, "run the CPU backend (default without a GPU)");
   app.add_flag("--conj", o.conj, "conjugate complex elements (c64, c128)");
-  app.add_flag("--ab", o.ab, "GPU: time every N-d kernel (policy, vtile, vtile_flat, vtile_small, vtile_tuned) on each case in the same run");
+  app.add_flag("--ab", o.ab, "GPU: time every N-d kernel (policy, vtile, vtile_flat, vtile_small, vtile_tuned, "
+                             "vtile_fit, vtile_rows, vtile_rows_packed, vtile_rows_occ) on each case in the same run");
+  app.add_option("--kernels", kernels_s, "with --ab: comma-separated N-d kernels to time (default: all)");
   app.add_option("--threads", o.threads, "CPU threads (default: all)");
   app.add_option("--warmup", o.warmup, "untimed runs");
   app.add_option("--reps", o.reps, "timed runs (median reported)");
@@ -402,6 +418,13 @@ int permute_main(int argc, char** argv) {
   check_run_counts(o.warmup, o.reps);
   if (o.threads < 0) usage_error("--threads must be >= 0");
   if (scale_mib < 0 || scale_mib > 1e6) usage_error("--scale-mib must be in 0..1e6");
+  if (!kernels_s.empty() && !o.ab) usage_error("--kernels needs --ab");
+  for (const auto& name : split_list(kernels_s.empty() ? all_kernel_names() : kernels_s, ',')) {
+    int k = 0;
+    while (k < xpose::detail::nd_kernel_count && name != xpose::detail::nd_kernel_name(static_cast<xpose::detail::nd_kernel>(k))) ++k;
+    if (k == xpose::detail::nd_kernel_count) usage_error("unknown N-d kernel '" + name + "' (" + all_kernel_names() + ")");
+    o.kernels.push_back(k);
+  }
   std::vector<std::string> dts = split_list(dtype_s, ',');
   for (const auto& d : dts) (void)elem_bytes(d);
   std::vector<perm_spec> specs;

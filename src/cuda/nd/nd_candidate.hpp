@@ -26,7 +26,7 @@ struct vtile_choice {
   double fill = 0;
 };
 
-/// Of the shapes v_lo <= v < v_hi, the one whose best groups (make_vtile_map) fill the
+/// Of the shapes v_lo <= v < v_hi, the one whose best groups (make_vtile_groups) fill the
 /// largest fraction of its tile slots; ties keep the lower v (the larger tile).
 inline vtile_choice nd_vtile_best(const plan& p, bool pack, int v_lo, int v_hi) {
   const int E = p.in.elem_size;
@@ -34,31 +34,41 @@ inline vtile_choice nd_vtile_best(const plan& p, bool pack, int v_lo, int v_hi) 
   for (int v = v_lo; v < v_hi; ++v) {
     const best_tile t = nd_vtile_for(E, v);
     const int ta = t.chunks * 16 / E, tb = t.rows;
-    const vtile_map m = make_vtile_map<vtile_map>(p, ta, tb, pack);
-    const double f = tile_fill(m.n_a, ta) * tile_fill(m.n_b, tb);
+    const vtile_groups g = make_vtile_groups(p, ta, tb, pack);
+    const double f = tile_fill(g.na, ta) * tile_fill(g.nb, tb);
     if (f > c.fill + 1e-12) c.fill = f, c.v = v;
   }
   return c;
 }
 
 /// The shape choice of vtile (shapes 0-2, packed), vtile_flat, vtile_small (0-3, packed).
-inline int nd_vtile_shape_for(const plan& p, bool pack, int shapes = nd_vtile_shapes - 1) {
-  return nd_vtile_best(p, pack, 0, shapes).v;
+inline int nd_vtile_shape_for(const plan& p, bool pack, int shapes = 3) { return nd_vtile_best(p, pack, 0, shapes).v; }
+
+/// The short-B shapes 4-6 (packed) where they fill nd_fit_gain times the slots of `base`.
+inline vtile_choice nd_vtile_fit(const plan& p, const vtile_choice& base) {
+  const vtile_choice small = nd_vtile_best(p, true, 4, nd_vtile_shapes);
+  return small.fill > nd_fit_gain * base.fill ? small : base;
 }
 
 /// The shape and packing a vector tile candidate runs a plan with. vtile_tuned: the
 /// 128-thread shapes, packed only where that fills over 1.15x the slots (docs/RESULTS.md,
 /// "N-d permutation (issue 17)", third round: best's 256-thread tile ran 0.05-0.08 below
-/// them at equal fill, and packing cost where it gained little fill).
+/// them at equal fill, and packing cost where it gained little fill). vtile_fit,
+/// vtile_rows(_occ): vtile_tuned's, vtile_rows_packed: vtile's, each or a short-B shape.
 inline vtile_choice nd_vtile_choice(const plan& p, nd_kernel k) {
   switch (k) {
-    case nd_kernel::vtile_flat: return nd_vtile_best(p, false, 0, nd_vtile_shapes - 1);
-    case nd_kernel::vtile_small: return nd_vtile_best(p, true, 0, nd_vtile_shapes);
-    case nd_kernel::vtile_tuned: {
+    case nd_kernel::vtile_flat: return nd_vtile_best(p, false, 0, 3);
+    case nd_kernel::vtile_small: return nd_vtile_best(p, true, 0, 4);
+    case nd_kernel::vtile_tuned:
+    case nd_kernel::vtile_fit:
+    case nd_kernel::vtile_rows:
+    case nd_kernel::vtile_rows_occ: {
       const vtile_choice flat = nd_vtile_best(p, false, 1, 3), packed = nd_vtile_best(p, true, 1, 3);
-      return packed.fill > 1.15 * flat.fill ? packed : flat;
+      const vtile_choice tuned = packed.fill > 1.15 * flat.fill ? packed : flat;
+      return k == nd_kernel::vtile_tuned ? tuned : nd_vtile_fit(p, tuned);
     }
-    default: return nd_vtile_best(p, true, 0, nd_vtile_shapes - 1);
+    case nd_kernel::vtile_rows_packed: return nd_vtile_fit(p, nd_vtile_best(p, true, 0, 3));
+    default: return nd_vtile_best(p, true, 0, 3);
   }
 }
 
@@ -80,14 +90,32 @@ inline bool vtile_plan(const plan& p, const void* in, const void* out, nd_kernel
   return vtile_vector_ok(*m, E, in, out);
 }
 
-/// Candidates that move short-run strided copies with the run tile (while nd_run_tile).
-constexpr bool nd_runs_run_tile(nd_kernel k) { return k == nd_kernel::vtile || k == nd_kernel::vtile_tuned; }
+/// Whether candidate k runs the run tile's Fit variant (warp-shared row bases under the
+/// register bound nd_fit_run_min_blocks; permute_nd.cu).
+constexpr bool nd_run_tile_fit(nd_kernel k) { return k == nd_kernel::vtile_fit || nd_kernel_rows(k); }
 
-/// The run tile's plan over runs and map for a strided copy, or false where it cannot
-/// run (32-bit maps only: the 64-bit one spilled at 128 registers).
-inline bool run_tile_plan(const plan& p, const void* in, const void* out, plan* q, int* chunks, vtile_map* m) {
-  if (!nd_run_tile || !runs_plan(p, q, chunks)) return false;
-  *m = make_vtile_map<vtile_map>(*q, nd_run_tile_a, nd_run_tile_b(*chunks), true);
+/// The longest run (in 16-byte chunks) that candidate k moves with the run tile (while
+/// nd_run_tile); 0: none (the policy copy).
+constexpr int nd_run_tile_chunks(nd_kernel k) {
+  if (k == nd_kernel::vtile || k == nd_kernel::vtile_tuned) return 8;
+  if (nd_run_tile_fit(k)) return nd_fit_run_chunks;
+  return 0;
+}
+
+/// The run tile's plan over runs and map for a strided copy under candidate k, or false
+/// where it does not run (runs longer than nd_run_tile_chunks(k); 32-bit maps only: the
+/// 64-bit one spilled at 128 registers). *half: the Fit variant's half tile
+/// (nd_run_tile_b), where its map fills more of its slots.
+inline bool run_tile_plan(const plan& p, const void* in, const void* out, nd_kernel k, plan* q, int* chunks,
+                          vtile_map* m, bool* half) {
+  *half = false;
+  if (!nd_run_tile || !runs_plan(p, q, chunks) || *chunks > nd_run_tile_chunks(k)) return false;
+  if (nd_run_tile_fit(k)) {
+    const int tb = nd_run_tile_b(*chunks), th = nd_run_tile_b(*chunks, true);
+    const vtile_groups f = make_vtile_groups(*q, nd_run_tile_a, tb, true), h = make_vtile_groups(*q, nd_run_tile_a, th, true);
+    *half = tile_fill(h.na, nd_run_tile_a) * tile_fill(h.nb, th) > tile_fill(f.na, nd_run_tile_a) * tile_fill(f.nb, tb) + 1e-12;
+  }
+  *m = make_vtile_map<vtile_map>(*q, nd_run_tile_a, nd_run_tile_b(*chunks, *half), true);
   return vtile_fits32(*m) && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
          reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
 }
@@ -99,7 +127,8 @@ inline nd_kernel nd_route(const plan& p, const void* in, const void* out, nd_ker
   if (p.algo == algorithm::strided_copy) {
     plan q;
     int chunks = 0;
-    return nd_runs_run_tile(k) && run_tile_plan(p, in, out, &q, &chunks, &m) ? k : nd_kernel::policy;
+    bool half = false;
+    return run_tile_plan(p, in, out, k, &q, &chunks, &m, &half) ? k : nd_kernel::policy;
   }
   vtile_choice c;
   if (p.algo != algorithm::permute_nd || k == nd_kernel::policy || !vtile_plan(p, in, out, k, &c, &m))

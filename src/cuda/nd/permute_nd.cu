@@ -4,7 +4,7 @@
 // up to 16 bytes. No allocation, no host sync, graph-capturable; 64-bit offsets,
 // grid-stride loops for counts beyond the grid limit. Index maps: src/core/nd_map.hpp.
 // Candidates selected at run time (nd_candidate.hpp): the vector tile on packed sides
-// and the run tile of short-run strided copies; the default stays the policy kernels.
+// and the run tile of short-run strided copies; the default: nd_kernel_default.
 #include <atomic>
 
 #include "../../core/core.hpp"
@@ -64,31 +64,48 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 // vtile_map: row b of the tile is read at io + b_in(b0 + b) + a0, output row a written
 // at oo + a_out(a0 + a) + b0 (vtile_load_slot / vtile_store_slot, nd_map.hpp). Both
 // combined extents are multiples of k, so a chunk is whole or outside the tile.
-template <int E, int V, class Map>
-__global__ void __launch_bounds__(nd_vtile_for(E, V).threads, nd_vtile_for(E, V).min_blocks)
+// Rows (candidate vtile_rows): each offset computed once, not once per chunk: lane l of
+// a warp computes the base of its warp's load row vtile_warp_row(l) and shuffles it to
+// the threads that load that row; the block computes the TA output row bases into
+// shared memory between the two barriers (packed groups cost a divide per digit).
+// MinB: the register bound, nd_vtile_for(E, V).min_blocks or nd_vtile_occ_min_blocks.
+template <int E, int V, bool Rows, int MinB, class Map>
+__global__ void __launch_bounds__(nd_vtile_for(E, V).threads, MinB)
     nd_vtile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
   constexpr best_tile bt = nd_vtile_for(E, V);
   constexpr int NCH = bt.chunks, NT = bt.threads, MW = bt.micro_bytes;
   using geom = best::tile_geom<E, bt.rows, NCH, NT, MW>;
   constexpr int k = geom::k, TA = geom::TC, TB = bt.rows, RPS = geom::RPS, L = geom::L;
   constexpr int KW = geom::KW, kk = geom::kk, G = geom::G, MPT = geom::MPT, H = geom::H, RN = geom::RN;
+  constexpr int W = 32 / NCH;  // load rows of a warp per step (nd_vtile_table_valid: W * L <= 32)
   __shared__ uint4 smem[TB * NCH];  // (TB, NCH) chunks, swizzled as in best::tile_kernel
+  __shared__ index_t out_row[Rows ? TA : 1];  // Rows: oo + a_out(a0 + a) + b0 per tile row a
   const std::uint32_t* tile = reinterpret_cast<const std::uint32_t*>(smem);
   const auto* in = static_cast<const unsigned char*>(in_v);
   auto* out = static_cast<unsigned char*>(out_v);
-  const int tid = static_cast<int>(threadIdx.x);
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32;
   const vtile_slot l0 = vtile_load_slot<k, NCH, NT>(tid, 0);
   const int ch = tid % NCH;
   for (index_t t = blockIdx.x; t < m.tiles; t += gridDim.x) {
     index_t io = 0, oo = 0, a0 = 0, b0 = 0;
     m.tile(t, &io, &oo, &a0, &b0, TA, TB);
     const index_t na = m.n_a - a0, nb = m.n_b - b0;  // left from the origin (may exceed the tile)
+    index_t lane_row = 0;  // Rows: io + b_in(b0 + r) + a0 of load row r = vtile_warp_row(...)
+    if constexpr (Rows) {
+      const int r = vtile_warp_row<NCH, RPS>(tid / 32, lane);
+      if (lane < W * L) lane_row = io + m.b_in(b0 + (r < nb ? r : 0)) + a0;
+    }
     std::uint32_t v[L][4];
 #pragma unroll
     for (int j = 0; j < L; ++j) {
       const int b = l0.b + j * RPS;  // vtile_load_slot<k, NCH, NT>(tid, j).b, folded
       v[j][0] = v[j][1] = v[j][2] = v[j][3] = 0;
-      if (l0.a < na && b < nb) best::load_chunk<16>(v[j], in + (io + m.b_in(b0 + b) + a0 + l0.a) * E);
+      if constexpr (Rows) {
+        const index_t row = __shfl_sync(0xffffffffu, lane_row, vtile_row_lane<NCH>(lane, j));  // every lane
+        if (l0.a < na && b < nb) best::load_chunk<16>(v[j], in + (row + l0.a) * E);
+      } else {
+        if (l0.a < na && b < nb) best::load_chunk<16>(v[j], in + (io + m.b_in(b0 + b) + a0 + l0.a) * E);
+      }
     }
     __syncthreads();  // the previous tile's shared reads are done
 #pragma unroll
@@ -96,6 +113,8 @@ __global__ void __launch_bounds__(nd_vtile_for(E, V).threads, nd_vtile_for(E, V)
       const int r = l0.b + j * RPS;
       smem[r * NCH + (ch ^ ((r / k) % NCH))] = make_uint4(v[j][0], v[j][1], v[j][2], v[j][3]);
     }
+    if constexpr (Rows)
+      for (int a = tid; a < TA; a += NT) out_row[a] = a < na ? oo + m.a_out(a0 + a) + b0 : 0;
     __syncthreads();
 #pragma unroll
     for (int q = 0; q < MPT; ++q) {
@@ -112,7 +131,8 @@ __global__ void __launch_bounds__(nd_vtile_for(E, V).threads, nd_vtile_for(E, V)
         for (int g = 0; g < G; ++g)
 #pragma unroll
           for (int x = 0; x < KW; ++x) ow[g * KW + x] = w[g * kk + i][x];
-        best::store_chunk<16>(ow, out + (oo + m.a_out(a0 + s.a + i) + b0 + s.b) * E);
+        if constexpr (Rows) best::store_chunk<16>(ow, out + (out_row[s.a + i] + s.b) * E);
+        else best::store_chunk<16>(ow, out + (oo + m.a_out(a0 + s.a + i) + b0 + s.b) * E);
       }
     }
   }
@@ -122,25 +142,44 @@ __global__ void __launch_bounds__(nd_vtile_for(E, V).threads, nd_vtile_for(E, V)
 // chunks (runs_plan): row b of the tile is TA runs contiguous in the input, output row
 // a is TB runs contiguous in the output, so both sides move >= 512 contiguous bytes
 // where the runs alone are 16-128 (run_load_slot / run_store_slot, nd_map.hpp).
-template <int U, class Map>
-__global__ void __launch_bounds__(nd_run_threads)
+// Fit (candidates vtile_fit, vtile_rows): a warp's every load j and store j lie in one
+// tile row (static_assert below), so lane j computes the row's base once and shuffles
+// it to the warp, under the register bound nd_fit_run_min_blocks; Half: half the rows.
+template <int U, bool Fit, bool Half, class Map>
+__global__ void __launch_bounds__(nd_run_threads, Fit ? nd_fit_run_min_blocks(U, Half) : 1)
     nd_run_tile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
-  constexpr int TA = nd_run_tile_a, TB = nd_run_tile_b(U), NT = nd_run_threads, P = (TA + 1) * U;
+  constexpr int TA = nd_run_tile_a, TB = nd_run_tile_b(U, Half), NT = nd_run_threads, P = (TA + 1) * U;
   constexpr int per = TA * TB * U / NT;
+  static_assert((TA * U) % 32 == 0 && (TB * U) % 32 == 0 && per <= 32, "a warp's slot j is in one row");
   __shared__ uint4 sm[TB * P];
   const uint4* __restrict__ in = static_cast<const uint4*>(in_v);
   uint4* __restrict__ out = static_cast<uint4*>(out_v);
-  const int tid = static_cast<int>(threadIdx.x);
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32;
   for (index_t t = blockIdx.x; t < m.tiles; t += gridDim.x) {
     index_t io = 0, oo = 0, a0 = 0, b0 = 0;
     m.tile(t, &io, &oo, &a0, &b0, TA, TB);
     const index_t na = m.n_a - a0, nb = m.n_b - b0;
+    index_t in_row = 0, out_row = 0;  // Fit: lane j's bases of the warp's load row j and store row j
+    const int na_t = static_cast<int>(na < TA ? na : TA), nb_t = static_cast<int>(nb < TB ? nb : TB);  // in the tile
+    if constexpr (Fit) {
+      if (lane < per) {
+        const int rb = run_load_slot<TA, TB, U, NT>(tid - lane, lane).row;
+        const int ra = run_store_slot<TA, TB, U, NT>(tid - lane, lane).row;
+        in_row = (io + m.b_in(b0 + (rb < nb ? rb : 0)) + a0) * U;
+        out_row = (oo + m.a_out(a0 + (ra < na ? ra : 0)) + b0) * U;
+      }
+    }
     uint4 v[per];
 #pragma unroll
     for (int j = 0; j < per; ++j) {
       const run_slot s = run_load_slot<TA, TB, U, NT>(tid, j);
       v[j] = make_uint4(0, 0, 0, 0);
-      if (s.row < nb && s.col / U < na) v[j] = in[(io + m.b_in(b0 + s.row) + a0) * U + s.col];
+      if constexpr (Fit) {
+        const index_t row = __shfl_sync(0xffffffffu, in_row, j);
+        if (s.row < nb_t && s.col / U < na_t) v[j] = in[row + s.col];
+      } else {
+        if (s.row < nb && s.col / U < na) v[j] = in[(io + m.b_in(b0 + s.row) + a0) * U + s.col];
+      }
     }
     __syncthreads();  // the previous tile's shared reads are done
 #pragma unroll
@@ -153,7 +192,12 @@ __global__ void __launch_bounds__(nd_run_threads)
     for (int j = 0; j < per; ++j) {
       const run_slot s = run_store_slot<TA, TB, U, NT>(tid, j);
       const int b = s.col / U;
-      if (s.row < na && b < nb) out[(oo + m.a_out(a0 + s.row) + b0) * U + s.col] = sm[b * P + s.row * U + s.col % U];
+      if constexpr (Fit) {
+        const index_t row = __shfl_sync(0xffffffffu, out_row, j);
+        if (s.row < na_t && b < nb_t) out[row + s.col] = sm[b * P + s.row * U + s.col % U];
+      } else {
+        if (s.row < na && b < nb) out[(oo + m.a_out(a0 + s.row) + b0) * U + s.col] = sm[b * P + s.row * U + s.col % U];
+      }
     }
   }
 }
@@ -240,33 +284,51 @@ status launch_copy(const plan& p, int unit, const void* in, void* out, cudaStrea
 
 std::atomic<int> g_nd_candidate{static_cast<int>(nd_kernel_default)};
 
-template <int E, int V>
+// Rows (vtile_rows*) on 32-bit maps; a 64-bit map runs the plain kernel. Occ
+// (vtile_rows_occ): the register bound nd_vtile_occ_min_blocks.
+template <int E, int V, bool Rows, bool Occ>
 status launch_vtile(const plan& p, const vtile_map& m, bool pack, const void* in, void* out, cudaStream_t stream) {
   constexpr best_tile bt = nd_vtile_for(E, V);
+  constexpr int MinB = Occ ? nd_vtile_occ_min_blocks(E, V) : bt.min_blocks;
   if (vtile_fits32(m)) {
     const vtile_map32 m32 = make_vtile_map<vtile_map32>(p, bt.chunks * 16 / E, bt.rows, pack);
-    nd_vtile_kernel<E, V, vtile_map32><<<clamp_grid(m32.tiles, grid_limit), bt.threads, 0, stream>>>(m32, in, out);
+    nd_vtile_kernel<E, V, Rows, MinB, vtile_map32>
+        <<<clamp_grid(m32.tiles, grid_limit), bt.threads, 0, stream>>>(m32, in, out);
   } else {
-    nd_vtile_kernel<E, V, vtile_map><<<clamp_grid(m.tiles, grid_limit), bt.threads, 0, stream>>>(m, in, out);
+    nd_vtile_kernel<E, V, false, bt.min_blocks, vtile_map>
+        <<<clamp_grid(m.tiles, grid_limit), bt.threads, 0, stream>>>(m, in, out);
   }
   return launch_status("permute_nd vector tile kernel launch");
 }
 
-template <int E>
+template <int E, bool Rows, bool Occ>
 status launch_vtile_shaped(const plan& p, int v, const vtile_map& m, bool pack, const void* in, void* out,
                            cudaStream_t stream) {
-  static_assert(nd_vtile_shapes == 4, "one case per shape");
-  if (v == 3) return launch_vtile<E, 3>(p, m, pack, in, out, stream);
-  if (v == 1) return launch_vtile<E, 1>(p, m, pack, in, out, stream);
-  if (v == 2) return launch_vtile<E, 2>(p, m, pack, in, out, stream);
-  return launch_vtile<E, 0>(p, m, pack, in, out, stream);
+  static_assert(nd_vtile_shapes == 7, "one case per shape");
+  switch (v) {
+    case 1: return launch_vtile<E, 1, Rows, Occ>(p, m, pack, in, out, stream);
+    case 2: return launch_vtile<E, 2, Rows, Occ>(p, m, pack, in, out, stream);
+    case 3: return launch_vtile<E, 3, Rows, Occ>(p, m, pack, in, out, stream);
+    case 4: return launch_vtile<E, 4, Rows, Occ>(p, m, pack, in, out, stream);
+    case 5: return launch_vtile<E, 5, Rows, Occ>(p, m, pack, in, out, stream);
+    case 6: return launch_vtile<E, 6, Rows, Occ>(p, m, pack, in, out, stream);
+    default: return launch_vtile<E, 0, Rows, Occ>(p, m, pack, in, out, stream);
+  }
 }
 
-template <int U>
+template <int U, bool Fit, bool Half>
 status launch_run_tile(const plan& q, const void* in, void* out, cudaStream_t stream) {
-  const vtile_map32 m = make_vtile_map<vtile_map32>(q, nd_run_tile_a, nd_run_tile_b(U), true);
-  nd_run_tile_kernel<U, vtile_map32><<<clamp_grid(m.tiles, grid_limit), nd_run_threads, 0, stream>>>(m, in, out);
+  const vtile_map32 m = make_vtile_map<vtile_map32>(q, nd_run_tile_a, nd_run_tile_b(U, Half), true);
+  nd_run_tile_kernel<U, Fit, Half, vtile_map32><<<clamp_grid(m.tiles, grid_limit), nd_run_threads, 0, stream>>>(m, in, out);
   return launch_status("strided_copy run tile kernel launch");
+}
+
+template <bool Fit, bool Half>
+status launch_run_tile_units(const plan& q, int chunks, const void* in, void* out, cudaStream_t stream) {
+  if (chunks == 1) return launch_run_tile<1, Fit, Half>(q, in, out, stream);
+  if (chunks == 2) return launch_run_tile<2, Fit, Half>(q, in, out, stream);
+  if (chunks == 4) return launch_run_tile<4, Fit, Half>(q, in, out, stream);
+  return launch_run_tile<8, Fit, Half>(q, in, out, stream);
 }
 
 }  // namespace
@@ -285,8 +347,10 @@ status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t 
     if (vtile_plan(p, in, out, k, &c, &m)) {
       return with_elem_size(p.in.elem_size, [&](auto e) {
         constexpr int E = decltype(e)::value;
-        if constexpr (E >= 2) return launch_vtile_shaped<E>(p, c.v, m, c.pack, in, out, stream);
-        else return launch_tiles<E, false>(p, in, out, stream);  // not reached: vtile_plan takes E >= 2
+        if constexpr (E < 2) return launch_tiles<E, false>(p, in, out, stream);  // not reached: vtile_plan takes E >= 2
+        else if (k == nd_kernel::vtile_rows_occ) return launch_vtile_shaped<E, true, true>(p, c.v, m, c.pack, in, out, stream);
+        else if (nd_kernel_rows(k)) return launch_vtile_shaped<E, true, false>(p, c.v, m, c.pack, in, out, stream);
+        else return launch_vtile_shaped<E, false, false>(p, c.v, m, c.pack, in, out, stream);
       });
     }
   }
@@ -300,15 +364,16 @@ status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t 
 }
 
 status launch_strided_copy(const plan& p, const void* in, void* out, cudaStream_t stream) {
-  if (nd_runs_run_tile(nd_candidate())) {
+  {
     plan q;
     int chunks = 0;
     vtile_map m;
-    if (run_tile_plan(p, in, out, &q, &chunks, &m)) {
-      if (chunks == 1) return launch_run_tile<1>(q, in, out, stream);
-      if (chunks == 2) return launch_run_tile<2>(q, in, out, stream);
-      if (chunks == 4) return launch_run_tile<4>(q, in, out, stream);
-      return launch_run_tile<8>(q, in, out, stream);
+    const nd_kernel k = nd_candidate();
+    bool half = false;
+    if (run_tile_plan(p, in, out, k, &q, &chunks, &m, &half)) {
+      if (half) return launch_run_tile_units<true, true>(q, chunks, in, out, stream);  // Fit only (run_tile_plan)
+      if (nd_run_tile_fit(k)) return launch_run_tile_units<true, false>(q, chunks, in, out, stream);
+      return launch_run_tile_units<false, false>(q, chunks, in, out, stream);
     }
   }
   if (p.conjugate) {

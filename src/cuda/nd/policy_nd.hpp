@@ -117,11 +117,32 @@ constexpr int nd_copy_units = 4;
 /// vtile_flat: the same kernel with one dim per side (pack = false);
 /// vtile_small: vtile that may also take the quarter tile (shape 3: 32x32 for f32);
 /// vtile_tuned: the 128-thread shapes (1, 2) only, packed sides only where they fill
-/// over 1.15x the slots of one dim per side (first H200 A/B, docs/RESULTS.md).
+/// over 1.15x the slots of one dim per side (first H200 A/B, docs/RESULTS.md);
+/// vtile_fit: vtile_tuned's choice, or the short-B shapes (4-6: a quarter or an eighth
+/// of the rows) where they fill nd_fit_gain times the slots (2-byte elements: 15-, 32-,
+/// 48- and 96-element B sides); the run tile's Fit variant (row bases shared by warp,
+/// register bound nd_fit_run_min_blocks) for runs of at most nd_fit_run_chunks 16-byte
+/// chunks (longer runs: the policy copy);
+/// vtile_rows: vtile_fit's choices, the tile kernel computing each row offset once per
+/// warp (loads) or block (stores) instead of once per chunk (packed groups cost a
+/// divide per digit; the f16 tile issued an instruction on 65% of cycles under ncu);
+/// vtile_rows_packed: vtile_rows on vtile's (packed) choice instead of vtile_tuned's;
+/// vtile_rows_occ: vtile_rows with 2-byte tiles under a tighter register bound
+/// (nd_vtile_occ_min_blocks; other element sizes: vtile_rows).
 /// Shapes vtile cannot move in 16-byte chunks, 1-byte elements and conjugation keep
 /// the policy kernel.
-enum class nd_kernel : int { policy = 0, vtile = 1, vtile_flat = 2, vtile_small = 3, vtile_tuned = 4 };
-inline constexpr int nd_kernel_count = 5;
+enum class nd_kernel : int {
+  policy = 0,
+  vtile = 1,
+  vtile_flat = 2,
+  vtile_small = 3,
+  vtile_tuned = 4,
+  vtile_fit = 5,
+  vtile_rows = 6,
+  vtile_rows_packed = 7,
+  vtile_rows_occ = 8
+};
+inline constexpr int nd_kernel_count = 9;
 
 /// The library's default N-d kernel: the one switch to flip once the H200 has measured
 /// the candidates (docs/RESULTS.md, "N-d permutation (issue 17)"): nd_kernel::vtile_tuned
@@ -129,12 +150,21 @@ inline constexpr int nd_kernel_count = 5;
 /// `xpose-bench ttc --ab` still times policy beside it.
 inline constexpr nd_kernel nd_kernel_default = nd_kernel::vtile;
 
+/// Candidates that run the tile kernel's row-offset variant (Rows, permute_nd.cu).
+constexpr bool nd_kernel_rows(nd_kernel k) {
+  return k == nd_kernel::vtile_rows || k == nd_kernel::vtile_rows_packed || k == nd_kernel::vtile_rows_occ;
+}
+
 constexpr const char* nd_kernel_name(nd_kernel k) {
   switch (k) {
     case nd_kernel::vtile: return "vtile";
     case nd_kernel::vtile_flat: return "vtile_flat";
     case nd_kernel::vtile_small: return "vtile_small";
     case nd_kernel::vtile_tuned: return "vtile_tuned";
+    case nd_kernel::vtile_fit: return "vtile_fit";
+    case nd_kernel::vtile_rows: return "vtile_rows";
+    case nd_kernel::vtile_rows_packed: return "vtile_rows_packed";
+    case nd_kernel::vtile_rows_occ: return "vtile_rows_occ";
     default: return "policy";
   }
 }
@@ -142,32 +172,73 @@ constexpr const char* nd_kernel_name(nd_kernel k) {
 /// Tiles of the vector tile kernel for E-byte elements (2 to 16 bytes), shape v:
 /// 0: `best`'s 16-byte tile (rows along B, 16-byte chunks along A; policy.hpp);
 /// 1: half its rows, 2: half its chunks (128 threads: the same loads per thread, twice
-/// the blocks per SM); 3: half of both (64 threads; candidate vtile_small only). The launcher takes the shape whose packed sides leave the fewest
-/// tile slots idle (nd_vtile_shape_for, nd_candidate.hpp). Static shared memory.
-/// Unmeasured starting point: docs/RESULTS.md, "N-d permutation (issue 17)".
-inline constexpr int nd_vtile_shapes = 4;
+/// the blocks per SM); 3: half of both (64 threads; candidate vtile_small only);
+/// 4: a quarter of its rows (64 threads), 5: a quarter of the rows and half the chunks
+/// (32 threads), 6: an eighth of the rows (32 threads): short B sides (f16: 32 or 16
+/// rows where 64 or 128 leave half or a quarter idle on 15-, 32-, 48- and 96-element
+/// sides; candidates vtile_fit, vtile_rows). Every shape keeps the loads per thread and
+/// the blocks' register budget. The launcher takes the shape whose packed sides leave
+/// the fewest tile slots idle (nd_vtile_best, nd_candidate.hpp). Static shared memory.
+/// docs/RESULTS.md, "N-d permutation (issue 17)".
+inline constexpr int nd_vtile_shapes = 7;
 constexpr best_tile nd_vtile_for(int elem_size, int v = 0) {
   best_tile t = best_tile_for(elem_size);
   if (v == 1 || v == 3) t.rows /= 2, t.threads /= 2, t.min_blocks *= 2;
   if (v == 2 || v == 3) t.chunks /= 2, t.threads /= 2, t.min_blocks *= 2;
+  if (v == 4 || v == 5) t.rows /= 4, t.threads /= 4, t.min_blocks *= 4;
+  if (v == 5) t.chunks /= 2, t.threads /= 2, t.min_blocks *= 2;
+  if (v == 6) t.rows /= 8, t.threads /= 8, t.min_blocks *= 8;
   return t;
 }
+
+/// vtile_rows_occ: the register bound of 2-byte vector tiles, 4/3 of best's (3 blocks of
+/// 256 threads per SM: 80 registers, 24 warps on the H200 (ncu, TTC case 48); 64
+/// registers, 32 warps, spill-free on sm_80 and sm_90); other sizes keep theirs.
+constexpr int nd_vtile_occ_min_blocks(int elem_size, int v) {
+  const int b = nd_vtile_for(elem_size, v).min_blocks;
+  return elem_size == 2 ? b * 4 / 3 : b;
+}
+
+/// vtile_fit and vtile_rows take shapes 4-6 where they fill this many times the slots
+/// of their base choice: a 32-thread block keeps at most half an SM's warps (32 blocks
+/// per SM), so a small gain does not pay. Unmeasured.
+inline constexpr double nd_fit_gain = 1.10;
 
 /// Run tile (strided copies whose kept run is U = 1, 2, 4 or 8 16-byte chunks, candidate
 /// vtile): 32 runs along A x 64/U along B, 256 threads, 8 chunks per thread; the shared
 /// rows padded by one run so that a quarter warp's 16-byte reads of a column hit 8 bank
 /// groups. Unmeasured: docs/RESULTS.md, "N-d permutation (issue 17)".
 inline constexpr int nd_run_tile_a = 32, nd_run_threads = 256;
-/// The run tile runs under candidates vtile and vtile_tuned only, and only while this is
-/// true (the strided_copy rows of `ttc --ab` show whether it beats the policy copy).
+/// The run tile runs under candidates vtile, vtile_tuned, vtile_fit and vtile_rows*, and
+/// only while this is true (the strided_copy rows of `ttc --ab` show whether it beats the
+/// policy copy).
 inline constexpr bool nd_run_tile = true;
-constexpr int nd_run_tile_b(int chunks) { return 64 / chunks; }
+/// half (the run tile's Fit variant, where it fills more of its slots: TTC case 44's
+/// 103-run side fills 80% of 32-run tiles, 92% of 16-run ones): half the rows.
+constexpr int nd_run_tile_b(int chunks, bool half = false) { return (half ? 32 : 64) / chunks; }
+/// vtile_fit and vtile_rows*: the run tile for runs of at most this many chunks; longer
+/// ones keep the policy copy (the unbounded run tile lost to it on f32 128-byte runs,
+/// TTC cases 27 and 29, docs/RESULTS.md "N-d permutation (issue 17)"; the `policy`
+/// column of `ttc --ab` times the policy copy beside the Fit run tile).
+inline constexpr int nd_fit_run_chunks = 8;
+/// vtile_fit and vtile_rows*: the run tile's register bound in blocks per SM for runs of
+/// `chunks` chunks (its 34 KiB tile allows 6): unbounded it took 120-173 registers, 2
+/// blocks per SM (ncu, TTC case 44); 4 blocks (64 registers) spilled at 2 chunks on
+/// sm_80 and at 4 and 8 chunks on sm_90 (ptxas).
+/// The half tile (4 chunks per thread, 17 KiB): 5 blocks per SM (6 spilled on sm_80).
+constexpr int nd_fit_run_min_blocks(int chunks, bool half = false) { return half ? 5 : chunks == 1 ? 4 : 3; }
 
+/// Every vector tile: best's constraints, static shared memory, at most 32 resident
+/// blocks per SM and 2048 threads under its register bound, and at most one load row
+/// per lane of a warp (TB <= NT: the row offsets vtile_rows shuffles, 32 % NCH == 0).
 constexpr bool nd_vtile_table_valid() {
   for (int e = 2; e <= 16; e *= 2)
     for (int v = 0; v < nd_vtile_shapes; ++v) {
       const best_tile t = nd_vtile_for(e, v);
       if (!best_tile_valid(e, t, false) || t.rows * t.chunks * 16 > 48 * 1024) return false;
+      const int occ = nd_vtile_occ_min_blocks(e, v);
+      if (t.min_blocks > 32 || t.min_blocks * t.threads > 2048 || t.rows > t.threads || 32 % t.chunks != 0) return false;
+      if (occ > 32 || occ * t.threads > 2048) return false;
     }
   return true;
 }

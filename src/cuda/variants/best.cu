@@ -2,11 +2,13 @@
 // alignment; this file fills the kernel arguments once and launches one block per tile
 // or slab. No allocation, no host sync, stream-ordered, graph-capturable.
 // Kernels: best_kernels.cuh (tile), best_realign.cuh (realigning tile), best_slab.cuh.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 
 #include "../best_async.cuh"
 #include "../best_kernels.cuh"
+#include "../best_pipe.cuh"
 #include "../best_realign.cuh"
 #include "../best_skew.cuh"
 #include "../best_slab.cuh"
@@ -51,11 +53,25 @@ struct target {
   bool candidate;  // the policy under measurement (variant best_next)
 };
 
-template <auto kernel, class Args>
+// Dependent: the kernel begins with bytes::dependent_launch_entry(), so on sm_90+ a small
+// grid may be launched as a programmatic dependent of the work before it in the stream
+// (or graph): its launch overlaps that work's tail (best_dependent_launch_on, policy.hpp).
+// Only kernels with that entry may pass true: without the wait they would race.
+template <auto kernel, bool Dependent = false, class Args>
 status launch(int threads, int smem, index_t work, const Args& a, const target& tg, const char* what) {
   unsigned grid = 0;
   if (status s = grid_for<kernel>(tg.dev, threads, smem, work, &grid); !s.ok()) return s;
   cudaStream_t stream = tg.stream;
+  if (Dependent && best_dependent_launch_on(tg.cc, grid)) {
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(grid), cfg.blockDim = dim3(static_cast<unsigned>(threads));
+    cfg.dynamicSmemBytes = static_cast<size_t>(smem), cfg.stream = stream;
+    cfg.attrs = attr, cfg.numAttrs = 1;
+    return cuda_status(cudaLaunchKernelEx(&cfg, kernel, a), what);
+  }
   kernel<<<grid, threads, smem, stream>>>(a);
   return launch_status(what);
 }
@@ -97,7 +113,7 @@ status tile_path(const void* in, void* out, const matrix_desc& d, const target& 
   constexpr best_tile T = tile_of<E, K>();
   constexpr auto kernel = best::tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, A>;
   const tile_args a = make_tile_args<E>(in, out, d, T);
-  return launch<kernel>(T.threads, T.rows * T.chunks * 16, a.total, a, tg, "best tile kernel launch");
+  return launch<kernel, true>(T.threads, T.rows * T.chunks * 16, a.total, a, tg, "best tile kernel launch");
 }
 
 // The cp.async tile (1-byte elements; best_tile_async_for): one block per tpb tiles.
@@ -136,7 +152,7 @@ status realign_path(const void* in, void* out, const matrix_desc& d, const targe
   constexpr best_tile T = best_tile_realign_for(E);
   constexpr auto kernel = best::realign_tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks>;
   const best::realign_args ra{make_tile_args<E>(in, out, d, T), static_cast<const u8*>(input_end(in, d))};
-  return launch<kernel>(T.threads, T.rows * T.chunks * 16, ra.t.total, ra, tg, "best realign kernel launch");
+  return launch<kernel, true>(T.threads, T.rows * T.chunks * 16, ra.t.total, ra, tg, "best realign kernel launch");
 }
 
 // Skewed realigning tile (candidate policy): shared memory above 48 KiB for 1-2 byte
@@ -146,7 +162,7 @@ status skew_path(const void* in, void* out, const matrix_desc& d, const target& 
   constexpr best_tile T = best_tile_skew_for(E);
   constexpr auto kernel = skew::skew_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks>;
   const skew::args a = skew::make_args<E>(in, out, d, input_end(in, d), T);
-  return launch<kernel>(T.threads, best_skew_smem(E, T), a.total, a, tg, "best skewed realign kernel launch");
+  return launch<kernel, true>(T.threads, best_skew_smem(E, T), a.total, a, tg, "best skewed realign kernel launch");
 }
 
 // SS > 0: the grouped kernel for short side SS (best_choice::group); MW > 0: micro-blocks
@@ -164,7 +180,7 @@ status slab_path(const void* in, void* out, const matrix_desc& d, const target& 
   // Slab blocks stay under 48 KiB (table: slab and whole-matrix bytes), so grid_for's
   // cached fit check holds for every short side.
   if (a.smem > 48 * 1024) return status::make(status_code::unsupported_variant, "best: slab of %d bytes", a.smem);
-  return launch<kernel>(nt, a.smem, a.total, a, tg, "best slab kernel launch");
+  return launch<kernel, true>(nt, a.smem, a.total, a, tg, "best slab kernel launch");
 }
 
 // Gather / scatter slab: the grouped kernel of best_slab_group_sides, or element by element.
@@ -197,6 +213,69 @@ status micro_path(const void* in, void* out, const matrix_desc& d, const target&
     return slab_path<E, M, 0, mc.width, mc.min_blocks>(in, out, d, tg);
   }
   return status::make(status_code::unsupported_variant, "best: no %d-byte micro-block slab kernel", E);
+}
+
+// Pipelined slab (best_pipe.cuh): grouped (short side SS) or micro-block gather (MW-byte
+// rows, any short side up to the table's): resident blocks, as many as fit at the largest
+// slab's shared memory (the limit and the block count are cached per kernel and device).
+template <int E, int M, int SS, int MW = 0, int MINB = best_pipe_min_blocks(E, M == slab::gather, SS)>
+status pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  constexpr int nt = best_slab_threads;
+  constexpr auto kernel = slab::pipe_kernel<E, M, nt, SS, MINB, MW>;
+  const best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
+  const slab::args a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d),
+                                               best_slab_bytes_for(pol, d.elements() * E), MW > 0);
+  // The largest block of this kernel, once (the table does not change at run time).
+  static const int smem_max = slab::pipe_smem_max<E>(
+      M, SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E), pol.slab_bytes, MW > 0);
+  if (a.smem > smem_max)
+    return status::make(status_code::unsupported_variant, "best: pipelined slab of %d bytes", a.smem);
+  static std::atomic<int> resident[64];  // per device: blocks per SM x SMs
+  int n = (tg.dev >= 0 && tg.dev < 64) ? resident[tg.dev].load(std::memory_order_relaxed) : 0;
+  if (n == 0) {
+    const int smem = smem_max;
+    if (status s = cuda_status(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+                               "cudaFuncSetAttribute");
+        !s.ok())
+      return s;
+    int occ = 0, sms = 0;
+    if (status s = cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, nt, smem),
+                               "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+        !s.ok())
+      return s;
+    if (status s = cuda_status(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, tg.dev),
+                               "cudaDeviceGetAttribute");
+        !s.ok())
+      return s;
+    if (occ < 1)
+      return status::make(status_code::unsupported_variant, "best: a %d-byte block does not fit this device", smem);
+    n = occ * sms;
+    if (tg.dev >= 0 && tg.dev < 64) resident[tg.dev].store(n, std::memory_order_relaxed);
+  }
+  const unsigned grid = static_cast<unsigned>(a.total < n ? a.total : n);
+  kernel<<<grid, nt, a.smem, tg.stream>>>(a);
+  return launch_status("best pipelined slab kernel launch");
+}
+
+template <int E, int M>
+status pipe_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg) {
+  if constexpr (E <= best_pipe_max_elem) {
+    switch (group) {
+      case 2: return pipe_path<E, M, 2>(in, out, d, tg);
+      case 3: return pipe_path<E, M, 3>(in, out, d, tg);
+      case 4: return pipe_path<E, M, 4>(in, out, d, tg);
+      case 5: return pipe_path<E, M, 5>(in, out, d, tg);
+      case 6: return pipe_path<E, M, 6>(in, out, d, tg);
+      case 7: return pipe_path<E, M, 7>(in, out, d, tg);
+      case 8: return pipe_path<E, M, 8>(in, out, d, tg);
+      case 12: return pipe_path<E, M, 12>(in, out, d, tg);
+      case 16: return pipe_path<E, M, 16>(in, out, d, tg);
+      case 24: return pipe_path<E, M, 24>(in, out, d, tg);
+      case 32: return pipe_path<E, M, 32>(in, out, d, tg);
+      default: break;
+    }
+  }
+  return status::make(status_code::unsupported_variant, "best: no pipelined slab kernel for %d", group);
 }
 
 // Tile with A-byte accesses (A < 16, the alignment the layout allows).
@@ -248,6 +327,17 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       if constexpr (E <= 2) return tile_path<E, 16, narrow_tile>(in, out, d, tg);
       break;
     case best_path::tile: return tile_path<E, 16, standard_tile>(in, out, d, tg);
+    case best_path::slab_gather_pipe: return pipe_path_side<E, slab::gather>(in, out, d, c.group, tg);
+    case best_path::slab_scatter_pipe: return pipe_path_side<E, slab::scatter>(in, out, d, c.group, tg);
+    case best_path::slab_gather_micro_pipe:
+      if constexpr (E <= best_pipe_max_elem)
+        return pipe_path<E, slab::gather, 0, best_pipe_micro_width, best_pipe_micro_min_blocks(true)>(in, out, d, tg);
+      break;
+    case best_path::slab_scatter_micro_pipe:
+      if constexpr (E <= best_pipe_max_elem)
+        return pipe_path<E, slab::scatter, 0, best_pipe_micro_width, best_pipe_micro_min_blocks(false)>(in, out, d,
+                                                                                                        tg);
+      break;
     case best_path::tile_half:
       if constexpr (E == 1) return tile_path<E, 16, half_tile>(in, out, d, tg);
       break;

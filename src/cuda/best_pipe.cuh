@@ -1,0 +1,221 @@
+// Pipelined slab kernels of `best` (routes slab_gather_pipe / slab_scatter_pipe and
+// slab_gather_micro_pipe / slab_scatter_micro_pipe, switch best_pipe_default in
+// policy.hpp): the slab kernels' phases (best_slab.cuh: grouped and micro-block) on
+// resident blocks that each stream many slabs, with the next slab's loads in flight
+// while the block interleaves and stores the current one.
+//
+// Why: the grouped kernels' middle phase needs 70-126 registers, so only 2-3 blocks of
+// 256 threads fit on an SM, and each block runs load -> barrier -> interleave -> barrier
+// -> store with nothing in flight outside its load phase. The sweep's 1-2 byte slab rows
+// track those register counts (docs/RESULTS.md "Shape classes (issue 12)", final sweep):
+// 4 blocks per SM (u8 scatter C = 3, 12) at 0.89-1.02 of memcpy, 2 blocks (C = 6, 8,
+// 24) at 0.54-0.74. Here the loads are asynchronous copies straight to shared memory
+// (sm_80+: cp.async; they hold no registers), double-buffered: slab i+1's chunks are
+// requested before slab i is interleaved, so every block keeps about one slab (16 KiB)
+// in flight whatever its register count.
+//   scatter: the packed input range as raw aligned chunks into staging buffer i % 2
+//            (grouped: the layout mid_phase reads; micro: fold_swizzle'd chunks that
+//            side_blocks reads instead of global memory), then -> rows, write_phase.
+//   gather:  each segment's aligned cover chunks into row buffer i % 2 at the chunk's
+//            own 16-byte phase; rows that are not all 16-byte aligned (odd HW, offset
+//            pointers, padded rows) are shifted into the rows by one shared pass
+//            (pipe_realign); then mid_phase -> staging, write_phase (grouped), or the
+//            micro-blocks straight to the output (micro).
+// Loads never touch a byte outside [in, in_end) (chunks that straddle it: load_clamped,
+// synchronously); stores are the slab kernels'. Phases are host-device: the CPU tests
+// (tests/cpu/test_best_pipe.cpp) run them block by block, issuing slab i+1's loads
+// before slab i's middle phase (the order that exposes a buffer reused too early).
+#pragma once
+
+#include "best_slab.cuh"
+
+namespace xpose::detail::slab {
+
+/// 16 bytes global -> shared without a register round trip (sm_80+: cp.async.cg, which
+/// caches in L2 only); elsewhere (host, older devices) a plain copy.
+XPOSE_HDI void copy16_async(u8* dst, const u8* src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+#else
+  bytes::st16(dst, bytes::ld16(src));
+#endif
+}
+
+/// Closes the group of asynchronous copies issued so far (possibly empty).
+XPOSE_HDI void async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+/// Waits until every group but the newest has landed (this thread's copies).
+XPOSE_HDI void async_wait_all_but_newest() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+#endif
+}
+
+/// The 16-byte aligned chunk at src to dst: asynchronously when it lies inside the
+/// input view, else element by element (load_clamped) and synchronously.
+template <int E>
+XPOSE_HDI void fetch16(const args& a, u8* dst, const u8* src) {
+  if (src >= a.in && src + 16 <= a.in_end) copy16_async(dst, src);
+  else bytes::st16(dst, bytes::load_clamped<E>(src, a.in, a.in_end));
+}
+
+/// Kernel arguments: the grouped slab's (make_args; micro: the micro-block kernel's) plus
+/// the load buffers. scatter: rows, then staging buffers 0 and 1 (grouped: buffer 0 is
+/// make_args' staging area; micro: the packed range's whole chunks, groups of 8 for
+/// fold_swizzle). gather: rows (and the grouped kernel's staging), then two raw row
+/// buffers; when every segment is 16-byte aligned the rows need no realigning pass, so
+/// raw buffer 0 is the rows area itself.
+template <int E>
+args make_pipe_args(int m, const void* in, void* out, const matrix_desc& d, const void* in_end, int slab_bytes,
+                    bool micro = false) {
+  args a = make_args<E>(m, in, out, d, in_end, slab_bytes, !micro);
+  if (m == gather) {
+    const bool aligned = addr16(in) == 0 && (d.ld_in * E) % 16 == 0 && (d.batch <= 1 || (d.stride_in * E) % 16 == 0);
+    const int rows = static_cast<int>(a.S) * a.pitch;
+    a.realign = aligned ? 0 : 1;
+    a.pipe_buf = aligned ? 0 : a.smem;
+    a.pipe_step = aligned ? a.smem : rows;
+    a.smem += aligned ? rows : 2 * rows;
+  } else if (micro) {
+    a.realign = 0;
+    a.pipe_buf = a.smem;
+    a.pipe_step = static_cast<int>((a.span * a.S * E + 127) / 128 * 128);
+    a.smem += 2 * a.pipe_step;
+  } else {
+    a.realign = 0;
+    a.pipe_buf = a.stage;
+    a.pipe_step = a.smem - a.stage;
+    a.smem += a.pipe_step;
+  }
+  return a;
+}
+
+/// Shared bytes of the largest block of a pipelined kernel (slabs of at most slab_bytes,
+/// segments unaligned): short side s for a grouped kernel; micro, every short side of
+/// whole chunks up to s (the rows' rounding makes the size not monotonic in the side).
+/// The launch sizes its shared-memory limit and its grid of resident blocks by it.
+template <int E>
+int pipe_smem_max(int m, long long s, int slab_bytes, bool micro = false) {
+  static const u8 probe[16] = {};
+  int most = 0;
+  for (long long side = micro ? 16 / E : s; side <= s; side += 16 / E) {
+    matrix_desc d = m == gather ? matrix_desc::packed(side, 1 << 22, E) : matrix_desc::packed(1 << 22, side, E);
+    if (m == gather) d.ld_in += 1, d.stride_in = d.ld_in * side;
+    const int b = make_pipe_args<E>(m, probe, nullptr, d, probe, slab_bytes, micro).smem;
+    most = b > most ? b : most;
+  }
+  return most;
+}
+
+/// Load buffer of slab iteration i.
+XPOSE_HDI u8* pipe_buffer(const args& a, u8* sm, int i) { return sm + a.pipe_buf + (i & 1) * a.pipe_step; }
+
+/// Slab p's loads into buffer buf. gather: chunk j of segment s's aligned cover at
+/// buf + 16 + s*pitch + 16j (segment byte x at + x + addr16(segment)); scatter: the
+/// packed input range's aligned chunk v at buf + stg(v) (micro, MW > 0: the range is
+/// aligned, chunk v at buf + 16*fold_swizzle(v)).
+template <int E, int M, int SS, int MW = 0>
+XPOSE_HDI void pipe_issue(const args& a, const pos& p, u8* buf, int tid, int nt) {
+  if constexpr (M == gather) {
+    const int seg_bytes = p.n * E;
+    const int per = (seg_bytes + 15) / 16 + a.realign;  // an unaligned segment covers one chunk more
+    const bytes::fdiv by_per(per);
+    const int S = SS > 0 ? SS : static_cast<int>(a.S);
+    for (int v = tid; v < S * per; v += nt) {
+      const int s = by_per(v), j = v - s * per;
+      const u8* const seg = p.in + s * a.ld_seg;
+      const int off = addr16(seg);
+      if (16 * j < off + seg_bytes) fetch16<E>(a, buf + 16 + s * a.pitch + 16 * j, seg - off + 16 * j);
+    }
+  } else if constexpr (MW > 0) {
+    const int items = p.n * static_cast<int>(a.S) * E / 16;
+    for (int v = tid; v < items; v += nt) fetch16<E>(a, buf + 16 * fold_swizzle(v), p.in + 16 * v);
+  } else {
+    const int off = addr16(p.in);
+    const int items = (off + p.n * SS * E + 15) / 16;
+    for (int v = tid; v < items; v += nt) fetch16<E>(a, buf + stg<E, SS>(v), p.in - off + 16 * v);
+  }
+}
+
+/// Gather: the raw rows of buffer raw (each segment at its global 16-byte phase) shifted
+/// into the rows at sm (segment byte x at sm + 16 + s*pitch + x), whole chunks (bytes
+/// past a segment's end are don't-care: the middle phase reads positions < n only).
+template <int E, int SS>
+XPOSE_HDI void pipe_realign(const args& a, const pos& p, const u8* raw, u8* sm, int tid, int nt) {
+  const int per = (p.n * E + 15) / 16;
+  const bytes::fdiv by_per(per);
+  const int S = SS > 0 ? SS : static_cast<int>(a.S);
+  for (int v = tid; v < S * per; v += nt) {
+    const int s = by_per(v), j = v - s * per;
+    const int off = addr16(p.in + s * a.ld_seg);
+    const u8* const c = raw + 16 + s * a.pitch + 16 * j;
+    const c16 x = off ? bytes::window16(bytes::ld16(c), bytes::ld16(c + 16), off) : bytes::ld16(c);
+    bytes::st16(sm + 16 + s * a.pitch + 16 * j, x);
+  }
+}
+
+/// The middle phase of slab p, loaded into buffer buf: gather (after pipe_realign when
+/// a.realign) rows -> staging; scatter staging buffer -> rows.
+template <int E, int M, int SS>
+XPOSE_HDI void pipe_mid(const args& a, const divisors& dv, const pos& p, u8* sm, u8* buf, int tid, int nt) {
+  if constexpr (M == gather) mid_phase<E, M, SS>(a, dv, p, a.realign ? sm : buf, sm + a.stage, tid, nt);
+  else mid_phase<E, M, SS>(a, dv, p, sm, buf, tid, nt);
+}
+
+#if defined(__CUDACC__)
+/// Resident blocks (grid: as many as fit), slabs blockIdx.x, + gridDim.x, ...; slab i+1's
+/// loads are issued before slab i's middle phase. MINB caps the registers. MW > 0: the
+/// micro-block kernels (short side SS = 0, any multiple of 16/E): the gather's block
+/// phase stores straight from the rows (no staging, no write phase); the scatter's reads
+/// the staged chunks into the rows, then the write phase.
+template <int E, int M, int NT, int SS, int MINB, int MW = 0>
+__global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
+  static_assert(M != whole && (SS > 0) != (MW > 0), "pipelined grouped or micro-block gather / scatter");
+  extern __shared__ uint4 smem_raw[];
+  u8* sm = reinterpret_cast<u8*>(smem_raw);
+  const int tid = static_cast<int>(threadIdx.x);
+  const divisors dv(a);
+  const bytes::fdiv by_nb(MW > 0 ? static_cast<int>(a.S) * E / 16 : 1);
+  i64 t = blockIdx.x;
+  if (t >= a.total) return;
+  pipe_issue<E, M, SS, MW>(a, slab_at<E, M>(a, t), pipe_buffer(a, sm, 0), tid, NT);
+  async_commit();
+  for (int i = 0; t < a.total; t += gridDim.x, ++i) {
+    const pos p = slab_at<E, M>(a, t);
+    // Micro gather: slab i-1's block phase may still read buffer (i+1) % 2 (aligned rows).
+    if constexpr (MW > 0 && M == gather) __syncthreads();
+    // Buffer (i+1) % 2 was last read by slab i-1's middle (or realign) phase, which a
+    // barrier of iteration i-1 closed.
+    if (t + gridDim.x < a.total)
+      pipe_issue<E, M, SS, MW>(a, slab_at<E, M>(a, t + gridDim.x), pipe_buffer(a, sm, i + 1), tid, NT);
+    async_commit();
+    async_wait_all_but_newest();
+    __syncthreads();  // slab i's chunks visible; slab i-1's write phase done with rows / staging
+    u8* const buf = pipe_buffer(a, sm, i);
+    if constexpr (M == gather) {
+      if (a.realign) {
+        pipe_realign<E, SS>(a, p, buf, sm, tid, NT);
+        __syncthreads();
+      }
+    }
+    if constexpr (MW > 0 && M == gather) {
+      block_phase<E, M, MW>(a, by_nb, p, a.realign ? sm : buf, tid, NT);
+    } else if constexpr (MW > 0) {
+      side_blocks<E, M, MW>(a, by_nb, p, sm, tid, NT, buf);
+      __syncthreads();
+      write_phase<E, M, 0, MW>(a, dv, p, sm, tid, NT);
+    } else {
+      pipe_mid<E, M, SS>(a, dv, p, sm, buf, tid, NT);
+      __syncthreads();
+      write_phase<E, M, SS>(a, dv, p, sm, tid, NT);
+    }
+  }
+}
+#endif
+
+}  // namespace xpose::detail::slab

@@ -1,0 +1,275 @@
+// Host-side checks of the pipelined slab kernels (src/cuda/best_pipe.cuh, routes
+// slab_gather_pipe / slab_scatter_pipe): the phases run on host buffers, block by block
+// of a resident grid, thread by thread, in the kernel's order with slab i+1's loads
+// issued before slab i's middle phase (a buffer reused too early shows as a mismatch),
+// against the CPU reference; every pipelined short side, 1- and 2-byte elements,
+// ragged ends, pointers offset by elements, padded and gapped layouts, inputs allocated
+// to their exact extent (ASan in the sanitize preset sees any overrun), 0xFF poison in
+// the output's padding. Plus the route's policy: which shapes take it under which flag.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "cuda/best_pipe.cuh"
+#include "cuda/policy.hpp"
+#include "test_util.hpp"
+
+using namespace xpose::detail;
+using xpose_test::in_elems;
+using xpose_test::out_elems;
+using xpose_test::padded;
+using xpose_test::random_bytes;
+using u8 = unsigned char;
+
+namespace {
+
+// Every block of pipe_kernel<E, M, .., SS, .., MW> with `grid` resident blocks of nt threads.
+template <int E, int M, int SS, int MW = 0>
+void emulate_pipe(const slab::args& a, int nt, long long grid) {
+  std::vector<u8> store(static_cast<std::size_t>(a.smem) + 16);
+  u8* sm = store.data() + (16 - reinterpret_cast<std::uintptr_t>(store.data()) % 16) % 16;
+  const slab::divisors dv(a);
+  const xpose::detail::bytes::fdiv by_nb(MW > 0 ? static_cast<int>(a.S) * E / 16 : 1);
+  for (long long b = 0; b < grid && b < a.total; ++b) {
+    std::fill(sm, sm + a.smem, static_cast<u8>(0xCD));
+    for (int tid = 0; tid < nt; ++tid)
+      slab::pipe_issue<E, M, SS, MW>(a, slab::slab_at<E, M>(a, b), slab::pipe_buffer(a, sm, 0), tid, nt);
+    int i = 0;
+    for (long long t = b; t < a.total; t += grid, ++i) {
+      const slab::pos p = slab::slab_at<E, M>(a, t);
+      if (t + grid < a.total)
+        for (int tid = 0; tid < nt; ++tid)
+          slab::pipe_issue<E, M, SS, MW>(a, slab::slab_at<E, M>(a, t + grid), slab::pipe_buffer(a, sm, i + 1), tid, nt);
+      u8* const buf = slab::pipe_buffer(a, sm, i);
+      if (M == slab::gather && a.realign)
+        for (int tid = 0; tid < nt; ++tid) slab::pipe_realign<E, SS>(a, p, buf, sm, tid, nt);
+      if constexpr (MW > 0 && M == slab::gather) {
+        for (int tid = 0; tid < nt; ++tid) slab::block_phase<E, M, MW>(a, by_nb, p, a.realign ? sm : buf, tid, nt);
+      } else if constexpr (MW > 0) {
+        for (int tid = 0; tid < nt; ++tid) slab::side_blocks<E, M, MW>(a, by_nb, p, sm, tid, nt, buf);
+        for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, 0, MW>(a, dv, p, sm, tid, nt);
+      } else {
+        for (int tid = 0; tid < nt; ++tid) slab::pipe_mid<E, M, SS>(a, dv, p, sm, buf, tid, nt);
+        for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, SS>(a, dv, p, sm, tid, nt);
+      }
+    }
+  }
+}
+
+template <int E, int M>
+void emulate_side(const slab::args& a, int nt, long long grid, int side) {
+  switch (side) {
+    case 2: return emulate_pipe<E, M, 2>(a, nt, grid);
+    case 3: return emulate_pipe<E, M, 3>(a, nt, grid);
+    case 4: return emulate_pipe<E, M, 4>(a, nt, grid);
+    case 5: return emulate_pipe<E, M, 5>(a, nt, grid);
+    case 6: return emulate_pipe<E, M, 6>(a, nt, grid);
+    case 7: return emulate_pipe<E, M, 7>(a, nt, grid);
+    case 8: return emulate_pipe<E, M, 8>(a, nt, grid);
+    case 12: return emulate_pipe<E, M, 12>(a, nt, grid);
+    case 16: return emulate_pipe<E, M, 16>(a, nt, grid);
+    case 24: return emulate_pipe<E, M, 24>(a, nt, grid);
+    case 32: return emulate_pipe<E, M, 32>(a, nt, grid);
+    default: FAIL() << "no pipelined kernel for " << side;
+  }
+}
+
+struct aligned_buf {
+  std::unique_ptr<u8[]> p;  // new[] of bytes: 16-byte aligned (malloc), exact size for ASan
+  explicit aligned_buf(std::size_t n) : p(new u8[n ? n : 1]) {}
+};
+
+// micro > 0: the micro-block kernel with micro-byte rows.
+template <int E>
+void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long long off_out, int slab_bytes, int nt,
+                long long grid, int micro = 0) {
+  const int side = static_cast<int>(mode == slab::gather ? d.rows : d.cols);
+  SCOPED_TRACE("mode " + std::to_string(mode) + " " + xpose_test::shape_name(d) + " offsets " +
+               std::to_string(off_in) + "/" + std::to_string(off_out) + " slab " + std::to_string(slab_bytes) +
+               " nt " + std::to_string(nt) + " grid " + std::to_string(grid));
+  const std::size_t ni = static_cast<std::size_t>(in_elems(d)) * E, no = static_cast<std::size_t>(out_elems(d)) * E;
+  const std::size_t oi = static_cast<std::size_t>(off_in) * E, oo = static_cast<std::size_t>(off_out) * E;
+  const auto src = random_bytes(ni, static_cast<std::uint64_t>(d.rows * 37 + d.cols + off_in));
+  aligned_buf in(oi + ni), out(oo + no);
+  std::memcpy(in.p.get() + oi, src.data(), ni);
+  std::memset(out.p.get(), 0xFF, oo + no);
+  std::vector<u8> want(no, 0xFF);
+  ASSERT_TRUE(xpose::transpose_reference(src.data(), want.data(), d).ok());
+  const u8* pin = in.p.get() + oi;
+  const slab::args a = slab::make_pipe_args<E>(mode, pin, out.p.get() + oo, d, pin + ni, slab_bytes, micro > 0);
+  ASSERT_GT(a.total, 0);
+  ASSERT_LE(a.smem, slab::pipe_smem_max<E>(mode, side, slab_bytes, micro > 0));
+  if (micro > 0) {
+    // The micro-block kernels' preconditions (best_path_for): whole chunks per position,
+    // every slab's packed side 16-byte aligned.
+    ASSERT_EQ((a.S * E) % 16, 0);
+    ASSERT_EQ(slab::addr16(mode == slab::gather ? a.out : a.in), 0);
+    ASSERT_EQ((mode == slab::gather ? a.stride_out : a.stride_in) % 16, 0);
+    auto run = [&](auto mw) {
+      constexpr int MW = decltype(mw)::value;
+      if (mode == slab::gather) emulate_pipe<E, slab::gather, 0, MW>(a, nt, grid);
+      else emulate_pipe<E, slab::scatter, 0, MW>(a, nt, grid);
+    };
+    if (micro == 4) run(std::integral_constant<int, 4>{});
+    else if (micro == 8) run(std::integral_constant<int, 8>{});
+    else run(std::integral_constant<int, 16>{});
+  } else if (mode == slab::gather) emulate_side<E, slab::gather>(a, nt, grid, side);
+  else emulate_side<E, slab::scatter>(a, nt, grid, side);
+  ASSERT_EQ(xpose_test::first_mismatch(out.p.get() + oo, want.data(), d), "");
+  ASSERT_EQ(std::memcmp(out.p.get() + oo, want.data(), no), 0) << "padding or gap bytes were written";
+  for (std::size_t i = 0; i < oo; ++i) ASSERT_EQ(out.p[i], 0xFF) << "byte before the output written";
+}
+
+// Every pipelined side; production slabs and small ones (many slabs per block, ragged
+// last slab); one resident block, a few, and one per slab; whole groups and ragged ends;
+// aligned segments (no realigning pass) and unaligned ones (offsets, odd rows, gaps).
+template <int E>
+void pipe_cases() {
+  constexpr long long k = 16 / E;
+  const int prod = best_class_policy_for(90, E).slab_bytes;
+  for (int s : best_pipe_sides) {
+    for (int bytes : {prod, 64 * E * s, 16 * E * s}) {
+      for (auto [nt, grid] : {std::pair<int, long long>{best_slab_threads, 3}, {7, 1}, {32, 1 << 30}}) {
+        for (long long L : {1LL, k - 1, 5 * k + 3, 301LL, 4 * k * 17 + 5, 64 * k}) {
+          if (bytes == prod && L < 64) continue;  // one short slab: the small slabs cover it
+          for (auto [oi, oo] : {std::pair<long long, long long>{0, 0}, {1, 0}, {0, 1}, {3, k - 1}}) {
+            check_pipe<E>(slab::gather, padded(s, L, E, 3, oi, 0, 2 * oo + 1), oi, oo, bytes, nt, grid);
+            check_pipe<E>(slab::gather, xpose::matrix_desc::packed(s, L, E, 2), oi, oo, bytes, nt, grid);
+            check_pipe<E>(slab::scatter, padded(L, s, E, 3, 0, oo, oi + 1), oi, oo, bytes, nt, grid);
+            check_pipe<E>(slab::scatter, xpose::matrix_desc::packed(L, s, E, 2), oi, oo, bytes, nt, grid);
+            if (::testing::Test::HasFatalFailure()) return;
+          }
+        }
+      }
+    }
+  }
+}
+
+// The micro-block kernels on the pipelined kernel: 1 to 8 row blocks, every micro-block
+// width, ragged position blocks, the unaligned side at any offset, padded and gapped; the
+// packed side aligned (offsets of whole chunks).
+template <int E>
+void micro_pipe_cases() {
+  constexpr long long k = 16 / E;
+  const int prod = best_class_policy_for(90, E).slab_bytes;
+  for (int mw : {4, 8, 16}) {
+    if (mw < E) continue;
+    for (long long s : {k, 3 * k, 8 * k}) {
+      if (s * E > best_class_policy_for(90, E).slab_max_short_bytes) continue;
+      for (int bytes : {prod, static_cast<int>(64 * E * s)}) {
+        for (auto [nt, grid] : {std::pair<int, long long>{best_slab_threads, 2}, {7, 1}, {64, 1 << 30}}) {
+          for (long long L : {1LL, k + 3, 301LL, 64 * k + 5}) {
+            for (auto [oi, oo] : {std::pair<long long, long long>{0, 0}, {1, 0}, {3, k}}) {
+              check_pipe<E>(slab::gather, padded(s, L, E, 3, oi, 0, 2 * k), oi, oo, bytes, nt, grid, mw);
+              check_pipe<E>(slab::gather, xpose::matrix_desc::packed(s, L, E, 2), oi, oo, bytes, nt, grid, mw);
+              // scatter: the packed input aligned, the output at any offset, padded, gapped.
+              check_pipe<E>(slab::scatter, padded(L, s, E, 3, 0, oi, 2 * k), oo, oi, bytes, nt, grid, mw);
+              check_pipe<E>(slab::scatter, xpose::matrix_desc::packed(L, s, E, 2), oo, oi, bytes, nt, grid, mw);
+              if (::testing::Test::HasFatalFailure()) return;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST(BestPipeEmulation, Micro1) { micro_pipe_cases<1>(); }
+TEST(BestPipeEmulation, Micro2) { micro_pipe_cases<2>(); }
+TEST(BestPipeEmulation, Bytes1) { pipe_cases<1>(); }
+TEST(BestPipeEmulation, Bytes2) { pipe_cases<2>(); }
+
+// Gather rows skip the realigning pass exactly when every segment is 16-byte aligned;
+// the largest block stays within one SM's shared memory with room for 2 blocks.
+TEST(BestPipeEmulation, Layout) {
+  static u8 buf[64];
+  const u8* base = buf + (16 - reinterpret_cast<std::uintptr_t>(buf) % 16) % 16;
+  using xpose::matrix_desc;
+  auto realign = [&](int E, const u8* in, const matrix_desc& d) {
+    return E == 1 ? slab::make_pipe_args<1>(slab::gather, in, buf, d, in, 16384).realign
+                  : slab::make_pipe_args<2>(slab::gather, in, buf, d, in, 16384).realign;
+  };
+  EXPECT_EQ(realign(1, base, matrix_desc::packed(8, 50176, 1, 3)), 0);
+  EXPECT_EQ(realign(1, base, matrix_desc::packed(8, 50177, 1, 3)), 1);
+  EXPECT_EQ(realign(1, base + 1, matrix_desc::packed(8, 50176, 1, 1)), 1);
+  EXPECT_EQ(realign(2, base, matrix_desc::packed(8, 50176, 2, 1)), 0);
+  EXPECT_EQ(realign(2, base, padded(8, 50176, 2, 2, 1, 0, 0)), 1);
+  EXPECT_EQ(realign(2, base, padded(8, 50176, 2, 2, 0, 0, 1)), 1);  // a gap breaks the batch stride's alignment
+  for (int s : best_pipe_sides)
+    for (int m : {slab::gather, slab::scatter}) {
+      EXPECT_LE(slab::pipe_smem_max<1>(m, s, best_class_policy_for(90, 1).slab_bytes), 227 * 1024 / 2) << s;
+      EXPECT_LE(slab::pipe_smem_max<2>(m, s, best_class_policy_for(90, 2).slab_bytes), 227 * 1024 / 2) << s;
+    }
+  // Micro-block kernels: the bound over every side of whole chunks covers each side's block
+  // (u8 112 rows take more than 128: the rows' rounding); blocks per SM as the register
+  // caps assume (best_pipe_micro_min_blocks; 228 KiB per SM, 1 KiB reserved per block).
+  for (int m : {slab::gather, slab::scatter}) {
+    const int bound = slab::pipe_smem_max<1>(m, 128, 16384, true);
+    EXPECT_LE((bound + 1024) * best_pipe_micro_min_blocks(m == slab::gather), 228 * 1024);
+    EXPECT_LE((slab::pipe_smem_max<2>(m, 128, 16384, true) + 1024) * best_pipe_micro_min_blocks(m == slab::gather),
+              228 * 1024);
+    for (long long s = 16; s <= 128; s += 16) {
+      const matrix_desc d = m == slab::gather ? padded(s, 50177, 1, 2, 1, 0, 0) : matrix_desc::packed(50177, s, 1, 2);
+      EXPECT_LE(slab::make_pipe_args<1>(m, base, buf, d, base, 16384, true).smem, bound) << s;
+    }
+  }
+}
+
+// The route: under the flag that has it on, 1-2 byte gather / scatter slabs of every
+// pipelined side that the micro-block kernels do not take; nothing under the other flag;
+// never 4-byte elements or other sides.
+TEST(BestPipePolicy, Paths) {
+  using xpose::matrix_desc;
+  const bool on = !best_pipe_default, off = best_pipe_default;  // candidate flags
+  EXPECT_TRUE(best_route_on(best_pipe_default, on));
+  for (int E : {1, 2, 4}) {
+    for (int s : best_pipe_sides) {
+      SCOPED_TRACE("E " + std::to_string(E) + " side " + std::to_string(s));
+      const matrix_desc g = matrix_desc::packed(s, 50177, E, 5), h = matrix_desc::packed(50177, s, E, 5);
+      const auto cg = best_path_for(g, E, 0, 90, on), ch = best_path_for(h, 0, E, 90, on);
+      const bool micro_g = cg.path == best_path::slab_gather_micro_pipe || cg.path == best_path::slab_gather_micro;
+      const bool micro_h = ch.path == best_path::slab_scatter_micro_pipe || ch.path == best_path::slab_scatter_micro;
+      if (E <= best_pipe_max_elem) {  // micro-block slabs pipelined too
+        EXPECT_NE(cg.path, best_path::slab_gather_micro);
+        EXPECT_NE(ch.path, best_path::slab_scatter_micro);
+      }
+      if (E <= best_pipe_max_elem) {
+        if (!micro_g) {
+          EXPECT_EQ(best_path_name(cg.path), std::string("slab_gather_pipe"));
+          EXPECT_EQ(cg.group, s);
+        }
+        if (!micro_h) {
+          EXPECT_EQ(best_path_name(ch.path), std::string("slab_scatter_pipe"));
+          EXPECT_EQ(ch.group, s);
+        }
+      } else {
+        EXPECT_NE(cg.path, best_path::slab_gather_pipe);
+        EXPECT_NE(ch.path, best_path::slab_scatter_pipe);
+      }
+      EXPECT_NE(best_path_for(g, E, 0, 90, off).path, best_path::slab_gather_pipe);
+      EXPECT_NE(best_path_for(h, 0, E, 90, off).path, best_path::slab_scatter_pipe);
+      EXPECT_EQ(best_path_base(cg.path), best_path::slab_gather);
+      EXPECT_EQ(best_path_base(ch.path), best_path::slab_scatter);
+    }
+  }
+  // 7 x N: the pipelined kernel under `on`, the element-by-element slab under `off`.
+  EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, on).path, best_path::slab_gather_pipe);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, off).group, 0);
+  // Micro-block gathers and scatters: pipelined under `on` (the default policy's micro
+  // thresholds), the micro-block kernels under `off`.
+  for (int E : {1, 2})
+    for (long long c : {48LL, 64LL, 96LL, 128LL}) {
+      const matrix_desc g = matrix_desc::packed(c, 50177, E, 5), h = matrix_desc::packed(50177, c, E, 5);
+      EXPECT_EQ(best_path_for(g, E, 0, 90, on).path, best_path::slab_gather_micro_pipe) << c;
+      EXPECT_EQ(best_path_for(g, E, 0, 90, off).path, best_path::slab_gather_micro) << c;
+      EXPECT_EQ(best_path_for(h, 0, E, 90, on).path, best_path::slab_scatter_micro_pipe) << c;
+      EXPECT_EQ(best_path_for(h, 0, E, 90, off).path, best_path::slab_scatter_micro) << c;
+      // The packed output off 16 bytes: no micro-block kernel (48 and up have no group).
+      EXPECT_EQ(best_path_for(g, 0, E, 90, on).path, best_path::slab_gather) << c;
+    }
+  // Sides without a kernel (9, 10) keep the slab kernels.
+  EXPECT_EQ(best_path_for(matrix_desc::packed(9, 50177, 1, 2), 0, 0, 90, on).path, best_path::slab_gather);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(50177, 10, 1, 2), 0, 0, 90, on).path, best_path::slab_scatter);
+}

@@ -352,6 +352,7 @@ void async_sweep(const async_env& env) {
     async_one<256, 16, 256, 8, 3, 1>(c, env);
     async_one<256, 16, 256, 16, 2, 1>(c, env);
     async_one<64, 16, 128, 8, 8, 1>(c, env);
+    async_one<128, 16, 256, 16, 2, 2>(c, env);  // 16 x 16-byte micro-blocks
   }
   const async_case b{64, 64, 8192};
   variant_one("best", b, 1, env);
@@ -359,6 +360,7 @@ void async_sweep(const async_env& env) {
   async_one<64, 4, 128, 8, 8, 4>(b, env);  // production
   async_one<64, 4, 64, 8, 16, 2>(b, env);
   async_one<64, 4, 64, 8, 12, 4>(b, env);
+  async_one<64, 4, 128, 16, 4, 8>(b, env);  // 16 x 16-byte micro-blocks
   // 2-byte elements on the async tile (not routed): squares and 64 x 64 batches against best.
   for (const async_case c : {async_case{4096, 4096, 1}, async_case{16384, 8192, 1}}) {
     variant_one("best", c, 2, env);

@@ -31,8 +31,10 @@ TEST(BestShapes, ChannelShuffles) {
       if (!short_ok(c, es)) continue;
       for (index_t hw : {8200, 8201}) {
         const std::uint64_t seed = static_cast<std::uint64_t>(c * 131 + hw + es);
-        // Aligned 32-64 rows of 1-2 byte elements keep the measured small tile (policy).
-        const bool small_tile = es <= 2 && c >= 32 && c <= 64 && (hw * es) % 16 == 0;
+        // Aligned 32-64 rows of 1-2 byte elements keep the measured small tile (policy), and
+        // 4-byte ones the tile while best_f32_rows_tile_default is on.
+        const bool rows_tile = es <= 2 || (es == 4 && xpose::detail::best_f32_rows_tile_default);
+        const bool small_tile = rows_tile && c >= 32 && c <= 64 && (hw * es) % 16 == 0;
         check_best(matrix_desc::packed(c, hw, es, 2), seed, 0, 0,
                    small_tile ? std::nullopt : std::optional(best_path::slab_gather));
         check_best(matrix_desc::packed(hw, c, es, 2), seed + 1, 0, 0, best_path::slab_scatter);
@@ -96,7 +98,7 @@ TEST(BestShapes, TinyNarrowTile) {
   const bool on = !xpose::detail::best_tiny_narrow_default;
   std::uint64_t seed = 5;
   for (int es : {1, 2})
-    for (auto [r, c] : {std::pair<index_t, index_t>{64, 128}, {128, 256}, {72, 144}, {200, 160}, {96, 336}}) {
+    for (auto [r, c] : {std::pair<index_t, index_t>{64, 128}, {128, 256}, {80, 144}, {208, 160}, {96, 336}}) {
       if (r * c * es > xpose::detail::best_tiny_bytes || c * es < 128) continue;
       const matrix_desc d = matrix_desc::packed(r, c, es);
       check_best(d, seed++, 0, 0, best_path::tile_narrow, on);
@@ -129,8 +131,10 @@ TEST(BestShapes, MicroSlabs) {
         if (hw == 50177 && c != lo && c < 96) continue;
         const std::uint64_t seed = static_cast<std::uint64_t>(c * 5 + hw + es);
         const index_t n = hw > 10000 ? 2 : 3;
-        // Aligned 32-64 rows of 1-2 byte elements keep the measured small tile (policy).
-        const bool small_tile = es <= 2 && c >= 32 && c <= 64 && (hw * es) % 16 == 0;
+        // Aligned 32-64 rows of 1-2 byte elements keep the measured small tile (policy), and
+        // 4-byte ones the tile while best_f32_rows_tile_default is on.
+        const bool rows_tile = es <= 2 || (es == 4 && xpose::detail::best_f32_rows_tile_default);
+        const bool small_tile = rows_tile && c >= 32 && c <= 64 && (hw * es) % 16 == 0;
         check_best(matrix_desc::packed(c, hw, es, n), seed, 0, 0, small_tile ? std::nullopt : g, on);
         check_best(matrix_desc::packed(hw, c, es, n), seed + 1, 0, 0, sc, on);
         check_best(matrix_desc::packed(c, hw, es, n), seed + 2, 1, k, g, on);

@@ -375,21 +375,21 @@ constexpr bool best_async_tile_valid(int elem_size, best_async_tile a) {
 /// matrix per 64 x 64-byte tile, 4 per block: 16 KiB contiguous on both sides), else the
 /// half tile's geometry (128 x 256 bytes). Without register-staged loads the 1-byte
 /// tile_kernel's cap of 2 blocks per SM (128 registers) goes away: 16 x 8-byte
-/// micro-blocks at 64 registers, 4 blocks of 32 KiB (8 of 16 KiB) per SM. Measured
-/// (best_bench --async, H200, L2 flushed; fraction of memcpy): 5760^2 0.927 (4-byte
-/// micro-block rows at 5 blocks per SM 0.875, 64-row tiles 0.878, 256-row 0.818, the
-/// register tile_half 0.790); 8192 x 64 x 64 0.956 (4-byte rows 0.920, 8 matrices per
-/// block 0.832, slab_whole_micro 0.781).
+/// micro-blocks at 64 registers, 4 blocks of 32 KiB (8 of 16 KiB) per SM. The geometry
+/// that won `best_bench --async` (docs/RESULTS.md "Session 4": the 1-byte async tile;
+/// 4-byte micro-block rows at 5 blocks per SM, 64- and 256-row tiles, 8 matrices per
+/// block lost).
 constexpr best_async_tile best_tile_async_for(int /*elem_size*/, bool batch) {
   return batch ? best_async_tile{{64, 4, 128, 8, 8}, 4} : best_async_tile{{128, 16, 256, 8, 4}, 1};
 }
 
-/// Switch of the async routes (best_route_on): false, only `best_next` takes them, for
-/// 1-byte aligned matrices of fewer than best_half_max_tiles standard tiles (tile_half,
-/// tile) and 33-64 x 33-64 batches (slab_whole_micro). Larger matrices keep the 256-row
-/// register tile: 16384^2 ran 0.874 on the async tile, 0.906 with 256 x 256-byte async
-/// tiles, 0.939 on the tile (best_bench --async, same run).
-constexpr bool best_async_default = false;
+/// Switch of the async routes (best_route_on): true, `best` takes them and `best_next`
+/// the routes they replaced, for 1-byte aligned matrices of fewer than
+/// best_half_max_tiles standard tiles (was tile_half, or tile) and 33-64 x 33-64 batches
+/// (was slab_whole_micro): faster on both in two same-run comparisons (docs/RESULTS.md
+/// "Session 4": the 1-byte async tile). Larger matrices keep the 256-row register tile,
+/// which beat every async geometry tried at 16384^2. false: only `best_next` takes them.
+constexpr bool best_async_default = true;
 
 /// The realigning async tile (async_realign_kernel, route realign_async): 4-byte
 /// micro-block rows (the shared reads shift by words), one output row segment per warp
@@ -408,20 +408,19 @@ constexpr bool best_async_realign_valid(int elem_size, best_tile t) {
 constexpr int best_async_realign_smem(best_tile t) { return (t.rows * (t.chunks + 1) + 7) * 16; }
 
 /// Tiles of realign_async: output row segments of 128 bytes (8 row blocks of 16 bytes),
-/// 256-byte input rows; 8 (E = 1) / 4 (E = 2) cover chunks per thread in flight.
-/// Measured (best_bench --async, same run): 5760x5761 u8 0.873 (128 x 128-byte tiles
-/// 0.842), 4096x4097 f16 0.815 (64 x 128-byte tiles 0.774).
+/// 256-byte input rows; 8 (E = 1) / 4 (E = 2) cover chunks per thread in flight (128-byte
+/// input rows lost: docs/RESULTS.md "Session 4", the async realigning tile).
 constexpr best_tile best_tile_async_realign_for(int elem_size) {
   return elem_size == 1 ? best_tile{128, 16, 256, 4, 5} : best_tile{64, 16, 256, 4, 6};
 }
 
-/// Switch of realign_async (best_route_on): 1-2 byte element-aligned layouts whose output
-/// rows are 16-byte aligned (there the realigning tile ran, best_skew_wins). Output rows
-/// not aligned keep realign_skew: realign_async stores their segments with partial end
-/// chunks and lost (5759x5763 u8 0.50 against 0.70, 4095x4099 f16 0.58 against 0.68;
-/// aligned: 5760x5761 u8 0.87 against 0.76, 4096x4097 f16 0.81 against 0.69; call 2 of
-/// session 4, best_bench --async and `sweep --candidate --class odd`).
-constexpr bool best_async_realign_default = false;
+/// Switch of realign_async (best_route_on; true: `best` takes it, `best_next` the
+/// realigning tile it replaced): 1-2 byte element-aligned layouts whose output rows are
+/// 16-byte aligned (there the realigning tile ran, best_skew_wins), where it was faster
+/// in two same-run comparisons. Output rows not aligned keep realign_skew: realign_async
+/// stores their segments with partial end chunks and lost there (docs/RESULTS.md
+/// "Session 4", the async realigning tile). false: only `best_next` takes it.
+constexpr bool best_async_realign_default = true;
 
 /// Whether every output row (and batch) of d starts 16-byte aligned at out_addr.
 constexpr bool best_out_rows_aligned(const matrix_desc& d, unsigned long long out_addr) {

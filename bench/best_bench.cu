@@ -286,18 +286,18 @@ xpose::detail::best::tile_args async_tile_args(const async_case& c, int TR, int 
   return a;
 }
 
-template <int TR, int NCH, int NT, int MW, int MB, int TPB>
+template <int TR, int NCH, int NT, int MW, int MB, int TPB, int E = 1>
 void async_one(const async_case& c, const async_env& env) {
   constexpr int smem = TPB * TR * NCH * 16;
-  auto kernel = xpose::detail::async_tile::async_tile_kernel<1, TR, NCH, NT, MW, MB, TPB>;
+  auto kernel = xpose::detail::async_tile::async_tile_kernel<E, TR, NCH, NT, MW, MB, TPB>;
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   int occ = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, NT, smem));
-  const xpose::detail::async_tile::args a{async_tile_args(c, TR, NCH * 16, env), 0};
+  const xpose::detail::async_tile::args a{async_tile_args(c, TR, NCH * 16 / E, env, E), 0};
   const unsigned grid = static_cast<unsigned>((a.t.total + TPB - 1) / TPB);
   char what[96];
   std::snprintf(what, sizeof what, "async %dx%d nt %d mw %d minb %d tpb %d", TR, NCH, NT, MW, MB, TPB);
-  async_report(what, c, occ, smem, [&] { kernel<<<grid, NT, smem, env.st>>>(a); }, env);
+  async_report(what, c, occ, smem, [&] { kernel<<<grid, NT, smem, env.st>>>(a); }, env, E);
 }
 
 template <int TR, int NCH, int NT, int MB>
@@ -335,41 +335,42 @@ void async_realign_one(const async_case& c, const async_env& env) {
 }
 
 void async_sweep(const async_env& env) {
-  // Odd rows (realign_async): the sweep's shapes and the 256 MiB ragged case.
-  for (const async_case c : {async_case{5760, 5761, 1}, async_case{5759, 5763, 1}, async_case{16383, 16385, 1}}) {
+  // Odd rows with aligned output rows (realign_async's cases): the sweep's shapes.
+  const async_case u8odd{5760, 5761, 1}, f16odd{4096, 4097, 1};
+  variant_one("best", u8odd, 1, env);
+  variant_one("best_next", u8odd, 1, env);
+  async_realign_one<1, 128, 16, 256, 5>(u8odd, env);  // production (best_tile_async_realign_for)
+  variant_one("best", f16odd, 2, env);
+  variant_one("best_next", f16odd, 2, env);
+  async_realign_one<2, 64, 16, 256, 6>(f16odd, env);  // production
+  // 1-byte squares: 32 MiB (tile_half's range), 64 MiB and 256 MiB (the tile's).
+  for (const async_case c : {async_case{5760, 5760, 1}, async_case{8192, 8192, 1}, async_case{16384, 16384, 1}}) {
     variant_one("best", c, 1, env);
     variant_one("best_next", c, 1, env);
-    async_realign_one<1, 128, 16, 256, 5>(c, env);  // production (best_tile_async_realign_for)
-    async_realign_one<1, 128, 16, 256, 4>(c, env);
-    async_realign_one<1, 128, 8, 128, 8>(c, env);
-  }
-  for (const async_case c : {async_case{4096, 4097, 1}, async_case{4095, 4099, 1}, async_case{16383, 8193, 1}}) {
-    variant_one("best", c, 2, env);
-    variant_one("best_next", c, 2, env);
-    async_realign_one<2, 64, 16, 256, 6>(c, env);  // production
-    async_realign_one<2, 64, 8, 128, 8>(c, env);
-  }
-  for (const async_case c : {async_case{5760, 5760, 1}, async_case{16384, 16384, 1}}) {
-    variant_one("best", c, 1, env);
-    variant_one("best_next", c, 1, env);
-    register_tile_one<128, 16, 256, 2>(c, env);  // tile_half
     register_tile_one<256, 16, 256, 2>(c, env);  // tile
-    async_one<128, 16, 256, 4, 5, 1>(c, env);    // production (best_tile_async_for)
-    async_one<128, 16, 256, 8, 4, 1>(c, env);
-    async_one<256, 16, 256, 4, 3, 1>(c, env);
-    async_one<128, 16, 256, 4, 3, 2>(c, env);
-    async_one<64, 16, 128, 4, 10, 1>(c, env);
-    async_one<64, 16, 128, 4, 8, 2>(c, env);
+    async_one<128, 16, 256, 8, 4, 1>(c, env);    // production (best_tile_async_for)
+    async_one<256, 16, 256, 8, 3, 1>(c, env);
+    async_one<256, 16, 256, 16, 2, 1>(c, env);
+    async_one<64, 16, 128, 8, 8, 1>(c, env);
+    async_one<128, 16, 256, 16, 2, 2>(c, env);  // 16 x 16-byte micro-blocks
   }
   const async_case b{64, 64, 8192};
   variant_one("best", b, 1, env);
   variant_one("best_next", b, 1, env);
-  register_tile_one<64, 8, 64, 8>(b, env);  // tile_narrow
-  async_one<64, 4, 128, 4, 10, 4>(b, env);  // production
-  async_one<64, 4, 128, 4, 8, 8>(b, env);
-  async_one<64, 4, 128, 8, 8, 4>(b, env);
-  async_one<64, 4, 64, 4, 16, 2>(b, env);
-  async_one<64, 4, 128, 4, 10, 2>(b, env);
+  async_one<64, 4, 128, 8, 8, 4>(b, env);  // production
+  async_one<64, 4, 64, 8, 16, 2>(b, env);
+  async_one<64, 4, 64, 8, 12, 4>(b, env);
+  async_one<64, 4, 128, 16, 4, 8>(b, env);  // 16 x 16-byte micro-blocks
+  // 2-byte elements on the async tile (not routed): squares and 64 x 64 batches against best.
+  for (const async_case c : {async_case{4096, 4096, 1}, async_case{16384, 8192, 1}}) {
+    variant_one("best", c, 2, env);
+    async_one<128, 16, 256, 16, 4, 1, 2>(c, env);
+    async_one<64, 16, 256, 16, 4, 2, 2>(c, env);
+  }
+  const async_case b2{64, 64, 4096};
+  variant_one("best", b2, 2, env);
+  async_one<64, 8, 128, 16, 8, 2, 2>(b2, env);
+  async_one<64, 8, 128, 16, 6, 4, 2>(b2, env);
 }
 
 }  // namespace

@@ -374,17 +374,22 @@ constexpr bool best_async_tile_valid(int elem_size, best_async_tile a) {
 /// Tiles of the async route: `batch` for batches of 33-64 x 33-64 one-byte matrices (one
 /// matrix per 64 x 64-byte tile, 4 per block: 16 KiB contiguous on both sides), else the
 /// half tile's geometry (128 x 256 bytes). Without register-staged loads the 1-byte
-/// tile_kernel's cap of 2 blocks per SM (128 registers) goes away: 4-byte micro-block rows
-/// (16 x 4 bytes, four 4 x 4 byte transposes) take 46-48 registers (sm_80 / sm_90, nvcc
-/// 13.0; 8-byte rows spilled at 48), so 5 blocks of 32 KiB (10 of 16 KiB) are resident
-/// per SM. Not measured yet (bench/best_bench --async times the alternatives).
+/// tile_kernel's cap of 2 blocks per SM (128 registers) goes away: 16 x 8-byte
+/// micro-blocks at 64 registers, 4 blocks of 32 KiB (8 of 16 KiB) per SM. The geometry
+/// that won `best_bench --async` (docs/RESULTS.md "Session 4": the 1-byte async tile;
+/// 4-byte micro-block rows at 5 blocks per SM, 64- and 256-row tiles, 8 matrices per
+/// block lost).
 constexpr best_async_tile best_tile_async_for(int /*elem_size*/, bool batch) {
-  return batch ? best_async_tile{{64, 4, 128, 4, 10}, 4} : best_async_tile{{128, 16, 256, 4, 5}, 1};
+  return batch ? best_async_tile{{64, 4, 128, 8, 8}, 4} : best_async_tile{{128, 16, 256, 8, 4}, 1};
 }
 
-/// Switch of the async routes (best_route_on): false, only `best_next` takes them, for
-/// 1-byte aligned standard tiles (tile, tile_half) and 64 x 64 batches (slab_whole_micro).
-constexpr bool best_async_default = false;
+/// Switch of the async routes (best_route_on): true, `best` takes them and `best_next`
+/// the routes they replaced, for 1-byte aligned matrices of fewer than
+/// best_half_max_tiles standard tiles (was tile_half, or tile) and 33-64 x 33-64 batches
+/// (was slab_whole_micro): faster on both in two same-run comparisons (docs/RESULTS.md
+/// "Session 4": the 1-byte async tile). Larger matrices keep the 256-row register tile,
+/// which beat every async geometry tried at 16384^2. false: only `best_next` takes them.
+constexpr bool best_async_default = true;
 
 /// The realigning async tile (async_realign_kernel, route realign_async): 4-byte
 /// micro-block rows (the shared reads shift by words), one output row segment per warp
@@ -403,14 +408,29 @@ constexpr bool best_async_realign_valid(int elem_size, best_tile t) {
 constexpr int best_async_realign_smem(best_tile t) { return (t.rows * (t.chunks + 1) + 7) * 16; }
 
 /// Tiles of realign_async: output row segments of 128 bytes (8 row blocks of 16 bytes),
-/// 256-byte input rows; 8 (E = 1) / 4 (E = 2) cover chunks per thread in flight. Not
-/// measured yet.
+/// 256-byte input rows; 8 (E = 1) / 4 (E = 2) cover chunks per thread in flight (128-byte
+/// input rows lost: docs/RESULTS.md "Session 4", the async realigning tile).
 constexpr best_tile best_tile_async_realign_for(int elem_size) {
   return elem_size == 1 ? best_tile{128, 16, 256, 4, 5} : best_tile{64, 16, 256, 4, 6};
 }
 
-/// Switch of realign_async: 1-2 byte element-aligned layouts (routes realign, realign_skew).
-constexpr bool best_async_realign_default = false;
+/// Switch of realign_async (best_route_on; true: `best` takes it, `best_next` the
+/// realigning tile it replaced): 1-2 byte element-aligned layouts whose output rows are
+/// 16-byte aligned (there the realigning tile ran, best_skew_wins), where it was faster
+/// in two same-run comparisons. Output rows not aligned keep realign_skew: realign_async
+/// stores their segments with partial end chunks and lost there (docs/RESULTS.md
+/// "Session 4", the async realigning tile). false: only `best_next` takes it.
+constexpr bool best_async_realign_default = true;
+
+/// Whether every output row (and batch) of d starts 16-byte aligned at out_addr.
+constexpr bool best_out_rows_aligned(const matrix_desc& d, unsigned long long out_addr) {
+  const long long E = d.elem_size;
+  auto a16 = [](unsigned long long x) {  // x % 16 == 0 (best_align16 below, not yet declared)
+    return (x & 15u) == 0;
+  };
+  return a16(out_addr) && a16(static_cast<unsigned long long>(d.ld_out * E)) &&
+         (d.batch <= 1 || a16(static_cast<unsigned long long>(d.stride_out * E)));
+}
 
 /// Whether a batch of small matrices takes tile_async_batch: 1-byte, 33-64 rows and
 /// columns (the 64 x 64 tile at least a quarter used), 16-byte accesses.
@@ -531,9 +551,7 @@ constexpr int best_align16(unsigned long long x) {
 constexpr bool best_skew_wins(const matrix_desc& d, unsigned long long out_addr) {
   const long long E = d.elem_size;
   if (!best_skew_enabled || E > 8) return false;
-  const bool out_aligned = best_align16(out_addr) == 16 && best_align16(static_cast<unsigned long long>(d.ld_out * E)) == 16 &&
-                           (d.batch <= 1 || best_align16(static_cast<unsigned long long>(d.stride_out * E)) == 16);
-  if (E <= 2 && out_aligned) return false;
+  if (E <= 2 && best_out_rows_aligned(d, out_addr)) return false;
   const long long ts = best_tile_skew_for(d.elem_size).rows, tr = best_tile_realign_for(d.elem_size).rows;
   return (d.rows + ts - 1) / ts * ts * 10 <= (d.rows + tr - 1) / tr * tr * 11;
 }
@@ -619,8 +637,9 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
   }
 
-  // 1-2 byte element-aligned layouts on the async realigning tile (switch best_async_realign_default).
-  if (access < 16 && E <= 2 && best_route_on(best_async_realign_default, candidate))
+  // 1-2 byte element-aligned layouts with aligned output rows on the async realigning
+  // tile (switch best_async_realign_default).
+  if (access < 16 && E <= 2 && best_route_on(best_async_realign_default, candidate) && best_out_rows_aligned(d, out_addr))
     return {best_path::realign_async, access, 0};
   // The skewed realigning tile where it measured faster (switch best_skew_default).
   if (access < 16 && p.realign && best_route_on(best_skew_default, candidate) && best_skew_wins(d, out_addr))
@@ -634,7 +653,7 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
       // ran 0.79 of memcpy against 0.75, 8192^2 (1024 tiles) 0.892 against 0.935 (session 3).
       const long long tiles = (d.rows + 255) / 256 * ((d.cols + 255) / 256) * d.batch;
       const bool half = best_route_on(best_half_default, candidate) && E == 1 && tiles < best_half_max_tiles;
-      if (async_on && E == 1) return {best_path::tile_async, 16, 0};  // replaces tile and tile_half
+      if (async_on && E == 1 && tiles < best_half_max_tiles) return {best_path::tile_async, 16, 0};
       return {half ? best_path::tile_half : best_path::tile, 16, 0};
     }
   }

@@ -101,6 +101,8 @@ TEST(BestAsync, SharedLayoutIsABijectionWithoutBankConflicts) {
   check_geometry<geo<2, 64, 4>, 16, 128>();
   check_geometry<geo<2, 128, 16>, 16, 256>();
   check_geometry<geo<2, 64, 8>, 8, 128>();
+  check_geometry<geo<2, 64, 16>, 16, 256>();
+  check_geometry<geo<2, 64, 8>, 16, 128>();
 }
 
 TEST(BestAsync, PathsUnderTheSwitch) {
@@ -108,12 +110,16 @@ TEST(BestAsync, PathsUnderTheSwitch) {
   auto path = [](const matrix_desc& d, bool cand, unsigned long long in = 0, unsigned long long out = 0) {
     return best_path_for(d, in, out, 90, cand).path;
   };
-  // 1-byte aligned standard tiles (both sizes: tile and tile_half) take the async tile.
-  for (auto [r, c] : {std::pair<long long, long long>{5760, 5760}, {16384, 16384}, {1040, 2064}, {304, 400}}) {
+  // 1-byte aligned matrices of fewer than best_half_max_tiles standard tiles (above 64 KiB:
+  // tiny ones take the narrow tile under the candidate) take the async tile, in place of
+  // tile_half (or of tile under its switch); larger keep the tile.
+  for (auto [r, c] : {std::pair<long long, long long>{5760, 5760}, {1040, 2064}, {304, 400}, {6144, 7936}}) {
     EXPECT_EQ(path(matrix_desc::packed(r, c, 1), on), best_path::tile_async) << r << "x" << c;
     const best_path o = path(matrix_desc::packed(r, c, 1), off);
     EXPECT_TRUE(o == best_path::tile || o == best_path::tile_half) << best_path_name(o);
   }
+  EXPECT_EQ(path(matrix_desc::packed(16384, 16384, 1), on), best_path::tile);
+  EXPECT_EQ(path(matrix_desc::packed(6144, 8192, 1), on), best_path::tile);  // 768 standard tiles
   EXPECT_EQ(path(matrix_desc::packed(5760, 5760, 1), on, 16, 32), best_path::tile_async);  // aligned offsets
   // 33-64 x 33-64 one-byte batches take the batch geometry, under any layout of 16-byte rows.
   EXPECT_EQ(path(matrix_desc::packed(64, 64, 1, 8192), on), best_path::tile_async_batch);
@@ -178,12 +184,19 @@ TEST(BestAsync, RealignLayoutFitsWithoutBankConflicts) {
 TEST(BestAsync, RealignPathsUnderTheSwitch) {
   const bool on = !best_async_realign_default, off = best_async_realign_default;
   for (int E : {1, 2}) {
-    // Element-aligned rows (both sides, or the input only) and offset pointers.
-    EXPECT_EQ(best_path_for(matrix_desc::packed(5759, 5763, E), 0, 0, 90, on).path, best_path::realign_async) << E;
+    // Element-aligned input rows or pointer, aligned output rows: the async realigning tile.
     EXPECT_EQ(best_path_for(matrix_desc::packed(5760, 5761, E), 0, 0, 90, on).path, best_path::realign_async) << E;
     EXPECT_EQ(best_path_for(matrix_desc::packed(4096, 4096, E), E, 0, 90, on).path, best_path::realign_async) << E;
-    const best_path o = best_path_for(matrix_desc::packed(5759, 5763, E), 0, 0, 90, off).path;
-    EXPECT_TRUE(o == best_path::realign || o == best_path::realign_skew) << best_path_name(o);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(4096, 4097, E), 0, 0, 90, off).path, best_path::realign) << E;
+    // Output rows (or pointer, or batch stride) not aligned: the routes of before.
+    for (bool cand : {on, off}) {
+      const best_path o = best_path_for(matrix_desc::packed(5759, 5763, E), 0, 0, 90, cand).path;
+      EXPECT_TRUE(o == best_path::realign || o == best_path::realign_skew) << best_path_name(o);
+      EXPECT_NE(best_path_for(matrix_desc::packed(5760, 5761, E), 0, E, 90, cand).path, best_path::realign_async);
+      EXPECT_NE(best_path_for(xpose_test::padded(304, 517, E, 3, 0, 0, 1), 0, 0, 90, cand).path,
+                best_path::realign_async);
+    }
+    EXPECT_TRUE(best_out_rows_aligned(xpose_test::padded(304, 517, E, 3, 0, 0, 16 / E), 0));
     // Slabs keep their routes; aligned layouts keep the tiles.
     EXPECT_EQ(best_path_base(best_path_for(matrix_desc::packed(3, 1000001, E), 0, 0, 90, on).path),
               best_path::slab_gather);

@@ -119,26 +119,23 @@ TEST(BestSkewPolicy, CandidateTakesTheSkewedTile) {
   for (int E : {1, 2, 4, 8}) {
     const best_choice c = best_path_for(matrix_desc::packed(16383, 16385, E), 0, 0, 90, on);
     EXPECT_EQ(c.path, skew) << E;
-    // (1-2 byte elements: realign_async where its switch puts it under this flag; test_best_async.cpp.)
-    const bool async = E <= 2 && best_route_on(best_async_realign_default, off);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(16383, 16385, E), 0, 0, 90, off).path,
-              async ? best_path::realign_async : best_path::realign)
-        << E;
+    EXPECT_EQ(best_path_for(matrix_desc::packed(16383, 16385, E), 0, 0, 90, off).path, best_path::realign) << E;
     // Aligned rows stay on a tile under both (1-byte elements: the half tile under its switch).
     for (bool f : {false, true}) {
       const best_path t = best_path_for(matrix_desc::packed(16384, 16384, E), 0, 0, 90, f).path;
-      EXPECT_TRUE(t == best_path::tile || (E == 1 && (t == best_path::tile_half || t == best_path::tile_async)))
-          << E << " " << best_path_name(t);
+      EXPECT_TRUE(t == best_path::tile || (E == 1 && t == best_path::tile_half)) << E << " " << best_path_name(t);
     }
   }
   EXPECT_EQ(best_path_for(matrix_desc::packed(4095, 4097, 16), 8, 0, 90, on).path, best_path::tile_access);
   // The measured exceptions (RESULTS "Shape classes (issue 12)", third round): 1-2 byte
   // elements with 16-byte aligned output rows, and row counts the skewed tile pads more.
   auto cand = [&](const matrix_desc& d, unsigned long long out = 0) { return best_path_for(d, 0, out, 90, on).path; };
-  EXPECT_EQ(cand(matrix_desc::packed(5760, 5761, 1)), best_path::realign);
+  // (Aligned output rows of 1-2 byte elements: realign_async where its switch is on.)
+  const best_path aligned_out = best_route_on(best_async_realign_default, on) ? best_path::realign_async : best_path::realign;
+  EXPECT_EQ(cand(matrix_desc::packed(5760, 5761, 1)), aligned_out);
   EXPECT_EQ(cand(matrix_desc::packed(5760, 5761, 1), 3), skew);  // output pointer offset: rows unaligned
   EXPECT_EQ(cand(matrix_desc::packed(5759, 5763, 1)), skew);
-  EXPECT_EQ(cand(matrix_desc::packed(4096, 4097, 2)), best_path::realign);
+  EXPECT_EQ(cand(matrix_desc::packed(4096, 4097, 2)), aligned_out);
   EXPECT_EQ(cand(matrix_desc::packed(4095, 4099, 2)), skew);
   EXPECT_EQ(cand(matrix_desc::packed(2880, 2881, 4)), skew);  // aligned output rows: still the skewed tile
   EXPECT_EQ(cand(matrix_desc::packed(2048, 2049, 8)), skew);

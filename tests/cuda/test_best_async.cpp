@@ -18,10 +18,11 @@ namespace {
 constexpr bool on = !xpose::detail::best_async_default;  // candidate flag of the async route
 }
 
+// (Shapes above best_tiny_bytes: tiny 1-byte matrices take the narrow tile under the candidate.)
 TEST(BestAsync, SquaresAndRaggedTiles) {
   REQUIRE_GPU();
   for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{
-           {128, 256}, {80, 144}, {1040, 2064}, {4096, 4096}, {5760, 5760}, {2064, 1040}, {144, 4112}}) {
+           {256, 512}, {304, 400}, {1040, 2064}, {4096, 4096}, {5760, 5760}, {2064, 1040}, {144, 4112}}) {
     const matrix_desc d = matrix_desc::packed(r, c, 1);
     check_best(d, static_cast<std::uint64_t>(r * 3 + c), 0, 0, best_path::tile_async, on);
     check_best(d, 7, 16, 48, best_path::tile_async, on);  // whole-chunk offsets
@@ -56,29 +57,41 @@ TEST(BestAsync, BatchesOfSmallMatrices) {
   check_best(matrix_desc::packed(64, 64, 1, 300), 39, 0, 1, std::nullopt, on);
 }
 
+namespace {
+// The async realigning tile runs where the output rows are 16-byte aligned (output
+// placed off_out elements past a 256-byte boundary); elsewhere the routes of before.
+void check_realign(const matrix_desc& d, std::uint64_t seed, index_t off_in, index_t off_out) {
+  const bool aligned = xpose::detail::best_out_rows_aligned(d, static_cast<unsigned long long>(off_out * d.elem_size));
+  check_best(d, seed, off_in, off_out, aligned ? std::optional(best_path::realign_async) : std::nullopt,
+             !xpose::detail::best_async_realign_default);
+}
+}  // namespace
+
 // realign_async (switch best_async_realign_default): element-aligned rows, pointers and
 // strides at every residue, partial tiles, padded leading dimensions, batches with odd
 // strides; the input ends at the allocation's end and the first cover chunk of an offset
-// input starts before it (the byte-wise clamped copy).
+// input starts before it (the byte-wise clamped copy). Output rows aligned (the route)
+// and not (the routes it leaves alone).
 TEST(BestAsync, RealignEveryOffset) {
   REQUIRE_GPU();
-  constexpr bool ron = !xpose::detail::best_async_realign_default;
   for (int es : {1, 2}) {
     const index_t v = 16 / es;
     for (index_t o = 0; o < v; ++o) {
-      check_best(matrix_desc::packed(300, 517, es), 160 + o, o, (o * 3) % v, best_path::realign_async, ron);
-      check_best(matrix_desc::packed(129, 257, es), 161 + o, (o * 5) % v, o, best_path::realign_async, ron);
+      check_realign(matrix_desc::packed(304, 517, es), 160 + o, o, 0);
+      check_realign(matrix_desc::packed(128, 257, es), 161 + o, (o * 5) % v, 0);
+      check_realign(matrix_desc::packed(300, 517, es), 162 + o, o, (o * 3) % v);
       if (HasFatalFailure()) return;
     }
-    check_best(matrix_desc::packed(1000, 1000, es), 162, 1, 0, best_path::realign_async, ron);  // aligned rows, offset input
-    check_best(matrix_desc::packed(1000, 1000, es), 163, 0, 1, best_path::realign_async, ron);  // offset output
-    check_best(matrix_desc::packed(2049, 2051, es), 164, 3, 1, best_path::realign_async, ron);
-    check_best(padded(300, 500, es, 1, 1, 3, 0), 165, 1, 2, best_path::realign_async, ron);
-    check_best(padded(257, 131, es, 3, 3, 1, 5), 166, 2, 1, best_path::realign_async, ron);
-    check_best(padded(200, 1000, es, 5, 1, v, 1), 167, 0, 0, best_path::realign_async, ron);
-    check_best(matrix_desc::packed(133, 165, es, 7), 168, 1, 1, best_path::realign_async, ron);
-    check_best(matrix_desc::packed(5759, 5763, es), 169, 0, 0, best_path::realign_async, ron);
-    check_best(matrix_desc::packed(5760, 5761, es), 170, 0, 0, best_path::realign_async, ron);
+    check_realign(matrix_desc::packed(1000, 1000, es), 163, 1, 0);  // aligned rows, offset input
+    check_realign(matrix_desc::packed(1000, 1000, es), 164, 0, 1);  // offset output
+    check_realign(matrix_desc::packed(2048, 2051, es), 165, 3, 0);
+    check_realign(padded(300, 500, es, 1, 1, 4, 0), 166, 1, 0);
+    check_realign(padded(257, 131, es, 3, 3, 15, 16), 167, 2, 0);
+    check_realign(padded(200, 1000, es, 5, 1, v - 200 % v, v), 168, 0, 0);
+    check_realign(padded(200, 1000, es, 5, 1, v - 200 % v, 1), 169, 0, 0);  // batch stride off
+    check_realign(matrix_desc::packed(144, 165, es, 7), 170, 1, 0);
+    check_realign(matrix_desc::packed(5760, 5761, es), 171, 0, 0);
+    check_realign(matrix_desc::packed(5759, 5763, es), 172, 0, 0);
     if (HasFatalFailure()) return;
   }
 }

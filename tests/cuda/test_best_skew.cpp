@@ -18,9 +18,12 @@ namespace {
 // off_out elements from a 256-byte boundary (best_skew_wins; its choices are pinned by
 // the CPU test BestSkewPolicy.CandidateTakesTheSkewedTile).
 best_path skew_path(const matrix_desc& d, index_t off_out) {
-  return xpose::detail::best_skew_wins(d, static_cast<unsigned long long>(off_out * d.elem_size))
-             ? best_path::realign_skew
-             : best_path::realign;
+  const auto out = static_cast<unsigned long long>(off_out * d.elem_size);
+  // (1-2 byte elements with aligned output rows: realign_async where its switch is on.)
+  if (d.elem_size <= 2 && xpose::detail::best_out_rows_aligned(d, out) &&
+      xpose::detail::best_route_on(xpose::detail::best_async_realign_default, !xpose::detail::best_skew_default))
+    return best_path::realign_async;
+  return xpose::detail::best_skew_wins(d, out) ? best_path::realign_skew : best_path::realign;
 }
 // Under the flag where the skewed route is on (best while best_skew_default, else best_next).
 void check_next(const matrix_desc& d, std::uint64_t seed, index_t off_in, index_t off_out) {

@@ -12,6 +12,7 @@
 
 #include "cuda/best_pipe.cuh"
 #include "cuda/policy.hpp"
+#include "slab_host_check.hpp"
 #include "test_util.hpp"
 
 using namespace xpose::detail;
@@ -74,11 +75,6 @@ void emulate_side(const slab::args& a, int nt, long long grid, int side) {
   }
 }
 
-struct aligned_buf {
-  std::unique_ptr<u8[]> p;  // new[] of bytes: 16-byte aligned (malloc), exact size for ASan
-  explicit aligned_buf(std::size_t n) : p(new u8[n ? n : 1]) {}
-};
-
 // micro > 0: the micro-block kernel with micro-byte rows.
 template <int E>
 void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long long off_out, int slab_bytes, int nt,
@@ -87,37 +83,28 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
   SCOPED_TRACE("mode " + std::to_string(mode) + " " + xpose_test::shape_name(d) + " offsets " +
                std::to_string(off_in) + "/" + std::to_string(off_out) + " slab " + std::to_string(slab_bytes) +
                " nt " + std::to_string(nt) + " grid " + std::to_string(grid));
-  const std::size_t ni = static_cast<std::size_t>(in_elems(d)) * E, no = static_cast<std::size_t>(out_elems(d)) * E;
-  const std::size_t oi = static_cast<std::size_t>(off_in) * E, oo = static_cast<std::size_t>(off_out) * E;
-  const auto src = random_bytes(ni, static_cast<std::uint64_t>(d.rows * 37 + d.cols + off_in));
-  aligned_buf in(oi + ni), out(oo + no);
-  std::memcpy(in.p.get() + oi, src.data(), ni);
-  std::memset(out.p.get(), 0xFF, oo + no);
-  std::vector<u8> want(no, 0xFF);
-  ASSERT_TRUE(xpose::transpose_reference(src.data(), want.data(), d).ok());
-  const u8* pin = in.p.get() + oi;
-  const slab::args a = slab::make_pipe_args<E>(mode, pin, out.p.get() + oo, d, pin + ni, slab_bytes, micro > 0);
-  ASSERT_GT(a.total, 0);
-  ASSERT_LE(a.smem, slab::pipe_smem_max<E>(mode, side, slab_bytes, micro > 0));
-  if (micro > 0) {
-    // The micro-block kernels' preconditions (best_path_for): whole chunks per position,
-    // every slab's packed side 16-byte aligned.
-    ASSERT_EQ((a.S * E) % 16, 0);
-    ASSERT_EQ(slab::addr16(mode == slab::gather ? a.out : a.in), 0);
-    ASSERT_EQ((mode == slab::gather ? a.stride_out : a.stride_in) % 16, 0);
-    auto run = [&](auto mw) {
-      constexpr int MW = decltype(mw)::value;
-      if (mode == slab::gather) emulate_pipe<E, slab::gather, 0, MW>(a, nt, grid);
-      else emulate_pipe<E, slab::scatter, 0, MW>(a, nt, grid);
-    };
-    if (micro == 4) run(std::integral_constant<int, 4>{});
-    else if (micro == 8) run(std::integral_constant<int, 8>{});
-    else run(std::integral_constant<int, 16>{});
-  } else if (mode == slab::gather) emulate_side<E, slab::gather>(a, nt, grid, side);
-  else emulate_side<E, slab::scatter>(a, nt, grid, side);
-  ASSERT_EQ(xpose_test::first_mismatch(out.p.get() + oo, want.data(), d), "");
-  ASSERT_EQ(std::memcmp(out.p.get() + oo, want.data(), no), 0) << "padding or gap bytes were written";
-  for (std::size_t i = 0; i < oo; ++i) ASSERT_EQ(out.p[i], 0xFF) << "byte before the output written";
+  const auto seed = static_cast<std::uint64_t>(d.rows * 37 + d.cols + off_in);
+  xpose_test::host_slab_check(d, off_in, off_out, seed, [&](const u8* pin, const u8* in_end, u8* pout) {
+    const slab::args a = slab::make_pipe_args<E>(mode, pin, pout, d, in_end, slab_bytes, micro > 0);
+    ASSERT_GT(a.total, 0);
+    ASSERT_LE(a.smem, slab::pipe_smem_max<E>(mode, side, slab_bytes, micro > 0));
+    if (micro > 0) {
+      // The micro-block kernels' preconditions (best_path_for): whole chunks per position,
+      // every slab's packed side 16-byte aligned.
+      ASSERT_EQ((a.S * E) % 16, 0);
+      ASSERT_EQ(slab::addr16(mode == slab::gather ? a.out : a.in), 0);
+      ASSERT_EQ((mode == slab::gather ? a.stride_out : a.stride_in) % 16, 0);
+      auto run = [&](auto mw) {
+        constexpr int MW = decltype(mw)::value;
+        if (mode == slab::gather) emulate_pipe<E, slab::gather, 0, MW>(a, nt, grid);
+        else emulate_pipe<E, slab::scatter, 0, MW>(a, nt, grid);
+      };
+      if (micro == 4) run(std::integral_constant<int, 4>{});
+      else if (micro == 8) run(std::integral_constant<int, 8>{});
+      else run(std::integral_constant<int, 16>{});
+    } else if (mode == slab::gather) emulate_side<E, slab::gather>(a, nt, grid, side);
+    else emulate_side<E, slab::scatter>(a, nt, grid, side);
+  });
 }
 
 // Every pipelined side; production slabs and small ones (many slabs per block, ragged
@@ -132,13 +119,10 @@ void pipe_cases() {
       for (auto [nt, grid] : {std::pair<int, long long>{best_slab_threads, 3}, {7, 1}, {32, 1 << 30}}) {
         for (long long L : {1LL, k - 1, 5 * k + 3, 301LL, 4 * k * 17 + 5, 64 * k}) {
           if (bytes == prod && L < 64) continue;  // one short slab: the small slabs cover it
-          for (auto [oi, oo] : {std::pair<long long, long long>{0, 0}, {1, 0}, {0, 1}, {3, k - 1}}) {
-            check_pipe<E>(slab::gather, padded(s, L, E, 3, oi, 0, 2 * oo + 1), oi, oo, bytes, nt, grid);
-            check_pipe<E>(slab::gather, xpose::matrix_desc::packed(s, L, E, 2), oi, oo, bytes, nt, grid);
-            check_pipe<E>(slab::scatter, padded(L, s, E, 3, 0, oo, oi + 1), oi, oo, bytes, nt, grid);
-            check_pipe<E>(slab::scatter, xpose::matrix_desc::packed(L, s, E, 2), oi, oo, bytes, nt, grid);
-            if (::testing::Test::HasFatalFailure()) return;
-          }
+          xpose_test::slab_layouts(E, s, L, [&](int mode, const xpose::matrix_desc& d, long long oi, long long oo) {
+            check_pipe<E>(mode, d, oi, oo, bytes, nt, grid);
+          });
+          if (::testing::Test::HasFatalFailure()) return;
         }
       }
     }

@@ -316,6 +316,22 @@ constexpr bool best_pipe_micro_on(int elem_size, bool candidate) {
 constexpr int best_pipe_micro_width = 8;
 constexpr int best_pipe_micro_min_blocks(bool gather) { return gather ? 3 : 4; }
 
+/// Slab length (long-side elements, a multiple of k = 16/E) of a pipelined launch of
+/// `resident` blocks over `batch` matrices of long side L, from the table's span0: the
+/// shortest multiple of k that keeps the rounds of slabs per block (ceil(slabs /
+/// resident)) what span0 gives, so that the last round is as full as the matrices allow
+/// instead of a few blocks streaming alone (a 32 MiB call is 5-8 rounds). Never longer
+/// than span0 (the shared memory is sized for it).
+constexpr long long best_pipe_span(long long span0, long long L, long long batch, long long resident, long long k) {
+  if (span0 >= L || resident < 1 || batch < 1) return span0;
+  const long long slabs = batch * ((L + span0 - 1) / span0);
+  const long long rounds = (slabs + resident - 1) / resident;
+  const long long per_mat = rounds * resident / batch;  // slabs per matrix that fit the rounds
+  if (per_mat < 1) return span0;
+  const long long span = ((L + per_mat - 1) / per_mat + k - 1) / k * k;
+  return span < span0 ? span : span0;
+}
+
 /// The pipelined kernel's short side for a gather / scatter slab of short side s under
 /// the `candidate` flag (0: none, or the route is off).
 constexpr int best_pipe_group_for(int elem_size, long long s, bool candidate) {

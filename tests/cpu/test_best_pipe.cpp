@@ -257,3 +257,27 @@ TEST(BestPipePolicy, Paths) {
   EXPECT_EQ(best_path_for(matrix_desc::packed(9, 50177, 1, 2), 0, 0, 90, on).path, best_path::slab_gather);
   EXPECT_EQ(best_path_for(matrix_desc::packed(50177, 10, 1, 2), 0, 0, 90, on).path, best_path::slab_scatter);
 }
+
+// Balanced slabs: never longer than the table's, a multiple of k, and no more rounds of
+// slabs per resident block than the table's span gives; the last round fuller.
+TEST(BestPipePolicy, BalancedSpan) {
+  for (long long k : {8LL, 16LL})
+    for (long long span0 : {k, 64 * k, 2048LL})
+      for (long long L : {1LL, 7LL, 1000LL, 50176LL, 50177LL, 4793490LL})
+        for (long long batch : {1LL, 3LL, 27LL, 83LL, 256LL})
+          for (long long resident : {1LL, 264LL, 396LL, 528LL}) {
+            SCOPED_TRACE(std::to_string(span0) + " " + std::to_string(L) + " " + std::to_string(batch) + " " +
+                         std::to_string(resident));
+            const long long span = best_pipe_span(span0, L, batch, resident, k);
+            auto slabs = [&](long long s) { return batch * ((L + s - 1) / s); };
+            auto rounds = [&](long long s) { return (slabs(s) + resident - 1) / resident; };
+            ASSERT_LE(span, span0);
+            if (span != span0) ASSERT_EQ(span % k, 0);
+            ASSERT_GE(span, 1);
+            ASSERT_LE(rounds(span), rounds(span0));
+            ASSERT_GE(slabs(span), slabs(span0));
+          }
+  // 83 x 8 x 50177 u8 on 396 resident blocks: 25 slabs of 2048 per matrix (5.2 rounds)
+  // become 28 of 1808 (5.9 rounds).
+  EXPECT_EQ(best_pipe_span(2048, 50177, 83, 396, 16), 1808);
+}

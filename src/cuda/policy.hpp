@@ -309,6 +309,12 @@ constexpr int best_pipe_min_blocks(int elem_size, bool gather, int side) {
 constexpr bool best_pipe_micro_on(int elem_size, bool candidate) {
   return best_route_on(best_pipe_default, candidate) && elem_size <= best_pipe_max_elem;
 }
+/// The route of micro-block path m (slab_gather_micro / slab_scatter_micro) under the flag:
+/// its pipelined kernel where that is on.
+constexpr best_path best_micro_route(best_path m, int elem_size, bool candidate) {
+  if (!best_pipe_micro_on(elem_size, candidate)) return m;
+  return m == best_path::slab_gather_micro ? best_path::slab_gather_micro_pipe : best_path::slab_scatter_micro_pipe;
+}
 /// Micro-block kernels on the pipelined kernel: 8-byte micro-block rows for 1-2 byte
 /// elements (no loads held in registers: the u8 gather fits them at 3 blocks per SM,
 /// where its unpipelined kernel spilled and took 4-byte rows); blocks per SM as the
@@ -519,17 +525,13 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   };
   if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && !keep_tile) {
     if (micro_ok(best_path::slab_gather_micro, d.rows, out_addr, d.stride_out))
-      return {best_pipe_micro_on(d.elem_size, candidate) ? best_path::slab_gather_micro_pipe
-                                                         : best_path::slab_gather_micro,
-              16, 0};
+      return {best_micro_route(best_path::slab_gather_micro, d.elem_size, candidate), 16, 0};
     if (const int g = best_pipe_group_for(d.elem_size, d.rows, candidate)) return {best_path::slab_gather_pipe, 16, g};
     return {best_path::slab_gather, 16, best_slab_group_for(p, d.elem_size, d.rows)};
   }
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
     if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in))
-      return {best_pipe_micro_on(d.elem_size, candidate) ? best_path::slab_scatter_micro_pipe
-                                                         : best_path::slab_scatter_micro,
-              16, 0};
+      return {best_micro_route(best_path::slab_scatter_micro, d.elem_size, candidate), 16, 0};
     if (const int g = best_pipe_group_for(d.elem_size, d.cols, candidate)) return {best_path::slab_scatter_pipe, 16, g};
     return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
   }

@@ -104,8 +104,9 @@ TEST(BestShapes, MicroSlabs) {
     for (index_t c = lo; c <= pol.slab_max_short && c * es <= pol.slab_max_short_bytes; c += c < 64 ? step : 32) {
       if (c % k != 0) continue;
       // Below a side's threshold the other slab kernels run (still checked, path not asserted).
+      // (best_micro_route: pipelined where best_pipe_default has the default policy take them.)
       auto want = [&](best_path micro, index_t min) {
-        return min > 0 && c >= min ? std::optional(micro) : std::nullopt;
+        return min > 0 && c >= min ? std::optional(xpose::detail::best_micro_route(micro, es, on)) : std::nullopt;
       };
       const auto g = want(best_path::slab_gather_micro, gmin), sc = want(best_path::slab_scatter_micro, smin);
       for (index_t hw : {8200, 8201, 50177}) {
@@ -128,10 +129,12 @@ TEST(BestShapes, MicroSlabs) {
     }
   }
   // Small transposes (small slabs, many blocks) and one long matrix past a few waves.
-  check_best(matrix_desc::packed(64, 301, 1, 1), 140, 0, 0, best_path::slab_gather_micro, on);
-  check_best(matrix_desc::packed(301, 64, 1, 1), 141, 0, 0, best_path::slab_scatter_micro, on);
-  check_best(matrix_desc::packed(128, 1 << 18, 1, 1), 142, 0, 0, best_path::slab_gather_micro, on);
-  check_best(matrix_desc::packed((1 << 18) + 3, 128, 1, 1), 143, 0, 0, best_path::slab_scatter_micro, on);
+  const best_path gm = xpose::detail::best_micro_route(best_path::slab_gather_micro, 1, on);
+  const best_path sm = xpose::detail::best_micro_route(best_path::slab_scatter_micro, 1, on);
+  check_best(matrix_desc::packed(64, 301, 1, 1), 140, 0, 0, gm, on);
+  check_best(matrix_desc::packed(301, 64, 1, 1), 141, 0, 0, sm, on);
+  check_best(matrix_desc::packed(128, 1 << 18, 1, 1), 142, 0, 0, gm, on);
+  check_best(matrix_desc::packed((1 << 18) + 3, 128, 1, 1), 143, 0, 0, sm, on);
 }
 
 // Whole-matrix micro-blocks (candidate policy, best_next): batches of the sweep's squares

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <tuple>
 
 #include "cuda/best_pipe.cuh"
 #include "cuda/policy.hpp"
@@ -201,9 +202,10 @@ TEST(BestPipeEmulation, Layout) {
   }
 }
 
-// The route: under the flag that has it on, 1-2 byte gather / scatter slabs of every
-// pipelined side that the micro-block kernels do not take; nothing under the other flag;
-// never 4-byte elements or other sides.
+// The routes: under the flag that has them on, 1-2 byte grouped gathers of every
+// pipelined side, grouped scatters of the register-limited sides (best_pipe_scatter_side),
+// micro-block gathers with aligned rows of >= 64 bytes; under the other flag none; never
+// 4-byte elements or sides without a kernel. Micro-block scatters: their own switch.
 TEST(BestPipePolicy, Paths) {
   using xpose::matrix_desc;
   const bool on = !best_pipe_default, off = best_pipe_default;  // candidate flags
@@ -211,51 +213,57 @@ TEST(BestPipePolicy, Paths) {
   for (int E : {1, 2, 4}) {
     for (int s : best_pipe_sides) {
       SCOPED_TRACE("E " + std::to_string(E) + " side " + std::to_string(s));
+      // Output packed side off 16 bytes: no micro-block kernel, the grouped route.
       const matrix_desc g = matrix_desc::packed(s, 50177, E, 5), h = matrix_desc::packed(50177, s, E, 5);
-      const auto cg = best_path_for(g, E, 0, 90, on), ch = best_path_for(h, 0, E, 90, on);
-      const bool micro_g = cg.path == best_path::slab_gather_micro_pipe || cg.path == best_path::slab_gather_micro;
-      const bool micro_h = ch.path == best_path::slab_scatter_micro_pipe || ch.path == best_path::slab_scatter_micro;
-      if (E <= best_pipe_max_elem) {  // micro-block slabs pipelined too
-        EXPECT_NE(cg.path, best_path::slab_gather_micro);
-        EXPECT_NE(ch.path, best_path::slab_scatter_micro);
-      }
-      if (E <= best_pipe_max_elem) {
-        if (!micro_g) {
-          EXPECT_EQ(best_path_name(cg.path), std::string("slab_gather_pipe"));
-          EXPECT_EQ(cg.group, s);
-        }
-        if (!micro_h) {
-          EXPECT_EQ(best_path_name(ch.path), std::string("slab_scatter_pipe"));
-          EXPECT_EQ(ch.group, s);
-        }
-      } else {
-        EXPECT_NE(cg.path, best_path::slab_gather_pipe);
-        EXPECT_NE(ch.path, best_path::slab_scatter_pipe);
-      }
-      EXPECT_NE(best_path_for(g, E, 0, 90, off).path, best_path::slab_gather_pipe);
-      EXPECT_NE(best_path_for(h, 0, E, 90, off).path, best_path::slab_scatter_pipe);
-      EXPECT_EQ(best_path_base(cg.path), best_path::slab_gather);
-      EXPECT_EQ(best_path_base(ch.path), best_path::slab_scatter);
+      const auto cg = best_path_for(g, 0, E, 90, on), ch = best_path_for(h, E, 0, 90, on);
+      const bool pipe = E <= best_pipe_max_elem, pipe_h = pipe && best_pipe_scatter_side(E, s);
+      EXPECT_EQ(best_path_name(cg.path), std::string(pipe ? "slab_gather_pipe" : "slab_gather"));
+      EXPECT_EQ(best_path_name(ch.path), std::string(pipe_h ? "slab_scatter_pipe" : "slab_scatter"));
+      if (pipe) EXPECT_EQ(cg.group, s);
+      if (pipe_h) EXPECT_EQ(ch.group, s);
+      EXPECT_EQ(best_pipe_group_for(E, s, on, true), pipe ? s : 0);
+      EXPECT_EQ(best_pipe_group_for(E, s, on, false), pipe_h ? s : 0);
+      EXPECT_EQ(best_pipe_group_for(E, s, off, true), 0);
+      EXPECT_EQ(best_path_base(best_path_for(g, 0, E, 90, off).path), best_path::slab_gather);
+      EXPECT_NE(best_path_for(g, 0, E, 90, off).path, best_path::slab_gather_pipe);
+      EXPECT_NE(best_path_for(h, E, 0, 90, off).path, best_path::slab_scatter_pipe);
     }
   }
+  // The measured split of the scatters: u8 4-8, 16-32 and f16 5-8 pipelined; u8 2, 3, 12
+  // and f16 2-4, 12, 16 on the unpipelined grouped kernel.
+  for (auto [E, s, want] : {std::tuple<int, int, bool>{1, 2, false}, {1, 3, false}, {1, 4, true}, {1, 8, true},
+                            {1, 12, false}, {1, 24, true}, {2, 2, false}, {2, 4, false}, {2, 6, true}, {2, 16, false}})
+    EXPECT_EQ(best_path_for(matrix_desc::packed(50177, s, E, 5), E, 0, 90, on).path,
+              want ? best_path::slab_scatter_pipe : best_path::slab_scatter)
+        << E << " " << s;
   // 7 x N: the pipelined kernel under `on`, the element-by-element slab under `off`.
   EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, on).path, best_path::slab_gather_pipe);
   EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, off).group, 0);
-  // Micro-block gathers and scatters: pipelined under `on` (the default policy's micro
-  // thresholds), under `off` the micro-block kernels where the micro switch has them on
-  // for that flag (best_next after a flip runs the kernels they replaced).
+  // Micro-block gathers: pipelined under `on` with aligned rows of >= 64 bytes; unaligned
+  // rows or shorter sides keep the micro-block kernel. Under `off` the micro-block kernels
+  // where the micro switch has them for that flag.
+  const bool micro_off = best_micro_on(
+      best_route_on(best_pipe_default, off) || best_route_on(best_pipe_micro_scatter_default, off) ? false : off);
   for (int E : {1, 2})
-    for (long long c : {48LL, 64LL, 96LL, 128LL}) {
-      const matrix_desc g = matrix_desc::packed(c, 50177, E, 5), h = matrix_desc::packed(50177, c, E, 5);
-      const bool micro_off = best_micro_on(off);
-      EXPECT_EQ(best_path_for(g, E, 0, 90, on).path, best_path::slab_gather_micro_pipe) << c;
-      EXPECT_EQ(best_path_for(g, E, 0, 90, off).path,
-                micro_off ? best_path::slab_gather_micro : best_path::slab_gather) << c;
-      EXPECT_EQ(best_path_for(h, 0, E, 90, on).path, best_path::slab_scatter_micro_pipe) << c;
-      EXPECT_EQ(best_path_for(h, 0, E, 90, off).path,
-                micro_off ? best_path::slab_scatter_micro : best_path::slab_scatter) << c;
-      // The packed output off 16 bytes: no micro-block kernel (48 and up have no group).
-      EXPECT_EQ(best_path_for(g, 0, E, 90, on).path, best_path::slab_gather) << c;
+    for (long long c : {24LL, 48LL, 96LL, 128LL}) {
+      if (c * E % 16 != 0) continue;
+      const matrix_desc aligned = matrix_desc::packed(c, 50176, E, 5), odd = matrix_desc::packed(c, 50177, E, 5);
+      const bool tile = c * E >= 32 && c <= 64;  // aligned 32-64 rows: the small tile (not a slab)
+      if (!tile)
+        EXPECT_EQ(best_path_for(aligned, 0, 0, 90, on).path,
+                  c * E >= 64 ? best_path::slab_gather_micro_pipe : best_path::slab_gather_micro)
+            << c;
+      EXPECT_EQ(best_path_for(odd, 0, 0, 90, on).path, best_path::slab_gather_micro) << c;
+      EXPECT_EQ(best_path_for(odd, 0, 0, 90, off).path, micro_off ? best_path::slab_gather_micro : best_path::slab_gather)
+          << c;
+    }
+  // Micro-block scatters: pipelined only where best_pipe_micro_scatter_default has them.
+  for (bool flag : {false, true})
+    for (int E : {1, 2}) {
+      const matrix_desc h = matrix_desc::packed(50177, 128, E, 5);
+      const auto got = best_path_for(h, 0, 0, 90, flag).path;
+      if (best_route_on(best_pipe_micro_scatter_default, flag)) EXPECT_EQ(got, best_path::slab_scatter_micro_pipe);
+      else EXPECT_NE(got, best_path::slab_scatter_micro_pipe);
     }
   // Sides without a kernel (9, 10) keep the slab kernels.
   EXPECT_EQ(best_path_for(matrix_desc::packed(9, 50177, 1, 2), 0, 0, 90, on).path, best_path::slab_gather);

@@ -174,7 +174,7 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
       if (h.path == best_path::slab_scatter)
         EXPECT_EQ(h.group, best_class_policy_for(90, E).slab_group_max >= c ? c : 0) << E << " " << c;
     }
-    EXPECT_EQ(best_path_for(matrix_desc::packed(7, 100000, E), 0, 0).group, best_pipe_group_for(E, 7, false));
+    EXPECT_EQ(best_path_for(matrix_desc::packed(7, 100000, E), 0, 0).group, best_pipe_group_for(E, 7, false, true));
     EXPECT_EQ(best_path_for(matrix_desc::packed(100000, 20, E), 0, 0).group, 0);
     EXPECT_EQ(best_path_for(matrix_desc::packed(16, 16, E, 1000), 0, 0).group, 0);  // slab_whole
   }
@@ -467,13 +467,15 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
         continue;
       const matrix_desc g = matrix_desc::packed(c, 50177, E, 5), h = matrix_desc::packed(50177, c, E, 5);
       // (best_micro_route: pipelined where best_pipe_default has the default policy take them.)
-      EXPECT_EQ(best_path_for(g, E, 0, 90, on).path, best_micro_route(best_path::slab_gather_micro, E, on)) << c;
-      EXPECT_EQ(best_path_for(h, 0, E, 90, on).path,
-                smin > 0 && c >= smin ? best_micro_route(best_path::slab_scatter_micro, E, on) : best_path::slab_scatter)
+      EXPECT_EQ(best_path_for(g, E, 0, 90, on).path, best_micro_route(best_path::slab_gather_micro, E, on, c, false))
+          << c;
+      EXPECT_EQ(best_path_for(h, 0, E, 90, on).path, smin > 0 && c >= smin
+                                                         ? best_micro_route(best_path::slab_scatter_micro, E, on, c, true)
+                                                         : best_path::slab_scatter)
           << c;
       // The default policy, and a packed side off 16 bytes: the other slab kernels
-      // (unless the pipelined route is on under `off`: it keeps the default's micro routes).
-      if (!best_route_on(best_pipe_default, off)) {
+      // (unless a pipelined route is on under `off`: it keeps the default's micro routes).
+      if (!best_route_on(best_pipe_default, off) && !best_route_on(best_pipe_micro_scatter_default, off)) {
         EXPECT_EQ(best_path_for(g, E, 0, 90, off).path, best_path::slab_gather) << c;
         EXPECT_EQ(best_path_for(h, 0, E, 90, off).path, best_path::slab_scatter) << c;
       }

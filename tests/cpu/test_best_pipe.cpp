@@ -216,12 +216,15 @@ TEST(BestPipePolicy, Paths) {
       // Output packed side off 16 bytes: no micro-block kernel, the grouped route.
       const matrix_desc g = matrix_desc::packed(s, 50177, E, 5), h = matrix_desc::packed(50177, s, E, 5);
       const auto cg = best_path_for(g, 0, E, 90, on), ch = best_path_for(h, E, 0, 90, on);
-      const bool pipe = E <= best_pipe_max_elem, pipe_h = pipe && best_pipe_scatter_side(E, s);
+      // (Unaligned rows: 2-row gathers keep the grouped kernel.)
+      const bool pipe_h = E <= best_pipe_max_elem && best_pipe_scatter_side(E, s);
+      const bool pipe = E <= best_pipe_max_elem && s != 2;
       EXPECT_EQ(best_path_name(cg.path), std::string(pipe ? "slab_gather_pipe" : "slab_gather"));
       EXPECT_EQ(best_path_name(ch.path), std::string(pipe_h ? "slab_scatter_pipe" : "slab_scatter"));
       if (pipe) EXPECT_EQ(cg.group, s);
       if (pipe_h) EXPECT_EQ(ch.group, s);
-      EXPECT_EQ(best_pipe_group_for(E, s, on, true), pipe ? s : 0);
+      EXPECT_EQ(best_pipe_group_for(E, s, on, true, false), pipe ? s : 0);
+      EXPECT_EQ(best_pipe_group_for(E, s, on, true), E <= best_pipe_max_elem ? s : 0);
       EXPECT_EQ(best_pipe_group_for(E, s, on, false), pipe_h ? s : 0);
       EXPECT_EQ(best_pipe_group_for(E, s, off, true), 0);
       EXPECT_EQ(best_path_base(best_path_for(g, 0, E, 90, off).path), best_path::slab_gather);
@@ -236,6 +239,12 @@ TEST(BestPipePolicy, Paths) {
     EXPECT_EQ(best_path_for(matrix_desc::packed(50177, s, E, 5), E, 0, 90, on).path,
               want ? best_path::slab_scatter_pipe : best_path::slab_scatter)
         << E << " " << s;
+  // 2-row gathers: pipelined with aligned rows only.
+  for (int E : {1, 2}) {
+    EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50176, E, 5), 0, 0, 90, on).path, best_path::slab_gather_pipe);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50177, E, 5), 0, 0, 90, on).path, best_path::slab_gather);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50176, E, 5), E, 0, 90, on).path, best_path::slab_gather);
+  }
   // 7 x N: the pipelined kernel under `on`, the element-by-element slab under `off`.
   EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, on).path, best_path::slab_gather_pipe);
   EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, off).group, 0);

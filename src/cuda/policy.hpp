@@ -311,7 +311,8 @@ constexpr int best_pipe_min_blocks(int elem_size, bool gather, int side) {
 }
 /// Grouped scatters that the pipelined kernel takes: the unpipelined kernel needs more
 /// than 64 registers (ptxas: u8 4-8, 16-32; f16 5-8, 24, 32) or has none (7). The others
-/// run 4-5 blocks per SM already and measured 2-8 % slower pipelined.
+/// run 4-5 blocks per SM already and measured slower pipelined (docs/RESULTS.md "Shape
+/// classes (issue 12)", pipelined slabs).
 constexpr bool best_pipe_scatter_side(int elem_size, long long s) {
   if (elem_size == 1) return s == 4 || s == 5 || s == 6 || s == 7 || s == 8 || s == 16 || s == 24 || s == 32;
   return s == 5 || s == 6 || s == 7 || s == 8 || s == 24 || s == 32;
@@ -353,8 +354,8 @@ constexpr long long best_pipe_span(long long span0, long long L, long long batch
 
 /// The pipelined kernel's short side for a gather / scatter slab of short side s under
 /// the `candidate` flag (0: none, or the route is off there). Gathers of 2 unaligned rows
-/// keep the grouped kernel (u8 measured 6 % slower pipelined: the realigning pass costs
-/// as much as the rest of the interleave).
+/// keep the grouped kernel (measured slower pipelined, same section: the realigning pass
+/// costs about as much as the rest of the interleave).
 constexpr int best_pipe_group_for(int elem_size, long long s, bool candidate, bool gather, bool rows_aligned = true) {
   if (!best_route_on(best_pipe_default, candidate) || elem_size > best_pipe_max_elem) return 0;
   if (!gather && !best_pipe_scatter_side(elem_size, s)) return 0;

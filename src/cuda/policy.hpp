@@ -309,13 +309,19 @@ constexpr bool best_dependent_launch_on(int cc, long long grid) {
   return best_dependent_launch && cc >= 90 && grid <= best_dependent_launch_max_blocks;
 }
 
-/// Pipelined grouped slabs (slab_gather_pipe / slab_scatter_pipe, best_pipe.cuh): the
-/// grouped kernel's phases on resident blocks whose next slab's loads (cp.async, no
-/// registers) are in flight while the current slab is interleaved and stored. For 1-2
-/// byte elements, where the grouped kernels' register counts left 2-3 blocks per SM and
-/// the sweep's slowest rows (docs/RESULTS.md "Shape classes (issue 12)", final sweep).
-/// Not measured yet: off (best_next takes it).
-constexpr bool best_pipe_default = false;
+/// Pipelined slabs (best_pipe.cuh: slab_gather_pipe / slab_scatter_pipe, grouped, and
+/// slab_gather_micro_pipe): the slab kernels' phases on resident blocks whose next slab's
+/// loads (cp.async, no registers) are in flight while the current slab is interleaved and
+/// stored. 1-2 byte elements. On in `best` where the side-by-side run measured it faster
+/// (docs/RESULTS.md "Shape classes (issue 12)", pipelined slabs): every grouped gather;
+/// grouped scatters whose unpipelined kernel runs at most 3 blocks per SM (more
+/// registers than 64: best_pipe_scatter_side); micro-block gathers with aligned rows and
+/// short sides of at least 64 bytes (unaligned rows add a realigning pass: no gain).
+/// best_next runs the kernels they replaced.
+constexpr bool best_pipe_default = true;
+/// Micro-block scatters on the pipelined kernel (slab_scatter_micro_pipe): not measured;
+/// false: only best_next takes them.
+constexpr bool best_pipe_micro_scatter_default = false;
 /// Short sides with a pipelined kernel (best.cu instantiates exactly these): the
 /// grouped sides and 7 (7 x N ran element by element).
 constexpr int best_pipe_sides[] = {2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32};
@@ -326,11 +332,25 @@ constexpr int best_pipe_max_elem = 2;
 constexpr int best_pipe_min_blocks(int elem_size, bool gather, int side) {
   return elem_size == 1 && !gather && side == 8 ? 2 : 3;
 }
+/// Grouped scatters that the pipelined kernel takes: the unpipelined kernel needs more
+/// than 64 registers (ptxas: u8 4-8, 16-32; f16 5-8, 24, 32) or has none (7). The others
+/// run 4-5 blocks per SM already and measured slower pipelined (docs/RESULTS.md "Shape
+/// classes (issue 12)", pipelined slabs).
+constexpr bool best_pipe_scatter_side(int elem_size, long long s) {
+  if (elem_size == 1) return s == 4 || s == 5 || s == 6 || s == 7 || s == 8 || s == 16 || s == 24 || s == 32;
+  return s == 5 || s == 6 || s == 7 || s == 8 || s == 24 || s == 32;
+}
 
-/// Micro-block gathers and scatters on the pipelined kernel (slab_gather_micro_pipe,
-/// slab_scatter_micro_pipe) under the same switch.
-constexpr bool best_pipe_micro_on(int elem_size, bool candidate) {
-  return best_route_on(best_pipe_default, candidate) && elem_size <= best_pipe_max_elem;
+/// The route of micro-block path m (slab_gather_micro / slab_scatter_micro) under the
+/// flag: its pipelined kernel where that is on (gather: rows_aligned, every input segment
+/// 16-byte aligned, and short sides s of at least 64 bytes).
+constexpr best_path best_micro_route(best_path m, int elem_size, bool candidate, long long s, bool rows_aligned) {
+  if (elem_size > best_pipe_max_elem) return m;
+  if (m == best_path::slab_gather_micro)
+    return best_route_on(best_pipe_default, candidate) && rows_aligned && s * elem_size >= 64
+               ? best_path::slab_gather_micro_pipe
+               : m;
+  return best_route_on(best_pipe_micro_scatter_default, candidate) ? best_path::slab_scatter_micro_pipe : m;
 }
 /// Micro-block kernels on the pipelined kernel: 8-byte micro-block rows for 1-2 byte
 /// elements (no loads held in registers: the u8 gather fits them at 3 blocks per SM,
@@ -339,10 +359,30 @@ constexpr bool best_pipe_micro_on(int elem_size, bool candidate) {
 constexpr int best_pipe_micro_width = 8;
 constexpr int best_pipe_micro_min_blocks(bool gather) { return gather ? 3 : 4; }
 
+/// Slab length (long-side elements, a multiple of k = 16/E) of a pipelined launch of
+/// `resident` blocks over `batch` matrices of long side L, from the table's span0: the
+/// shortest multiple of k that keeps the rounds of slabs per block (ceil(slabs /
+/// resident)) what span0 gives, so that the last round is as full as the matrices allow
+/// instead of a few blocks streaming alone (a 32 MiB call is 5-8 rounds). Never longer
+/// than span0 (the shared memory is sized for it).
+constexpr long long best_pipe_span(long long span0, long long L, long long batch, long long resident, long long k) {
+  if (span0 >= L || resident < 1 || batch < 1) return span0;
+  const long long slabs = batch * ((L + span0 - 1) / span0);
+  const long long rounds = (slabs + resident - 1) / resident;
+  const long long per_mat = rounds * resident / batch;  // slabs per matrix that fit the rounds
+  if (per_mat < 1) return span0;
+  const long long span = ((L + per_mat - 1) / per_mat + k - 1) / k * k;
+  return span < span0 ? span : span0;
+}
+
 /// The pipelined kernel's short side for a gather / scatter slab of short side s under
-/// the `candidate` flag (0: none, or the route is off).
-constexpr int best_pipe_group_for(int elem_size, long long s, bool candidate) {
+/// the `candidate` flag (0: none, or the route is off there). Gathers of 2 unaligned rows
+/// keep the grouped kernel (measured slower pipelined, same section: the realigning pass
+/// costs about as much as the rest of the interleave).
+constexpr int best_pipe_group_for(int elem_size, long long s, bool candidate, bool gather, bool rows_aligned = true) {
   if (!best_route_on(best_pipe_default, candidate) || elem_size > best_pipe_max_elem) return 0;
+  if (!gather && !best_pipe_scatter_side(elem_size, s)) return 0;
+  if (gather && s == 2 && !rows_aligned) return 0;
   for (int g : best_pipe_sides)
     if (g == s) return g;
   return 0;
@@ -614,7 +654,14 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   // Micro-block slabs: a short side of whole 16-byte chunks and an aligned packed side.
   // Where the pipelined route is on, the micro-block slabs follow the default policy's
   // switch (the side-by-side run then times the pipelined kernels alone).
-  const bool micro_flag = best_route_on(best_pipe_default, candidate) ? false : candidate;
+  const bool micro_flag =
+      best_route_on(best_pipe_default, candidate) || best_route_on(best_pipe_micro_scatter_default, candidate)
+          ? false
+          : candidate;
+  // Gather input rows all 16-byte aligned (the pipelined micro-block gather needs no realigning pass).
+  const bool rows_aligned = best_align16(in_addr) == 16 &&
+                            best_align16(static_cast<unsigned long long>(d.ld_in * E)) == 16 &&
+                            (!batched || best_align16(static_cast<unsigned long long>(d.stride_in * E)) == 16);
   auto micro_ok = [&](best_path m, long long s, unsigned long long packed_addr, long long packed_stride) {
     const int micro_min = best_slab_micro_min(cc, d.elem_size, micro_flag, m);
     return micro_min > 0 && s >= micro_min && (s * E) % 16 == 0 && best_align16(packed_addr) == 16 &&
@@ -622,18 +669,16 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   };
   if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && !keep_tile) {
     if (micro_ok(best_path::slab_gather_micro, d.rows, out_addr, d.stride_out))
-      return {best_pipe_micro_on(d.elem_size, candidate) ? best_path::slab_gather_micro_pipe
-                                                         : best_path::slab_gather_micro,
-              16, 0};
-    if (const int g = best_pipe_group_for(d.elem_size, d.rows, candidate)) return {best_path::slab_gather_pipe, 16, g};
+      return {best_micro_route(best_path::slab_gather_micro, d.elem_size, candidate, d.rows, rows_aligned), 16, 0};
+    if (const int g = best_pipe_group_for(d.elem_size, d.rows, candidate, true, rows_aligned))
+      return {best_path::slab_gather_pipe, 16, g};
     return {best_path::slab_gather, 16, best_slab_group_for(p, d.elem_size, d.rows)};
   }
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
     if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in))
-      return {best_pipe_micro_on(d.elem_size, candidate) ? best_path::slab_scatter_micro_pipe
-                                                         : best_path::slab_scatter_micro,
-              16, 0};
-    if (const int g = best_pipe_group_for(d.elem_size, d.cols, candidate)) return {best_path::slab_scatter_pipe, 16, g};
+      return {best_micro_route(best_path::slab_scatter_micro, d.elem_size, candidate, d.cols, true), 16, 0};
+    if (const int g = best_pipe_group_for(d.elem_size, d.cols, candidate, false))
+      return {best_path::slab_scatter_pipe, 16, g};
     return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
   }
 

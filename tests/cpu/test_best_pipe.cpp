@@ -9,9 +9,11 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <tuple>
 
 #include "cuda/best_pipe.cuh"
 #include "cuda/policy.hpp"
+#include "slab_host_check.hpp"
 #include "test_util.hpp"
 
 using namespace xpose::detail;
@@ -74,11 +76,6 @@ void emulate_side(const slab::args& a, int nt, long long grid, int side) {
   }
 }
 
-struct aligned_buf {
-  std::unique_ptr<u8[]> p;  // new[] of bytes: 16-byte aligned (malloc), exact size for ASan
-  explicit aligned_buf(std::size_t n) : p(new u8[n ? n : 1]) {}
-};
-
 // micro > 0: the micro-block kernel with micro-byte rows.
 template <int E>
 void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long long off_out, int slab_bytes, int nt,
@@ -87,37 +84,28 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
   SCOPED_TRACE("mode " + std::to_string(mode) + " " + xpose_test::shape_name(d) + " offsets " +
                std::to_string(off_in) + "/" + std::to_string(off_out) + " slab " + std::to_string(slab_bytes) +
                " nt " + std::to_string(nt) + " grid " + std::to_string(grid));
-  const std::size_t ni = static_cast<std::size_t>(in_elems(d)) * E, no = static_cast<std::size_t>(out_elems(d)) * E;
-  const std::size_t oi = static_cast<std::size_t>(off_in) * E, oo = static_cast<std::size_t>(off_out) * E;
-  const auto src = random_bytes(ni, static_cast<std::uint64_t>(d.rows * 37 + d.cols + off_in));
-  aligned_buf in(oi + ni), out(oo + no);
-  std::memcpy(in.p.get() + oi, src.data(), ni);
-  std::memset(out.p.get(), 0xFF, oo + no);
-  std::vector<u8> want(no, 0xFF);
-  ASSERT_TRUE(xpose::transpose_reference(src.data(), want.data(), d).ok());
-  const u8* pin = in.p.get() + oi;
-  const slab::args a = slab::make_pipe_args<E>(mode, pin, out.p.get() + oo, d, pin + ni, slab_bytes, micro > 0);
-  ASSERT_GT(a.total, 0);
-  ASSERT_LE(a.smem, slab::pipe_smem_max<E>(mode, side, slab_bytes, micro > 0));
-  if (micro > 0) {
-    // The micro-block kernels' preconditions (best_path_for): whole chunks per position,
-    // every slab's packed side 16-byte aligned.
-    ASSERT_EQ((a.S * E) % 16, 0);
-    ASSERT_EQ(slab::addr16(mode == slab::gather ? a.out : a.in), 0);
-    ASSERT_EQ((mode == slab::gather ? a.stride_out : a.stride_in) % 16, 0);
-    auto run = [&](auto mw) {
-      constexpr int MW = decltype(mw)::value;
-      if (mode == slab::gather) emulate_pipe<E, slab::gather, 0, MW>(a, nt, grid);
-      else emulate_pipe<E, slab::scatter, 0, MW>(a, nt, grid);
-    };
-    if (micro == 4) run(std::integral_constant<int, 4>{});
-    else if (micro == 8) run(std::integral_constant<int, 8>{});
-    else run(std::integral_constant<int, 16>{});
-  } else if (mode == slab::gather) emulate_side<E, slab::gather>(a, nt, grid, side);
-  else emulate_side<E, slab::scatter>(a, nt, grid, side);
-  ASSERT_EQ(xpose_test::first_mismatch(out.p.get() + oo, want.data(), d), "");
-  ASSERT_EQ(std::memcmp(out.p.get() + oo, want.data(), no), 0) << "padding or gap bytes were written";
-  for (std::size_t i = 0; i < oo; ++i) ASSERT_EQ(out.p[i], 0xFF) << "byte before the output written";
+  const auto seed = static_cast<std::uint64_t>(d.rows * 37 + d.cols + off_in);
+  xpose_test::host_slab_check(d, off_in, off_out, seed, [&](const u8* pin, const u8* in_end, u8* pout) {
+    const slab::args a = slab::make_pipe_args<E>(mode, pin, pout, d, in_end, slab_bytes, micro > 0);
+    ASSERT_GT(a.total, 0);
+    ASSERT_LE(a.smem, slab::pipe_smem_max<E>(mode, side, slab_bytes, micro > 0));
+    if (micro > 0) {
+      // The micro-block kernels' preconditions (best_path_for): whole chunks per position,
+      // every slab's packed side 16-byte aligned.
+      ASSERT_EQ((a.S * E) % 16, 0);
+      ASSERT_EQ(slab::addr16(mode == slab::gather ? a.out : a.in), 0);
+      ASSERT_EQ((mode == slab::gather ? a.stride_out : a.stride_in) % 16, 0);
+      auto run = [&](auto mw) {
+        constexpr int MW = decltype(mw)::value;
+        if (mode == slab::gather) emulate_pipe<E, slab::gather, 0, MW>(a, nt, grid);
+        else emulate_pipe<E, slab::scatter, 0, MW>(a, nt, grid);
+      };
+      if (micro == 4) run(std::integral_constant<int, 4>{});
+      else if (micro == 8) run(std::integral_constant<int, 8>{});
+      else run(std::integral_constant<int, 16>{});
+    } else if (mode == slab::gather) emulate_side<E, slab::gather>(a, nt, grid, side);
+    else emulate_side<E, slab::scatter>(a, nt, grid, side);
+  });
 }
 
 // Every pipelined side; production slabs and small ones (many slabs per block, ragged
@@ -132,13 +120,10 @@ void pipe_cases() {
       for (auto [nt, grid] : {std::pair<int, long long>{best_slab_threads, 3}, {7, 1}, {32, 1 << 30}}) {
         for (long long L : {1LL, k - 1, 5 * k + 3, 301LL, 4 * k * 17 + 5, 64 * k}) {
           if (bytes == prod && L < 64) continue;  // one short slab: the small slabs cover it
-          for (auto [oi, oo] : {std::pair<long long, long long>{0, 0}, {1, 0}, {0, 1}, {3, k - 1}}) {
-            check_pipe<E>(slab::gather, padded(s, L, E, 3, oi, 0, 2 * oo + 1), oi, oo, bytes, nt, grid);
-            check_pipe<E>(slab::gather, xpose::matrix_desc::packed(s, L, E, 2), oi, oo, bytes, nt, grid);
-            check_pipe<E>(slab::scatter, padded(L, s, E, 3, 0, oo, oi + 1), oi, oo, bytes, nt, grid);
-            check_pipe<E>(slab::scatter, xpose::matrix_desc::packed(L, s, E, 2), oi, oo, bytes, nt, grid);
-            if (::testing::Test::HasFatalFailure()) return;
-          }
+          xpose_test::slab_layouts(E, s, L, [&](int mode, const xpose::matrix_desc& d, long long oi, long long oo) {
+            check_pipe<E>(mode, d, oi, oo, bytes, nt, grid);
+          });
+          if (::testing::Test::HasFatalFailure()) return;
         }
       }
     }
@@ -217,9 +202,10 @@ TEST(BestPipeEmulation, Layout) {
   }
 }
 
-// The route: under the flag that has it on, 1-2 byte gather / scatter slabs of every
-// pipelined side that the micro-block kernels do not take; nothing under the other flag;
-// never 4-byte elements or other sides.
+// The routes: under the flag that has them on, 1-2 byte grouped gathers of every
+// pipelined side, grouped scatters of the register-limited sides (best_pipe_scatter_side),
+// micro-block gathers with aligned rows of >= 64 bytes; under the other flag none; never
+// 4-byte elements or sides without a kernel. Micro-block scatters: their own switch.
 TEST(BestPipePolicy, Paths) {
   using xpose::matrix_desc;
   const bool on = !best_pipe_default, off = best_pipe_default;  // candidate flags
@@ -227,49 +213,92 @@ TEST(BestPipePolicy, Paths) {
   for (int E : {1, 2, 4}) {
     for (int s : best_pipe_sides) {
       SCOPED_TRACE("E " + std::to_string(E) + " side " + std::to_string(s));
+      // Output packed side off 16 bytes: no micro-block kernel, the grouped route.
       const matrix_desc g = matrix_desc::packed(s, 50177, E, 5), h = matrix_desc::packed(50177, s, E, 5);
-      const auto cg = best_path_for(g, E, 0, 90, on), ch = best_path_for(h, 0, E, 90, on);
-      const bool micro_g = cg.path == best_path::slab_gather_micro_pipe || cg.path == best_path::slab_gather_micro;
-      const bool micro_h = ch.path == best_path::slab_scatter_micro_pipe || ch.path == best_path::slab_scatter_micro;
-      if (E <= best_pipe_max_elem) {  // micro-block slabs pipelined too
-        EXPECT_NE(cg.path, best_path::slab_gather_micro);
-        EXPECT_NE(ch.path, best_path::slab_scatter_micro);
-      }
-      if (E <= best_pipe_max_elem) {
-        if (!micro_g) {
-          EXPECT_EQ(best_path_name(cg.path), std::string("slab_gather_pipe"));
-          EXPECT_EQ(cg.group, s);
-        }
-        if (!micro_h) {
-          EXPECT_EQ(best_path_name(ch.path), std::string("slab_scatter_pipe"));
-          EXPECT_EQ(ch.group, s);
-        }
-      } else {
-        EXPECT_NE(cg.path, best_path::slab_gather_pipe);
-        EXPECT_NE(ch.path, best_path::slab_scatter_pipe);
-      }
-      EXPECT_NE(best_path_for(g, E, 0, 90, off).path, best_path::slab_gather_pipe);
-      EXPECT_NE(best_path_for(h, 0, E, 90, off).path, best_path::slab_scatter_pipe);
-      EXPECT_EQ(best_path_base(cg.path), best_path::slab_gather);
-      EXPECT_EQ(best_path_base(ch.path), best_path::slab_scatter);
+      const auto cg = best_path_for(g, 0, E, 90, on), ch = best_path_for(h, E, 0, 90, on);
+      // (Unaligned rows: 2-row gathers keep the grouped kernel.)
+      const bool pipe_h = E <= best_pipe_max_elem && best_pipe_scatter_side(E, s);
+      const bool pipe = E <= best_pipe_max_elem && s != 2;
+      EXPECT_EQ(best_path_name(cg.path), std::string(pipe ? "slab_gather_pipe" : "slab_gather"));
+      EXPECT_EQ(best_path_name(ch.path), std::string(pipe_h ? "slab_scatter_pipe" : "slab_scatter"));
+      if (pipe) EXPECT_EQ(cg.group, s);
+      if (pipe_h) EXPECT_EQ(ch.group, s);
+      EXPECT_EQ(best_pipe_group_for(E, s, on, true, false), pipe ? s : 0);
+      EXPECT_EQ(best_pipe_group_for(E, s, on, true), E <= best_pipe_max_elem ? s : 0);
+      EXPECT_EQ(best_pipe_group_for(E, s, on, false), pipe_h ? s : 0);
+      EXPECT_EQ(best_pipe_group_for(E, s, off, true), 0);
+      EXPECT_EQ(best_path_base(best_path_for(g, 0, E, 90, off).path), best_path::slab_gather);
+      EXPECT_NE(best_path_for(g, 0, E, 90, off).path, best_path::slab_gather_pipe);
+      EXPECT_NE(best_path_for(h, E, 0, 90, off).path, best_path::slab_scatter_pipe);
     }
+  }
+  // The measured split of the scatters: u8 4-8, 16-32 and f16 5-8 pipelined; u8 2, 3, 12
+  // and f16 2-4, 12, 16 on the unpipelined grouped kernel.
+  for (auto [E, s, want] : {std::tuple<int, int, bool>{1, 2, false}, {1, 3, false}, {1, 4, true}, {1, 8, true},
+                            {1, 12, false}, {1, 24, true}, {2, 2, false}, {2, 4, false}, {2, 6, true}, {2, 16, false}})
+    EXPECT_EQ(best_path_for(matrix_desc::packed(50177, s, E, 5), E, 0, 90, on).path,
+              want ? best_path::slab_scatter_pipe : best_path::slab_scatter)
+        << E << " " << s;
+  // 2-row gathers: pipelined with aligned rows only.
+  for (int E : {1, 2}) {
+    EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50176, E, 5), 0, 0, 90, on).path, best_path::slab_gather_pipe);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50177, E, 5), 0, 0, 90, on).path, best_path::slab_gather);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50176, E, 5), E, 0, 90, on).path, best_path::slab_gather);
   }
   // 7 x N: the pipelined kernel under `on`, the element-by-element slab under `off`.
   EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, on).path, best_path::slab_gather_pipe);
   EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, off).group, 0);
-  // Micro-block gathers and scatters: pipelined under `on` (the default policy's micro
-  // thresholds), the micro-block kernels under `off`.
+  // Micro-block gathers: pipelined under `on` with aligned rows of >= 64 bytes; unaligned
+  // rows or shorter sides keep the micro-block kernel. Under `off` the micro-block kernels
+  // where the micro switch has them for that flag.
+  const bool micro_off = best_micro_on(
+      best_route_on(best_pipe_default, off) || best_route_on(best_pipe_micro_scatter_default, off) ? false : off);
   for (int E : {1, 2})
-    for (long long c : {48LL, 64LL, 96LL, 128LL}) {
-      const matrix_desc g = matrix_desc::packed(c, 50177, E, 5), h = matrix_desc::packed(50177, c, E, 5);
-      EXPECT_EQ(best_path_for(g, E, 0, 90, on).path, best_path::slab_gather_micro_pipe) << c;
-      EXPECT_EQ(best_path_for(g, E, 0, 90, off).path, best_path::slab_gather_micro) << c;
-      EXPECT_EQ(best_path_for(h, 0, E, 90, on).path, best_path::slab_scatter_micro_pipe) << c;
-      EXPECT_EQ(best_path_for(h, 0, E, 90, off).path, best_path::slab_scatter_micro) << c;
-      // The packed output off 16 bytes: no micro-block kernel (48 and up have no group).
-      EXPECT_EQ(best_path_for(g, 0, E, 90, on).path, best_path::slab_gather) << c;
+    for (long long c : {24LL, 48LL, 96LL, 128LL}) {
+      if (c * E % 16 != 0) continue;
+      const matrix_desc aligned = matrix_desc::packed(c, 50176, E, 5), odd = matrix_desc::packed(c, 50177, E, 5);
+      const bool tile = c * E >= 32 && c <= 64;  // aligned 32-64 rows: the small tile (not a slab)
+      if (!tile)
+        EXPECT_EQ(best_path_for(aligned, 0, 0, 90, on).path,
+                  c * E >= 64 ? best_path::slab_gather_micro_pipe : best_path::slab_gather_micro)
+            << c;
+      EXPECT_EQ(best_path_for(odd, 0, 0, 90, on).path, best_path::slab_gather_micro) << c;
+      EXPECT_EQ(best_path_for(odd, 0, 0, 90, off).path, micro_off ? best_path::slab_gather_micro : best_path::slab_gather)
+          << c;
+    }
+  // Micro-block scatters: pipelined only where best_pipe_micro_scatter_default has them.
+  for (bool flag : {false, true})
+    for (int E : {1, 2}) {
+      const matrix_desc h = matrix_desc::packed(50177, 128, E, 5);
+      const auto got = best_path_for(h, 0, 0, 90, flag).path;
+      if (best_route_on(best_pipe_micro_scatter_default, flag)) EXPECT_EQ(got, best_path::slab_scatter_micro_pipe);
+      else EXPECT_NE(got, best_path::slab_scatter_micro_pipe);
     }
   // Sides without a kernel (9, 10) keep the slab kernels.
   EXPECT_EQ(best_path_for(matrix_desc::packed(9, 50177, 1, 2), 0, 0, 90, on).path, best_path::slab_gather);
   EXPECT_EQ(best_path_for(matrix_desc::packed(50177, 10, 1, 2), 0, 0, 90, on).path, best_path::slab_scatter);
+}
+
+// Balanced slabs: never longer than the table's, a multiple of k, and no more rounds of
+// slabs per resident block than the table's span gives; the last round fuller.
+TEST(BestPipePolicy, BalancedSpan) {
+  for (long long k : {8LL, 16LL})
+    for (long long span0 : {k, 64 * k, 2048LL})
+      for (long long L : {1LL, 7LL, 1000LL, 50176LL, 50177LL, 4793490LL})
+        for (long long batch : {1LL, 3LL, 27LL, 83LL, 256LL})
+          for (long long resident : {1LL, 264LL, 396LL, 528LL}) {
+            SCOPED_TRACE(std::to_string(span0) + " " + std::to_string(L) + " " + std::to_string(batch) + " " +
+                         std::to_string(resident));
+            const long long span = best_pipe_span(span0, L, batch, resident, k);
+            auto slabs = [&](long long s) { return batch * ((L + s - 1) / s); };
+            auto rounds = [&](long long s) { return (slabs(s) + resident - 1) / resident; };
+            ASSERT_LE(span, span0);
+            if (span != span0) ASSERT_EQ(span % k, 0);
+            ASSERT_GE(span, 1);
+            ASSERT_LE(rounds(span), rounds(span0));
+            ASSERT_GE(slabs(span), slabs(span0));
+          }
+  // 83 x 8 x 50177 u8 on 396 resident blocks: 25 slabs of 2048 per matrix (5.2 rounds)
+  // become 28 of 1808 (5.9 rounds).
+  EXPECT_EQ(best_pipe_span(2048, 50177, 83, 396, 16), 1808);
 }

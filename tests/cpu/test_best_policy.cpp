@@ -13,6 +13,7 @@
 
 #include "cuda/best_slab.cuh"
 #include "cuda/policy.hpp"
+#include "slab_host_check.hpp"
 #include "test_util.hpp"
 
 using namespace xpose::detail;
@@ -180,7 +181,7 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
       if (h.path == best_path::slab_scatter)
         EXPECT_EQ(h.group, best_class_policy_for(90, E).slab_group_max >= c ? c : 0) << E << " " << c;
     }
-    EXPECT_EQ(best_path_for(matrix_desc::packed(7, 100000, E), 0, 0).group, 0);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(7, 100000, E), 0, 0).group, best_pipe_group_for(E, 7, false, true));
     EXPECT_EQ(best_path_for(matrix_desc::packed(100000, 20, E), 0, 0).group, 0);
     EXPECT_EQ(best_path_for(matrix_desc::packed(16, 16, E, 1000), 0, 0).group, 0);  // slab_whole
   }
@@ -200,10 +201,7 @@ namespace {
 
 using slab::u8;
 
-struct aligned_buf {
-  std::unique_ptr<u8[]> p;  // new[] of bytes: 16-byte aligned (malloc), exact size for ASan
-  explicit aligned_buf(std::size_t n) : p(new u8[n ? n : 1]) {}
-};
+using xpose_test::aligned_buf;
 
 // Runs every block of the slab kernel <E, M, SS, MW> on the host with nt threads: all
 // threads' read phase, then (grouped) all threads' middle phase, then all threads'
@@ -257,59 +255,50 @@ void check_slab(int mode, const xpose::matrix_desc& d, long long off_in, long lo
   SCOPED_TRACE("mode " + std::to_string(mode) + " " + xpose_test::shape_name(d) + " offsets " +
                std::to_string(off_in) + "/" + std::to_string(off_out) + " slab " + std::to_string(slab_bytes) +
                " nt " + std::to_string(nt) + " group " + std::to_string(group) + " micro " + std::to_string(micro));
-  const std::size_t ni = static_cast<std::size_t>(in_elems(d)) * E, no = static_cast<std::size_t>(out_elems(d)) * E;
-  const std::size_t oi = static_cast<std::size_t>(off_in) * E, oo = static_cast<std::size_t>(off_out) * E;
-  const auto src = random_bytes(ni, static_cast<std::uint64_t>(d.rows * 31 + d.cols + off_in));
-  aligned_buf in(oi + ni), out(oo + no);
-  std::memcpy(in.p.get() + oi, src.data(), ni);
-  std::memset(out.p.get(), 0xFF, oo + no);
-  std::vector<u8> want(no, 0xFF);
-  ASSERT_TRUE(xpose::transpose_reference(src.data(), want.data(), d).ok());
-  const u8* pin = in.p.get() + oi;
-  const slab::args a = slab::make_args<E>(mode, pin, out.p.get() + oo, d, pin + ni, slab_bytes,
-                                          group > 0 || (micro > 0 && mode == slab::whole));
-  ASSERT_GT(a.total, 0);
-  ASSERT_LE(a.smem, 48 * 1024);
-  if (micro > 0) {
-    // The kernel's preconditions (best_path_for checks them): whole chunks per position
-    // (whole: row pieces, 8- or 16-byte output pieces), the packed side of every slab
-    // 16-byte aligned.
-    if (mode == slab::whole) {
-      ASSERT_EQ((a.L * E) % micro, 0);
-      ASSERT_EQ((a.S * E) % (micro <= 8 ? 8 : 16), 0);
-      ASSERT_EQ(slab::addr16(a.in), 0);
-    } else {
-      ASSERT_EQ((a.S * E) % 16, 0);
-    }
-    ASSERT_EQ(slab::addr16(mode == slab::scatter ? a.in : a.out), 0);
-    ASSERT_EQ((mode == slab::scatter ? a.stride_in : a.stride_out) % 16, 0);
-    if constexpr (E <= 4) {
-      auto run = [&](auto mw) {
-        constexpr int MW = decltype(mw)::value;
-        if (mode == slab::whole) emulate<E, slab::whole, 0, MW>(a, nt);
-        else if (mode == slab::gather) emulate<E, slab::gather, 0, MW>(a, nt);
-        else emulate<E, slab::scatter, 0, MW>(a, nt);
-      };
-      if (micro == 4) run(std::integral_constant<int, 4>{});
-      else if (micro == 8) run(std::integral_constant<int, 8>{});
-      else run(std::integral_constant<int, 16>{});
-    } else {
-      FAIL() << "micro-block kernels are instantiated for 1-4 byte elements";
-    }
-  } else if (group > 0) {
-    ASSERT_EQ(group, mode == slab::gather ? d.rows : d.cols);
-    if constexpr (E <= 4) {
-      if (mode == slab::gather) emulate_grouped<E, slab::gather>(a, nt, group);
-      else emulate_grouped<E, slab::scatter>(a, nt, group);
-    } else {
-      FAIL() << "grouped kernels are for 1-4 byte elements";
-    }
-  } else if (mode == slab::gather) emulate<E, slab::gather>(a, nt);
-  else if (mode == slab::scatter) emulate<E, slab::scatter>(a, nt);
-  else emulate<E, slab::whole>(a, nt);
-  ASSERT_EQ(xpose_test::first_mismatch(out.p.get() + oo, want.data(), d), "");
-  ASSERT_EQ(std::memcmp(out.p.get() + oo, want.data(), no), 0) << "padding or gap bytes were written";
-  for (std::size_t i = 0; i < oo; ++i) ASSERT_EQ(out.p[i], 0xFF) << "byte before the output written";
+  const auto seed = static_cast<std::uint64_t>(d.rows * 31 + d.cols + off_in);
+  xpose_test::host_slab_check(d, off_in, off_out, seed, [&](const u8* pin, const u8* in_end, u8* pout) {
+    const slab::args a = slab::make_args<E>(mode, pin, pout, d, in_end, slab_bytes,
+                                            group > 0 || (micro > 0 && mode == slab::whole));
+    ASSERT_GT(a.total, 0);
+    ASSERT_LE(a.smem, 48 * 1024);
+    if (micro > 0) {
+      // The kernel's preconditions (best_path_for checks them): whole chunks per position
+      // (whole: row pieces, 8- or 16-byte output pieces), the packed side of every slab
+      // 16-byte aligned.
+      if (mode == slab::whole) {
+        ASSERT_EQ((a.L * E) % micro, 0);
+        ASSERT_EQ((a.S * E) % (micro <= 8 ? 8 : 16), 0);
+        ASSERT_EQ(slab::addr16(a.in), 0);
+      } else {
+        ASSERT_EQ((a.S * E) % 16, 0);
+      }
+      ASSERT_EQ(slab::addr16(mode == slab::scatter ? a.in : a.out), 0);
+      ASSERT_EQ((mode == slab::scatter ? a.stride_in : a.stride_out) % 16, 0);
+      if constexpr (E <= 4) {
+        auto run = [&](auto mw) {
+          constexpr int MW = decltype(mw)::value;
+          if (mode == slab::whole) emulate<E, slab::whole, 0, MW>(a, nt);
+          else if (mode == slab::gather) emulate<E, slab::gather, 0, MW>(a, nt);
+          else emulate<E, slab::scatter, 0, MW>(a, nt);
+        };
+        if (micro == 4) run(std::integral_constant<int, 4>{});
+        else if (micro == 8) run(std::integral_constant<int, 8>{});
+        else run(std::integral_constant<int, 16>{});
+      } else {
+        FAIL() << "micro-block kernels are instantiated for 1-4 byte elements";
+      }
+    } else if (group > 0) {
+      ASSERT_EQ(group, mode == slab::gather ? d.rows : d.cols);
+      if constexpr (E <= 4) {
+        if (mode == slab::gather) emulate_grouped<E, slab::gather>(a, nt, group);
+        else emulate_grouped<E, slab::scatter>(a, nt, group);
+      } else {
+        FAIL() << "grouped kernels are for 1-4 byte elements";
+      }
+    } else if (mode == slab::gather) emulate<E, slab::gather>(a, nt);
+    else if (mode == slab::scatter) emulate<E, slab::scatter>(a, nt);
+    else emulate<E, slab::whole>(a, nt);
+  });
 }
 
 template <int E>
@@ -321,15 +310,11 @@ void slab_cases() {
       for (long long s : {1LL, 2LL, 3LL, 5LL, 8LL, 17LL, 32LL}) {
         if (s * E > 512) continue;
         for (long long L : {1LL, 5LL, 37LL, 301LL}) {
-          for (auto [oi, oo] : {std::pair<long long, long long>{0, 0}, {1, 0}, {0, 1}, {3, k - 1}}) {
-            // gather: s x L, packed output; input padded by 0 or 1 element, batches gapped.
-            check_slab<E>(slab::gather, padded(s, L, E, 3, oi, 0, 2 * oo + 1), oi, oo, bytes, nt);
-            check_slab<E>(slab::gather, xpose::matrix_desc::packed(s, L, E, 2), oi, oo, bytes, nt);
-            // scatter: L x s, packed input; output padded.
-            check_slab<E>(slab::scatter, padded(L, s, E, 3, 0, oo, oi + 1), oi, oo, bytes, nt);
-            check_slab<E>(slab::scatter, xpose::matrix_desc::packed(L, s, E, 2), oi, oo, bytes, nt);
-            if (::testing::Test::HasFatalFailure()) return;
-          }
+          // gather: s x L, packed output, input padded, batches gapped; scatter: L x s, packed input.
+          xpose_test::slab_layouts(E, s, L, [&](int mode, const xpose::matrix_desc& d, long long oi, long long oo) {
+            check_slab<E>(mode, d, oi, oo, bytes, nt);
+          });
+          if (::testing::Test::HasFatalFailure()) return;
         }
       }
       // whole matrices, packed batches.
@@ -358,13 +343,10 @@ void grouped_cases() {
       for (int nt : {best_slab_threads, 7, 1}) {
         if (nt == 1 && bytes == prod) continue;  // slow on the host, nothing new
         for (long long L : {1LL, k - 1, k, 5 * k + 3, 37LL, 301LL, 4 * k * 17 + 5}) {
-          for (auto [oi, oo] : {std::pair<long long, long long>{0, 0}, {1, 0}, {0, 1}, {3, k - 1}}) {
-            check_slab<E>(slab::gather, padded(s, L, E, 3, oi, 0, 2 * oo + 1), oi, oo, bytes, nt, s);
-            check_slab<E>(slab::gather, xpose::matrix_desc::packed(s, L, E, 2), oi, oo, bytes, nt, s);
-            check_slab<E>(slab::scatter, padded(L, s, E, 3, 0, oo, oi + 1), oi, oo, bytes, nt, s);
-            check_slab<E>(slab::scatter, xpose::matrix_desc::packed(L, s, E, 2), oi, oo, bytes, nt, s);
-            if (::testing::Test::HasFatalFailure()) return;
-          }
+          xpose_test::slab_layouts(E, s, L, [&](int mode, const xpose::matrix_desc& d, long long oi, long long oo) {
+            check_slab<E>(mode, d, oi, oo, bytes, nt, s);
+          });
+          if (::testing::Test::HasFatalFailure()) return;
         }
       }
     }
@@ -506,13 +488,16 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
       if (c * E > best_class_policy_for(90, E).slab_max_short_bytes || c > best_class_policy_for(90, E).slab_max_short)
         continue;
       const matrix_desc g = matrix_desc::packed(c, 50177, E, 5), h = matrix_desc::packed(50177, c, E, 5);
-      EXPECT_EQ(best_path_for(g, E, 0, 90, on).path, best_path::slab_gather_micro) << c;
-      EXPECT_EQ(best_path_for(h, 0, E, 90, on).path,
-                smin > 0 && c >= smin ? best_path::slab_scatter_micro : best_path::slab_scatter)
+      // (best_micro_route: pipelined where best_pipe_default has the default policy take them.)
+      EXPECT_EQ(best_path_for(g, E, 0, 90, on).path, best_micro_route(best_path::slab_gather_micro, E, on, c, false))
+          << c;
+      EXPECT_EQ(best_path_for(h, 0, E, 90, on).path, smin > 0 && c >= smin
+                                                         ? best_micro_route(best_path::slab_scatter_micro, E, on, c, true)
+                                                         : best_path::slab_scatter)
           << c;
       // The default policy, and a packed side off 16 bytes: the other slab kernels
-      // (unless the pipelined route is on under `off`: it keeps the default's micro routes).
-      if (!best_route_on(best_pipe_default, off)) {
+      // (unless a pipelined route is on under `off`: it keeps the default's micro routes).
+      if (!best_route_on(best_pipe_default, off) && !best_route_on(best_pipe_micro_scatter_default, off)) {
         EXPECT_EQ(best_path_for(g, E, 0, 90, off).path, best_path::slab_gather) << c;
         EXPECT_EQ(best_path_for(h, 0, E, 90, off).path, best_path::slab_scatter) << c;
       }
@@ -556,8 +541,10 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
     EXPECT_EQ(best_slab_micro_min(90, 8, on, m), 0);
     EXPECT_EQ(best_slab_micro_min(90, 16, on, m), 0);
   }
-  // Below the thresholds: the grouped kernel (u8 gather of 32 rows, unaligned).
-  EXPECT_EQ(best_path_for(matrix_desc::packed(32, 50177, 1, 2), 1, 0, 90, on).path, best_path::slab_gather);
+  // Below the thresholds: the grouped kernel (u8 gather of 32 rows, unaligned; pipelined
+  // where best_pipe_default has it on).
+  EXPECT_EQ(best_path_base(best_path_for(matrix_desc::packed(32, 50177, 1, 2), 1, 0, 90, on).path),
+            best_path::slab_gather);
   EXPECT_EQ(best_path_for(matrix_desc::packed(32, 50177, 1, 2), 1, 0, 90, on).group, 32);
 }
 

@@ -123,11 +123,15 @@ TEST(BestShapes, MicroSlabs) {
     for (index_t c = lo; c <= pol.slab_max_short && c * es <= pol.slab_max_short_bytes; c += c < 64 ? step : 32) {
       if (c % k != 0) continue;
       // Below a side's threshold the other slab kernels run (still checked, path not asserted).
-      auto want = [&](best_path micro, index_t min) {
-        return min > 0 && c >= min ? std::optional(micro) : std::nullopt;
+      // (best_micro_route: pipelined where the pipe switches have this policy take them;
+      // gathers only with aligned input rows.)
+      auto want = [&](best_path micro, index_t min, bool rows_aligned) {
+        return min > 0 && c >= min ? std::optional(xpose::detail::best_micro_route(micro, es, on, c, rows_aligned))
+                                   : std::nullopt;
       };
-      const auto g = want(best_path::slab_gather_micro, gmin), sc = want(best_path::slab_scatter_micro, smin);
+      const auto g = want(best_path::slab_gather_micro, gmin, false), sc = want(best_path::slab_scatter_micro, smin, true);
       for (index_t hw : {8200, 8201, 50177}) {
+        const auto g0 = want(best_path::slab_gather_micro, gmin, (hw * es) % 16 == 0);  // offset 0: rows aligned?
         if (hw == 50177 && c != lo && c < 96) continue;
         const std::uint64_t seed = static_cast<std::uint64_t>(c * 5 + hw + es);
         const index_t n = hw > 10000 ? 2 : 3;
@@ -135,7 +139,7 @@ TEST(BestShapes, MicroSlabs) {
         // 4-byte ones the tile while best_f32_rows_tile_default is on.
         const bool rows_tile = es <= 2 || (es == 4 && xpose::detail::best_f32_rows_tile_default);
         const bool small_tile = rows_tile && c >= 32 && c <= 64 && (hw * es) % 16 == 0;
-        check_best(matrix_desc::packed(c, hw, es, n), seed, 0, 0, small_tile ? std::nullopt : g, on);
+        check_best(matrix_desc::packed(c, hw, es, n), seed, 0, 0, small_tile ? std::nullopt : g0, on);
         check_best(matrix_desc::packed(hw, c, es, n), seed + 1, 0, 0, sc, on);
         check_best(matrix_desc::packed(c, hw, es, n), seed + 2, 1, k, g, on);
         check_best(matrix_desc::packed(hw, c, es, n), seed + 3, k, 1, sc, on);
@@ -149,10 +153,15 @@ TEST(BestShapes, MicroSlabs) {
     }
   }
   // Small transposes (small slabs, many blocks) and one long matrix past a few waves.
-  check_best(matrix_desc::packed(64, 301, 1, 1), 140, 0, 0, best_path::slab_gather_micro, on);
-  check_best(matrix_desc::packed(301, 64, 1, 1), 141, 0, 0, best_path::slab_scatter_micro, on);
-  check_best(matrix_desc::packed(128, 1 << 18, 1, 1), 142, 0, 0, best_path::slab_gather_micro, on);
-  check_best(matrix_desc::packed((1 << 18) + 3, 128, 1, 1), 143, 0, 0, best_path::slab_scatter_micro, on);
+  using xpose::detail::best_micro_route;
+  check_best(matrix_desc::packed(64, 301, 1, 1), 140, 0, 0, best_micro_route(best_path::slab_gather_micro, 1, on, 64, false),
+             on);
+  check_best(matrix_desc::packed(301, 64, 1, 1), 141, 0, 0,
+             best_micro_route(best_path::slab_scatter_micro, 1, on, 64, true), on);
+  check_best(matrix_desc::packed(128, 1 << 18, 1, 1), 142, 0, 0,
+             best_micro_route(best_path::slab_gather_micro, 1, on, 128, true), on);
+  check_best(matrix_desc::packed((1 << 18) + 3, 128, 1, 1), 143, 0, 0,
+             best_micro_route(best_path::slab_scatter_micro, 1, on, 128, true), on);
 }
 
 // Whole-matrix micro-blocks (candidate policy, best_next): batches of the sweep's squares
@@ -291,8 +300,11 @@ TEST(BestShapes, PipelinedSlabs) {
             // Another route (micro-block kernels, the small tile) is not asserted; the
             // plain slab route where the pipelined one should run fails the assertion.
             const bool other = got.path != pipe && got.path != xpose::detail::best_path_base(pipe);
+            // Gather rows all 16-byte aligned (the 2-row pipelined gather needs them).
+            const bool aligned = oi == 0 && (d.ld_in * es) % 16 == 0 && (d.stride_in * es) % 16 == 0;
+            const bool want = xpose::detail::best_pipe_group_for(es, c, on, gather, aligned) == c;
             check_best(d, seed + static_cast<std::uint64_t>(oi * 4 + oo), oi, oo,
-                       other ? std::nullopt : std::optional(pipe), on);
+                       other ? std::nullopt : std::optional(want ? pipe : xpose::detail::best_path_base(pipe)), on);
           }
         if (HasFatalFailure()) return;
       }
@@ -308,9 +320,13 @@ TEST(BestShapes, PipelinedSlabs) {
     check_best(matrix_desc::packed(n, 7, es, 1), 155, 1, 0, best_path::slab_scatter_pipe, on);
     if (HasFatalFailure()) return;
   }
-  // Micro-block gathers on the pipelined kernel: short sides of whole chunks from the
-  // default policy's micro threshold up, HW even (no realigning pass) and odd, the input
-  // offset by one element or padded, gapped batches of whole chunks.
+  // Micro-block gathers on the pipelined kernel where the policy takes it (aligned rows of
+  // >= 64 bytes), else the micro-block kernel: short sides of whole chunks from the default
+  // policy's micro threshold up, HW even and odd, the input offset by one element or
+  // padded, gapped batches of whole chunks. Micro-block scatters pipelined under the flag
+  // of their own switch, the output at any offset.
+  using xpose::detail::best_micro_route;
+  constexpr bool ms_on = !xpose::detail::best_pipe_micro_scatter_default;
   for (int es : {1, 2}) {
     const index_t k = 16 / es;
     const index_t gmin = xpose::detail::best_slab_micro_min(90, es, xpose::detail::best_micro_candidate,
@@ -318,11 +334,13 @@ TEST(BestShapes, PipelinedSlabs) {
     for (index_t c = gmin; gmin > 0 && c <= 128; c += c < 64 ? k : 32)
       for (index_t hw : {8200, 8201}) {
         const std::uint64_t seed = static_cast<std::uint64_t>(c * 13 + hw + es);
-        const bool small_tile = c >= 32 && c <= 64 && (hw * es) % 16 == 0;  // policy: the measured small tile
-        const best_path mp = best_path::slab_gather_micro_pipe;
+        const bool aligned = (hw * es) % 16 == 0;
+        const bool small_tile = c >= 32 && c <= 64 && aligned;  // policy: the measured small tile
+        const best_path mp = best_micro_route(best_path::slab_gather_micro, es, on, c, aligned);
+        const best_path mu = best_micro_route(best_path::slab_gather_micro, es, on, c, false);
         check_best(matrix_desc::packed(c, hw, es, 3), seed, 0, 0, small_tile ? std::nullopt : std::optional(mp), on);
-        check_best(matrix_desc::packed(c, hw, es, 3), seed + 1, 1, k, mp, on);
-        check_best(padded(c, hw, es, 3, 3, 0, k), seed + 2, 3, 0, mp, on);
+        check_best(matrix_desc::packed(c, hw, es, 3), seed + 1, 1, k, mu, on);
+        check_best(padded(c, hw, es, 3, 3, 0, k), seed + 2, 3, 0, mu, on);
         if (HasFatalFailure()) return;
       }
     const index_t smin = xpose::detail::best_slab_micro_min(90, es, xpose::detail::best_micro_candidate,
@@ -331,15 +349,16 @@ TEST(BestShapes, PipelinedSlabs) {
       for (index_t hw : {8200, 8201}) {
         const std::uint64_t seed = static_cast<std::uint64_t>(c * 19 + hw + es);
         const best_path mp = best_path::slab_scatter_micro_pipe;
-        check_best(matrix_desc::packed(hw, c, es, 3), seed, 0, 0, mp, on);
-        check_best(matrix_desc::packed(hw, c, es, 3), seed + 1, k, 1, mp, on);
-        check_best(padded(hw, c, es, 3, 0, 5, 2 * k), seed + 2, 0, 1, mp, on);
+        check_best(matrix_desc::packed(hw, c, es, 3), seed, 0, 0, mp, ms_on);
+        check_best(matrix_desc::packed(hw, c, es, 3), seed + 1, k, 1, mp, ms_on);
+        check_best(padded(hw, c, es, 3, 0, 5, 2 * k), seed + 2, 0, 1, mp, ms_on);
         if (HasFatalFailure()) return;
       }
   }
   check_best(matrix_desc::packed(128, 1 << 18, 1, 1), 156, 0, 0, best_path::slab_gather_micro_pipe, on);
-  check_best(matrix_desc::packed((1 << 18) + 3, 128, 1, 1), 157, 0, 0, best_path::slab_scatter_micro_pipe, on);
-  check_best(matrix_desc::packed(50177, 96, 1, 6), 158, 0, 0, best_path::slab_scatter_micro_pipe, on);
+  check_best(matrix_desc::packed(96, 50176, 2, 3), 159, 0, 0, best_path::slab_gather_micro_pipe, on);
+  check_best(matrix_desc::packed((1 << 18) + 3, 128, 1, 1), 157, 0, 0, best_path::slab_scatter_micro_pipe, ms_on);
+  check_best(matrix_desc::packed(50177, 96, 1, 6), 158, 0, 0, best_path::slab_scatter_micro_pipe, ms_on);
   // The sweep's slowest rows, as the sweep runs them (packed, aligned buffers).
   check_best(matrix_desc::packed(7, 4793490, 1), 160, 0, 0, best_path::slab_gather_pipe, on);
   check_best(matrix_desc::packed(50177, 24, 1, 27), 161, 0, 0, best_path::slab_scatter_pipe, on);

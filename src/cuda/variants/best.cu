@@ -223,13 +223,9 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
   constexpr int nt = best_slab_threads;
   constexpr auto kernel = slab::pipe_kernel<E, M, nt, SS, MINB, MW>;
   const best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
-  const slab::args a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d),
-                                               best_slab_bytes_for(pol, d.elements() * E), MW > 0);
   // The largest block of this kernel, once (the table does not change at run time).
   static const int smem_max = slab::pipe_smem_max<E>(
       M, SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E), pol.slab_bytes, MW > 0);
-  if (a.smem > smem_max)
-    return status::make(status_code::unsupported_variant, "best: pipelined slab of %d bytes", a.smem);
   static std::atomic<int> resident[64];  // per device: blocks per SM x SMs
   int n = (tg.dev >= 0 && tg.dev < 64) ? resident[tg.dev].load(std::memory_order_relaxed) : 0;
   if (n == 0) {
@@ -252,6 +248,14 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
     n = occ * sms;
     if (tg.dev >= 0 && tg.dev < 64) resident[tg.dev].store(n, std::memory_order_relaxed);
   }
+  slab::args a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d), best_slab_bytes_for(pol, d.elements() * E),
+                                         MW > 0);
+  // Slabs shortened so that the last round of slabs per block is as full as it can be.
+  const long long span = best_pipe_span(a.span, a.L, a.batch, n, 16 / E);
+  if (span < a.span)
+    a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d), static_cast<int>(span * a.S * E), MW > 0);
+  if (a.smem > smem_max)
+    return status::make(status_code::unsupported_variant, "best: pipelined slab of %d bytes", a.smem);
   const unsigned grid = static_cast<unsigned>(a.total < n ? a.total : n);
   kernel<<<grid, nt, a.smem, tg.stream>>>(a);
   return launch_status("best pipelined slab kernel launch");

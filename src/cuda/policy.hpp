@@ -173,6 +173,8 @@ enum class best_path : int {
   slab_scatter_micro,  ///< slab_scatter, packed side through register micro-blocks
   slab_whole_micro,    ///< slab_whole, matrices of whole 16-byte chunks through register micro-blocks
   realign_skew,  ///< skewed realigning tile (best_skew.cuh): whole aligned chunks on both sides
+  slab_interleave_gather,   ///< slab_gather of 4-8 byte elements, aligned: register interleave (best_interleave.cuh)
+  slab_interleave_scatter,  ///< slab_scatter, the same
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -191,6 +193,8 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::slab_scatter_micro: return "slab_scatter_micro";
     case best_path::slab_whole_micro: return "slab_whole_micro";
     case best_path::realign_skew: return "realign_skew";
+    case best_path::slab_interleave_gather: return "slab_interleave_gather";
+    case best_path::slab_interleave_scatter: return "slab_interleave_scatter";
   }
   return "?";
 }
@@ -288,8 +292,8 @@ constexpr bool best_dependent_launch_on(int cc, bool candidate) {
 /// The route a micro-block path refines (slab_gather_micro -> slab_gather, ...); other
 /// paths unchanged.
 constexpr best_path best_path_base(best_path p) {
-  return p == best_path::slab_gather_micro    ? best_path::slab_gather
-         : p == best_path::slab_scatter_micro ? best_path::slab_scatter
+  return p == best_path::slab_gather_micro || p == best_path::slab_interleave_gather     ? best_path::slab_gather
+         : p == best_path::slab_scatter_micro || p == best_path::slab_interleave_scatter ? best_path::slab_scatter
          : p == best_path::slab_whole_micro   ? best_path::slab_whole
                                               : p;
 }
@@ -349,6 +353,33 @@ constexpr best_micro best_slab_micro_for(int elem_size, best_path p) {
 /// (scatters to odd HW stayed at 0.60-0.78 against 0.81-0.85 aligned: "Shape classes
 /// (issue 12)", third round; not measured yet). Blocks stay under 40 KiB of shared memory.
 constexpr int best_slab_micro_ragged_bytes = 32768;
+
+/// Register-interleave slabs (slab_interleave_gather / _scatter, best_interleave.cuh):
+/// 4- and 8-byte elements, a short side of 2..best_interleave_max_short rows, every
+/// 16-byte unit aligned (input or output rows, the packed range, batch strides; the long
+/// side may end in a partial unit). Switch: best_route_on(best_interleave_default, ..);
+/// false until measured side by side (f32 gathers ran 0.72-0.78 of memcpy on the slab
+/// kernels: docs/RESULTS.md "Shape classes (issue 12)").
+constexpr bool best_interleave_default = false;
+constexpr int best_interleave_max_short = 16;
+/// Threads per block (one warp tile each) and units (16 bytes of each row) per lane:
+/// about 8 chunks of 16 bytes in flight per lane.
+constexpr int best_interleave_threads = 128;
+constexpr int best_interleave_units(long long s) { return s < 8 ? static_cast<int>(8 / s) : 1; }
+
+/// Whether a gather (rows short, ld_out == rows) or scatter (cols short, ld_in == cols)
+/// slab fits the register-interleave kernel: rows side ld * E, packed side and batch
+/// strides all 16-byte aligned.
+constexpr bool best_interleave_fits(const matrix_desc& d, bool gather, unsigned long long in_addr,
+                                    unsigned long long out_addr) {
+  const long long E = d.elem_size, s = gather ? d.rows : d.cols;
+  if ((E != 4 && E != 8) || s < 2 || s > best_interleave_max_short) return false;
+  const auto a16 = [](unsigned long long x) { return x % 16 == 0; };
+  const unsigned long long ld_rows = static_cast<unsigned long long>((gather ? d.ld_in : d.ld_out) * E);
+  const bool strides = d.batch <= 1 || (a16(static_cast<unsigned long long>(d.stride_in * E)) &&
+                                        a16(static_cast<unsigned long long>(d.stride_out * E)));
+  return a16(in_addr) && a16(out_addr) && a16(ld_rows) && strides;
+}
 
 /// Slab paths only where the long side is at least this many times the short side.
 constexpr long long best_slab_min_aspect = 4;
@@ -454,12 +485,16 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     return micro_min > 0 && s >= micro_min && (s * E) % 16 == 0 && best_align16(packed_addr) == 16 &&
            (!batched || best_align16(static_cast<unsigned long long>(packed_stride * E)) == 16);
   };
+  const bool interleave = best_route_on(best_interleave_default, candidate);
   if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && !keep_tile) {
+    if (interleave && best_interleave_fits(d, true, in_addr, out_addr)) return {best_path::slab_interleave_gather, 16, 0};
     if (micro_ok(best_path::slab_gather_micro, d.rows, out_addr, d.stride_out))
       return {best_path::slab_gather_micro, 16, 0};
     return {best_path::slab_gather, 16, best_slab_group_for(p, d.elem_size, d.rows)};
   }
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
+    if (interleave && best_interleave_fits(d, false, in_addr, out_addr))
+      return {best_path::slab_interleave_scatter, 16, 0};
     if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in))
       return {best_path::slab_scatter_micro, 16, 0};
     return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};

@@ -4,7 +4,9 @@
 // Kernels: best_kernels.cuh (tile), best_realign.cuh (realigning tile), best_slab.cuh.
 #include <atomic>
 #include <cstdint>
+#include <utility>
 
+#include "../best_interleave.cuh"
 #include "../best_kernels.cuh"
 #include "../best_realign.cuh"
 #include "../best_skew.cuh"
@@ -181,6 +183,32 @@ status micro_path(const void* in, void* out, const matrix_desc& d, const target&
   return status::make(status_code::unsupported_variant, "best: no %d-byte micro-block slab kernel", E);
 }
 
+// Register-interleave slab (best_interleave.cuh) for short side C, one kernel per C.
+template <int E, bool Gather, int C>
+status interleave_path_c(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  constexpr int U = best_interleave_units(C), nt = best_interleave_threads;
+  constexpr auto kernel = ilv::interleave_kernel<E, C, U, Gather, nt>;
+  const ilv::args a = ilv::make_args<E>(Gather, in, out, d, input_end(in, d), U);
+  constexpr int smem = nt / 32 * ilv::shape<E, C, U>::stage_bytes;
+  return launch<kernel, true>(nt, smem, (a.total + nt / 32 - 1) / (nt / 32), a, tg, "best interleave kernel launch");
+}
+
+template <int E, bool Gather, int... Cs>
+status interleave_path(const void* in, void* out, const matrix_desc& d, const target& tg,
+                       std::integer_sequence<int, Cs...>) {
+  const index_t c = Gather ? d.rows : d.cols;
+  status s = status::make(status_code::unsupported_variant, "best: no interleave kernel for %d rows", static_cast<int>(c));
+  (void)((c == Cs + 2 ? (s = interleave_path_c<E, Gather, Cs + 2>(in, out, d, tg), true) : false) || ...);
+  return s;
+}
+
+template <int E, bool Gather>
+status interleave_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  if constexpr (E == 4 || E == 8)
+    return interleave_path<E, Gather>(in, out, d, tg, std::make_integer_sequence<int, best_interleave_max_short - 1>{});
+  return status::make(status_code::unsupported_variant, "best: no %d-byte interleave kernel", E);
+}
+
 // Tile with A-byte accesses (A < 16, the alignment the layout allows).
 template <int E>
 status access_path(const void* in, void* out, const matrix_desc& d, int access, const target& tg) {
@@ -233,6 +261,8 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::tile_half:
       if constexpr (E == 1) return tile_path<E, 16, half_tile>(in, out, d, tg);
       break;
+    case best_path::slab_interleave_gather: return interleave_path<E, true>(in, out, d, tg);
+    case best_path::slab_interleave_scatter: return interleave_path<E, false>(in, out, d, tg);
   }
   return status::make(status_code::unsupported_variant, "best: path %s has no %d-byte kernel",
                       best_path_name(c.path), E);

@@ -1,0 +1,149 @@
+// Host-side checks of the register-interleave slab kernels (best_interleave.cuh): the
+// kernel's two warp phases run on host buffers, tile by tile, lane by lane, against
+// the CPU reference (every short side, 4- and 8-byte elements, ragged long sides,
+// batches with gaps, padded rows); the staging skews; and the classification
+// (best_interleave_fits, best_path_for under the switch).
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <utility>
+
+#include "cuda/best_interleave.cuh"
+#include "cuda/policy.hpp"
+#include "test_util.hpp"
+
+using namespace xpose::detail;
+using xpose_test::in_elems;
+using xpose_test::out_elems;
+using xpose_test::padded;
+using xpose_test::random_bytes;
+
+namespace {
+
+using ilv::u8;
+
+// Runs every warp tile of interleave_kernel<E, C, U, Gather> on the host: all lanes'
+// phase 1, then all lanes' phase 2 (the __syncwarp between them).
+template <int E, int C, int U, bool Gather>
+void emulate(const ilv::args& a) {
+  using S = ilv::shape<E, C, U>;
+  std::vector<u8> store(S::stage_bytes + 16);
+  u8* st = store.data() + (16 - reinterpret_cast<std::uintptr_t>(store.data()) % 16) % 16;
+  for (long long t = 0; t < a.total; ++t) {
+    const ilv::tile p = ilv::tile_at<E, C, U, Gather>(a, t);
+    std::fill(st, st + S::stage_bytes, static_cast<u8>(0xCD));
+    for (int lane = 0; lane < 32; ++lane) ilv::phase1<E, C, U, Gather>(a, p, st, lane);
+    for (int lane = 0; lane < 32; ++lane) ilv::phase2<E, C, U, Gather>(a, p, st, lane);
+  }
+}
+
+template <int E, int C, int U = best_interleave_units(C)>
+void check(bool gather, const xpose::matrix_desc& d) {
+  SCOPED_TRACE(std::string(gather ? "gather " : "scatter ") + xpose_test::shape_name(d) + " U " + std::to_string(U));
+  ASSERT_TRUE(best_interleave_fits(d, gather, 0, 0));
+  const std::size_t ni = static_cast<std::size_t>(in_elems(d)) * E, no = static_cast<std::size_t>(out_elems(d)) * E;
+  const auto src = random_bytes(ni, static_cast<std::uint64_t>(d.rows * 31 + d.cols + C));
+  // new[] of bytes: 16-byte aligned, exact size (ASan in the sanitize preset sees overruns).
+  std::unique_ptr<u8[]> in(new u8[ni]), out(new u8[no]);
+  std::memcpy(in.get(), src.data(), ni);
+  std::memset(out.get(), 0xFF, no);
+  std::vector<u8> want(no, 0xFF);
+  ASSERT_TRUE(xpose::transpose_reference(src.data(), want.data(), d).ok());
+  const ilv::args a = ilv::make_args<E>(gather, in.get(), out.get(), d, in.get() + ni, U);
+  if (gather) emulate<E, C, U, true>(a);
+  else emulate<E, C, U, false>(a);
+  ASSERT_EQ(xpose_test::first_mismatch(out.get(), want.data(), d), "");
+  ASSERT_EQ(std::memcmp(out.get(), want.data(), no), 0) << "padding or gap bytes were written";
+}
+
+// rows x cols, batch 2, with the given leading dimensions and batch strides.
+xpose::matrix_desc laid_out(long long rows, long long cols, int E, long long ld_in, long long ld_out, long long stride_in,
+                            long long stride_out) {
+  xpose::matrix_desc d = padded(rows, cols, E, 2, ld_in - cols, ld_out - rows, 0);
+  d.stride_in = stride_in, d.stride_out = stride_out;
+  return d;
+}
+
+// Every short side C, long sides of whole and ragged units and of several warp tiles,
+// packed and padded / gapped batches whose 16-byte boundaries stay aligned.
+template <int E, int C>
+void cases() {
+  constexpr long long k = 16 / E;
+  const long long tile_positions = 32LL * best_interleave_units(C) * k;
+  for (long long L : {k, 3 * k + 1, 5 * k, tile_positions - 1, tile_positions + k + 1, 2 * tile_positions + 3}) {
+    const long long pad = (k - L % k) % k;  // rows side padded to whole 16-byte rows
+    if (pad == 0) {
+      check<E, C>(true, xpose::matrix_desc::packed(C, L, E, 3));
+      check<E, C>(false, xpose::matrix_desc::packed(L, C, E, 3));
+    }
+    // Rows padded to whole units (plus one), batch strides: whole chunks and a chunk's gap.
+    const long long rows_side = C * (L + pad + k) + k, packed_side = (L * C + k - 1) / k * k + k;
+    check<E, C>(true, laid_out(C, L, E, L + pad + k, C, rows_side, packed_side));
+    check<E, C>(false, laid_out(L, C, E, C, L + pad + k, packed_side, rows_side));
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+template <int E, int... Cs>
+void every_side(std::integer_sequence<int, Cs...>) {
+  (cases<E, Cs + 2>(), ...);
+}
+
+}  // namespace
+
+TEST(BestInterleave, EveryShortSideIsExact) {
+  every_side<4>(std::make_integer_sequence<int, best_interleave_max_short - 1>{});
+  every_side<8>(std::make_integer_sequence<int, best_interleave_max_short - 1>{});
+}
+
+TEST(BestInterleave, OtherUnitCountsAreExact) {
+  check<4, 3, 1>(true, laid_out(3, 1001, 4, 1004, 3, 3 * 1004, 3 * 1001 + 1));
+  check<4, 3, 3>(false, laid_out(1001, 3, 4, 3, 1004, 3 * 1001 + 1, 3 * 1004));
+  check<8, 5, 2>(true, laid_out(5, 301, 8, 302, 5, 5 * 302 + 4, 5 * 301 + 1));
+  check<8, 5, 2>(false, laid_out(301, 5, 8, 5, 302, 5 * 301 + 1, 5 * 302 + 4));
+}
+
+// The staging skew keeps a quarter warp's packed-order 16-byte accesses at most 2-way
+// (conflict-free where C is odd or a power of two); a skew of 0 would be C-way.
+TEST(BestInterleave, StagingSkews) {
+  for (int C = 2; C <= best_interleave_max_short; ++C) {
+    const int P = ilv::stage_skew(C);
+    EXPECT_LE(ilv::stage_conflicts(C, P), (C & (C - 1)) == 0 || C % 2 == 1 ? 1 : 2) << C;
+  }
+  EXPECT_EQ(ilv::stage_conflicts(4, 0), 4);
+  using S2 = ilv::shape<4, 2, 4>;
+  using S16 = ilv::shape<8, best_interleave_max_short, 1>;
+  EXPECT_EQ(S2::RP % 8, ilv::stage_skew(2));
+  EXPECT_GE(S2::RP, S2::NU);
+  // The largest block's staging fits the default 48 KiB of shared memory.
+  EXPECT_LE(best_interleave_threads / 32 * S16::stage_bytes, 48 * 1024);
+}
+
+TEST(BestInterleave, Classification) {
+  using xpose::matrix_desc;
+  const bool cand = !best_interleave_default;  // the policy under which the route is on
+  for (int E : {4, 8})
+    for (long long c : {2LL, 3LL, 16LL}) {
+      SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c));
+      const matrix_desc g = matrix_desc::packed(c, 50176, E, 256), s = matrix_desc::packed(50176, c, E, 256);
+      EXPECT_EQ(best_path_for(g, 0, 0, 90, cand).path, best_path::slab_interleave_gather);
+      EXPECT_EQ(best_path_for(s, 0, 0, 90, cand).path, best_path::slab_interleave_scatter);
+      EXPECT_NE(best_path_for(g, 0, 0, 90, !cand).path, best_path::slab_interleave_gather);
+      EXPECT_NE(best_path_for(s, 0, 0, 90, !cand).path, best_path::slab_interleave_scatter);
+      // Any 16-byte boundary off: the slab kernels.
+      EXPECT_EQ(best_path_base(best_path_for(g, E, 0, 90, cand).path), best_path::slab_gather);
+      EXPECT_EQ(best_path_base(best_path_for(g, 0, E, 90, cand).path), best_path::slab_gather);
+      EXPECT_EQ(best_path_base(best_path_for(s, 0, E, 90, cand).path), best_path::slab_scatter);
+      EXPECT_NE(best_path_for(matrix_desc::packed(c, 50177, E, 256), 0, 0, 90, cand).path,
+                best_path::slab_interleave_gather);
+      EXPECT_NE(best_path_for(matrix_desc::packed(50177, c, E, 256), 0, 0, 90, cand).path,
+                best_path::slab_interleave_scatter);
+      EXPECT_EQ(best_path_base(best_path::slab_interleave_gather), best_path::slab_gather);
+    }
+  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(17, 50176, 4), true, 0, 0));
+  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(3, 50176, 2), true, 0, 0));
+  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(3, 50176, 16), true, 0, 0));
+  // A single matrix: batch strides do not matter.
+  EXPECT_TRUE(best_interleave_fits(matrix_desc::packed(3, 50176, 4, 1), true, 0, 0));
+  EXPECT_FALSE(best_interleave_fits(padded(3, 50176, 4, 2, 0, 0, 1), true, 0, 0));
+}

@@ -1,5 +1,5 @@
 // Register-interleave kernels of `best` (candidate route, switch best_interleave_default):
-// one short side of C rows (2 <= C <= best_interleave_max_short) with the other side
+// one short side of C rows (best_interleave_sides) with the other side
 // packed, 4- and 8-byte elements, every 16-byte boundary the layout needs aligned
 // (best_interleave_fits, policy.hpp). NCHW -> NHWC (gather) and back (scatter).
 //
@@ -54,13 +54,23 @@ constexpr int stage_skew(int C) {
   return best;
 }
 
-/// Geometry of a warp tile: U units per lane, C rows, E-byte elements.
+/// Geometry of a warp tile: U units per lane, C rows, E-byte elements. Rows move in
+/// groups of G: all C rows up to 16 (one rename per unit), else k = 16/E rows (C a
+/// multiple of k: a k x k block per group, whose k packed chunks lie C/k apart). A lane
+/// has NI = U * NG (unit, group) items and keeps IB items' chunks in flight (at most 16
+/// chunks when it cannot hold all).
 template <int E, int C, int U>
 struct shape {
   static_assert(E == 4 || E == 8 || E == 16, "register interleave: 4-16 byte elements");
   static_assert(C >= 2 && U >= 1, "register interleave: at least 2 rows");
   static constexpr int k = 16 / E;       // positions per unit
   static constexpr int NU = 32 * U;      // units per warp tile
+  static constexpr int G = C <= 16 ? C : k;
+  static constexpr int NG = C / G;
+  static_assert(C % G == 0, "register interleave: more than 16 rows in whole groups of 16/E");
+  static constexpr int NI = U * NG;
+  static constexpr int IB = NI * G <= 16 ? NI : (16 / G > 0 ? 16 / G : 1);
+  static constexpr int MB = C * U < 16 ? C * U : 16;  // packed chunks in flight (scatter loads)
   static constexpr int RP = NU + ((stage_skew(C) - NU % 8) + 8) % 8;  // staging row, chunks
   static constexpr int stage_bytes = 16 * C * RP;  // per warp
 };
@@ -143,37 +153,52 @@ XPOSE_HDI int stage_at(int u, int c) {
 /// renamed -> staging; scatter, packed chunks -> staging.
 template <int E, int C, int U, bool Gather>
 XPOSE_HDI void phase1(const args& a, const tile& p, u8* st, int lane) {
+  using S = shape<E, C, U>;
   if constexpr (Gather) {
-    c16 v[U][C];
+    // Only the view's last row can end inside a unit (rows of whole 16-byte chunks):
+    // tiles short of it load without clamping.
+    const bool inside = p.in + (C - 1) * a.ld_seg + 16 * p.nu <= a.in_end;
     XPOSE_UNROLL
-    for (int i = 0; i < U; ++i) {
-      const int u = lane + 32 * i;
-      if (u < p.nu)
-        XPOSE_UNROLL
-        for (int s = 0; s < C; ++s) v[i][s] = bytes::load_clamped<E>(p.in + s * a.ld_seg + 16 * u, a.in, a.in_end);
-    }
-    XPOSE_UNROLL
-    for (int i = 0; i < U; ++i) {
-      const int u = lane + 32 * i;
-      if (u < p.nu) {
-        c16 o[C];
-        rename<E, C, true>(v[i], o);
-        XPOSE_UNROLL
-        for (int c = 0; c < C; ++c) bytes::st16(st + stage_at<E, C, U>(u, c), o[c]);
+    for (int i0 = 0; i0 < S::NI; i0 += S::IB) {
+      c16 v[S::IB][S::G];
+      XPOSE_UNROLL
+      for (int b = 0; b < S::IB; ++b) {
+        const int i = i0 + b, u = lane + 32 * (i % U), g = i / U;  // item i: unit u, group g
+        if (i < S::NI && u < p.nu)
+          XPOSE_UNROLL
+          for (int r = 0; r < S::G; ++r) {
+            const u8* const q = p.in + (g * S::G + r) * a.ld_seg + 16 * u;
+            v[b][r] = inside ? bytes::ld16(q) : bytes::load_clamped<E>(q, a.in, a.in_end);
+          }
+      }
+      XPOSE_UNROLL
+      for (int b = 0; b < S::IB; ++b) {
+        const int i = i0 + b, u = lane + 32 * (i % U), g = i / U;
+        if (i < S::NI && u < p.nu) {
+          c16 o[S::G];
+          rename<E, S::G, true>(v[b], o);
+          XPOSE_UNROLL
+          for (int l = 0; l < S::G; ++l) bytes::st16(st + stage_at<E, C, U>(u, l * S::NG + g), o[l]);
+        }
       }
     }
   } else {
     const int chunks = (p.N + 15) / 16;
-    c16 v[C * U];
+    const bool inside = p.in + 16 * chunks <= a.in_end;
     XPOSE_UNROLL
-    for (int m = 0; m < C * U; ++m) {
-      const int x = 32 * m + lane;
-      if (x < chunks) v[m] = bytes::load_clamped<E>(p.in + 16 * x, a.in, a.in_end);
-    }
-    XPOSE_UNROLL
-    for (int m = 0; m < C * U; ++m) {
-      const int x = 32 * m + lane;
-      if (x < chunks) bytes::st16(st + stage_at<E, C, U>(x / C, x % C), v[m]);
+    for (int m0 = 0; m0 < C * U; m0 += S::MB) {
+      c16 v[S::MB];
+      XPOSE_UNROLL
+      for (int m = 0; m < S::MB; ++m) {
+        const int x = 32 * (m0 + m) + lane;
+        if (m0 + m < C * U && x < chunks)
+          v[m] = inside ? bytes::ld16(p.in + 16 * x) : bytes::load_clamped<E>(p.in + 16 * x, a.in, a.in_end);
+      }
+      XPOSE_UNROLL
+      for (int m = 0; m < S::MB; ++m) {
+        const int x = 32 * (m0 + m) + lane;
+        if (m0 + m < C * U && x < chunks) bytes::st16(st + stage_at<E, C, U>(x / C, x % C), v[m]);
+      }
     }
   }
 }
@@ -193,18 +218,19 @@ XPOSE_HDI void phase2(const args& a, const tile& p, const u8* st, int lane) {
       }
     }
   } else {
+    using S = shape<E, C, U>;
     XPOSE_UNROLL
-    for (int i = 0; i < U; ++i) {
-      const int u = lane + 32 * i;
+    for (int i = 0; i < S::NI; ++i) {
+      const int u = lane + 32 * (i % U), g = i / U;
       if (u < p.nu) {
-        c16 v[C], o[C];
+        c16 v[S::G], o[S::G];
         XPOSE_UNROLL
-        for (int c = 0; c < C; ++c) v[c] = bytes::ld16(st + stage_at<E, C, U>(u, c));
-        rename<E, C, false>(v, o);
-        const i64 rest = a.L - (p.j0 + u) * shape<E, C, U>::k;  // positions left in the row
+        for (int l = 0; l < S::G; ++l) v[l] = bytes::ld16(st + stage_at<E, C, U>(u, l * S::NG + g));
+        rename<E, S::G, false>(v, o);
+        const i64 rest = a.L - (p.j0 + u) * S::k;  // positions left in the row
         const int hi = rest * E < 16 ? static_cast<int>(rest * E) : 16;
         XPOSE_UNROLL
-        for (int s = 0; s < C; ++s) bytes::store_range(o[s], p.out + s * a.ld_seg + 16 * u, 0, hi);
+        for (int r = 0; r < S::G; ++r) bytes::store_range(o[r], p.out + (g * S::G + r) * a.ld_seg + 16 * u, 0, hi);
       }
     }
   }

@@ -355,16 +355,24 @@ constexpr best_micro best_slab_micro_for(int elem_size, best_path p) {
 constexpr int best_slab_micro_ragged_bytes = 32768;
 
 /// Register-interleave slabs (slab_interleave_gather / _scatter, best_interleave.cuh):
-/// 4- and 8-byte elements, a short side of 2..best_interleave_max_short rows, every
+/// 4- and 8-byte elements, a short side in best_interleave_sides, every
 /// 16-byte unit aligned (input or output rows, the packed range, batch strides; the long
 /// side may end in a partial unit). Switch: best_route_on(best_interleave_default, ..);
 /// false until measured side by side (f32 gathers ran 0.72-0.78 of memcpy on the slab
 /// kernels: docs/RESULTS.md "Shape classes (issue 12)").
 constexpr bool best_interleave_default = false;
-constexpr int best_interleave_max_short = 16;
+/// Short sides with a kernel: every C up to 16 (one register rename per unit), then
+/// multiples of 4 (rows in groups of 16/E).
+constexpr int best_interleave_sides[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 20, 24, 28, 32};
+constexpr bool best_interleave_side(long long s) {
+  for (int c : best_interleave_sides)
+    if (c == s) return true;
+  return false;
+}
 /// Threads per block (one warp tile each) and units (16 bytes of each row) per lane:
 /// about 8 chunks of 16 bytes in flight per lane.
-constexpr int best_interleave_threads = 128;
+/// (Short sides above 16 halve the block: its staging stays under 48 KiB.)
+constexpr int best_interleave_threads(long long s) { return s > 16 ? 64 : 128; }
 constexpr int best_interleave_units(long long s) { return s < 8 ? static_cast<int>(8 / s) : 1; }
 
 /// Whether a gather (rows short, ld_out == rows) or scatter (cols short, ld_in == cols)
@@ -373,7 +381,7 @@ constexpr int best_interleave_units(long long s) { return s < 8 ? static_cast<in
 constexpr bool best_interleave_fits(const matrix_desc& d, bool gather, unsigned long long in_addr,
                                     unsigned long long out_addr) {
   const long long E = d.elem_size, s = gather ? d.rows : d.cols;
-  if ((E != 4 && E != 8) || s < 2 || s > best_interleave_max_short) return false;
+  if ((E != 4 && E != 8) || !best_interleave_side(s)) return false;
   const auto a16 = [](unsigned long long x) { return x % 16 == 0; };
   const unsigned long long ld_rows = static_cast<unsigned long long>((gather ? d.ld_in : d.ld_out) * E);
   const bool strides = d.batch <= 1 || (a16(static_cast<unsigned long long>(d.stride_in * E)) &&

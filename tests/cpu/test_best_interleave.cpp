@@ -1,10 +1,11 @@
 // Host-side checks of the register-interleave slab kernels (best_interleave.cuh): the
 // kernel's two warp phases run on host buffers, tile by tile, lane by lane, against
-// the CPU reference (every short side, 4- and 8-byte elements, ragged long sides,
+// the CPU reference (every short side with a kernel, 4- and 8-byte elements, ragged long sides,
 // batches with gaps, padded rows); the staging skews; and the classification
 // (best_interleave_fits, best_path_for under the switch).
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <memory>
 #include <utility>
 
@@ -84,16 +85,16 @@ void cases() {
   }
 }
 
-template <int E, int... Cs>
-void every_side(std::integer_sequence<int, Cs...>) {
-  (cases<E, Cs + 2>(), ...);
+template <int E, std::size_t... Is>
+void every_side(std::index_sequence<Is...>) {
+  (cases<E, best_interleave_sides[Is]>(), ...);
 }
 
 }  // namespace
 
 TEST(BestInterleave, EveryShortSideIsExact) {
-  every_side<4>(std::make_integer_sequence<int, best_interleave_max_short - 1>{});
-  every_side<8>(std::make_integer_sequence<int, best_interleave_max_short - 1>{});
+  every_side<4>(std::make_index_sequence<std::size(best_interleave_sides)>{});
+  every_side<8>(std::make_index_sequence<std::size(best_interleave_sides)>{});
 }
 
 TEST(BestInterleave, OtherUnitCountsAreExact) {
@@ -101,29 +102,39 @@ TEST(BestInterleave, OtherUnitCountsAreExact) {
   check<4, 3, 3>(false, laid_out(1001, 3, 4, 3, 1004, 3 * 1001 + 1, 3 * 1004));
   check<8, 5, 2>(true, laid_out(5, 301, 8, 302, 5, 5 * 302 + 4, 5 * 301 + 1));
   check<8, 5, 2>(false, laid_out(301, 5, 8, 5, 302, 5 * 301 + 1, 5 * 302 + 4));
+  // Row groups with several units per lane, and a last batch of items short of IB.
+  check<4, 24, 2>(true, laid_out(24, 1001, 4, 1004, 24, 24 * 1004, 24 * 1001));
+  check<4, 24, 2>(false, laid_out(1001, 24, 4, 24, 1004, 24 * 1001, 24 * 1004));
+  static_assert(ilv::shape<8, 20, 1>::NI % ilv::shape<8, 20, 1>::IB != 0, "covers a partial item batch");
+  check<8, 20, 1>(true, laid_out(20, 301, 8, 302, 20, 20 * 302, 20 * 301));
+  check<8, 20, 1>(false, laid_out(301, 20, 8, 20, 302, 20 * 301, 20 * 302));
 }
 
 // The staging skew keeps a quarter warp's packed-order 16-byte accesses at most 2-way
 // (conflict-free where C is odd or a power of two); a skew of 0 would be C-way.
 TEST(BestInterleave, StagingSkews) {
-  for (int C = 2; C <= best_interleave_max_short; ++C) {
+  for (int C : best_interleave_sides) {
     const int P = ilv::stage_skew(C);
     EXPECT_LE(ilv::stage_conflicts(C, P), (C & (C - 1)) == 0 || C % 2 == 1 ? 1 : 2) << C;
   }
   EXPECT_EQ(ilv::stage_conflicts(4, 0), 4);
   using S2 = ilv::shape<4, 2, 4>;
-  using S16 = ilv::shape<8, best_interleave_max_short, 1>;
+  using S16 = ilv::shape<8, 16, 1>;
+  using S32 = ilv::shape<4, 32, 1>;
   EXPECT_EQ(S2::RP % 8, ilv::stage_skew(2));
   EXPECT_GE(S2::RP, S2::NU);
-  // The largest block's staging fits the default 48 KiB of shared memory.
-  EXPECT_LE(best_interleave_threads / 32 * S16::stage_bytes, 48 * 1024);
+  // The largest blocks' staging fits the default 48 KiB of shared memory.
+  EXPECT_LE(best_interleave_threads(16) / 32 * S16::stage_bytes, 48 * 1024);
+  EXPECT_LE(best_interleave_threads(32) / 32 * S32::stage_bytes, 48 * 1024);
+  EXPECT_EQ(S32::G, 4);
+  EXPECT_EQ(S32::NG, 8);
 }
 
 TEST(BestInterleave, Classification) {
   using xpose::matrix_desc;
   const bool cand = !best_interleave_default;  // the policy under which the route is on
   for (int E : {4, 8})
-    for (long long c : {2LL, 3LL, 16LL}) {
+    for (long long c : {2LL, 3LL, 16LL, 24LL}) {
       SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c));
       const matrix_desc g = matrix_desc::packed(c, 50176, E, 256), s = matrix_desc::packed(50176, c, E, 256);
       EXPECT_EQ(best_path_for(g, 0, 0, 90, cand).path, best_path::slab_interleave_gather);
@@ -141,6 +152,8 @@ TEST(BestInterleave, Classification) {
       EXPECT_EQ(best_path_base(best_path::slab_interleave_gather), best_path::slab_gather);
     }
   EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(17, 50176, 4), true, 0, 0));
+  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(50176, 30, 8), false, 0, 0));
+  EXPECT_TRUE(best_interleave_fits(matrix_desc::packed(50176, 24, 8), false, 0, 0));
   EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(3, 50176, 2), true, 0, 0));
   EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(3, 50176, 16), true, 0, 0));
   // A single matrix: batch strides do not matter.

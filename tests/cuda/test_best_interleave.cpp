@@ -1,6 +1,6 @@
 // GPU tests of the register-interleave slab route (best_interleave.cuh, switch
 // best_interleave_default): run under the policy that takes it (best or best_next),
-// every short side 2..best_interleave_max_short, 4- and 8-byte elements, gather
+// every short side of best_interleave_sides, 4- and 8-byte elements, gather
 // (C x HW -> HW x C) and scatter; long sides of whole and ragged 16-byte units, padded
 // rows, gapped batches, NCHW sizes; pointers offset by one element fall back to the slab
 // kernels. Each case asserts the path, then checks the whole output extent bitwise.
@@ -28,12 +28,15 @@ TEST(BestInterleave, EveryShortSide) {
   REQUIRE_GPU();
   for (int es : {4, 8}) {
     const index_t k = 16 / es;
-    for (index_t c = 2; c <= xpose::detail::best_interleave_max_short; ++c) {
+    for (index_t c : xpose::detail::best_interleave_sides) {
       const std::uint64_t seed = static_cast<std::uint64_t>(c * 97 + es);
+      // Aligned 32-64 row f32 gathers keep the tile (best_f32_rows_tile_default).
+      const bool f32_rows = es == 4 && c >= 32 && xpose::detail::best_f32_rows_tile_default;
+      const auto gather = f32_rows ? std::nullopt : std::optional(best_path::slab_interleave_gather);
       // Aligned packed batches: whole units, several warp tiles per row.
       for (index_t hw : {8200, 12544})
         for (index_t batch : {1, 3}) {
-          check_best(matrix_desc::packed(c, hw, es, batch), seed + hw, 0, 0, best_path::slab_interleave_gather, on);
+          check_best(matrix_desc::packed(c, hw, es, batch), seed + hw, 0, 0, gather, on);
           check_best(matrix_desc::packed(hw, c, es, batch), seed + hw + 1, 0, 0, best_path::slab_interleave_scatter,
                      on);
         }
@@ -41,8 +44,7 @@ TEST(BestInterleave, EveryShortSide) {
       // batch strides rounded up to whole chunks plus a gap.
       for (index_t hw : {1001, 3137}) {
         const index_t ld = (hw + k - 1) / k * k + k, rows_side = c * ld + k, packed_side = (hw * c + k - 1) / k * k + k;
-        check_best(laid_out(c, hw, es, ld, c, rows_side, packed_side), seed + 2, 0, 0,
-                   best_path::slab_interleave_gather, on);
+        check_best(laid_out(c, hw, es, ld, c, rows_side, packed_side), seed + 2, 0, 0, gather, on);
         check_best(laid_out(hw, c, es, c, ld, packed_side, rows_side), seed + 3, 0, 0,
                    best_path::slab_interleave_scatter, on);
       }
@@ -61,7 +63,7 @@ TEST(BestInterleave, EveryShortSide) {
 TEST(BestInterleave, ImageBatches) {
   REQUIRE_GPU();
   for (int es : {4, 8})
-    for (index_t c : {2, 3, 4, 16}) {
+    for (index_t c : {2, 3, 4, 16, 24}) {
       check_best(matrix_desc::packed(c, 50176, es, 7), static_cast<std::uint64_t>(c + es), 0, 0,
                  best_path::slab_interleave_gather, on);
       check_best(matrix_desc::packed(50176, c, es, 7), static_cast<std::uint64_t>(c + es + 1), 0, 0,

@@ -4,6 +4,7 @@
 // Kernels: best_kernels.cuh (tile), best_realign.cuh (realigning tile), best_slab.cuh.
 #include <atomic>
 #include <cstdint>
+#include <iterator>
 #include <utility>
 
 #include "../best_interleave.cuh"
@@ -186,26 +187,28 @@ status micro_path(const void* in, void* out, const matrix_desc& d, const target&
 // Register-interleave slab (best_interleave.cuh) for short side C, one kernel per C.
 template <int E, bool Gather, int C>
 status interleave_path_c(const void* in, void* out, const matrix_desc& d, const target& tg) {
-  constexpr int U = best_interleave_units(C), nt = best_interleave_threads;
+  constexpr int U = best_interleave_units(C), nt = best_interleave_threads(C);
   constexpr auto kernel = ilv::interleave_kernel<E, C, U, Gather, nt>;
   const ilv::args a = ilv::make_args<E>(Gather, in, out, d, input_end(in, d), U);
   constexpr int smem = nt / 32 * ilv::shape<E, C, U>::stage_bytes;
   return launch<kernel, true>(nt, smem, (a.total + nt / 32 - 1) / (nt / 32), a, tg, "best interleave kernel launch");
 }
 
-template <int E, bool Gather, int... Cs>
-status interleave_path(const void* in, void* out, const matrix_desc& d, const target& tg,
-                       std::integer_sequence<int, Cs...>) {
+template <int E, bool Gather, std::size_t... Is>
+status interleave_path(const void* in, void* out, const matrix_desc& d, const target& tg, std::index_sequence<Is...>) {
   const index_t c = Gather ? d.rows : d.cols;
   status s = status::make(status_code::unsupported_variant, "best: no interleave kernel for %d rows", static_cast<int>(c));
-  (void)((c == Cs + 2 ? (s = interleave_path_c<E, Gather, Cs + 2>(in, out, d, tg), true) : false) || ...);
+  (void)((c == best_interleave_sides[Is]
+              ? (s = interleave_path_c<E, Gather, best_interleave_sides[Is]>(in, out, d, tg), true)
+              : false) ||
+         ...);
   return s;
 }
 
 template <int E, bool Gather>
 status interleave_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   if constexpr (E == 4 || E == 8)
-    return interleave_path<E, Gather>(in, out, d, tg, std::make_integer_sequence<int, best_interleave_max_short - 1>{});
+    return interleave_path<E, Gather>(in, out, d, tg, std::make_index_sequence<std::size(best_interleave_sides)>{});
   return status::make(status_code::unsupported_variant, "best: no %d-byte interleave kernel", E);
 }
 

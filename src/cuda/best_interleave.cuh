@@ -1,7 +1,9 @@
 // Register-interleave kernels of `best` (candidate route, switch best_interleave_default):
 // one short side of C rows (best_interleave_sides) with the other side
 // packed, 4- and 8-byte elements, every 16-byte boundary the layout needs aligned
-// (best_interleave_fits, policy.hpp). NCHW -> NHWC (gather) and back (scatter).
+// (best_interleave_fits, policy.hpp). NCHW -> NHWC (gather) and back (scatter). Gathers
+// also at any E-aligned layout (Any: each row unit a window of two aligned chunks, the
+// packed range stored as windows of the staging with partial end chunks).
 //
 // A unit is one 16-byte chunk (k = 16/E positions) of each of the C rows: C chunks on the
 // row side, and exactly C contiguous, aligned chunks of the packed side (positions
@@ -74,6 +76,9 @@ struct shape {
   static constexpr int RP = NU + ((stage_skew(C) - NU % 8) + 8) % 8;  // staging row, chunks
   static constexpr int stage_bytes = 16 * C * RP;  // per warp
 };
+
+/// Bytes of p past a 16-byte boundary.
+XPOSE_HDI int addr16(const void* p) { return static_cast<int>(reinterpret_cast<std::uintptr_t>(p) & 15); }
 
 struct args {
   const u8* in;
@@ -151,13 +156,13 @@ XPOSE_HDI int stage_at(int u, int c) {
 
 /// Phase 1 of lane `lane` on tile p (then __syncwarp): gather, the lane's row chunks ->
 /// renamed -> staging; scatter, packed chunks -> staging.
-template <int E, int C, int U, bool Gather>
+template <int E, int C, int U, bool Gather, bool Any = false>
 XPOSE_HDI void phase1(const args& a, const tile& p, u8* st, int lane) {
   using S = shape<E, C, U>;
   if constexpr (Gather) {
-    // Only the view's last row can end inside a unit (rows of whole 16-byte chunks):
-    // tiles short of it load without clamping.
-    const bool inside = p.in + (C - 1) * a.ld_seg + 16 * p.nu <= a.in_end;
+    // Only the view's last row can end inside a unit (rows of whole 16-byte chunks; Any:
+    // the unit's two aligned chunks): tiles short of it load without clamping.
+    const bool inside = p.in + (C - 1) * a.ld_seg + 16 * p.nu + (Any ? 16 : 0) <= a.in_end;
     XPOSE_UNROLL
     for (int i0 = 0; i0 < S::NI; i0 += S::IB) {
       c16 v[S::IB][S::G];
@@ -167,8 +172,16 @@ XPOSE_HDI void phase1(const args& a, const tile& p, u8* st, int lane) {
         if (i < S::NI && u < p.nu)
           XPOSE_UNROLL
           for (int r = 0; r < S::G; ++r) {
-            const u8* const q = p.in + (g * S::G + r) * a.ld_seg + 16 * u;
+            // Any: the row starts anywhere (E-aligned); the unit is a window of the two
+            // aligned chunks that cover it (the second mostly an L1 hit: the next lane's first).
+            const u8* const row = p.in + (g * S::G + r) * a.ld_seg;
+            const int off = Any ? addr16(row) : 0;
+            const u8* const q = row - off + 16 * u;
             v[b][r] = inside ? bytes::ld16(q) : bytes::load_clamped<E>(q, a.in, a.in_end);
+            if constexpr (Any) {
+              const c16 w = inside ? bytes::ld16(q + 16) : bytes::load_clamped<E>(q + 16, a.in, a.in_end);
+              v[b][r] = bytes::window16(v[b][r], w, off);
+            }
           }
       }
       XPOSE_UNROLL
@@ -205,16 +218,26 @@ XPOSE_HDI void phase1(const args& a, const tile& p, u8* st, int lane) {
 
 /// Phase 2 (after __syncwarp): gather, staging -> the packed range; scatter, the lane's
 /// units: staging -> renamed -> row chunks (ragged last unit: its valid positions only).
-template <int E, int C, int U, bool Gather>
+template <int E, int C, int U, bool Gather, bool Any = false>
 XPOSE_HDI void phase2(const args& a, const tile& p, const u8* st, int lane) {
   if constexpr (Gather) {
-    const int chunks = (p.N + 15) / 16;
+    // Any: the packed range starts `off` bytes into an aligned chunk; aligned chunk q
+    // holds its bytes [16q - off, 16q - off + 16), a window of staged chunks q-1 and q.
+    // The end chunks are partial: neighbouring tiles store their own bytes of them.
+    const int chunks = (p.N + 15) / 16, off = Any ? addr16(p.out) : 0;
+    u8* const base = p.out - off;
+    const int nq = (off + p.N + 15) / 16;
     XPOSE_UNROLL
-    for (int m = 0; m < C * U; ++m) {
-      const int x = 32 * m + lane;
-      if (x < chunks) {
-        const c16 v = bytes::ld16(st + stage_at<E, C, U>(x / C, x % C));
-        bytes::store_range(v, p.out + 16 * x, 0, p.N - 16 * x < 16 ? p.N - 16 * x : 16);
+    for (int m = 0; m < C * U + (Any ? 1 : 0); ++m) {
+      const int q = 32 * m + lane;
+      if (q < nq) {
+        c16 v = bytes::ld16(st + stage_at<E, C, U>((q < chunks ? q : 0) / C, (q < chunks ? q : 0) % C));
+        if (Any && off != 0) {
+          const c16 lo = q > 0 ? bytes::ld16(st + stage_at<E, C, U>((q - 1) / C, (q - 1) % C)) : bytes::zero16();
+          v = bytes::window16(lo, v, 16 - off);
+        }
+        const int lo_b = q == 0 ? off : 0, end = off + p.N - 16 * q;
+        bytes::store_range(v, base + 16 * q, lo_b, end < 16 ? end : 16);
       }
     }
   } else {
@@ -238,17 +261,19 @@ XPOSE_HDI void phase2(const args& a, const tile& p, const u8* st, int lane) {
 
 #if defined(__CUDACC__)
 /// NT/32 warps per block, one warp tile each (grid-stride past the grid limit).
-template <int E, int C, int U, bool Gather, int NT>
-__global__ void __launch_bounds__(NT) interleave_kernel(args a) {
+/// Any (gather only): rows and the packed range at any E-aligned address.
+template <int E, int C, int U, bool Gather, int NT, bool Any = false>
+__global__ void __launch_bounds__(NT, 1) interleave_kernel(args a) {
+  static_assert(Gather || !Any, "register interleave: scatters need aligned layouts");
   bytes::dependent_launch_entry();
   extern __shared__ uint4 smem_raw[];
   const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
   u8* const st = reinterpret_cast<u8*>(smem_raw) + warp * shape<E, C, U>::stage_bytes;
   for (i64 t = static_cast<i64>(blockIdx.x) * (NT / 32) + warp; t < a.total; t += static_cast<i64>(gridDim.x) * (NT / 32)) {
     const tile p = tile_at<E, C, U, Gather>(a, t);
-    phase1<E, C, U, Gather>(a, p, st, lane);
+    phase1<E, C, U, Gather, Any>(a, p, st, lane);
     __syncwarp();
-    phase2<E, C, U, Gather>(a, p, st, lane);
+    phase2<E, C, U, Gather, Any>(a, p, st, lane);
     __syncwarp();  // the staging area is reused by the warp's next tile
   }
 }

@@ -376,17 +376,32 @@ constexpr int best_interleave_threads(long long s) { return s > 16 ? 64 : 128; }
 constexpr int best_interleave_units(long long s) { return s < 8 ? static_cast<int>(8 / s) : 1; }
 
 /// Whether a gather (rows short, ld_out == rows) or scatter (cols short, ld_in == cols)
-/// slab fits the register-interleave kernel: rows side ld * E, packed side and batch
-/// strides all 16-byte aligned.
-constexpr bool best_interleave_fits(const matrix_desc& d, bool gather, unsigned long long in_addr,
-                                    unsigned long long out_addr) {
-  const long long E = d.elem_size, s = gather ? d.rows : d.cols;
-  if ((E != 4 && E != 8) || !best_interleave_side(s)) return false;
+/// slab has every 16-byte boundary the aligned kernel needs: the rows side's pointer
+/// and ld * E, the packed side's pointer, batch strides.
+constexpr bool best_interleave_aligned(const matrix_desc& d, bool gather, unsigned long long in_addr,
+                                       unsigned long long out_addr) {
+  const long long E = d.elem_size;
   const auto a16 = [](unsigned long long x) { return x % 16 == 0; };
   const unsigned long long ld_rows = static_cast<unsigned long long>((gather ? d.ld_in : d.ld_out) * E);
   const bool strides = d.batch <= 1 || (a16(static_cast<unsigned long long>(d.stride_in * E)) &&
                                         a16(static_cast<unsigned long long>(d.stride_out * E)));
   return a16(in_addr) && a16(out_addr) && a16(ld_rows) && strides;
+}
+
+/// Gathers at any element-aligned layout (rows not a multiple of 16 bytes, HW = 50177;
+/// pointers offset by elements): the realigning form of the gather kernel. Switch of its
+/// own, so that the side-by-side run separates it from the aligned kernel.
+constexpr bool best_interleave_realign_default = false;
+
+/// Whether the register-interleave kernel takes a gather / scatter slab under `candidate`
+/// (aligned layouts: switch best_interleave_default; realigned gathers: its own switch).
+constexpr bool best_interleave_fits(const matrix_desc& d, bool gather, unsigned long long in_addr,
+                                    unsigned long long out_addr, bool candidate) {
+  const long long E = d.elem_size, s = gather ? d.rows : d.cols;
+  if ((E != 4 && E != 8) || !best_interleave_side(s)) return false;
+  if (best_interleave_aligned(d, gather, in_addr, out_addr)) return best_route_on(best_interleave_default, candidate);
+  return gather && best_route_on(best_interleave_realign_default, candidate) && in_addr % E == 0 &&
+         out_addr % E == 0;
 }
 
 /// Slab paths only where the long side is at least this many times the short side.
@@ -493,15 +508,14 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     return micro_min > 0 && s >= micro_min && (s * E) % 16 == 0 && best_align16(packed_addr) == 16 &&
            (!batched || best_align16(static_cast<unsigned long long>(packed_stride * E)) == 16);
   };
-  const bool interleave = best_route_on(best_interleave_default, candidate);
   if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && !keep_tile) {
-    if (interleave && best_interleave_fits(d, true, in_addr, out_addr)) return {best_path::slab_interleave_gather, 16, 0};
+    if (best_interleave_fits(d, true, in_addr, out_addr, candidate)) return {best_path::slab_interleave_gather, 16, 0};
     if (micro_ok(best_path::slab_gather_micro, d.rows, out_addr, d.stride_out))
       return {best_path::slab_gather_micro, 16, 0};
     return {best_path::slab_gather, 16, best_slab_group_for(p, d.elem_size, d.rows)};
   }
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
-    if (interleave && best_interleave_fits(d, false, in_addr, out_addr))
+    if (best_interleave_fits(d, false, in_addr, out_addr, candidate))
       return {best_path::slab_interleave_scatter, 16, 0};
     if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in))
       return {best_path::slab_scatter_micro, 16, 0};

@@ -23,9 +23,9 @@ namespace {
 
 using ilv::u8;
 
-// Runs every warp tile of interleave_kernel<E, C, U, Gather> on the host: all lanes'
-// phase 1, then all lanes' phase 2 (the __syncwarp between them).
-template <int E, int C, int U, bool Gather>
+// Runs every warp tile of interleave_kernel<E, C, U, Gather, Any> on the host: all
+// lanes' phase 1, then all lanes' phase 2 (the __syncwarp between them).
+template <int E, int C, int U, bool Gather, bool Any = false>
 void emulate(const ilv::args& a) {
   using S = ilv::shape<E, C, U>;
   std::vector<u8> store(S::stage_bytes + 16);
@@ -33,28 +33,39 @@ void emulate(const ilv::args& a) {
   for (long long t = 0; t < a.total; ++t) {
     const ilv::tile p = ilv::tile_at<E, C, U, Gather>(a, t);
     std::fill(st, st + S::stage_bytes, static_cast<u8>(0xCD));
-    for (int lane = 0; lane < 32; ++lane) ilv::phase1<E, C, U, Gather>(a, p, st, lane);
-    for (int lane = 0; lane < 32; ++lane) ilv::phase2<E, C, U, Gather>(a, p, st, lane);
+    for (int lane = 0; lane < 32; ++lane) ilv::phase1<E, C, U, Gather, Any>(a, p, st, lane);
+    for (int lane = 0; lane < 32; ++lane) ilv::phase2<E, C, U, Gather, Any>(a, p, st, lane);
   }
 }
 
+// Input / output placed off_in / off_out elements past a 16-byte boundary; the kernel
+// best.cu launches for that layout (the realigning gather where a boundary is off).
 template <int E, int C, int U = best_interleave_units(C)>
-void check(bool gather, const xpose::matrix_desc& d) {
-  SCOPED_TRACE(std::string(gather ? "gather " : "scatter ") + xpose_test::shape_name(d) + " U " + std::to_string(U));
-  ASSERT_TRUE(best_interleave_fits(d, gather, 0, 0));
+void check(bool gather, const xpose::matrix_desc& d, long long off_in = 0, long long off_out = 0) {
+  SCOPED_TRACE(std::string(gather ? "gather " : "scatter ") + xpose_test::shape_name(d) + " U " + std::to_string(U) +
+               " offsets " + std::to_string(off_in) + "/" + std::to_string(off_out));
   const std::size_t ni = static_cast<std::size_t>(in_elems(d)) * E, no = static_cast<std::size_t>(out_elems(d)) * E;
-  const auto src = random_bytes(ni, static_cast<std::uint64_t>(d.rows * 31 + d.cols + C));
-  // new[] of bytes: 16-byte aligned, exact size (ASan in the sanitize preset sees overruns).
-  std::unique_ptr<u8[]> in(new u8[ni]), out(new u8[no]);
-  std::memcpy(in.get(), src.data(), ni);
-  std::memset(out.get(), 0xFF, no);
+  const std::size_t oi = static_cast<std::size_t>(off_in) * E, oo = static_cast<std::size_t>(off_out) * E;
+  const auto src = random_bytes(ni, static_cast<std::uint64_t>(d.rows * 31 + d.cols + C + off_in));
+  // new[] of bytes: 16-byte aligned; the input ends at the allocation's end (ASan in the
+  // sanitize preset sees any read past the view).
+  std::unique_ptr<u8[]> in(new u8[oi + ni]), out(new u8[oo + no]);
+  u8* const pin = in.get() + oi;
+  u8* const pout = out.get() + oo;
+  std::memcpy(pin, src.data(), ni);
+  std::memset(out.get(), 0xFF, oo + no);
   std::vector<u8> want(no, 0xFF);
   ASSERT_TRUE(xpose::transpose_reference(src.data(), want.data(), d).ok());
-  const ilv::args a = ilv::make_args<E>(gather, in.get(), out.get(), d, in.get() + ni, U);
-  if (gather) emulate<E, C, U, true>(a);
-  else emulate<E, C, U, false>(a);
-  ASSERT_EQ(xpose_test::first_mismatch(out.get(), want.data(), d), "");
-  ASSERT_EQ(std::memcmp(out.get(), want.data(), no), 0) << "padding or gap bytes were written";
+  const auto ia = reinterpret_cast<std::uintptr_t>(pin), oa = reinterpret_cast<std::uintptr_t>(pout);
+  const bool aligned = best_interleave_aligned(d, gather, ia, oa);
+  ASSERT_TRUE(best_interleave_fits(d, gather, ia, oa, aligned ? !best_interleave_default : !best_interleave_realign_default));
+  const ilv::args a = ilv::make_args<E>(gather, pin, pout, d, pin + ni, U);
+  if (!gather) emulate<E, C, U, false>(a);
+  else if (aligned) emulate<E, C, U, true>(a);
+  else emulate<E, C, U, true, true>(a);
+  ASSERT_EQ(xpose_test::first_mismatch(pout, want.data(), d), "");
+  ASSERT_EQ(std::memcmp(pout, want.data(), no), 0) << "padding or gap bytes were written";
+  for (std::size_t i = 0; i < oo; ++i) ASSERT_EQ(out[i], 0xFF) << "a byte before the output was written";
 }
 
 // rows x cols, batch 2, with the given leading dimensions and batch strides.
@@ -85,9 +96,24 @@ void cases() {
   }
 }
 
+// The realigning gather: rows of any length (ld = L), pointers off by elements, packed
+// and gapped batches (odd gaps).
+template <int E, int C>
+void realign_cases() {
+  constexpr long long k = 16 / E;
+  const long long tile_positions = 32LL * best_interleave_units(C) * k;
+  for (long long L : {k + 1, 3 * k + 1, tile_positions - 1, tile_positions + 1, 2 * tile_positions + 3})
+    for (auto [oi, oo] : {std::pair<long long, long long>{0, 0}, {1, 0}, {0, 1}, {k - 1, 1}}) {
+      check<E, C>(true, xpose::matrix_desc::packed(C, L, E, 3), oi, oo);
+      check<E, C>(true, padded(C, L, E, 2, 1, 0, 1), oi, oo);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+}
+
 template <int E, std::size_t... Is>
 void every_side(std::index_sequence<Is...>) {
   (cases<E, best_interleave_sides[Is]>(), ...);
+  (realign_cases<E, best_interleave_sides[Is]>(), ...);
 }
 
 }  // namespace
@@ -145,18 +171,29 @@ TEST(BestInterleave, Classification) {
       EXPECT_EQ(best_path_base(best_path_for(g, E, 0, 90, cand).path), best_path::slab_gather);
       EXPECT_EQ(best_path_base(best_path_for(g, 0, E, 90, cand).path), best_path::slab_gather);
       EXPECT_EQ(best_path_base(best_path_for(s, 0, E, 90, cand).path), best_path::slab_scatter);
-      EXPECT_NE(best_path_for(matrix_desc::packed(c, 50177, E, 256), 0, 0, 90, cand).path,
-                best_path::slab_interleave_gather);
+      // (Gathers realign under their own switch.)
+      EXPECT_EQ(best_path_for(matrix_desc::packed(c, 50177, E, 256), 0, 0, 90, cand).path ==
+                    best_path::slab_interleave_gather,
+                best_route_on(best_interleave_realign_default, cand));
       EXPECT_NE(best_path_for(matrix_desc::packed(50177, c, E, 256), 0, 0, 90, cand).path,
                 best_path::slab_interleave_scatter);
       EXPECT_EQ(best_path_base(best_path::slab_interleave_gather), best_path::slab_gather);
     }
-  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(17, 50176, 4), true, 0, 0));
-  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(50176, 30, 8), false, 0, 0));
-  EXPECT_TRUE(best_interleave_fits(matrix_desc::packed(50176, 24, 8), false, 0, 0));
-  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(3, 50176, 2), true, 0, 0));
-  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(3, 50176, 16), true, 0, 0));
+  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(17, 50176, 4), true, 0, 0, cand));
+  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(50176, 30, 8), false, 0, 0, cand));
+  EXPECT_TRUE(best_interleave_fits(matrix_desc::packed(50176, 24, 8), false, 0, 0, cand));
+  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(3, 50176, 2), true, 0, 0, cand));
+  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(3, 50176, 16), true, 0, 0, cand));
   // A single matrix: batch strides do not matter.
-  EXPECT_TRUE(best_interleave_fits(matrix_desc::packed(3, 50176, 4, 1), true, 0, 0));
-  EXPECT_FALSE(best_interleave_fits(padded(3, 50176, 4, 2, 0, 0, 1), true, 0, 0));
+  EXPECT_TRUE(best_interleave_aligned(matrix_desc::packed(3, 50176, 4, 1), true, 0, 0));
+  EXPECT_FALSE(best_interleave_aligned(padded(3, 50176, 4, 2, 0, 0, 1), true, 0, 0));
+  // Off boundaries: gathers realign under their own switch, scatters keep the slab kernels.
+  const bool realign = !best_interleave_realign_default;
+  const matrix_desc odd = matrix_desc::packed(3, 50177, 4, 256);
+  EXPECT_TRUE(best_interleave_fits(odd, true, 0, 0, realign));
+  EXPECT_FALSE(best_interleave_fits(odd, true, 0, 0, !realign));
+  EXPECT_TRUE(best_interleave_fits(matrix_desc::packed(3, 50176, 4, 256), true, 4, 0, realign));
+  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(3, 50176, 4, 256), true, 2, 0, realign));  // not E-aligned
+  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(50177, 3, 4, 256), false, 0, 0, realign));
+  EXPECT_EQ(best_path_for(odd, 0, 0, 90, realign).path, best_path::slab_interleave_gather);
 }

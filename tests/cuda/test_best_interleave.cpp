@@ -5,6 +5,9 @@
 // rows, gapped batches, NCHW sizes; pointers offset by one element fall back to the slab
 // kernels. Each case asserts the path, then checks the whole output extent bitwise.
 // Skip without a GPU.
+#include <utility>
+#include <vector>
+
 #include "best_check.hpp"
 
 using namespace xpose_test;
@@ -48,7 +51,7 @@ TEST(BestInterleave, EveryShortSide) {
         check_best(laid_out(hw, c, es, c, ld, packed_side, rows_side), seed + 3, 0, 0,
                    best_path::slab_interleave_scatter, on);
       }
-      // A pointer off by one element: the slab kernels take it (and stay exact).
+      // A pointer off by one element: the slab kernels or the realigning gather.
       check_best(matrix_desc::packed(c, 8200, es, 2), seed + 4, 1, 0, best_path::slab_gather, on);
       check_best(matrix_desc::packed(c, 8200, es, 2), seed + 5, 0, 1, best_path::slab_gather, on);
       check_best(matrix_desc::packed(8200, c, es, 2), seed + 6, 1, 0, best_path::slab_scatter, on);
@@ -56,6 +59,30 @@ TEST(BestInterleave, EveryShortSide) {
       if (HasFatalFailure()) return;
     }
   }
+}
+
+// The realigning gather (switch best_interleave_realign_default): rows of odd length,
+// pointers off by elements, gapped batches with odd gaps.
+TEST(BestInterleave, RealignedGathers) {
+  REQUIRE_GPU();
+  constexpr bool realign = !xpose::detail::best_interleave_realign_default;
+  for (int es : {4, 8})
+    for (index_t c : xpose::detail::best_interleave_sides) {
+      if (es == 4 && c >= 32 && xpose::detail::best_f32_rows_tile_default) continue;  // (the tile, when aligned)
+      const std::uint64_t seed = static_cast<std::uint64_t>(c * 89 + es);
+      for (index_t hw : {8201, 3137}) {
+        check_best(matrix_desc::packed(c, hw, es, 3), seed + hw, 0, 0, best_path::slab_interleave_gather, realign);
+        check_best(padded(c, hw, es, 2, 1, 0, 1), seed + hw + 1, 1, 0, best_path::slab_interleave_gather, realign);
+      }
+      for (auto [oi, oo] : std::vector<std::pair<index_t, index_t>>{{1, 0}, {0, 1}, {3, 1}})
+        check_best(matrix_desc::packed(c, 8200, es, 2), seed + static_cast<std::uint64_t>(oi * 4 + oo), oi, oo,
+                   best_path::slab_interleave_gather, realign);
+      if (HasFatalFailure()) return;
+    }
+  for (int es : {4, 8})
+    for (index_t c : {3, 16})
+      check_best(matrix_desc::packed(c, 50177, es, 5), static_cast<std::uint64_t>(c + es), 0, 0,
+                 best_path::slab_interleave_gather, realign);
 }
 
 // NCHW <-> NHWC of 224 x 224 images at the sweep's channel counts (grid-stride-free

@@ -188,10 +188,14 @@ status micro_path(const void* in, void* out, const matrix_desc& d, const target&
 template <int E, bool Gather, int C>
 status interleave_path_c(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int U = best_interleave_units(C), nt = best_interleave_threads(C);
-  constexpr auto kernel = ilv::interleave_kernel<E, C, U, Gather, nt>;
   const ilv::args a = ilv::make_args<E>(Gather, in, out, d, input_end(in, d), U);
   constexpr int smem = nt / 32 * ilv::shape<E, C, U>::stage_bytes;
-  return launch<kernel, true>(nt, smem, (a.total + nt / 32 - 1) / (nt / 32), a, tg, "best interleave kernel launch");
+  const index_t blocks = (a.total + nt / 32 - 1) / (nt / 32);
+  const char* what = "best interleave kernel launch";
+  if constexpr (Gather)  // the realigning form where a 16-byte boundary is off (best_interleave_fits)
+    if (!best_interleave_aligned(d, true, reinterpret_cast<std::uintptr_t>(in), reinterpret_cast<std::uintptr_t>(out)))
+      return launch<ilv::interleave_kernel<E, C, U, true, nt, true>, true>(nt, smem, blocks, a, tg, what);
+  return launch<ilv::interleave_kernel<E, C, U, Gather, nt>, true>(nt, smem, blocks, a, tg, what);
 }
 
 template <int E, bool Gather, std::size_t... Is>

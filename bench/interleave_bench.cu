@@ -91,8 +91,9 @@ template <int E, int C, bool Gather, int U, int NT, int TPW, bool Any>
 void geometry(bench& b) {
   constexpr auto kernel = ilv::interleave_kernel<E, C, U, Gather, NT, Any>;
   constexpr int smem = NT / 32 * ilv::shape<E, C, U>::stage_bytes;
-  const ilv::args a = ilv::make_args<E>(Gather, b.in, b.out, b.d, b.in + b.want.size(), U);
-  const long long per_block = NT / 32 * TPW;
+  const ilv::args a = ilv::make_args<E>(Gather, b.in, b.out, b.d, b.in + b.want.size(), U, Any);
+  if (smem > 48 * 1024) IB_CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  const long long per_block = NT / 32 * TPW;  // warp tiles per block
   const unsigned grid = static_cast<unsigned>((a.total + per_block - 1) / per_block);
   int occ = 0;
   IB_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, NT, smem));

@@ -3,7 +3,8 @@
 // packed, 4- and 8-byte elements, every 16-byte boundary the layout needs aligned
 // (best_interleave_fits, policy.hpp). NCHW -> NHWC (gather) and back (scatter). Gathers
 // also at any E-aligned layout (Any: each row unit a window of two aligned chunks, the
-// packed range stored as windows of the staging with partial end chunks).
+// second one the next lane's first by shuffle, so 31 units per 32 lanes; the packed
+// range stored as windows of the staging with partial end chunks).
 //
 // A unit is one 16-byte chunk (k = 16/E positions) of each of the C rows: C chunks on the
 // row side, and exactly C contiguous, aligned chunks of the packed side (positions
@@ -89,11 +90,17 @@ struct args {
   i64 ld_seg;           // bytes between the C rows: ld_in (gather), ld_out (scatter)
   i64 stride_in, stride_out;  // bytes between matrices
   i64 tiles_per_mat, total;   // warp tiles
+  int tile_units;             // units per warp tile (tile_units_for)
 };
+
+/// Units per warp tile: 32 lanes x U, or for the realigning gather 31 x U (each lane's
+/// second aligned chunk is the next lane's first, by shuffle; lane 31 only loads it).
+constexpr int tile_units_for(int U, bool any) { return (any ? 31 : 32) * U; }
 
 /// Arguments for a gather (rows = C, ld_out == rows) or scatter (cols = C, ld_in == cols).
 template <int E>
-args make_args(bool gather, const void* in, void* out, const matrix_desc& d, const void* in_end, int U) {
+args make_args(bool gather, const void* in, void* out, const matrix_desc& d, const void* in_end, int U,
+               bool any = false) {
   args a{};
   a.in = static_cast<const u8*>(in);
   a.out = static_cast<u8*>(out);
@@ -102,7 +109,8 @@ args make_args(bool gather, const void* in, void* out, const matrix_desc& d, con
   a.units = (a.L * E + 15) / 16;
   a.ld_seg = (gather ? d.ld_in : d.ld_out) * E;
   a.stride_in = d.stride_in * E, a.stride_out = d.stride_out * E;
-  a.tiles_per_mat = (a.units + 32 * U - 1) / (32 * U);
+  a.tile_units = tile_units_for(U, any);
+  a.tiles_per_mat = (a.units + a.tile_units - 1) / a.tile_units;
   a.total = a.tiles_per_mat * d.batch;
   return a;
 }
@@ -120,9 +128,10 @@ struct tile {
 template <int E, int C, int U, bool Gather>
 XPOSE_HDI tile tile_at(const args& a, i64 t) {
   using S = shape<E, C, U>;
-  const i64 b = t / a.tiles_per_mat, j0 = (t - b * a.tiles_per_mat) * S::NU;
-  const i64 nu = a.units - j0 < S::NU ? a.units - j0 : S::NU;
-  const i64 np = a.L - j0 * S::k < S::NU * S::k ? a.L - j0 * S::k : S::NU * S::k;
+  const i64 TU = a.tile_units;
+  const i64 b = t / a.tiles_per_mat, j0 = (t - b * a.tiles_per_mat) * TU;
+  const i64 nu = a.units - j0 < TU ? a.units - j0 : TU;
+  const i64 np = a.L - j0 * S::k < TU * S::k ? a.L - j0 * S::k : TU * S::k;
   const i64 seg = j0 * 16, packed = j0 * 16 * C;
   return {a.in + b * a.stride_in + (Gather ? seg : packed), a.out + b * a.stride_out + (Gather ? packed : seg), j0,
           static_cast<int>(nu), static_cast<int>(np * C * E)};
@@ -148,6 +157,12 @@ XPOSE_HDI void rename(const c16 (&in)[C], c16 (&out)[C]) {
     }
 }
 
+/// Row group of a lane's item i (items: U units per group, unit-major).
+template <int U>
+XPOSE_HDI int g_of(int i) {
+  return i / U;
+}
+
 /// Staging byte offset of unit u's chunk c (packed chunk u*C + c of the tile).
 template <int E, int C, int U>
 XPOSE_HDI int stage_at(int u, int c) {
@@ -163,31 +178,53 @@ XPOSE_HDI void phase1(const args& a, const tile& p, u8* st, int lane) {
     // Only the view's last row can end inside a unit (rows of whole 16-byte chunks; Any:
     // the unit's two aligned chunks): tiles short of it load without clamping.
     const bool inside = p.in + (C - 1) * a.ld_seg + 16 * p.nu + (Any ? 16 : 0) <= a.in_end;
+    constexpr int LU = Any ? 31 : 32;  // units per lane row of the tile (tile_units_for)
     XPOSE_UNROLL
     for (int i0 = 0; i0 < S::NI; i0 += S::IB) {
       c16 v[S::IB][S::G];
       XPOSE_UNROLL
       for (int b = 0; b < S::IB; ++b) {
-        const int i = i0 + b, u = lane + 32 * (i % U), g = i / U;  // item i: unit u, group g
-        if (i < S::NI && u < p.nu)
+        const int i = i0 + b, u = lane + LU * (i % U), g = i / U;  // item i: unit u, group g
+        // Any: every lane loads its unit's first aligned chunk, also lane 31 and the lane
+        // past the tile's last unit (the second chunk of the lane before).
+        if (i < S::NI && u < p.nu + (Any ? 1 : 0))
           XPOSE_UNROLL
           for (int r = 0; r < S::G; ++r) {
-            // Any: the row starts anywhere (E-aligned); the unit is a window of the two
-            // aligned chunks that cover it (the second mostly an L1 hit: the next lane's first).
             const u8* const row = p.in + (g * S::G + r) * a.ld_seg;
-            const int off = Any ? addr16(row) : 0;
-            const u8* const q = row - off + 16 * u;
+            const u8* const q = row - (Any ? addr16(row) : 0) + 16 * u;
             v[b][r] = inside ? bytes::ld16(q) : bytes::load_clamped<E>(q, a.in, a.in_end);
-            if constexpr (Any) {
-              const c16 w = inside ? bytes::ld16(q + 16) : bytes::load_clamped<E>(q + 16, a.in, a.in_end);
-              v[b][r] = bytes::window16(v[b][r], w, off);
-            }
+          }
+        else if constexpr (Any)
+          XPOSE_UNROLL
+          for (int r = 0; r < S::G; ++r) v[b][r] = bytes::zero16();  // (shuffled, never stored)
+      }
+      if constexpr (Any) {
+        // The row starts anywhere (E-aligned): the unit is a window of its two aligned chunks.
+        XPOSE_UNROLL
+        for (int b = 0; b < S::IB; ++b)
+          XPOSE_UNROLL
+          for (int r = 0; r < S::G; ++r) {
+            const int i = i0 + b;
+            const u8* const row = p.in + (g_of<U>(i) * S::G + r) * a.ld_seg;
+            const int off = addr16(row);
+#if defined(__CUDA_ARCH__)
+            c16 w;
+            XPOSE_UNROLL
+            for (int j = 0; j < 4; ++j) w.w[j] = __shfl_down_sync(0xffffffffu, v[b][r].w[j], 1);
+#else
+            // (Host emulation: the next lane's chunk, loaded.)
+            const int u = lane + LU * (i % U);
+            const u8* const q = row - off + 16 * (u + 1);
+            const c16 w = i < S::NI && u < p.nu ? (inside ? bytes::ld16(q) : bytes::load_clamped<E>(q, a.in, a.in_end))
+                                                : bytes::zero16();
+#endif
+            v[b][r] = bytes::window16(v[b][r], w, off);
           }
       }
       XPOSE_UNROLL
       for (int b = 0; b < S::IB; ++b) {
-        const int i = i0 + b, u = lane + 32 * (i % U), g = i / U;
-        if (i < S::NI && u < p.nu) {
+        const int i = i0 + b, u = lane + LU * (i % U), g = i / U;
+        if (i < S::NI && u < p.nu && (!Any || lane < 31)) {
           c16 o[S::G];
           rename<E, S::G, true>(v[b], o);
           XPOSE_UNROLL
@@ -270,7 +307,7 @@ __global__ void __launch_bounds__(NT, 1) interleave_kernel(args a) {
   const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
   u8* const st = reinterpret_cast<u8*>(smem_raw) + warp * shape<E, C, U>::stage_bytes;
   for (i64 t = static_cast<i64>(blockIdx.x) * (NT / 32) + warp; t < a.total; t += static_cast<i64>(gridDim.x) * (NT / 32)) {
-    const tile p = tile_at<E, C, U, Gather>(a, t);
+    const tile p = tile_at<E, C, U, Gather>(a, t);  // (a.tile_units: tile_units_for(U, Any))
     phase1<E, C, U, Gather, Any>(a, p, st, lane);
     __syncwarp();
     phase2<E, C, U, Gather, Any>(a, p, st, lane);

@@ -370,10 +370,15 @@ constexpr bool best_interleave_side(long long s) {
   return false;
 }
 /// Threads per block (one warp tile each) and units (16 bytes of each row) per lane:
-/// about 8 chunks of 16 bytes in flight per lane.
+/// one unit (C chunks in flight), two for C = 2 (bench/interleave_bench, session 4 GPU
+/// call 3: fewer units per lane, more resident warps, ran 1-2% faster; 8 chunks per
+/// lane and 4 tiles per warp slower).
 /// (Short sides above 16 halve the block: its staging stays under 48 KiB.)
 constexpr int best_interleave_threads(long long s) { return s > 16 ? 64 : 128; }
-constexpr int best_interleave_units(long long s) { return s < 8 ? static_cast<int>(8 / s) : 1; }
+constexpr int best_interleave_units(long long s) { return s == 2 ? 2 : 1; }
+/// Scatters only up to this short side: above it the slab kernels ran as fast or
+/// faster (f32 5 x 50176 x 32: 0.822 of memcpy against 0.912; same run, call 3).
+constexpr int best_interleave_scatter_max = 16;
 
 /// Whether a gather (rows short, ld_out == rows) or scatter (cols short, ld_in == cols)
 /// slab has every 16-byte boundary the aligned kernel needs: the rows side's pointer
@@ -390,7 +395,9 @@ constexpr bool best_interleave_aligned(const matrix_desc& d, bool gather, unsign
 
 /// Gathers at any element-aligned layout (rows not a multiple of 16 bytes, HW = 50177;
 /// pointers offset by elements): the realigning form of the gather kernel. Switch of its
-/// own, so that the side-by-side run separates it from the aligned kernel.
+/// own, so that the side-by-side run separates it from the aligned kernel. Its first form
+/// (two loads per row unit) lost to the slab kernels on every HW = 50177 gather (0.51-0.88
+/// of memcpy against 0.78-0.93, session 4 GPU call 3); the shuffle form is not measured yet.
 constexpr bool best_interleave_realign_default = false;
 
 /// Whether the register-interleave kernel takes a gather / scatter slab under `candidate`
@@ -398,7 +405,7 @@ constexpr bool best_interleave_realign_default = false;
 constexpr bool best_interleave_fits(const matrix_desc& d, bool gather, unsigned long long in_addr,
                                     unsigned long long out_addr, bool candidate) {
   const long long E = d.elem_size, s = gather ? d.rows : d.cols;
-  if ((E != 4 && E != 8) || !best_interleave_side(s)) return false;
+  if ((E != 4 && E != 8) || !best_interleave_side(s) || (!gather && s > best_interleave_scatter_max)) return false;
   if (best_interleave_aligned(d, gather, in_addr, out_addr)) return best_route_on(best_interleave_default, candidate);
   return gather && best_route_on(best_interleave_realign_default, candidate) && in_addr % E == 0 &&
          out_addr % E == 0;

@@ -188,14 +188,21 @@ status micro_path(const void* in, void* out, const matrix_desc& d, const target&
 template <int E, bool Gather, int C>
 status interleave_path_c(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int U = best_interleave_units(C), nt = best_interleave_threads(C);
-  const ilv::args a = ilv::make_args<E>(Gather, in, out, d, input_end(in, d), U);
+  // Gathers: the realigning form where a 16-byte boundary is off (best_interleave_fits).
+  const bool any =
+      Gather && !best_interleave_aligned(d, true, reinterpret_cast<std::uintptr_t>(in), reinterpret_cast<std::uintptr_t>(out));
+  const ilv::args a = ilv::make_args<E>(Gather, in, out, d, input_end(in, d), U, any);
   constexpr int smem = nt / 32 * ilv::shape<E, C, U>::stage_bytes;
   const index_t blocks = (a.total + nt / 32 - 1) / (nt / 32);
   const char* what = "best interleave kernel launch";
-  if constexpr (Gather)  // the realigning form where a 16-byte boundary is off (best_interleave_fits)
-    if (!best_interleave_aligned(d, true, reinterpret_cast<std::uintptr_t>(in), reinterpret_cast<std::uintptr_t>(out)))
-      return launch<ilv::interleave_kernel<E, C, U, true, nt, true>, true>(nt, smem, blocks, a, tg, what);
-  return launch<ilv::interleave_kernel<E, C, U, Gather, nt>, true>(nt, smem, blocks, a, tg, what);
+  if constexpr (Gather) {
+    if (any) return launch<ilv::interleave_kernel<E, C, U, true, nt, true>, true>(nt, smem, blocks, a, tg, what);
+    return launch<ilv::interleave_kernel<E, C, U, true, nt>, true>(nt, smem, blocks, a, tg, what);
+  } else if constexpr (C <= best_interleave_scatter_max) {
+    return launch<ilv::interleave_kernel<E, C, U, false, nt>, true>(nt, smem, blocks, a, tg, what);
+  } else {
+    return status::make(status_code::unsupported_variant, "best: no interleave scatter for %d columns", C);
+  }
 }
 
 template <int E, bool Gather, std::size_t... Is>

@@ -180,6 +180,8 @@ enum class best_path : int {
   tile_async,        ///< 1-byte 16-byte tile, loads by cp.async (best_async.cuh, best_tile_async_for)
   tile_async_batch,  ///< the same kernel, several 64 x 64 1-byte matrices per block
   realign_async,     ///< 1-2 byte element-aligned rows: cover chunks by cp.async, shift on shared reads
+  slab_interleave_gather,   ///< slab_gather of 4-8 byte elements, aligned: register interleave (best_interleave.cuh)
+  slab_interleave_scatter,  ///< slab_scatter, the same
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -205,6 +207,8 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::tile_async: return "tile_async";
     case best_path::tile_async_batch: return "tile_async_batch";
     case best_path::realign_async: return "realign_async";
+    case best_path::slab_interleave_gather: return "slab_interleave_gather";
+    case best_path::slab_interleave_scatter: return "slab_interleave_scatter";
   }
   return "?";
 }
@@ -483,10 +487,10 @@ constexpr bool best_async_batch_fits(const matrix_desc& d, int access) {
 /// paths unchanged.
 constexpr best_path best_path_base(best_path p) {
   return p == best_path::slab_gather_micro || p == best_path::slab_gather_pipe ||
-                 p == best_path::slab_gather_micro_pipe
+                 p == best_path::slab_gather_micro_pipe || p == best_path::slab_interleave_gather
              ? best_path::slab_gather
          : p == best_path::slab_scatter_micro || p == best_path::slab_scatter_pipe ||
-                 p == best_path::slab_scatter_micro_pipe
+                 p == best_path::slab_scatter_micro_pipe || p == best_path::slab_interleave_scatter
              ? best_path::slab_scatter
          : p == best_path::slab_whole_micro                                        ? best_path::slab_whole
                                                                                    : p;
@@ -547,6 +551,64 @@ constexpr best_micro best_slab_micro_for(int elem_size, best_path p) {
 /// (scatters to odd HW stayed at 0.60-0.78 against 0.81-0.85 aligned: "Shape classes
 /// (issue 12)", third round; not measured yet). Blocks stay under 40 KiB of shared memory.
 constexpr int best_slab_micro_ragged_bytes = 32768;
+
+/// Register-interleave slabs (slab_interleave_gather / _scatter, best_interleave.cuh):
+/// 4- and 8-byte elements, a short side in best_interleave_sides, every
+/// 16-byte unit aligned (input or output rows, the packed range, batch strides; the long
+/// side may end in a partial unit). Switch: best_route_on(best_interleave_default, ..);
+/// on: it won every aligned gather and every scatter up to 16 side by side (f32 gathers
+/// 0.73-0.77 -> 0.92-0.98 of memcpy; docs/RESULTS.md "Session 4", channel shuffles of
+/// 4-8 byte elements); best_next runs the slab kernels.
+constexpr bool best_interleave_default = true;
+/// Short sides with a kernel: every C up to 16 (one register rename per unit), then
+/// multiples of 4 (rows in groups of 16/E).
+constexpr int best_interleave_sides[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 20, 24, 28, 32};
+constexpr bool best_interleave_side(long long s) {
+  for (int c : best_interleave_sides)
+    if (c == s) return true;
+  return false;
+}
+/// Threads per block (one warp tile each) and units (16 bytes of each row) per lane:
+/// one unit (C chunks in flight), two for C = 2 (bench/interleave_bench, session 4 GPU
+/// call 3: fewer units per lane, more resident warps, ran 1-2% faster; 8 chunks per
+/// lane and 4 tiles per warp slower).
+/// (Short sides above 16 halve the block: its staging stays under 48 KiB.)
+constexpr int best_interleave_threads(long long s) { return s > 16 ? 64 : 128; }
+constexpr int best_interleave_units(long long s) { return s == 2 ? 2 : 1; }
+/// Scatters only up to this short side: above it the slab kernels ran as fast or
+/// faster (f32 5 x 50176 x 32: 0.822 of memcpy against 0.912; same run, call 3).
+constexpr int best_interleave_scatter_max = 16;
+
+/// Whether a gather (rows short, ld_out == rows) or scatter (cols short, ld_in == cols)
+/// slab has every 16-byte boundary the aligned kernel needs: the rows side's pointer
+/// and ld * E, the packed side's pointer, batch strides.
+constexpr bool best_interleave_aligned(const matrix_desc& d, bool gather, unsigned long long in_addr,
+                                       unsigned long long out_addr) {
+  const long long E = d.elem_size;
+  const auto a16 = [](unsigned long long x) { return x % 16 == 0; };
+  const unsigned long long ld_rows = static_cast<unsigned long long>((gather ? d.ld_in : d.ld_out) * E);
+  const bool strides = d.batch <= 1 || (a16(static_cast<unsigned long long>(d.stride_in * E)) &&
+                                        a16(static_cast<unsigned long long>(d.stride_out * E)));
+  return a16(in_addr) && a16(out_addr) && a16(ld_rows) && strides;
+}
+
+/// Gathers at any element-aligned layout (rows not a multiple of 16 bytes, HW = 50177;
+/// pointers offset by elements): the realigning form of the gather kernel. Switch of its
+/// own, so that the side-by-side run separates it from the aligned kernel. Its first form
+/// (two loads per row unit) lost to the slab kernels on every HW = 50177 gather (0.51-0.88
+/// of memcpy against 0.78-0.93, session 4 GPU call 3); the shuffle form is not measured yet.
+constexpr bool best_interleave_realign_default = false;
+
+/// Whether the register-interleave kernel takes a gather / scatter slab under `candidate`
+/// (aligned layouts: switch best_interleave_default; realigned gathers: its own switch).
+constexpr bool best_interleave_fits(const matrix_desc& d, bool gather, unsigned long long in_addr,
+                                    unsigned long long out_addr, bool candidate) {
+  const long long E = d.elem_size, s = gather ? d.rows : d.cols;
+  if ((E != 4 && E != 8) || !best_interleave_side(s) || (!gather && s > best_interleave_scatter_max)) return false;
+  if (best_interleave_aligned(d, gather, in_addr, out_addr)) return best_route_on(best_interleave_default, candidate);
+  return gather && best_route_on(best_interleave_realign_default, candidate) && in_addr % E == 0 &&
+         out_addr % E == 0;
+}
 
 /// Slab paths only where the long side is at least this many times the short side.
 constexpr long long best_slab_min_aspect = 4;
@@ -668,6 +730,7 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
            (!batched || best_align16(static_cast<unsigned long long>(packed_stride * E)) == 16);
   };
   if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && !keep_tile) {
+    if (best_interleave_fits(d, true, in_addr, out_addr, candidate)) return {best_path::slab_interleave_gather, 16, 0};
     if (micro_ok(best_path::slab_gather_micro, d.rows, out_addr, d.stride_out))
       return {best_micro_route(best_path::slab_gather_micro, d.elem_size, candidate, d.rows, rows_aligned), 16, 0};
     if (const int g = best_pipe_group_for(d.elem_size, d.rows, candidate, true, rows_aligned))
@@ -675,6 +738,8 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     return {best_path::slab_gather, 16, best_slab_group_for(p, d.elem_size, d.rows)};
   }
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
+    if (best_interleave_fits(d, false, in_addr, out_addr, candidate))
+      return {best_path::slab_interleave_scatter, 16, 0};
     if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in))
       return {best_micro_route(best_path::slab_scatter_micro, d.elem_size, candidate, d.cols, true), 16, 0};
     if (const int g = best_pipe_group_for(d.elem_size, d.cols, candidate, false))

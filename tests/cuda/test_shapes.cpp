@@ -139,12 +139,22 @@ TEST(BestShapes, MicroSlabs) {
         // 4-byte ones the tile while best_f32_rows_tile_default is on.
         const bool rows_tile = es <= 2 || (es == 4 && xpose::detail::best_f32_rows_tile_default);
         const bool small_tile = rows_tile && c >= 32 && c <= 64 && (hw * es) % 16 == 0;
-        check_best(matrix_desc::packed(c, hw, es, n), seed, 0, 0, small_tile ? std::nullopt : g0, on);
-        check_best(matrix_desc::packed(hw, c, es, n), seed + 1, 0, 0, sc, on);
-        check_best(matrix_desc::packed(c, hw, es, n), seed + 2, 1, k, g, on);
-        check_best(matrix_desc::packed(hw, c, es, n), seed + 3, k, 1, sc, on);
-        check_best(padded(c, hw, es, n, 3, 0, k), seed + 4, 3, 0, g, on);
-        check_best(padded(hw, c, es, n, 0, 5, 2 * k), seed + 5, 0, 1, sc, on);
+        // 4-byte sides the register-interleave kernel takes under this policy (best_interleave_fits).
+        auto ilv = [&](const matrix_desc& d, bool gather, index_t oi, index_t oo, std::optional<best_path> want_p) {
+          if (want_p && xpose::detail::best_interleave_fits(d, gather, static_cast<unsigned long long>(oi * es),
+                                                            static_cast<unsigned long long>(oo * es), on))
+            return std::optional(gather ? best_path::slab_interleave_gather : best_path::slab_interleave_scatter);
+          return want_p;
+        };
+        auto run = [&](const matrix_desc& d, std::uint64_t sd, index_t oi, index_t oo, std::optional<best_path> want_p) {
+          check_best(d, sd, oi, oo, ilv(d, d.rows < d.cols, oi, oo, want_p), on);
+        };
+        run(matrix_desc::packed(c, hw, es, n), seed, 0, 0, small_tile ? std::nullopt : g0);
+        run(matrix_desc::packed(hw, c, es, n), seed + 1, 0, 0, sc);
+        run(matrix_desc::packed(c, hw, es, n), seed + 2, 1, k, g);
+        run(matrix_desc::packed(hw, c, es, n), seed + 3, k, 1, sc);
+        run(padded(c, hw, es, n, 3, 0, k), seed + 4, 3, 0, g);
+        run(padded(hw, c, es, n, 0, 5, 2 * k), seed + 5, 0, 1, sc);
         // Packed side off 16 bytes: the other slab kernels, still exact.
         check_best(matrix_desc::packed(c, hw, es, n), seed + 6, 0, 1, best_path::slab_gather, on);
         check_best(matrix_desc::packed(hw, c, es, n), seed + 7, 1, 0, best_path::slab_scatter, on);

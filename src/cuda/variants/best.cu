@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <iterator>
+#include <utility>
 
 #include "../best_async.cuh"
+#include "../best_interleave.cuh"
 #include "../best_kernels.cuh"
 #include "../best_pipe.cuh"
 #include "../best_realign.cuh"
@@ -282,6 +285,45 @@ status pipe_path_side(const void* in, void* out, const matrix_desc& d, int group
   return status::make(status_code::unsupported_variant, "best: no pipelined slab kernel for %d", group);
 }
 
+// Register-interleave slab (best_interleave.cuh) for short side C, one kernel per C.
+template <int E, bool Gather, int C>
+status interleave_path_c(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  constexpr int U = best_interleave_units(C), nt = best_interleave_threads(C);
+  // Gathers: the realigning form where a 16-byte boundary is off (best_interleave_fits).
+  const bool any =
+      Gather && !best_interleave_aligned(d, true, reinterpret_cast<std::uintptr_t>(in), reinterpret_cast<std::uintptr_t>(out));
+  const ilv::args a = ilv::make_args<E>(Gather, in, out, d, input_end(in, d), U, any);
+  constexpr int smem = nt / 32 * ilv::shape<E, C, U>::stage_bytes;
+  const index_t blocks = (a.total + nt / 32 - 1) / (nt / 32);
+  const char* what = "best interleave kernel launch";
+  if constexpr (Gather) {
+    if (any) return launch<ilv::interleave_kernel<E, C, U, true, nt, true>, true>(nt, smem, blocks, a, tg, what);
+    return launch<ilv::interleave_kernel<E, C, U, true, nt>, true>(nt, smem, blocks, a, tg, what);
+  } else if constexpr (C <= best_interleave_scatter_max) {
+    return launch<ilv::interleave_kernel<E, C, U, false, nt>, true>(nt, smem, blocks, a, tg, what);
+  } else {
+    return status::make(status_code::unsupported_variant, "best: no interleave scatter for %d columns", C);
+  }
+}
+
+template <int E, bool Gather, std::size_t... Is>
+status interleave_path(const void* in, void* out, const matrix_desc& d, const target& tg, std::index_sequence<Is...>) {
+  const index_t c = Gather ? d.rows : d.cols;
+  status s = status::make(status_code::unsupported_variant, "best: no interleave kernel for %d rows", static_cast<int>(c));
+  (void)((c == best_interleave_sides[Is]
+              ? (s = interleave_path_c<E, Gather, best_interleave_sides[Is]>(in, out, d, tg), true)
+              : false) ||
+         ...);
+  return s;
+}
+
+template <int E, bool Gather>
+status interleave_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  if constexpr (E == 4 || E == 8)
+    return interleave_path<E, Gather>(in, out, d, tg, std::make_index_sequence<std::size(best_interleave_sides)>{});
+  return status::make(status_code::unsupported_variant, "best: no %d-byte interleave kernel", E);
+}
+
 // Tile with A-byte accesses (A < 16, the alignment the layout allows).
 template <int E>
 status access_path(const void* in, void* out, const matrix_desc& d, int access, const target& tg) {
@@ -354,6 +396,8 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::realign_async:
       if constexpr (E <= 2) return async_realign_path<E>(in, out, d, tg);
       break;
+    case best_path::slab_interleave_gather: return interleave_path<E, true>(in, out, d, tg);
+    case best_path::slab_interleave_scatter: return interleave_path<E, false>(in, out, d, tg);
   }
   return status::make(status_code::unsupported_variant, "best: path %s has no %d-byte kernel",
                       best_path_name(c.path), E);

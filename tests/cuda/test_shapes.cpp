@@ -191,10 +191,15 @@ TEST(BestShapes, MicroWholeBatches) {
       const bool rows_ok = (r * es) % 16 == 0 || ((r * es) % 8 == 0 && w <= 8);
       if (!rows_ok || (c * es) % w != 0 || (r * c * es) % 16 != 0 || r * c * es > whole_max) continue;
       const std::uint64_t seed = static_cast<std::uint64_t>(r * 3 + c + es);
-      check_best(matrix_desc::packed(r, c, es, 1000), seed, 0, 0, best_path::slab_whole_micro, on);
-      check_best(matrix_desc::packed(r, c, es, 333), seed + 1, k, 2 * k, best_path::slab_whole_micro, on);
+      // 1-byte 33-64 x 33-64 batches take the async batch tile where its switch is on for
+      // this policy (best_async_default; offsets here are whole chunks: access 16).
+      const bool async = xpose::detail::best_route_on(xpose::detail::best_async_default, on) &&
+                         xpose::detail::best_async_batch_fits(matrix_desc::packed(r, c, es, 2), 16);
+      const best_path micro = async ? best_path::tile_async_batch : best_path::slab_whole_micro;
+      check_best(matrix_desc::packed(r, c, es, 1000), seed, 0, 0, micro, on);
+      check_best(matrix_desc::packed(r, c, es, 333), seed + 1, k, 2 * k, micro, on);
       if (r * c * es <= 256)
-        check_best(matrix_desc::packed(r, c, es, 70001), seed + 2, 0, 0, best_path::slab_whole_micro, on);
+        check_best(matrix_desc::packed(r, c, es, 70001), seed + 2, 0, 0, micro, on);
       check_best(matrix_desc::packed(r, c, es, 1000), seed + 3, 1, 0, best_path::slab_whole, on);
       if (HasFatalFailure()) return;
     }
@@ -268,12 +273,15 @@ TEST(BestShapes, OddRowLengths) {
   REQUIRE_GPU();
   for (int es : {1, 2, 4, 8}) {
     for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{{1000, 1025}, {1001, 1027}, {129, 4099}}) {
-      // best: the realigning tile, or the skewed one where its switch and best_skew_wins say so.
+      // best: the async realigning tile for 1-2 byte elements with aligned output rows
+      // (best_async_realign_default), the skewed one where its switch and best_skew_wins say
+      // so, else the realigning tile.
       auto odd = [&](const matrix_desc& d, index_t off_out) {
-        return xpose::detail::best_skew_default &&
-                       xpose::detail::best_skew_wins(d, static_cast<unsigned long long>(off_out * es))
-                   ? best_path::realign_skew
-                   : best_path::realign;
+        const auto out = static_cast<unsigned long long>(off_out * es);
+        if (es <= 2 && xpose::detail::best_async_realign_default && xpose::detail::best_out_rows_aligned(d, out))
+          return best_path::realign_async;
+        return xpose::detail::best_skew_default && xpose::detail::best_skew_wins(d, out) ? best_path::realign_skew
+                                                                                          : best_path::realign;
       };
       check_best(matrix_desc::packed(r, c, es), 130, 0, 0, odd(matrix_desc::packed(r, c, es), 0));
       check_best(matrix_desc::packed(r, c, es), 131, 1, 0, odd(matrix_desc::packed(r, c, es), 0));

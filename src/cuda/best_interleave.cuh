@@ -176,8 +176,10 @@ XPOSE_HDI void phase1(const args& a, const tile& p, u8* st, int lane) {
   using S = shape<E, C, U>;
   if constexpr (Gather) {
     // Only the view's last row can end inside a unit (rows of whole 16-byte chunks; Any:
-    // the unit's two aligned chunks): tiles short of it load without clamping.
-    const bool inside = p.in + (C - 1) * a.ld_seg + 16 * p.nu + (Any ? 16 : 0) <= a.in_end;
+    // the unit's two aligned chunks): tiles short of it load without clamping. Any: the
+    // first row's first aligned chunk starts before the row, so a tile at the view's start
+    // clamps too (otherwise it reads bytes before the view: initcheck, session 4 call 5).
+    const bool inside = (!Any || p.in >= a.in + 16) && p.in + (C - 1) * a.ld_seg + 16 * p.nu + (Any ? 16 : 0) <= a.in_end;
     constexpr int LU = Any ? 31 : 32;  // units per lane row of the tile (tile_units_for)
     XPOSE_UNROLL
     for (int i0 = 0; i0 < S::NI; i0 += S::IB) {

@@ -292,9 +292,10 @@ constexpr bool best_half_default = true;
 constexpr bool best_f32_rows_tile_default = true;
 /// Tiny 1-2 byte matrices (at most best_tiny_bytes, at least 64 rows and 128 bytes a row)
 /// on the narrow tile (64 rows x 128 bytes): several blocks a call instead of one or two
-/// big tiles or a slab, for the latency-bound calls (a CUDA graph node of 64 KiB: docs/RESULTS.md
-/// "Session 4"). Off: best_next takes it.
-constexpr bool best_tiny_narrow_default = false;
+/// big tiles or a slab, for the latency-bound calls. On: side by side in session 4's call 4
+/// (docs/RESULTS.md "Session 4", final tree) a 64 KiB graph node of 128x512 u8 / 128x256 f16
+/// ran 0.51 / 0.57 of a memcpy node's speed on the slab / big tile, 0.68 / 0.87 on it.
+constexpr bool best_tiny_narrow_default = true;
 constexpr long long best_tiny_bytes = 64 * 1024;
 /// tile_half only below this many standard 1-byte tiles (256 x 256) per call.
 constexpr long long best_half_max_tiles = 768;

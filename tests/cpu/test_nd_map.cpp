@@ -235,8 +235,8 @@ void emulate_vtile(const xpose::plan& p, bool pack, const unsigned char* in, uns
   std::vector<unsigned char> tile(static_cast<std::size_t>(TA * TB * E));
   std::vector<index_t> lane_row(NT), out_row(TA);
   each_vtile(m, TA, TB, tile, [&](index_t io, index_t oo, index_t a0, index_t b0, index_t na, index_t nb) {
-    std::fill(lane_row.begin(), lane_row.end(), index_t{-1} << 40);  // poison: a wrong lane reads far outside
-    std::fill(out_row.begin(), out_row.end(), index_t{-1} << 40);
+    std::fill(lane_row.begin(), lane_row.end(), -(index_t{1} << 40));  // poison: a wrong lane reads far outside
+    std::fill(out_row.begin(), out_row.end(), -(index_t{1} << 40));
     for (int tid = 0; tid < NT && Rows; ++tid) {
       const int r = vtile_warp_row<NCH, RPS>(tid / 32, tid % 32);
       if (tid % 32 < W * L && r < nb) lane_row[static_cast<std::size_t>(tid)] = io + m.b_in(b0 + r) + a0;

@@ -288,7 +288,7 @@ constexpr bool best_skew_default = true;
 constexpr bool best_half_default = true;
 /// Aligned 32-64 row f32 matrices on the tile instead of the gather slab (the pre-core
 /// route): the tile won every such row side by side, sweep and before/after alike
-/// (docs/RESULTS.md "Session 4: issue 11's last row"), so on (best_next takes the slab).
+/// (docs/RESULTS.md "Session 4", issue 11's last row), so on (best_next takes the slab).
 constexpr bool best_f32_rows_tile_default = true;
 /// Tiny 1-2 byte matrices (at most best_tiny_bytes, at least 64 rows and 128 bytes a row)
 /// on the narrow tile (64 rows x 128 bytes): several blocks a call instead of one or two

@@ -318,14 +318,15 @@ constexpr bool best_dependent_launch_on(int cc, long long grid) {
 /// slab_gather_micro_pipe): the slab kernels' phases on resident blocks whose next slab's
 /// loads (cp.async, no registers) are in flight while the current slab is interleaved and
 /// stored. 1-2 byte elements. On in `best` where the side-by-side run measured it faster
-/// (docs/RESULTS.md "Shape classes (issue 12)", pipelined slabs): every grouped gather;
+/// (docs/RESULTS.md "Session 4", pipelined slabs): every grouped gather;
 /// grouped scatters whose unpipelined kernel runs at most 3 blocks per SM (more
 /// registers than 64: best_pipe_scatter_side); micro-block gathers with aligned rows and
 /// short sides of at least 64 bytes (unaligned rows add a realigning pass: no gain).
 /// best_next runs the kernels they replaced.
 constexpr bool best_pipe_default = true;
-/// Micro-block scatters on the pipelined kernel (slab_scatter_micro_pipe): not measured;
-/// false: only best_next takes them.
+/// Micro-block scatters on the pipelined kernel (slab_scatter_micro_pipe): faster with
+/// aligned output rows, slower with unaligned ones (docs/RESULTS.md "Session 4", final
+/// tree); not yet routed by alignment, so false: only best_next takes them.
 constexpr bool best_pipe_micro_scatter_default = false;
 /// Short sides with a pipelined kernel (best.cu instantiates exactly these): the
 /// grouped sides and 7 (7 x N ran element by element).
@@ -339,8 +340,8 @@ constexpr int best_pipe_min_blocks(int elem_size, bool gather, int side) {
 }
 /// Grouped scatters that the pipelined kernel takes: the unpipelined kernel needs more
 /// than 64 registers (ptxas: u8 4-8, 16-32; f16 5-8, 24, 32) or has none (7). The others
-/// run 4-5 blocks per SM already and measured slower pipelined (docs/RESULTS.md "Shape
-/// classes (issue 12)", pipelined slabs).
+/// run 4-5 blocks per SM already and measured slower pipelined (docs/RESULTS.md
+/// "Session 4", pipelined slabs).
 constexpr bool best_pipe_scatter_side(int elem_size, long long s) {
   if (elem_size == 1) return s == 4 || s == 5 || s == 6 || s == 7 || s == 8 || s == 16 || s == 24 || s == 32;
   return s == 5 || s == 6 || s == 7 || s == 8 || s == 24 || s == 32;
@@ -520,7 +521,6 @@ constexpr int best_slab_micro_min(int /*cc*/, int elem_size, bool candidate, bes
 /// sides are multiples of 16/E, both ranges 16-byte aligned, staged as swizzled chunks
 /// and transposed through registers instead of placed element by element (1-byte
 /// batches at 0.52 of memcpy: docs/RESULTS.md "Shape classes (issue 12)", second round).
-/// Candidate policy only until measured.
 /// Widest element of the whole-matrix micro-block route: 4-byte batches ran 0.81-0.85 of
 /// memcpy on it against 0.86-0.87 on slab_whole in the final-tree side-by-side run
 /// (docs/RESULTS.md "Session 3", call 2), so f32 keeps slab_whole.
@@ -597,7 +597,9 @@ constexpr bool best_interleave_aligned(const matrix_desc& d, bool gather, unsign
 /// pointers offset by elements): the realigning form of the gather kernel. Switch of its
 /// own, so that the side-by-side run separates it from the aligned kernel. Its first form
 /// (two loads per row unit) lost to the slab kernels on every HW = 50177 gather (0.51-0.88
-/// of memcpy against 0.78-0.93, session 4 GPU call 3); the shuffle form is not measured yet.
+/// of memcpy against 0.78-0.93, session 4 GPU call 3); the shuffle form won them all in
+/// call 4 (0.96-1.08: docs/RESULTS.md "Session 4", final tree) and stays off until its
+/// compute-sanitizer initcheck (the tile-at-the-view's-start clamp) passes on the GPU.
 constexpr bool best_interleave_realign_default = false;
 
 /// Whether the register-interleave kernel takes a gather / scatter slab under `candidate`

@@ -324,10 +324,10 @@ constexpr bool best_dependent_launch_on(int cc, long long grid) {
 /// short sides of at least 64 bytes (unaligned rows add a realigning pass: no gain).
 /// best_next runs the kernels they replaced.
 constexpr bool best_pipe_default = true;
-/// Micro-block scatters on the pipelined kernel (slab_scatter_micro_pipe): faster with
-/// aligned output rows, slower with unaligned ones (docs/RESULTS.md "Session 4", final
-/// tree); not yet routed by alignment, so false: only best_next takes them.
-constexpr bool best_pipe_micro_scatter_default = false;
+/// Micro-block scatters on the pipelined kernel (slab_scatter_micro_pipe), taken only
+/// where the output rows are 16-byte aligned: there it was faster, with unaligned output
+/// rows slower (docs/RESULTS.md "Session 4", final tree; "Session 5").
+constexpr bool best_pipe_micro_scatter_default = true;
 /// Short sides with a pipelined kernel (best.cu instantiates exactly these): the
 /// grouped sides and 7 (7 x N ran element by element).
 constexpr int best_pipe_sides[] = {2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32};
@@ -341,22 +341,26 @@ constexpr int best_pipe_min_blocks(int elem_size, bool gather, int side) {
 /// Grouped scatters that the pipelined kernel takes: the unpipelined kernel needs more
 /// than 64 registers (ptxas: u8 4-8, 16-32; f16 5-8, 24, 32) or has none (7). The others
 /// run 4-5 blocks per SM already and measured slower pipelined (docs/RESULTS.md
-/// "Session 4", pipelined slabs).
-constexpr bool best_pipe_scatter_side(int elem_size, long long s) {
+/// "Session 4", pipelined slabs). Side 5 only to unaligned output rows (out_aligned
+/// false): with aligned ones it lost (u8 and f16, HW = 50176; "Session 4", review).
+constexpr bool best_pipe_scatter_side(int elem_size, long long s, bool out_aligned = false) {
+  if (s == 5 && out_aligned) return false;
   if (elem_size == 1) return s == 4 || s == 5 || s == 6 || s == 7 || s == 8 || s == 16 || s == 24 || s == 32;
   return s == 5 || s == 6 || s == 7 || s == 8 || s == 24 || s == 32;
 }
 
 /// The route of micro-block path m (slab_gather_micro / slab_scatter_micro) under the
 /// flag: its pipelined kernel where that is on (gather: rows_aligned, every input segment
-/// 16-byte aligned, and short sides s of at least 64 bytes).
+/// 16-byte aligned, and short sides s of at least 64 bytes; scatter: rows_aligned, every
+/// output row 16-byte aligned).
 constexpr best_path best_micro_route(best_path m, int elem_size, bool candidate, long long s, bool rows_aligned) {
   if (elem_size > best_pipe_max_elem) return m;
   if (m == best_path::slab_gather_micro)
     return best_route_on(best_pipe_default, candidate) && rows_aligned && s * elem_size >= 64
                ? best_path::slab_gather_micro_pipe
                : m;
-  return best_route_on(best_pipe_micro_scatter_default, candidate) ? best_path::slab_scatter_micro_pipe : m;
+  return best_route_on(best_pipe_micro_scatter_default, candidate) && rows_aligned ? best_path::slab_scatter_micro_pipe
+                                                                                   : m;
 }
 /// Micro-block kernels on the pipelined kernel: 8-byte micro-block rows for 1-2 byte
 /// elements (no loads held in registers: the u8 gather fits them at 3 blocks per SM,
@@ -382,12 +386,13 @@ constexpr long long best_pipe_span(long long span0, long long L, long long batch
 }
 
 /// The pipelined kernel's short side for a gather / scatter slab of short side s under
-/// the `candidate` flag (0: none, or the route is off there). Gathers of 2 unaligned rows
-/// keep the grouped kernel (measured slower pipelined, same section: the realigning pass
-/// costs about as much as the rest of the interleave).
+/// the `candidate` flag (0: none, or the route is off there). rows_aligned: every row of
+/// the long side 16-byte aligned (gather: input rows; scatter: output rows). Gathers of 2
+/// unaligned rows keep the grouped kernel (measured slower pipelined, same section: the
+/// realigning pass costs about as much as the rest of the interleave).
 constexpr int best_pipe_group_for(int elem_size, long long s, bool candidate, bool gather, bool rows_aligned = true) {
   if (!best_route_on(best_pipe_default, candidate) || elem_size > best_pipe_max_elem) return 0;
-  if (!gather && !best_pipe_scatter_side(elem_size, s)) return 0;
+  if (!gather && !best_pipe_scatter_side(elem_size, s, rows_aligned)) return 0;
   if (gather && s == 2 && !rows_aligned) return 0;
   for (int g : best_pipe_sides)
     if (g == s) return g;
@@ -596,11 +601,12 @@ constexpr bool best_interleave_aligned(const matrix_desc& d, bool gather, unsign
 /// Gathers at any element-aligned layout (rows not a multiple of 16 bytes, HW = 50177;
 /// pointers offset by elements): the realigning form of the gather kernel. Switch of its
 /// own, so that the side-by-side run separates it from the aligned kernel. Its first form
-/// (two loads per row unit) lost to the slab kernels on every HW = 50177 gather (0.51-0.88
-/// of memcpy against 0.78-0.93, session 4 GPU call 3); the shuffle form won them all in
-/// call 4 (0.96-1.08: docs/RESULTS.md "Session 4", final tree) and stays off until its
-/// compute-sanitizer initcheck (the tile-at-the-view's-start clamp) passes on the GPU.
-constexpr bool best_interleave_realign_default = false;
+/// (two loads per row unit) lost to the slab kernels on every HW = 50177 gather; the
+/// shuffle form (each row's second chunk from the next lane) won up to side 16
+/// (docs/RESULTS.md "Session 4", final tree and review; "Session 5"); above side 16
+/// (8-byte C = 24, 32, HW = 50177) it lost, hence best_interleave_realign_max.
+constexpr bool best_interleave_realign_default = true;
+constexpr int best_interleave_realign_max = 16;
 
 /// Whether the register-interleave kernel takes a gather / scatter slab under `candidate`
 /// (aligned layouts: switch best_interleave_default; realigned gathers: its own switch).
@@ -609,8 +615,8 @@ constexpr bool best_interleave_fits(const matrix_desc& d, bool gather, unsigned 
   const long long E = d.elem_size, s = gather ? d.rows : d.cols;
   if ((E != 4 && E != 8) || !best_interleave_side(s) || (!gather && s > best_interleave_scatter_max)) return false;
   if (best_interleave_aligned(d, gather, in_addr, out_addr)) return best_route_on(best_interleave_default, candidate);
-  return gather && best_route_on(best_interleave_realign_default, candidate) && in_addr % E == 0 &&
-         out_addr % E == 0;
+  return gather && s <= best_interleave_realign_max && best_route_on(best_interleave_realign_default, candidate) &&
+         in_addr % E == 0 && out_addr % E == 0;
 }
 
 /// Slab paths only where the long side is at least this many times the short side.
@@ -743,9 +749,10 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
     if (best_interleave_fits(d, false, in_addr, out_addr, candidate))
       return {best_path::slab_interleave_scatter, 16, 0};
+    const bool out_aligned = best_out_rows_aligned(d, out_addr);
     if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in))
-      return {best_micro_route(best_path::slab_scatter_micro, d.elem_size, candidate, d.cols, true), 16, 0};
-    if (const int g = best_pipe_group_for(d.elem_size, d.cols, candidate, false))
+      return {best_micro_route(best_path::slab_scatter_micro, d.elem_size, candidate, d.cols, out_aligned), 16, 0};
+    if (const int g = best_pipe_group_for(d.elem_size, d.cols, candidate, false, out_aligned))
       return {best_path::slab_scatter_pipe, 16, g};
     return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
   }

@@ -58,8 +58,9 @@ void check(bool gather, const xpose::matrix_desc& d, long long off_in = 0, long 
   ASSERT_TRUE(xpose::transpose_reference(src.data(), want.data(), d).ok());
   const auto ia = reinterpret_cast<std::uintptr_t>(pin), oa = reinterpret_cast<std::uintptr_t>(pout);
   const bool aligned = best_interleave_aligned(d, gather, ia, oa);
-  // (Scatters above best_interleave_scatter_max keep the slab kernels; the kernel is still exact.)
-  if (gather || C <= best_interleave_scatter_max)
+  // (Scatters above best_interleave_scatter_max and realigned gathers above
+  // best_interleave_realign_max keep the slab kernels; the kernel is still exact.)
+  if (gather ? aligned || C <= best_interleave_realign_max : C <= best_interleave_scatter_max)
     ASSERT_TRUE(best_interleave_fits(d, gather, ia, oa, aligned ? !best_interleave_default : !best_interleave_realign_default));
   const ilv::args a = ilv::make_args<E>(gather, pin, pout, d, pin + ni, U, gather && !aligned);
   if (!gather) emulate<E, C, U, false>(a);
@@ -175,9 +176,10 @@ TEST(BestInterleave, Classification) {
       EXPECT_EQ(best_path_base(best_path_for(g, 0, E, 90, cand).path), best_path::slab_gather);
       EXPECT_EQ(best_path_base(best_path_for(s, 0, E, 90, cand).path), best_path::slab_scatter);
       // (Gathers realign under their own switch.)
+      // (Gathers realign under their own switch, up to best_interleave_realign_max.)
       EXPECT_EQ(best_path_for(matrix_desc::packed(c, 50177, E, 256), 0, 0, 90, cand).path ==
                     best_path::slab_interleave_gather,
-                best_route_on(best_interleave_realign_default, cand));
+                best_route_on(best_interleave_realign_default, cand) && c <= best_interleave_realign_max);
       EXPECT_NE(best_path_for(matrix_desc::packed(50177, c, E, 256), 0, 0, 90, cand).path,
                 best_path::slab_interleave_scatter);
       EXPECT_EQ(best_path_base(best_path::slab_interleave_gather), best_path::slab_gather);
@@ -200,4 +202,9 @@ TEST(BestInterleave, Classification) {
   EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(3, 50176, 4, 256), true, 2, 0, realign));  // not E-aligned
   EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(50177, 3, 4, 256), false, 0, 0, realign));
   EXPECT_EQ(best_path_for(odd, 0, 0, 90, realign).path, best_path::slab_interleave_gather);
+  // Sides above best_interleave_realign_max keep the slab kernels when realigned.
+  EXPECT_TRUE(best_interleave_fits(matrix_desc::packed(16, 50177, 8, 2), true, 0, 0, realign));
+  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(20, 50177, 8, 2), true, 0, 0, realign));
+  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(32, 50177, 8, 2), true, 0, 0, realign));
+  EXPECT_TRUE(best_interleave_fits(matrix_desc::packed(32, 50176, 8, 2), true, 0, 0, !best_interleave_default));
 }

@@ -219,13 +219,15 @@ TEST(BestPipePolicy, Paths) {
       // (Unaligned rows: 2-row gathers keep the grouped kernel.)
       const bool pipe_h = E <= best_pipe_max_elem && best_pipe_scatter_side(E, s);
       const bool pipe = E <= best_pipe_max_elem && s != 2;
-      EXPECT_EQ(best_path_name(cg.path), std::string(pipe ? "slab_gather_pipe" : "slab_gather"));
+      // (4-byte gathers: the slab kernels or the realigning register interleave.)
+      if (pipe) EXPECT_EQ(best_path_name(cg.path), std::string("slab_gather_pipe"));
+      else EXPECT_EQ(best_path_base(cg.path), best_path::slab_gather);
       EXPECT_EQ(best_path_name(ch.path), std::string(pipe_h ? "slab_scatter_pipe" : "slab_scatter"));
       if (pipe) EXPECT_EQ(cg.group, s);
       if (pipe_h) EXPECT_EQ(ch.group, s);
       EXPECT_EQ(best_pipe_group_for(E, s, on, true, false), pipe ? s : 0);
       EXPECT_EQ(best_pipe_group_for(E, s, on, true), E <= best_pipe_max_elem ? s : 0);
-      EXPECT_EQ(best_pipe_group_for(E, s, on, false), pipe_h ? s : 0);
+      EXPECT_EQ(best_pipe_group_for(E, s, on, false, false), pipe_h ? s : 0);  // (h: output rows unaligned)
       EXPECT_EQ(best_pipe_group_for(E, s, off, true), 0);
       EXPECT_EQ(best_path_base(best_path_for(g, 0, E, 90, off).path), best_path::slab_gather);
       EXPECT_NE(best_path_for(g, 0, E, 90, off).path, best_path::slab_gather_pipe);
@@ -239,6 +241,13 @@ TEST(BestPipePolicy, Paths) {
     EXPECT_EQ(best_path_for(matrix_desc::packed(50177, s, E, 5), E, 0, 90, on).path,
               want ? best_path::slab_scatter_pipe : best_path::slab_scatter)
         << E << " " << s;
+  // Side 5 scatters: pipelined to unaligned output rows only (HW = 50176 lost pipelined).
+  for (int E : {1, 2}) {
+    EXPECT_EQ(best_path_for(matrix_desc::packed(50177, 5, E, 5), 0, 0, 90, on).path, best_path::slab_scatter_pipe);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(50176, 5, E, 5), 0, 0, 90, on).path, best_path::slab_scatter);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(50176, 5, E, 5), 0, E, 90, on).path, best_path::slab_scatter_pipe);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(50176, 6, E, 5), 0, 0, 90, on).path, best_path::slab_scatter_pipe);
+  }
   // 2-row gathers: pipelined with aligned rows only.
   for (int E : {1, 2}) {
     EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50176, E, 5), 0, 0, 90, on).path, best_path::slab_gather_pipe);
@@ -266,11 +275,15 @@ TEST(BestPipePolicy, Paths) {
       EXPECT_EQ(best_path_for(odd, 0, 0, 90, off).path, micro_off ? best_path::slab_gather_micro : best_path::slab_gather)
           << c;
     }
-  // Micro-block scatters: pipelined only where best_pipe_micro_scatter_default has them.
+  // Micro-block scatters: pipelined where best_pipe_micro_scatter_default has them and
+  // the output rows are 16-byte aligned; else the micro-block kernel.
   for (bool flag : {false, true})
     for (int E : {1, 2}) {
-      const matrix_desc h = matrix_desc::packed(50177, 128, E, 5);
-      const auto got = best_path_for(h, 0, 0, 90, flag).path;
+      SCOPED_TRACE(std::to_string(E) + (flag ? " candidate" : " default"));
+      const matrix_desc odd = matrix_desc::packed(50177, 128, E, 5), even = matrix_desc::packed(50176, 128, E, 5);
+      EXPECT_NE(best_path_for(odd, 0, 0, 90, flag).path, best_path::slab_scatter_micro_pipe);
+      EXPECT_NE(best_path_for(even, 0, E, 90, flag).path, best_path::slab_scatter_micro_pipe);
+      const auto got = best_path_for(even, 0, 0, 90, flag).path;
       if (best_route_on(best_pipe_micro_scatter_default, flag)) EXPECT_EQ(got, best_path::slab_scatter_micro_pipe);
       else EXPECT_NE(got, best_path::slab_scatter_micro_pipe);
     }

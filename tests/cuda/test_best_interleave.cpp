@@ -69,6 +69,7 @@ TEST(BestInterleave, RealignedGathers) {
   for (int es : {4, 8})
     for (index_t c : xpose::detail::best_interleave_sides) {
       if (es == 4 && c >= 32 && xpose::detail::best_f32_rows_tile_default) continue;  // (the tile, when aligned)
+      if (c > xpose::detail::best_interleave_realign_max) continue;  // (realigned: the slab kernels)
       const std::uint64_t seed = static_cast<std::uint64_t>(c * 89 + es);
       for (index_t hw : {8201, 3137}) {
         check_best(matrix_desc::packed(c, hw, es, 3), seed + hw, 0, 0, best_path::slab_interleave_gather, realign);

@@ -124,14 +124,15 @@ TEST(BestShapes, MicroSlabs) {
       if (c % k != 0) continue;
       // Below a side's threshold the other slab kernels run (still checked, path not asserted).
       // (best_micro_route: pipelined where the pipe switches have this policy take them;
-      // gathers only with aligned input rows.)
+      // gathers only with aligned input rows, scatters with aligned output rows.)
       auto want = [&](best_path micro, index_t min, bool rows_aligned) {
         return min > 0 && c >= min ? std::optional(xpose::detail::best_micro_route(micro, es, on, c, rows_aligned))
                                    : std::nullopt;
       };
-      const auto g = want(best_path::slab_gather_micro, gmin, false), sc = want(best_path::slab_scatter_micro, smin, true);
+      const auto g = want(best_path::slab_gather_micro, gmin, false), sc = want(best_path::slab_scatter_micro, smin, false);
       for (index_t hw : {8200, 8201, 50177}) {
         const auto g0 = want(best_path::slab_gather_micro, gmin, (hw * es) % 16 == 0);  // offset 0: rows aligned?
+        const auto s0 = want(best_path::slab_scatter_micro, smin, (hw * es) % 16 == 0);
         if (hw == 50177 && c != lo && c < 96) continue;
         const std::uint64_t seed = static_cast<std::uint64_t>(c * 5 + hw + es);
         const index_t n = hw > 10000 ? 2 : 3;
@@ -150,9 +151,9 @@ TEST(BestShapes, MicroSlabs) {
           check_best(d, sd, oi, oo, ilv(d, d.rows < d.cols, oi, oo, want_p), on);
         };
         run(matrix_desc::packed(c, hw, es, n), seed, 0, 0, small_tile ? std::nullopt : g0);
-        run(matrix_desc::packed(hw, c, es, n), seed + 1, 0, 0, sc);
+        run(matrix_desc::packed(hw, c, es, n), seed + 1, 0, 0, s0);
         run(matrix_desc::packed(c, hw, es, n), seed + 2, 1, k, g);
-        run(matrix_desc::packed(hw, c, es, n), seed + 3, k, 1, sc);
+        run(matrix_desc::packed(hw, c, es, n), seed + 3, k, 1, sc);  // (output off by one element)
         run(padded(c, hw, es, n, 3, 0, k), seed + 4, 3, 0, g);
         run(padded(hw, c, es, n, 0, 5, 2 * k), seed + 5, 0, 1, sc);
         // Packed side off 16 bytes: the other slab kernels, still exact.
@@ -167,10 +168,12 @@ TEST(BestShapes, MicroSlabs) {
   check_best(matrix_desc::packed(64, 301, 1, 1), 140, 0, 0, best_micro_route(best_path::slab_gather_micro, 1, on, 64, false),
              on);
   check_best(matrix_desc::packed(301, 64, 1, 1), 141, 0, 0,
-             best_micro_route(best_path::slab_scatter_micro, 1, on, 64, true), on);
+             best_micro_route(best_path::slab_scatter_micro, 1, on, 64, false), on);
   check_best(matrix_desc::packed(128, 1 << 18, 1, 1), 142, 0, 0,
              best_micro_route(best_path::slab_gather_micro, 1, on, 128, true), on);
   check_best(matrix_desc::packed((1 << 18) + 3, 128, 1, 1), 143, 0, 0,
+             best_micro_route(best_path::slab_scatter_micro, 1, on, 128, false), on);
+  check_best(matrix_desc::packed(1 << 18, 128, 1, 1), 144, 0, 0,
              best_micro_route(best_path::slab_scatter_micro, 1, on, 128, true), on);
 }
 
@@ -318,8 +321,10 @@ TEST(BestShapes, PipelinedSlabs) {
             // Another route (micro-block kernels, the small tile) is not asserted; the
             // plain slab route where the pipelined one should run fails the assertion.
             const bool other = got.path != pipe && got.path != xpose::detail::best_path_base(pipe);
-            // Gather rows all 16-byte aligned (the 2-row pipelined gather needs them).
-            const bool aligned = oi == 0 && (d.ld_in * es) % 16 == 0 && (d.stride_in * es) % 16 == 0;
+            // Gather input rows / scatter output rows all 16-byte aligned (the 2-row
+            // pipelined gather needs them; side 5 scatters take the pipelined kernel without).
+            const bool aligned = gather ? oi == 0 && (d.ld_in * es) % 16 == 0 && (d.stride_in * es) % 16 == 0
+                                        : oo == 0 && (d.ld_out * es) % 16 == 0 && (d.stride_out * es) % 16 == 0;
             const bool want = xpose::detail::best_pipe_group_for(es, c, on, gather, aligned) == c;
             check_best(d, seed + static_cast<std::uint64_t>(oi * 4 + oo), oi, oo,
                        other ? std::nullopt : std::optional(want ? pipe : xpose::detail::best_path_base(pipe)), on);
@@ -364,19 +369,27 @@ TEST(BestShapes, PipelinedSlabs) {
     const index_t smin = xpose::detail::best_slab_micro_min(90, es, xpose::detail::best_micro_candidate,
                                                             best_path::slab_scatter_micro);
     for (index_t c = smin; smin > 0 && c <= 128; c += c < 64 ? k : 32)
-      for (index_t hw : {8200, 8201}) {
+      for (index_t hw : {8192, 8200, 8201}) {
         const std::uint64_t seed = static_cast<std::uint64_t>(c * 19 + hw + es);
-        const best_path mp = best_path::slab_scatter_micro_pipe;
-        check_best(matrix_desc::packed(hw, c, es, 3), seed, 0, 0, mp, ms_on);
-        check_best(matrix_desc::packed(hw, c, es, 3), seed + 1, k, 1, mp, ms_on);
-        check_best(padded(hw, c, es, 3, 0, 5, 2 * k), seed + 2, 0, 1, mp, ms_on);
+        // Pipelined where the output rows are 16-byte aligned (best_micro_route).
+        auto ms = [&](const matrix_desc& d, std::uint64_t sd, index_t oi, index_t oo) {
+          const bool out_aligned =
+              xpose::detail::best_out_rows_aligned(d, static_cast<unsigned long long>(oo * es));
+          check_best(d, sd, oi, oo, best_micro_route(best_path::slab_scatter_micro, es, ms_on, c, out_aligned), ms_on);
+        };
+        ms(matrix_desc::packed(hw, c, es, 3), seed, 0, 0);
+        ms(matrix_desc::packed(hw, c, es, 3), seed + 1, k, 1);
+        ms(matrix_desc::packed(hw, c, es, 3), seed + 2, k, k);
+        ms(padded(hw, c, es, 3, 0, 5, 2 * k), seed + 3, 0, 1);
+        ms(padded(hw, c, es, 3, 0, k, 2 * k), seed + 4, 0, 0);
         if (HasFatalFailure()) return;
       }
   }
   check_best(matrix_desc::packed(128, 1 << 18, 1, 1), 156, 0, 0, best_path::slab_gather_micro_pipe, on);
   check_best(matrix_desc::packed(96, 50176, 2, 3), 159, 0, 0, best_path::slab_gather_micro_pipe, on);
-  check_best(matrix_desc::packed((1 << 18) + 3, 128, 1, 1), 157, 0, 0, best_path::slab_scatter_micro_pipe, ms_on);
-  check_best(matrix_desc::packed(50177, 96, 1, 6), 158, 0, 0, best_path::slab_scatter_micro_pipe, ms_on);
+  check_best(matrix_desc::packed(1 << 18, 128, 1, 1), 157, 0, 0, best_path::slab_scatter_micro_pipe, ms_on);
+  check_best(matrix_desc::packed(50176, 96, 1, 6), 158, 0, 0, best_path::slab_scatter_micro_pipe, ms_on);
+  check_best(matrix_desc::packed(50177, 96, 1, 6), 163, 0, 0, best_path::slab_scatter_micro, ms_on);
   // The sweep's slowest rows, as the sweep runs them (packed, aligned buffers).
   check_best(matrix_desc::packed(7, 4793490, 1), 160, 0, 0, best_path::slab_gather_pipe, on);
   check_best(matrix_desc::packed(50177, 24, 1, 27), 161, 0, 0, best_path::slab_scatter_pipe, on);

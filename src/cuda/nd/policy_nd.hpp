@@ -155,11 +155,12 @@ enum class nd_kernel : int {
 inline constexpr int nd_kernel_count = 11;
 
 /// The library's default N-d kernel, one line to flip (docs/RESULTS.md, "N-d permutation
-/// (issue 17)"): vtile_rows_auto (the third H200 A/B, session 4: f16 on the 43 cases it
-/// can change, median of a copy up from vtile's, no case below it beyond noise; the
-/// short-run strided copies up most); nd_kernel::vtile reverts to the previous default.
-/// `xpose-bench ttc --ab` times the others beside it.
-inline constexpr nd_kernel nd_kernel_default = nd_kernel::vtile_rows_auto;
+/// (issue 17)" and "Session 5"): vtile_rows_wide, i.e. vtile_rows_auto (session 4: f16
+/// on the 43 cases it can change, median of a copy up from vtile's; the short-run strided
+/// copies up most) with best's 256-thread tile for fully filled 4-16 byte tiles (session
+/// 5: f32, all 11 TTC cases where the two differ ran faster, median 0.865 -> 0.924);
+/// nd_kernel::vtile_rows_auto reverts it. `xpose-bench ttc --ab` times the others beside it.
+inline constexpr nd_kernel nd_kernel_default = nd_kernel::vtile_rows_wide;
 
 /// Candidates that run the tile kernel's row-offset variant (Rows, permute_nd.cu).
 constexpr bool nd_kernel_rows(nd_kernel k) {

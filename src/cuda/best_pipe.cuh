@@ -73,7 +73,7 @@ XPOSE_HDI void fetch16(const args& a, u8* dst, const u8* src) {
 template <int E>
 args make_pipe_args(int m, const void* in, void* out, const matrix_desc& d, const void* in_end, int slab_bytes,
                     bool micro = false) {
-  args a = make_args<E>(m, in, out, d, in_end, slab_bytes, !micro);
+  args a = make_args<E>(m, in, out, d, in_end, slab_bytes, !micro || m == whole);
   if (m == gather) {
     const bool aligned = addr16(in) == 0 && (d.ld_in * E) % 16 == 0 && (d.batch <= 1 || (d.stride_in * E) % 16 == 0);
     const int rows = static_cast<int>(a.S) * a.pitch;
@@ -81,6 +81,13 @@ args make_pipe_args(int m, const void* in, void* out, const matrix_desc& d, cons
     a.pipe_buf = aligned ? 0 : a.smem;
     a.pipe_step = aligned ? a.smem : rows;
     a.smem += aligned ? rows : 2 * rows;
+  } else if (m == whole) {
+    // Load buffer 0 is make_args' input staging at 0, the output staging follows it, then
+    // load buffer 1 (the same size as buffer 0).
+    a.realign = 0;
+    a.pipe_buf = 0;
+    a.pipe_step = a.smem;
+    a.smem += a.stage;
   } else if (micro) {
     a.realign = 0;
     a.pipe_buf = a.smem;
@@ -102,6 +109,8 @@ args make_pipe_args(int m, const void* in, void* out, const matrix_desc& d, cons
 template <int E>
 int pipe_smem_max(int m, long long s, int slab_bytes, bool micro = false) {
   static const u8 probe[16] = {};
+  // Whole matrices: three areas of the slab's bytes in whole groups of 8 chunks.
+  if (m == whole) return 3 * ((slab_bytes + 127) / 128 * 128);
   int most = 0;
   for (long long side = micro ? 16 / E : s; side <= s; side += 16 / E) {
     matrix_desc d = m == gather ? matrix_desc::packed(side, 1 << 22, E) : matrix_desc::packed(1 << 22, side, E);
@@ -118,7 +127,8 @@ XPOSE_HDI u8* pipe_buffer(const args& a, u8* sm, int i) { return sm + a.pipe_buf
 /// Slab p's loads into buffer buf. gather: chunk j of segment s's aligned cover at
 /// buf + 16 + s*pitch + 16j (segment byte x at + x + addr16(segment)); scatter: the
 /// packed input range's aligned chunk v at buf + stg(v) (micro, MW > 0: the range is
-/// aligned, chunk v at buf + 16*fold_swizzle(v)).
+/// aligned, chunk v at buf + 16*fold_swizzle(v); whole, MW > 0: the same for the
+/// slab's input range).
 template <int E, int M, int SS, int MW = 0>
 XPOSE_HDI void pipe_issue(const args& a, const pos& p, u8* buf, int tid, int nt) {
   if constexpr (M == gather) {
@@ -133,7 +143,7 @@ XPOSE_HDI void pipe_issue(const args& a, const pos& p, u8* buf, int tid, int nt)
       if (16 * j < off + seg_bytes) fetch16<E>(a, buf + 16 + s * a.pitch + 16 * j, seg - off + 16 * j);
     }
   } else if constexpr (MW > 0) {
-    const int items = p.n * static_cast<int>(a.S) * E / 16;
+    const int items = (M == whole ? p.n : p.n * static_cast<int>(a.S)) * E / 16;
     for (int v = tid; v < items; v += nt) fetch16<E>(a, buf + 16 * fold_swizzle(v), p.in + 16 * v);
   } else {
     const int off = addr16(p.in);
@@ -175,7 +185,7 @@ XPOSE_HDI void pipe_mid(const args& a, const divisors& dv, const pos& p, u8* sm,
 /// the staged chunks into the rows, then the write phase.
 template <int E, int M, int NT, int SS, int MINB, int MW = 0>
 __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
-  static_assert(M != whole && (SS > 0) != (MW > 0), "pipelined grouped or micro-block gather / scatter");
+  static_assert((SS > 0) != (MW > 0) && (M != whole || MW > 0), "pipelined grouped or micro-block slabs");
   extern __shared__ uint4 smem_raw[];
   u8* sm = reinterpret_cast<u8*>(smem_raw);
   const int tid = static_cast<int>(threadIdx.x);
@@ -205,6 +215,10 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
     }
     if constexpr (MW > 0 && M == gather) {
       block_phase<E, M, MW>(a, by_nb, p, a.realign ? sm : buf, tid, NT);
+    } else if constexpr (MW > 0 && M == whole) {
+      block_phase<E, M, MW>(a, by_nb, p, sm, tid, NT, buf);
+      __syncthreads();
+      write_phase<E, M, 0, MW>(a, dv, p, sm, tid, NT);
     } else if constexpr (MW > 0) {
       side_blocks<E, M, MW>(a, by_nb, p, sm, tid, NT, buf);
       __syncthreads();

@@ -393,11 +393,12 @@ XPOSE_HDI void st_words(u8* p, const std::uint32_t (&w)[KW]) {
 XPOSE_HDI int fold_swizzle(int c) { return c ^ (((c >> 3) ^ (c >> 6) ^ (c >> 9)) & 7); }
 
 /// Whole matrices (input and output ranges aligned): micro-block (matrix b, row block
-/// RB, column piece P) of KR rows x MW bytes from the staged input rows to the staged
-/// output rows, whose pieces are KR*E = 16 bytes (R a multiple of 16/E) or 8 bytes
-/// (R*E a multiple of 8: u8 8 x 8); consecutive threads take the pieces along a row.
+/// RB, column piece P) of KR rows x MW bytes from the staged input rows (src, chunk v at
+/// src + 16*fold_swizzle(v)) to the staged output rows (dst, the same layout), whose
+/// pieces are KR*E = 16 bytes (R a multiple of 16/E) or 8 bytes (R*E a multiple of 8:
+/// u8 8 x 8); consecutive threads take the pieces along a row.
 template <int E, int MW, int KR>
-XPOSE_HDI void whole_blocks(const args& a, const pos& p, u8* sm, int tid, int nt) {
+XPOSE_HDI void whole_blocks(const args& a, const pos& p, const u8* src, u8* dst, int tid, int nt) {
   using B = micro_shape<E, MW>;
   constexpr int KW = B::KW, kk = B::kk, G = KR / kk, PW = KR * E / 4;
   static_assert(KR % kk == 0 && (PW == 2 || PW == 4), "whole micro-blocks: 8- or 16-byte output pieces");
@@ -411,7 +412,7 @@ XPOSE_HDI void whole_blocks(const args& a, const pos& p, u8* sm, int tid, int nt
     XPOSE_UNROLL
     for (int i = 0; i < KR; ++i) {
       const int x = b * mat + (RB * KR + i) * C * E + P * MW;
-      ld_words<KW>(sm + 16 * fold_swizzle(x >> 4) + (x & 15), w[i]);
+      ld_words<KW>(src + 16 * fold_swizzle(x >> 4) + (x & 15), w[i]);
     }
     XPOSE_UNROLL
     for (int g = 0; g < G; ++g) bytes::transpose_block<E, KW, KR>(w, g * kk);
@@ -423,7 +424,7 @@ XPOSE_HDI void whole_blocks(const args& a, const pos& p, u8* sm, int tid, int nt
         XPOSE_UNROLL
         for (int x = 0; x < KW; ++x) o[g * KW + x] = w[g * kk + i][x];
       const int y = b * mat + (P * kk + i) * R * E + RB * KR * E;
-      st_words<PW>(sm + a.stage + 16 * fold_swizzle(y >> 4) + (y & 15), o);
+      st_words<PW>(dst + 16 * fold_swizzle(y >> 4) + (y & 15), o);
     }
   }
 }
@@ -484,12 +485,16 @@ XPOSE_HDI void side_blocks(const args& a, const bytes::fdiv& by_nb, const pos& p
   }
 }
 
-/// The micro-block kernel's phase (MW > 0): gather's write, scatter's read, whole's middle.
+/// The micro-block kernel's phase (MW > 0): gather's write, scatter's read, whole's middle
+/// (staged input at sm, or at `staged` where given: the pipelined kernel's load buffer;
+/// staged output at sm + a.stage).
 template <int E, int M, int MW>
-XPOSE_HDI void block_phase(const args& a, const bytes::fdiv& by_nb, const pos& p, u8* sm, int tid, int nt) {
+XPOSE_HDI void block_phase(const args& a, const bytes::fdiv& by_nb, const pos& p, u8* sm, int tid, int nt,
+                           const u8* staged = nullptr) {
   if constexpr (M == whole) {
-    if (a.S * E % 16 == 0) whole_blocks<E, MW, 16 / E>(a, p, sm, tid, nt);
-    else if constexpr (MW <= 8) whole_blocks<E, MW, 8 / E>(a, p, sm, tid, nt);
+    const u8* const src = staged ? staged : sm;
+    if (a.S * E % 16 == 0) whole_blocks<E, MW, 16 / E>(a, p, src, sm + a.stage, tid, nt);
+    else if constexpr (MW <= 8) whole_blocks<E, MW, 8 / E>(a, p, src, sm + a.stage, tid, nt);
   } else {
     side_blocks<E, M, MW>(a, by_nb, p, sm, tid, nt);
   }

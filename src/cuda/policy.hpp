@@ -182,6 +182,7 @@ enum class best_path : int {
   realign_async,     ///< 1-2 byte element-aligned rows: cover chunks by cp.async, shift on shared reads
   slab_interleave_gather,   ///< slab_gather of 4-8 byte elements, aligned: register interleave (best_interleave.cuh)
   slab_interleave_scatter,  ///< slab_scatter, the same
+  slab_whole_micro_pipe,    ///< slab_whole_micro on resident blocks, the next slab's loads in flight (best_pipe.cuh)
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -209,6 +210,7 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::realign_async: return "realign_async";
     case best_path::slab_interleave_gather: return "slab_interleave_gather";
     case best_path::slab_interleave_scatter: return "slab_interleave_scatter";
+    case best_path::slab_whole_micro_pipe: return "slab_whole_micro_pipe";
   }
   return "?";
 }
@@ -328,6 +330,12 @@ constexpr bool best_pipe_default = true;
 /// where the output rows are 16-byte aligned: there it was faster, with unaligned output
 /// rows slower (docs/RESULTS.md "Session 4", final tree; "Session 5").
 constexpr bool best_pipe_micro_scatter_default = true;
+/// Batches of small matrices on the pipelined kernel (slab_whole_micro_pipe): where the
+/// micro-block whole-matrix route runs (1-2 byte elements), the next slab's input in
+/// flight by cp.async while the block transposes and stores the current one (the u8 and
+/// f16 8x8-32x32 batches ran 0.74-0.82 of memcpy unpipelined: docs/RESULTS.md "Session
+/// 5"). Candidate: false, only best_next takes it.
+constexpr bool best_pipe_whole_default = false;
 /// Short sides with a pipelined kernel (best.cu instantiates exactly these): the
 /// grouped sides and 7 (7 x N ran element by element).
 constexpr int best_pipe_sides[] = {2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32};
@@ -499,7 +507,7 @@ constexpr best_path best_path_base(best_path p) {
          : p == best_path::slab_scatter_micro || p == best_path::slab_scatter_pipe ||
                  p == best_path::slab_scatter_micro_pipe || p == best_path::slab_interleave_scatter
              ? best_path::slab_scatter
-         : p == best_path::slab_whole_micro                                        ? best_path::slab_whole
+         : p == best_path::slab_whole_micro || p == best_path::slab_whole_micro_pipe ? best_path::slab_whole
                                                                                    : p;
 }
 
@@ -710,9 +718,12 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     // micro-block rows), both ranges aligned.
     const long long w = best_slab_micro_for(d.elem_size, best_path::slab_whole_micro).width;
     const bool pieces = (d.rows * E) % 16 == 0 || ((d.rows * E) % 8 == 0 && w <= 8);
-    if (best_slab_whole_micro(cc, d.elem_size, candidate) && pieces && (d.cols * E) % w == 0 && (mat * E) % 16 == 0 &&
-        best_align16(in_addr) == 16 && best_align16(out_addr) == 16)
-      return {best_path::slab_whole_micro, 16, 0};
+    // The pipelined kernel (switch best_pipe_whole_default) where the micro route runs
+    // under the default flag of the micro switch.
+    const bool whole_pipe = best_route_on(best_pipe_whole_default, candidate) && E <= best_pipe_max_elem;
+    if (best_slab_whole_micro(cc, d.elem_size, whole_pipe ? best_micro_candidate : candidate) && pieces &&
+        (d.cols * E) % w == 0 && (mat * E) % 16 == 0 && best_align16(in_addr) == 16 && best_align16(out_addr) == 16)
+      return {whole_pipe ? best_path::slab_whole_micro_pipe : best_path::slab_whole_micro, 16, 0};
     return {best_path::slab_whole, 16, 0};
   }
   // One short side with the other side packed: slabs, any alignment.

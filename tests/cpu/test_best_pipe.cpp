@@ -47,6 +47,9 @@ void emulate_pipe(const slab::args& a, int nt, long long grid) {
         for (int tid = 0; tid < nt; ++tid) slab::pipe_realign<E, SS>(a, p, buf, sm, tid, nt);
       if constexpr (MW > 0 && M == slab::gather) {
         for (int tid = 0; tid < nt; ++tid) slab::block_phase<E, M, MW>(a, by_nb, p, a.realign ? sm : buf, tid, nt);
+      } else if constexpr (MW > 0 && M == slab::whole) {
+        for (int tid = 0; tid < nt; ++tid) slab::block_phase<E, M, MW>(a, by_nb, p, sm, tid, nt, buf);
+        for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, 0, MW>(a, dv, p, sm, tid, nt);
       } else if constexpr (MW > 0) {
         for (int tid = 0; tid < nt; ++tid) slab::side_blocks<E, M, MW>(a, by_nb, p, sm, tid, nt, buf);
         for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, 0, MW>(a, dv, p, sm, tid, nt);
@@ -159,8 +162,50 @@ void micro_pipe_cases() {
   }
 }
 
+// Whole matrices on the pipelined kernel (slab_whole_micro_pipe): batches of the shapes
+// the micro-block whole route takes (8-, 16-, 32-, 24-row and non-square matrices), slabs
+// of many matrices and of one, a ragged last slab, one resident block and one per slab;
+// both pointers aligned and the batch packed (the route's preconditions). The route under
+// both flags: where `best` runs slab_whole_micro, the flag that has the switch on runs the
+// pipelined kernel; the input is allocated to its exact extent (ASan: no read past it).
+template <int E>
+void whole_pipe_cases() {
+  constexpr best_micro mc = best_slab_micro_for(E, best_path::slab_whole_micro);
+  const bool on = !best_pipe_whole_default;
+  const int prod = best_class_policy_for(90, E).slab_bytes;
+  int ran = 0;
+  for (auto [r, c] : {std::pair<long long, long long>{8, 8}, {16, 16}, {32, 32}, {8, 16}, {16, 8}, {24, 16}, {16, 32}}) {
+    for (long long batch : {2LL, 7LL, 301LL}) {
+      {
+        const xpose::matrix_desc d = xpose::matrix_desc::packed(r, c, E, batch);
+        const auto want = best_path_for(d, 0, 0, 90, !on).path;
+        if (want != best_path::slab_whole_micro) continue;  // not a micro-block whole shape for E
+        EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path, best_path::slab_whole_micro_pipe) << r << "x" << c;
+        const long long mat = r * c * E;
+        for (int bytes : {prod, static_cast<int>(2 * mat), static_cast<int>(mat)}) {
+          for (auto [nt, grid] : {std::pair<int, long long>{best_slab_threads, 3}, {7, 1}, {64, 1 << 30}}) {
+            SCOPED_TRACE(xpose_test::shape_name(d) + " slab " + std::to_string(bytes) + " nt " + std::to_string(nt));
+            const auto seed = static_cast<std::uint64_t>(r * 41 + c + batch);
+            xpose_test::host_slab_check(d, 0, 0, seed, [&](const u8* pin, const u8* in_end, u8* pout) {
+              const slab::args a = slab::make_pipe_args<E>(slab::whole, pin, pout, d, in_end, bytes, true);
+              ASSERT_GT(a.total, 0);
+              ASSERT_LE(a.smem, slab::pipe_smem_max<E>(slab::whole, 0, prod, true));
+              emulate_pipe<E, slab::whole, 0, mc.width>(a, nt, grid);
+            });
+            if (::testing::Test::HasFatalFailure()) return;
+            ++ran;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(ran, 30);
+}
+
 }  // namespace
 
+TEST(BestPipeEmulation, Whole1) { whole_pipe_cases<1>(); }
+TEST(BestPipeEmulation, Whole2) { whole_pipe_cases<2>(); }
 TEST(BestPipeEmulation, Micro1) { micro_pipe_cases<1>(); }
 TEST(BestPipeEmulation, Micro2) { micro_pipe_cases<2>(); }
 TEST(BestPipeEmulation, Bytes1) { pipe_cases<1>(); }

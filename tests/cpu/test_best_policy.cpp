@@ -513,11 +513,14 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
   }
   // Whole matrices of whole chunks, aligned: micro-blocks under `on` for 1-2 byte
   // elements (best_whole_micro_max_elem); 4-byte matrices keep slab_whole under both.
+  // (Under `off` the pipelined whole kernel where its switch has that flag take it.)
   for (int E : {1, 2, 4}) {
     const long long k = 16 / E;
     EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, on).path,
               E <= best_whole_micro_max_elem ? best_path::slab_whole_micro : best_path::slab_whole);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, off).path, best_path::slab_whole);
+    const bool whole_pipe_off = best_route_on(best_pipe_whole_default, off) && E <= best_pipe_max_elem;
+    EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, off).path,
+              whole_pipe_off ? best_path::slab_whole_micro_pipe : best_path::slab_whole);
     EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), E, 0, 90, on).path, best_path::slab_whole);
     EXPECT_EQ(best_path_for(matrix_desc::packed(k + 1, 2 * k, E, 1000), 0, 0, 90, on).path, best_path::slab_whole);
   }

@@ -180,9 +180,11 @@ TEST(BestShapes, MicroSlabs) {
 // Whole-matrix micro-blocks (candidate policy, best_next): batches of the sweep's squares
 // and of non-square matrices of whole chunks, counts that leave a ragged last slab, more
 // than 65535 matrices; offsets of whole chunks keep the path, an element offset leaves it.
+// Under the flag of best_pipe_whole_default too: the pipelined kernel (slab_whole_micro_pipe)
+// on the same batches.
 TEST(BestShapes, MicroWholeBatches) {
   REQUIRE_GPU();
-  constexpr bool on = xpose::detail::best_micro_candidate;
+  for (bool on : {xpose::detail::best_micro_candidate, !xpose::detail::best_pipe_whole_default})
   for (int es : {1, 2, 4}) {
     if (es > xpose::detail::best_whole_micro_max_elem) continue;  // the route's widest element
     const index_t k = 16 / es, h = 8 / es;
@@ -198,7 +200,11 @@ TEST(BestShapes, MicroWholeBatches) {
       // this policy (best_async_default; offsets here are whole chunks: access 16).
       const bool async = xpose::detail::best_route_on(xpose::detail::best_async_default, on) &&
                          xpose::detail::best_async_batch_fits(matrix_desc::packed(r, c, es, 2), 16);
-      const best_path micro = async ? best_path::tile_async_batch : best_path::slab_whole_micro;
+      const bool pipe = xpose::detail::best_route_on(xpose::detail::best_pipe_whole_default, on) &&
+                        es <= xpose::detail::best_pipe_max_elem;
+      const best_path micro = async  ? best_path::tile_async_batch
+                              : pipe ? best_path::slab_whole_micro_pipe
+                                     : best_path::slab_whole_micro;
       check_best(matrix_desc::packed(r, c, es, 1000), seed, 0, 0, micro, on);
       check_best(matrix_desc::packed(r, c, es, 333), seed + 1, k, 2 * k, micro, on);
       if (r * c * es <= 256)

@@ -253,8 +253,9 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
   }
   slab::args a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d), best_slab_bytes_for(pol, d.elements() * E),
                                          MW > 0);
-  // Slabs shortened so that the last round of slabs per block is as full as it can be.
-  const long long span = best_pipe_span(a.span, a.L, a.batch, n, 16 / E);
+  // Slabs shortened so that the last round of slabs per block is as full as it can be
+  // (gather / scatter: whole matrices keep the table's slab).
+  const long long span = M == slab::whole ? a.span : best_pipe_span(a.span, a.L, a.batch, n, 16 / E);
   if (span < a.span)
     a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d), static_cast<int>(span * a.S * E), MW > 0);
   if (a.smem > smem_max)
@@ -358,6 +359,12 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::slab_whole_micro:
       if constexpr (E <= best_whole_micro_max_elem)
         return micro_path<E, slab::whole, best_path::slab_whole_micro>(in, out, d, tg);
+      break;
+    case best_path::slab_whole_micro_pipe:
+      if constexpr (E <= best_whole_micro_max_elem && E <= best_pipe_max_elem) {
+        constexpr best_micro mc = best_slab_micro_for(E, best_path::slab_whole_micro);
+        return pipe_path<E, slab::whole, 0, mc.width, mc.min_blocks>(in, out, d, tg);
+      }
       break;
     case best_path::realign:
       if constexpr (E < 16) return realign_path<E>(in, out, d, tg);

@@ -332,10 +332,10 @@ constexpr bool best_pipe_default = true;
 constexpr bool best_pipe_micro_scatter_default = true;
 /// Batches of small matrices on the pipelined kernel (slab_whole_micro_pipe): where the
 /// micro-block whole-matrix route runs (1-2 byte elements), the next slab's input in
-/// flight by cp.async while the block transposes and stores the current one (the u8 and
-/// f16 8x8-32x32 batches ran 0.74-0.82 of memcpy unpipelined: docs/RESULTS.md "Session
-/// 5"). Candidate: false, only best_next takes it.
-constexpr bool best_pipe_whole_default = false;
+/// flight by cp.async while the block transposes and stores the current one. On: it won
+/// every u8 / f16 8x8-32x32 batch side by side (0.73-0.83 -> 0.90-0.97 of memcpy;
+/// docs/RESULTS.md "Session 5", call 2); best_next runs the unpipelined kernels.
+constexpr bool best_pipe_whole_default = true;
 /// Short sides with a pipelined kernel (best.cu instantiates exactly these): the
 /// grouped sides and 7 (7 x N ran element by element).
 constexpr int best_pipe_sides[] = {2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32};

@@ -513,21 +513,25 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
   }
   // Whole matrices of whole chunks, aligned: micro-blocks under `on` for 1-2 byte
   // elements (best_whole_micro_max_elem); 4-byte matrices keep slab_whole under both.
-  // (Under `off` the pipelined whole kernel where its switch has that flag take it.)
+  // (On the pipelined kernel where best_pipe_whole_default has the flag take it.)
+  auto whole_micro = [&](int E, bool flag) {
+    return best_route_on(best_pipe_whole_default, flag) && E <= best_pipe_max_elem ? best_path::slab_whole_micro_pipe
+                                                                                   : best_path::slab_whole_micro;
+  };
   for (int E : {1, 2, 4}) {
     const long long k = 16 / E;
     EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, on).path,
-              E <= best_whole_micro_max_elem ? best_path::slab_whole_micro : best_path::slab_whole);
+              E <= best_whole_micro_max_elem ? whole_micro(E, on) : best_path::slab_whole);
     const bool whole_pipe_off = best_route_on(best_pipe_whole_default, off) && E <= best_pipe_max_elem;
     EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, off).path,
               whole_pipe_off ? best_path::slab_whole_micro_pipe : best_path::slab_whole);
     EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), E, 0, 90, on).path, best_path::slab_whole);
     EXPECT_EQ(best_path_for(matrix_desc::packed(k + 1, 2 * k, E, 1000), 0, 0, 90, on).path, best_path::slab_whole);
   }
-  EXPECT_EQ(best_path_for(matrix_desc::packed(8, 8, 1, 1000), 0, 0, 90, on).path, best_path::slab_whole_micro);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(8, 8, 1, 1000), 0, 0, 90, on).path, whole_micro(1, on));
   EXPECT_EQ(best_path_for(matrix_desc::packed(12, 12, 1, 1000), 0, 0, 90, on).path, best_path::slab_whole);
   EXPECT_EQ(best_path_for(matrix_desc::packed(8, 10, 1, 1000), 0, 0, 90, on).path, best_path::slab_whole);
-  EXPECT_EQ(best_path_for(matrix_desc::packed(8, 8, 2, 1000), 0, 0, 90, on).path, best_path::slab_whole_micro);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(8, 8, 2, 1000), 0, 0, 90, on).path, whole_micro(2, on));
   // Scatters to unaligned segments take longer slabs: still under 48 KiB at the widest short side.
   for (int E : {1, 2, 4}) {
     const best_class_policy p = best_class_policy_for(90, E, on);

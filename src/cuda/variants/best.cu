@@ -23,11 +23,12 @@ namespace {
 using best::tile_args;
 using best::u8;
 
-// Grid of a kernel on device `dev`: checks once per kernel and device that a block of
-// `smem` bytes fits (raising the dynamic shared-memory limit when it needs > 48 KiB),
-// then one block per tile up to best_grid_limit. Per call: a relaxed atomic read.
+// Blocks of a kernel resident per SM on device `dev`: checks once per kernel and device
+// that a block of `smem` bytes fits (raising the dynamic shared-memory limit when it needs
+// > 48 KiB) and caches the count; the first call's smem must be the kernel's largest.
+// Per call: a relaxed atomic read.
 template <auto kernel>
-status grid_for(int dev, int threads, int smem, index_t work, unsigned* grid) {
+status resident_blocks(int dev, int threads, int smem, int* blocks) {
   static std::atomic<int> occ_cache[64];  // per kernel (template argument) and device
   int occ = (dev >= 0 && dev < 64) ? occ_cache[dev].load(std::memory_order_relaxed) : 0;
   if (occ == 0) {
@@ -45,7 +46,31 @@ status grid_for(int dev, int threads, int smem, index_t work, unsigned* grid) {
       return status::make(status_code::unsupported_variant, "best: a %d-byte block does not fit this device", smem);
     if (dev >= 0 && dev < 64) occ_cache[dev].store(occ, std::memory_order_relaxed);
   }
+  *blocks = occ;
+  return {};
+}
+
+// Grid of a kernel: one block per tile up to best_grid_limit, once resident_blocks has
+// checked that a block fits.
+template <auto kernel>
+status grid_for(int dev, int threads, int smem, index_t work, unsigned* grid) {
+  int occ = 0;
+  if (status s = resident_blocks<kernel>(dev, threads, smem, &occ); !s.ok()) return s;
   *grid = static_cast<unsigned>(work < best_grid_limit ? work : best_grid_limit);
+  return {};
+}
+
+// Multiprocessors of device `dev`, cached per device.
+status sm_count(int dev, int* sms) {
+  static std::atomic<int> cache[64];
+  int n = (dev >= 0 && dev < 64) ? cache[dev].load(std::memory_order_relaxed) : 0;
+  if (n == 0) {
+    if (status s = cuda_status(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
+        !s.ok())
+      return s;
+    if (dev >= 0 && dev < 64) cache[dev].store(n, std::memory_order_relaxed);
+  }
+  *sms = n;
   return {};
 }
 
@@ -226,31 +251,14 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
   constexpr int nt = best_slab_threads;
   constexpr auto kernel = slab::pipe_kernel<E, M, nt, SS, MINB, MW>;
   const best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
-  // The largest block of this kernel, once (the table does not change at run time).
+  // The largest block of this kernel, once (the table does not change at run time): the
+  // resident blocks are counted at it, and its shared-memory limit raised to it.
   static const int smem_max = slab::pipe_smem_max<E>(
       M, SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E), pol.slab_bytes, MW > 0);
-  static std::atomic<int> resident[64];  // per device: blocks per SM x SMs
-  int n = (tg.dev >= 0 && tg.dev < 64) ? resident[tg.dev].load(std::memory_order_relaxed) : 0;
-  if (n == 0) {
-    const int smem = smem_max;
-    if (status s = cuda_status(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
-                               "cudaFuncSetAttribute");
-        !s.ok())
-      return s;
-    int occ = 0, sms = 0;
-    if (status s = cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, nt, smem),
-                               "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-        !s.ok())
-      return s;
-    if (status s = cuda_status(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, tg.dev),
-                               "cudaDeviceGetAttribute");
-        !s.ok())
-      return s;
-    if (occ < 1)
-      return status::make(status_code::unsupported_variant, "best: a %d-byte block does not fit this device", smem);
-    n = occ * sms;
-    if (tg.dev >= 0 && tg.dev < 64) resident[tg.dev].store(n, std::memory_order_relaxed);
-  }
+  int occ = 0, sms = 0;
+  if (status s = resident_blocks<kernel>(tg.dev, nt, smem_max, &occ); !s.ok()) return s;
+  if (status s = sm_count(tg.dev, &sms); !s.ok()) return s;
+  const long long n = static_cast<long long>(occ) * sms;
   slab::args a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d), best_slab_bytes_for(pol, d.elements() * E),
                                          MW > 0);
   // Slabs shortened so that the last round of slabs per block is as full as it can be
@@ -260,9 +268,7 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
     a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d), static_cast<int>(span * a.S * E), MW > 0);
   if (a.smem > smem_max)
     return status::make(status_code::unsupported_variant, "best: pipelined slab of %d bytes", a.smem);
-  const unsigned grid = static_cast<unsigned>(a.total < n ? a.total : n);
-  kernel<<<grid, nt, a.smem, tg.stream>>>(a);
-  return launch_status("best pipelined slab kernel launch");
+  return launch<kernel>(nt, a.smem, a.total < n ? a.total : n, a, tg, "best pipelined slab kernel launch");
 }
 
 template <int E, int M>

@@ -336,6 +336,12 @@ constexpr bool best_pipe_micro_scatter_default = true;
 /// every u8 / f16 8x8-32x32 batch side by side (0.73-0.83 -> 0.90-0.97 of memcpy;
 /// docs/RESULTS.md "Session 5", call 2); best_next runs the unpipelined kernels.
 constexpr bool best_pipe_whole_default = true;
+/// Micro-block gathers that run unpipelined (rows under 64 bytes, or not all 16-byte
+/// aligned) on the pipelined grouped kernel where their short side has one (f16 24 and
+/// 32 rows: the micro-block gather ran 0.66-0.84 of memcpy, the grouped pipelined
+/// gathers of 16 f16 and 24-32 u8 rows 0.82-0.96; docs/RESULTS.md "Session 5", call 1).
+/// Candidate: false, only best_next takes it.
+constexpr bool best_pipe_short_default = false;
 /// Short sides with a pipelined kernel (best.cu instantiates exactly these): the
 /// grouped sides and 7 (7 x N ran element by element).
 constexpr int best_pipe_sides[] = {2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32};
@@ -744,14 +750,23 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   const bool rows_aligned = best_align16(in_addr) == 16 &&
                             best_align16(static_cast<unsigned long long>(d.ld_in * E)) == 16 &&
                             (!batched || best_align16(static_cast<unsigned long long>(d.stride_in * E)) == 16);
-  auto micro_ok = [&](best_path m, long long s, unsigned long long packed_addr, long long packed_stride) {
-    const int micro_min = best_slab_micro_min(cc, d.elem_size, micro_flag, m);
+  auto micro_ok = [&](best_path m, long long s, unsigned long long packed_addr, long long packed_stride,
+                      bool flag) {
+    const int micro_min = best_slab_micro_min(cc, d.elem_size, flag, m);
     return micro_min > 0 && s >= micro_min && (s * E) % 16 == 0 && best_align16(packed_addr) == 16 &&
            (!batched || best_align16(static_cast<unsigned long long>(packed_stride * E)) == 16);
   };
   if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && !keep_tile) {
     if (best_interleave_fits(d, true, in_addr, out_addr, candidate)) return {best_path::slab_interleave_gather, 16, 0};
-    if (micro_ok(best_path::slab_gather_micro, d.rows, out_addr, d.stride_out))
+    // Where the default policy runs the unpipelined micro-block gather: the pipelined
+    // grouped kernel of that side, if any (switch best_pipe_short_default).
+    if (best_route_on(best_pipe_short_default, candidate) &&
+        micro_ok(best_path::slab_gather_micro, d.rows, out_addr, d.stride_out, best_micro_candidate) &&
+        best_micro_route(best_path::slab_gather_micro, d.elem_size, !best_pipe_default, d.rows, rows_aligned) ==
+            best_path::slab_gather_micro)
+      if (const int g = best_pipe_group_for(d.elem_size, d.rows, !best_pipe_default, true, rows_aligned))
+        return {best_path::slab_gather_pipe, 16, g};
+    if (micro_ok(best_path::slab_gather_micro, d.rows, out_addr, d.stride_out, micro_flag))
       return {best_micro_route(best_path::slab_gather_micro, d.elem_size, candidate, d.rows, rows_aligned), 16, 0};
     if (const int g = best_pipe_group_for(d.elem_size, d.rows, candidate, true, rows_aligned))
       return {best_path::slab_gather_pipe, 16, g};
@@ -761,7 +776,7 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     if (best_interleave_fits(d, false, in_addr, out_addr, candidate))
       return {best_path::slab_interleave_scatter, 16, 0};
     const bool out_aligned = best_out_rows_aligned(d, out_addr);
-    if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in))
+    if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in, micro_flag))
       return {best_micro_route(best_path::slab_scatter_micro, d.elem_size, candidate, d.cols, out_aligned), 16, 0};
     if (const int g = best_pipe_group_for(d.elem_size, d.cols, candidate, false, out_aligned))
       return {best_path::slab_scatter_pipe, 16, g};

@@ -315,7 +315,12 @@ TEST(BestPipePolicy, Paths) {
                   c * E >= 64 ? best_path::slab_gather_micro_pipe : best_path::slab_gather_micro)
             << c;
       EXPECT_EQ(best_path_for(odd, 0, 0, 90, on).path, best_path::slab_gather_micro) << c;
-      EXPECT_EQ(best_path_for(odd, 0, 0, 90, off).path, micro_off ? best_path::slab_gather_micro : best_path::slab_gather)
+      // (The pipelined grouped kernel where best_pipe_short_default has `off` take it.)
+      const bool short_pipe = best_route_on(best_pipe_short_default, off) &&
+                              best_pipe_group_for(E, c, !best_pipe_default, true, false) == c;
+      EXPECT_EQ(best_path_for(odd, 0, 0, 90, off).path, short_pipe  ? best_path::slab_gather_pipe
+                                                         : micro_off ? best_path::slab_gather_micro
+                                                                     : best_path::slab_gather)
           << c;
     }
   // Micro-block scatters: pipelined where best_pipe_micro_scatter_default has them and
@@ -330,6 +335,26 @@ TEST(BestPipePolicy, Paths) {
       if (best_route_on(best_pipe_micro_scatter_default, flag)) EXPECT_EQ(got, best_path::slab_scatter_micro_pipe);
       else EXPECT_NE(got, best_path::slab_scatter_micro_pipe);
     }
+  // Micro-block gathers the default policy runs unpipelined (f16 24 rows; 32 unaligned
+  // rows): the pipelined grouped kernel under the flag of best_pipe_short_default; sides
+  // without one (u8 48) and pipelined micro gathers (f16 64 aligned) unchanged.
+  {
+    const bool s_on = !best_pipe_short_default, s_off = best_pipe_short_default;
+    for (auto [d, oi, g] : {std::tuple<matrix_desc, unsigned long long, int>{matrix_desc::packed(24, 50176, 2, 13), 0, 24},
+                            {matrix_desc::packed(24, 50177, 2, 13), 0, 24},
+                            {matrix_desc::packed(32, 50177, 2, 10), 0, 32},
+                            {matrix_desc::packed(32, 50176, 2, 10), 2, 32}}) {
+      SCOPED_TRACE(xpose_test::shape_name(d));
+      const best_choice c = best_path_for(d, oi, 0, 90, s_on);
+      EXPECT_EQ(c.path, best_path::slab_gather_pipe);
+      EXPECT_EQ(c.group, g);
+      EXPECT_NE(best_path_for(d, oi, 0, 90, s_off).path, best_path::slab_gather_pipe);
+    }
+    EXPECT_NE(best_path_for(matrix_desc::packed(48, 50177, 1, 13), 0, 0, 90, s_on).path, best_path::slab_gather_pipe);
+    EXPECT_NE(best_path_for(matrix_desc::packed(64, 50176, 2, 5), 0, 0, 90, s_on).path, best_path::slab_gather_pipe);
+    // The packed side off 16 bytes: no micro-block route to replace.
+    EXPECT_NE(best_path_for(matrix_desc::packed(24, 50176, 2, 13), 0, 2, 90, s_on).path, best_path::slab_gather_pipe);
+  }
   // Sides without a kernel (9, 10) keep the slab kernels.
   EXPECT_EQ(best_path_for(matrix_desc::packed(9, 50177, 1, 2), 0, 0, 90, on).path, best_path::slab_gather);
   EXPECT_EQ(best_path_for(matrix_desc::packed(50177, 10, 1, 2), 0, 0, 90, on).path, best_path::slab_scatter);

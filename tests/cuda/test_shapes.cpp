@@ -300,6 +300,24 @@ TEST(BestShapes, OddRowLengths) {
   }
 }
 
+// f16 micro-block gathers that the default policy runs unpipelined (24 rows; 32 rows not
+// all 16-byte aligned) on the pipelined grouped kernel, under the flag of
+// best_pipe_short_default: HW even and odd, the input off by elements, padded rows,
+// gapped batches of whole chunks (the packed side stays aligned).
+TEST(BestShapes, ShortPipelinedGathers) {
+  REQUIRE_GPU();
+  constexpr bool s_on = !xpose::detail::best_pipe_short_default;
+  for (index_t c : {24, 32})
+    for (index_t hw : {8200, 8201, 20011}) {
+      if (c == 32 && (hw * 2) % 16 == 0) continue;  // aligned 32 rows: the small tile or the pipelined micro gather
+      const std::uint64_t seed = static_cast<std::uint64_t>(c * 7 + hw);
+      check_best(matrix_desc::packed(c, hw, 2, 3), seed, 0, 0, best_path::slab_gather_pipe, s_on);
+      check_best(matrix_desc::packed(c, hw, 2, 3), seed + 1, 1, 8, best_path::slab_gather_pipe, s_on);
+      check_best(padded(c, hw, 2, 3, 3, 0, 8), seed + 2, 3, 0, best_path::slab_gather_pipe, s_on);
+      if (HasFatalFailure()) return;
+    }
+}
+
 // The pipelined slab kernels (best_pipe.cuh), run under the policy that has them on
 // (best_next while best_pipe_default is false): every pipelined short side for 1- and
 // 2-byte elements, HW even (aligned segments: no realigning pass) and odd, pointers

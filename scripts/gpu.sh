@@ -111,12 +111,13 @@ BEST_ROWS=(--variants memcpy,best --dtype i8,f16,f32,f64,c128 --reps 10
 step_baseline() {
   [ -d .baseline ] || { say "== baseline: .baseline not carried"; failed=$((failed + 1)); return; }
   run baseline_build bash -c "cmake -S .baseline -B /tmp/base -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release -DXPOSE_BUILD_TESTS=OFF && cmake --build /tmp/base -j $JOBS --target xpose-bench" || return
-  for k in 1; do
+  for k in $(seq 1 "${BASELINE_ROUNDS:-1}"); do
     run "before_$k" /tmp/base/tools/xpose-bench/xpose-bench "${BEST_ROWS[@]}" --format csv --out "$L/before_$k.csv"
     run "after_$k" "$B" "${BEST_ROWS[@]}" --format csv --out "$L/after_$k.csv"
     run "before_batch_$k" /tmp/base/tools/xpose-bench/xpose-bench --variants memcpy,best --dtype i8,f16,f32,f64,c128 --batch 10000 --size 64x64 --format csv --out "$L/before_batch_$k.csv"
     run "after_batch_$k" "$B" --variants memcpy,best --dtype i8,f16,f32,f64,c128 --batch 10000 --size 64x64 --format csv --out "$L/after_batch_$k.csv"
   done
+  python3 bench/baseline_compare.py "$L" | tee "$L/baseline_compare.txt" | tail -3 >>"$L/summary.txt"
 }
 
 say "== build"

@@ -188,7 +188,8 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
   pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, H>(a, slab_at<E, M>(a, t)), pipe_buffer(a, sm, 0), tid, NT);
   async_commit();
   for (int i = 0; t < a.total; t += gridDim.x, ++i) {
-    const pos p = slab_at<E, M>(a, t), q = loaded_with_halo<E, H>(a, p);
+    const pos p = slab_at<E, M>(a, t);
+    const pos& q = loaded_with_halo<E, H>(a, p);  // (H: a temporary, its life extended)
     // Micro gather: slab i-1's block phase may still read buffer (i+1) % 2 (aligned rows).
     if constexpr (MW > 0 && M == gather) __syncthreads();
     // Buffer (i+1) % 2 was last read by slab i-1's middle (or realign) phase, which a

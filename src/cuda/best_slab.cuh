@@ -35,6 +35,7 @@
 #include <xpose/view.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "best_bytes.cuh"
 
@@ -150,13 +151,17 @@ XPOSE_HDI pos slab_at(const args& a, i64 t) {
 /// The positions a scatter slab loads and puts into its rows: its own, and with a halo
 /// (H) up to k = 16/E positions of the next slab of its matrix (none past the matrix),
 /// the bytes write_phase<.., H> needs to store every chunk that starts in a segment whole.
+/// (Without a halo, p itself: a copy cost the u8 grouped gather a spill on sm_80.)
 template <int E, bool H>
-XPOSE_HDI pos loaded_with_halo(const args& a, pos p) {
+XPOSE_HDI std::conditional_t<H, pos, const pos&> loaded_with_halo(const args& a, const pos& p) {
   if constexpr (H) {
     const i64 more = a.L - p.l0 - p.n;
-    p.n += static_cast<int>(more < 16 / E ? more : 16 / E);
+    pos q = p;
+    q.n += static_cast<int>(more < 16 / E ? more : 16 / E);
+    return q;
+  } else {
+    return p;
   }
-  return p;
 }
 
 /// Walks the elements of a slab's packed side in order, giving each one's shared

@@ -337,10 +337,10 @@ constexpr bool best_pipe_micro_scatter_default = true;
 constexpr int best_pipe_sides[] = {2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32};
 constexpr int best_pipe_max_elem = 2;
 /// Register cap of a pipelined grouped kernel as blocks per SM (gather: its shared
-/// memory fits 3): 3 (80 registers) except the u8 scatter of 8 columns, which spilled
-/// there (ptxas, sm_90, nvcc 13.0).
-constexpr int best_pipe_min_blocks(int elem_size, bool gather, int side) {
-  return elem_size == 1 && !gather && side == 8 ? 2 : 3;
+/// memory fits 3): 3 (80 registers) except the u8 scatter of 8 columns, and the f16 one
+/// with a halo (best_scatter_halo_default), which spilled there (ptxas, sm_90, nvcc 13.0).
+constexpr int best_pipe_min_blocks(int elem_size, bool gather, int side, bool halo = false) {
+  return (elem_size == 1 || (elem_size == 2 && halo)) && !gather && side == 8 ? 2 : 3;
 }
 /// Grouped scatters that the pipelined kernel takes: the unpipelined kernel needs more
 /// than 64 registers (ptxas: u8 4-8, 16-32; f16 5-8, 24, 32) or has none (7). The others
@@ -377,8 +377,8 @@ constexpr int best_pipe_micro_min_blocks(bool gather) { return gather ? 3 : 4; }
 /// H): pipelined scatter slabs to output rows that are not 16-byte aligned also load
 /// the next slab's first 16/E positions, so each owns the aligned output chunks that
 /// start in its segments and stores them whole, instead of two ragged chunks per
-/// segment written in pieces by two blocks (1-2 byte scatters to odd HW ran 0.63-0.80
-/// of memcpy against 0.83-0.95 aligned: docs/RESULTS.md "Session 5"). Switch off: only
+/// segment written in pieces by two blocks (1-2 byte scatters to odd HW ran well below
+/// the aligned pipelined micro scatter: docs/RESULTS.md "Session 5"). Switch off: only
 /// `best_next` takes them, for the micro-block and grouped scatters `best` runs to
 /// unaligned rows; not measured yet.
 constexpr bool best_scatter_halo_default = false;

@@ -475,7 +475,7 @@ TEST(BestPipePolicy, Halo) {
     for (int s : best_pipe_sides) {
       const int g = E == 1 ? slab::pipe_smem_max<1>(slab::scatter, s, bytes, false, true)
                            : slab::pipe_smem_max<2>(slab::scatter, s, bytes, false, true);
-      EXPECT_LE((g + 1024) * best_pipe_min_blocks(E, false, s), 228 * 1024) << E << " " << s;
+      EXPECT_LE((g + 1024) * best_pipe_min_blocks(E, false, s, true), 228 * 1024) << E << " " << s;
     }
   }
 }

@@ -268,7 +268,7 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
 
 template <int E, int M, int SS, bool H>
 status pipe_path_group(const void* in, void* out, const matrix_desc& d, const target& tg) {
-  return pipe_path<E, M, SS, 0, best_pipe_min_blocks(E, M == slab::gather, SS), H>(in, out, d, tg);
+  return pipe_path<E, M, SS, 0, best_pipe_min_blocks(E, M == slab::gather, SS, H), H>(in, out, d, tg);
 }
 
 template <int E, int M, bool H = false>

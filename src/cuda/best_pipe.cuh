@@ -69,11 +69,12 @@ XPOSE_HDI void fetch16(const args& a, u8* dst, const u8* src) {
 /// make_args' staging area; micro: the packed range's whole chunks, groups of 8 for
 /// fold_swizzle). gather: rows (and the grouped kernel's staging), then two raw row
 /// buffers; when every segment is 16-byte aligned the rows need no realigning pass, so
-/// raw buffer 0 is the rows area itself.
+/// raw buffer 0 is the rows area itself. halo: scatter slabs with the next slab's first
+/// 16/E positions (make_args; the staging buffers hold them too).
 template <int E>
 args make_pipe_args(int m, const void* in, void* out, const matrix_desc& d, const void* in_end, int slab_bytes,
-                    bool micro = false) {
-  args a = make_args<E>(m, in, out, d, in_end, slab_bytes, !micro || m == whole);
+                    bool micro = false, bool halo = false) {
+  args a = make_args<E>(m, in, out, d, in_end, slab_bytes, !micro || m == whole, halo);
   if (m == gather) {
     const bool aligned = addr16(in) == 0 && (d.ld_in * E) % 16 == 0 && (d.batch <= 1 || (d.stride_in * E) % 16 == 0);
     const int rows = static_cast<int>(a.S) * a.pitch;
@@ -91,7 +92,7 @@ args make_pipe_args(int m, const void* in, void* out, const matrix_desc& d, cons
   } else if (micro) {
     a.realign = 0;
     a.pipe_buf = a.smem;
-    a.pipe_step = static_cast<int>((a.span * a.S * E + 127) / 128 * 128);
+    a.pipe_step = static_cast<int>(((a.span + (halo ? 16 / E : 0)) * a.S * E + 127) / 128 * 128);
     a.smem += 2 * a.pipe_step;
   } else {
     a.realign = 0;
@@ -107,7 +108,7 @@ args make_pipe_args(int m, const void* in, void* out, const matrix_desc& d, cons
 /// whole chunks up to s (the rows' rounding makes the size not monotonic in the side).
 /// The launch sizes its shared-memory limit and its grid of resident blocks by it.
 template <int E>
-int pipe_smem_max(int m, long long s, int slab_bytes, bool micro = false) {
+int pipe_smem_max(int m, long long s, int slab_bytes, bool micro = false, bool halo = false) {
   static const u8 probe[16] = {};
   // Whole matrices: three areas of the slab's bytes in whole groups of 8 chunks.
   if (m == whole) return 3 * ((slab_bytes + 127) / 128 * 128);
@@ -115,7 +116,7 @@ int pipe_smem_max(int m, long long s, int slab_bytes, bool micro = false) {
   for (long long side = micro ? 16 / E : s; side <= s; side += 16 / E) {
     matrix_desc d = m == gather ? matrix_desc::packed(side, 1 << 22, E) : matrix_desc::packed(1 << 22, side, E);
     if (m == gather) d.ld_in += 1, d.stride_in = d.ld_in * side;
-    const int b = make_pipe_args<E>(m, probe, nullptr, d, probe, slab_bytes, micro).smem;
+    const int b = make_pipe_args<E>(m, probe, nullptr, d, probe, slab_bytes, micro, halo).smem;
     most = b > most ? b : most;
   }
   return most;
@@ -182,8 +183,9 @@ XPOSE_HDI void pipe_mid(const args& a, const divisors& dv, const pos& p, u8* sm,
 /// loads are issued before slab i's middle phase. MINB caps the registers. MW > 0: the
 /// micro-block kernels (short side SS = 0, any multiple of 16/E): the gather's block
 /// phase stores straight from the rows (no staging, no write phase); the scatter's reads
-/// the staged chunks into the rows, then the write phase.
-template <int E, int M, int NT, int SS, int MINB, int MW = 0>
+/// the staged chunks into the rows, then the write phase. H: scatter slabs with a halo
+/// (loaded_with_halo: loads and rows; write_phase: whole chunks).
+template <int E, int M, int NT, int SS, int MINB, int MW = 0, bool H = false>
 __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
   static_assert((SS > 0) != (MW > 0) && (M != whole || MW > 0), "pipelined grouped or micro-block slabs");
   extern __shared__ uint4 smem_raw[];
@@ -193,16 +195,18 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
   const bytes::fdiv by_nb(MW > 0 ? static_cast<int>(a.S) * E / 16 : 1);
   i64 t = blockIdx.x;
   if (t >= a.total) return;
-  pipe_issue<E, M, SS, MW>(a, slab_at<E, M>(a, t), pipe_buffer(a, sm, 0), tid, NT);
+  pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, H>(a, slab_at<E, M>(a, t)), pipe_buffer(a, sm, 0), tid, NT);
   async_commit();
   for (int i = 0; t < a.total; t += gridDim.x, ++i) {
     const pos p = slab_at<E, M>(a, t);
+    const pos& q = loaded_with_halo<E, H>(a, p);  // (H: a temporary, its life extended)
     // Micro gather: slab i-1's block phase may still read buffer (i+1) % 2 (aligned rows).
     if constexpr (MW > 0 && M == gather) __syncthreads();
     // Buffer (i+1) % 2 was last read by slab i-1's middle (or realign) phase, which a
     // barrier of iteration i-1 closed.
     if (t + gridDim.x < a.total)
-      pipe_issue<E, M, SS, MW>(a, slab_at<E, M>(a, t + gridDim.x), pipe_buffer(a, sm, i + 1), tid, NT);
+      pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, H>(a, slab_at<E, M>(a, t + gridDim.x)), pipe_buffer(a, sm, i + 1),
+                               tid, NT);
     async_commit();
     async_wait_all_but_newest();
     __syncthreads();  // slab i's chunks visible; slab i-1's write phase done with rows / staging
@@ -220,13 +224,13 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
       __syncthreads();
       write_phase<E, M, 0, MW>(a, dv, p, sm, tid, NT);
     } else if constexpr (MW > 0) {
-      side_blocks<E, M, MW>(a, by_nb, p, sm, tid, NT, buf);
+      side_blocks<E, M, MW>(a, by_nb, q, sm, tid, NT, buf);
       __syncthreads();
-      write_phase<E, M, 0, MW>(a, dv, p, sm, tid, NT);
+      write_phase<E, M, 0, MW, H>(a, dv, p, sm, tid, NT);
     } else {
-      pipe_mid<E, M, SS>(a, dv, p, sm, buf, tid, NT);
+      pipe_mid<E, M, SS>(a, dv, q, sm, buf, tid, NT);
       __syncthreads();
-      write_phase<E, M, SS>(a, dv, p, sm, tid, NT);
+      write_phase<E, M, SS, 0, H>(a, dv, p, sm, tid, NT);
     }
   }
 }

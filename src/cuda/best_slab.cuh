@@ -35,6 +35,7 @@
 #include <xpose/view.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "best_bytes.cuh"
 
@@ -71,10 +72,12 @@ XPOSE_HDI int addr16(const void* p) { return static_cast<int>(reinterpret_cast<s
 /// Slab geometry for E-byte elements and a slab of about `slab_bytes`; the caller
 /// (best_path_for) has checked the layout conditions of the mode. grouped: the kernel
 /// has the short side as its template argument SS (adds the staging area); for whole,
-/// the micro-block kernel (input and output staged as whole, swizzled chunks).
+/// the micro-block kernel (input and output staged as whole, swizzled chunks). halo
+/// (scatter): rows and staging hold k = 16/E positions past the slab (loaded_with_halo),
+/// taken out of the slab's span so that shared memory stays what it was without.
 template <int E>
 args make_args(int m, const void* in, void* out, const matrix_desc& d, const void* in_end, int slab_bytes,
-               bool grouped = false) {
+               bool grouped = false, bool halo = false) {
   args a{};
   a.in = static_cast<const u8*>(in);
   a.out = static_cast<u8*>(out);
@@ -94,11 +97,11 @@ args make_args(int m, const void* in, void* out, const matrix_desc& d, const voi
     a.S = m == gather ? d.rows : d.cols;
     a.L = m == gather ? d.cols : d.rows;
     a.ld_seg = (m == gather ? d.ld_in : d.ld_out) * E;
-    i64 span = slab_bytes / (a.S * E) / k * k;
+    i64 span = (slab_bytes / (a.S * E) / k - (halo ? 1 : 0)) * k;
     a.span = min64(a.L, span < k ? k : span);
     a.slabs_per_mat = (a.L + a.span - 1) / a.span;
     a.total = a.slabs_per_mat * d.batch;
-    row_bytes = a.span * E;
+    row_bytes = (a.span + (halo ? k : 0)) * E;
   }
   // Reads of a segment's window reach 48 bytes past its data (front pad, straddling
   // chunk); an odd number of chunks per row spreads the rows over the banks.
@@ -121,11 +124,13 @@ args make_args(int m, const void* in, void* out, const matrix_desc& d, const voi
 }
 
 /// Where slab t starts: input / output base and its element count n (long-side
-/// elements for gather / scatter, elements of its matrices for whole).
+/// elements for gather / scatter, elements of its matrices for whole); l0, its first
+/// long-side position in its matrix (whole: 0).
 struct pos {
   const u8* in;
   u8* out;
   int n;
+  i64 l0;
 };
 
 template <int E, int M>
@@ -133,13 +138,29 @@ XPOSE_HDI pos slab_at(const args& a, i64 t) {
   if constexpr (M == whole) {
     const i64 b0 = t * a.span;
     const i64 nm = min64(a.span, a.batch - b0);
-    return {a.in + b0 * a.stride_in, a.out + b0 * a.stride_out, static_cast<int>(nm * a.S * a.L)};
+    return {a.in + b0 * a.stride_in, a.out + b0 * a.stride_out, static_cast<int>(nm * a.S * a.L), 0};
   } else {
     const i64 b = t / a.slabs_per_mat, l0 = (t - b * a.slabs_per_mat) * a.span;
     const int n = static_cast<int>(min64(a.span, a.L - l0));
     const i64 seg_off = l0 * E, packed_off = l0 * a.S * E;
     return {a.in + b * a.stride_in + (M == gather ? seg_off : packed_off),
-            a.out + b * a.stride_out + (M == gather ? packed_off : seg_off), n};
+            a.out + b * a.stride_out + (M == gather ? packed_off : seg_off), n, l0};
+  }
+}
+
+/// The positions a scatter slab loads and puts into its rows: its own, and with a halo
+/// (H) up to k = 16/E positions of the next slab of its matrix (none past the matrix),
+/// the bytes write_phase<.., H> needs to store every chunk that starts in a segment whole.
+/// (Without a halo, p itself: a copy cost the u8 grouped gather a spill on sm_80.)
+template <int E, bool H>
+XPOSE_HDI std::conditional_t<H, pos, const pos&> loaded_with_halo(const args& a, const pos& p) {
+  if constexpr (H) {
+    const i64 more = a.L - p.l0 - p.n;
+    pos q = p;
+    q.n += static_cast<int>(more < 16 / E ? more : 16 / E);
+    return q;
+  } else {
+    return p;
   }
 }
 
@@ -582,7 +603,7 @@ XPOSE_HDI void read_phase(const args& a, const divisors& dv, const pos& p, u8* s
 
 // ---- write phase ----------------------------------------------------------------
 
-template <int E, int M, int SS = 0, int MW = 0>
+template <int E, int M, int SS = 0, int MW = 0, bool H = false>
 XPOSE_HDI void write_phase(const args& a, const divisors& dv, const pos& p, const u8* sm, int tid, int nt) {
   if constexpr (M == whole && MW > 0) {
     // The output range (aligned, whole chunks), chunk by chunk from the staging area.
@@ -623,18 +644,26 @@ XPOSE_HDI void write_phase(const args& a, const divisors& dv, const pos& p, cons
     }
   } else {
     // Segments (whole: one, the output range), each as the aligned chunks covering it.
+    // H (halo, scatter): a slab stores the chunks that start inside its segment, whole
+    // up to the row's end (their tails are the halo's positions), and the first slab of a
+    // row also the chunk the row starts in: every chunk by one block, one store except at
+    // the rows' two ends.
+    static_assert(!H || M == scatter, "halo: scatter slabs only");
     const int nseg = M == whole ? 1 : static_cast<int>(a.S);
     const int seg_bytes = p.n * E;
+    const i64 rest = H ? (a.L - p.l0) * E : seg_bytes;  // bytes from the segment to the row's end
+    const int lim = static_cast<int>(min64(rest, seg_bytes + 16));
+    const bool first = !H || p.l0 == 0;
     const int nss = (seg_bytes + 15) / 16 + 1;
     const bytes::fdiv by_nss(nss);
     for (int v = tid; v < nseg * nss; v += nt) {
       const int s = by_nss(v), j = v - s * nss;
       u8* const seg = p.out + s * a.ld_seg;
       const int off = addr16(seg);
-      const int lo = off - 16 * j > 0 ? off - 16 * j : 0;
-      const int hi = off + seg_bytes - 16 * j < 16 ? off + seg_bytes - 16 * j : 16;
-      if (lo >= hi) continue;
-      const int x = 16 + 16 * j - off;  // shared offset of the chunk's first byte
+      const int c0 = 16 * j - off;  // the chunk's first byte from the segment's
+      const int lo = c0 < 0 ? -c0 : 0, hi = lim - c0 < 16 ? lim - c0 : 16;
+      if (lo >= hi || c0 >= seg_bytes || (c0 < 0 && !first)) continue;
+      const int x = 16 + c0;  // shared offset of the chunk's first byte
       const u8* row = sm + s * a.pitch + (x & ~15);
       const c16 c = (x & 15) ? bytes::window16(bytes::ld16(row), bytes::ld16(row + 16), x & 15) : bytes::ld16(row);
       bytes::store_range(c, seg - off + 16 * j, lo, hi);

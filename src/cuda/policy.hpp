@@ -183,6 +183,8 @@ enum class best_path : int {
   slab_interleave_gather,   ///< slab_gather of 4-8 byte elements, aligned: register interleave (best_interleave.cuh)
   slab_interleave_scatter,  ///< slab_scatter, the same
   slab_whole_micro_pipe,    ///< slab_whole_micro on resident blocks, the next slab's loads in flight (best_pipe.cuh)
+  slab_scatter_micro_halo,  ///< slab_scatter_micro_pipe with a halo: unaligned output rows as whole chunks
+  slab_scatter_pipe_halo,   ///< slab_scatter_pipe, the same
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -211,6 +213,8 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::slab_interleave_gather: return "slab_interleave_gather";
     case best_path::slab_interleave_scatter: return "slab_interleave_scatter";
     case best_path::slab_whole_micro_pipe: return "slab_whole_micro_pipe";
+    case best_path::slab_scatter_micro_halo: return "slab_scatter_micro_halo";
+    case best_path::slab_scatter_pipe_halo: return "slab_scatter_pipe_halo";
   }
   return "?";
 }
@@ -347,10 +351,10 @@ constexpr bool best_pipe_short_default = false;
 constexpr int best_pipe_sides[] = {2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32};
 constexpr int best_pipe_max_elem = 2;
 /// Register cap of a pipelined grouped kernel as blocks per SM (gather: its shared
-/// memory fits 3): 3 (80 registers) except the u8 scatter of 8 columns, which spilled
-/// there (ptxas, sm_90, nvcc 13.0).
-constexpr int best_pipe_min_blocks(int elem_size, bool gather, int side) {
-  return elem_size == 1 && !gather && side == 8 ? 2 : 3;
+/// memory fits 3): 3 (80 registers) except the u8 scatter of 8 columns, and the f16 one
+/// with a halo (best_scatter_halo_default), which spilled there (ptxas, sm_90, nvcc 13.0).
+constexpr int best_pipe_min_blocks(int elem_size, bool gather, int side, bool halo = false) {
+  return (elem_size == 1 || (elem_size == 2 && halo)) && !gather && side == 8 ? 2 : 3;
 }
 /// Grouped scatters that the pipelined kernel takes: the unpipelined kernel needs more
 /// than 64 registers (ptxas: u8 4-8, 16-32; f16 5-8, 24, 32) or has none (7). The others
@@ -382,6 +386,20 @@ constexpr best_path best_micro_route(best_path m, int elem_size, bool candidate,
 /// shared memory allows: 3 (gather), 4 (scatter).
 constexpr int best_pipe_micro_width = 8;
 constexpr int best_pipe_micro_min_blocks(bool gather) { return gather ? 3 : 4; }
+
+/// Halo scatters (slab_scatter_micro_halo, slab_scatter_pipe_halo; best_pipe.cuh with
+/// H): pipelined scatter slabs to output rows that are not 16-byte aligned also load
+/// the next slab's first 16/E positions, so each owns the aligned output chunks that
+/// start in its segments and stores them whole, instead of two ragged chunks per
+/// segment written in pieces by two blocks (1-2 byte scatters to odd HW ran well below
+/// the aligned pipelined micro scatter: docs/RESULTS.md "Session 5"). Switch off: only
+/// `best_next` takes them, for the micro-block and grouped scatters `best` runs to
+/// unaligned rows; not measured yet.
+constexpr bool best_scatter_halo_default = false;
+/// The flag the other 1-2 byte scatter routes see: while the halo routes are under
+/// measurement (switch off) the default policy's under both flags, so that `best_next`
+/// differs from `best` in the halo routes alone for those scatter slabs.
+constexpr bool best_scatter_flag(bool candidate) { return best_scatter_halo_default && candidate; }
 
 /// Slab length (long-side elements, a multiple of k = 16/E) of a pipelined launch of
 /// `resident` blocks over `batch` matrices of long side L, from the table's span0: the
@@ -511,7 +529,8 @@ constexpr best_path best_path_base(best_path p) {
                  p == best_path::slab_gather_micro_pipe || p == best_path::slab_interleave_gather
              ? best_path::slab_gather
          : p == best_path::slab_scatter_micro || p == best_path::slab_scatter_pipe ||
-                 p == best_path::slab_scatter_micro_pipe || p == best_path::slab_interleave_scatter
+                 p == best_path::slab_scatter_micro_pipe || p == best_path::slab_interleave_scatter ||
+                 p == best_path::slab_scatter_micro_halo || p == best_path::slab_scatter_pipe_halo
              ? best_path::slab_scatter
          : p == best_path::slab_whole_micro || p == best_path::slab_whole_micro_pipe ? best_path::slab_whole
                                                                                    : p;
@@ -742,17 +761,15 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   // Micro-block slabs: a short side of whole 16-byte chunks and an aligned packed side.
   // Where the pipelined route is on, the micro-block slabs follow the default policy's
   // switch (the side-by-side run then times the pipelined kernels alone).
-  const bool micro_flag =
-      best_route_on(best_pipe_default, candidate) || best_route_on(best_pipe_micro_scatter_default, candidate)
-          ? false
-          : candidate;
+  auto micro_flag = [](bool c) {
+    return best_route_on(best_pipe_default, c) || best_route_on(best_pipe_micro_scatter_default, c) ? false : c;
+  };
   // Gather input rows all 16-byte aligned (the pipelined micro-block gather needs no realigning pass).
   const bool rows_aligned = best_align16(in_addr) == 16 &&
                             best_align16(static_cast<unsigned long long>(d.ld_in * E)) == 16 &&
                             (!batched || best_align16(static_cast<unsigned long long>(d.stride_in * E)) == 16);
-  auto micro_ok = [&](best_path m, long long s, unsigned long long packed_addr, long long packed_stride,
-                      bool flag) {
-    const int micro_min = best_slab_micro_min(cc, d.elem_size, flag, m);
+  auto micro_ok = [&](best_path m, long long s, unsigned long long packed_addr, long long packed_stride, bool c) {
+    const int micro_min = best_slab_micro_min(cc, d.elem_size, micro_flag(c), m);
     return micro_min > 0 && s >= micro_min && (s * E) % 16 == 0 && best_align16(packed_addr) == 16 &&
            (!batched || best_align16(static_cast<unsigned long long>(packed_stride * E)) == 16);
   };
@@ -766,20 +783,24 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
             best_path::slab_gather_micro)
       if (const int g = best_pipe_group_for(d.elem_size, d.rows, !best_pipe_default, true, rows_aligned))
         return {best_path::slab_gather_pipe, 16, g};
-    if (micro_ok(best_path::slab_gather_micro, d.rows, out_addr, d.stride_out, micro_flag))
+    if (micro_ok(best_path::slab_gather_micro, d.rows, out_addr, d.stride_out, candidate))
       return {best_micro_route(best_path::slab_gather_micro, d.elem_size, candidate, d.rows, rows_aligned), 16, 0};
     if (const int g = best_pipe_group_for(d.elem_size, d.rows, candidate, true, rows_aligned))
       return {best_path::slab_gather_pipe, 16, g};
     return {best_path::slab_gather, 16, best_slab_group_for(p, d.elem_size, d.rows)};
   }
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
-    if (best_interleave_fits(d, false, in_addr, out_addr, candidate))
-      return {best_path::slab_interleave_scatter, 16, 0};
+    const bool sc = E <= best_pipe_max_elem ? best_scatter_flag(candidate) : candidate;
+    if (best_interleave_fits(d, false, in_addr, out_addr, sc)) return {best_path::slab_interleave_scatter, 16, 0};
     const bool out_aligned = best_out_rows_aligned(d, out_addr);
-    if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in, micro_flag))
-      return {best_micro_route(best_path::slab_scatter_micro, d.elem_size, candidate, d.cols, out_aligned), 16, 0};
-    if (const int g = best_pipe_group_for(d.elem_size, d.cols, candidate, false, out_aligned))
-      return {best_path::slab_scatter_pipe, 16, g};
+    // Halo scatters: the micro-block and pipelined grouped scatters to unaligned rows.
+    const bool halo = best_route_on(best_scatter_halo_default, candidate) && E <= best_pipe_max_elem && !out_aligned;
+    if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in, sc)) {
+      const best_path r = best_micro_route(best_path::slab_scatter_micro, d.elem_size, sc, d.cols, out_aligned);
+      return {halo && r == best_path::slab_scatter_micro ? best_path::slab_scatter_micro_halo : r, 16, 0};
+    }
+    if (const int g = best_pipe_group_for(d.elem_size, d.cols, sc, false, out_aligned))
+      return {halo ? best_path::slab_scatter_pipe_halo : best_path::slab_scatter_pipe, 16, g};
     return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
   }
 

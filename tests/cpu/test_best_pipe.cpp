@@ -25,23 +25,23 @@ using u8 = unsigned char;
 
 namespace {
 
-// Every block of pipe_kernel<E, M, .., SS, .., MW> with `grid` resident blocks of nt threads.
-template <int E, int M, int SS, int MW = 0>
+// Every block of pipe_kernel<E, M, .., SS, .., MW, H> with `grid` resident blocks of nt threads.
+template <int E, int M, int SS, int MW = 0, bool H = false>
 void emulate_pipe(const slab::args& a, int nt, long long grid) {
   std::vector<u8> store(static_cast<std::size_t>(a.smem) + 16);
   u8* sm = store.data() + (16 - reinterpret_cast<std::uintptr_t>(store.data()) % 16) % 16;
   const slab::divisors dv(a);
   const xpose::detail::bytes::fdiv by_nb(MW > 0 ? static_cast<int>(a.S) * E / 16 : 1);
+  auto loaded = [&](long long t) { return slab::loaded_with_halo<E, H>(a, slab::slab_at<E, M>(a, t)); };
   for (long long b = 0; b < grid && b < a.total; ++b) {
     std::fill(sm, sm + a.smem, static_cast<u8>(0xCD));
-    for (int tid = 0; tid < nt; ++tid)
-      slab::pipe_issue<E, M, SS, MW>(a, slab::slab_at<E, M>(a, b), slab::pipe_buffer(a, sm, 0), tid, nt);
+    for (int tid = 0; tid < nt; ++tid) slab::pipe_issue<E, M, SS, MW>(a, loaded(b), slab::pipe_buffer(a, sm, 0), tid, nt);
     int i = 0;
     for (long long t = b; t < a.total; t += grid, ++i) {
-      const slab::pos p = slab::slab_at<E, M>(a, t);
+      const slab::pos p = slab::slab_at<E, M>(a, t), q = loaded(t);
       if (t + grid < a.total)
         for (int tid = 0; tid < nt; ++tid)
-          slab::pipe_issue<E, M, SS, MW>(a, slab::slab_at<E, M>(a, t + grid), slab::pipe_buffer(a, sm, i + 1), tid, nt);
+          slab::pipe_issue<E, M, SS, MW>(a, loaded(t + grid), slab::pipe_buffer(a, sm, i + 1), tid, nt);
       u8* const buf = slab::pipe_buffer(a, sm, i);
       if (M == slab::gather && a.realign)
         for (int tid = 0; tid < nt; ++tid) slab::pipe_realign<E, SS>(a, p, buf, sm, tid, nt);
@@ -51,47 +51,48 @@ void emulate_pipe(const slab::args& a, int nt, long long grid) {
         for (int tid = 0; tid < nt; ++tid) slab::block_phase<E, M, MW>(a, by_nb, p, sm, tid, nt, buf);
         for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, 0, MW>(a, dv, p, sm, tid, nt);
       } else if constexpr (MW > 0) {
-        for (int tid = 0; tid < nt; ++tid) slab::side_blocks<E, M, MW>(a, by_nb, p, sm, tid, nt, buf);
-        for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, 0, MW>(a, dv, p, sm, tid, nt);
+        for (int tid = 0; tid < nt; ++tid) slab::side_blocks<E, M, MW>(a, by_nb, q, sm, tid, nt, buf);
+        for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, 0, MW, H>(a, dv, p, sm, tid, nt);
       } else {
-        for (int tid = 0; tid < nt; ++tid) slab::pipe_mid<E, M, SS>(a, dv, p, sm, buf, tid, nt);
-        for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, SS>(a, dv, p, sm, tid, nt);
+        for (int tid = 0; tid < nt; ++tid) slab::pipe_mid<E, M, SS>(a, dv, q, sm, buf, tid, nt);
+        for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, SS, 0, H>(a, dv, p, sm, tid, nt);
       }
     }
   }
 }
 
-template <int E, int M>
+template <int E, int M, bool H = false>
 void emulate_side(const slab::args& a, int nt, long long grid, int side) {
   switch (side) {
-    case 2: return emulate_pipe<E, M, 2>(a, nt, grid);
-    case 3: return emulate_pipe<E, M, 3>(a, nt, grid);
-    case 4: return emulate_pipe<E, M, 4>(a, nt, grid);
-    case 5: return emulate_pipe<E, M, 5>(a, nt, grid);
-    case 6: return emulate_pipe<E, M, 6>(a, nt, grid);
-    case 7: return emulate_pipe<E, M, 7>(a, nt, grid);
-    case 8: return emulate_pipe<E, M, 8>(a, nt, grid);
-    case 12: return emulate_pipe<E, M, 12>(a, nt, grid);
-    case 16: return emulate_pipe<E, M, 16>(a, nt, grid);
-    case 24: return emulate_pipe<E, M, 24>(a, nt, grid);
-    case 32: return emulate_pipe<E, M, 32>(a, nt, grid);
+    case 2: return emulate_pipe<E, M, 2, 0, H>(a, nt, grid);
+    case 3: return emulate_pipe<E, M, 3, 0, H>(a, nt, grid);
+    case 4: return emulate_pipe<E, M, 4, 0, H>(a, nt, grid);
+    case 5: return emulate_pipe<E, M, 5, 0, H>(a, nt, grid);
+    case 6: return emulate_pipe<E, M, 6, 0, H>(a, nt, grid);
+    case 7: return emulate_pipe<E, M, 7, 0, H>(a, nt, grid);
+    case 8: return emulate_pipe<E, M, 8, 0, H>(a, nt, grid);
+    case 12: return emulate_pipe<E, M, 12, 0, H>(a, nt, grid);
+    case 16: return emulate_pipe<E, M, 16, 0, H>(a, nt, grid);
+    case 24: return emulate_pipe<E, M, 24, 0, H>(a, nt, grid);
+    case 32: return emulate_pipe<E, M, 32, 0, H>(a, nt, grid);
     default: FAIL() << "no pipelined kernel for " << side;
   }
 }
 
-// micro > 0: the micro-block kernel with micro-byte rows.
+// micro > 0: the micro-block kernel with micro-byte rows. halo: the scatter's halo kernel.
 template <int E>
 void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long long off_out, int slab_bytes, int nt,
-                long long grid, int micro = 0) {
+                long long grid, int micro = 0, bool halo = false) {
   const int side = static_cast<int>(mode == slab::gather ? d.rows : d.cols);
   SCOPED_TRACE("mode " + std::to_string(mode) + " " + xpose_test::shape_name(d) + " offsets " +
                std::to_string(off_in) + "/" + std::to_string(off_out) + " slab " + std::to_string(slab_bytes) +
-               " nt " + std::to_string(nt) + " grid " + std::to_string(grid));
+               " nt " + std::to_string(nt) + " grid " + std::to_string(grid) + (halo ? " halo" : ""));
   const auto seed = static_cast<std::uint64_t>(d.rows * 37 + d.cols + off_in);
   xpose_test::host_slab_check(d, off_in, off_out, seed, [&](const u8* pin, const u8* in_end, u8* pout) {
-    const slab::args a = slab::make_pipe_args<E>(mode, pin, pout, d, in_end, slab_bytes, micro > 0);
+    const slab::args a = slab::make_pipe_args<E>(mode, pin, pout, d, in_end, slab_bytes, micro > 0, halo);
     ASSERT_GT(a.total, 0);
-    ASSERT_LE(a.smem, slab::pipe_smem_max<E>(mode, side, slab_bytes, micro > 0));
+    ASSERT_LE(a.smem, slab::pipe_smem_max<E>(mode, side, slab_bytes, micro > 0, halo));
+    ASSERT_TRUE(!halo || mode == slab::scatter);
     if (micro > 0) {
       // The micro-block kernels' preconditions (best_path_for): whole chunks per position,
       // every slab's packed side 16-byte aligned.
@@ -101,12 +102,14 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
       auto run = [&](auto mw) {
         constexpr int MW = decltype(mw)::value;
         if (mode == slab::gather) emulate_pipe<E, slab::gather, 0, MW>(a, nt, grid);
+        else if (halo) emulate_pipe<E, slab::scatter, 0, MW, true>(a, nt, grid);
         else emulate_pipe<E, slab::scatter, 0, MW>(a, nt, grid);
       };
       if (micro == 4) run(std::integral_constant<int, 4>{});
       else if (micro == 8) run(std::integral_constant<int, 8>{});
       else run(std::integral_constant<int, 16>{});
     } else if (mode == slab::gather) emulate_side<E, slab::gather>(a, nt, grid, side);
+    else if (halo) emulate_side<E, slab::scatter, true>(a, nt, grid, side);
     else emulate_side<E, slab::scatter>(a, nt, grid, side);
   });
 }
@@ -114,8 +117,9 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
 // Every pipelined side; production slabs and small ones (many slabs per block, ragged
 // last slab); one resident block, a few, and one per slab; whole groups and ragged ends;
 // aligned segments (no realigning pass) and unaligned ones (offsets, odd rows, gaps).
+// halo: the scatters' halo kernel (every layout's scatter).
 template <int E>
-void pipe_cases() {
+void pipe_cases(bool halo = false) {
   constexpr long long k = 16 / E;
   const int prod = best_class_policy_for(90, E).slab_bytes;
   for (int s : best_pipe_sides) {
@@ -124,7 +128,7 @@ void pipe_cases() {
         for (long long L : {1LL, k - 1, 5 * k + 3, 301LL, 4 * k * 17 + 5, 64 * k}) {
           if (bytes == prod && L < 64) continue;  // one short slab: the small slabs cover it
           xpose_test::slab_layouts(E, s, L, [&](int mode, const xpose::matrix_desc& d, long long oi, long long oo) {
-            check_pipe<E>(mode, d, oi, oo, bytes, nt, grid);
+            if (!halo || mode == slab::scatter) check_pipe<E>(mode, d, oi, oo, bytes, nt, grid, 0, halo);
           });
           if (::testing::Test::HasFatalFailure()) return;
         }
@@ -136,23 +140,30 @@ void pipe_cases() {
 // The micro-block kernels on the pipelined kernel: 1 to 8 row blocks, every micro-block
 // width, ragged position blocks, the unaligned side at any offset, padded and gapped; the
 // packed side aligned (offsets of whole chunks).
+// halo: the scatters' halo kernel, also on slabs as long as the halo (span k: last slabs
+// shorter than it) and output rows k - 1 elements off.
 template <int E>
-void micro_pipe_cases() {
+void micro_pipe_cases(bool halo = false) {
   constexpr long long k = 16 / E;
   const int prod = best_class_policy_for(90, E).slab_bytes;
   for (int mw : {4, 8, 16}) {
     if (mw < E) continue;
     for (long long s : {k, 3 * k, 8 * k}) {
       if (s * E > best_class_policy_for(90, E).slab_max_short_bytes) continue;
-      for (int bytes : {prod, static_cast<int>(64 * E * s)}) {
+      for (int bytes : {prod, static_cast<int>(64 * E * s), static_cast<int>(2 * k * E * s)}) {
+        if (!halo && bytes == 2 * k * E * s) continue;
         for (auto [nt, grid] : {std::pair<int, long long>{best_slab_threads, 2}, {7, 1}, {64, 1 << 30}}) {
-          for (long long L : {1LL, k + 3, 301LL, 64 * k + 5}) {
-            for (auto [oi, oo] : {std::pair<long long, long long>{0, 0}, {1, 0}, {3, k}}) {
-              check_pipe<E>(slab::gather, padded(s, L, E, 3, oi, 0, 2 * k), oi, oo, bytes, nt, grid, mw);
-              check_pipe<E>(slab::gather, xpose::matrix_desc::packed(s, L, E, 2), oi, oo, bytes, nt, grid, mw);
+          for (long long L : {1LL, k + 3, 5 * k + 3, 301LL, 64 * k + 5}) {
+            if (!halo && L == 5 * k + 3) continue;
+            for (auto [oi, oo] : {std::pair<long long, long long>{0, 0}, {1, 0}, {3, k}, {k - 1, 0}}) {
+              if (!halo && oi == k - 1) continue;
+              if (!halo) {
+                check_pipe<E>(slab::gather, padded(s, L, E, 3, oi, 0, 2 * k), oi, oo, bytes, nt, grid, mw);
+                check_pipe<E>(slab::gather, xpose::matrix_desc::packed(s, L, E, 2), oi, oo, bytes, nt, grid, mw);
+              }
               // scatter: the packed input aligned, the output at any offset, padded, gapped.
-              check_pipe<E>(slab::scatter, padded(L, s, E, 3, 0, oi, 2 * k), oo, oi, bytes, nt, grid, mw);
-              check_pipe<E>(slab::scatter, xpose::matrix_desc::packed(L, s, E, 2), oo, oi, bytes, nt, grid, mw);
+              check_pipe<E>(slab::scatter, padded(L, s, E, 3, 0, oi, 2 * k), oo, oi, bytes, nt, grid, mw, halo);
+              check_pipe<E>(slab::scatter, xpose::matrix_desc::packed(L, s, E, 2), oo, oi, bytes, nt, grid, mw, halo);
               if (::testing::Test::HasFatalFailure()) return;
             }
           }
@@ -200,6 +211,89 @@ void whole_pipe_cases() {
   EXPECT_GT(ran, 30);
 }
 
+// Slab t of a halo scatter alone (its loads into buffer 0, rows, write phase).
+template <int E, int SS, int MW, bool H>
+void run_one_slab(const slab::args& a, u8* sm, long long t, int nt) {
+  const slab::divisors dv(a);
+  const xpose::detail::bytes::fdiv by_nb(MW > 0 ? static_cast<int>(a.S) * E / 16 : 1);
+  const slab::pos p = slab::slab_at<E, slab::scatter>(a, t), q = slab::loaded_with_halo<E, H>(a, p);
+  std::fill(sm, sm + a.smem, static_cast<u8>(0xCD));
+  u8* const buf = slab::pipe_buffer(a, sm, 0);
+  for (int tid = 0; tid < nt; ++tid) slab::pipe_issue<E, slab::scatter, SS, MW>(a, q, buf, tid, nt);
+  for (int tid = 0; tid < nt; ++tid) {
+    if constexpr (MW > 0) slab::side_blocks<E, slab::scatter, MW>(a, by_nb, q, sm, tid, nt, buf);
+    else slab::pipe_mid<E, slab::scatter, SS>(a, dv, q, sm, buf, tid, nt);
+  }
+  for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, slab::scatter, SS, MW, H>(a, dv, p, sm, tid, nt);
+}
+
+// Which output bytes each slab writes (run alone into two buffers poisoned 0x00 and 0xFF:
+// a byte is written where either changed): every output byte by exactly one slab, and
+// the count of aligned 16-byte chunks a slab writes only in part away from a row's first
+// or last byte (the halo kernel: none), returned.
+template <int E, int SS, int MW, bool H>
+long long partial_chunks(const xpose::matrix_desc& d, long long off_out, int slab_bytes) {
+  const std::size_t ni = static_cast<std::size_t>(in_elems(d)) * E, no = static_cast<std::size_t>(out_elems(d)) * E;
+  const std::size_t oo = static_cast<std::size_t>(off_out) * E, n = oo + no;
+  const auto src = random_bytes(ni, static_cast<std::uint64_t>(d.rows + off_out));
+  xpose_test::aligned_buf in(ni), out0(n), out1(n);
+  std::memcpy(in.p.get(), src.data(), ni);
+  slab::args a = slab::make_pipe_args<E>(slab::scatter, in.p.get(), out0.p.get() + oo, d, in.p.get() + ni, slab_bytes,
+                                         MW > 0, H);
+  std::vector<u8> store(static_cast<std::size_t>(a.smem) + 16);
+  u8* sm = store.data() + (16 - reinterpret_cast<std::uintptr_t>(store.data()) % 16) % 16;
+  // Chunks holding a row's first or last byte; which bytes are output elements.
+  std::vector<char> edge(n / 16 + 1, 0), element(n, 0);
+  for (long long b = 0; b < d.batch; ++b)
+    for (long long c = 0; c < d.cols; ++c) {
+      const std::size_t row = oo + static_cast<std::size_t>((b * d.stride_out + c * d.ld_out) * E);
+      edge[row / 16] = edge[(row + static_cast<std::size_t>(d.rows * E) - 1) / 16] = 1;
+      std::fill(element.begin() + static_cast<long>(row), element.begin() + static_cast<long>(row + d.rows * E), 1);
+    }
+  std::vector<int> count(n, 0);
+  long long partial = 0;
+  for (long long t = 0; t < a.total; ++t) {
+    std::memset(out0.p.get(), 0x00, n);
+    std::memset(out1.p.get(), 0xFF, n);
+    a.out = out0.p.get() + oo;
+    run_one_slab<E, SS, MW, H>(a, sm, t, 32);
+    a.out = out1.p.get() + oo;
+    run_one_slab<E, SS, MW, H>(a, sm, t, 32);
+    for (std::size_t c = 0; c * 16 < n; ++c) {
+      int w = 0;
+      for (std::size_t i = 16 * c; i < 16 * c + 16 && i < n; ++i) {
+        const bool wrote = out0.p[i] != 0x00 || out1.p[i] != 0xFF;
+        count[i] += wrote;
+        w += wrote;
+      }
+      if (w > 0 && w < 16 && !edge[c]) ++partial;
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(count[i], element[i] ? 1 : 0) << "byte " << i;
+  return partial;
+}
+
+template <int E>
+void halo_ownership() {
+  constexpr int k = 16 / E;
+  using xpose::matrix_desc;
+  for (long long oo : {0LL, 1LL, k - 1LL})
+    for (const matrix_desc& d : {matrix_desc::packed(301, 2 * k, E, 2), padded(5 * k + 3, 2 * k, E, 3, 0, 3, 2 * k),
+                                 matrix_desc::packed(301, 6, E, 2)}) {
+      SCOPED_TRACE(xpose_test::shape_name(d) + " offset " + std::to_string(oo));
+      const bool aligned = oo == 0 && (d.ld_out * E) % 16 == 0 && (d.stride_out * E) % 16 == 0;
+      const int bytes = static_cast<int>(2 * k * E * d.cols);  // slabs of k positions with the halo
+      if (d.cols % k == 0) {
+        EXPECT_EQ((partial_chunks<E, 0, 8, true>(d, oo, bytes)), 0);
+        // Without the halo, ragged chunks at every slab boundary (the check can fail).
+        if (!aligned) EXPECT_GT((partial_chunks<E, 0, 8, false>(d, oo, bytes)), 0);
+      } else {
+        EXPECT_EQ((partial_chunks<E, 6, 0, true>(d, oo, bytes)), 0);
+        if (!aligned) EXPECT_GT((partial_chunks<E, 6, 0, false>(d, oo, bytes)), 0);
+      }
+    }
+}
+
 }  // namespace
 
 TEST(BestPipeEmulation, Whole1) { whole_pipe_cases<1>(); }
@@ -208,6 +302,26 @@ TEST(BestPipeEmulation, Micro1) { micro_pipe_cases<1>(); }
 TEST(BestPipeEmulation, Micro2) { micro_pipe_cases<2>(); }
 TEST(BestPipeEmulation, Bytes1) { pipe_cases<1>(); }
 TEST(BestPipeEmulation, Bytes2) { pipe_cases<2>(); }
+TEST(BestPipeEmulation, HaloMicro1) { micro_pipe_cases<1>(true); }
+TEST(BestPipeEmulation, HaloMicro2) { micro_pipe_cases<2>(true); }
+TEST(BestPipeEmulation, HaloGrouped1) { pipe_cases<1>(true); }
+TEST(BestPipeEmulation, HaloGrouped2) { pipe_cases<2>(true); }
+
+// Every output offset from the 16-byte grid, odd long sides, the pipelined micro-block
+// width, last slabs shorter than the halo and the input's end inside a halo.
+TEST(BestPipeEmulation, HaloOffsets) {
+  for (long long oo = 1; oo < 16; ++oo)
+    for (long long L : {35LL, 50LL, 301LL}) {
+      check_pipe<1>(slab::scatter, xpose::matrix_desc::packed(L, 32, 1, 3), 0, oo, 32 * 32, 32, 2, 8, true);
+      check_pipe<1>(slab::scatter, padded(L, 6, 1, 2, 0, oo, 5), 0, oo, 16 * 6 * 3, 32, 3, 0, true);
+      if (oo < 8) check_pipe<2>(slab::scatter, xpose::matrix_desc::packed(L, 24, 2, 2), 0, oo, 24 * 32, 32, 2, 8, true);
+      if (HasFatalFailure()) return;
+    }
+}
+
+// Each output byte by one slab; halo slabs write whole chunks except at rows' ends.
+TEST(BestPipeEmulation, HaloOwnership1) { halo_ownership<1>(); }
+TEST(BestPipeEmulation, HaloOwnership2) { halo_ownership<2>(); }
 
 // Gather rows skip the realigning pass exactly when every segment is 16-byte aligned;
 // the largest block stays within one SM's shared memory with room for 2 blocks.
@@ -332,7 +446,9 @@ TEST(BestPipePolicy, Paths) {
       EXPECT_NE(best_path_for(odd, 0, 0, 90, flag).path, best_path::slab_scatter_micro_pipe);
       EXPECT_NE(best_path_for(even, 0, E, 90, flag).path, best_path::slab_scatter_micro_pipe);
       const auto got = best_path_for(even, 0, 0, 90, flag).path;
-      if (best_route_on(best_pipe_micro_scatter_default, flag)) EXPECT_EQ(got, best_path::slab_scatter_micro_pipe);
+      // (The scatter routes see best_scatter_flag: the default's while the halo is measured.)
+      if (best_route_on(best_pipe_micro_scatter_default, best_scatter_flag(flag)))
+        EXPECT_EQ(got, best_path::slab_scatter_micro_pipe);
       else EXPECT_NE(got, best_path::slab_scatter_micro_pipe);
     }
   // Micro-block gathers the default policy runs unpipelined (f16 24 rows; 32 unaligned
@@ -358,6 +474,78 @@ TEST(BestPipePolicy, Paths) {
   // Sides without a kernel (9, 10) keep the slab kernels.
   EXPECT_EQ(best_path_for(matrix_desc::packed(9, 50177, 1, 2), 0, 0, 90, on).path, best_path::slab_gather);
   EXPECT_EQ(best_path_for(matrix_desc::packed(50177, 10, 1, 2), 0, 0, 90, on).path, best_path::slab_scatter);
+}
+
+// The halo routes: under the flag that has them on, exactly the 1-2 byte micro-block and
+// pipelined grouped scatters to output rows that are not all 16-byte aligned (odd HW,
+// offset pointers, padded rows, gapped batches), the grouped side kept; while the switch
+// is off, the candidate differs from the default in the halo routes alone (1-2 byte
+// scatters). Never gathers or 4-byte elements.
+TEST(BestPipePolicy, Halo) {
+  using xpose::matrix_desc;
+  const bool on = !best_scatter_halo_default, off = best_scatter_halo_default;
+  EXPECT_TRUE(best_route_on(best_scatter_halo_default, on));
+  EXPECT_FALSE(best_route_on(best_scatter_halo_default, off));
+  auto halo_of = [](best_path p) {
+    return p == best_path::slab_scatter_micro  ? best_path::slab_scatter_micro_halo
+           : p == best_path::slab_scatter_pipe ? best_path::slab_scatter_pipe_halo
+                                               : p;
+  };
+  auto is_halo = [](best_path p) {
+    return p == best_path::slab_scatter_micro_halo || p == best_path::slab_scatter_pipe_halo;
+  };
+  int halos = 0;
+  for (int E : {1, 2, 4})
+    for (long long c : {2LL, 3LL, 5LL, 6LL, 8LL, 12LL, 24LL, 32LL, 48LL, 64LL, 96LL, 128LL})
+      for (long long hw : {50176LL, 50177LL})
+        for (auto [oo, pad, gap] : {std::tuple<long long, long long, long long>{0, 0, 0}, {1, 0, 0}, {0, 16, 0},
+                                    {0, 3, 0}, {0, 0, 16}, {0, 0, 5}}) {
+          SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c) + " " + std::to_string(hw) + " " +
+                       std::to_string(oo) + "/" + std::to_string(pad) + "/" + std::to_string(gap));
+          const matrix_desc d = padded(hw, c, E, 3, 0, pad, gap);
+          const auto out = static_cast<unsigned long long>(oo * E);
+          const best_choice h = best_path_for(d, 0, out, 90, on);
+          const bool unaligned = !best_out_rows_aligned(d, out);
+          if (!best_scatter_halo_default && E <= best_pipe_max_elem) {
+            const best_choice b = best_path_for(d, 0, out, 90, off);
+            EXPECT_EQ(h.path, E <= 2 && unaligned ? halo_of(b.path) : b.path);
+            EXPECT_EQ(h.group, b.group);
+          }
+          EXPECT_FALSE(is_halo(best_path_for(d, 0, out, 90, off).path));
+          EXPECT_TRUE(!is_halo(h.path) || (E <= 2 && unaligned));
+          if (h.path == best_path::slab_scatter_pipe_halo) EXPECT_EQ(h.group, c);
+          halos += is_halo(h.path);
+          // Gathers never.
+          EXPECT_FALSE(is_halo(best_path_for(padded(c, hw, E, 3, pad, 0, gap), out, 0, 90, on).path));
+        }
+  EXPECT_GT(halos, 100);
+  // The sweep's slowest rows (packed, aligned buffers).
+  for (auto [b, hw, c, E, path] : {std::tuple<long long, long long, long long, int, best_path>{
+                                       2, 50177, 128, 2, best_path::slab_scatter_micro_halo},
+                                   {6, 50177, 96, 1, best_path::slab_scatter_micro_halo},
+                                   {83, 50177, 8, 1, best_path::slab_scatter_pipe_halo},
+                                   {5, 50177, 128, 1, best_path::slab_scatter_micro_halo},
+                                   {3, 50177, 96, 2, best_path::slab_scatter_micro_halo},
+                                   {27, 50177, 24, 1, best_path::slab_scatter_pipe_halo},
+                                   {13, 50177, 48, 1, best_path::slab_scatter_micro_halo},
+                                   {5, 50176, 128, 1, best_path::slab_scatter_micro_pipe}}) {
+    const matrix_desc d = matrix_desc::packed(hw, c, E, b);
+    EXPECT_EQ(best_path_name(best_path_for(d, 0, 0, 90, on).path), std::string(best_path_name(path))) << hw << " " << c;
+    EXPECT_EQ(best_path_base(path), best_path::slab_scatter);
+  }
+  // The halo kernels' largest blocks fit as many per SM as the kernels without it
+  // (best_pipe_micro_min_blocks, best_pipe_min_blocks; 228 KiB per SM, 1 KiB per block).
+  for (int E : {1, 2}) {
+    const int bytes = best_class_policy_for(90, E).slab_bytes;
+    const int m1 = E == 1 ? slab::pipe_smem_max<1>(slab::scatter, 128, bytes, true, true)
+                          : slab::pipe_smem_max<2>(slab::scatter, 128, bytes, true, true);
+    EXPECT_LE((m1 + 1024) * best_pipe_micro_min_blocks(false), 228 * 1024) << E;
+    for (int s : best_pipe_sides) {
+      const int g = E == 1 ? slab::pipe_smem_max<1>(slab::scatter, s, bytes, false, true)
+                           : slab::pipe_smem_max<2>(slab::scatter, s, bytes, false, true);
+      EXPECT_LE((g + 1024) * best_pipe_min_blocks(E, false, s, true), 228 * 1024) << E << " " << s;
+    }
+  }
 }
 
 // Balanced slabs: never longer than the table's, a multiple of k, and no more rounds of

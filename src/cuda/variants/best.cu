@@ -246,46 +246,53 @@ status micro_path(const void* in, void* out, const matrix_desc& d, const target&
 // Pipelined slab (best_pipe.cuh): grouped (short side SS) or micro-block gather (MW-byte
 // rows, any short side up to the table's): resident blocks, as many as fit at the largest
 // slab's shared memory (the limit and the block count are cached per kernel and device).
-template <int E, int M, int SS, int MW = 0, int MINB = best_pipe_min_blocks(E, M == slab::gather, SS)>
+// H: scatter slabs with a halo (slab_scatter_micro_halo, slab_scatter_pipe_halo).
+template <int E, int M, int SS, int MW = 0, int MINB = best_pipe_min_blocks(E, M == slab::gather, SS), bool H = false>
 status pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads;
-  constexpr auto kernel = slab::pipe_kernel<E, M, nt, SS, MINB, MW>;
+  constexpr auto kernel = slab::pipe_kernel<E, M, nt, SS, MINB, MW, H>;
   const best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
   // The largest block of this kernel, once (the table does not change at run time): the
   // resident blocks are counted at it, and its shared-memory limit raised to it.
   static const int smem_max = slab::pipe_smem_max<E>(
-      M, SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E), pol.slab_bytes, MW > 0);
+      M, SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E), pol.slab_bytes, MW > 0, H);
   int occ = 0, sms = 0;
   if (status s = resident_blocks<kernel>(tg.dev, nt, smem_max, &occ); !s.ok()) return s;
   if (status s = sm_count(tg.dev, &sms); !s.ok()) return s;
   const long long n = static_cast<long long>(occ) * sms;
   slab::args a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d), best_slab_bytes_for(pol, d.elements() * E),
-                                         MW > 0);
+                                         MW > 0, H);
   // Slabs shortened so that the last round of slabs per block is as full as it can be
   // (gather / scatter: whole matrices keep the table's slab).
   const long long span = M == slab::whole ? a.span : best_pipe_span(a.span, a.L, a.batch, n, 16 / E);
   if (span < a.span)
-    a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d), static_cast<int>(span * a.S * E), MW > 0);
+    a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d),
+                                static_cast<int>((span + (H ? 16 / E : 0)) * a.S * E), MW > 0, H);
   if (a.smem > smem_max)
     return status::make(status_code::unsupported_variant, "best: pipelined slab of %d bytes", a.smem);
   return launch<kernel>(nt, a.smem, a.total < n ? a.total : n, a, tg, "best pipelined slab kernel launch");
 }
 
-template <int E, int M>
+template <int E, int M, int SS, bool H>
+status pipe_path_group(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  return pipe_path<E, M, SS, 0, best_pipe_min_blocks(E, M == slab::gather, SS, H), H>(in, out, d, tg);
+}
+
+template <int E, int M, bool H = false>
 status pipe_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg) {
   if constexpr (E <= best_pipe_max_elem) {
     switch (group) {
-      case 2: return pipe_path<E, M, 2>(in, out, d, tg);
-      case 3: return pipe_path<E, M, 3>(in, out, d, tg);
-      case 4: return pipe_path<E, M, 4>(in, out, d, tg);
-      case 5: return pipe_path<E, M, 5>(in, out, d, tg);
-      case 6: return pipe_path<E, M, 6>(in, out, d, tg);
-      case 7: return pipe_path<E, M, 7>(in, out, d, tg);
-      case 8: return pipe_path<E, M, 8>(in, out, d, tg);
-      case 12: return pipe_path<E, M, 12>(in, out, d, tg);
-      case 16: return pipe_path<E, M, 16>(in, out, d, tg);
-      case 24: return pipe_path<E, M, 24>(in, out, d, tg);
-      case 32: return pipe_path<E, M, 32>(in, out, d, tg);
+      case 2: return pipe_path_group<E, M, 2, H>(in, out, d, tg);
+      case 3: return pipe_path_group<E, M, 3, H>(in, out, d, tg);
+      case 4: return pipe_path_group<E, M, 4, H>(in, out, d, tg);
+      case 5: return pipe_path_group<E, M, 5, H>(in, out, d, tg);
+      case 6: return pipe_path_group<E, M, 6, H>(in, out, d, tg);
+      case 7: return pipe_path_group<E, M, 7, H>(in, out, d, tg);
+      case 8: return pipe_path_group<E, M, 8, H>(in, out, d, tg);
+      case 12: return pipe_path_group<E, M, 12, H>(in, out, d, tg);
+      case 16: return pipe_path_group<E, M, 16, H>(in, out, d, tg);
+      case 24: return pipe_path_group<E, M, 24, H>(in, out, d, tg);
+      case 32: return pipe_path_group<E, M, 32, H>(in, out, d, tg);
       default: break;
     }
   }
@@ -411,6 +418,12 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       break;
     case best_path::slab_interleave_gather: return interleave_path<E, true>(in, out, d, tg);
     case best_path::slab_interleave_scatter: return interleave_path<E, false>(in, out, d, tg);
+    case best_path::slab_scatter_pipe_halo: return pipe_path_side<E, slab::scatter, true>(in, out, d, c.group, tg);
+    case best_path::slab_scatter_micro_halo:
+      if constexpr (E <= best_pipe_max_elem)
+        return pipe_path<E, slab::scatter, 0, best_pipe_micro_width, best_pipe_micro_min_blocks(false), true>(in, out,
+                                                                                                              d, tg);
+      break;
   }
   return status::make(status_code::unsupported_variant, "best: path %s has no %d-byte kernel",
                       best_path_name(c.path), E);

@@ -344,10 +344,12 @@ constexpr bool best_pipe_whole_default = true;
 /// aligned) on the pipelined grouped kernel where their short side has one (f16 24 and
 /// 32 rows: the micro-block gather ran 0.66-0.84 of memcpy, the grouped pipelined
 /// gathers of 16 f16 and 24-32 u8 rows 0.82-0.96; docs/RESULTS.md "Session 5", call 1).
-/// Candidate: false, only best_next takes it.
-constexpr bool best_pipe_short_default = false;
+/// On: it won all three sweep rows side by side (0.67-0.83 -> 0.87-0.92: "Session 5",
+/// call 3); best_next runs the micro-block gather.
+constexpr bool best_pipe_short_default = true;
 /// Short sides with a pipelined kernel (best.cu instantiates exactly these): the
 /// grouped sides and 7 (7 x N ran element by element).
+/// (best_short_pipe_group below: the side that replaces a micro-block gather.)
 constexpr int best_pipe_sides[] = {2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32};
 constexpr int best_pipe_max_elem = 2;
 /// Register cap of a pipelined grouped kernel as blocks per SM (gather: its shared
@@ -391,15 +393,23 @@ constexpr int best_pipe_micro_min_blocks(bool gather) { return gather ? 3 : 4; }
 /// H): pipelined scatter slabs to output rows that are not 16-byte aligned also load
 /// the next slab's first 16/E positions, so each owns the aligned output chunks that
 /// start in its segments and stores them whole, instead of two ragged chunks per
-/// segment written in pieces by two blocks (1-2 byte scatters to odd HW ran well below
-/// the aligned pipelined micro scatter: docs/RESULTS.md "Session 5"). Switch off: only
-/// `best_next` takes them, for the micro-block and grouped scatters `best` runs to
-/// unaligned rows; not measured yet.
-constexpr bool best_scatter_halo_default = false;
+/// segment written in pieces by two blocks. On: it won every u8 / f16 scatter to odd HW
+/// side by side (micro-block 0.65-0.80 -> 0.82-0.94, grouped 0.65-0.90 -> 0.80-0.94 of
+/// memcpy: docs/RESULTS.md "Session 5", call 3); best_next runs the kernels without it.
+constexpr bool best_scatter_halo_default = true;
 /// The flag the other 1-2 byte scatter routes see: while the halo routes are under
 /// measurement (switch off) the default policy's under both flags, so that `best_next`
 /// differs from `best` in the halo routes alone for those scatter slabs.
 constexpr bool best_scatter_flag(bool candidate) { return best_scatter_halo_default && candidate; }
+/// Scatter route r (slab_scatter_micro or slab_scatter_pipe) under the flag: its halo
+/// kernel where the halo switch has the flag take it, 1-2 byte elements, output rows not
+/// all 16-byte aligned.
+constexpr best_path best_halo_route(best_path r, int elem_size, bool candidate, bool out_aligned) {
+  if (!best_route_on(best_scatter_halo_default, candidate) || elem_size > best_pipe_max_elem || out_aligned) return r;
+  return r == best_path::slab_scatter_micro  ? best_path::slab_scatter_micro_halo
+         : r == best_path::slab_scatter_pipe ? best_path::slab_scatter_pipe_halo
+                                             : r;
+}
 
 /// Slab length (long-side elements, a multiple of k = 16/E) of a pipelined launch of
 /// `resident` blocks over `batch` matrices of long side L, from the table's span0: the
@@ -429,6 +439,14 @@ constexpr int best_pipe_group_for(int elem_size, long long s, bool candidate, bo
   for (int g : best_pipe_sides)
     if (g == s) return g;
   return 0;
+}
+
+/// The pipelined grouped kernel's side that replaces micro-block gather route m (as
+/// best_micro_route gives it where the pipelined routes are on) of short side s under the
+/// flag (switch best_pipe_short_default): m unpipelined and a kernel for s; else 0.
+constexpr int best_short_pipe_group(best_path m, int elem_size, long long s, bool candidate, bool rows_aligned) {
+  if (!best_route_on(best_pipe_short_default, candidate) || m != best_path::slab_gather_micro) return 0;
+  return best_pipe_group_for(elem_size, s, !best_pipe_default, true, rows_aligned);
 }
 
 // ---- the cp.async tile (best_async.cuh; routes tile_async, tile_async_batch) ----
@@ -778,10 +796,10 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     // Where the default policy runs the unpipelined micro-block gather: the pipelined
     // grouped kernel of that side, if any (switch best_pipe_short_default).
     if (best_route_on(best_pipe_short_default, candidate) &&
-        micro_ok(best_path::slab_gather_micro, d.rows, out_addr, d.stride_out, best_micro_candidate) &&
-        best_micro_route(best_path::slab_gather_micro, d.elem_size, !best_pipe_default, d.rows, rows_aligned) ==
-            best_path::slab_gather_micro)
-      if (const int g = best_pipe_group_for(d.elem_size, d.rows, !best_pipe_default, true, rows_aligned))
+        micro_ok(best_path::slab_gather_micro, d.rows, out_addr, d.stride_out, best_micro_candidate))
+      if (const int g = best_short_pipe_group(
+              best_micro_route(best_path::slab_gather_micro, d.elem_size, !best_pipe_default, d.rows, rows_aligned),
+              d.elem_size, d.rows, candidate, rows_aligned))
         return {best_path::slab_gather_pipe, 16, g};
     if (micro_ok(best_path::slab_gather_micro, d.rows, out_addr, d.stride_out, candidate))
       return {best_micro_route(best_path::slab_gather_micro, d.elem_size, candidate, d.rows, rows_aligned), 16, 0};
@@ -794,13 +812,12 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     if (best_interleave_fits(d, false, in_addr, out_addr, sc)) return {best_path::slab_interleave_scatter, 16, 0};
     const bool out_aligned = best_out_rows_aligned(d, out_addr);
     // Halo scatters: the micro-block and pipelined grouped scatters to unaligned rows.
-    const bool halo = best_route_on(best_scatter_halo_default, candidate) && E <= best_pipe_max_elem && !out_aligned;
-    if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in, sc)) {
-      const best_path r = best_micro_route(best_path::slab_scatter_micro, d.elem_size, sc, d.cols, out_aligned);
-      return {halo && r == best_path::slab_scatter_micro ? best_path::slab_scatter_micro_halo : r, 16, 0};
-    }
+    if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in, sc))
+      return {best_halo_route(best_micro_route(best_path::slab_scatter_micro, d.elem_size, sc, d.cols, out_aligned), E,
+                              candidate, out_aligned),
+              16, 0};
     if (const int g = best_pipe_group_for(d.elem_size, d.cols, sc, false, out_aligned))
-      return {halo ? best_path::slab_scatter_pipe_halo : best_path::slab_scatter_pipe, 16, g};
+      return {best_halo_route(best_path::slab_scatter_pipe, E, candidate, out_aligned), 16, g};
     return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
   }
 

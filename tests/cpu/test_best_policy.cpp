@@ -492,7 +492,9 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
       EXPECT_EQ(best_path_for(g, E, 0, 90, on).path, best_micro_route(best_path::slab_gather_micro, E, on, c, false))
           << c;
       EXPECT_EQ(best_path_for(h, 0, E, 90, on).path, smin > 0 && c >= smin
-                                                         ? best_micro_route(best_path::slab_scatter_micro, E, on, c, false)
+                                                         ? best_halo_route(best_micro_route(best_path::slab_scatter_micro,
+                                                                                            E, on, c, false),
+                                                                           E, on, false)
                                                          : best_path::slab_scatter)
           << c;
       // The default policy, and a packed side off 16 bytes: the other slab kernels

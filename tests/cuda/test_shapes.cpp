@@ -124,10 +124,15 @@ TEST(BestShapes, MicroSlabs) {
       if (c % k != 0) continue;
       // Below a side's threshold the other slab kernels run (still checked, path not asserted).
       // (best_micro_route: pipelined where the pipe switches have this policy take them;
-      // gathers only with aligned input rows, scatters with aligned output rows.)
-      auto want = [&](best_path micro, index_t min, bool rows_aligned) {
-        return min > 0 && c >= min ? std::optional(xpose::detail::best_micro_route(micro, es, on, c, rows_aligned))
-                                   : std::nullopt;
+      // gathers only with aligned input rows, scatters with aligned output rows; unpipelined
+      // gathers on the grouped pipelined kernel where best_short_pipe_group has one;
+      // scatters to unaligned rows on the halo kernels where best_halo_route says.)
+      auto want = [&](best_path micro, index_t min, bool rows_aligned) -> std::optional<best_path> {
+        if (min <= 0 || c < min) return std::nullopt;
+        const best_path r = xpose::detail::best_micro_route(micro, es, on, c, rows_aligned);
+        if (micro == best_path::slab_gather_micro)
+          return xpose::detail::best_short_pipe_group(r, es, c, on, rows_aligned) ? best_path::slab_gather_pipe : r;
+        return xpose::detail::best_halo_route(r, es, on, rows_aligned);
       };
       const auto g = want(best_path::slab_gather_micro, gmin, false), sc = want(best_path::slab_scatter_micro, smin, false);
       for (index_t hw : {8200, 8201, 50177}) {
@@ -165,14 +170,15 @@ TEST(BestShapes, MicroSlabs) {
   }
   // Small transposes (small slabs, many blocks) and one long matrix past a few waves.
   using xpose::detail::best_micro_route;
+  using xpose::detail::best_halo_route;
   check_best(matrix_desc::packed(64, 301, 1, 1), 140, 0, 0, best_micro_route(best_path::slab_gather_micro, 1, on, 64, false),
              on);
   check_best(matrix_desc::packed(301, 64, 1, 1), 141, 0, 0,
-             best_micro_route(best_path::slab_scatter_micro, 1, on, 64, false), on);
+             best_halo_route(best_micro_route(best_path::slab_scatter_micro, 1, on, 64, false), 1, on, false), on);
   check_best(matrix_desc::packed(128, 1 << 18, 1, 1), 142, 0, 0,
              best_micro_route(best_path::slab_gather_micro, 1, on, 128, true), on);
   check_best(matrix_desc::packed((1 << 18) + 3, 128, 1, 1), 143, 0, 0,
-             best_micro_route(best_path::slab_scatter_micro, 1, on, 128, false), on);
+             best_halo_route(best_micro_route(best_path::slab_scatter_micro, 1, on, 128, false), 1, on, false), on);
   check_best(matrix_desc::packed(1 << 18, 128, 1, 1), 144, 0, 0,
              best_micro_route(best_path::slab_scatter_micro, 1, on, 128, true), on);
 }
@@ -360,11 +366,13 @@ TEST(BestShapes, PipelinedSlabs) {
   for (int es : {1, 2}) {
     const index_t n = (index_t{2} << 20) / es + 3;
     check_best(matrix_desc::packed(8, n, es, 2), 150, 1, 0, best_path::slab_gather_pipe, on);
-    check_best(matrix_desc::packed(n, 8, es, 2), 151, 0, 1, best_path::slab_scatter_pipe, on);
+    // (Scatters to unaligned output rows: the halo kernel where best_halo_route says.)
+    const best_path sp = xpose::detail::best_halo_route(best_path::slab_scatter_pipe, es, on, false);
+    check_best(matrix_desc::packed(n, 8, es, 2), 151, 0, 1, sp, on);
     check_best(matrix_desc::packed(6, n, es, 2), 152, 0, 0, best_path::slab_gather_pipe, on);
-    check_best(matrix_desc::packed(n, 6, es, 2), 153, 0, 0, best_path::slab_scatter_pipe, on);
+    check_best(matrix_desc::packed(n, 6, es, 2), 153, 0, 0, sp, on);
     check_best(matrix_desc::packed(7, n, es, 1), 154, 0, 1, best_path::slab_gather_pipe, on);
-    check_best(matrix_desc::packed(n, 7, es, 1), 155, 1, 0, best_path::slab_scatter_pipe, on);
+    check_best(matrix_desc::packed(n, 7, es, 1), 155, 1, 0, sp, on);
     if (HasFatalFailure()) return;
   }
   // Micro-block gathers on the pipelined kernel where the policy takes it (aligned rows of
@@ -383,8 +391,13 @@ TEST(BestShapes, PipelinedSlabs) {
         const std::uint64_t seed = static_cast<std::uint64_t>(c * 13 + hw + es);
         const bool aligned = (hw * es) % 16 == 0;
         const bool small_tile = c >= 32 && c <= 64 && aligned;  // policy: the measured small tile
-        const best_path mp = best_micro_route(best_path::slab_gather_micro, es, on, c, aligned);
-        const best_path mu = best_micro_route(best_path::slab_gather_micro, es, on, c, false);
+        // (Unpipelined micro-block gathers: the grouped pipelined kernel where
+        // best_short_pipe_group has one.)
+        auto gm = [&](bool rows_aligned) {
+          const best_path r = best_micro_route(best_path::slab_gather_micro, es, on, c, rows_aligned);
+          return xpose::detail::best_short_pipe_group(r, es, c, on, rows_aligned) ? best_path::slab_gather_pipe : r;
+        };
+        const best_path mp = gm(aligned), mu = gm(false);
         check_best(matrix_desc::packed(c, hw, es, 3), seed, 0, 0, small_tile ? std::nullopt : std::optional(mp), on);
         check_best(matrix_desc::packed(c, hw, es, 3), seed + 1, 1, k, mu, on);
         check_best(padded(c, hw, es, 3, 3, 0, k), seed + 2, 3, 0, mu, on);
@@ -399,7 +412,10 @@ TEST(BestShapes, PipelinedSlabs) {
         auto ms = [&](const matrix_desc& d, std::uint64_t sd, index_t oi, index_t oo) {
           const bool out_aligned =
               xpose::detail::best_out_rows_aligned(d, static_cast<unsigned long long>(oo * es));
-          check_best(d, sd, oi, oo, best_micro_route(best_path::slab_scatter_micro, es, ms_on, c, out_aligned), ms_on);
+          check_best(d, sd, oi, oo,
+                     xpose::detail::best_halo_route(best_micro_route(best_path::slab_scatter_micro, es, ms_on, c, out_aligned),
+                                                    es, ms_on, out_aligned),
+                     ms_on);
         };
         ms(matrix_desc::packed(hw, c, es, 3), seed, 0, 0);
         ms(matrix_desc::packed(hw, c, es, 3), seed + 1, k, 1);
@@ -413,9 +429,11 @@ TEST(BestShapes, PipelinedSlabs) {
   check_best(matrix_desc::packed(96, 50176, 2, 3), 159, 0, 0, best_path::slab_gather_micro_pipe, on);
   check_best(matrix_desc::packed(1 << 18, 128, 1, 1), 157, 0, 0, best_path::slab_scatter_micro_pipe, ms_on);
   check_best(matrix_desc::packed(50176, 96, 1, 6), 158, 0, 0, best_path::slab_scatter_micro_pipe, ms_on);
-  check_best(matrix_desc::packed(50177, 96, 1, 6), 163, 0, 0, best_path::slab_scatter_micro, ms_on);
+  check_best(matrix_desc::packed(50177, 96, 1, 6), 163, 0, 0,
+             xpose::detail::best_halo_route(best_path::slab_scatter_micro, 1, ms_on, false), ms_on);
   // The sweep's slowest rows, as the sweep runs them (packed, aligned buffers).
   check_best(matrix_desc::packed(7, 4793490, 1), 160, 0, 0, best_path::slab_gather_pipe, on);
-  check_best(matrix_desc::packed(50177, 24, 1, 27), 161, 0, 0, best_path::slab_scatter_pipe, on);
+  check_best(matrix_desc::packed(50177, 24, 1, 27), 161, 0, 0,
+             xpose::detail::best_halo_route(best_path::slab_scatter_pipe, 1, on, false), on);
   check_best(matrix_desc::packed(24, 50176, 1, 27), 162, 0, 0, best_path::slab_gather_pipe, on);
 }

@@ -397,9 +397,10 @@ constexpr int best_pipe_micro_min_blocks(bool gather) { return gather ? 3 : 4; }
 /// side by side (micro-block 0.65-0.80 -> 0.82-0.94, grouped 0.65-0.90 -> 0.80-0.94 of
 /// memcpy: docs/RESULTS.md "Session 5", call 3); best_next runs the kernels without it.
 constexpr bool best_scatter_halo_default = true;
-/// The flag the other 1-2 byte scatter routes see: while the halo routes are under
-/// measurement (switch off) the default policy's under both flags, so that `best_next`
-/// differs from `best` in the halo routes alone for those scatter slabs.
+/// The flag the other 1-2 byte scatter routes see: the caller's now that the halo switch
+/// is on (best_next runs every scatter route it replaced); while a halo switch is off, the
+/// default policy's under both flags, so that `best_next` differs from `best` in the
+/// halo routes alone for those scatter slabs.
 constexpr bool best_scatter_flag(bool candidate) { return best_scatter_halo_default && candidate; }
 /// Scatter route r (slab_scatter_micro or slab_scatter_pipe) under the flag: its halo
 /// kernel where the halo switch has the flag take it, 1-2 byte elements, output rows not

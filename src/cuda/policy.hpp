@@ -337,15 +337,14 @@ constexpr bool best_pipe_micro_scatter_default = true;
 /// Batches of small matrices on the pipelined kernel (slab_whole_micro_pipe): where the
 /// micro-block whole-matrix route runs (1-2 byte elements), the next slab's input in
 /// flight by cp.async while the block transposes and stores the current one. On: it won
-/// every u8 / f16 8x8-32x32 batch side by side (0.73-0.83 -> 0.90-0.97 of memcpy;
-/// docs/RESULTS.md "Session 5", call 2); best_next runs the unpipelined kernels.
+/// every u8 / f16 8x8-32x32 batch side by side (docs/RESULTS.md "Session 5", call 2);
+/// best_next runs the unpipelined kernels.
 constexpr bool best_pipe_whole_default = true;
 /// Micro-block gathers that run unpipelined (rows under 64 bytes, or not all 16-byte
 /// aligned) on the pipelined grouped kernel where their short side has one (f16 24 and
-/// 32 rows: the micro-block gather ran 0.66-0.84 of memcpy, the grouped pipelined
-/// gathers of 16 f16 and 24-32 u8 rows 0.82-0.96; docs/RESULTS.md "Session 5", call 1).
-/// On: it won all three sweep rows side by side (0.67-0.83 -> 0.87-0.92: "Session 5",
-/// call 3); best_next runs the micro-block gather.
+/// 32 rows, where the micro-block gather ran well below the grouped pipelined gathers of
+/// neighbouring sides: docs/RESULTS.md "Session 5", call 1). On: it won all three sweep
+/// rows side by side ("Session 5", call 3); best_next runs the micro-block gather.
 constexpr bool best_pipe_short_default = true;
 /// Short sides with a pipelined kernel (best.cu instantiates exactly these): the
 /// grouped sides and 7 (7 x N ran element by element).
@@ -393,9 +392,9 @@ constexpr int best_pipe_micro_min_blocks(bool gather) { return gather ? 3 : 4; }
 /// H): pipelined scatter slabs to output rows that are not 16-byte aligned also load
 /// the next slab's first 16/E positions, so each owns the aligned output chunks that
 /// start in its segments and stores them whole, instead of two ragged chunks per
-/// segment written in pieces by two blocks. On: it won every u8 / f16 scatter to odd HW
-/// side by side (micro-block 0.65-0.80 -> 0.82-0.94, grouped 0.65-0.90 -> 0.80-0.94 of
-/// memcpy: docs/RESULTS.md "Session 5", call 3); best_next runs the kernels without it.
+/// segment written in pieces by two blocks. On: it won every u8 / f16 micro-block and
+/// grouped pipelined scatter to odd HW side by side (docs/RESULTS.md "Session 5", call
+/// 3); best_next runs the kernels without it.
 constexpr bool best_scatter_halo_default = true;
 /// The flag the other 1-2 byte scatter routes see: the caller's now that the halo switch
 /// is on (best_next runs every scatter route it replaced); while a halo switch is off, the

@@ -158,7 +158,7 @@ inline constexpr int nd_kernel_count = 11;
 /// (issue 17)" and "Session 5"): vtile_rows_wide, i.e. vtile_rows_auto (session 4: f16
 /// on the 43 cases it can change, median of a copy up from vtile's; the short-run strided
 /// copies up most) with best's 256-thread tile for fully filled 4-16 byte tiles (session
-/// 5: f32, all 11 TTC cases where the two differ ran faster, median 0.865 -> 0.924);
+/// 5: f32, all 11 TTC cases where the two differ ran faster; f64 equal or faster);
 /// nd_kernel::vtile_rows_auto reverts it. `xpose-bench ttc --ab` times the others beside it.
 inline constexpr nd_kernel nd_kernel_default = nd_kernel::vtile_rows_wide;
 

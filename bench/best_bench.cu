@@ -15,6 +15,7 @@
 #include "../src/cuda/best_kernels.cuh"
 #include "../src/cuda/best_skew.cuh"
 #include "../src/cuda/policy.hpp"
+#include "cuda_check.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -25,15 +26,6 @@
 #include <vector>
 
 namespace {
-
-#define CK(x)                                                                          \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
 
 struct dtype {
   const char* name;
@@ -70,7 +62,6 @@ __global__ void fill_kernel(unsigned char* p, size_t n, unsigned seed, int fp_el
     p[i] = b;
   }
 }
-
 
 unsigned long long count_bad(const unsigned char* in, const unsigned char* out, long long r, long long c, long long b,
                              int es, unsigned long long* dbad) {
@@ -142,7 +133,6 @@ timing time_graph(const std::function<bool()>& f, int reps, int inner, cudaStrea
   cudaGraphDestroy(g);
   return t;
 }
-
 
 // Tile-kernel sweep (grid and cache-hint choices of the policy), square 256 MiB.
 template <int E, int Hint>

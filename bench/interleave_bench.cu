@@ -11,6 +11,7 @@
 
 #include "../src/cuda/best_interleave.cuh"
 #include "../src/cuda/policy.hpp"
+#include "cuda_check.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -25,15 +26,6 @@ namespace {
 
 using namespace xpose::detail;
 
-#define IB_CK(x)                                                                                  \
-  do {                                                                                            \
-    const cudaError_t e_ = (x);                                                                   \
-    if (e_ != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));  \
-      std::exit(1);                                                                               \
-    }                                                                                             \
-  } while (0)
-
 struct bench {
   unsigned char *in = nullptr, *out = nullptr, *flush = nullptr;
   std::size_t flush_bytes = 0;
@@ -46,36 +38,36 @@ struct bench {
   // Median of 11 calls, each after writing twice the L2 (so both buffers start in DRAM).
   double time_us(const std::function<void()>& f) {
     cudaEvent_t a, b;
-    IB_CK(cudaEventCreate(&a));
-    IB_CK(cudaEventCreate(&b));
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
     std::vector<double> t;
     for (int r = 0; r < 12; ++r) {
-      IB_CK(cudaMemsetAsync(flush, r, flush_bytes, st));
-      IB_CK(cudaEventRecord(a, st));
+      CK(cudaMemsetAsync(flush, r, flush_bytes, st));
+      CK(cudaEventRecord(a, st));
       f();
-      IB_CK(cudaEventRecord(b, st));
-      IB_CK(cudaEventSynchronize(b));
+      CK(cudaEventRecord(b, st));
+      CK(cudaEventSynchronize(b));
       float ms = 0;
-      IB_CK(cudaEventElapsedTime(&ms, a, b));
+      CK(cudaEventElapsedTime(&ms, a, b));
       if (r > 0) t.push_back(1e3 * ms);
     }
-    IB_CK(cudaEventDestroy(a));
-    IB_CK(cudaEventDestroy(b));
+    CK(cudaEventDestroy(a));
+    CK(cudaEventDestroy(b));
     std::sort(t.begin(), t.end());
     return t[t.size() / 2];
   }
 
   bool exact() {
     std::vector<unsigned char> got(want.size());
-    IB_CK(cudaMemcpy(got.data(), out, got.size(), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(got.data(), out, got.size(), cudaMemcpyDeviceToHost));
     return std::memcmp(got.data(), want.data(), want.size()) == 0;
   }
 
   void report(const std::string& route, const std::function<void()>& f) {
-    IB_CK(cudaMemset(out, 0xFF, want.size()));
+    CK(cudaMemset(out, 0xFF, want.size()));
     f();
-    IB_CK(cudaStreamSynchronize(st));
-    IB_CK(cudaGetLastError());
+    CK(cudaStreamSynchronize(st));
+    CK(cudaGetLastError());
     const bool ok = exact();
     const double us = time_us(f);
     const double bytes = 2.0 * static_cast<double>(want.size());
@@ -92,11 +84,11 @@ void geometry(bench& b) {
   constexpr auto kernel = ilv::interleave_kernel<E, C, U, Gather, NT, Any>;
   constexpr int smem = NT / 32 * ilv::shape<E, C, U>::stage_bytes;
   const ilv::args a = ilv::make_args<E>(Gather, b.in, b.out, b.d, b.in + b.want.size(), U, Any);
-  if (smem > 48 * 1024) IB_CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  if (smem > 48 * 1024) CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   const long long per_block = NT / 32 * TPW;  // warp tiles per block
   const unsigned grid = static_cast<unsigned>((a.total + per_block - 1) / per_block);
   int occ = 0;
-  IB_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, NT, smem));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, NT, smem));
   char route[96];
   std::snprintf(route, sizeof route, "U=%d NT=%d TPW=%d (occ %d smem %d)", U, NT, TPW, occ, smem);
   b.report(route, [&] { kernel<<<grid, NT, smem, b.st>>>(a); });
@@ -116,9 +108,9 @@ void one_case(bench& b, const char* dtype) {
   for (auto& x : b.host_in) x = static_cast<unsigned char>(rng());
   b.want.assign(n, 0);
   if (!xpose::transpose_reference(b.host_in.data(), b.want.data(), b.d).ok()) std::exit(1);
-  IB_CK(cudaMemcpy(b.in, b.host_in.data(), n, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(b.in, b.host_in.data(), n, cudaMemcpyHostToDevice));
   b.memcpy_us = 0;
-  b.memcpy_us = b.time_us([&] { IB_CK(cudaMemcpyAsync(b.out, b.in, n, cudaMemcpyDeviceToDevice, b.st)); });
+  b.memcpy_us = b.time_us([&] { CK(cudaMemcpyAsync(b.out, b.in, n, cudaMemcpyDeviceToDevice, b.st)); });
   std::printf("%s,memcpy,%.2f,%.1f,1.000,-\n", b.name.c_str(), b.memcpy_us, 2.0 * n / (b.memcpy_us * 1e3));
   for (const char* v : {"best", "best_next"})
     b.report(v, [&] {
@@ -138,12 +130,12 @@ int main() {
   bench b;
   const std::size_t buf = 32u << 20;
   int l2 = 0;
-  IB_CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
   b.flush_bytes = 2 * static_cast<std::size_t>(l2);
-  IB_CK(cudaMalloc(&b.in, buf));
-  IB_CK(cudaMalloc(&b.out, buf));
-  IB_CK(cudaMalloc(&b.flush, b.flush_bytes));
-  IB_CK(cudaStreamCreateWithFlags(&b.st, cudaStreamNonBlocking));
+  CK(cudaMalloc(&b.in, buf));
+  CK(cudaMalloc(&b.out, buf));
+  CK(cudaMalloc(&b.flush, b.flush_bytes));
+  CK(cudaStreamCreateWithFlags(&b.st, cudaStreamNonBlocking));
   std::printf("case,route,median_us,GB/s,ratio_to_memcpy,check\n");
   one_case<4, 2, true>(b, "f32");
   one_case<4, 3, true>(b, "f32");

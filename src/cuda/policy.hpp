@@ -396,11 +396,6 @@ constexpr int best_pipe_micro_min_blocks(bool gather) { return gather ? 3 : 4; }
 /// grouped pipelined scatter to odd HW side by side (docs/RESULTS.md "Session 5", call
 /// 3); best_next runs the kernels without it.
 constexpr bool best_scatter_halo_default = true;
-/// The flag the other 1-2 byte scatter routes see: the caller's now that the halo switch
-/// is on (best_next runs every scatter route it replaced); while a halo switch is off, the
-/// default policy's under both flags, so that `best_next` differs from `best` in the
-/// halo routes alone for those scatter slabs.
-constexpr bool best_scatter_flag(bool candidate) { return best_scatter_halo_default && candidate; }
 /// Scatter route r (slab_scatter_micro or slab_scatter_pipe) under the flag: its halo
 /// kernel where the halo switch has the flag take it, 1-2 byte elements, output rows not
 /// all 16-byte aligned.
@@ -532,6 +527,12 @@ constexpr bool best_out_rows_aligned(const matrix_desc& d, unsigned long long ou
   return a16(out_addr) && a16(static_cast<unsigned long long>(d.ld_out * E)) &&
          (d.batch <= 1 || a16(static_cast<unsigned long long>(d.stride_out * E)));
 }
+/// The same for every input row.
+constexpr bool best_in_rows_aligned(const matrix_desc& d, unsigned long long in_addr) {
+  matrix_desc t = d;  // the input's rows as an output's: pointer, leading dimension, batch stride
+  t.ld_out = d.ld_in, t.stride_out = d.stride_in;
+  return best_out_rows_aligned(t, in_addr);
+}
 
 /// Whether a batch of small matrices takes tile_async_batch: 1-byte, 33-64 rows and
 /// columns (the 64 x 64 tile at least a quarter used), 16-byte accesses.
@@ -641,12 +642,12 @@ constexpr int best_interleave_scatter_max = 16;
 /// and ld * E, the packed side's pointer, batch strides.
 constexpr bool best_interleave_aligned(const matrix_desc& d, bool gather, unsigned long long in_addr,
                                        unsigned long long out_addr) {
-  const long long E = d.elem_size;
   const auto a16 = [](unsigned long long x) { return x % 16 == 0; };
-  const unsigned long long ld_rows = static_cast<unsigned long long>((gather ? d.ld_in : d.ld_out) * E);
-  const bool strides = d.batch <= 1 || (a16(static_cast<unsigned long long>(d.stride_in * E)) &&
-                                        a16(static_cast<unsigned long long>(d.stride_out * E)));
-  return a16(in_addr) && a16(out_addr) && a16(ld_rows) && strides;
+  // The rows side whole; the packed side's pointer and batch stride.
+  const unsigned long long packed_stride =
+      static_cast<unsigned long long>((gather ? d.stride_out : d.stride_in) * d.elem_size);
+  return (gather ? best_in_rows_aligned(d, in_addr) : best_out_rows_aligned(d, out_addr)) &&
+         a16(gather ? out_addr : in_addr) && (d.batch <= 1 || a16(packed_stride));
 }
 
 /// Gathers at any element-aligned layout (rows not a multiple of 16 bytes, HW = 50177;
@@ -783,9 +784,7 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     return best_route_on(best_pipe_default, c) || best_route_on(best_pipe_micro_scatter_default, c) ? false : c;
   };
   // Gather input rows all 16-byte aligned (the pipelined micro-block gather needs no realigning pass).
-  const bool rows_aligned = best_align16(in_addr) == 16 &&
-                            best_align16(static_cast<unsigned long long>(d.ld_in * E)) == 16 &&
-                            (!batched || best_align16(static_cast<unsigned long long>(d.stride_in * E)) == 16);
+  const bool rows_aligned = best_in_rows_aligned(d, in_addr);
   auto micro_ok = [&](best_path m, long long s, unsigned long long packed_addr, long long packed_stride, bool c) {
     const int micro_min = best_slab_micro_min(cc, d.elem_size, micro_flag(c), m);
     return micro_min > 0 && s >= micro_min && (s * E) % 16 == 0 && best_align16(packed_addr) == 16 &&
@@ -808,15 +807,14 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     return {best_path::slab_gather, 16, best_slab_group_for(p, d.elem_size, d.rows)};
   }
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
-    const bool sc = E <= best_pipe_max_elem ? best_scatter_flag(candidate) : candidate;
-    if (best_interleave_fits(d, false, in_addr, out_addr, sc)) return {best_path::slab_interleave_scatter, 16, 0};
+    if (best_interleave_fits(d, false, in_addr, out_addr, candidate)) return {best_path::slab_interleave_scatter, 16, 0};
     const bool out_aligned = best_out_rows_aligned(d, out_addr);
     // Halo scatters: the micro-block and pipelined grouped scatters to unaligned rows.
-    if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in, sc))
-      return {best_halo_route(best_micro_route(best_path::slab_scatter_micro, d.elem_size, sc, d.cols, out_aligned), E,
+    if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in, candidate))
+      return {best_halo_route(best_micro_route(best_path::slab_scatter_micro, d.elem_size, candidate, d.cols, out_aligned), E,
                               candidate, out_aligned),
               16, 0};
-    if (const int g = best_pipe_group_for(d.elem_size, d.cols, sc, false, out_aligned))
+    if (const int g = best_pipe_group_for(d.elem_size, d.cols, candidate, false, out_aligned))
       return {best_halo_route(best_path::slab_scatter_pipe, E, candidate, out_aligned), 16, g};
     return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
   }

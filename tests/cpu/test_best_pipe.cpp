@@ -452,8 +452,7 @@ TEST(BestPipePolicy, Paths) {
       EXPECT_NE(best_path_for(odd, 0, 0, 90, flag).path, best_path::slab_scatter_micro_pipe);
       EXPECT_NE(best_path_for(even, 0, E, 90, flag).path, best_path::slab_scatter_micro_pipe);
       const auto got = best_path_for(even, 0, 0, 90, flag).path;
-      // (The scatter routes see best_scatter_flag: the default's while the halo is measured.)
-      if (best_route_on(best_pipe_micro_scatter_default, best_scatter_flag(flag)))
+      if (best_route_on(best_pipe_micro_scatter_default, flag))
         EXPECT_EQ(got, best_path::slab_scatter_micro_pipe);
       else EXPECT_NE(got, best_path::slab_scatter_micro_pipe);
     }

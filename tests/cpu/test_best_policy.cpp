@@ -501,9 +501,7 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
       // (unless a pipelined route is on under `off`: it keeps the default's micro routes).
       if (!best_route_on(best_pipe_default, off) && !best_route_on(best_pipe_micro_scatter_default, off)) {
         EXPECT_EQ(best_path_for(g, E, 0, 90, off).path, best_path::slab_gather) << c;
-        // (1-2 byte scatters see `off` only while the halo routes are not measured.)
-        if (E > best_pipe_max_elem || best_scatter_flag(off) == off)
-          EXPECT_EQ(best_path_for(h, 0, E, 90, off).path, best_path::slab_scatter) << c;
+        EXPECT_EQ(best_path_for(h, 0, E, 90, off).path, best_path::slab_scatter) << c;
       }
       EXPECT_EQ(best_path_for(g, 0, E, 90, on).path, best_path::slab_gather) << c;
       EXPECT_EQ(best_path_for(h, E, 0, 90, on).path, best_path::slab_scatter) << c;

@@ -15,7 +15,7 @@
 #include "../src/cuda/best_kernels.cuh"
 #include "../src/cuda/best_skew.cuh"
 #include "../src/cuda/policy.hpp"
-#include "cuda_check.hpp"
+#include "bench_util.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -221,27 +221,6 @@ void skew_sweep(unsigned char* in, unsigned char* out, cudaStream_t st, unsigned
 struct async_case {
   long long R, C, B;
 };
-
-double flushed_us(const std::function<void()>& f, unsigned char* scratch, size_t scratch_bytes, cudaStream_t st) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<double> v;
-  for (int i = 0; i < 23; ++i) {
-    CK(cudaMemsetAsync(scratch, i & 0xFF, scratch_bytes, st));
-    CK(cudaEventRecord(a, st));
-    f();
-    CK(cudaEventRecord(b, st));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    if (i >= 3) v.push_back(1000.0 * ms);
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 struct async_env {
   unsigned char *in, *out, *scratch;

@@ -11,7 +11,7 @@
 
 #include "../src/cuda/best_interleave.cuh"
 #include "../src/cuda/policy.hpp"
-#include "cuda_check.hpp"
+#include "bench_util.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -36,26 +36,7 @@ struct bench {
   double memcpy_us = 0;
 
   // Median of 11 calls, each after writing twice the L2 (so both buffers start in DRAM).
-  double time_us(const std::function<void()>& f) {
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    std::vector<double> t;
-    for (int r = 0; r < 12; ++r) {
-      CK(cudaMemsetAsync(flush, r, flush_bytes, st));
-      CK(cudaEventRecord(a, st));
-      f();
-      CK(cudaEventRecord(b, st));
-      CK(cudaEventSynchronize(b));
-      float ms = 0;
-      CK(cudaEventElapsedTime(&ms, a, b));
-      if (r > 0) t.push_back(1e3 * ms);
-    }
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-  }
+  double time_us(const std::function<void()>& f) { return flushed_us(f, flush, flush_bytes, st, 1, 11); }
 
   bool exact() {
     std::vector<unsigned char> got(want.size());

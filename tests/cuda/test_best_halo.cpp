@@ -69,6 +69,27 @@ TEST(BestHalo, GroupedScatters) {
   }
 }
 
+// The sides the default keeps on the unpipelined grouped kernel (u8 2, 3, 12; f16 2-4, 12,
+// 16) on the halo kernel under the flag of best_halo_sides_default; the sweep's rows too.
+TEST(BestHalo, UnpipelinedSides) {
+  REQUIRE_GPU();
+  constexpr bool sides_on = !xpose::detail::best_halo_sides_default;
+  constexpr best_path halo = best_path::slab_scatter_pipe_halo;
+  for (int es : {1, 2})
+    for (index_t c : {2, 3, 4, 12, 16}) {
+      if (xpose::detail::best_pipe_scatter_side(es, c)) continue;
+      const std::uint64_t seed = static_cast<std::uint64_t>(c * 31 + es);
+      check_best(matrix_desc::packed(8201, c, es, 3), seed, 0, 0, halo, sides_on);
+      check_best(matrix_desc::packed(8200, c, es, 2), seed + 1, 1, 1, halo, sides_on);
+      check_best(padded(3137, c, es, 3, 0, 0, 3), seed + 2, 0, 0, halo, sides_on);
+      check_best(padded(8192, c, es, 3, 0, 3, 0), seed + 3, 3, 0, halo, sides_on);
+      if (HasFatalFailure()) return;
+    }
+  check_best(matrix_desc::packed(50177, 12, 1, 55), 230, 0, 0, halo, sides_on);
+  check_best(matrix_desc::packed(50177, 16, 2, 20), 231, 0, 0, halo, sides_on);
+  check_best(matrix_desc::packed(50177, 4, 2, 83), 232, 0, 0, halo, sides_on);
+}
+
 // The sweep's slowest unaligned scatter rows, as the sweep runs them (packed, aligned buffers).
 TEST(BestHalo, SweepRows) {
   REQUIRE_GPU();

@@ -444,6 +444,22 @@ constexpr int best_short_pipe_group(best_path m, int elem_size, long long s, boo
   return best_pipe_group_for(elem_size, s, !best_pipe_default, true, rows_aligned);
 }
 
+/// Halo scatters of the other pipelined sides (switch best_halo_sides_default): 1-2 byte
+/// scatters to output rows not all 16-byte aligned whose side the default policy keeps on
+/// the unpipelined grouped kernel (not best_pipe_scatter_side: u8 2, 3, 12; f16 2-4, 12,
+/// 16), on the pipelined halo kernel of that side (slab_scatter_pipe_halo): those rows
+/// are among the sweep's slowest scatters (docs/RESULTS.md "Session 5", call 4). Off: only
+/// best_next takes it; not measured yet.
+constexpr bool best_halo_sides_default = false;
+constexpr int best_halo_side(int elem_size, long long s, bool candidate, bool out_aligned) {
+  if (!best_route_on(best_halo_sides_default, candidate) || elem_size > best_pipe_max_elem || out_aligned ||
+      best_pipe_scatter_side(elem_size, s, out_aligned))
+    return 0;
+  for (int g : best_pipe_sides)
+    if (g == s) return g;
+  return 0;
+}
+
 // ---- the cp.async tile (best_async.cuh; routes tile_async, tile_async_batch) ----
 
 /// A tile of async_tile_kernel: the tile_kernel geometry `t` and the tiles each block
@@ -816,6 +832,9 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
               16, 0};
     if (const int g = best_pipe_group_for(d.elem_size, d.cols, candidate, false, out_aligned))
       return {best_halo_route(best_path::slab_scatter_pipe, E, candidate, out_aligned), 16, g};
+    // Sides the default keeps unpipelined, to unaligned rows (switch best_halo_sides_default).
+    if (const int g = best_halo_side(d.elem_size, d.cols, candidate, out_aligned))
+      return {best_path::slab_scatter_pipe_halo, 16, g};
     return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
   }
 

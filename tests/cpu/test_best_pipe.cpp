@@ -514,7 +514,8 @@ TEST(BestPipePolicy, Halo) {
             EXPECT_EQ(h.path, E <= 2 && unaligned ? halo_of(b.path) : b.path);
             EXPECT_EQ(h.group, b.group);
           }
-          EXPECT_FALSE(is_halo(best_path_for(d, 0, out, 90, off).path));
+          // (Under `off`, the sides the default keeps unpipelined where best_halo_sides_default has them.)
+          EXPECT_EQ(is_halo(best_path_for(d, 0, out, 90, off).path), best_halo_side(E, c, off, !unaligned) > 0);
           EXPECT_TRUE(!is_halo(h.path) || (E <= 2 && unaligned));
           if (h.path == best_path::slab_scatter_pipe_halo) EXPECT_EQ(h.group, c);
           halos += is_halo(h.path);
@@ -548,6 +549,39 @@ TEST(BestPipePolicy, Halo) {
                            : slab::pipe_smem_max<2>(slab::scatter, s, bytes, false, true);
       EXPECT_LE((g + 1024) * best_pipe_min_blocks(E, false, s, true), 228 * 1024) << E << " " << s;
     }
+  }
+}
+
+// The halo kernel for the scatter sides the default keeps on the unpipelined grouped kernel
+// (switch best_halo_sides_default): under the flag that has it on, exactly those 1-2 byte
+// sides (not best_pipe_scatter_side) to output rows not all 16-byte aligned, the side kept;
+// under the other flag the grouped kernel; aligned rows and 4-byte elements never.
+TEST(BestPipePolicy, HaloSides) {
+  using xpose::matrix_desc;
+  const bool on = !best_halo_sides_default, off = best_halo_sides_default;
+  int taken = 0;
+  for (int E : {1, 2, 4})
+    for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 7LL, 8LL, 12LL, 16LL, 24LL, 32LL})
+      for (long long hw : {50176LL, 50177LL})
+        for (long long oo : {0LL, 1LL}) {
+          SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c) + " " + std::to_string(hw) + " " + std::to_string(oo));
+          const matrix_desc d = matrix_desc::packed(hw, c, E, 3);
+          const auto out = static_cast<unsigned long long>(oo * E);
+          const bool unaligned = !best_out_rows_aligned(d, out);
+          const bool want = E <= best_pipe_max_elem && unaligned && !best_pipe_scatter_side(E, c);
+          const best_choice h = best_path_for(d, 0, out, 90, on), b = best_path_for(d, 0, out, 90, off);
+          EXPECT_EQ(h.path == best_path::slab_scatter_pipe_halo && h.group == c, want);
+          EXPECT_EQ(best_halo_side(E, c, on, !unaligned), want ? c : 0);
+          EXPECT_EQ(best_halo_side(E, c, off, !unaligned), 0);
+          if (want) EXPECT_EQ(b.path, best_path::slab_scatter);
+          taken += want;
+        }
+  EXPECT_EQ(taken, 3 * 3 + 5 * 3);  // u8 2, 3, 12; f16 2-4, 12, 16; odd HW, or the output offset
+  // The sweep rows (packed, aligned buffers).
+  for (auto [b, c, E] : {std::tuple<long long, long long, int>{256, 2, 1}, {55, 12, 1}, {27, 12, 2}, {20, 16, 2},
+                         {83, 4, 2}}) {
+    EXPECT_EQ(best_path_for(matrix_desc::packed(50177, c, E, b), 0, 0, 90, on).path, best_path::slab_scatter_pipe_halo);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(50177, c, E, b), 0, 0, 90, off).path, best_path::slab_scatter);
   }
 }
 

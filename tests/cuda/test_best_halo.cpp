@@ -14,6 +14,16 @@ namespace {
 
 constexpr bool on = !xpose::detail::best_scatter_halo_default;
 
+// A grouped scatter of side c to unaligned output rows on the halo kernel under `flag`:
+// odd HW, both pointers one element off, gapped batches, padded output rows.
+void grouped_halo_layouts(int es, index_t c, std::uint64_t seed, bool flag) {
+  constexpr best_path halo = best_path::slab_scatter_pipe_halo;
+  check_best(matrix_desc::packed(8201, c, es, 3), seed, 0, 0, halo, flag);
+  check_best(matrix_desc::packed(8200, c, es, 2), seed + 1, 1, 1, halo, flag);
+  check_best(padded(3137, c, es, 3, 0, 0, 3), seed + 2, 0, 0, halo, flag);
+  check_best(padded(8192, c, es, 3, 0, 3, 0), seed + 3, 3, 0, halo, flag);
+}
+
 }  // namespace
 
 // Micro-block scatters: every short side of whole chunks from the micro-block threshold up.
@@ -54,11 +64,7 @@ TEST(BestHalo, GroupedScatters) {
                                                               best_path::slab_scatter_micro);
       // (Sides of whole chunks from the micro-block threshold up: the micro-block kernel.)
       if (!xpose::detail::best_pipe_scatter_side(es, c) || (c >= smin && (c * es) % 16 == 0)) continue;
-      const std::uint64_t seed = static_cast<std::uint64_t>(c * 29 + es);
-      check_best(matrix_desc::packed(8201, c, es, 3), seed, 0, 0, halo, on);
-      check_best(matrix_desc::packed(8200, c, es, 2), seed + 1, 1, 1, halo, on);
-      check_best(padded(3137, c, es, 3, 0, 0, 3), seed + 2, 0, 0, halo, on);
-      check_best(padded(8192, c, es, 3, 0, 3, 0), seed + 3, 3, 0, halo, on);
+      grouped_halo_layouts(es, c, static_cast<std::uint64_t>(c * 29 + es), on);
       if (HasFatalFailure()) return;
     }
   // Many slabs per resident block: 2 x 16 MiB per call.
@@ -67,6 +73,23 @@ TEST(BestHalo, GroupedScatters) {
     check_best(matrix_desc::packed(n, 8, es, 2), 210, 0, 1, halo, on);
     check_best(matrix_desc::packed(n, 6, es, 2), 211, 0, 0, halo, on);
   }
+}
+
+// The sides the default keeps on the unpipelined grouped kernel (u8 2, 3, 12; f16 2-4, 12,
+// 16) on the halo kernel under the flag of best_halo_sides_default; the sweep's rows too.
+TEST(BestHalo, UnpipelinedSides) {
+  REQUIRE_GPU();
+  constexpr bool sides_on = !xpose::detail::best_halo_sides_default;
+  constexpr best_path halo = best_path::slab_scatter_pipe_halo;
+  for (int es : {1, 2})
+    for (index_t c : {2, 3, 4, 12, 16}) {
+      if (xpose::detail::best_pipe_scatter_side(es, c)) continue;
+      grouped_halo_layouts(es, c, static_cast<std::uint64_t>(c * 31 + es), sides_on);
+      if (HasFatalFailure()) return;
+    }
+  check_best(matrix_desc::packed(50177, 12, 1, 55), 230, 0, 0, halo, sides_on);
+  check_best(matrix_desc::packed(50177, 16, 2, 20), 231, 0, 0, halo, sides_on);
+  check_best(matrix_desc::packed(50177, 4, 2, 83), 232, 0, 0, halo, sides_on);
 }
 
 // The sweep's slowest unaligned scatter rows, as the sweep runs them (packed, aligned buffers).

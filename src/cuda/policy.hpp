@@ -303,10 +303,19 @@ constexpr bool best_f32_rows_tile_default = true;
 /// ran 0.51 / 0.57 of a memcpy node's speed on the slab / big tile, 0.68 / 0.87 on it.
 constexpr bool best_tiny_narrow_default = true;
 constexpr long long best_tiny_bytes = 64 * 1024;
+/// Tiny 4-8 byte matrices on the same narrow tile (switch best_tiny_wide_default): 64 x 64
+/// f32 is one standard tile (one block) and ran 0.92-0.95 of PyTorch's time-to-result
+/// (docs/RESULTS.md "Session 6", call 1); the narrow tile spreads it over blocks.
+constexpr bool best_tiny_wide_default = false;
 /// tile_half only below this many standard 1-byte tiles (256 x 256) per call.
 constexpr long long best_half_max_tiles = 768;
 /// Whether a route with switch `route_default` is on under the `candidate` flag.
 constexpr bool best_route_on(bool route_default, bool candidate) { return candidate != route_default; }
+/// Whether the tiny rule (the narrow tile) takes E-byte elements under the flag.
+constexpr bool best_tiny_narrow_on(int elem_size, bool candidate) {
+  return elem_size <= 2 ? best_route_on(best_tiny_narrow_default, candidate)
+                        : elem_size <= 8 && best_route_on(best_tiny_wide_default, candidate);
+}
 /// Programmatic dependent launch (sm_90+): best's kernels start with a wait on the work
 /// before them and release the next launch at once, so that back-to-back calls (streams
 /// and CUDA graphs) overlap one launch with the previous kernel's tail. Only for grids of
@@ -446,14 +455,15 @@ constexpr int best_short_pipe_group(best_path m, int elem_size, long long s, boo
 
 /// Halo scatters of the other pipelined sides (switch best_halo_sides_default): 1-2 byte
 /// scatters to output rows not all 16-byte aligned whose side the default policy keeps on
-/// the unpipelined grouped kernel (not best_pipe_scatter_side: u8 2, 3, 12; f16 2-4, 12,
-/// 16), on the pipelined halo kernel of that side (slab_scatter_pipe_halo): those rows
-/// are among the sweep's slowest scatters (docs/RESULTS.md "Session 5", call 4). Off: only
-/// best_next takes it; not measured yet.
-constexpr bool best_halo_sides_default = false;
+/// the unpipelined grouped kernel (not best_pipe_scatter_side) and is at least
+/// best_halo_side_min (u8 12; f16 4, 12, 16), on the pipelined halo kernel of that side
+/// (slab_scatter_pipe_halo). Sides 2 and 3 stay: there the halo kernel tied or lost
+/// (docs/RESULTS.md "Session 6", call 1).
+constexpr bool best_halo_sides_default = true;
+constexpr long long best_halo_side_min = 4;
 constexpr int best_halo_side(int elem_size, long long s, bool candidate, bool out_aligned) {
   if (!best_route_on(best_halo_sides_default, candidate) || elem_size > best_pipe_max_elem || out_aligned ||
-      best_pipe_scatter_side(elem_size, s, out_aligned))
+      s < best_halo_side_min || best_pipe_scatter_side(elem_size, s, out_aligned))
     return 0;
   for (int g : best_pipe_sides)
     if (g == s) return g;
@@ -764,8 +774,8 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   for (unsigned long long x : parts) access = access < best_align16(x) ? access : best_align16(x);
 
   const best_class_policy p = best_class_policy_for(cc, d.elem_size, candidate);
-  // Tiny 1-2 byte matrices: the narrow tile, several blocks (best_tiny_narrow_default).
-  if (best_route_on(best_tiny_narrow_default, candidate) && E <= 2 && access == 16 && !batched &&
+  // Tiny matrices: the narrow tile, several blocks (best_tiny_narrow_default, best_tiny_wide_default).
+  if (best_tiny_narrow_on(d.elem_size, candidate) && access == 16 && !batched &&
       mat * E <= best_tiny_bytes && d.rows >= 64 && d.cols * E >= 128)
     return {best_path::tile_narrow, 16, 0};
   // 1-byte 64 x 64 batches on the cp.async tile (switch best_async_default).

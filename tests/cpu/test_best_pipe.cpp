@@ -380,7 +380,10 @@ TEST(BestPipePolicy, Paths) {
       if (pipe) EXPECT_EQ(best_path_name(cg.path), std::string("slab_gather_pipe"));
       else EXPECT_EQ(best_path_base(cg.path), best_path::slab_gather);
       // (h's output rows are unaligned: the halo kernel where its switch has `on` take it.)
-      EXPECT_EQ(ch.path, pipe_h ? best_halo_route(best_path::slab_scatter_pipe, E, on, false) : best_path::slab_scatter);
+      // (The other sides: the halo kernel from best_halo_side_min where best_halo_sides_default has it.)
+      EXPECT_EQ(ch.path, pipe_h                             ? best_halo_route(best_path::slab_scatter_pipe, E, on, false)
+                         : best_halo_side(E, s, on, false) ? best_path::slab_scatter_pipe_halo
+                                                           : best_path::slab_scatter);
       if (pipe) EXPECT_EQ(cg.group, s);
       if (pipe_h) EXPECT_EQ(ch.group, s);
       EXPECT_EQ(best_pipe_group_for(E, s, on, true, false), pipe ? s : 0);
@@ -397,7 +400,9 @@ TEST(BestPipePolicy, Paths) {
   for (auto [E, s, want] : {std::tuple<int, int, bool>{1, 2, false}, {1, 3, false}, {1, 4, true}, {1, 8, true},
                             {1, 12, false}, {1, 24, true}, {2, 2, false}, {2, 4, false}, {2, 6, true}, {2, 16, false}})
     EXPECT_EQ(best_path_for(matrix_desc::packed(50177, s, E, 5), E, 0, 90, on).path,
-              want ? best_halo_route(best_path::slab_scatter_pipe, E, on, false) : best_path::slab_scatter)
+              want                               ? best_halo_route(best_path::slab_scatter_pipe, E, on, false)
+              : best_halo_side(E, s, on, false) ? best_path::slab_scatter_pipe_halo
+                                                : best_path::slab_scatter)
         << E << " " << s;
   // Side 5 scatters: pipelined to unaligned output rows only (HW = 50176 lost pipelined).
   for (int E : {1, 2}) {
@@ -568,21 +573,24 @@ TEST(BestPipePolicy, HaloSides) {
           const matrix_desc d = matrix_desc::packed(hw, c, E, 3);
           const auto out = static_cast<unsigned long long>(oo * E);
           const bool unaligned = !best_out_rows_aligned(d, out);
-          const bool want = E <= best_pipe_max_elem && unaligned && !best_pipe_scatter_side(E, c);
+          const bool want = E <= best_pipe_max_elem && unaligned && c >= best_halo_side_min && !best_pipe_scatter_side(E, c);
           const best_choice h = best_path_for(d, 0, out, 90, on), b = best_path_for(d, 0, out, 90, off);
-          EXPECT_EQ(h.path == best_path::slab_scatter_pipe_halo && h.group == c, want);
+          if (want) EXPECT_TRUE(h.path == best_path::slab_scatter_pipe_halo && h.group == c);
+          // (The pipelined sides reach the halo kernel through their own switch, best_scatter_halo_default.)
+          else if (!best_pipe_scatter_side(E, c)) EXPECT_NE(h.path, best_path::slab_scatter_pipe_halo);
           EXPECT_EQ(best_halo_side(E, c, on, !unaligned), want ? c : 0);
           EXPECT_EQ(best_halo_side(E, c, off, !unaligned), 0);
           if (want) EXPECT_EQ(b.path, best_path::slab_scatter);
           taken += want;
         }
-  EXPECT_EQ(taken, 3 * 3 + 5 * 3);  // u8 2, 3, 12; f16 2-4, 12, 16; odd HW, or the output offset
-  // The sweep rows (packed, aligned buffers).
-  for (auto [b, c, E] : {std::tuple<long long, long long, int>{256, 2, 1}, {55, 12, 1}, {27, 12, 2}, {20, 16, 2},
-                         {83, 4, 2}}) {
+  EXPECT_EQ(taken, 1 * 3 + 3 * 3);  // u8 12; f16 4, 12, 16; odd HW, or the output offset
+  // The sweep rows (packed, aligned buffers); sides 2 and 3 keep the grouped kernel.
+  for (auto [b, c, E] : {std::tuple<long long, long long, int>{55, 12, 1}, {27, 12, 2}, {20, 16, 2}, {83, 4, 2}}) {
     EXPECT_EQ(best_path_for(matrix_desc::packed(50177, c, E, b), 0, 0, 90, on).path, best_path::slab_scatter_pipe_halo);
     EXPECT_EQ(best_path_for(matrix_desc::packed(50177, c, E, b), 0, 0, 90, off).path, best_path::slab_scatter);
   }
+  for (auto [b, c, E] : {std::tuple<long long, long long, int>{256, 2, 1}, {222, 3, 1}, {167, 2, 2}, {111, 3, 2}})
+    EXPECT_EQ(best_path_for(matrix_desc::packed(50177, c, E, b), 0, 0, 90, on).path, best_path::slab_scatter);
 }
 
 // Balanced slabs: never longer than the table's, a multiple of k, and no more rounds of

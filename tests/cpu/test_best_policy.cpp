@@ -468,8 +468,27 @@ TEST(BestPolicy, TinyMatricesOnTheNarrowTile) {
     EXPECT_EQ(best_path_for(d, 2, 0, 90, on).path == best_path::tile_narrow, false) << "unaligned input";
   }
   EXPECT_NE(best_path_for(matrix_desc::packed(256, 512, 1), 0, 0, 90, on).path, best_path::tile_narrow);  // 128 KiB
-  EXPECT_NE(best_path_for(matrix_desc::packed(128, 128, 4), 0, 0, 90, on).path, best_path::tile_narrow);
   EXPECT_NE(best_path_for(matrix_desc::packed(32, 1024, 1), 0, 0, 90, on).path, best_path::tile_narrow);  // < 64 rows
+}
+
+// Tiny 4-8 byte matrices take the narrow tile exactly under the flag that has
+// best_tiny_wide_default on; the 1-2 byte rule and larger or batched ones are unaffected.
+TEST(BestPolicy, TinyWideMatricesOnTheNarrowTile) {
+  using xpose::matrix_desc;
+  const bool on = !best_tiny_wide_default, off = best_tiny_wide_default;
+  for (int E : {4, 8})
+    for (auto [r, c] : {std::pair<long long, long long>{64, 64 * 4 / E}, {128, 128 * 4 / E}, {100, 160 / E}}) {
+      const matrix_desc d = matrix_desc::packed(r, c, E);
+      SCOPED_TRACE(std::to_string(E) + " " + std::to_string(r) + "x" + std::to_string(c));
+      EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path, best_path::tile_narrow);
+      EXPECT_NE(best_path_for(d, 0, 0, 90, off).path, best_path::tile_narrow);
+      EXPECT_NE(best_path_for(d, E, 0, 90, on).path, best_path::tile_narrow);  // unaligned input
+      EXPECT_NE(best_path_for(matrix_desc::packed(r, c, E, 2), 0, 0, 90, on).path, best_path::tile_narrow);
+    }
+  EXPECT_NE(best_path_for(matrix_desc::packed(256, 128, 4), 0, 0, 90, !best_tiny_wide_default).path,
+            best_path::tile_narrow);  // 128 KiB
+  EXPECT_FALSE(best_tiny_narrow_on(16, true) || best_tiny_narrow_on(16, false));
+  EXPECT_EQ(best_tiny_narrow_on(1, true), best_route_on(best_tiny_narrow_default, true));
 }
 
 TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {

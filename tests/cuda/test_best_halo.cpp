@@ -75,15 +75,16 @@ TEST(BestHalo, GroupedScatters) {
   }
 }
 
-// The sides the default keeps on the unpipelined grouped kernel (u8 2, 3, 12; f16 2-4, 12,
-// 16) on the halo kernel under the flag of best_halo_sides_default; the sweep's rows too.
+// The sides the default would keep on the unpipelined grouped kernel, from
+// best_halo_side_min up (u8 12; f16 4, 12, 16), on the halo kernel under the flag of
+// best_halo_sides_default; the sweep's rows too.
 TEST(BestHalo, UnpipelinedSides) {
   REQUIRE_GPU();
   constexpr bool sides_on = !xpose::detail::best_halo_sides_default;
   constexpr best_path halo = best_path::slab_scatter_pipe_halo;
   for (int es : {1, 2})
     for (index_t c : {2, 3, 4, 12, 16}) {
-      if (xpose::detail::best_pipe_scatter_side(es, c)) continue;
+      if (xpose::detail::best_pipe_scatter_side(es, c) || c < xpose::detail::best_halo_side_min) continue;
       grouped_halo_layouts(es, c, static_cast<std::uint64_t>(c * 31 + es), sides_on);
       if (HasFatalFailure()) return;
     }

@@ -390,7 +390,7 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       if constexpr (E <= 2) return tile_path<E, 16, few_rows_tile>(in, out, d, tg);
       break;
     case best_path::tile_narrow:
-      if constexpr (E <= 2) return tile_path<E, 16, narrow_tile>(in, out, d, tg);
+      if constexpr (E <= 8) return tile_path<E, 16, narrow_tile>(in, out, d, tg);
       break;
     case best_path::tile: return tile_path<E, 16, standard_tile>(in, out, d, tg);
     case best_path::slab_gather_pipe: return pipe_path_side<E, slab::gather>(in, out, d, c.group, tg);

@@ -307,6 +307,11 @@ constexpr long long best_tiny_bytes = 64 * 1024;
 /// f32 is one standard tile (one block) and ran 0.92-0.95 of PyTorch's time-to-result
 /// (docs/RESULTS.md "Session 6", call 1); the narrow tile spreads it over blocks.
 constexpr bool best_tiny_wide_default = false;
+/// Batches of small 4-8 byte matrices of at most 32 rows (and rows of at most 512 bytes)
+/// that reach the tile on the 32-row few-rows tile (switch best_few_rows_wide_default): on
+/// the 64-row tile half of every block idles (4096 x 32x32 f64 / c64 ran 0.84-0.85 of
+/// memcpy, docs/RESULTS.md "Session 6", call 1).
+constexpr bool best_few_rows_wide_default = false;
 /// tile_half only below this many standard 1-byte tiles (256 x 256) per call.
 constexpr long long best_half_max_tiles = 768;
 /// Whether a route with switch `route_default` is on under the `candidate` flag.
@@ -856,6 +861,9 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   if (access < 16 && p.realign && best_route_on(best_skew_default, candidate) && best_skew_wins(d, out_addr))
     return {best_path::realign_skew, access, 0};
   if (access < 16) return {p.realign ? best_path::realign : best_path::tile_access, access, 0};
+  if (best_route_on(best_few_rows_wide_default, candidate) && (E == 4 || E == 8) && batched && d.rows <= 32 &&
+      d.cols * E <= 512)
+    return {best_path::tile_few_rows, 16, 0};
   switch (best_shape_for(d.elem_size, d.rows, d.cols)) {
     case best_shape::few_rows: return {best_path::tile_few_rows, 16, 0};
     case best_shape::narrow: return {best_path::tile_narrow, 16, 0};

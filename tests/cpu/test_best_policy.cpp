@@ -491,6 +491,26 @@ TEST(BestPolicy, TinyWideMatricesOnTheNarrowTile) {
   EXPECT_EQ(best_tiny_narrow_on(1, true), best_route_on(best_tiny_narrow_default, true));
 }
 
+// Batches of 4-8 byte matrices of at most 32 rows that reach the tile take the few-rows
+// tile exactly under the flag that has best_few_rows_wide_default on.
+TEST(BestPolicy, FewRowsWideBatches) {
+  using xpose::matrix_desc;
+  const bool on = !best_few_rows_wide_default, off = best_few_rows_wide_default;
+  for (int E : {4, 8})
+    for (auto [r, c] : {std::pair<long long, long long>{32, 32}, {24, 40}, {32, 64 / (E / 4)}}) {
+      const matrix_desc d = matrix_desc::packed(r, c, E, 4096);
+      SCOPED_TRACE(std::to_string(E) + " " + std::to_string(r) + "x" + std::to_string(c));
+      const best_path want_off = best_path_for(d, 0, 0, 90, off).path;
+      if (want_off != best_path::tile) continue;  // (whole-matrix slabs take the smaller ones)
+      EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path, best_path::tile_few_rows);
+      EXPECT_NE(best_path_for(matrix_desc::packed(r, c, E, 1), 0, 0, 90, on).path, best_path::tile_few_rows);
+    }
+  // 8-byte 32 x 32 batches reach the tile (larger than whole_max_bytes): the rule applies.
+  EXPECT_EQ(best_path_for(matrix_desc::packed(32, 32, 8, 4096), 0, 0, 90, on).path, best_path::tile_few_rows);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(32, 32, 8, 4096), 0, 0, 90, off).path, best_path::tile);
+  EXPECT_NE(best_path_for(matrix_desc::packed(64, 64, 8, 1024), 0, 0, 90, on).path, best_path::tile_few_rows);
+}
+
 TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
   using xpose::matrix_desc;
   constexpr bool on = best_micro_candidate, off = !best_micro_candidate;

@@ -123,6 +123,23 @@ TEST(BestShapes, TinyWideNarrowTile) {
     }
 }
 
+// Batches of 4-8 byte matrices of at most 32 rows on the few-rows tile
+// (best_few_rows_wide_default's policy): ragged tiles, gapped batches, the path asserted.
+TEST(BestShapes, FewRowsWideBatches) {
+  REQUIRE_GPU();
+  const bool on = !xpose::detail::best_few_rows_wide_default;
+  std::uint64_t seed = 61;
+  for (int es : {4, 8})
+    for (auto [r, c, b] : {std::tuple<index_t, index_t, index_t>{32, 32, 300}, {24, 40, 77}, {30, 48, 5}, {17, 64, 33}}) {
+      if (c * es > 512) continue;
+      const matrix_desc d = matrix_desc::packed(r, c, es, b);
+      if (best_path_for(d, 0, 0, 90, !on).path != best_path::tile) continue;  // (whole-matrix slabs)
+      check_best(d, seed++, 0, 0, best_path::tile_few_rows, on);
+      check_best(padded(r, c, es, b, 0, 0, 2 * r * c + 4), seed++, 0, 0, best_path::tile_few_rows, on);
+    }
+  check_best(matrix_desc::packed(32, 32, 8, 4096), 67, 0, 0, best_path::tile_few_rows, on);
+}
+
 TEST(BestShapes, MicroSlabs) {
   REQUIRE_GPU();
   constexpr bool on = xpose::detail::best_micro_candidate;

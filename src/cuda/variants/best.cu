@@ -387,7 +387,7 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       break;
     case best_path::tile_access: return access_path<E>(in, out, d, c.access, tg);
     case best_path::tile_few_rows:
-      if constexpr (E <= 2) return tile_path<E, 16, few_rows_tile>(in, out, d, tg);
+      if constexpr (E <= 8) return tile_path<E, 16, few_rows_tile>(in, out, d, tg);
       break;
     case best_path::tile_narrow:
       if constexpr (E <= 8) return tile_path<E, 16, narrow_tile>(in, out, d, tg);

@@ -133,7 +133,7 @@ TEST(BestShapes, FewRowsWideBatches) {
     for (auto [r, c, b] : {std::tuple<index_t, index_t, index_t>{32, 32, 300}, {24, 40, 77}, {30, 48, 5}, {17, 64, 33}}) {
       if (c * es > 512) continue;
       const matrix_desc d = matrix_desc::packed(r, c, es, b);
-      if (best_path_for(d, 0, 0, 90, !on).path != best_path::tile) continue;  // (whole-matrix slabs)
+      if (xpose::detail::best_path_for(d, 0, 0, 90, !on).path != best_path::tile) continue;  // (whole-matrix slabs)
       check_best(d, seed++, 0, 0, best_path::tile_few_rows, on);
       check_best(padded(r, c, es, b, 0, 0, 2 * r * c + 4), seed++, 0, 0, best_path::tile_few_rows, on);
     }

@@ -1,4 +1,4 @@
-# f32w (merged with main: tree 8907c5df6138471f52db60d34a29f76930e70c17; branch d576d71), from /work/wt/notes/f32w.gpu
+# f32w (merged with main: tree 8d475a19936f67d65518c1bf82a3214177d2ca25; branch d576d71), from /work/wt/notes/f32w.gpu
 ctest --test-dir build-h200 -R 'BestWide\.|BestShapes\.MicroWholeBatches$|BestHalo\.|BestInterleave\.|BestShapes\.(PipelinedSlabs|MicroSlabs|ChannelShuffles)$|BestPipe' --output-on-failure
 ./build-h200/tools/xpose-bench/xpose-bench sweep --candidate --dtype f32,f64,c64 --class CxHW,HWxC,skinny,batch --format md --out $OUT/f32w_ab.md
 grep -E "micro_pipe|micro_halo" $OUT/f32w_ab.md

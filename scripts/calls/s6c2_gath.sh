@@ -1,4 +1,4 @@
-# gath (merged with main: tree 565dc8977db4bf3a3d90d75773ae24f4ab985c25; branch 9a5c742), from /work/wt/notes/gath.gpu
+# gath (merged with main: tree 8b423771a1b61c1f27fefd7fc5f3daef99e1d951; branch c42fecf), from /work/wt/notes/gath.gpu
 ctest --test-dir build-h200 -R 'BestShift\.|BestShapes\.(PipelinedSlabs|ShortPipelinedGathers|MicroSlabs)$|BestPipePolicy\.|BestPipeEmulation\.Shift' --output-on-failure
 ./build-h200/tools/xpose-bench/xpose-bench sweep --candidate --dtype u8,f16 --class CxHW --format md --out $OUT/gath_ab.md
 grep -E "shift" $OUT/gath_ab.md

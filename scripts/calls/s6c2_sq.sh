@@ -1,4 +1,4 @@
-# sq (merged with main: tree 06d0f237d8dd6aceda310bf433a16da94cd6ebc0; branch 0bca1d5), from /work/wt/notes/sq.gpu
+# sq (merged with main: tree 2ccbde9d813732ef8d0ffc89ebd06906ccc31ad5; branch 0bca1d5), from /work/wt/notes/sq.gpu
 ./build-h200/tests/xpose_cuda_tests --gtest_filter='BestAsync.*:Best.*:BestShapes.*:DependentLaunch.*'
 ./build-h200/tools/xpose-bench/xpose-bench sweep --candidate --dtype u8,f16 --class square,batch --reps 20 --format md --out $OUT/sq_ab.md
 python3 bench/sweep_summary.py $OUT/sq_ab.md

@@ -304,14 +304,15 @@ constexpr bool best_f32_rows_tile_default = true;
 constexpr bool best_tiny_narrow_default = true;
 constexpr long long best_tiny_bytes = 64 * 1024;
 /// Tiny 4-8 byte matrices on the same narrow tile (switch best_tiny_wide_default): 64 x 64
-/// f32 is one standard tile (one block) and ran 0.92-0.95 of PyTorch's time-to-result
-/// (docs/RESULTS.md "Session 6", call 1); the narrow tile spreads it over blocks.
-constexpr bool best_tiny_wide_default = false;
+/// f32 is one standard tile (one block); the narrow tile spreads it over blocks and ran the
+/// same or faster side by side, in a stream and in a CUDA graph (docs/RESULTS.md "Session
+/// 6", call 2).
+constexpr bool best_tiny_wide_default = true;
 /// Batches of small 4-8 byte matrices of at most 32 rows (and rows of at most 512 bytes)
 /// that reach the tile on the 32-row few-rows tile (switch best_few_rows_wide_default): on
-/// the 64-row tile half of every block idles (4096 x 32x32 f64 / c64 ran 0.84-0.85 of
-/// memcpy, docs/RESULTS.md "Session 6", call 1).
-constexpr bool best_few_rows_wide_default = false;
+/// the 64-row tile half of every block idles (4096 x 32x32 f64 / c64: 0.84-0.86 of memcpy
+/// on it, 0.95-0.96 on the few-rows tile side by side, docs/RESULTS.md "Session 6", call 2).
+constexpr bool best_few_rows_wide_default = true;
 /// tile_half only below this many standard 1-byte tiles (256 x 256) per call.
 constexpr long long best_half_max_tiles = 768;
 /// Whether a route with switch `route_default` is on under the `candidate` flag.

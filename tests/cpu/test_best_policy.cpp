@@ -150,8 +150,10 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
   EXPECT_EQ(path_of(matrix_desc::packed(16, 100000, 16)), best_path::slab_gather);
   EXPECT_EQ(path_of(matrix_desc::packed(64, 64, 4, 10000)), best_path::tile);
   EXPECT_EQ(path_of(matrix_desc::packed(32, 32, 4, 10000)), best_path::slab_whole);
-  // 8-byte 32x32 batches: the tile (second round); 16x16 stay whole.
-  EXPECT_EQ(path_of(matrix_desc::packed(32, 32, 8, 4096)), best_path::tile);
+  // 8-byte 32x32 batches: the tile (second round), its 32-row form while best_few_rows_wide_default
+  // is on; 16x16 stay whole.
+  EXPECT_EQ(path_of(matrix_desc::packed(32, 32, 8, 4096)),
+            best_few_rows_wide_default ? best_path::tile_few_rows : best_path::tile);
   EXPECT_EQ(path_of(matrix_desc::packed(16, 16, 8, 4096)), best_path::slab_whole);
   // Rows not a multiple of 16 bytes: the realigning tile (16-byte elements are always aligned).
   // (the skewed tile while its switch is on: best_skew_wins picks it for both)

@@ -185,6 +185,8 @@ enum class best_path : int {
   slab_whole_micro_pipe,    ///< slab_whole_micro on resident blocks, the next slab's loads in flight (best_pipe.cuh)
   slab_scatter_micro_halo,  ///< slab_scatter_micro_pipe with a halo: unaligned output rows as whole chunks
   slab_scatter_pipe_halo,   ///< slab_scatter_pipe, the same
+  tile_async_pipe,          ///< tile_async on resident blocks, the next tiles' loads in flight (best_async.cuh)
+  tile_async_pipe_batch,    ///< tile_async_batch, the same
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -215,6 +217,8 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::slab_whole_micro_pipe: return "slab_whole_micro_pipe";
     case best_path::slab_scatter_micro_halo: return "slab_scatter_micro_halo";
     case best_path::slab_scatter_pipe_halo: return "slab_scatter_pipe_halo";
+    case best_path::tile_async_pipe: return "tile_async_pipe";
+    case best_path::tile_async_pipe_batch: return "tile_async_pipe_batch";
   }
   return "?";
 }
@@ -491,8 +495,39 @@ constexpr bool best_async_tile_valid(int elem_size, best_async_tile a) {
 /// that won `best_bench --async` (docs/RESULTS.md "Session 4": the 1-byte async tile;
 /// 4-byte micro-block rows at 5 blocks per SM, 64- and 256-row tiles, 8 matrices per
 /// block lost).
-constexpr best_async_tile best_tile_async_for(int /*elem_size*/, bool batch) {
+/// 2-byte elements (switch best_async_f16_default): the same bytes, 16-byte micro-block
+/// rows (8 x 8 half-words), 2 matrices of 64 x 64 per batch block: measured once in
+/// session 4 (docs/RESULTS.md "Session 4", the 1-byte async tile: "measured once, not
+/// routed").
+constexpr best_async_tile best_tile_async_for(int elem_size, bool batch) {
+  if (elem_size == 2) return batch ? best_async_tile{{64, 8, 128, 16, 8}, 2} : best_async_tile{{128, 16, 256, 16, 4}, 1};
   return batch ? best_async_tile{{64, 4, 128, 8, 8}, 4} : best_async_tile{{128, 16, 256, 8, 4}, 1};
+}
+
+/// The pipelined async tile (async_pipe_kernel, route tile_async_pipe): a best_async_tile
+/// group per stage, `stages` stages per resident block.
+struct best_async_pipe {
+  best_async_tile a;
+  int stages;
+};
+
+constexpr int best_async_pipe_smem(best_async_pipe p) { return p.stages * p.a.tpb * p.a.t.rows * p.a.t.chunks * 16; }
+
+/// The pipelined tile's constraints (async_pipe_kernel static_asserts it; the CPU tests
+/// check every table entry): a valid async group per stage, 2-4 stages, at most 227 KiB.
+constexpr bool best_async_pipe_valid(int elem_size, best_async_pipe p) {
+  return best_async_tile_valid(elem_size, p.a) && p.stages >= 2 && p.stages <= 4 &&
+         best_async_pipe_smem(p) <= 227 * 1024;
+}
+
+/// Geometry of tile_async_pipe: the async tile's group (batch: 4 u8 / 2 f16 64 x 64
+/// matrices), two stages; registers capped at 128 (2 blocks of 256 threads, 4 of 128 per
+/// SM): at 85 the loop spilled 4-56 bytes (ptxas, sm_90, nvcc 13.0). The same bytes in
+/// flight per SM as the async tile's 4 blocks. Not measured yet (best_bench --sq times
+/// other geometries side by side).
+constexpr best_async_pipe best_tile_async_pipe_for(int elem_size, bool batch) {
+  if (batch) return elem_size == 1 ? best_async_pipe{{{64, 4, 128, 8, 4}, 4}, 2} : best_async_pipe{{{64, 8, 128, 16, 4}, 2}, 2};
+  return elem_size == 1 ? best_async_pipe{{{128, 16, 256, 8, 2}, 1}, 2} : best_async_pipe{{{128, 16, 256, 16, 2}, 1}, 2};
 }
 
 /// Switch of the async routes (best_route_on): true, `best` takes them and `best_next`
@@ -550,12 +585,24 @@ constexpr bool best_in_rows_aligned(const matrix_desc& d, unsigned long long in_
   return best_out_rows_aligned(t, in_addr);
 }
 
-/// Whether a batch of small matrices takes tile_async_batch: 1-byte, 33-64 rows and
-/// columns (the 64 x 64 tile at least a quarter used), 16-byte accesses.
-constexpr bool best_async_batch_fits(const matrix_desc& d, int access) {
-  return d.elem_size == 1 && d.batch > 1 && access == 16 && d.rows > 32 && d.rows <= 64 && d.cols > 32 &&
-         d.cols <= 64;
+/// Whether a batch of small matrices takes tile_async_batch: 1-byte (2-byte: f16 = true),
+/// 33-64 rows and columns (the 64 x 64 tile at least a quarter used), 16-byte accesses.
+constexpr bool best_async_batch_fits(const matrix_desc& d, int access, bool f16 = false) {
+  return (d.elem_size == 1 || (f16 && d.elem_size == 2)) && d.batch > 1 && access == 16 && d.rows > 32 &&
+         d.rows <= 64 && d.cols > 32 && d.cols <= 64;
 }
+
+/// 2-byte elements on the async routes (switch best_async_f16_default; false: only
+/// `best_next` takes them): 64 x 64 batches on the batch tile (in place of tile_narrow)
+/// and aligned matrices of fewer than best_half_max_tiles tiles of 256 rows x 256 bytes
+/// (the 1-byte tile_async range; in place of tile). Session 4's
+/// one measurement: 4096 x 64 x 64 0.969 of memcpy against 0.945, 4096^2 0.945 against
+/// 0.939 (docs/RESULTS.md "Session 4", the 1-byte async tile).
+constexpr bool best_async_f16_default = false;
+/// The pipelined async tile (switch best_async_pipe_default; false: only `best_next`
+/// takes it): where the async tile (or, for 2-byte elements, the async route of
+/// best_async_f16_default) would run a single matrix or a 64 x 64 batch. Not measured yet.
+constexpr bool best_async_pipe_default = false;
 
 /// The route a micro-block path refines (slab_gather_micro -> slab_gather, ...); other
 /// paths unchanged.
@@ -768,9 +815,13 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   if (best_route_on(best_tiny_narrow_default, candidate) && E <= 2 && access == 16 && !batched &&
       mat * E <= best_tiny_bytes && d.rows >= 64 && d.cols * E >= 128)
     return {best_path::tile_narrow, 16, 0};
-  // 1-byte 64 x 64 batches on the cp.async tile (switch best_async_default).
-  const bool async_on = best_route_on(best_async_default, candidate);
-  if (async_on && best_async_batch_fits(d, access)) return {best_path::tile_async_batch, 16, 0};
+  // 1-2 byte 64 x 64 batches on the cp.async tile (switches best_async_default, f16:
+  // best_async_f16_default; pipelined: best_async_pipe_default).
+  const bool pipe_on = best_route_on(best_async_pipe_default, candidate);
+  const bool async_on = E == 1 ? best_route_on(best_async_default, candidate)
+                               : E == 2 && best_route_on(best_async_f16_default, candidate);
+  if ((async_on || pipe_on) && best_async_batch_fits(d, access, true))
+    return {pipe_on ? best_path::tile_async_pipe_batch : best_path::tile_async_batch, 16, 0};
   // Many small matrices, both sides packed: several whole matrices per block.
   if (batched && d.ld_in == d.cols && d.ld_out == d.rows && d.stride_in == mat && d.stride_out == mat &&
       mat * E <= p.whole_max_bytes && d.rows > 1 && d.cols > 1) {
@@ -852,9 +903,11 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     default: {
       // The half tile where 256-row tiles leave a mostly idle last wave: 5760^2 (529 tiles)
       // ran 0.79 of memcpy against 0.75, 8192^2 (1024 tiles) 0.892 against 0.935 (session 3).
-      const long long tiles = (d.rows + 255) / 256 * ((d.cols + 255) / 256) * d.batch;
+      // (Tiles of 256 rows x 256 bytes: the 1-byte standard tile; the async routes' range.)
+      const long long tiles = (d.rows + 255) / 256 * ((d.cols * E + 255) / 256) * d.batch;
       const bool half = best_route_on(best_half_default, candidate) && E == 1 && tiles < best_half_max_tiles;
-      if (async_on && E == 1 && tiles < best_half_max_tiles) return {best_path::tile_async, 16, 0};
+      if ((async_on || pipe_on) && E <= 2 && tiles < best_half_max_tiles)
+        return {pipe_on ? best_path::tile_async_pipe : best_path::tile_async, 16, 0};
       return {half ? best_path::tile_half : best_path::tile, 16, 0};
     }
   }

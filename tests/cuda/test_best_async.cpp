@@ -7,7 +7,9 @@
 // reference on a 0xFF-poisoned output (best_check.hpp). Skip without a GPU.
 #include <cuda_runtime.h>
 
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include "best_check.hpp"
 
@@ -94,4 +96,72 @@ TEST(BestAsync, RealignEveryOffset) {
     check_realign(matrix_desc::packed(5759, 5763, es), 172, 0, 0);
     if (HasFatalFailure()) return;
   }
+}
+
+namespace {
+using xpose::detail::best_route_on;
+// The route of an aligned 1-2 byte matrix (or 33-64 x 33-64 batch) in the async range
+// under candidate flag `cand`: the pipelined tile where best_async_pipe_default has it on,
+// else the async tile where its switch (u8: best_async_default, f16: best_async_f16_default)
+// has it on, else the register tiles of before (not asserted: std::nullopt).
+std::optional<best_path> async_route(int es, bool batch, bool cand) {
+  if (best_route_on(xpose::detail::best_async_pipe_default, cand))
+    return batch ? best_path::tile_async_pipe_batch : best_path::tile_async_pipe;
+  const bool on = es == 1 ? best_route_on(xpose::detail::best_async_default, cand)
+                          : best_route_on(xpose::detail::best_async_f16_default, cand);
+  if (on) return batch ? best_path::tile_async_batch : best_path::tile_async;
+  return std::nullopt;
+}
+}  // namespace
+
+// The pipelined async tile (tile_async_pipe; switch best_async_pipe_default) and the
+// 2-byte async tile (best_async_f16_default), under both flags: full and ragged tiles,
+// more tile groups than resident blocks (each block strides over several, the stages
+// wrap) and fewer, whole-chunk offsets, padded rows ending inside a chunk; one-element
+// offsets leave the routes.
+TEST(BestAsync, PipelinedAndTwoByteTiles) {
+  REQUIRE_GPU();
+  for (bool cand : {false, true})
+    for (int es : {1, 2}) {
+      const auto route = async_route(es, false, cand);
+      for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{
+               {304, 400}, {1040, 2064}, {2064, 1040}, {144, 4112}, {4096, 4096}, {5760, 5760}, {3008, 5008}}) {
+        const matrix_desc d = matrix_desc::packed(r, c, es);
+        // The async range: fewer than best_half_max_tiles tiles of 256 rows x 256 bytes.
+        const bool in_range = (r + 255) / 256 * ((c * es + 255) / 256) < xpose::detail::best_half_max_tiles;
+        check_best(d, static_cast<std::uint64_t>(r * 3 + c + es), 0, 0, in_range ? route : std::nullopt, cand);
+        if (!in_range) continue;
+        check_best(d, 7, 16 / es, 48 / es, route, cand);  // whole-chunk offsets
+        check_best(d, 8, 1, 0, std::nullopt, cand);       // one element: realigning routes
+        check_best(d, 9, 0, 1, std::nullopt, cand);
+        if (HasFatalFailure()) return;
+      }
+      const index_t v = 16 / es;
+      check_best(padded(300, 500, es, 1, v - 500 % v, v - 300 % v, 0), 20, 0, 0, route, cand);
+      check_best(padded(1001, 999, es, 1, v - 999 % v + v, v - 1001 % v, 0), 21, v, 0, route, cand);
+      check_best(padded(257, 131, es, 3, v - 131 % v, v - 257 % v, v), 22, 0, v, route, cand);  // batches
+      if (HasFatalFailure()) return;
+    }
+}
+
+// 33-64 x 33-64 batches (tile_async_pipe_batch / tile_async_batch) under both flags: more
+// groups than resident blocks, a partial last group, one input for many outputs.
+TEST(BestAsync, PipelinedAndTwoByteBatches) {
+  REQUIRE_GPU();
+  for (bool cand : {false, true})
+    for (int es : {1, 2}) {
+      const auto route = async_route(es, true, cand);
+      const index_t v = 16 / es;
+      check_best(matrix_desc::packed(64, 64, es, 8192 / es), 40, 0, 0, route, cand);
+      check_best(matrix_desc::packed(64, 64, es, 10001), 41, v, 2 * v, route, cand);  // last group partial
+      check_best(matrix_desc::packed(64, 64, es, 3), 42, 0, 0, route, cand);
+      check_best(matrix_desc::packed(48, 64, es, 777), 43, 0, 0, route, cand);
+      check_best(matrix_desc::packed(64, 48, es, 777), 44, 0, 0, route, cand);
+      check_best(padded(40, 56, es, 7, v - 56 % v, v - 40 % v, v), 45, 0, 0, route, cand);
+      matrix_desc one_input = matrix_desc::packed(64, 64, es, 50);
+      one_input.stride_in = 0;  // one input, many outputs
+      check_best(one_input, 46, 0, 0, route, cand);
+      check_best(matrix_desc::packed(64, 64, es, 300), 47, 1, 1, std::nullopt, cand);  // offsets by one element
+      if (HasFatalFailure()) return;
+    }
 }

@@ -223,22 +223,26 @@ __global__ void __launch_bounds__(NT, MinBlocks) async_pipe_kernel(args aa) {
   const std::uint32_t* tiles = reinterpret_cast<const std::uint32_t*>(smem_raw);
   const int tid = static_cast<int>(threadIdx.x);
   const index_t groups = (a.total + TPB - 1) / TPB, G = gridDim.x;
-  auto issue = [&](index_t g, int stage) {
+  auto issue = [&](index_t g, int stage, int tid) {
 #pragma unroll
     for (int u = 0; u < TPB; ++u) load_tile<E, TR, NCH, NT>(a, g * TPB + u, sbase, sbytes, stage * GCH + u * TCH, tid);
     cp_commit();  // one group per stage (empty past the last group)
   };
   index_t g = aa.group0 + blockIdx.x;
 #pragma unroll
-  for (int s = 0; s < S - 1; ++s) issue(g + s * G, s);
+  for (int s = 0; s < S - 1; ++s) issue(g + s * G, s, tid);
   for (int stage = 0; g < groups; g += G, stage = stage == S - 1 ? 0 : stage + 1) {
+    // The thread index through an opaque move each iteration: the shared and global
+    // offsets derived from it are recomputed (a few integer operations) instead of hoisted
+    // out of the loop and held in registers (107 registers; spills at 80).
+    const int tid_i = bytes::opaque(tid);
     // The stage consumed one iteration ago is free (the barrier at the end of it).
-    issue(g + (S - 1) * G, stage == 0 ? S - 1 : stage - 1);
+    issue(g + (S - 1) * G, stage == 0 ? S - 1 : stage - 1, tid_i);
     cp_wait(S - 1);
     __syncthreads();
 #pragma unroll
     for (int q = 0; q < MPT; ++q) {
-      const int m = tid + q * NT, u = m / MT;
+      const int m = tid_i + q * NT, u = m / MT;
       const index_t t = g * TPB + u;
       if (t < a.total) store_tile_micro<E, TR, NCH, NT, MW>(a, t, tiles + (stage * GCH + u * TCH) * 4, m % MT);
     }

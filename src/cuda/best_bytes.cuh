@@ -35,6 +35,14 @@ __device__ __forceinline__ void dependent_launch_entry() {
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
+
+/// x through a move the compiler cannot see through: values derived from it inside a loop
+/// are recomputed there instead of hoisted out of the loop and held in registers.
+__device__ __forceinline__ int opaque(int x) {
+  int y;
+  asm volatile("mov.b32 %0, %1;" : "=r"(y) : "r"(x));
+  return y;
+}
 #endif
 
 /// 16 bytes as four little-endian 32-bit words.

@@ -521,13 +521,12 @@ constexpr bool best_async_pipe_valid(int elem_size, best_async_pipe p) {
 }
 
 /// Geometry of tile_async_pipe: the async tile's group (batch: 4 u8 / 2 f16 64 x 64
-/// matrices), two stages; registers capped at 128 (2 blocks of 256 threads, 4 of 128 per
-/// SM): at 85 the loop spilled 4-56 bytes (ptxas, sm_90, nvcc 13.0). The same bytes in
-/// flight per SM as the async tile's 4 blocks. Not measured yet (best_bench --sq times
-/// other geometries side by side).
+/// matrices), two stages, 3 blocks of 64 KiB (6 of 32 KiB) per SM: 192 KiB in flight or
+/// in shared memory per SM, where the async tile holds 128 KiB. 70-76 registers (ptxas,
+/// sm_90, nvcc 13.0). Not measured yet (best_bench --sq times other geometries side by side).
 constexpr best_async_pipe best_tile_async_pipe_for(int elem_size, bool batch) {
-  if (batch) return elem_size == 1 ? best_async_pipe{{{64, 4, 128, 8, 4}, 4}, 2} : best_async_pipe{{{64, 8, 128, 16, 4}, 2}, 2};
-  return elem_size == 1 ? best_async_pipe{{{128, 16, 256, 8, 2}, 1}, 2} : best_async_pipe{{{128, 16, 256, 16, 2}, 1}, 2};
+  if (batch) return elem_size == 1 ? best_async_pipe{{{64, 4, 128, 8, 6}, 4}, 2} : best_async_pipe{{{64, 8, 128, 16, 6}, 2}, 2};
+  return elem_size == 1 ? best_async_pipe{{{128, 16, 256, 8, 3}, 1}, 2} : best_async_pipe{{{128, 16, 256, 16, 3}, 1}, 2};
 }
 
 /// Switch of the async routes (best_route_on): true, `best` takes them and `best_next`

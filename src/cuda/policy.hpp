@@ -323,6 +323,12 @@ constexpr long long best_dependent_launch_max_blocks = 256;
 constexpr bool best_dependent_launch_on(int cc, long long grid) {
   return best_dependent_launch && cc >= 90 && grid <= best_dependent_launch_max_blocks;
 }
+/// Late wait (switch best_late_wait_default; false: only `best_next`): the narrow tile (the
+/// route of tiny 1-2 byte calls) releases the next launch at once and waits for the work
+/// before it only just before its first load, its index math overlapping that work's
+/// tail; for the tiny graph node of 64 x 256 u8 at 1.51x a memcpy node (docs/RESULTS.md
+/// "Session 5", call 4). Not measured yet. Not a route: the same path name either way.
+constexpr bool best_late_wait_default = false;
 
 /// Pipelined slabs (best_pipe.cuh: slab_gather_pipe / slab_scatter_pipe, grouped, and
 /// slab_gather_micro_pipe): the slab kernels' phases on resident blocks whose next slab's

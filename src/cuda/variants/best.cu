@@ -141,7 +141,14 @@ status tile_path(const void* in, void* out, const matrix_desc& d, const target& 
   constexpr best_tile T = tile_of<E, K>();
   constexpr auto kernel = best::tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, A>;
   const tile_args a = make_tile_args<E>(in, out, d, T);
-  return launch<kernel, true>(T.threads, T.rows * T.chunks * 16, a.total, a, tg, "best tile kernel launch");
+  const char* what = "best tile kernel launch";
+  // The narrow tile (tiny 1-2 byte calls) waiting late (switch best_late_wait_default).
+  if constexpr (K == narrow_tile && A == 16)
+    if (best_route_on(best_late_wait_default, tg.candidate)) {
+      constexpr auto late = best::tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, A, 0, true>;
+      return launch<late, true>(T.threads, T.rows * T.chunks * 16, a.total, a, tg, what);
+    }
+  return launch<kernel, true>(T.threads, T.rows * T.chunks * 16, a.total, a, tg, what);
 }
 
 // The cp.async tile (1-2 byte elements; best_tile_async_for): one block per tpb tiles.

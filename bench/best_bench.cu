@@ -332,27 +332,27 @@ void sq_sweep(const async_env& env, int rounds) {
     variant_one("best", u8sq, 1, env);
     variant_one("best_next", u8sq, 1, env);
     async_one<128, 16, 256, 8, 4, 1>(u8sq, env);  // tile_async
-    async_pipe_one<128, 16, 256, 8, 3, 1, 2>(u8sq, env);  // tile_async_pipe (table)
+    async_pipe_one<128, 16, 256, 8, 3, 1, 2>(u8sq, env);  // first table entry
     async_pipe_one<128, 16, 256, 8, 2, 1, 3>(u8sq, env);
     async_pipe_one<64, 16, 128, 8, 8, 1, 2>(u8sq, env);
     async_pipe_one<64, 16, 128, 8, 6, 1, 3>(u8sq, env);
-    async_pipe_one<128, 8, 128, 8, 6, 1, 3>(u8sq, env);
+    async_pipe_one<128, 8, 128, 8, 6, 1, 3>(u8sq, env);  // tile_async_pipe (table)
     variant_one("best", u8b, 1, env);
     variant_one("best_next", u8b, 1, env);
     async_one<64, 4, 128, 8, 8, 4>(u8b, env);  // tile_async_batch
-    async_pipe_one<64, 4, 128, 8, 6, 4, 2>(u8b, env);  // tile_async_pipe_batch (table)
+    async_pipe_one<64, 4, 128, 8, 6, 4, 2>(u8b, env);  // (table entry, not routed)
     async_pipe_one<64, 4, 128, 8, 4, 4, 3>(u8b, env);
     async_pipe_one<64, 4, 64, 8, 8, 2, 2>(u8b, env);
     async_pipe_one<64, 4, 64, 8, 8, 2, 3>(u8b, env);
     variant_one("best", f16sq, 2, env);
     variant_one("best_next", f16sq, 2, env);
-    async_one<128, 16, 256, 16, 4, 1, 2>(f16sq, env);  // tile_async, 2-byte (table)
+    async_one<128, 16, 256, 16, 4, 1, 2>(f16sq, env);  // tile_async, 2-byte (best_next)
     async_pipe_one<128, 16, 256, 16, 3, 1, 2, 2>(f16sq, env);  // tile_async_pipe (table)
     async_pipe_one<128, 16, 256, 16, 2, 1, 3, 2>(f16sq, env);
     async_pipe_one<64, 16, 128, 16, 6, 1, 3, 2>(f16sq, env);
     variant_one("best", f16b, 2, env);
     variant_one("best_next", f16b, 2, env);
-    async_one<64, 8, 128, 16, 8, 2, 2>(f16b, env);  // tile_async_batch, 2-byte (table)
+    async_one<64, 8, 128, 16, 8, 2, 2>(f16b, env);  // tile_async_batch, 2-byte (best_next)
     async_pipe_one<64, 8, 128, 16, 6, 2, 2, 2>(f16b, env);  // tile_async_pipe_batch (table)
     async_pipe_one<64, 8, 128, 16, 4, 2, 3, 2>(f16b, env);
     async_pipe_one<64, 8, 64, 16, 8, 1, 2, 2>(f16b, env);

@@ -323,12 +323,14 @@ constexpr long long best_dependent_launch_max_blocks = 256;
 constexpr bool best_dependent_launch_on(int cc, long long grid) {
   return best_dependent_launch && cc >= 90 && grid <= best_dependent_launch_max_blocks;
 }
-/// Late wait (switch best_late_wait_default; false: only `best_next`): the narrow tile (the
+/// Late wait (switch best_late_wait_default): the narrow tile (the
 /// route of tiny 1-2 byte calls) releases the next launch at once and waits for the work
 /// before it only just before its first load, its index math overlapping that work's
 /// tail; for the tiny graph node of 64 x 256 u8 at 1.51x a memcpy node (docs/RESULTS.md
-/// "Session 5", call 4). Not measured yet. Not a route: the same path name either way.
-constexpr bool best_late_wait_default = false;
+/// "Session 5", call 4). On: side by side (docs/RESULTS.md "Session 6", sq round 1, sweep
+/// --graph) that node ran 0.657 -> 0.906 of a memcpy node, 64 x 128 f16 0.863 -> 1.207;
+/// best_next waits first. Not a route: the same path name either way.
+constexpr bool best_late_wait_default = true;
 
 /// Pipelined slabs (best_pipe.cuh: slab_gather_pipe / slab_scatter_pipe, grouped, and
 /// slab_gather_micro_pipe): the slab kernels' phases on resident blocks whose next slab's
@@ -526,13 +528,17 @@ constexpr bool best_async_pipe_valid(int elem_size, best_async_pipe p) {
          best_async_pipe_smem(p) <= 227 * 1024;
 }
 
-/// Geometry of tile_async_pipe: the async tile's group (batch: 4 u8 / 2 f16 64 x 64
-/// matrices), two stages, 3 blocks of 64 KiB (6 of 32 KiB) per SM: 192 KiB in flight or
-/// in shared memory per SM, where the async tile holds 128 KiB. 70-76 registers (ptxas,
-/// sm_90, nvcc 13.0). Not measured yet (best_bench --sq times other geometries side by side).
+/// Geometry of tile_async_pipe (docs/RESULTS.md "Session 6", sq round 1: best_bench --sq,
+/// three rounds, L2 flushed, same run): u8 matrices in 128-row x 128-byte tiles, three
+/// stages, 4 blocks of 48 KiB per SM (0.950-0.958 of memcpy at 5760^2, against 0.917-0.932
+/// for 128 x 256 bytes in two stages and 0.901-0.911 on the async tile); f16 matrices in
+/// 128 x 128 tiles, two stages, 3 blocks of 64 KiB (4096^2: 0.955-0.962, async tile
+/// 0.938-0.942); f16 64 x 64 batches 2 a group, two stages, 6 blocks of 32 KiB
+/// (0.983-0.986, async batch tile 0.965-0.975). The u8 batch entry is not routed (equal to
+/// the async batch tile). 70-76 registers (ptxas, sm_90, nvcc 13.0).
 constexpr best_async_pipe best_tile_async_pipe_for(int elem_size, bool batch) {
   if (batch) return elem_size == 1 ? best_async_pipe{{{64, 4, 128, 8, 6}, 4}, 2} : best_async_pipe{{{64, 8, 128, 16, 6}, 2}, 2};
-  return elem_size == 1 ? best_async_pipe{{{128, 16, 256, 8, 3}, 1}, 2} : best_async_pipe{{{128, 16, 256, 16, 3}, 1}, 2};
+  return elem_size == 1 ? best_async_pipe{{{128, 8, 128, 8, 6}, 1}, 3} : best_async_pipe{{{128, 16, 256, 16, 3}, 1}, 2};
 }
 
 /// Switch of the async routes (best_route_on): true, `best` takes them and `best_next`
@@ -604,10 +610,20 @@ constexpr bool best_async_batch_fits(const matrix_desc& d, int access, bool f16 
 /// one measurement: 4096 x 64 x 64 0.969 of memcpy against 0.945, 4096^2 0.945 against
 /// 0.939 (docs/RESULTS.md "Session 4", the 1-byte async tile).
 constexpr bool best_async_f16_default = false;
-/// The pipelined async tile (switch best_async_pipe_default; false: only `best_next`
-/// takes it): where the async tile (or, for 2-byte elements, the async route of
-/// best_async_f16_default) would run a single matrix or a 64 x 64 batch. Not measured yet.
-constexpr bool best_async_pipe_default = false;
+/// The pipelined async tile (switch best_async_pipe_default; true: `best` takes it,
+/// `best_next` the routes it replaced) where it won side by side (docs/RESULTS.md
+/// "Session 6", sq round 1, sweep --candidate: u8 5760^2 0.903 -> 0.929 on the first
+/// geometry, f16 4096^2 0.947 -> 0.978, f16 4096 x 64 x 64 0.949 -> 0.991): 1-2 byte
+/// aligned matrices of the async range (in place of tile_async / tile) and f16 33-64 x
+/// 33-64 batches (in place of tile_narrow), of at least best_async_pipe_min_bytes (measured
+/// at 32 MiB; 64 KiB f16 lost: 0.724 against 0.897 on the narrow tile). u8 batches keep
+/// the async batch tile (0.961 against 0.959).
+constexpr bool best_async_pipe_default = true;
+constexpr long long best_async_pipe_min_bytes = 16ll << 20;
+/// Whether the pipelined tile's route takes a matrix (or batch) of `bytes` with E-byte elements.
+constexpr bool best_async_pipe_fits(int elem_size, bool batch, long long bytes) {
+  return bytes >= best_async_pipe_min_bytes && (elem_size == 2 || (elem_size == 1 && !batch));
+}
 
 /// The route a micro-block path refines (slab_gather_micro -> slab_gather, ...); other
 /// paths unchanged.
@@ -825,8 +841,10 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   const bool pipe_on = best_route_on(best_async_pipe_default, candidate);
   const bool async_on = E == 1 ? best_route_on(best_async_default, candidate)
                                : E == 2 && best_route_on(best_async_f16_default, candidate);
-  if ((async_on || pipe_on) && best_async_batch_fits(d, access, true))
-    return {pipe_on ? best_path::tile_async_pipe_batch : best_path::tile_async_batch, 16, 0};
+  const long long bytes = d.batch * d.rows * d.cols * E;
+  if (pipe_on && best_async_batch_fits(d, access, true) && best_async_pipe_fits(d.elem_size, true, bytes))
+    return {best_path::tile_async_pipe_batch, 16, 0};
+  if (async_on && best_async_batch_fits(d, access, true)) return {best_path::tile_async_batch, 16, 0};
   // Many small matrices, both sides packed: several whole matrices per block.
   if (batched && d.ld_in == d.cols && d.ld_out == d.rows && d.stride_in == mat && d.stride_out == mat &&
       mat * E <= p.whole_max_bytes && d.rows > 1 && d.cols > 1) {
@@ -911,8 +929,10 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
       // (Tiles of 256 rows x 256 bytes: the 1-byte standard tile; the async routes' range.)
       const long long tiles = (d.rows + 255) / 256 * ((d.cols * E + 255) / 256) * d.batch;
       const bool half = best_route_on(best_half_default, candidate) && E == 1 && tiles < best_half_max_tiles;
-      if ((async_on || pipe_on) && E <= 2 && tiles < best_half_max_tiles)
-        return {pipe_on ? best_path::tile_async_pipe : best_path::tile_async, 16, 0};
+      if (E <= 2 && tiles < best_half_max_tiles) {
+        if (pipe_on && best_async_pipe_fits(d.elem_size, false, bytes)) return {best_path::tile_async_pipe, 16, 0};
+        if (async_on) return {best_path::tile_async, 16, 0};
+      }
       return {half ? best_path::tile_half : best_path::tile, 16, 0};
     }
   }

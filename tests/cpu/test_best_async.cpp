@@ -122,8 +122,14 @@ TEST(BestAsync, PathsUnderTheSwitch) {
   // 1-byte aligned matrices of fewer than best_half_max_tiles standard tiles (above 64 KiB:
   // tiny ones take the narrow tile under the candidate) take the async tile, in place of
   // tile_half (or of tile under its switch); larger keep the tile.
+  // (Calls of at least best_async_pipe_min_bytes take the pipelined tile where its switch
+  // has `on` take it: below.)
+  auto async = [&](long long r, long long c) {
+    return best_route_on(best_async_pipe_default, on) && r * c >= best_async_pipe_min_bytes ? best_path::tile_async_pipe
+                                                                                             : best_path::tile_async;
+  };
   for (auto [r, c] : {std::pair<long long, long long>{5760, 5760}, {1040, 2064}, {304, 400}, {6144, 7936}}) {
-    EXPECT_EQ(path(matrix_desc::packed(r, c, 1), on), best_path::tile_async) << r << "x" << c;
+    EXPECT_EQ(path(matrix_desc::packed(r, c, 1), on), async(r, c)) << r << "x" << c;
     const best_path o = path(matrix_desc::packed(r, c, 1), off);
     EXPECT_TRUE(o == best_path::tile || o == best_path::tile_half ||
                 (best_route_on(best_async_pipe_default, off) && o == best_path::tile_async_pipe))
@@ -131,7 +137,7 @@ TEST(BestAsync, PathsUnderTheSwitch) {
   }
   EXPECT_EQ(path(matrix_desc::packed(16384, 16384, 1), on), best_path::tile);
   EXPECT_EQ(path(matrix_desc::packed(6144, 8192, 1), on), best_path::tile);  // 768 standard tiles
-  EXPECT_EQ(path(matrix_desc::packed(5760, 5760, 1), on, 16, 32), best_path::tile_async);  // aligned offsets
+  EXPECT_EQ(path(matrix_desc::packed(5760, 5760, 1), on, 16, 32), async(5760, 5760));  // aligned offsets
   // 33-64 x 33-64 one-byte batches take the batch geometry, under any layout of 16-byte rows.
   EXPECT_EQ(path(matrix_desc::packed(64, 64, 1, 8192), on), best_path::tile_async_batch);
   EXPECT_EQ(path(matrix_desc::packed(48, 64, 1, 100), on), best_path::tile_async_batch);
@@ -232,19 +238,25 @@ TEST(BestAsync, PipelinedAndTwoBytePathsUnderTheSwitches) {
     for (int E : {1, 2}) {
       SCOPED_TRACE(std::to_string(E) + (cand ? " best_next" : " best"));
       const bool async = E == 1 ? u8 : f16;
-      // Squares of fewer than best_half_max_tiles tiles of 256 rows x 256 bytes.
-      for (auto [r, c] : {std::pair<long long, long long>{5760 / E, 5760 / E}, {4096, 4096 / E}, {304, 400}, {1040, 2064}}) {
+      // Squares of fewer than best_half_max_tiles tiles of 256 rows x 256 bytes; the
+      // pipelined tile from best_async_pipe_min_bytes (16 MiB) on.
+      for (auto [r, c] : {std::pair<long long, long long>{5760 / E, 5760 / E}, {4096, 4096 / E}, {304, 400},
+                          {1040, 2064}, {2048, 8192 / E}, {4096, 4080 / E}}) {
         const best_path p = path(matrix_desc::packed(r, c, E), cand);
-        if (pipe) EXPECT_EQ(p, best_path::tile_async_pipe) << r << "x" << c;
+        const bool big = r * c * E >= (16ll << 20);
+        EXPECT_EQ(best_async_pipe_fits(E, false, r * c * E), big);
+        if (pipe && big) EXPECT_EQ(p, best_path::tile_async_pipe) << r << "x" << c;
         else if (async) EXPECT_EQ(p, best_path::tile_async) << r << "x" << c;
         else EXPECT_TRUE(p == best_path::tile || p == best_path::tile_half) << best_path_name(p);
         EXPECT_EQ(path(matrix_desc::packed(r, c, E), cand, 16, 32), p);  // whole-chunk offsets
         EXPECT_NE(path(matrix_desc::packed(r, c, E), cand, E, 0), p);    // one element: realigning routes
       }
-      // 64 x 64 (33-64) batches.
+      // 64 x 64 (33-64) batches: pipelined for 2-byte elements from 16 MiB on (4096 x 48 x 64
+      // f16: 24 MiB; 1000 x 64 x 64: 8 MiB).
       for (auto [r, c] : {std::pair<long long, long long>{64, 64}, {48, 64}, {64, 48}}) {
         const best_path p = path(matrix_desc::packed(r, c, E, 4096), cand);
-        if (pipe) EXPECT_EQ(p, best_path::tile_async_pipe_batch) << r << "x" << c;
+        EXPECT_NE(path(matrix_desc::packed(r, c, E, 1000), cand), best_path::tile_async_pipe_batch);
+        if (pipe && E == 2) EXPECT_EQ(p, best_path::tile_async_pipe_batch) << r << "x" << c;
         else if (async) EXPECT_EQ(p, best_path::tile_async_batch) << r << "x" << c;
         else EXPECT_NE(p, best_path::tile_async_batch);
       }

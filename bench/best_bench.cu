@@ -303,6 +303,68 @@ void async_realign_one(const async_case& c, const async_env& env) {
   async_report(what, c, occ, smem, [&] { kernel<<<static_cast<unsigned>(a.t.total), NT, smem, env.st>>>(a); }, env, E);
 }
 
+// The pipelined async tile (async_pipe_kernel) at geometry (TR, NCH, NT, MW, MB, TPB, S):
+// resident blocks (occupancy x SMs, at most one per group), as best.cu launches it.
+template <int TR, int NCH, int NT, int MW, int MB, int TPB, int S, int E = 1>
+void async_pipe_one(const async_case& c, const async_env& env) {
+  constexpr int smem = S * TPB * TR * NCH * 16;
+  auto kernel = xpose::detail::async_tile::async_pipe_kernel<E, TR, NCH, NT, MW, MB, TPB, S>;
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  int occ = 0, dev = 0, sms = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, NT, smem));
+  CK(cudaGetDevice(&dev));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const xpose::detail::async_tile::args a{async_tile_args(c, TR, NCH * 16 / E, env, E), 0};
+  const long long groups = (a.t.total + TPB - 1) / TPB, n = static_cast<long long>(occ) * sms;
+  const unsigned grid = static_cast<unsigned>(groups < n ? groups : n);
+  char what[112];
+  std::snprintf(what, sizeof what, "pipe %dx%d nt %d mw %d minb %d tpb %d stages %d", TR, NCH, NT, MW, MB, TPB, S);
+  async_report(what, c, occ, smem, [&] { kernel<<<grid, NT, smem, env.st>>>(a); }, env, E);
+}
+
+// The aligned 1-2 byte squares and 64 x 64 batches of issue 12 (`best_bench --sq`): best,
+// best_next, the async tile of the table and pipelined geometries, `rounds` times over.
+void sq_sweep(const async_env& env, int rounds) {
+  const async_case u8sq{5760, 5760, 1}, u8b{64, 64, 8192}, f16sq{4096, 4096, 1}, f16b{64, 64, 4096};
+  const async_case u8b32{32, 32, 32768}, u8b16{16, 16, 131072}, f16b32{32, 32, 16384};
+  for (int round = 0; round < rounds; ++round) {
+    std::printf("# round %d\n", round);
+    variant_one("best", u8sq, 1, env);
+    variant_one("best_next", u8sq, 1, env);
+    async_one<128, 16, 256, 8, 4, 1>(u8sq, env);  // tile_async
+    async_pipe_one<128, 16, 256, 8, 3, 1, 2>(u8sq, env);  // first table entry
+    async_pipe_one<128, 16, 256, 8, 2, 1, 3>(u8sq, env);
+    async_pipe_one<64, 16, 128, 8, 8, 1, 2>(u8sq, env);
+    async_pipe_one<64, 16, 128, 8, 6, 1, 3>(u8sq, env);
+    async_pipe_one<128, 8, 128, 8, 6, 1, 3>(u8sq, env);  // tile_async_pipe (table)
+    variant_one("best", u8b, 1, env);
+    variant_one("best_next", u8b, 1, env);
+    async_one<64, 4, 128, 8, 8, 4>(u8b, env);  // tile_async_batch
+    async_pipe_one<64, 4, 128, 8, 6, 4, 2>(u8b, env);  // (table entry, not routed)
+    async_pipe_one<64, 4, 128, 8, 4, 4, 3>(u8b, env);
+    async_pipe_one<64, 4, 64, 8, 8, 2, 2>(u8b, env);
+    async_pipe_one<64, 4, 64, 8, 8, 2, 3>(u8b, env);
+    variant_one("best", f16sq, 2, env);
+    variant_one("best_next", f16sq, 2, env);
+    async_one<128, 16, 256, 16, 4, 1, 2>(f16sq, env);  // tile_async, 2-byte (best_next)
+    async_pipe_one<128, 16, 256, 16, 3, 1, 2, 2>(f16sq, env);  // tile_async_pipe (table)
+    async_pipe_one<128, 16, 256, 16, 2, 1, 3, 2>(f16sq, env);
+    async_pipe_one<64, 16, 128, 16, 6, 1, 3, 2>(f16sq, env);
+    variant_one("best", f16b, 2, env);
+    variant_one("best_next", f16b, 2, env);
+    async_one<64, 8, 128, 16, 8, 2, 2>(f16b, env);  // tile_async_batch, 2-byte (best_next)
+    async_pipe_one<64, 8, 128, 16, 6, 2, 2, 2>(f16b, env);  // tile_async_pipe_batch (table)
+    async_pipe_one<64, 8, 128, 16, 4, 2, 3, 2>(f16b, env);
+    async_pipe_one<64, 8, 64, 16, 8, 1, 2, 2>(f16b, env);
+    for (const async_case& c : {u8b32, u8b16}) {
+      variant_one("best", c, 1, env);
+      variant_one("best_next", c, 1, env);
+    }
+    variant_one("best", f16b32, 2, env);
+    variant_one("best_next", f16b32, 2, env);
+  }
+}
+
 void async_sweep(const async_env& env) {
   // Odd rows with aligned output rows (realign_async's cases): the sweep's shapes.
   const async_case u8odd{5760, 5761, 1}, f16odd{4096, 4097, 1};
@@ -348,6 +410,7 @@ int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
   const bool skew_only = argc > 1 && std::string(argv[1]) == "--skew";
   const bool async_only = argc > 1 && std::string(argv[1]) == "--async";
+  const bool sq_only = argc > 1 && std::string(argv[1]) == "--sq";  // [rounds]
   cudaStream_t st;
   CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   cublasHandle_t blas;
@@ -403,13 +466,14 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&in, maxbytes));
   CK(cudaMalloc(&out, maxbytes));
   CK(cudaMalloc(&dbad, 8));
-  if (async_only) {  // the 256 MiB square is in `cases`, so the buffers hold it
+  if (async_only || sq_only) {  // the 256 MiB square is in `cases`, so the buffers hold it
     fill_kernel<<<4096, 256>>>(in, maxbytes, 12345u, 1);
     unsigned char* scratch = nullptr;
     const size_t scratch_bytes = 2 * static_cast<size_t>(prop.l2CacheSize);
     CK(cudaMalloc(&scratch, scratch_bytes));
     CK(cudaDeviceSynchronize());
-    async_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad});
+    if (sq_only) sq_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 3);
+    else async_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad});
     cudaFree(scratch);
     cudaFree(in);
     cudaFree(out);

@@ -96,6 +96,69 @@ struct args {
   index_t group0;
 };
 
+/// Issues the cp.async copies of tile t's input chunks (this thread's: chunk column
+/// tid % NCH, rows tid / NCH + j*RPS) into the shared tile whose first 16-byte slot is
+/// `slot0` (async_slot order). Ragged last chunks go byte by byte, zero-filled (see
+/// copy_chunk_clamped); nothing for t past the last tile.
+template <int E, int TR, int NCH, int NT>
+__device__ __forceinline__ void load_tile(const tile_args& a, index_t t, std::uint32_t sbase, u8* sbytes, int slot0,
+                                          int tid) {
+  constexpr int TC = NCH * (16 / E), RPS = NT / NCH, L = TR / RPS;
+  if (t >= a.total) return;
+  const int ch = tid % NCH, row_t = tid / NCH;  // chunk column, first row
+  index_t rows_left, cols_left;
+  const u8* in_t;
+  u8* out_t;
+  best::tile_at<E, TR, TC>(a, t, rows_left, cols_left, in_t, out_t);
+  const int cb = static_cast<int>(cols_left < TC ? cols_left : TC) * E - ch * 16;  // valid bytes
+  const int nb = cb < 0 ? 0 : cb > 16 ? 16 : cb;
+  const u8* p = in_t + row_t * a.ld_in + ch * 16;
+  const index_t step_in = static_cast<index_t>(RPS) * a.ld_in;
+#pragma unroll
+  for (int j = 0; j < L; ++j) {
+    const int r = row_t + j * RPS;
+    if (nb > 0 && r < rows_left) {
+      const std::uint32_t slot = static_cast<std::uint32_t>(slot0 + async_slot<E, TR, NCH>(r, ch)) * 16u;
+      if (nb == 16) {
+        cp_async16(sbase + slot, p + j * step_in, 16);
+      } else {  // a ragged last chunk: byte by byte, zero-filled
+#pragma unroll
+        for (int e = 0; e < 16; ++e) sbytes[slot + e] = e < nb ? p[j * step_in + e] : u8{0};
+      }
+    }
+  }
+}
+
+/// Micro-block mm of tile t (sub-chunk h fastest, then the row block R, then the chunk
+/// column C, as tile_kernel numbers them) read from the shared tile `tile` (async_slot
+/// order), transposed in registers and stored (partial at the tile's ragged edges).
+template <int E, int TR, int NCH, int NT, int MW>
+__device__ __forceinline__ void store_tile_micro(const tile_args& a, index_t t, const std::uint32_t* tile, int mm) {
+  using geom = best::tile_geom<E, TR, NCH, NT, MW>;
+  constexpr int k = geom::k, TC = geom::TC, RN = geom::RN, H = geom::H;
+  constexpr int KW = geom::KW, kk = geom::kk, G = geom::G;
+  const int h = mm % H, R = (mm / H) % RN, C = mm / (H * RN);
+  std::uint32_t w[k][KW];
+#pragma unroll
+  for (int i = 0; i < k; ++i) {
+    const std::uint32_t* src = tile + async_slot<E, TR, NCH>(R * k + i, C) * 4 + h * KW;
+    if constexpr (KW == 1) w[i][0] = *src;  // (ld_words moves 2 or 4 words)
+    else bytes::ld_words<KW>(w[i], reinterpret_cast<const u8*>(src));
+  }
+#pragma unroll
+  for (int g = 0; g < G; ++g) bytes::transpose_block<E, KW, k>(w, g * kk);
+
+  index_t rows_left, cols_left;
+  const u8* in_t;
+  u8* out_t;
+  best::tile_at<E, TR, TC>(a, t, rows_left, cols_left, in_t, out_t);
+  const bool full = rows_left >= TR && cols_left >= TC;
+  u8* o = out_t + static_cast<index_t>(C * k + h * kk) * a.ld_out + R * 16;
+  const int rl = full ? k : static_cast<int>(rows_left < TR ? rows_left : TR) - R * k;
+  const int cl = full ? kk : static_cast<int>(cols_left < TC ? cols_left : TC) - C * k - h * kk;
+  best::store_micro<E, KW, k, kk, G, 16>(w, o, a.ld_out, full, rl, cl);
+}
+
 /// E: element bytes (1, 2); a block owns TPB consecutive tiles of the flat tile index
 /// (TR rows x NCH 16-byte chunks each; a packed batch of matrices of one tile each is
 /// then one contiguous range on both sides) and moves them with NT threads; MW: bytes of
@@ -107,8 +170,7 @@ template <int E, int TR, int NCH, int NT, int MW, int MinBlocks, int TPB>
 __global__ void __launch_bounds__(NT, MinBlocks) async_tile_kernel(args aa) {
   const tile_args& a = aa.t;
   using geom = best::tile_geom<E, TR, NCH, NT, MW>;
-  constexpr int k = geom::k, TC = geom::TC, RPS = geom::RPS, L = geom::L, RN = geom::RN, H = geom::H;
-  constexpr int KW = geom::KW, kk = geom::kk, G = geom::G;
+  constexpr int RN = geom::RN, H = geom::H;
   constexpr int TCH = TR * NCH;          // chunks per tile
   constexpr int MT = RN * NCH * H;       // micro-blocks per tile
   constexpr int MPT = TPB * MT / NT;     // micro-blocks per thread
@@ -116,78 +178,75 @@ __global__ void __launch_bounds__(NT, MinBlocks) async_tile_kernel(args aa) {
   extern __shared__ uint4 smem_raw[];
   const std::uint32_t sbase = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem_raw));
   const std::uint32_t* tiles = reinterpret_cast<const std::uint32_t*>(smem_raw);
-
   const int tid = static_cast<int>(threadIdx.x);
-  const int ch = tid % NCH, row_t = tid / NCH;  // load phase: chunk column, first row
-  const index_t step_in = static_cast<index_t>(RPS) * a.ld_in;
-
-  {
-    const index_t grp = aa.group0 + blockIdx.x;
-    // Load: every chunk of the TPB tiles in flight, one cp.async group per tile.
+  const index_t grp = aa.group0 + blockIdx.x;
+  // Load: every chunk of the TPB tiles in flight, one cp.async group per tile.
 #pragma unroll
-    for (int u = 0; u < TPB; ++u) {
-      const index_t t = grp * TPB + u;
-      if (t < a.total) {
-        index_t rows_left, cols_left;
-        const u8* in_t;
-        u8* out_t;
-        best::tile_at<E, TR, TC>(a, t, rows_left, cols_left, in_t, out_t);
-        const int cb = static_cast<int>(cols_left < TC ? cols_left : TC) * E - ch * 16;  // valid bytes
-        const int nb = cb < 0 ? 0 : cb > 16 ? 16 : cb;
-        const u8* p = in_t + row_t * a.ld_in + ch * 16;
+  for (int u = 0; u < TPB; ++u) {
+    load_tile<E, TR, NCH, NT>(a, grp * TPB + u, sbase, reinterpret_cast<u8*>(smem_raw), u * TCH, tid);
+    cp_commit();
+  }
+  // Store: micro-block m = tid + q*NT of the group (tile m / MT).
 #pragma unroll
-        for (int j = 0; j < L; ++j) {
-          const int r = row_t + j * RPS;
-          if (nb > 0 && r < rows_left) {
-            const std::uint32_t slot = static_cast<std::uint32_t>(u * TCH + async_slot<E, TR, NCH>(r, ch)) * 16u;
-            if (nb == 16) {
-              cp_async16(sbase + slot, p + j * step_in, 16);
-            } else {  // a ragged last chunk: byte by byte (see copy_chunk_clamped), zero-filled
-              u8* d = reinterpret_cast<u8*>(smem_raw) + slot;
-#pragma unroll
-              for (int e = 0; e < 16; ++e) d[e] = e < nb ? p[j * step_in + e] : u8{0};
-            }
-          }
-        }
-      }
-      cp_commit();
+  for (int q = 0; q < MPT; ++q) {
+    // Wait for the last tile this step reads (every thread's, then the barrier).
+    const int need = ((q + 1) * NT - 1) / MT;
+    if (q == 0 || need != (q * NT - 1) / MT) {
+      cp_wait(TPB - 1 - need);
+      __syncthreads();
     }
+    const int m = tid + q * NT, u = m / MT;
+    const index_t t = grp * TPB + u;
+    if (t < a.total) store_tile_micro<E, TR, NCH, NT, MW>(a, t, tiles + u * TCH * 4, m % MT);
+  }
+}
 
-    // Store: micro-block m = tid + q*NT of the group (tile m / MT, then as tile_kernel:
-    // sub-chunk h fastest, then the row block R, then the chunk column C).
+/// The pipelined async tile (route tile_async_pipe, switch best_async_pipe_default): the
+/// same tiles and micro-blocks on resident blocks (grid = blocks that fit at once, from
+/// best.cu) that stride over the groups of TPB tiles with S shared stages: the loads of
+/// the next S - 1 groups are in flight while the block transposes and stores the current
+/// one. Why: on a 32 MiB call (about two waves of one-tile blocks) every block of a wave
+/// loads, then stores, nearly in step, so DRAM reads pause between the waves and at the
+/// start; here a block's next loads are issued before its stores.
+template <int E, int TR, int NCH, int NT, int MW, int MinBlocks, int TPB, int S>
+__global__ void __launch_bounds__(NT, MinBlocks) async_pipe_kernel(args aa) {
+  const tile_args& a = aa.t;
+  using geom = best::tile_geom<E, TR, NCH, NT, MW>;
+  constexpr int RN = geom::RN, H = geom::H;
+  constexpr int TCH = TR * NCH, GCH = TPB * TCH;  // chunks per tile, per stage
+  constexpr int MT = RN * NCH * H;
+  constexpr int MPT = TPB * MT / NT;
+  static_assert(best_async_pipe_valid(E, best_async_pipe{{{TR, NCH, NT, MW, MinBlocks}, TPB}, S}), "async pipe shape");
+  extern __shared__ uint4 smem_raw[];
+  const std::uint32_t sbase = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem_raw));
+  u8* const sbytes = reinterpret_cast<u8*>(smem_raw);
+  const std::uint32_t* tiles = reinterpret_cast<const std::uint32_t*>(smem_raw);
+  const int tid = static_cast<int>(threadIdx.x);
+  const index_t groups = (a.total + TPB - 1) / TPB, G = gridDim.x;
+  auto issue = [&](index_t g, int stage, int tid) {
+#pragma unroll
+    for (int u = 0; u < TPB; ++u) load_tile<E, TR, NCH, NT>(a, g * TPB + u, sbase, sbytes, stage * GCH + u * TCH, tid);
+    cp_commit();  // one group per stage (empty past the last group)
+  };
+  index_t g = aa.group0 + blockIdx.x;
+#pragma unroll
+  for (int s = 0; s < S - 1; ++s) issue(g + s * G, s, tid);
+  for (int stage = 0; g < groups; g += G, stage = stage == S - 1 ? 0 : stage + 1) {
+    // The thread index through an opaque move each iteration: the shared and global
+    // offsets derived from it are recomputed (a few integer operations) instead of hoisted
+    // out of the loop and held in registers (107 registers; spills at 80).
+    const int tid_i = bytes::opaque(tid);
+    // The stage consumed one iteration ago is free (the barrier at the end of it).
+    issue(g + (S - 1) * G, stage == 0 ? S - 1 : stage - 1, tid_i);
+    cp_wait(S - 1);
+    __syncthreads();
 #pragma unroll
     for (int q = 0; q < MPT; ++q) {
-      // Wait for the last tile this step reads (every thread's, then the barrier).
-      const int need = ((q + 1) * NT - 1) / MT;
-      if (q == 0 || need != (q * NT - 1) / MT) {
-        cp_wait(TPB - 1 - need);
-        __syncthreads();
-      }
-      const int m = tid + q * NT, u = m / MT, mm = m % MT;
-      const index_t t = grp * TPB + u;
-      if (t >= a.total) continue;
-      const int h = mm % H, R = (mm / H) % RN, C = mm / (H * RN);
-      std::uint32_t w[k][KW];
-      const std::uint32_t* tile = tiles + u * TCH * 4;
-#pragma unroll
-      for (int i = 0; i < k; ++i) {
-        const std::uint32_t* src = tile + async_slot<E, TR, NCH>(R * k + i, C) * 4 + h * KW;
-        if constexpr (KW == 1) w[i][0] = *src;  // (ld_words moves 2 or 4 words)
-        else bytes::ld_words<KW>(w[i], reinterpret_cast<const u8*>(src));
-      }
-#pragma unroll
-      for (int g = 0; g < G; ++g) bytes::transpose_block<E, KW, k>(w, g * kk);
-
-      index_t rows_left, cols_left;
-      const u8* in_t;
-      u8* out_t;
-      best::tile_at<E, TR, TC>(a, t, rows_left, cols_left, in_t, out_t);
-      const bool full = rows_left >= TR && cols_left >= TC;
-      u8* o = out_t + static_cast<index_t>(C * k + h * kk) * a.ld_out + R * 16;
-      const int rl = full ? k : static_cast<int>(rows_left < TR ? rows_left : TR) - R * k;
-      const int cl = full ? kk : static_cast<int>(cols_left < TC ? cols_left : TC) - C * k - h * kk;
-      best::store_micro<E, KW, k, kk, G, 16>(w, o, a.ld_out, full, rl, cl);
+      const int m = tid_i + q * NT, u = m / MT;
+      const index_t t = g * TPB + u;
+      if (t < a.total) store_tile_micro<E, TR, NCH, NT, MW>(a, t, tiles + (stage * GCH + u * TCH) * 4, m % MT);
     }
+    __syncthreads();
   }
 }
 

@@ -28,12 +28,29 @@ using u8 = unsigned char;
 /// (best.cu, launch<kernel, true>; sm_90+): wait until the grids this one depends on have
 /// finished and their memory is visible, then let the next dependent launch begin while
 /// this grid runs. Both are no-ops when the launch has no programmatic dependency, and
-/// before sm_90.
-__device__ __forceinline__ void dependent_launch_entry() {
+/// before sm_90. (A kernel may also release first and wait just before its first global
+/// access: tile_kernel with LateWait.)
+__device__ __forceinline__ void dependent_launch_wait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void dependent_launch_release() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
+}
+__device__ __forceinline__ void dependent_launch_entry() {
+  dependent_launch_wait();
+  dependent_launch_release();
+}
+
+/// x through a move the compiler cannot see through: values derived from it inside a loop
+/// are recomputed there instead of hoisted out of the loop and held in registers.
+__device__ __forceinline__ int opaque(int x) {
+  int y;
+  asm volatile("mov.b32 %0, %1;" : "=r"(y) : "r"(x));
+  return y;
 }
 #endif
 

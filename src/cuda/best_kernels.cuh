@@ -206,13 +206,17 @@ __device__ __forceinline__ void store_micro(const std::uint32_t (&w)[k][KW], u8*
 /// width in bytes (16 = vector path). A micro-block is k = 16/E shared rows x MW
 /// bytes: G = 16/MW square kk x kk blocks (kk = MW/E) stacked, whose transposes,
 /// side by side, are kk output chunks of 16 bytes.
-template <int E, int TR, int NCH, int NT, int MW, int MinBlocks, int A, int Hint = 0>
+/// LateWait: as a programmatic dependent, release the next launch at once but wait for the
+/// work before this one only just before the first load, so that the tile's index math
+/// overlaps that work's tail (switch best_late_wait_default: tiny calls in CUDA graphs).
+template <int E, int TR, int NCH, int NT, int MW, int MinBlocks, int A, int Hint = 0, bool LateWait = false>
 __global__ void __launch_bounds__(NT, MinBlocks) tile_kernel(tile_args a) {
   using geom = tile_geom<E, TR, NCH, NT, MW>;
   constexpr int k = geom::k, TC = geom::TC, RPS = geom::RPS, L = geom::L;
   constexpr int KW = geom::KW, kk = geom::kk, G = geom::G, MPT = geom::MPT;
   static_assert(best_tile_valid(E, best_tile{TR, NCH, NT, MW, MinBlocks}, false), "tile shape");
-  bytes::dependent_launch_entry();
+  if constexpr (LateWait) bytes::dependent_launch_release();
+  else bytes::dependent_launch_entry();
   extern __shared__ uint4 smem_raw[];
   std::uint32_t* tile = reinterpret_cast<std::uint32_t*>(smem_raw);  // (TR, NCH) chunks, swizzled
 
@@ -241,6 +245,7 @@ __global__ void __launch_bounds__(NT, MinBlocks) tile_kernel(tile_args a) {
     auto piece_off = [](int s, int c) { return A == 16 ? c * 16 : (s * NCH + c) * A; };
     std::uint32_t v[L][4];
     const u8* p = in_t + row_t * a.ld_in;
+    if constexpr (LateWait) bytes::dependent_launch_wait();  // (a no-op after the first tile)
     if (full) {
 #pragma unroll
       for (int j = 0; j < L; ++j) {

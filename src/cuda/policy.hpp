@@ -185,6 +185,8 @@ enum class best_path : int {
   slab_whole_micro_pipe,    ///< slab_whole_micro on resident blocks, the next slab's loads in flight (best_pipe.cuh)
   slab_scatter_micro_halo,  ///< slab_scatter_micro_pipe with a halo: unaligned output rows as whole chunks
   slab_scatter_pipe_halo,   ///< slab_scatter_pipe, the same
+  tile_async_pipe,          ///< tile_async on resident blocks, the next tiles' loads in flight (best_async.cuh)
+  tile_async_pipe_batch,    ///< tile_async_batch, the same
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -215,6 +217,8 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::slab_whole_micro_pipe: return "slab_whole_micro_pipe";
     case best_path::slab_scatter_micro_halo: return "slab_scatter_micro_halo";
     case best_path::slab_scatter_pipe_halo: return "slab_scatter_pipe_halo";
+    case best_path::tile_async_pipe: return "tile_async_pipe";
+    case best_path::tile_async_pipe_batch: return "tile_async_pipe_batch";
   }
   return "?";
 }
@@ -334,6 +338,14 @@ constexpr long long best_dependent_launch_max_blocks = 256;
 constexpr bool best_dependent_launch_on(int cc, long long grid) {
   return best_dependent_launch && cc >= 90 && grid <= best_dependent_launch_max_blocks;
 }
+/// Late wait (switch best_late_wait_default): the narrow tile (the
+/// route of tiny 1-2 byte calls) releases the next launch at once and waits for the work
+/// before it only just before its first load, its index math overlapping that work's
+/// tail; for the tiny graph node of 64 x 256 u8 at 1.51x a memcpy node (docs/RESULTS.md
+/// "Session 5", call 4). On: side by side (docs/RESULTS.md "Session 6", sq round 1, sweep
+/// --graph) that node ran 0.657 -> 0.906 of a memcpy node, 64 x 128 f16 0.863 -> 1.207;
+/// best_next waits first. Not a route: the same path name either way.
+constexpr bool best_late_wait_default = true;
 
 /// Pipelined slabs (best_pipe.cuh: slab_gather_pipe / slab_scatter_pipe, grouped, and
 /// slab_gather_micro_pipe): the slab kernels' phases on resident blocks whose next slab's
@@ -507,8 +519,42 @@ constexpr bool best_async_tile_valid(int elem_size, best_async_tile a) {
 /// that won `best_bench --async` (docs/RESULTS.md "Session 4": the 1-byte async tile;
 /// 4-byte micro-block rows at 5 blocks per SM, 64- and 256-row tiles, 8 matrices per
 /// block lost).
-constexpr best_async_tile best_tile_async_for(int /*elem_size*/, bool batch) {
+/// 2-byte elements (switch best_async_f16_default): the same bytes, 16-byte micro-block
+/// rows (8 x 8 half-words), 2 matrices of 64 x 64 per batch block: measured once in
+/// session 4 (docs/RESULTS.md "Session 4", the 1-byte async tile: "measured once, not
+/// routed").
+constexpr best_async_tile best_tile_async_for(int elem_size, bool batch) {
+  if (elem_size == 2) return batch ? best_async_tile{{64, 8, 128, 16, 8}, 2} : best_async_tile{{128, 16, 256, 16, 4}, 1};
   return batch ? best_async_tile{{64, 4, 128, 8, 8}, 4} : best_async_tile{{128, 16, 256, 8, 4}, 1};
+}
+
+/// The pipelined async tile (async_pipe_kernel, route tile_async_pipe): a best_async_tile
+/// group per stage, `stages` stages per resident block.
+struct best_async_pipe {
+  best_async_tile a;
+  int stages;
+};
+
+constexpr int best_async_pipe_smem(best_async_pipe p) { return p.stages * p.a.tpb * p.a.t.rows * p.a.t.chunks * 16; }
+
+/// The pipelined tile's constraints (async_pipe_kernel static_asserts it; the CPU tests
+/// check every table entry): a valid async group per stage, 2-4 stages, at most 227 KiB.
+constexpr bool best_async_pipe_valid(int elem_size, best_async_pipe p) {
+  return best_async_tile_valid(elem_size, p.a) && p.stages >= 2 && p.stages <= 4 &&
+         best_async_pipe_smem(p) <= 227 * 1024;
+}
+
+/// Geometry of tile_async_pipe (docs/RESULTS.md "Session 6", sq round 1: best_bench --sq,
+/// three rounds, L2 flushed, same run): u8 matrices in 128-row x 128-byte tiles, three
+/// stages, 4 blocks of 48 KiB per SM (0.950-0.958 of memcpy at 5760^2, against 0.917-0.932
+/// for 128 x 256 bytes in two stages and 0.901-0.911 on the async tile); f16 matrices in
+/// 128 x 128 tiles, two stages, 3 blocks of 64 KiB (4096^2: 0.955-0.962, async tile
+/// 0.938-0.942); f16 64 x 64 batches 2 a group, two stages, 6 blocks of 32 KiB
+/// (0.983-0.986, async batch tile 0.965-0.975). The u8 batch entry is not routed (equal to
+/// the async batch tile). 70-76 registers (ptxas, sm_90, nvcc 13.0).
+constexpr best_async_pipe best_tile_async_pipe_for(int elem_size, bool batch) {
+  if (batch) return elem_size == 1 ? best_async_pipe{{{64, 4, 128, 8, 6}, 4}, 2} : best_async_pipe{{{64, 8, 128, 16, 6}, 2}, 2};
+  return elem_size == 1 ? best_async_pipe{{{128, 8, 128, 8, 6}, 1}, 3} : best_async_pipe{{{128, 16, 256, 16, 3}, 1}, 2};
 }
 
 /// Switch of the async routes (best_route_on): true, `best` takes them and `best_next`
@@ -566,11 +612,33 @@ constexpr bool best_in_rows_aligned(const matrix_desc& d, unsigned long long in_
   return best_out_rows_aligned(t, in_addr);
 }
 
-/// Whether a batch of small matrices takes tile_async_batch: 1-byte, 33-64 rows and
-/// columns (the 64 x 64 tile at least a quarter used), 16-byte accesses.
-constexpr bool best_async_batch_fits(const matrix_desc& d, int access) {
-  return d.elem_size == 1 && d.batch > 1 && access == 16 && d.rows > 32 && d.rows <= 64 && d.cols > 32 &&
-         d.cols <= 64;
+/// Whether a batch of small matrices takes tile_async_batch: 1-byte (2-byte: f16 = true),
+/// 33-64 rows and columns (the 64 x 64 tile at least a quarter used), 16-byte accesses.
+constexpr bool best_async_batch_fits(const matrix_desc& d, int access, bool f16 = false) {
+  return (d.elem_size == 1 || (f16 && d.elem_size == 2)) && d.batch > 1 && access == 16 && d.rows > 32 &&
+         d.rows <= 64 && d.cols > 32 && d.cols <= 64;
+}
+
+/// 2-byte elements on the async routes (switch best_async_f16_default; false: only
+/// `best_next` takes them): 64 x 64 batches on the batch tile (in place of tile_narrow)
+/// and aligned matrices of fewer than best_half_max_tiles tiles of 256 rows x 256 bytes
+/// (the 1-byte tile_async range; in place of tile). Session 4's
+/// one measurement: 4096 x 64 x 64 0.969 of memcpy against 0.945, 4096^2 0.945 against
+/// 0.939 (docs/RESULTS.md "Session 4", the 1-byte async tile).
+constexpr bool best_async_f16_default = false;
+/// The pipelined async tile (switch best_async_pipe_default; true: `best` takes it,
+/// `best_next` the routes it replaced) where it won side by side (docs/RESULTS.md
+/// "Session 6", sq round 1, sweep --candidate: u8 5760^2 0.903 -> 0.929 on the first
+/// geometry, f16 4096^2 0.947 -> 0.978, f16 4096 x 64 x 64 0.949 -> 0.991): 1-2 byte
+/// aligned matrices of the async range (in place of tile_async / tile) and f16 33-64 x
+/// 33-64 batches (in place of tile_narrow), of at least best_async_pipe_min_bytes (measured
+/// at 32 MiB; 64 KiB f16 lost: 0.724 against 0.897 on the narrow tile). u8 batches keep
+/// the async batch tile (0.961 against 0.959).
+constexpr bool best_async_pipe_default = true;
+constexpr long long best_async_pipe_min_bytes = 16ll << 20;
+/// Whether the pipelined tile's route takes a matrix (or batch) of `bytes` with E-byte elements.
+constexpr bool best_async_pipe_fits(int elem_size, bool batch, long long bytes) {
+  return bytes >= best_async_pipe_min_bytes && (elem_size == 2 || (elem_size == 1 && !batch));
 }
 
 /// The route a micro-block path refines (slab_gather_micro -> slab_gather, ...); other
@@ -784,9 +852,15 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   if (best_tiny_narrow_on(d.elem_size, candidate) && access == 16 && !batched &&
       mat * E <= best_tiny_bytes && d.rows >= 64 && d.cols * E >= 128)
     return {best_path::tile_narrow, 16, 0};
-  // 1-byte 64 x 64 batches on the cp.async tile (switch best_async_default).
-  const bool async_on = best_route_on(best_async_default, candidate);
-  if (async_on && best_async_batch_fits(d, access)) return {best_path::tile_async_batch, 16, 0};
+  // 1-2 byte 64 x 64 batches on the cp.async tile (switches best_async_default, f16:
+  // best_async_f16_default; pipelined: best_async_pipe_default).
+  const bool pipe_on = best_route_on(best_async_pipe_default, candidate);
+  const bool async_on = E == 1 ? best_route_on(best_async_default, candidate)
+                               : E == 2 && best_route_on(best_async_f16_default, candidate);
+  const long long bytes = d.batch * d.rows * d.cols * E;
+  if (pipe_on && best_async_batch_fits(d, access, true) && best_async_pipe_fits(d.elem_size, true, bytes))
+    return {best_path::tile_async_pipe_batch, 16, 0};
+  if (async_on && best_async_batch_fits(d, access, true)) return {best_path::tile_async_batch, 16, 0};
   // Many small matrices, both sides packed: several whole matrices per block.
   if (batched && d.ld_in == d.cols && d.ld_out == d.rows && d.stride_in == mat && d.stride_out == mat &&
       mat * E <= p.whole_max_bytes && d.rows > 1 && d.cols > 1) {
@@ -871,9 +945,13 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     default: {
       // The half tile where 256-row tiles leave a mostly idle last wave: 5760^2 (529 tiles)
       // ran 0.79 of memcpy against 0.75, 8192^2 (1024 tiles) 0.892 against 0.935 (session 3).
-      const long long tiles = (d.rows + 255) / 256 * ((d.cols + 255) / 256) * d.batch;
+      // (Tiles of 256 rows x 256 bytes: the 1-byte standard tile; the async routes' range.)
+      const long long tiles = (d.rows + 255) / 256 * ((d.cols * E + 255) / 256) * d.batch;
       const bool half = best_route_on(best_half_default, candidate) && E == 1 && tiles < best_half_max_tiles;
-      if (async_on && E == 1 && tiles < best_half_max_tiles) return {best_path::tile_async, 16, 0};
+      if (E <= 2 && tiles < best_half_max_tiles) {
+        if (pipe_on && best_async_pipe_fits(d.elem_size, false, bytes)) return {best_path::tile_async_pipe, 16, 0};
+        if (async_on) return {best_path::tile_async, 16, 0};
+      }
       return {half ? best_path::tile_half : best_path::tile, 16, 0};
     }
   }

@@ -79,7 +79,16 @@ void check_geometry() {
 }  // namespace
 
 TEST(BestAsync, TableEntriesFitTheKernel) {
-  for (bool batch : {false, true}) EXPECT_TRUE(best_async_tile_valid(1, best_tile_async_for(1, batch))) << batch;
+  for (int E : {1, 2})
+    for (bool batch : {false, true}) {
+      EXPECT_TRUE(best_async_tile_valid(E, best_tile_async_for(E, batch))) << E << batch;
+      EXPECT_TRUE(best_async_pipe_valid(E, best_tile_async_pipe_for(E, batch))) << E << batch;
+      // One matrix of 64 x 64 per batch tile; the pipelined tile moves the async tile's group.
+      if (batch) EXPECT_EQ(best_tile_async_for(E, true).t.chunks * 16 / E, 64) << E;
+    }
+  EXPECT_FALSE(best_async_pipe_valid(1, best_async_pipe{best_tile_async_for(1, false), 1}));  // one stage
+  EXPECT_FALSE(best_async_pipe_valid(1, best_async_pipe{{{256, 16, 256, 8, 1}, 1}, 4}));    // 256 KiB
+  EXPECT_FALSE(best_async_pipe_valid(4, best_async_pipe{{{64, 16, 256, 16, 4}, 1}, 2}));    // 4-byte elements
   // The constraints reject what the kernel cannot run.
   EXPECT_FALSE(best_async_tile_valid(4, best_async_tile{{64, 16, 256, 16, 4}, 1}));  // 4-byte elements
   EXPECT_FALSE(best_async_tile_valid(1, best_async_tile{{96, 16, 256, 4, 4}, 1}));   // 6 row blocks
@@ -113,25 +122,36 @@ TEST(BestAsync, PathsUnderTheSwitch) {
   // 1-byte aligned matrices of fewer than best_half_max_tiles standard tiles (above 64 KiB:
   // tiny ones take the narrow tile under the candidate) take the async tile, in place of
   // tile_half (or of tile under its switch); larger keep the tile.
+  // (Calls of at least best_async_pipe_min_bytes take the pipelined tile where its switch
+  // has `on` take it: below.)
+  auto async = [&](long long r, long long c) {
+    return best_route_on(best_async_pipe_default, on) && r * c >= best_async_pipe_min_bytes ? best_path::tile_async_pipe
+                                                                                             : best_path::tile_async;
+  };
   for (auto [r, c] : {std::pair<long long, long long>{5760, 5760}, {1040, 2064}, {304, 400}, {6144, 7936}}) {
-    EXPECT_EQ(path(matrix_desc::packed(r, c, 1), on), best_path::tile_async) << r << "x" << c;
+    EXPECT_EQ(path(matrix_desc::packed(r, c, 1), on), async(r, c)) << r << "x" << c;
     const best_path o = path(matrix_desc::packed(r, c, 1), off);
-    EXPECT_TRUE(o == best_path::tile || o == best_path::tile_half) << best_path_name(o);
+    EXPECT_TRUE(o == best_path::tile || o == best_path::tile_half ||
+                (best_route_on(best_async_pipe_default, off) && o == best_path::tile_async_pipe))
+        << best_path_name(o);
   }
   EXPECT_EQ(path(matrix_desc::packed(16384, 16384, 1), on), best_path::tile);
   EXPECT_EQ(path(matrix_desc::packed(6144, 8192, 1), on), best_path::tile);  // 768 standard tiles
-  EXPECT_EQ(path(matrix_desc::packed(5760, 5760, 1), on, 16, 32), best_path::tile_async);  // aligned offsets
+  EXPECT_EQ(path(matrix_desc::packed(5760, 5760, 1), on, 16, 32), async(5760, 5760));  // aligned offsets
   // 33-64 x 33-64 one-byte batches take the batch geometry, under any layout of 16-byte rows.
   EXPECT_EQ(path(matrix_desc::packed(64, 64, 1, 8192), on), best_path::tile_async_batch);
   EXPECT_EQ(path(matrix_desc::packed(48, 64, 1, 100), on), best_path::tile_async_batch);
   EXPECT_EQ(path(xpose_test::padded(40, 50, 1, 7, 14, 8, 16), on), best_path::tile_async_batch);
-  EXPECT_NE(path(matrix_desc::packed(64, 64, 1, 8192), off), best_path::tile_async_batch);
+  EXPECT_NE(path(matrix_desc::packed(64, 64, 1, 8192), off), best_path::tile_async_batch);  // (maybe pipelined)
   // Not taken: elements offset by one (realigning routes), other element sizes, small
   // matrices, skinny shapes, single 64 x 64 matrices.
   EXPECT_NE(path(matrix_desc::packed(5760, 5760, 1), on, 1, 0), best_path::tile_async);
   EXPECT_NE(path(matrix_desc::packed(64, 64, 1, 8192), on, 0, 1), best_path::tile_async_batch);
-  EXPECT_EQ(path(matrix_desc::packed(4096, 4096, 2), on), best_path::tile);
-  EXPECT_NE(path(matrix_desc::packed(64, 64, 2, 8192), on), best_path::tile_async_batch);
+  // (2-byte elements: their own switch, best_async_f16_default, below.)
+  if (!best_route_on(best_async_f16_default, on) && !best_route_on(best_async_pipe_default, on)) {
+    EXPECT_EQ(path(matrix_desc::packed(4096, 4096, 2), on), best_path::tile);
+    EXPECT_NE(path(matrix_desc::packed(64, 64, 2, 8192), on), best_path::tile_async_batch);
+  }
   EXPECT_NE(path(matrix_desc::packed(32, 32, 1, 32768), on), best_path::tile_async_batch);
   EXPECT_EQ(path(matrix_desc::packed(64, 64, 1), on), best_path::tile_narrow);
   EXPECT_EQ(path(matrix_desc::packed(32, 8388608, 1), on), best_path::tile_few_rows);
@@ -204,4 +224,52 @@ TEST(BestAsync, RealignPathsUnderTheSwitch) {
   }
   for (int E : {4, 8})
     EXPECT_NE(best_path_for(matrix_desc::packed(2047, 2051, E), 0, 0, 90, on).path, best_path::realign_async) << E;
+}
+
+// The pipelined tile (best_async_pipe_default) and the 2-byte async routes
+// (best_async_f16_default), each under the candidate flag that takes it.
+TEST(BestAsync, PipelinedAndTwoBytePathsUnderTheSwitches) {
+  auto path = [](const matrix_desc& d, bool cand, unsigned long long in = 0, unsigned long long out = 0) {
+    return best_path_for(d, in, out, 90, cand).path;
+  };
+  for (bool cand : {false, true}) {
+    const bool pipe = best_route_on(best_async_pipe_default, cand);
+    const bool f16 = best_route_on(best_async_f16_default, cand), u8 = best_route_on(best_async_default, cand);
+    for (int E : {1, 2}) {
+      SCOPED_TRACE(std::to_string(E) + (cand ? " best_next" : " best"));
+      const bool async = E == 1 ? u8 : f16;
+      // Squares of fewer than best_half_max_tiles tiles of 256 rows x 256 bytes; the
+      // pipelined tile from best_async_pipe_min_bytes (16 MiB) on.
+      for (auto [r, c] : {std::pair<long long, long long>{5760 / E, 5760 / E}, {4096, 4096 / E}, {304, 400},
+                          {1040, 2064}, {2048, 8192 / E}, {4096, 4080 / E}}) {
+        const best_path p = path(matrix_desc::packed(r, c, E), cand);
+        const bool big = r * c * E >= (16ll << 20);
+        EXPECT_EQ(best_async_pipe_fits(E, false, r * c * E), big);
+        if (pipe && big) EXPECT_EQ(p, best_path::tile_async_pipe) << r << "x" << c;
+        else if (async) EXPECT_EQ(p, best_path::tile_async) << r << "x" << c;
+        else EXPECT_TRUE(p == best_path::tile || p == best_path::tile_half) << best_path_name(p);
+        EXPECT_EQ(path(matrix_desc::packed(r, c, E), cand, 16, 32), p);  // whole-chunk offsets
+        EXPECT_NE(path(matrix_desc::packed(r, c, E), cand, E, 0), p);    // one element: realigning routes
+      }
+      // 64 x 64 (33-64) batches: pipelined for 2-byte elements from 16 MiB on (4096 x 48 x 64
+      // f16: 24 MiB; 1000 x 64 x 64: 8 MiB).
+      for (auto [r, c] : {std::pair<long long, long long>{64, 64}, {48, 64}, {64, 48}}) {
+        const best_path p = path(matrix_desc::packed(r, c, E, 4096), cand);
+        EXPECT_NE(path(matrix_desc::packed(r, c, E, 1000), cand), best_path::tile_async_pipe_batch);
+        if (pipe && E == 2) EXPECT_EQ(p, best_path::tile_async_pipe_batch) << r << "x" << c;
+        else if (async) EXPECT_EQ(p, best_path::tile_async_batch) << r << "x" << c;
+        else EXPECT_NE(p, best_path::tile_async_batch);
+      }
+      // Out of range: 768 tiles and more, small batches, tiny and skinny matrices.
+      EXPECT_EQ(path(matrix_desc::packed(6144, 8192 / E, E), cand), best_path::tile);
+      EXPECT_EQ(path(matrix_desc::packed(16384, 16384, E), cand), best_path::tile);
+      EXPECT_NE(path(matrix_desc::packed(32, 32, E, 32768), cand), best_path::tile_async_pipe_batch);
+      EXPECT_EQ(path(matrix_desc::packed(64, 64, E), cand), best_path::tile_narrow);
+      EXPECT_EQ(path(matrix_desc::packed(32, 8388608, E), cand), best_path::tile_few_rows);
+    }
+    for (int E : {4, 8, 16}) {
+      EXPECT_EQ(path(matrix_desc::packed(2048 / E * 4, 2048 / E * 4, E), cand), best_path::tile) << E;
+      EXPECT_EQ(path(matrix_desc::packed(64, 64, E, 4096), cand), best_path::tile) << E;
+    }
+  }
 }

@@ -51,11 +51,14 @@ TEST(BestPolicy, EveryTileShapeFitsTheKernels) {
   EXPECT_EQ(best_path_for(xpose::matrix_desc::packed(8192, 8192, 1), 0, 0, 90, !best_half_default).path,
             best_path::tile);  // 1024 standard tiles: the full tile
   // (Under the async switch's candidate flag the 1-byte tiles go to tile_async: test_best_async.cpp.)
-  EXPECT_EQ(best_path_for(sq, 0, 0, 90, best_half_default).path,
-            best_route_on(best_async_default, best_half_default) ? best_path::tile_async : best_path::tile);
-  EXPECT_EQ(best_path_for(sq, 0, 0, 90, !best_half_default).path,
-            best_route_on(best_async_default, !best_half_default) ? best_path::tile_async : best_path::tile_half);
-  for (bool cand : {false, true})
+  // (And under best_async_pipe_default's candidate flag to the pipelined tile: test_best_async.cpp.)
+  if (!best_route_on(best_async_pipe_default, best_half_default))
+    EXPECT_EQ(best_path_for(sq, 0, 0, 90, best_half_default).path,
+              best_route_on(best_async_default, best_half_default) ? best_path::tile_async : best_path::tile);
+  if (!best_route_on(best_async_pipe_default, !best_half_default))
+    EXPECT_EQ(best_path_for(sq, 0, 0, 90, !best_half_default).path,
+              best_route_on(best_async_default, !best_half_default) ? best_path::tile_async : best_path::tile_half);
+  for (bool cand : {false, true})  // 1035 tiles of 256 x 256 bytes: above the async range
     EXPECT_EQ(best_path_for(xpose::matrix_desc::packed(5760, 5760, 2), 0, 0, 90, cand).path, best_path::tile);
   // 32-64 aligned f32 rows: the tile under the flag where best_f32_rows_tile_default's
   // route is on, the gather slab under the other; unaligned rows keep the slab.
@@ -143,7 +146,8 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
   // 64x64 batches: whole matrices for 1-byte elements; the measured tile for wider ones.
   EXPECT_EQ(path_of(matrix_desc::packed(64, 64, 1, 10000)),
             best_route_on(best_async_default, false) ? best_path::tile_async_batch : best_path::slab_whole);
-  EXPECT_EQ(path_of(matrix_desc::packed(64, 64, 2, 10000)), best_path::tile_narrow);
+  EXPECT_EQ(path_of(matrix_desc::packed(64, 64, 2, 10000)),
+            best_route_on(best_async_pipe_default, false) ? best_path::tile_async_pipe_batch : best_path::tile_narrow);
   EXPECT_EQ(path_of(matrix_desc::packed(32, 32, 2, 10000)), best_path::slab_whole);
   // 32 x N c128: the tile (slabs for 16-byte elements up to 16 rows).
   EXPECT_EQ(path_of(matrix_desc::packed(32, 100000, 16)), best_path::tile);

@@ -7,7 +7,9 @@
 // reference on a 0xFF-poisoned output (best_check.hpp). Skip without a GPU.
 #include <cuda_runtime.h>
 
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include "best_check.hpp"
 
@@ -16,6 +18,14 @@ using xpose::detail::best_path;
 
 namespace {
 constexpr bool on = !xpose::detail::best_async_default;  // candidate flag of the async route
+// The route of an aligned 1-byte matrix of the async range under the flag `on`: the
+// pipelined tile where its switch has that flag take it and the call moves at least
+// best_async_pipe_min_bytes, else the async tile.
+best_path u8_async_route(const matrix_desc& d) {
+  const bool pipe = xpose::detail::best_route_on(xpose::detail::best_async_pipe_default, on) &&
+                    d.rows * d.cols * d.batch >= xpose::detail::best_async_pipe_min_bytes;
+  return pipe ? best_path::tile_async_pipe : best_path::tile_async;
+}
 }
 
 // (Shapes above best_tiny_bytes: tiny 1-byte matrices take the narrow tile under the candidate.)
@@ -24,8 +34,8 @@ TEST(BestAsync, SquaresAndRaggedTiles) {
   for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{
            {256, 512}, {304, 400}, {1040, 2064}, {4096, 4096}, {5760, 5760}, {2064, 1040}, {144, 4112}}) {
     const matrix_desc d = matrix_desc::packed(r, c, 1);
-    check_best(d, static_cast<std::uint64_t>(r * 3 + c), 0, 0, best_path::tile_async, on);
-    check_best(d, 7, 16, 48, best_path::tile_async, on);  // whole-chunk offsets
+    check_best(d, static_cast<std::uint64_t>(r * 3 + c), 0, 0, u8_async_route(d), on);
+    check_best(d, 7, 16, 48, u8_async_route(d), on);  // whole-chunk offsets
     check_best(d, 8, 1, 0, std::nullopt, on);             // one element: realigning routes
     check_best(d, 9, 0, 1, std::nullopt, on);
     if (HasFatalFailure()) return;
@@ -94,4 +104,86 @@ TEST(BestAsync, RealignEveryOffset) {
     check_realign(matrix_desc::packed(5759, 5763, es), 172, 0, 0);
     if (HasFatalFailure()) return;
   }
+}
+
+namespace {
+using xpose::detail::best_route_on;
+// The route of an aligned 1-2 byte matrix (or 33-64 x 33-64 batch) in the async range
+// under candidate flag `cand`: the pipelined tile where best_async_pipe_default has it on
+// and the call fits it (best_async_pipe_fits: at least best_async_pipe_min_bytes; batches
+// only of 2-byte elements), else the async tile where its switch (u8: best_async_default,
+// f16: best_async_f16_default) has it on, else the register tiles of before (not
+// asserted: std::nullopt).
+std::optional<best_path> async_route(const matrix_desc& d, bool batch, bool cand) {
+  const long long bytes = d.rows * d.cols * d.batch * d.elem_size;
+  if (best_route_on(xpose::detail::best_async_pipe_default, cand) &&
+      xpose::detail::best_async_pipe_fits(d.elem_size, batch, bytes))
+    return batch ? best_path::tile_async_pipe_batch : best_path::tile_async_pipe;
+  const bool on = d.elem_size == 1 ? best_route_on(xpose::detail::best_async_default, cand)
+                                   : best_route_on(xpose::detail::best_async_f16_default, cand);
+  if (on) return batch ? best_path::tile_async_batch : best_path::tile_async;
+  return std::nullopt;
+}
+}  // namespace
+
+// The pipelined async tile (tile_async_pipe; switch best_async_pipe_default) and the
+// 2-byte async tile (best_async_f16_default), under both flags: full and ragged tiles
+// (4112^2 u8 and 3008 x 2832 f16: ragged against every tile, above the pipelined tile's
+// minimum), more tile groups than resident blocks (each block strides over several, the
+// stages wrap) and fewer, whole-chunk offsets, padded rows ending inside a chunk;
+// one-element offsets leave the routes.
+TEST(BestAsync, PipelinedAndTwoByteTiles) {
+  REQUIRE_GPU();
+  for (bool cand : {false, true})
+    for (int es : {1, 2}) {
+      for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{{304, 400},
+                                                                  {1040, 2064},
+                                                                  {144, 4112},
+                                                                  {4096, 4096 / es},
+                                                                  {5760 / es, 5760 / es},
+                                                                  {4112, 4112 / es},
+                                                                  {3008, 2832}}) {
+        const matrix_desc d = matrix_desc::packed(r, c, es);
+        // The async range: fewer than best_half_max_tiles tiles of 256 rows x 256 bytes.
+        const bool in_range = (r + 255) / 256 * ((c * es + 255) / 256) < xpose::detail::best_half_max_tiles;
+        const auto route = in_range ? async_route(d, false, cand) : std::nullopt;
+        check_best(d, static_cast<std::uint64_t>(r * 3 + c + es), 0, 0, route, cand);
+        if (!in_range) continue;
+        check_best(d, 7, 16 / es, 48 / es, route, cand);  // whole-chunk offsets
+        check_best(d, 8, 1, 0, std::nullopt, cand);       // one element: realigning routes
+        check_best(d, 9, 0, 1, std::nullopt, cand);
+        if (HasFatalFailure()) return;
+      }
+      const index_t v = 16 / es;
+      for (const matrix_desc& d : {padded(300, 500, es, 1, v - 500 % v, v - 300 % v, 0),
+                                   padded(4097, 4111, es, 1, v - 4111 % v + v, v - 4097 % v, 0),
+                                   padded(257, 131, es, 3, v - 131 % v, v - 257 % v, v),
+                                   padded(1000, 1100, es, 9, v - 1100 % v, v - 1000 % v, v)})  // batches
+        check_best(d, 20, v, 0, async_route(d, false, cand), cand);
+      if (HasFatalFailure()) return;
+    }
+}
+
+// 33-64 x 33-64 batches (tile_async_pipe_batch / tile_async_batch) under both flags: more
+// groups than resident blocks, a partial last group, one input for many outputs.
+TEST(BestAsync, PipelinedAndTwoByteBatches) {
+  REQUIRE_GPU();
+  for (bool cand : {false, true})
+    for (int es : {1, 2}) {
+      const index_t v = 16 / es;
+      auto check = [&](const matrix_desc& d, std::uint64_t seed, index_t oi, index_t oo) {
+        check_best(d, seed, oi, oo, async_route(d, true, cand), cand);
+      };
+      check(matrix_desc::packed(64, 64, es, 8192 / es), 40, 0, 0);
+      check(matrix_desc::packed(64, 64, es, 10001), 41, v, 2 * v);  // last group partial
+      check(matrix_desc::packed(64, 64, es, 3), 42, 0, 0);
+      check(matrix_desc::packed(48, 64, es, 7777), 43, 0, 0);
+      check(matrix_desc::packed(64, 48, es, 777), 44, 0, 0);
+      check(padded(40, 56, es, 7001, v - 56 % v, v - 40 % v, v), 45, 0, 0);
+      matrix_desc one_input = matrix_desc::packed(64, 64, es, 5000);
+      one_input.stride_in = 0;  // one input, many outputs
+      check(one_input, 46, 0, 0);
+      check_best(matrix_desc::packed(64, 64, es, 300), 47, 1, 1, std::nullopt, cand);  // offsets by one element
+      if (HasFatalFailure()) return;
+    }
 }

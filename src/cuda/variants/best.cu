@@ -141,10 +141,17 @@ status tile_path(const void* in, void* out, const matrix_desc& d, const target& 
   constexpr best_tile T = tile_of<E, K>();
   constexpr auto kernel = best::tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, A>;
   const tile_args a = make_tile_args<E>(in, out, d, T);
-  return launch<kernel, true>(T.threads, T.rows * T.chunks * 16, a.total, a, tg, "best tile kernel launch");
+  const char* what = "best tile kernel launch";
+  // The narrow tile (tiny 1-2 byte calls) waiting late (switch best_late_wait_default).
+  if constexpr (K == narrow_tile && A == 16)
+    if (best_route_on(best_late_wait_default, tg.candidate)) {
+      constexpr auto late = best::tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, A, 0, true>;
+      return launch<late, true>(T.threads, T.rows * T.chunks * 16, a.total, a, tg, what);
+    }
+  return launch<kernel, true>(T.threads, T.rows * T.chunks * 16, a.total, a, tg, what);
 }
 
-// The cp.async tile (1-byte elements; best_tile_async_for): one block per tpb tiles.
+// The cp.async tile (1-2 byte elements; best_tile_async_for): one block per tpb tiles.
 template <int E, bool Batch>
 status async_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr best_async_tile T = best_tile_async_for(E, Batch);
@@ -159,6 +166,23 @@ status async_path(const void* in, void* out, const matrix_desc& d, const target&
         !s.ok())
       return s;
   return {};
+}
+
+// The pipelined cp.async tile (1-2 byte elements; best_tile_async_pipe_for): resident
+// blocks (as many as fit, cached per kernel and device) stride over the groups.
+template <int E, bool Batch>
+status async_pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  constexpr best_async_pipe P = best_tile_async_pipe_for(E, Batch);
+  constexpr best_tile t = P.a.t;
+  constexpr auto kernel =
+      async_tile::async_pipe_kernel<E, t.rows, t.chunks, t.threads, t.micro_bytes, t.min_blocks, P.a.tpb, P.stages>;
+  constexpr int smem = best_async_pipe_smem(P);
+  const async_tile::args a{make_tile_args<E>(in, out, d, t), 0};
+  int occ = 0, sms = 0;
+  if (status s = resident_blocks<kernel>(tg.dev, t.threads, smem, &occ); !s.ok()) return s;
+  if (status s = sm_count(tg.dev, &sms); !s.ok()) return s;
+  const index_t groups = (a.t.total + P.a.tpb - 1) / P.a.tpb, n = static_cast<index_t>(occ) * sms;
+  return launch<kernel>(t.threads, smem, groups < n ? groups : n, a, tg, "best async pipe kernel launch");
 }
 
 // The realigning tile with cp.async (1-2 byte elements; best_tile_async_realign_for).
@@ -408,10 +432,16 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       if constexpr (E == 1) return tile_path<E, 16, half_tile>(in, out, d, tg);
       break;
     case best_path::tile_async:
-      if constexpr (E == 1) return async_path<E, false>(in, out, d, tg);
+      if constexpr (E <= 2) return async_path<E, false>(in, out, d, tg);
       break;
     case best_path::tile_async_batch:
-      if constexpr (E == 1) return async_path<E, true>(in, out, d, tg);
+      if constexpr (E <= 2) return async_path<E, true>(in, out, d, tg);
+      break;
+    case best_path::tile_async_pipe:
+      if constexpr (E <= 2) return async_pipe_path<E, false>(in, out, d, tg);
+      break;
+    case best_path::tile_async_pipe_batch:
+      if constexpr (E <= 2) return async_pipe_path<E, true>(in, out, d, tg);
       break;
     case best_path::realign_async:
       if constexpr (E <= 2) return async_realign_path<E>(in, out, d, tg);

@@ -70,18 +70,20 @@ XPOSE_HDI void fetch16(const args& a, u8* dst, const u8* src) {
 /// fold_swizzle). gather: rows (and the grouped kernel's staging), then two raw row
 /// buffers; when every segment is 16-byte aligned the rows need no realigning pass, so
 /// raw buffer 0 is the rows area itself. halo: scatter slabs with the next slab's first
-/// 16/E positions (make_args; the staging buffers hold them too).
+/// 16/E positions (make_args; the staging buffers hold them too). halo with gather: the
+/// shift kernels (the middle phase reads the raw rows, row_phase): no rows area of its own.
 template <int E>
 args make_pipe_args(int m, const void* in, void* out, const matrix_desc& d, const void* in_end, int slab_bytes,
                     bool micro = false, bool halo = false) {
-  args a = make_args<E>(m, in, out, d, in_end, slab_bytes, !micro || m == whole, halo);
+  args a = make_args<E>(m, in, out, d, in_end, slab_bytes, !micro || m == whole, halo && m != gather);
   if (m == gather) {
     const bool aligned = addr16(in) == 0 && (d.ld_in * E) % 16 == 0 && (d.batch <= 1 || (d.stride_in * E) % 16 == 0);
+    const bool raw = aligned || halo;  // the rows are read where they were loaded
     const int rows = static_cast<int>(a.S) * a.pitch;
     a.realign = aligned ? 0 : 1;
-    a.pipe_buf = aligned ? 0 : a.smem;
-    a.pipe_step = aligned ? a.smem : rows;
-    a.smem += aligned ? rows : 2 * rows;
+    a.pipe_buf = raw ? 0 : a.smem;
+    a.pipe_step = raw ? a.smem : rows;
+    a.smem += raw ? rows : 2 * rows;
   } else if (m == whole) {
     // Load buffer 0 is make_args' input staging at 0, the output staging follows it, then
     // load buffer 1 (the same size as buffer 0).
@@ -171,10 +173,10 @@ XPOSE_HDI void pipe_realign(const args& a, const pos& p, const u8* raw, u8* sm, 
 }
 
 /// The middle phase of slab p, loaded into buffer buf: gather (after pipe_realign when
-/// a.realign) rows -> staging; scatter staging buffer -> rows.
-template <int E, int M, int SS>
+/// a.realign, or SH: the raw rows of buf) rows -> staging; scatter staging buffer -> rows.
+template <int E, int M, int SS, bool SH = false>
 XPOSE_HDI void pipe_mid(const args& a, const divisors& dv, const pos& p, u8* sm, u8* buf, int tid, int nt) {
-  if constexpr (M == gather) mid_phase<E, M, SS>(a, dv, p, a.realign ? sm : buf, sm + a.stage, tid, nt);
+  if constexpr (M == gather) mid_phase<E, M, SS, SH>(a, dv, p, a.realign && !SH ? sm : buf, sm + a.stage, tid, nt);
   else mid_phase<E, M, SS>(a, dv, p, sm, buf, tid, nt);
 }
 
@@ -183,11 +185,15 @@ XPOSE_HDI void pipe_mid(const args& a, const divisors& dv, const pos& p, u8* sm,
 /// loads are issued before slab i's middle phase. MINB caps the registers. MW > 0: the
 /// micro-block kernels (short side SS = 0, any multiple of 16/E): the gather's block
 /// phase stores straight from the rows (no staging, no write phase); the scatter's reads
-/// the staged chunks into the rows, then the write phase. H: scatter slabs with a halo
-/// (loaded_with_halo: loads and rows; write_phase: whole chunks).
+/// the staged chunks into the rows, then the write phase. H, the unaligned rows side:
+/// scatter slabs with a halo (HS; loaded_with_halo: loads and rows; write_phase: whole
+/// chunks); gathers shift their raw rows in the middle phase's reads (SH; no realigning
+/// pass, no rows area).
 template <int E, int M, int NT, int SS, int MINB, int MW = 0, bool H = false>
 __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
   static_assert((SS > 0) != (MW > 0) && (M != whole || MW > 0), "pipelined grouped or micro-block slabs");
+  static_assert(!H || M != whole, "halo / shift: gather and scatter slabs");
+  constexpr bool HS = H && M == scatter, SH = H && M == gather;
   extern __shared__ uint4 smem_raw[];
   u8* sm = reinterpret_cast<u8*>(smem_raw);
   const int tid = static_cast<int>(threadIdx.x);
@@ -195,30 +201,30 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
   const bytes::fdiv by_nb(MW > 0 ? static_cast<int>(a.S) * E / 16 : 1);
   i64 t = blockIdx.x;
   if (t >= a.total) return;
-  pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, H>(a, slab_at<E, M>(a, t)), pipe_buffer(a, sm, 0), tid, NT);
+  pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, HS>(a, slab_at<E, M>(a, t)), pipe_buffer(a, sm, 0), tid, NT);
   async_commit();
   for (int i = 0; t < a.total; t += gridDim.x, ++i) {
     const pos p = slab_at<E, M>(a, t);
-    const pos& q = loaded_with_halo<E, H>(a, p);  // (H: a temporary, its life extended)
+    const pos& q = loaded_with_halo<E, HS>(a, p);  // (H: a temporary, its life extended)
     // Micro gather: slab i-1's block phase may still read buffer (i+1) % 2 (aligned rows).
     if constexpr (MW > 0 && M == gather) __syncthreads();
     // Buffer (i+1) % 2 was last read by slab i-1's middle (or realign) phase, which a
     // barrier of iteration i-1 closed.
     if (t + gridDim.x < a.total)
-      pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, H>(a, slab_at<E, M>(a, t + gridDim.x)), pipe_buffer(a, sm, i + 1),
+      pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, HS>(a, slab_at<E, M>(a, t + gridDim.x)), pipe_buffer(a, sm, i + 1),
                                tid, NT);
     async_commit();
     async_wait_all_but_newest();
     __syncthreads();  // slab i's chunks visible; slab i-1's write phase done with rows / staging
     u8* const buf = pipe_buffer(a, sm, i);
     if constexpr (M == gather) {
-      if (a.realign) {
+      if (a.realign && !SH) {
         pipe_realign<E, SS>(a, p, buf, sm, tid, NT);
         __syncthreads();
       }
     }
     if constexpr (MW > 0 && M == gather) {
-      block_phase<E, M, MW>(a, by_nb, p, a.realign ? sm : buf, tid, NT);
+      block_phase<E, M, MW, SH>(a, by_nb, p, a.realign && !SH ? sm : buf, tid, NT);
     } else if constexpr (MW > 0 && M == whole) {
       block_phase<E, M, MW>(a, by_nb, p, sm, tid, NT, buf);
       __syncthreads();
@@ -226,11 +232,11 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
     } else if constexpr (MW > 0) {
       side_blocks<E, M, MW>(a, by_nb, q, sm, tid, NT, buf);
       __syncthreads();
-      write_phase<E, M, 0, MW, H>(a, dv, p, sm, tid, NT);
+      write_phase<E, M, 0, MW, HS>(a, dv, p, sm, tid, NT);
     } else {
-      pipe_mid<E, M, SS>(a, dv, q, sm, buf, tid, NT);
+      pipe_mid<E, M, SS, SH>(a, dv, q, sm, buf, tid, NT);
       __syncthreads();
-      write_phase<E, M, SS, 0, H>(a, dv, p, sm, tid, NT);
+      write_phase<E, M, SS, 0, HS>(a, dv, p, sm, tid, NT);
     }
   }
 }

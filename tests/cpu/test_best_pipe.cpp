@@ -25,14 +25,16 @@ using u8 = unsigned char;
 
 namespace {
 
-// Every block of pipe_kernel<E, M, .., SS, .., MW, H> with `grid` resident blocks of nt threads.
+// Every block of pipe_kernel<E, M, .., SS, .., MW, H> with `grid` resident blocks of nt threads
+// (H: the scatter's halo HS, the gather's shifted raw rows SH).
 template <int E, int M, int SS, int MW = 0, bool H = false>
 void emulate_pipe(const slab::args& a, int nt, long long grid) {
+  constexpr bool HS = H && M == slab::scatter, SH = H && M == slab::gather;
   std::vector<u8> store(static_cast<std::size_t>(a.smem) + 16);
   u8* sm = store.data() + (16 - reinterpret_cast<std::uintptr_t>(store.data()) % 16) % 16;
   const slab::divisors dv(a);
   const xpose::detail::bytes::fdiv by_nb(MW > 0 ? static_cast<int>(a.S) * E / 16 : 1);
-  auto loaded = [&](long long t) { return slab::loaded_with_halo<E, H>(a, slab::slab_at<E, M>(a, t)); };
+  auto loaded = [&](long long t) { return slab::loaded_with_halo<E, HS>(a, slab::slab_at<E, M>(a, t)); };
   for (long long b = 0; b < grid && b < a.total; ++b) {
     std::fill(sm, sm + a.smem, static_cast<u8>(0xCD));
     for (int tid = 0; tid < nt; ++tid) slab::pipe_issue<E, M, SS, MW>(a, loaded(b), slab::pipe_buffer(a, sm, 0), tid, nt);
@@ -43,19 +45,20 @@ void emulate_pipe(const slab::args& a, int nt, long long grid) {
         for (int tid = 0; tid < nt; ++tid)
           slab::pipe_issue<E, M, SS, MW>(a, loaded(t + grid), slab::pipe_buffer(a, sm, i + 1), tid, nt);
       u8* const buf = slab::pipe_buffer(a, sm, i);
-      if (M == slab::gather && a.realign)
+      if (M == slab::gather && a.realign && !SH)
         for (int tid = 0; tid < nt; ++tid) slab::pipe_realign<E, SS>(a, p, buf, sm, tid, nt);
       if constexpr (MW > 0 && M == slab::gather) {
-        for (int tid = 0; tid < nt; ++tid) slab::block_phase<E, M, MW>(a, by_nb, p, a.realign ? sm : buf, tid, nt);
+        for (int tid = 0; tid < nt; ++tid)
+          slab::block_phase<E, M, MW, SH>(a, by_nb, p, a.realign && !SH ? sm : buf, tid, nt);
       } else if constexpr (MW > 0 && M == slab::whole) {
         for (int tid = 0; tid < nt; ++tid) slab::block_phase<E, M, MW>(a, by_nb, p, sm, tid, nt, buf);
         for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, 0, MW>(a, dv, p, sm, tid, nt);
       } else if constexpr (MW > 0) {
         for (int tid = 0; tid < nt; ++tid) slab::side_blocks<E, M, MW>(a, by_nb, q, sm, tid, nt, buf);
-        for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, 0, MW, H>(a, dv, p, sm, tid, nt);
+        for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, 0, MW, HS>(a, dv, p, sm, tid, nt);
       } else {
-        for (int tid = 0; tid < nt; ++tid) slab::pipe_mid<E, M, SS>(a, dv, q, sm, buf, tid, nt);
-        for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, SS, 0, H>(a, dv, p, sm, tid, nt);
+        for (int tid = 0; tid < nt; ++tid) slab::pipe_mid<E, M, SS, SH>(a, dv, q, sm, buf, tid, nt);
+        for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, SS, 0, HS>(a, dv, p, sm, tid, nt);
       }
     }
   }
@@ -79,7 +82,8 @@ void emulate_side(const slab::args& a, int nt, long long grid, int side) {
   }
 }
 
-// micro > 0: the micro-block kernel with micro-byte rows. halo: the scatter's halo kernel.
+// micro > 0: the micro-block kernel with micro-byte rows. halo: the scatter's halo kernel,
+// the gather's shift kernel.
 template <int E>
 void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long long off_out, int slab_bytes, int nt,
                 long long grid, int micro = 0, bool halo = false) {
@@ -92,7 +96,8 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
     const slab::args a = slab::make_pipe_args<E>(mode, pin, pout, d, in_end, slab_bytes, micro > 0, halo);
     ASSERT_GT(a.total, 0);
     ASSERT_LE(a.smem, slab::pipe_smem_max<E>(mode, side, slab_bytes, micro > 0, halo));
-    ASSERT_TRUE(!halo || mode == slab::scatter);
+    // Shift gathers: the rows area is the load buffer (no realigning pass).
+    if (halo && mode == slab::gather) ASSERT_EQ(a.pipe_buf, 0);
     if (micro > 0) {
       // The micro-block kernels' preconditions (best_path_for): whole chunks per position,
       // every slab's packed side 16-byte aligned.
@@ -101,14 +106,16 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
       ASSERT_EQ((mode == slab::gather ? a.stride_out : a.stride_in) % 16, 0);
       auto run = [&](auto mw) {
         constexpr int MW = decltype(mw)::value;
-        if (mode == slab::gather) emulate_pipe<E, slab::gather, 0, MW>(a, nt, grid);
+        if (mode == slab::gather && halo) emulate_pipe<E, slab::gather, 0, MW, true>(a, nt, grid);
+        else if (mode == slab::gather) emulate_pipe<E, slab::gather, 0, MW>(a, nt, grid);
         else if (halo) emulate_pipe<E, slab::scatter, 0, MW, true>(a, nt, grid);
         else emulate_pipe<E, slab::scatter, 0, MW>(a, nt, grid);
       };
       if (micro == 4) run(std::integral_constant<int, 4>{});
       else if (micro == 8) run(std::integral_constant<int, 8>{});
       else run(std::integral_constant<int, 16>{});
-    } else if (mode == slab::gather) emulate_side<E, slab::gather>(a, nt, grid, side);
+    } else if (mode == slab::gather && halo) emulate_side<E, slab::gather, true>(a, nt, grid, side);
+    else if (mode == slab::gather) emulate_side<E, slab::gather>(a, nt, grid, side);
     else if (halo) emulate_side<E, slab::scatter, true>(a, nt, grid, side);
     else emulate_side<E, slab::scatter>(a, nt, grid, side);
   });
@@ -117,9 +124,10 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
 // Every pipelined side; production slabs and small ones (many slabs per block, ragged
 // last slab); one resident block, a few, and one per slab; whole groups and ragged ends;
 // aligned segments (no realigning pass) and unaligned ones (offsets, odd rows, gaps).
-// halo: the scatters' halo kernel (every layout's scatter).
+// halo: the scatters' halo kernel (every layout's scatter); shift: the gathers' shift kernel
+// (every layout's gather).
 template <int E>
-void pipe_cases(bool halo = false) {
+void pipe_cases(bool halo = false, bool shift = false) {
   constexpr long long k = 16 / E;
   const int prod = best_class_policy_for(90, E).slab_bytes;
   for (int s : best_pipe_sides) {
@@ -128,7 +136,11 @@ void pipe_cases(bool halo = false) {
         for (long long L : {1LL, k - 1, 5 * k + 3, 301LL, 4 * k * 17 + 5, 64 * k}) {
           if (bytes == prod && L < 64) continue;  // one short slab: the small slabs cover it
           xpose_test::slab_layouts(E, s, L, [&](int mode, const xpose::matrix_desc& d, long long oi, long long oo) {
-            if (!halo || mode == slab::scatter) check_pipe<E>(mode, d, oi, oo, bytes, nt, grid, 0, halo);
+            if (shift) {
+              if (mode == slab::gather) check_pipe<E>(mode, d, oi, oo, bytes, nt, grid, 0, true);
+            } else if (!halo || mode == slab::scatter) {
+              check_pipe<E>(mode, d, oi, oo, bytes, nt, grid, 0, halo);
+            }
           });
           if (::testing::Test::HasFatalFailure()) return;
         }
@@ -141,9 +153,10 @@ void pipe_cases(bool halo = false) {
 // width, ragged position blocks, the unaligned side at any offset, padded and gapped; the
 // packed side aligned (offsets of whole chunks).
 // halo: the scatters' halo kernel, also on slabs as long as the halo (span k: last slabs
-// shorter than it) and output rows k - 1 elements off.
+// shorter than it) and output rows k - 1 elements off. shift: the gathers' shift kernel,
+// the same slabs and offsets.
 template <int E>
-void micro_pipe_cases(bool halo = false) {
+void micro_pipe_cases(bool halo = false, bool shift = false) {
   constexpr long long k = 16 / E;
   const int prod = best_class_policy_for(90, E).slab_bytes;
   for (int mw : {4, 8, 16}) {
@@ -151,16 +164,18 @@ void micro_pipe_cases(bool halo = false) {
     for (long long s : {k, 3 * k, 8 * k}) {
       if (s * E > best_class_policy_for(90, E).slab_max_short_bytes) continue;
       for (int bytes : {prod, static_cast<int>(64 * E * s), static_cast<int>(2 * k * E * s)}) {
-        if (!halo && bytes == 2 * k * E * s) continue;
+        const bool all = halo || shift;
+        if (!all && bytes == 2 * k * E * s) continue;
         for (auto [nt, grid] : {std::pair<int, long long>{best_slab_threads, 2}, {7, 1}, {64, 1 << 30}}) {
           for (long long L : {1LL, k + 3, 5 * k + 3, 301LL, 64 * k + 5}) {
-            if (!halo && L == 5 * k + 3) continue;
+            if (!all && L == 5 * k + 3) continue;
             for (auto [oi, oo] : {std::pair<long long, long long>{0, 0}, {1, 0}, {3, k}, {k - 1, 0}}) {
-              if (!halo && oi == k - 1) continue;
+              if (!all && oi == k - 1) continue;
               if (!halo) {
-                check_pipe<E>(slab::gather, padded(s, L, E, 3, oi, 0, 2 * k), oi, oo, bytes, nt, grid, mw);
-                check_pipe<E>(slab::gather, xpose::matrix_desc::packed(s, L, E, 2), oi, oo, bytes, nt, grid, mw);
+                check_pipe<E>(slab::gather, padded(s, L, E, 3, oi, 0, 2 * k), oi, oo, bytes, nt, grid, mw, shift);
+                check_pipe<E>(slab::gather, xpose::matrix_desc::packed(s, L, E, 2), oi, oo, bytes, nt, grid, mw, shift);
               }
+              if (shift) continue;
               // scatter: the packed input aligned, the output at any offset, padded, gapped.
               check_pipe<E>(slab::scatter, padded(L, s, E, 3, 0, oi, 2 * k), oo, oi, bytes, nt, grid, mw, halo);
               check_pipe<E>(slab::scatter, xpose::matrix_desc::packed(L, s, E, 2), oo, oi, bytes, nt, grid, mw, halo);
@@ -307,6 +322,29 @@ TEST(BestPipeEmulation, HaloMicro2) { micro_pipe_cases<2>(true); }
 TEST(BestPipeEmulation, HaloGrouped1) { pipe_cases<1>(true); }
 TEST(BestPipeEmulation, HaloGrouped2) { pipe_cases<2>(true); }
 
+TEST(BestPipeEmulation, ShiftMicro1) { micro_pipe_cases<1>(false, true); }
+TEST(BestPipeEmulation, ShiftMicro2) { micro_pipe_cases<2>(false, true); }
+TEST(BestPipeEmulation, ShiftGrouped1) { pipe_cases<1>(false, true); }
+TEST(BestPipeEmulation, ShiftGrouped2) { pipe_cases<2>(false, true); }
+
+// Shift gathers: every input offset from the 16-byte grid (each row its own phase: odd
+// and padded rows, gapped batches), the micro-block and grouped kernels, many slabs per
+// block and the input's end inside a segment's last cover chunk.
+TEST(BestPipeEmulation, ShiftOffsets) {
+  for (long long oi = 0; oi < 16; ++oi)
+    for (long long L : {35LL, 50LL, 301LL}) {
+      check_pipe<1>(slab::gather, xpose::matrix_desc::packed(32, L, 1, 3), oi, 0, 32 * 32, 32, 2, 8, true);
+      check_pipe<1>(slab::gather, padded(48, L, 1, 2, 5, 0, 16), oi, 0, 48 * 16, 64, 1, 8, true);
+      check_pipe<1>(slab::gather, padded(6, L, 1, 2, 3, 0, 5), oi, oi, 16 * 6 * 3, 32, 3, 0, true);
+      check_pipe<1>(slab::gather, padded(2, L, 1, 3, 1, 0, 9), oi, 1, 16 * 2 * 2, 32, 2, 0, true);
+      if (oi < 8) {
+        check_pipe<2>(slab::gather, xpose::matrix_desc::packed(24, L, 2, 2), oi, 0, 24 * 32, 32, 2, 8, true);
+        check_pipe<2>(slab::gather, padded(12, L, 2, 2, 1, 0, 3), oi, oi, 12 * 2 * 16, 32, 2, 0, true);
+      }
+      if (HasFatalFailure()) return;
+    }
+}
+
 // Every output offset from the 16-byte grid, odd long sides, the pipelined micro-block
 // width, last slabs shorter than the halo and the input's end inside a halo.
 TEST(BestPipeEmulation, HaloOffsets) {
@@ -413,9 +451,11 @@ TEST(BestPipePolicy, Paths) {
     EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50177, E, 5), 0, 0, 90, on).path, best_path::slab_gather);
     EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50176, E, 5), E, 0, 90, on).path, best_path::slab_gather);
   }
-  // 7 x N: the pipelined kernel under `on`, the element-by-element slab under `off`.
+  // 7 x N: the pipelined kernel under `on`, the element-by-element slab under `off` (or the
+  // shift kernel where best_gather_shift_default has `off` take it: the rows are unaligned).
   EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, on).path, best_path::slab_gather_pipe);
-  EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, off).group, 0);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, off).group,
+            best_gather_shift_on(1, off) ? 7 : 0);
   // Micro-block gathers: pipelined under `on` with aligned rows of >= 64 bytes; unaligned
   // rows or shorter sides keep the micro-block kernel. Under `off` the micro-block kernels
   // where the micro switch has them for that flag.
@@ -438,10 +478,13 @@ TEST(BestPipePolicy, Paths) {
                 short_pipe_for(on) ? best_path::slab_gather_pipe : best_path::slab_gather_micro)
           << c;
       const bool short_pipe = short_pipe_for(off);
-      EXPECT_EQ(best_path_for(odd, 0, 0, 90, off).path, short_pipe  ? best_path::slab_gather_pipe
-                                                         : micro_off ? best_path::slab_gather_micro
-                                                                     : best_path::slab_gather)
-          << c;
+      // (The shift kernel of `on`'s route where best_gather_shift_default has `off` take it.)
+      const best_choice b = best_path_for(odd, 0, 0, 90, on);
+      const best_path want_off = best_gather_shift_on(E, off) ? best_gather_shift_route(b.path, b.group, E, false)
+                                 : short_pipe               ? best_path::slab_gather_pipe
+                                 : micro_off                ? best_path::slab_gather_micro
+                                                            : best_path::slab_gather;
+      EXPECT_EQ(best_path_for(odd, 0, 0, 90, off).path, want_off) << c;
     }
   // Micro-block scatters: pipelined where best_pipe_micro_scatter_default has them and
   // the output rows are 16-byte aligned; else the micro-block kernel.
@@ -548,6 +591,99 @@ TEST(BestPipePolicy, Halo) {
       const int g = E == 1 ? slab::pipe_smem_max<1>(slab::scatter, s, bytes, false, true)
                            : slab::pipe_smem_max<2>(slab::scatter, s, bytes, false, true);
       EXPECT_LE((g + 1024) * best_pipe_min_blocks(E, false, s, true), 228 * 1024) << E << " " << s;
+    }
+  }
+}
+
+// The shift routes: under the flag that has them on, exactly the 1-2 byte gathers whose
+// input rows are not all 16-byte aligned (odd HW, offset pointers, padded rows, gapped
+// batches) and that `best` runs on the micro-block gather, the pipelined grouped gather
+// or the 2-row grouped gather, plus the pipelined micro-block gathers of aligned rows, on
+// the shift kernel of that route, the group kept; never scatters, 4-byte elements, or
+// under the other flag.
+TEST(BestPipePolicy, Shift) {
+  using xpose::matrix_desc;
+  const bool on = !best_gather_shift_default, off = best_gather_shift_default;
+  EXPECT_TRUE(best_gather_shift_on(1, on));
+  EXPECT_FALSE(best_gather_shift_on(4, on));
+  EXPECT_FALSE(best_gather_shift_on(1, off));
+  auto is_shift = [](best_path p) {
+    return p == best_path::slab_gather_micro_shift || p == best_path::slab_gather_pipe_shift;
+  };
+  int shifts = 0;
+  for (int E : {1, 2, 4})
+    for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 8LL, 12LL, 16LL, 24LL, 32LL, 48LL, 64LL, 96LL, 128LL})
+      for (long long hw : {50176LL, 50177LL})
+        for (auto [oi, pad, gap] : {std::tuple<long long, long long, long long>{0, 0, 0}, {1, 0, 0}, {0, 16, 0},
+                                    {0, 3, 0}, {0, 0, 16}, {0, 0, 5}}) {
+          SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c) + " " + std::to_string(hw) + " " +
+                       std::to_string(oi) + "/" + std::to_string(pad) + "/" + std::to_string(gap));
+          const matrix_desc d = padded(c, hw, E, 3, pad, 0, gap);
+          const auto in = static_cast<unsigned long long>(oi * E);
+          const best_choice b = best_path_for(d, in, 0, 90, false), h = best_path_for(d, in, 0, 90, on);
+          const bool aligned = best_in_rows_aligned(d, in);
+          const bool micro = b.path == best_path::slab_gather_micro_pipe || (!aligned && b.path == best_path::slab_gather_micro);
+          const bool pipe = !aligned && (b.path == best_path::slab_gather_pipe ||
+                                         (b.path == best_path::slab_gather && b.group == 2));
+          const bool want = E <= best_pipe_max_elem && (micro || pipe);
+          if (want) {
+            EXPECT_EQ(h.path, micro ? best_path::slab_gather_micro_shift : best_path::slab_gather_pipe_shift);
+            EXPECT_EQ(h.group, b.group);
+            EXPECT_EQ(best_path_base(h.path), best_path::slab_gather);
+          } else {
+            EXPECT_FALSE(is_shift(h.path)) << best_path_name(b.path);
+          }
+          EXPECT_FALSE(is_shift(best_path_for(d, in, 0, 90, off).path));
+          EXPECT_FALSE(is_shift(best_path_for(padded(hw, c, E, 3, 0, pad, gap), 0, in, 90, on).path));  // scatters
+          shifts += want;
+        }
+  EXPECT_GT(shifts, 100);
+  // The sweep's 1-2 byte gathers below 0.85 (docs/RESULTS.md "Session 5", call 4; packed,
+  // aligned buffers): batch, rows, HW, E, route, group.
+  for (auto [b, c, hw, E, path, g] : {std::tuple<long long, long long, long long, int, best_path, int>{
+                                          13, 48, 50177, 1, best_path::slab_gather_micro_shift, 0},
+                                      {10, 64, 50177, 1, best_path::slab_gather_micro_shift, 0},
+                                      {5, 128, 50177, 1, best_path::slab_gather_micro_shift, 0},
+                                      {6, 96, 50177, 1, best_path::slab_gather_micro_shift, 0},
+                                      {2, 128, 50177, 2, best_path::slab_gather_micro_shift, 0},
+                                      {3, 96, 50177, 2, best_path::slab_gather_micro_shift, 0},
+                                      {5, 64, 50177, 2, best_path::slab_gather_micro_shift, 0},
+                                      {6, 48, 50177, 2, best_path::slab_gather_micro_shift, 0},
+                                      {3, 96, 50176, 2, best_path::slab_gather_micro_shift, 0},
+                                      {2, 128, 50176, 2, best_path::slab_gather_micro_shift, 0},
+                                      {6, 96, 50176, 1, best_path::slab_gather_micro_shift, 0},
+                                      {222, 3, 50177, 1, best_path::slab_gather_pipe_shift, 3},
+                                      {167, 4, 50177, 1, best_path::slab_gather_pipe_shift, 4},
+                                      {133, 5, 50177, 1, best_path::slab_gather_pipe_shift, 5},
+                                      {111, 6, 50177, 1, best_path::slab_gather_pipe_shift, 6},
+                                      {83, 8, 50177, 1, best_path::slab_gather_pipe_shift, 8},
+                                      {55, 12, 50177, 1, best_path::slab_gather_pipe_shift, 12},
+                                      {27, 24, 50177, 1, best_path::slab_gather_pipe_shift, 24},
+                                      {83, 4, 50177, 2, best_path::slab_gather_pipe_shift, 4},
+                                      {66, 5, 50177, 2, best_path::slab_gather_pipe_shift, 5},
+                                      {55, 6, 50177, 2, best_path::slab_gather_pipe_shift, 6},
+                                      {256, 2, 50177, 1, best_path::slab_gather_pipe_shift, 2},
+                                      {167, 2, 50177, 2, best_path::slab_gather_pipe_shift, 2}}) {
+    const matrix_desc d = matrix_desc::packed(c, hw, E, b);
+    SCOPED_TRACE(xpose_test::shape_name(d));
+    const best_choice h = best_path_for(d, 0, 0, 90, on);
+    EXPECT_EQ(best_path_name(h.path), std::string(best_path_name(path)));
+    EXPECT_EQ(h.group, g);
+    EXPECT_FALSE(is_shift(best_path_for(d, 0, 0, 90, off).path));
+  }
+  // Shift blocks are the aligned layout's (two row buffers): smaller than the realigning
+  // kernels' for the same side, and as many fit per SM as their register caps assume.
+  for (int E : {1, 2}) {
+    const int bytes = best_class_policy_for(90, E).slab_bytes;
+    auto smem = [&](long long s, bool micro, bool shift) {
+      return E == 1 ? slab::pipe_smem_max<1>(slab::gather, s, bytes, micro, shift)
+                    : slab::pipe_smem_max<2>(slab::gather, s, bytes, micro, shift);
+    };
+    EXPECT_LT(smem(128, true, true), smem(128, true, false));
+    EXPECT_LE((smem(128, true, true) + 1024) * best_pipe_micro_min_blocks(true), 228 * 1024);
+    for (int s : best_pipe_sides) {
+      EXPECT_LT(smem(s, false, true), smem(s, false, false)) << s;
+      EXPECT_LE((smem(s, false, true) + 1024) * best_pipe_min_blocks(E, true, s), 228 * 1024) << s;
     }
   }
 }

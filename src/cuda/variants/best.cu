@@ -246,7 +246,8 @@ status micro_path(const void* in, void* out, const matrix_desc& d, const target&
 // Pipelined slab (best_pipe.cuh): grouped (short side SS) or micro-block gather (MW-byte
 // rows, any short side up to the table's): resident blocks, as many as fit at the largest
 // slab's shared memory (the limit and the block count are cached per kernel and device).
-// H: scatter slabs with a halo (slab_scatter_micro_halo, slab_scatter_pipe_halo).
+// H: scatter slabs with a halo (slab_scatter_micro_halo, slab_scatter_pipe_halo); gathers
+// that shift their raw rows (slab_gather_micro_shift, slab_gather_pipe_shift).
 template <int E, int M, int SS, int MW = 0, int MINB = best_pipe_min_blocks(E, M == slab::gather, SS), bool H = false>
 status pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads;
@@ -267,7 +268,7 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
   const long long span = M == slab::whole ? a.span : best_pipe_span(a.span, a.L, a.batch, n, 16 / E);
   if (span < a.span)
     a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d),
-                                static_cast<int>((span + (H ? 16 / E : 0)) * a.S * E), MW > 0, H);
+                                static_cast<int>((span + (H && M == slab::scatter ? 16 / E : 0)) * a.S * E), MW > 0, H);
   if (a.smem > smem_max)
     return status::make(status_code::unsupported_variant, "best: pipelined slab of %d bytes", a.smem);
   return launch<kernel>(nt, a.smem, a.total < n ? a.total : n, a, tg, "best pipelined slab kernel launch");
@@ -419,6 +420,12 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::slab_interleave_gather: return interleave_path<E, true>(in, out, d, tg);
     case best_path::slab_interleave_scatter: return interleave_path<E, false>(in, out, d, tg);
     case best_path::slab_scatter_pipe_halo: return pipe_path_side<E, slab::scatter, true>(in, out, d, c.group, tg);
+    case best_path::slab_gather_pipe_shift: return pipe_path_side<E, slab::gather, true>(in, out, d, c.group, tg);
+    case best_path::slab_gather_micro_shift:
+      if constexpr (E <= best_pipe_max_elem)
+        return pipe_path<E, slab::gather, 0, best_pipe_micro_width, best_pipe_micro_min_blocks(true), true>(in, out, d,
+                                                                                                           tg);
+      break;
     case best_path::slab_scatter_micro_halo:
       if constexpr (E <= best_pipe_max_elem)
         return pipe_path<E, slab::scatter, 0, best_pipe_micro_width, best_pipe_micro_min_blocks(false), true>(in, out,

@@ -251,24 +251,26 @@ status micro_path(const void* in, void* out, const matrix_desc& d, const target&
 template <int E, int M, int SS, int MW = 0, int MINB = best_pipe_min_blocks(E, M == slab::gather, SS), bool H = false>
 status pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads;
-  constexpr auto kernel = slab::pipe_kernel<E, M, nt, SS, MINB, MW, H>;
+  constexpr int depth = H && M == slab::gather ? best_gather_shift_depth : 2;  // load buffers
+  constexpr auto kernel = slab::pipe_kernel<E, M, nt, SS, MINB, MW, H, depth>;
   const best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
   // The largest block of this kernel, once (the table does not change at run time): the
   // resident blocks are counted at it, and its shared-memory limit raised to it.
   static const int smem_max = slab::pipe_smem_max<E>(
-      M, SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E), pol.slab_bytes, MW > 0, H);
+      M, SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E), pol.slab_bytes, MW > 0, H, depth);
   int occ = 0, sms = 0;
   if (status s = resident_blocks<kernel>(tg.dev, nt, smem_max, &occ); !s.ok()) return s;
   if (status s = sm_count(tg.dev, &sms); !s.ok()) return s;
   const long long n = static_cast<long long>(occ) * sms;
   slab::args a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d), best_slab_bytes_for(pol, d.elements() * E),
-                                         MW > 0, H);
+                                         MW > 0, H, depth);
   // Slabs shortened so that the last round of slabs per block is as full as it can be
   // (gather / scatter: whole matrices keep the table's slab).
   const long long span = M == slab::whole ? a.span : best_pipe_span(a.span, a.L, a.batch, n, 16 / E);
   if (span < a.span)
     a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d),
-                                static_cast<int>((span + (H && M == slab::scatter ? 16 / E : 0)) * a.S * E), MW > 0, H);
+                                static_cast<int>((span + (H && M == slab::scatter ? 16 / E : 0)) * a.S * E), MW > 0, H,
+                                depth);
   if (a.smem > smem_max)
     return status::make(status_code::unsupported_variant, "best: pipelined slab of %d bytes", a.smem);
   return launch<kernel>(nt, a.smem, a.total < n ? a.total : n, a, tg, "best pipelined slab kernel launch");

@@ -78,6 +78,7 @@ template <int E>
 args make_pipe_args(int m, const void* in, void* out, const matrix_desc& d, const void* in_end, int slab_bytes,
                     bool micro = false, bool halo = false, int depth = 2) {
   args a = make_args<E>(m, in, out, d, in_end, slab_bytes, !micro || m == whole, halo && m != gather);
+  a.pipe_depth = halo && m == gather ? depth : 2;
   if (m == gather) {
     const bool aligned = addr16(in) == 0 && (d.ld_in * E) % 16 == 0 && (d.batch <= 1 || (d.stride_in * E) % 16 == 0);
     const bool raw = aligned || halo;  // the rows are read where they were loaded
@@ -198,13 +199,12 @@ XPOSE_HDI void pipe_mid(const args& a, const divisors& dv, const pos& p, u8* sm,
 /// the staged chunks into the rows, then the write phase. H, the unaligned rows side:
 /// scatter slabs with a halo (HS; loaded_with_halo: loads and rows; write_phase: whole
 /// chunks); gathers shift their raw rows in the middle phase's reads (SH; no realigning
-/// pass, no rows area). D: load buffers (make_pipe_args' depth), slabs D - 1 ahead.
-template <int E, int M, int NT, int SS, int MINB, int MW = 0, bool H = false, int D = 2>
+/// pass, no rows area; a.pipe_depth load buffers, slabs depth - 1 ahead).
+template <int E, int M, int NT, int SS, int MINB, int MW = 0, bool H = false>
 __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
   static_assert((SS > 0) != (MW > 0) && (M != whole || MW > 0), "pipelined grouped or micro-block slabs");
   static_assert(!H || M != whole, "halo / shift: gather and scatter slabs");
   constexpr bool HS = H && M == scatter, SH = H && M == gather;
-  static_assert(D == 2 || (SH && D == 3), "double buffers; the shift gathers also three");
   extern __shared__ uint4 smem_raw[];
   u8* sm = reinterpret_cast<u8*>(smem_raw);
   const int tid = static_cast<int>(threadIdx.x);
@@ -212,8 +212,8 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
   const bytes::fdiv by_nb(MW > 0 ? static_cast<int>(a.S) * E / 16 : 1);
   i64 t = blockIdx.x;
   if (t >= a.total) return;
-  XPOSE_UNROLL
-  for (int j = 0; j < D - 1; ++j) {
+  const unsigned D = SH && a.pipe_depth == 3 ? 3 : 2;  // load buffers
+  for (unsigned j = 0; j + 1 < D; ++j) {
     if (t + static_cast<i64>(j) * gridDim.x < a.total)
       pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, HS>(a, slab_at<E, M>(a, t + static_cast<i64>(j) * gridDim.x)),
                                pipe_buffer(a, sm, j), tid, NT);
@@ -231,7 +231,8 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
       pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, HS>(a, slab_at<E, M>(a, ahead)),
                                pipe_buffer(a, sm, static_cast<int>((i + D - 1) % D)), tid, NT);
     async_commit();
-    async_wait_all_but<D - 1>();
+    if (SH && D == 3) async_wait_all_but<2>();
+    else async_wait_all_but<1>();
     __syncthreads();  // slab i's chunks visible; slab i-1's write phase done with rows / staging
     u8* const buf = pipe_buffer(a, sm, static_cast<int>(i % D));
     if constexpr (M == gather) {

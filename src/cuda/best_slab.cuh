@@ -62,8 +62,8 @@ struct args {
   int stage;                 // grouped: shared offset of the packed staging area (else 0)
   // Pipelined kernels (best_pipe.cuh): shared offset of load buffer 0, bytes from one
   // buffer to the next, and whether gather rows need a realigning pass (some segment
-  // not 16-byte aligned).
-  int pipe_buf, pipe_step, realign;
+  // not 16-byte aligned); load buffers (the shift gathers 2 or 3, else 2).
+  int pipe_buf, pipe_step, realign, pipe_depth;
 };
 
 XPOSE_HDI i64 min64(i64 a, i64 b) { return a < b ? a : b; }

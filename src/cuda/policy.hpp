@@ -478,8 +478,10 @@ constexpr int best_halo_side(int elem_size, long long s, bool candidate, bool ou
 /// the pipelined micro-block gather of aligned rows (its blocks are sized for the
 /// unaligned case's three buffers). Off: only best_next takes them; not measured yet.
 constexpr bool best_gather_shift_default = false;
-/// Load buffers of the shift kernels: 3 (two slabs in flight), in the shared memory that
-/// the realigning kernels spent on their rows area (the same blocks per SM).
+/// Load buffers of the shift kernels: 3 (two slabs in flight, in the shared memory that
+/// the realigning kernels spent on their rows area) where the kernel's registers keep it
+/// at as many blocks per SM as with 2 (u8 micro-block and 5-8, 24, 32 rows: ptxas, sm_90),
+/// else 2 (one block more per SM); best.cu asks the occupancy of both at the first call.
 constexpr int best_gather_shift_depth = 3;
 constexpr bool best_gather_shift_on(int elem_size, bool candidate) {
   return best_route_on(best_gather_shift_default, candidate) && elem_size <= best_pipe_max_elem;

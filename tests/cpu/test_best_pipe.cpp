@@ -30,7 +30,7 @@ namespace {
 template <int E, int M, int SS, int MW = 0, bool H = false>
 void emulate_pipe(const slab::args& a, int nt, long long grid) {
   constexpr bool HS = H && M == slab::scatter, SH = H && M == slab::gather;
-  constexpr int D = SH ? best_gather_shift_depth : 2;
+  const int D = SH && a.pipe_depth == 3 ? 3 : 2;
   std::vector<u8> store(static_cast<std::size_t>(a.smem) + 16);
   u8* sm = store.data() + (16 - reinterpret_cast<std::uintptr_t>(store.data()) % 16) % 16;
   const slab::divisors dv(a);
@@ -89,22 +89,30 @@ void emulate_side(const slab::args& a, int nt, long long grid, int side) {
 }
 
 // micro > 0: the micro-block kernel with micro-byte rows. halo: the scatter's halo kernel,
-// the gather's shift kernel.
+// the gather's shift kernel (with 2 and with best_gather_shift_depth load buffers).
 template <int E>
 void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long long off_out, int slab_bytes, int nt,
-                long long grid, int micro = 0, bool halo = false) {
+                long long grid, int micro = 0, bool halo = false, int depth = 0) {
+  if (halo && mode == slab::gather && depth == 0) {
+    for (int dp : {2, best_gather_shift_depth}) check_pipe<E>(mode, d, off_in, off_out, slab_bytes, nt, grid, micro, true, dp);
+    return;
+  }
+  if (depth == 0) depth = 2;
   const int side = static_cast<int>(mode == slab::gather ? d.rows : d.cols);
   SCOPED_TRACE("mode " + std::to_string(mode) + " " + xpose_test::shape_name(d) + " offsets " +
                std::to_string(off_in) + "/" + std::to_string(off_out) + " slab " + std::to_string(slab_bytes) +
-               " nt " + std::to_string(nt) + " grid " + std::to_string(grid) + (halo ? " halo" : ""));
+               " nt " + std::to_string(nt) + " grid " + std::to_string(grid) + (halo ? " halo" : "") + " depth " +
+               std::to_string(depth));
   const auto seed = static_cast<std::uint64_t>(d.rows * 37 + d.cols + off_in);
   xpose_test::host_slab_check(d, off_in, off_out, seed, [&](const u8* pin, const u8* in_end, u8* pout) {
-    const int depth = halo && mode == slab::gather ? best_gather_shift_depth : 2;
     const slab::args a = slab::make_pipe_args<E>(mode, pin, pout, d, in_end, slab_bytes, micro > 0, halo, depth);
     ASSERT_GT(a.total, 0);
     ASSERT_LE(a.smem, slab::pipe_smem_max<E>(mode, side, slab_bytes, micro > 0, halo, depth));
-    // Shift gathers: the rows are the load buffers (no realigning pass), after the staging.
-    if (halo && mode == slab::gather) ASSERT_EQ(a.pipe_buf + depth * a.pipe_step, a.smem);
+    // Shift gathers: the rows are the load buffers (no realigning pass).
+    if (halo && mode == slab::gather) {
+      ASSERT_EQ(a.pipe_depth, depth);
+      ASSERT_LE(a.pipe_buf + (depth - 1) * a.pipe_step + a.S * a.pitch, a.smem);
+    }
     if (micro > 0) {
       // The micro-block kernels' preconditions (best_path_for): whole chunks per position,
       // every slab's packed side 16-byte aligned.
@@ -689,6 +697,10 @@ TEST(BestPipePolicy, Shift) {
                     : slab::pipe_smem_max<2>(slab::gather, s, bytes, micro, shift, shift ? depth : 2);
     };
     EXPECT_LE(smem(128, true, true), smem(128, true, false));
+    // (Two buffers: smaller blocks, the depth best.cu takes where they fit one more per SM.)
+    const int two = E == 1 ? slab::pipe_smem_max<1>(slab::gather, 128, bytes, true, true, 2)
+                           : slab::pipe_smem_max<2>(slab::gather, 128, bytes, true, true, 2);
+    EXPECT_LT(two, smem(128, true, true));
     EXPECT_LE((smem(128, true, true) + 1024) * best_pipe_micro_min_blocks(true), 228 * 1024);
     for (int s : best_pipe_sides) {
       EXPECT_LE(smem(s, false, true), smem(s, false, false)) << s;

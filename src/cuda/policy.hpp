@@ -470,14 +470,15 @@ constexpr int best_halo_side(int elem_size, long long s, bool candidate, bool ou
 /// for gathers): 1-2 byte gathers whose input rows are not all 16-byte aligned (odd HW,
 /// offset pointers, padded rows) load each segment's aligned cover chunks by cp.async
 /// like the pipelined gathers, and the middle phase reads those raw rows shifted
-/// (row_phase, ld_row_words) instead of a realigning shared pass first: one pass and one
-/// barrier less per slab, and two row buffers instead of three, so more resident blocks.
-/// They replace the routes `best` takes for those rows: the unpipelined micro-block
-/// gather, the pipelined grouped gather, and the unpipelined grouped gather of 2 rows
-/// (the sweep's slowest 1-2 byte gathers, docs/RESULTS.md "Session 5", call 4); also
-/// the pipelined micro-block gather of aligned rows (its blocks are sized for the
-/// unaligned case's three buffers). Off: only best_next takes them; not measured yet.
-constexpr bool best_gather_shift_default = false;
+/// (row_phase, ld_row_words) instead of a realigning shared pass first. On where the
+/// side-by-side run measured them faster (docs/RESULTS.md "Session 6", shift gathers):
+/// the pipelined grouped gathers and the 2-row grouped gather of up to
+/// best_gather_shift_max_side rows, and the f16 micro-block gathers; u8 micro-block
+/// gathers, sides 24 and 32 and aligned rows keep their routes (lost or tied there).
+/// best_next runs the routes they replace.
+constexpr bool best_gather_shift_default = true;
+constexpr int best_gather_shift_max_side = 16;
+constexpr int best_gather_shift_micro_elem = 2;  // (u8 micro-block gathers lost)
 /// Load buffers of the shift kernels: 3 (two slabs in flight, in the shared memory that
 /// the realigning kernels spent on their rows area) where the kernel's registers keep it
 /// at as many blocks per SM as with 2 (u8 micro-block and 5-8, 24, 32 rows: ptxas, sm_90),
@@ -486,14 +487,14 @@ constexpr int best_gather_shift_depth = 3;
 constexpr bool best_gather_shift_on(int elem_size, bool candidate) {
   return best_route_on(best_gather_shift_default, candidate) && elem_size <= best_pipe_max_elem;
 }
-/// The shift route (and its group) for gather route r of group g that `best` takes
-/// (flag false), or r itself; rows_aligned: every input row 16-byte aligned.
+/// The shift route for gather route r of group g that the policy without the shift routes
+/// takes, or r itself; rows_aligned: every input row 16-byte aligned.
 constexpr best_path best_gather_shift_route(best_path r, int group, int elem_size, bool rows_aligned) {
-  if (elem_size > best_pipe_max_elem) return r;
-  if (r == best_path::slab_gather_micro_pipe) return best_path::slab_gather_micro_shift;
-  if (rows_aligned) return r;
-  if (r == best_path::slab_gather_micro) return best_path::slab_gather_micro_shift;
-  if (r == best_path::slab_gather_pipe || (r == best_path::slab_gather && group == 2))
+  if (elem_size > best_pipe_max_elem || rows_aligned) return r;
+  if (r == best_path::slab_gather_micro)
+    return elem_size == best_gather_shift_micro_elem ? best_path::slab_gather_micro_shift : r;
+  if ((r == best_path::slab_gather_pipe || (r == best_path::slab_gather && group == 2)) &&
+      group <= best_gather_shift_max_side)
     return best_path::slab_gather_pipe_shift;
   return r;
 }
@@ -863,7 +864,8 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
       return {best_path::slab_gather, 16, best_slab_group_for(best_class_policy_for(cc, d.elem_size, c), d.elem_size, d.rows)};
     };
     const best_choice g = gather_route(candidate);
-    // Shift gathers (switch best_gather_shift_default) in place of `best`'s route.
+    // Shift gathers (switch best_gather_shift_default) in place of the route the policy
+    // takes without them (the default flag's other routes).
     if (!best_gather_shift_on(d.elem_size, candidate)) return g;
     const best_choice b = candidate ? gather_route(false) : g;
     const best_path s = best_gather_shift_route(b.path, b.group, d.elem_size, rows_aligned);

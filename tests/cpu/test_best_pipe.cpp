@@ -429,8 +429,11 @@ TEST(BestPipePolicy, Paths) {
       // (Unaligned rows: 2-row gathers keep the grouped kernel.)
       const bool pipe_h = E <= best_pipe_max_elem && best_pipe_scatter_side(E, s);
       const bool pipe = E <= best_pipe_max_elem && s != 2;
-      // (4-byte gathers: the slab kernels or the realigning register interleave.)
-      if (pipe) EXPECT_EQ(best_path_name(cg.path), std::string("slab_gather_pipe"));
+      // (4-byte gathers: the slab kernels or the realigning register interleave. Unaligned
+      // rows: the shift kernel where best_gather_shift_route has `on` take it.)
+      const best_path gp = best_gather_shift_on(E, on) ? best_gather_shift_route(best_path::slab_gather_pipe, s, E, false)
+                                                       : best_path::slab_gather_pipe;
+      if (pipe) EXPECT_EQ(best_path_name(cg.path), std::string(best_path_name(gp)));
       else EXPECT_EQ(best_path_base(cg.path), best_path::slab_gather);
       // (h's output rows are unaligned: the halo kernel where its switch has `on` take it.)
       EXPECT_EQ(ch.path, pipe_h ? best_halo_route(best_path::slab_scatter_pipe, E, on, false) : best_path::slab_scatter);
@@ -460,15 +463,19 @@ TEST(BestPipePolicy, Paths) {
     EXPECT_EQ(best_path_for(matrix_desc::packed(50176, 5, E, 5), 0, E, 90, on).path, unaligned);
     EXPECT_EQ(best_path_for(matrix_desc::packed(50176, 6, E, 5), 0, 0, 90, on).path, best_path::slab_scatter_pipe);
   }
-  // 2-row gathers: pipelined with aligned rows only.
+  // 2-row gathers: pipelined with aligned rows only (unaligned: the grouped kernel, or the
+  // shift kernel where best_gather_shift_default has the flag take it).
   for (int E : {1, 2}) {
+    const best_path odd2 = best_gather_shift_on(E, on) ? best_path::slab_gather_pipe_shift : best_path::slab_gather;
     EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50176, E, 5), 0, 0, 90, on).path, best_path::slab_gather_pipe);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50177, E, 5), 0, 0, 90, on).path, best_path::slab_gather);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50176, E, 5), E, 0, 90, on).path, best_path::slab_gather);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50177, E, 5), 0, 0, 90, on).path, odd2);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50176, E, 5), E, 0, 90, on).path, odd2);
   }
-  // 7 x N: the pipelined kernel under `on`, the element-by-element slab under `off` (or the
-  // shift kernel where best_gather_shift_default has `off` take it: the rows are unaligned).
-  EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, on).path, best_path::slab_gather_pipe);
+  // 7 x N (unaligned rows): the pipelined kernel under `on` (its shift kernel where
+  // best_gather_shift_default has `on` take it), the element-by-element slab under `off`
+  // (or the shift kernel where the switch has `off` take it).
+  EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, on).path,
+            best_gather_shift_on(1, on) ? best_path::slab_gather_pipe_shift : best_path::slab_gather_pipe);
   EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, off).group,
             best_gather_shift_on(1, off) ? 7 : 0);
   // Micro-block gathers: pipelined under `on` with aligned rows of >= 64 bytes; unaligned
@@ -489,13 +496,13 @@ TEST(BestPipePolicy, Paths) {
       auto short_pipe_for = [&](bool flag) {
         return best_route_on(best_pipe_short_default, flag) && best_pipe_group_for(E, c, !best_pipe_default, true, false) == c;
       };
+      const best_path odd_on = short_pipe_for(on) ? best_path::slab_gather_pipe : best_path::slab_gather_micro;
       EXPECT_EQ(best_path_for(odd, 0, 0, 90, on).path,
-                short_pipe_for(on) ? best_path::slab_gather_pipe : best_path::slab_gather_micro)
+                best_gather_shift_on(E, on) ? best_gather_shift_route(odd_on, static_cast<int>(c), E, false) : odd_on)
           << c;
       const bool short_pipe = short_pipe_for(off);
       // (The shift kernel of `on`'s route where best_gather_shift_default has `off` take it.)
-      const best_choice b = best_path_for(odd, 0, 0, 90, on);
-      const best_path want_off = best_gather_shift_on(E, off) ? best_gather_shift_route(b.path, b.group, E, false)
+      const best_path want_off = best_gather_shift_on(E, off) ? best_gather_shift_route(odd_on, static_cast<int>(c), E, false)
                                  : short_pipe               ? best_path::slab_gather_pipe
                                  : micro_off                ? best_path::slab_gather_micro
                                                             : best_path::slab_gather;
@@ -610,12 +617,12 @@ TEST(BestPipePolicy, Halo) {
   }
 }
 
-// The shift routes: under the flag that has them on, exactly the 1-2 byte gathers whose
-// input rows are not all 16-byte aligned (odd HW, offset pointers, padded rows, gapped
-// batches) and that `best` runs on the micro-block gather, the pipelined grouped gather
-// or the 2-row grouped gather, plus the pipelined micro-block gathers of aligned rows, on
-// the shift kernel of that route, the group kept; never scatters, 4-byte elements, or
-// under the other flag.
+// The shift routes: under the flag that has them on, 1-2 byte gathers whose input rows are
+// not all 16-byte aligned (odd HW, offset pointers, padded rows, gapped batches): the
+// pipelined grouped gathers and 2-row grouped gathers of up to best_gather_shift_max_side
+// rows and the f16 micro-block gathers, on the shift kernel of that route, the group kept;
+// under the other flag the route it replaces; never scatters, aligned rows, 4-byte
+// elements, u8 micro-block gathers or wider sides (docs/RESULTS.md "Session 6").
 TEST(BestPipePolicy, Shift) {
   using xpose::matrix_desc;
   const bool on = !best_gather_shift_default, off = best_gather_shift_default;
@@ -635,48 +642,53 @@ TEST(BestPipePolicy, Shift) {
                        std::to_string(oi) + "/" + std::to_string(pad) + "/" + std::to_string(gap));
           const matrix_desc d = padded(c, hw, E, 3, pad, 0, gap);
           const auto in = static_cast<unsigned long long>(oi * E);
-          const best_choice b = best_path_for(d, in, 0, 90, false), h = best_path_for(d, in, 0, 90, on);
+          const best_choice h = best_path_for(d, in, 0, 90, on);
           const bool aligned = best_in_rows_aligned(d, in);
-          const bool micro = b.path == best_path::slab_gather_micro_pipe || (!aligned && b.path == best_path::slab_gather_micro);
-          const bool pipe = !aligned && (b.path == best_path::slab_gather_pipe ||
-                                         (b.path == best_path::slab_gather && b.group == 2));
-          const bool want = E <= best_pipe_max_elem && (micro || pipe);
-          if (want) {
-            EXPECT_EQ(h.path, micro ? best_path::slab_gather_micro_shift : best_path::slab_gather_pipe_shift);
-            EXPECT_EQ(h.group, b.group);
-            EXPECT_EQ(best_path_base(h.path), best_path::slab_gather);
-          } else {
-            EXPECT_FALSE(is_shift(h.path)) << best_path_name(b.path);
+          if (h.path == best_path::slab_gather_micro_shift) {
+            EXPECT_EQ(E, best_gather_shift_micro_elem);
+            EXPECT_EQ(c * E % 16, 0);
           }
+          if (h.path == best_path::slab_gather_pipe_shift) {
+            EXPECT_EQ(h.group, c);
+            EXPECT_LE(c, best_gather_shift_max_side);
+          }
+          if (is_shift(h.path)) EXPECT_TRUE(E <= best_pipe_max_elem && !aligned);
+          // The kernel a grouped side would otherwise run (pipelined, or 2 rows grouped).
+          if (E <= best_pipe_max_elem && !aligned && c <= best_gather_shift_max_side && c >= 2 &&
+              !(c * E % 16 == 0 && c * E >= 48))
+            EXPECT_EQ(h.path, best_path::slab_gather_pipe_shift) << best_path_name(h.path);
           EXPECT_FALSE(is_shift(best_path_for(d, in, 0, 90, off).path));
           EXPECT_FALSE(is_shift(best_path_for(padded(hw, c, E, 3, 0, pad, gap), 0, in, 90, on).path));  // scatters
-          shifts += want;
+          shifts += is_shift(h.path);
         }
   EXPECT_GT(shifts, 100);
-  // The sweep's 1-2 byte gathers below 0.85 (docs/RESULTS.md "Session 5", call 4; packed,
-  // aligned buffers): batch, rows, HW, E, route, group.
+  // The sweep's 1-2 byte gathers of round 1 (docs/RESULTS.md "Session 6"; packed, aligned
+  // buffers): batch, rows, HW, E, route under `on`, group. Winners on the shift kernels; the
+  // rows that lost or tied keep their routes.
   for (auto [b, c, hw, E, path, g] : {std::tuple<long long, long long, long long, int, best_path, int>{
-                                          13, 48, 50177, 1, best_path::slab_gather_micro_shift, 0},
-                                      {10, 64, 50177, 1, best_path::slab_gather_micro_shift, 0},
-                                      {5, 128, 50177, 1, best_path::slab_gather_micro_shift, 0},
-                                      {6, 96, 50177, 1, best_path::slab_gather_micro_shift, 0},
+                                          13, 48, 50177, 1, best_path::slab_gather_micro, 0},
+                                      {10, 64, 50177, 1, best_path::slab_gather_micro, 0},
+                                      {6, 96, 50176, 1, best_path::slab_gather_micro_pipe, 0},
+                                      {5, 128, 50177, 1, best_path::slab_gather_micro, 0},
                                       {2, 128, 50177, 2, best_path::slab_gather_micro_shift, 0},
                                       {3, 96, 50177, 2, best_path::slab_gather_micro_shift, 0},
                                       {5, 64, 50177, 2, best_path::slab_gather_micro_shift, 0},
                                       {6, 48, 50177, 2, best_path::slab_gather_micro_shift, 0},
-                                      {3, 96, 50176, 2, best_path::slab_gather_micro_shift, 0},
-                                      {2, 128, 50176, 2, best_path::slab_gather_micro_shift, 0},
-                                      {6, 96, 50176, 1, best_path::slab_gather_micro_shift, 0},
+                                      {3, 96, 50176, 2, best_path::slab_gather_micro_pipe, 0},
+                                      {2, 128, 50176, 2, best_path::slab_gather_micro_pipe, 0},
                                       {222, 3, 50177, 1, best_path::slab_gather_pipe_shift, 3},
                                       {167, 4, 50177, 1, best_path::slab_gather_pipe_shift, 4},
                                       {133, 5, 50177, 1, best_path::slab_gather_pipe_shift, 5},
                                       {111, 6, 50177, 1, best_path::slab_gather_pipe_shift, 6},
                                       {83, 8, 50177, 1, best_path::slab_gather_pipe_shift, 8},
                                       {55, 12, 50177, 1, best_path::slab_gather_pipe_shift, 12},
-                                      {27, 24, 50177, 1, best_path::slab_gather_pipe_shift, 24},
+                                      {41, 16, 50177, 1, best_path::slab_gather_pipe_shift, 16},
+                                      {27, 24, 50177, 1, best_path::slab_gather_pipe, 24},
+                                      {20, 32, 50177, 1, best_path::slab_gather_pipe, 32},
                                       {83, 4, 50177, 2, best_path::slab_gather_pipe_shift, 4},
                                       {66, 5, 50177, 2, best_path::slab_gather_pipe_shift, 5},
                                       {55, 6, 50177, 2, best_path::slab_gather_pipe_shift, 6},
+                                      {13, 24, 50177, 2, best_path::slab_gather_pipe, 24},
                                       {256, 2, 50177, 1, best_path::slab_gather_pipe_shift, 2},
                                       {167, 2, 50177, 2, best_path::slab_gather_pipe_shift, 2}}) {
     const matrix_desc d = matrix_desc::packed(c, hw, E, b);

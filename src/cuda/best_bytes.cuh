@@ -182,6 +182,24 @@ XPOSE_HDI c16 window16(const c16& a, const c16& b, int off) {
   return r;
 }
 
+/// The KW words (KW = 1, 2, 4) at byte off (in [0, 4*KW)) of the 8*KW bytes a || b: the
+/// window of window16 for 4-, 8- and 16-byte reads (selects, then one funnel shift per word).
+template <int KW>
+XPOSE_HDI void window_words(const std::uint32_t (&a)[KW], const std::uint32_t (&b)[KW], int off,
+                            std::uint32_t (&r)[KW]) {
+  std::uint32_t x[2 * KW];
+  XPOSE_UNROLL
+  for (int i = 0; i < KW; ++i) x[i] = a[i], x[KW + i] = b[i];
+  const int wo = off >> 2;
+  XPOSE_UNROLL
+  for (int st = KW / 2; st >= 1; st /= 2)
+    XPOSE_UNROLL
+    for (int i = 0; i + st < 2 * KW; ++i) x[i] = (wo & st) ? x[i + st] : x[i];
+  const unsigned sh = 8u * static_cast<unsigned>(off & 3);
+  XPOSE_UNROLL
+  for (int q = 0; q < KW; ++q) r[q] = funnel_r(x[q], x[q + 1], sh);
+}
+
 /// __byte_perm: byte n of the result is byte (s >> 4n) & 7 of y:x (x bytes 0-3, y 4-7).
 XPOSE_HDI std::uint32_t perm(std::uint32_t x, std::uint32_t y, unsigned s) {
 #if defined(__CUDA_ARCH__)

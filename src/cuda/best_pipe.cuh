@@ -49,10 +49,11 @@ XPOSE_HDI void async_commit() {
 #endif
 }
 
-/// Waits until every group but the newest has landed (this thread's copies).
-XPOSE_HDI void async_wait_all_but_newest() {
+/// Waits until every group but the N newest has landed (this thread's copies).
+template <int N>
+XPOSE_HDI void async_wait_all_but() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 #endif
 }
 
@@ -70,18 +71,30 @@ XPOSE_HDI void fetch16(const args& a, u8* dst, const u8* src) {
 /// fold_swizzle). gather: rows (and the grouped kernel's staging), then two raw row
 /// buffers; when every segment is 16-byte aligned the rows need no realigning pass, so
 /// raw buffer 0 is the rows area itself. halo: scatter slabs with the next slab's first
-/// 16/E positions (make_args; the staging buffers hold them too).
+/// 16/E positions (make_args; the staging buffers hold them too). halo with gather: the
+/// shift kernels (the middle phase reads the raw rows, row_phase): no rows area of its own,
+/// `depth` row buffers (slabs in flight: depth - 1), the grouped kernel's staging first.
 template <int E>
 args make_pipe_args(int m, const void* in, void* out, const matrix_desc& d, const void* in_end, int slab_bytes,
-                    bool micro = false, bool halo = false) {
-  args a = make_args<E>(m, in, out, d, in_end, slab_bytes, !micro || m == whole, halo);
+                    bool micro = false, bool halo = false, int depth = 2) {
+  args a = make_args<E>(m, in, out, d, in_end, slab_bytes, !micro || m == whole, halo && m != gather);
+  a.pipe_depth = halo && m == gather ? depth : 2;
   if (m == gather) {
     const bool aligned = addr16(in) == 0 && (d.ld_in * E) % 16 == 0 && (d.batch <= 1 || (d.stride_in * E) % 16 == 0);
+    const bool raw = aligned || halo;  // the rows are read where they were loaded
     const int rows = static_cast<int>(a.S) * a.pitch;
     a.realign = aligned ? 0 : 1;
-    a.pipe_buf = aligned ? 0 : a.smem;
-    a.pipe_step = aligned ? a.smem : rows;
-    a.smem += aligned ? rows : 2 * rows;
+    if (halo && depth > 2) {
+      const int st = a.smem - rows;  // the grouped kernel's staging (micro: none)
+      a.stage = 0;
+      a.pipe_buf = st;
+      a.pipe_step = rows;
+      a.smem = st + depth * rows;
+      return a;
+    }
+    a.pipe_buf = raw ? 0 : a.smem;
+    a.pipe_step = raw ? a.smem : rows;
+    a.smem += raw ? rows : 2 * rows;
   } else if (m == whole) {
     // Load buffer 0 is make_args' input staging at 0, the output staging follows it, then
     // load buffer 1 (the same size as buffer 0).
@@ -108,7 +121,7 @@ args make_pipe_args(int m, const void* in, void* out, const matrix_desc& d, cons
 /// whole chunks up to s (the rows' rounding makes the size not monotonic in the side).
 /// The launch sizes its shared-memory limit and its grid of resident blocks by it.
 template <int E>
-int pipe_smem_max(int m, long long s, int slab_bytes, bool micro = false, bool halo = false) {
+int pipe_smem_max(int m, long long s, int slab_bytes, bool micro = false, bool halo = false, int depth = 2) {
   static const u8 probe[16] = {};
   // Whole matrices: three areas of the slab's bytes in whole groups of 8 chunks.
   if (m == whole) return 3 * ((slab_bytes + 127) / 128 * 128);
@@ -116,14 +129,14 @@ int pipe_smem_max(int m, long long s, int slab_bytes, bool micro = false, bool h
   for (long long side = micro ? 16 / E : s; side <= s; side += 16 / E) {
     matrix_desc d = m == gather ? matrix_desc::packed(side, 1 << 22, E) : matrix_desc::packed(1 << 22, side, E);
     if (m == gather) d.ld_in += 1, d.stride_in = d.ld_in * side;
-    const int b = make_pipe_args<E>(m, probe, nullptr, d, probe, slab_bytes, micro, halo).smem;
+    const int b = make_pipe_args<E>(m, probe, nullptr, d, probe, slab_bytes, micro, halo, depth).smem;
     most = b > most ? b : most;
   }
   return most;
 }
 
-/// Load buffer of slab iteration i.
-XPOSE_HDI u8* pipe_buffer(const args& a, u8* sm, int i) { return sm + a.pipe_buf + (i & 1) * a.pipe_step; }
+/// Load buffer b (slab iteration i uses buffer i % depth).
+XPOSE_HDI u8* pipe_buffer(const args& a, u8* sm, int b) { return sm + a.pipe_buf + b * a.pipe_step; }
 
 /// Slab p's loads into buffer buf. gather: chunk j of segment s's aligned cover at
 /// buf + 16 + s*pitch + 16j (segment byte x at + x + addr16(segment)); scatter: the
@@ -171,10 +184,10 @@ XPOSE_HDI void pipe_realign(const args& a, const pos& p, const u8* raw, u8* sm, 
 }
 
 /// The middle phase of slab p, loaded into buffer buf: gather (after pipe_realign when
-/// a.realign) rows -> staging; scatter staging buffer -> rows.
-template <int E, int M, int SS>
+/// a.realign, or SH: the raw rows of buf) rows -> staging; scatter staging buffer -> rows.
+template <int E, int M, int SS, bool SH = false>
 XPOSE_HDI void pipe_mid(const args& a, const divisors& dv, const pos& p, u8* sm, u8* buf, int tid, int nt) {
-  if constexpr (M == gather) mid_phase<E, M, SS>(a, dv, p, a.realign ? sm : buf, sm + a.stage, tid, nt);
+  if constexpr (M == gather) mid_phase<E, M, SS, SH>(a, dv, p, a.realign && !SH ? sm : buf, sm + a.stage, tid, nt);
   else mid_phase<E, M, SS>(a, dv, p, sm, buf, tid, nt);
 }
 
@@ -183,11 +196,15 @@ XPOSE_HDI void pipe_mid(const args& a, const divisors& dv, const pos& p, u8* sm,
 /// loads are issued before slab i's middle phase. MINB caps the registers. MW > 0: the
 /// micro-block kernels (short side SS = 0, any multiple of 16/E): the gather's block
 /// phase stores straight from the rows (no staging, no write phase); the scatter's reads
-/// the staged chunks into the rows, then the write phase. H: scatter slabs with a halo
-/// (loaded_with_halo: loads and rows; write_phase: whole chunks).
+/// the staged chunks into the rows, then the write phase. H, the unaligned rows side:
+/// scatter slabs with a halo (HS; loaded_with_halo: loads and rows; write_phase: whole
+/// chunks); gathers shift their raw rows in the middle phase's reads (SH; no realigning
+/// pass, no rows area; a.pipe_depth load buffers, slabs depth - 1 ahead).
 template <int E, int M, int NT, int SS, int MINB, int MW = 0, bool H = false>
 __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
   static_assert((SS > 0) != (MW > 0) && (M != whole || MW > 0), "pipelined grouped or micro-block slabs");
+  static_assert(!H || M != whole, "halo / shift: gather and scatter slabs");
+  constexpr bool HS = H && M == scatter, SH = H && M == gather;
   extern __shared__ uint4 smem_raw[];
   u8* sm = reinterpret_cast<u8*>(smem_raw);
   const int tid = static_cast<int>(threadIdx.x);
@@ -195,30 +212,37 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
   const bytes::fdiv by_nb(MW > 0 ? static_cast<int>(a.S) * E / 16 : 1);
   i64 t = blockIdx.x;
   if (t >= a.total) return;
-  pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, H>(a, slab_at<E, M>(a, t)), pipe_buffer(a, sm, 0), tid, NT);
-  async_commit();
-  for (int i = 0; t < a.total; t += gridDim.x, ++i) {
-    const pos p = slab_at<E, M>(a, t);
-    const pos& q = loaded_with_halo<E, H>(a, p);  // (H: a temporary, its life extended)
-    // Micro gather: slab i-1's block phase may still read buffer (i+1) % 2 (aligned rows).
-    if constexpr (MW > 0 && M == gather) __syncthreads();
-    // Buffer (i+1) % 2 was last read by slab i-1's middle (or realign) phase, which a
-    // barrier of iteration i-1 closed.
-    if (t + gridDim.x < a.total)
-      pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, H>(a, slab_at<E, M>(a, t + gridDim.x)), pipe_buffer(a, sm, i + 1),
-                               tid, NT);
+  const unsigned D = SH && a.pipe_depth == 3 ? 3 : 2;  // load buffers
+  for (unsigned j = 0; j + 1 < D; ++j) {
+    if (t + static_cast<i64>(j) * gridDim.x < a.total)
+      pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, HS>(a, slab_at<E, M>(a, t + static_cast<i64>(j) * gridDim.x)),
+                               pipe_buffer(a, sm, j), tid, NT);
     async_commit();
-    async_wait_all_but_newest();
+  }
+  for (unsigned i = 0; t < a.total; t += gridDim.x, ++i) {
+    const pos p = slab_at<E, M>(a, t);
+    const pos& q = loaded_with_halo<E, HS>(a, p);  // (H: a temporary, its life extended)
+    // Micro gather: slab i-1's block phase may still read the buffer slab i + D - 1 takes.
+    if constexpr (MW > 0 && M == gather) __syncthreads();
+    // That buffer (slab i-1's) was last read by slab i-1's middle (or realign) phase,
+    // which a barrier of iteration i-1 closed.
+    const i64 ahead = t + (D - 1) * static_cast<i64>(gridDim.x);
+    if (ahead < a.total)
+      pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, HS>(a, slab_at<E, M>(a, ahead)),
+                               pipe_buffer(a, sm, static_cast<int>((i + D - 1) % D)), tid, NT);
+    async_commit();
+    if (SH && D == 3) async_wait_all_but<2>();
+    else async_wait_all_but<1>();
     __syncthreads();  // slab i's chunks visible; slab i-1's write phase done with rows / staging
-    u8* const buf = pipe_buffer(a, sm, i);
+    u8* const buf = pipe_buffer(a, sm, static_cast<int>(i % D));
     if constexpr (M == gather) {
-      if (a.realign) {
+      if (a.realign && !SH) {
         pipe_realign<E, SS>(a, p, buf, sm, tid, NT);
         __syncthreads();
       }
     }
     if constexpr (MW > 0 && M == gather) {
-      block_phase<E, M, MW>(a, by_nb, p, a.realign ? sm : buf, tid, NT);
+      block_phase<E, M, MW, SH>(a, by_nb, p, a.realign && !SH ? sm : buf, tid, NT);
     } else if constexpr (MW > 0 && M == whole) {
       block_phase<E, M, MW>(a, by_nb, p, sm, tid, NT, buf);
       __syncthreads();
@@ -226,11 +250,11 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
     } else if constexpr (MW > 0) {
       side_blocks<E, M, MW>(a, by_nb, q, sm, tid, NT, buf);
       __syncthreads();
-      write_phase<E, M, 0, MW, H>(a, dv, p, sm, tid, NT);
+      write_phase<E, M, 0, MW, HS>(a, dv, p, sm, tid, NT);
     } else {
-      pipe_mid<E, M, SS>(a, dv, q, sm, buf, tid, NT);
+      pipe_mid<E, M, SS, SH>(a, dv, q, sm, buf, tid, NT);
       __syncthreads();
-      write_phase<E, M, SS, 0, H>(a, dv, p, sm, tid, NT);
+      write_phase<E, M, SS, 0, HS>(a, dv, p, sm, tid, NT);
     }
   }
 }

@@ -62,8 +62,8 @@ struct args {
   int stage;                 // grouped: shared offset of the packed staging area (else 0)
   // Pipelined kernels (best_pipe.cuh): shared offset of load buffer 0, bytes from one
   // buffer to the next, and whether gather rows need a realigning pass (some segment
-  // not 16-byte aligned).
-  int pipe_buf, pipe_step, realign;
+  // not 16-byte aligned); load buffers (the shift gathers 2 or 3, else 2).
+  int pipe_buf, pipe_step, realign, pipe_depth;
 };
 
 XPOSE_HDI i64 min64(i64 a, i64 b) { return a < b ? a : b; }
@@ -211,6 +211,73 @@ struct walker {
   }
 };
 
+/// KW words at p (aligned to 4*KW bytes).
+template <int KW>
+XPOSE_HDI void ld_words(const u8* p, std::uint32_t (&w)[KW]) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (KW == 4) {
+    const uint4 v = *reinterpret_cast<const uint4*>(p);
+    w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+  } else if constexpr (KW == 2) {
+    const uint2 v = *reinterpret_cast<const uint2*>(p);
+    w[0] = v.x, w[1] = v.y;
+  } else {
+    w[0] = *reinterpret_cast<const std::uint32_t*>(p);
+  }
+#else
+  std::memcpy(w, p, 4 * KW);
+#endif
+}
+
+template <int KW>
+XPOSE_HDI void st_words(u8* p, const std::uint32_t (&w)[KW]) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (KW == 4) *reinterpret_cast<uint4*>(p) = make_uint4(w[0], w[1], w[2], w[3]);
+  else if constexpr (KW == 2) *reinterpret_cast<uint2*>(p) = make_uint2(w[0], w[1]);
+  else *reinterpret_cast<std::uint32_t*>(p) = w[0];
+#else
+  std::memcpy(p, w, 4 * KW);
+#endif
+}
+
+/// Gather rows left raw by the pipelined shift kernels (pipe_kernel with H; input rows
+/// not all 16-byte aligned): segment s's aligned cover chunks at rows + 16 + s*pitch,
+/// its byte x at + phase(s) + x, phase(s) its 16-byte phase in global memory (16-bit
+/// math: addr16(segment 0) + s * (ld_seg mod 16)). The realignment is folded into the
+/// middle phase's row reads (ld_row_words) instead of a shared pass of its own.
+struct row_phase {
+  int off0, step;
+  XPOSE_HDI int operator()(int s) const { return (off0 + s * step) & 15; }
+};
+
+/// Slab p's phases: SH (shift kernels) and rows not all aligned, else all 0.
+template <bool SH>
+XPOSE_HDI row_phase row_phase_of(const args& a, const pos& p) {
+  if (SH && a.realign) return row_phase{addr16(p.in), static_cast<int>(a.ld_seg & 15)};
+  return row_phase{0, 0};
+}
+
+/// KW words of a row at its logical byte x (4*KW-aligned), phase ph (SH: raw rows; the
+/// row base 16-byte aligned): one aligned KW-word load, two and a window where the phase
+/// puts them across a 4*KW boundary. Without SH, the plain load at row + x.
+template <int KW, bool SH>
+XPOSE_HDI void ld_row_words(const u8* row, int x, int ph, std::uint32_t (&w)[KW]) {
+  if constexpr (SH) {
+    const int y = x + ph, o = y & (4 * KW - 1);
+    const u8* const q = row + (y - o);
+    if (o == 0) {
+      ld_words<KW>(q, w);
+    } else {
+      std::uint32_t lo[KW], hi[KW];
+      ld_words<KW>(q, lo);
+      ld_words<KW>(q + 4 * KW, hi);
+      bytes::window_words<KW>(lo, hi, o, w);
+    }
+  } else {
+    ld_words<KW>(row + x, w);
+  }
+}
+
 // ---- grouped interleave (SS > 0) ------------------------------------------------
 
 /// A group of the grouped kernel for short side SS: K = U/E positions of the SS rows,
@@ -283,27 +350,25 @@ XPOSE_HDI std::uint32_t group_word(const std::uint32_t (&in)[S * group_shape<E, 
 /// past the last whole group element by element. Rows: element (s, l) at 16 + s*pitch
 /// + l*E; staging: element o at logical byte stage_lead + o*E.
 /// rows: the shared rows (element (s, l) at rows + 16 + s*pitch + l*E); st: the staging area.
-template <int E, int M, int SS>
+/// SH (gather): raw rows, element (s, l) at rows + 16 + s*pitch + phase(s) + l*E (row_phase).
+template <int E, int M, int SS, bool SH = false>
 XPOSE_HDI void mid_phase(const args& a, const divisors& dv, const pos& p, u8* rows, u8* st, int tid, int nt) {
-  static_assert(M != whole && SS > 0, "grouped gather / scatter only");
+  static_assert(M != whole && SS > 0 && (!SH || M == gather), "grouped gather / scatter only; raw rows: gather");
   using G = group_shape<E, SS>;
   constexpr int K = G::K, W = G::W, CPG = G::CPG;
   u8* const sm = rows;
   const int lead = stage_lead<M>(p);
   const int groups = p.n / K;
+  const row_phase ph = row_phase_of<SH>(a, p);
   for (int g = tid; g < groups; g += nt) {
     std::uint32_t in[SS * W];
     if constexpr (M == gather) {
       XPOSE_UNROLL
       for (int s = 0; s < SS; ++s) {
-        const u8* const row = sm + 16 + s * a.pitch + G::U * g;
-        if constexpr (W == 4) {
-          const c16 v = bytes::ld16(row);
-          XPOSE_UNROLL
-          for (int j = 0; j < 4; ++j) in[4 * s + j] = v.w[j];
-        } else {
-          in[s] = bytes::ld32(row);
-        }
+        std::uint32_t v[W];
+        ld_row_words<W, SH>(sm + 16 + s * a.pitch, G::U * g, ph(s), v);
+        XPOSE_UNROLL
+        for (int j = 0; j < W; ++j) in[W * s + j] = v[j];
       }
       XPOSE_UNROLL
       for (int m = 0; m < CPG; ++m) {
@@ -345,7 +410,7 @@ XPOSE_HDI void mid_phase(const args& a, const divisors& dv, const pos& p, u8* ro
     const int l = dv.by_s(o), s = o - l * SS;
     const int x = lead + o * E;
     u8* const sp = st + stg<E, SS>(x >> 4) + (x & 15);
-    u8* const rp = sm + 16 + s * a.pitch + l * E;
+    u8* const rp = sm + 16 + s * a.pitch + ph(s) + l * E;
     if constexpr (M == gather) bytes::copy_elem<E>(sp, rp);
     else bytes::copy_elem<E>(rp, sp);
   }
@@ -376,36 +441,6 @@ struct micro_shape {
   static constexpr int GP = 128 / MW < 16 ? 128 / MW : 16;
   static_assert(MW >= 4 && MW >= E && 16 % MW == 0 && E <= 8, "micro-block: 4-16 byte rows of 1-8 byte elements");
 };
-
-/// KW words at p (aligned to 4*KW bytes).
-template <int KW>
-XPOSE_HDI void ld_words(const u8* p, std::uint32_t (&w)[KW]) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (KW == 4) {
-    const uint4 v = *reinterpret_cast<const uint4*>(p);
-    w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
-  } else if constexpr (KW == 2) {
-    const uint2 v = *reinterpret_cast<const uint2*>(p);
-    w[0] = v.x, w[1] = v.y;
-  } else {
-    w[0] = *reinterpret_cast<const std::uint32_t*>(p);
-  }
-#else
-  std::memcpy(w, p, 4 * KW);
-#endif
-}
-
-template <int KW>
-XPOSE_HDI void st_words(u8* p, const std::uint32_t (&w)[KW]) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (KW == 4) *reinterpret_cast<uint4*>(p) = make_uint4(w[0], w[1], w[2], w[3]);
-  else if constexpr (KW == 2) *reinterpret_cast<uint2*>(p) = make_uint2(w[0], w[1]);
-  else *reinterpret_cast<std::uint32_t*>(p) = w[0];
-#else
-  std::memcpy(p, w, 4 * KW);
-#endif
-}
-
 
 /// Chunk slot of staged chunk c (whole micro-blocks): its index inside its group of 8
 /// XORed with the fold of the higher bits, so threads whose chunks lie a power of two
@@ -456,23 +491,26 @@ XPOSE_HDI void whole_blocks(const args& a, const pos& p, const u8* src, u8* dst,
 /// l*E, the layout read_phase / write_phase use). Needs a.S % k == 0 and the slab's
 /// packed base 16-byte aligned (best_path_for checks both). staged (scatter): the packed
 /// input range already in shared memory, chunk v at staged + 16*fold_swizzle(v).
-template <int E, int M, int MW>
+/// SH (gather): raw rows (row_phase).
+template <int E, int M, int MW, bool SH = false>
 XPOSE_HDI void side_blocks(const args& a, const bytes::fdiv& by_nb, const pos& p, u8* sm, int tid, int nt,
                            const u8* staged = nullptr) {
+  static_assert(!SH || M == gather, "raw rows: gather");
   using B = micro_shape<E, MW>;
   constexpr int k = B::k, KW = B::KW, kk = B::kk, G = B::G, GP = B::GP;
   const int nb = by_nb.d;  // row blocks: a.S / k
   const int pb = (p.n + kk - 1) / kk;
   const int items = nb * ((pb + GP - 1) / GP) * GP;
+  const row_phase ph = row_phase_of<SH>(a, p);
   for (int m = tid; m < items; m += nt) {
     const int q = m / GP, run = by_nb(q), R = q - run * nb, P = run * GP + m % GP;
     if (P >= pb) continue;
-    u8* const rows = sm + 16 + R * k * a.pitch + P * MW;
+    u8* const rows = sm + 16 + R * k * a.pitch;
     const int pk = (P * kk * nb + R) * 16;  // packed chunk of position P*kk, row block R
     std::uint32_t w[k][KW];
     if constexpr (M == gather) {
       XPOSE_UNROLL
-      for (int i = 0; i < k; ++i) ld_words<KW>(rows + i * a.pitch, w[i]);
+      for (int i = 0; i < k; ++i) ld_row_words<KW, SH>(rows + i * a.pitch, P * MW, ph(R * k + i), w[i]);
     } else {
       XPOSE_UNROLL
       for (int i = 0; i < kk; ++i) {
@@ -501,7 +539,7 @@ XPOSE_HDI void side_blocks(const args& a, const bytes::fdiv& by_nb, const pos& p
       }
     } else {
       XPOSE_UNROLL
-      for (int i = 0; i < k; ++i) st_words<KW>(rows + i * a.pitch, w[i]);
+      for (int i = 0; i < k; ++i) st_words<KW>(rows + i * a.pitch + P * MW, w[i]);
     }
   }
 }
@@ -509,7 +547,7 @@ XPOSE_HDI void side_blocks(const args& a, const bytes::fdiv& by_nb, const pos& p
 /// The micro-block kernel's phase (MW > 0): gather's write, scatter's read, whole's middle
 /// (staged input at sm, or at `staged` where given: the pipelined kernel's load buffer;
 /// staged output at sm + a.stage).
-template <int E, int M, int MW>
+template <int E, int M, int MW, bool SH = false>
 XPOSE_HDI void block_phase(const args& a, const bytes::fdiv& by_nb, const pos& p, u8* sm, int tid, int nt,
                            const u8* staged = nullptr) {
   if constexpr (M == whole) {
@@ -517,7 +555,7 @@ XPOSE_HDI void block_phase(const args& a, const bytes::fdiv& by_nb, const pos& p
     if (a.S * E % 16 == 0) whole_blocks<E, MW, 16 / E>(a, p, src, sm + a.stage, tid, nt);
     else if constexpr (MW <= 8) whole_blocks<E, MW, 8 / E>(a, p, src, sm + a.stage, tid, nt);
   } else {
-    side_blocks<E, M, MW>(a, by_nb, p, sm, tid, nt);
+    side_blocks<E, M, MW, SH>(a, by_nb, p, sm, tid, nt);
   }
 }
 

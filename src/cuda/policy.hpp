@@ -187,6 +187,8 @@ enum class best_path : int {
   slab_scatter_pipe_halo,   ///< slab_scatter_pipe, the same
   tile_async_pipe,          ///< tile_async on resident blocks, the next tiles' loads in flight (best_async.cuh)
   tile_async_pipe_batch,    ///< tile_async_batch, the same
+  slab_gather_micro_shift,  ///< slab_gather_micro_pipe reading raw (unaligned) rows shifted: no realigning pass
+  slab_gather_pipe_shift,   ///< slab_gather_pipe, the same
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -219,6 +221,8 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::slab_scatter_pipe_halo: return "slab_scatter_pipe_halo";
     case best_path::tile_async_pipe: return "tile_async_pipe";
     case best_path::tile_async_pipe_batch: return "tile_async_pipe_batch";
+    case best_path::slab_gather_micro_shift: return "slab_gather_micro_shift";
+    case best_path::slab_gather_pipe_shift: return "slab_gather_pipe_shift";
   }
   return "?";
 }
@@ -379,10 +383,12 @@ constexpr bool best_pipe_short_default = true;
 constexpr int best_pipe_sides[] = {2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32};
 constexpr int best_pipe_max_elem = 2;
 /// Register cap of a pipelined grouped kernel as blocks per SM (gather: its shared
-/// memory fits 3): 3 (80 registers) except the u8 scatter of 8 columns, and the f16 one
-/// with a halo (best_scatter_halo_default), which spilled there (ptxas, sm_90, nvcc 13.0).
+/// memory fits 3): 3 (80 registers) except the u8 scatter of 8 columns, the f16 one with a
+/// halo (best_scatter_halo_default) and the f16 gather of 8 rows that shifts its raw rows
+/// (halo with gather: best_gather_shift_default), which spilled there (ptxas, sm_90, nvcc 13.0).
 constexpr int best_pipe_min_blocks(int elem_size, bool gather, int side, bool halo = false) {
-  return (elem_size == 1 || (elem_size == 2 && halo)) && !gather && side == 8 ? 2 : 3;
+  if (side != 8) return 3;
+  return (gather ? elem_size == 2 && halo : elem_size == 1 || (elem_size == 2 && halo)) ? 2 : 3;
 }
 /// Grouped scatters that the pipelined kernel takes: the unpipelined kernel needs more
 /// than 64 registers (ptxas: u8 4-8, 16-32; f16 5-8, 24, 32) or has none (7). The others
@@ -486,6 +492,39 @@ constexpr int best_halo_side(int elem_size, long long s, bool candidate, bool ou
   for (int g : best_pipe_sides)
     if (g == s) return g;
   return 0;
+}
+
+/// Shift gathers (slab_gather_micro_shift, slab_gather_pipe_shift; best_pipe.cuh with H
+/// for gathers): 1-2 byte gathers whose input rows are not all 16-byte aligned (odd HW,
+/// offset pointers, padded rows) load each segment's aligned cover chunks by cp.async
+/// like the pipelined gathers, and the middle phase reads those raw rows shifted
+/// (row_phase, ld_row_words) instead of a realigning shared pass first. On where the
+/// side-by-side run measured them faster (docs/RESULTS.md "Session 6", shift gathers):
+/// the pipelined grouped gathers and the 2-row grouped gather of up to
+/// best_gather_shift_max_side rows, and the f16 micro-block gathers; u8 micro-block
+/// gathers, sides 24 and 32 and aligned rows keep their routes (lost or tied there).
+/// best_next runs the routes they replace.
+constexpr bool best_gather_shift_default = true;
+constexpr int best_gather_shift_max_side = 16;
+constexpr int best_gather_shift_micro_elem = 2;  // (u8 micro-block gathers lost)
+/// Load buffers of the shift kernels: 3 (two slabs in flight, in the shared memory that
+/// the realigning kernels spent on their rows area) where the kernel's registers keep it
+/// at as many blocks per SM as with 2 (u8 micro-block and 5-8, 24, 32 rows: ptxas, sm_90),
+/// else 2 (one block more per SM); best.cu asks the occupancy of both at the first call.
+constexpr int best_gather_shift_depth = 3;
+constexpr bool best_gather_shift_on(int elem_size, bool candidate) {
+  return best_route_on(best_gather_shift_default, candidate) && elem_size <= best_pipe_max_elem;
+}
+/// The shift route for gather route r of group g that the policy without the shift routes
+/// takes, or r itself; rows_aligned: every input row 16-byte aligned.
+constexpr best_path best_gather_shift_route(best_path r, int group, int elem_size, bool rows_aligned) {
+  if (elem_size > best_pipe_max_elem || rows_aligned) return r;
+  if (r == best_path::slab_gather_micro)
+    return elem_size == best_gather_shift_micro_elem ? best_path::slab_gather_micro_shift : r;
+  if ((r == best_path::slab_gather_pipe || (r == best_path::slab_gather && group == 2)) &&
+      group <= best_gather_shift_max_side)
+    return best_path::slab_gather_pipe_shift;
+  return r;
 }
 
 // ---- the cp.async tile (best_async.cuh; routes tile_async, tile_async_batch) ----
@@ -645,7 +684,8 @@ constexpr bool best_async_pipe_fits(int elem_size, bool batch, long long bytes) 
 /// paths unchanged.
 constexpr best_path best_path_base(best_path p) {
   return p == best_path::slab_gather_micro || p == best_path::slab_gather_pipe ||
-                 p == best_path::slab_gather_micro_pipe || p == best_path::slab_interleave_gather
+                 p == best_path::slab_gather_micro_pipe || p == best_path::slab_interleave_gather ||
+                 p == best_path::slab_gather_micro_shift || p == best_path::slab_gather_pipe_shift
              ? best_path::slab_gather
          : p == best_path::slab_scatter_micro || p == best_path::slab_scatter_pipe ||
                  p == best_path::slab_scatter_micro_pipe || p == best_path::slab_interleave_scatter ||
@@ -897,20 +937,29 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
            (!batched || best_align16(static_cast<unsigned long long>(packed_stride * E)) == 16);
   };
   if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && !keep_tile) {
-    if (best_interleave_fits(d, true, in_addr, out_addr, candidate)) return {best_path::slab_interleave_gather, 16, 0};
-    // Where the default policy runs the unpipelined micro-block gather: the pipelined
-    // grouped kernel of that side, if any (switch best_pipe_short_default).
-    if (best_route_on(best_pipe_short_default, candidate) &&
-        micro_ok(best_path::slab_gather_micro, d.rows, out_addr, d.stride_out, best_micro_candidate))
-      if (const int g = best_short_pipe_group(
-              best_micro_route(best_path::slab_gather_micro, d.elem_size, !best_pipe_default, d.rows, rows_aligned),
-              d.elem_size, d.rows, candidate, rows_aligned))
+    auto gather_route = [&](bool c) -> best_choice {
+      if (best_interleave_fits(d, true, in_addr, out_addr, c)) return {best_path::slab_interleave_gather, 16, 0};
+      // Where the default policy runs the unpipelined micro-block gather: the pipelined
+      // grouped kernel of that side, if any (switch best_pipe_short_default).
+      if (best_route_on(best_pipe_short_default, c) &&
+          micro_ok(best_path::slab_gather_micro, d.rows, out_addr, d.stride_out, best_micro_candidate))
+        if (const int g = best_short_pipe_group(
+                best_micro_route(best_path::slab_gather_micro, d.elem_size, !best_pipe_default, d.rows, rows_aligned),
+                d.elem_size, d.rows, c, rows_aligned))
+          return {best_path::slab_gather_pipe, 16, g};
+      if (micro_ok(best_path::slab_gather_micro, d.rows, out_addr, d.stride_out, c))
+        return {best_micro_route(best_path::slab_gather_micro, d.elem_size, c, d.rows, rows_aligned), 16, 0};
+      if (const int g = best_pipe_group_for(d.elem_size, d.rows, c, true, rows_aligned))
         return {best_path::slab_gather_pipe, 16, g};
-    if (micro_ok(best_path::slab_gather_micro, d.rows, out_addr, d.stride_out, candidate))
-      return {best_micro_route(best_path::slab_gather_micro, d.elem_size, candidate, d.rows, rows_aligned), 16, 0};
-    if (const int g = best_pipe_group_for(d.elem_size, d.rows, candidate, true, rows_aligned))
-      return {best_path::slab_gather_pipe, 16, g};
-    return {best_path::slab_gather, 16, best_slab_group_for(p, d.elem_size, d.rows)};
+      return {best_path::slab_gather, 16, best_slab_group_for(best_class_policy_for(cc, d.elem_size, c), d.elem_size, d.rows)};
+    };
+    const best_choice g = gather_route(candidate);
+    // Shift gathers (switch best_gather_shift_default) in place of the route the policy
+    // takes without them (the default flag's other routes).
+    if (!best_gather_shift_on(d.elem_size, candidate)) return g;
+    const best_choice b = candidate ? gather_route(false) : g;
+    const best_path s = best_gather_shift_route(b.path, b.group, d.elem_size, rows_aligned);
+    return s != b.path ? best_choice{s, 16, b.group} : g;
   }
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
     if (best_interleave_fits(d, false, in_addr, out_addr, candidate)) return {best_path::slab_interleave_scatter, 16, 0};

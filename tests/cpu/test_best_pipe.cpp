@@ -25,37 +25,46 @@ using u8 = unsigned char;
 
 namespace {
 
-// Every block of pipe_kernel<E, M, .., SS, .., MW, H> with `grid` resident blocks of nt threads.
+// Every block of pipe_kernel<E, M, .., SS, .., MW, H, D> with `grid` resident blocks of nt
+// threads (H: the scatter's halo HS, the gather's shifted raw rows SH with D load buffers).
 template <int E, int M, int SS, int MW = 0, bool H = false>
 void emulate_pipe(const slab::args& a, int nt, long long grid) {
+  constexpr bool HS = H && M == slab::scatter, SH = H && M == slab::gather;
+  const int D = SH && a.pipe_depth == 3 ? 3 : 2;
   std::vector<u8> store(static_cast<std::size_t>(a.smem) + 16);
   u8* sm = store.data() + (16 - reinterpret_cast<std::uintptr_t>(store.data()) % 16) % 16;
   const slab::divisors dv(a);
   const xpose::detail::bytes::fdiv by_nb(MW > 0 ? static_cast<int>(a.S) * E / 16 : 1);
-  auto loaded = [&](long long t) { return slab::loaded_with_halo<E, H>(a, slab::slab_at<E, M>(a, t)); };
+  auto loaded = [&](long long t) { return slab::loaded_with_halo<E, HS>(a, slab::slab_at<E, M>(a, t)); };
   for (long long b = 0; b < grid && b < a.total; ++b) {
     std::fill(sm, sm + a.smem, static_cast<u8>(0xCD));
-    for (int tid = 0; tid < nt; ++tid) slab::pipe_issue<E, M, SS, MW>(a, loaded(b), slab::pipe_buffer(a, sm, 0), tid, nt);
+    for (int j = 0; j < D - 1; ++j)
+      if (b + j * grid < a.total)
+        for (int tid = 0; tid < nt; ++tid)
+          slab::pipe_issue<E, M, SS, MW>(a, loaded(b + j * grid), slab::pipe_buffer(a, sm, j), tid, nt);
     int i = 0;
     for (long long t = b; t < a.total; t += grid, ++i) {
       const slab::pos p = slab::slab_at<E, M>(a, t), q = loaded(t);
-      if (t + grid < a.total)
+      // Slab i + D - 1's loads before slab i's middle phase (into slab i - 1's buffer).
+      if (t + (D - 1) * grid < a.total)
         for (int tid = 0; tid < nt; ++tid)
-          slab::pipe_issue<E, M, SS, MW>(a, loaded(t + grid), slab::pipe_buffer(a, sm, i + 1), tid, nt);
-      u8* const buf = slab::pipe_buffer(a, sm, i);
-      if (M == slab::gather && a.realign)
+          slab::pipe_issue<E, M, SS, MW>(a, loaded(t + (D - 1) * grid), slab::pipe_buffer(a, sm, (i + D - 1) % D), tid,
+                                         nt);
+      u8* const buf = slab::pipe_buffer(a, sm, i % D);
+      if (M == slab::gather && a.realign && !SH)
         for (int tid = 0; tid < nt; ++tid) slab::pipe_realign<E, SS>(a, p, buf, sm, tid, nt);
       if constexpr (MW > 0 && M == slab::gather) {
-        for (int tid = 0; tid < nt; ++tid) slab::block_phase<E, M, MW>(a, by_nb, p, a.realign ? sm : buf, tid, nt);
+        for (int tid = 0; tid < nt; ++tid)
+          slab::block_phase<E, M, MW, SH>(a, by_nb, p, a.realign && !SH ? sm : buf, tid, nt);
       } else if constexpr (MW > 0 && M == slab::whole) {
         for (int tid = 0; tid < nt; ++tid) slab::block_phase<E, M, MW>(a, by_nb, p, sm, tid, nt, buf);
         for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, 0, MW>(a, dv, p, sm, tid, nt);
       } else if constexpr (MW > 0) {
         for (int tid = 0; tid < nt; ++tid) slab::side_blocks<E, M, MW>(a, by_nb, q, sm, tid, nt, buf);
-        for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, 0, MW, H>(a, dv, p, sm, tid, nt);
+        for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, 0, MW, HS>(a, dv, p, sm, tid, nt);
       } else {
-        for (int tid = 0; tid < nt; ++tid) slab::pipe_mid<E, M, SS>(a, dv, q, sm, buf, tid, nt);
-        for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, SS, 0, H>(a, dv, p, sm, tid, nt);
+        for (int tid = 0; tid < nt; ++tid) slab::pipe_mid<E, M, SS, SH>(a, dv, q, sm, buf, tid, nt);
+        for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, SS, 0, HS>(a, dv, p, sm, tid, nt);
       }
     }
   }
@@ -79,20 +88,31 @@ void emulate_side(const slab::args& a, int nt, long long grid, int side) {
   }
 }
 
-// micro > 0: the micro-block kernel with micro-byte rows. halo: the scatter's halo kernel.
+// micro > 0: the micro-block kernel with micro-byte rows. halo: the scatter's halo kernel,
+// the gather's shift kernel (with 2 and with best_gather_shift_depth load buffers).
 template <int E>
 void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long long off_out, int slab_bytes, int nt,
-                long long grid, int micro = 0, bool halo = false) {
+                long long grid, int micro = 0, bool halo = false, int depth = 0) {
+  if (halo && mode == slab::gather && depth == 0) {
+    for (int dp : {2, best_gather_shift_depth}) check_pipe<E>(mode, d, off_in, off_out, slab_bytes, nt, grid, micro, true, dp);
+    return;
+  }
+  if (depth == 0) depth = 2;
   const int side = static_cast<int>(mode == slab::gather ? d.rows : d.cols);
   SCOPED_TRACE("mode " + std::to_string(mode) + " " + xpose_test::shape_name(d) + " offsets " +
                std::to_string(off_in) + "/" + std::to_string(off_out) + " slab " + std::to_string(slab_bytes) +
-               " nt " + std::to_string(nt) + " grid " + std::to_string(grid) + (halo ? " halo" : ""));
+               " nt " + std::to_string(nt) + " grid " + std::to_string(grid) + (halo ? " halo" : "") + " depth " +
+               std::to_string(depth));
   const auto seed = static_cast<std::uint64_t>(d.rows * 37 + d.cols + off_in);
   xpose_test::host_slab_check(d, off_in, off_out, seed, [&](const u8* pin, const u8* in_end, u8* pout) {
-    const slab::args a = slab::make_pipe_args<E>(mode, pin, pout, d, in_end, slab_bytes, micro > 0, halo);
+    const slab::args a = slab::make_pipe_args<E>(mode, pin, pout, d, in_end, slab_bytes, micro > 0, halo, depth);
     ASSERT_GT(a.total, 0);
-    ASSERT_LE(a.smem, slab::pipe_smem_max<E>(mode, side, slab_bytes, micro > 0, halo));
-    ASSERT_TRUE(!halo || mode == slab::scatter);
+    ASSERT_LE(a.smem, slab::pipe_smem_max<E>(mode, side, slab_bytes, micro > 0, halo, depth));
+    // Shift gathers: the rows are the load buffers (no realigning pass).
+    if (halo && mode == slab::gather) {
+      ASSERT_EQ(a.pipe_depth, depth);
+      ASSERT_LE(a.pipe_buf + (depth - 1) * a.pipe_step + a.S * a.pitch, a.smem);
+    }
     if (micro > 0) {
       // The micro-block kernels' preconditions (best_path_for): whole chunks per position,
       // every slab's packed side 16-byte aligned.
@@ -101,14 +121,16 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
       ASSERT_EQ((mode == slab::gather ? a.stride_out : a.stride_in) % 16, 0);
       auto run = [&](auto mw) {
         constexpr int MW = decltype(mw)::value;
-        if (mode == slab::gather) emulate_pipe<E, slab::gather, 0, MW>(a, nt, grid);
+        if (mode == slab::gather && halo) emulate_pipe<E, slab::gather, 0, MW, true>(a, nt, grid);
+        else if (mode == slab::gather) emulate_pipe<E, slab::gather, 0, MW>(a, nt, grid);
         else if (halo) emulate_pipe<E, slab::scatter, 0, MW, true>(a, nt, grid);
         else emulate_pipe<E, slab::scatter, 0, MW>(a, nt, grid);
       };
       if (micro == 4) run(std::integral_constant<int, 4>{});
       else if (micro == 8) run(std::integral_constant<int, 8>{});
       else run(std::integral_constant<int, 16>{});
-    } else if (mode == slab::gather) emulate_side<E, slab::gather>(a, nt, grid, side);
+    } else if (mode == slab::gather && halo) emulate_side<E, slab::gather, true>(a, nt, grid, side);
+    else if (mode == slab::gather) emulate_side<E, slab::gather>(a, nt, grid, side);
     else if (halo) emulate_side<E, slab::scatter, true>(a, nt, grid, side);
     else emulate_side<E, slab::scatter>(a, nt, grid, side);
   });
@@ -117,9 +139,10 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
 // Every pipelined side; production slabs and small ones (many slabs per block, ragged
 // last slab); one resident block, a few, and one per slab; whole groups and ragged ends;
 // aligned segments (no realigning pass) and unaligned ones (offsets, odd rows, gaps).
-// halo: the scatters' halo kernel (every layout's scatter).
+// halo: the scatters' halo kernel (every layout's scatter); shift: the gathers' shift kernel
+// (every layout's gather).
 template <int E>
-void pipe_cases(bool halo = false) {
+void pipe_cases(bool halo = false, bool shift = false) {
   constexpr long long k = 16 / E;
   const int prod = best_class_policy_for(90, E).slab_bytes;
   for (int s : best_pipe_sides) {
@@ -128,7 +151,11 @@ void pipe_cases(bool halo = false) {
         for (long long L : {1LL, k - 1, 5 * k + 3, 301LL, 4 * k * 17 + 5, 64 * k}) {
           if (bytes == prod && L < 64) continue;  // one short slab: the small slabs cover it
           xpose_test::slab_layouts(E, s, L, [&](int mode, const xpose::matrix_desc& d, long long oi, long long oo) {
-            if (!halo || mode == slab::scatter) check_pipe<E>(mode, d, oi, oo, bytes, nt, grid, 0, halo);
+            if (shift) {
+              if (mode == slab::gather) check_pipe<E>(mode, d, oi, oo, bytes, nt, grid, 0, true);
+            } else if (!halo || mode == slab::scatter) {
+              check_pipe<E>(mode, d, oi, oo, bytes, nt, grid, 0, halo);
+            }
           });
           if (::testing::Test::HasFatalFailure()) return;
         }
@@ -141,9 +168,10 @@ void pipe_cases(bool halo = false) {
 // width, ragged position blocks, the unaligned side at any offset, padded and gapped; the
 // packed side aligned (offsets of whole chunks).
 // halo: the scatters' halo kernel, also on slabs as long as the halo (span k: last slabs
-// shorter than it) and output rows k - 1 elements off.
+// shorter than it) and output rows k - 1 elements off. shift: the gathers' shift kernel,
+// the same slabs and offsets.
 template <int E>
-void micro_pipe_cases(bool halo = false) {
+void micro_pipe_cases(bool halo = false, bool shift = false) {
   constexpr long long k = 16 / E;
   const int prod = best_class_policy_for(90, E).slab_bytes;
   for (int mw : {4, 8, 16}) {
@@ -151,16 +179,18 @@ void micro_pipe_cases(bool halo = false) {
     for (long long s : {k, 3 * k, 8 * k}) {
       if (s * E > best_class_policy_for(90, E).slab_max_short_bytes) continue;
       for (int bytes : {prod, static_cast<int>(64 * E * s), static_cast<int>(2 * k * E * s)}) {
-        if (!halo && bytes == 2 * k * E * s) continue;
+        const bool all = halo || shift;
+        if (!all && bytes == 2 * k * E * s) continue;
         for (auto [nt, grid] : {std::pair<int, long long>{best_slab_threads, 2}, {7, 1}, {64, 1 << 30}}) {
           for (long long L : {1LL, k + 3, 5 * k + 3, 301LL, 64 * k + 5}) {
-            if (!halo && L == 5 * k + 3) continue;
+            if (!all && L == 5 * k + 3) continue;
             for (auto [oi, oo] : {std::pair<long long, long long>{0, 0}, {1, 0}, {3, k}, {k - 1, 0}}) {
-              if (!halo && oi == k - 1) continue;
+              if (!all && oi == k - 1) continue;
               if (!halo) {
-                check_pipe<E>(slab::gather, padded(s, L, E, 3, oi, 0, 2 * k), oi, oo, bytes, nt, grid, mw);
-                check_pipe<E>(slab::gather, xpose::matrix_desc::packed(s, L, E, 2), oi, oo, bytes, nt, grid, mw);
+                check_pipe<E>(slab::gather, padded(s, L, E, 3, oi, 0, 2 * k), oi, oo, bytes, nt, grid, mw, shift);
+                check_pipe<E>(slab::gather, xpose::matrix_desc::packed(s, L, E, 2), oi, oo, bytes, nt, grid, mw, shift);
               }
+              if (shift) continue;
               // scatter: the packed input aligned, the output at any offset, padded, gapped.
               check_pipe<E>(slab::scatter, padded(L, s, E, 3, 0, oi, 2 * k), oo, oi, bytes, nt, grid, mw, halo);
               check_pipe<E>(slab::scatter, xpose::matrix_desc::packed(L, s, E, 2), oo, oi, bytes, nt, grid, mw, halo);
@@ -307,6 +337,29 @@ TEST(BestPipeEmulation, HaloMicro2) { micro_pipe_cases<2>(true); }
 TEST(BestPipeEmulation, HaloGrouped1) { pipe_cases<1>(true); }
 TEST(BestPipeEmulation, HaloGrouped2) { pipe_cases<2>(true); }
 
+TEST(BestPipeEmulation, ShiftMicro1) { micro_pipe_cases<1>(false, true); }
+TEST(BestPipeEmulation, ShiftMicro2) { micro_pipe_cases<2>(false, true); }
+TEST(BestPipeEmulation, ShiftGrouped1) { pipe_cases<1>(false, true); }
+TEST(BestPipeEmulation, ShiftGrouped2) { pipe_cases<2>(false, true); }
+
+// Shift gathers: every input offset from the 16-byte grid (each row its own phase: odd
+// and padded rows, gapped batches), the micro-block and grouped kernels, many slabs per
+// block and the input's end inside a segment's last cover chunk.
+TEST(BestPipeEmulation, ShiftOffsets) {
+  for (long long oi = 0; oi < 16; ++oi)
+    for (long long L : {35LL, 50LL, 301LL}) {
+      check_pipe<1>(slab::gather, xpose::matrix_desc::packed(32, L, 1, 3), oi, 0, 32 * 32, 32, 2, 8, true);
+      check_pipe<1>(slab::gather, padded(48, L, 1, 2, 5, 0, 16), oi, 0, 48 * 16, 64, 1, 8, true);
+      check_pipe<1>(slab::gather, padded(6, L, 1, 2, 3, 0, 5), oi, oi, 16 * 6 * 3, 32, 3, 0, true);
+      check_pipe<1>(slab::gather, padded(2, L, 1, 3, 1, 0, 9), oi, 1, 16 * 2 * 2, 32, 2, 0, true);
+      if (oi < 8) {
+        check_pipe<2>(slab::gather, xpose::matrix_desc::packed(24, L, 2, 2), oi, 0, 24 * 32, 32, 2, 8, true);
+        check_pipe<2>(slab::gather, padded(12, L, 2, 2, 1, 0, 3), oi, oi, 12 * 2 * 16, 32, 2, 0, true);
+      }
+      if (HasFatalFailure()) return;
+    }
+}
+
 // Every output offset from the 16-byte grid, odd long sides, the pipelined micro-block
 // width, last slabs shorter than the halo and the input's end inside a halo.
 TEST(BestPipeEmulation, HaloOffsets) {
@@ -376,8 +429,11 @@ TEST(BestPipePolicy, Paths) {
       // (Unaligned rows: 2-row gathers keep the grouped kernel.)
       const bool pipe_h = E <= best_pipe_max_elem && best_pipe_scatter_side(E, s);
       const bool pipe = E <= best_pipe_max_elem && s != 2;
-      // (4-byte gathers: the slab kernels or the realigning register interleave.)
-      if (pipe) EXPECT_EQ(best_path_name(cg.path), std::string("slab_gather_pipe"));
+      // (4-byte gathers: the slab kernels or the realigning register interleave. Unaligned
+      // rows: the shift kernel where best_gather_shift_route has `on` take it.)
+      const best_path gp = best_gather_shift_on(E, on) ? best_gather_shift_route(best_path::slab_gather_pipe, s, E, false)
+                                                       : best_path::slab_gather_pipe;
+      if (pipe) EXPECT_EQ(best_path_name(cg.path), std::string(best_path_name(gp)));
       else EXPECT_EQ(best_path_base(cg.path), best_path::slab_gather);
       // (h's output rows are unaligned: the halo kernel where its switch has `on` take it.)
       // (The other sides: the halo kernel from best_halo_side_min where best_halo_sides_default has it.)
@@ -412,15 +468,21 @@ TEST(BestPipePolicy, Paths) {
     EXPECT_EQ(best_path_for(matrix_desc::packed(50176, 5, E, 5), 0, E, 90, on).path, unaligned);
     EXPECT_EQ(best_path_for(matrix_desc::packed(50176, 6, E, 5), 0, 0, 90, on).path, best_path::slab_scatter_pipe);
   }
-  // 2-row gathers: pipelined with aligned rows only.
+  // 2-row gathers: pipelined with aligned rows only (unaligned: the grouped kernel, or the
+  // shift kernel where best_gather_shift_default has the flag take it).
   for (int E : {1, 2}) {
+    const best_path odd2 = best_gather_shift_on(E, on) ? best_path::slab_gather_pipe_shift : best_path::slab_gather;
     EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50176, E, 5), 0, 0, 90, on).path, best_path::slab_gather_pipe);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50177, E, 5), 0, 0, 90, on).path, best_path::slab_gather);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50176, E, 5), E, 0, 90, on).path, best_path::slab_gather);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50177, E, 5), 0, 0, 90, on).path, odd2);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50176, E, 5), E, 0, 90, on).path, odd2);
   }
-  // 7 x N: the pipelined kernel under `on`, the element-by-element slab under `off`.
-  EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, on).path, best_path::slab_gather_pipe);
-  EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, off).group, 0);
+  // 7 x N (unaligned rows): the pipelined kernel under `on` (its shift kernel where
+  // best_gather_shift_default has `on` take it), the element-by-element slab under `off`
+  // (or the shift kernel where the switch has `off` take it).
+  EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, on).path,
+            best_gather_shift_on(1, on) ? best_path::slab_gather_pipe_shift : best_path::slab_gather_pipe);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, off).group,
+            best_gather_shift_on(1, off) ? 7 : 0);
   // Micro-block gathers: pipelined under `on` with aligned rows of >= 64 bytes; unaligned
   // rows or shorter sides keep the micro-block kernel. Under `off` the micro-block kernels
   // where the micro switch has them for that flag.
@@ -439,14 +501,17 @@ TEST(BestPipePolicy, Paths) {
       auto short_pipe_for = [&](bool flag) {
         return best_route_on(best_pipe_short_default, flag) && best_pipe_group_for(E, c, !best_pipe_default, true, false) == c;
       };
+      const best_path odd_on = short_pipe_for(on) ? best_path::slab_gather_pipe : best_path::slab_gather_micro;
       EXPECT_EQ(best_path_for(odd, 0, 0, 90, on).path,
-                short_pipe_for(on) ? best_path::slab_gather_pipe : best_path::slab_gather_micro)
+                best_gather_shift_on(E, on) ? best_gather_shift_route(odd_on, static_cast<int>(c), E, false) : odd_on)
           << c;
       const bool short_pipe = short_pipe_for(off);
-      EXPECT_EQ(best_path_for(odd, 0, 0, 90, off).path, short_pipe  ? best_path::slab_gather_pipe
-                                                         : micro_off ? best_path::slab_gather_micro
-                                                                     : best_path::slab_gather)
-          << c;
+      // (The shift kernel of `on`'s route where best_gather_shift_default has `off` take it.)
+      const best_path want_off = best_gather_shift_on(E, off) ? best_gather_shift_route(odd_on, static_cast<int>(c), E, false)
+                                 : short_pipe               ? best_path::slab_gather_pipe
+                                 : micro_off                ? best_path::slab_gather_micro
+                                                            : best_path::slab_gather;
+      EXPECT_EQ(best_path_for(odd, 0, 0, 90, off).path, want_off) << c;
     }
   // Micro-block scatters: pipelined where best_pipe_micro_scatter_default has them and
   // the output rows are 16-byte aligned; else the micro-block kernel.
@@ -553,6 +618,110 @@ TEST(BestPipePolicy, Halo) {
       const int g = E == 1 ? slab::pipe_smem_max<1>(slab::scatter, s, bytes, false, true)
                            : slab::pipe_smem_max<2>(slab::scatter, s, bytes, false, true);
       EXPECT_LE((g + 1024) * best_pipe_min_blocks(E, false, s, true), 228 * 1024) << E << " " << s;
+    }
+  }
+}
+
+// The shift routes: under the flag that has them on, 1-2 byte gathers whose input rows are
+// not all 16-byte aligned (odd HW, offset pointers, padded rows, gapped batches): the
+// pipelined grouped gathers and 2-row grouped gathers of up to best_gather_shift_max_side
+// rows and the f16 micro-block gathers, on the shift kernel of that route, the group kept;
+// under the other flag the route it replaces; never scatters, aligned rows, 4-byte
+// elements, u8 micro-block gathers or wider sides (docs/RESULTS.md "Session 6").
+TEST(BestPipePolicy, Shift) {
+  using xpose::matrix_desc;
+  const bool on = !best_gather_shift_default, off = best_gather_shift_default;
+  EXPECT_TRUE(best_gather_shift_on(1, on));
+  EXPECT_FALSE(best_gather_shift_on(4, on));
+  EXPECT_FALSE(best_gather_shift_on(1, off));
+  auto is_shift = [](best_path p) {
+    return p == best_path::slab_gather_micro_shift || p == best_path::slab_gather_pipe_shift;
+  };
+  int shifts = 0;
+  for (int E : {1, 2, 4})
+    for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 8LL, 12LL, 16LL, 24LL, 32LL, 48LL, 64LL, 96LL, 128LL})
+      for (long long hw : {50176LL, 50177LL})
+        for (auto [oi, pad, gap] : {std::tuple<long long, long long, long long>{0, 0, 0}, {1, 0, 0}, {0, 16, 0},
+                                    {0, 3, 0}, {0, 0, 16}, {0, 0, 5}}) {
+          SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c) + " " + std::to_string(hw) + " " +
+                       std::to_string(oi) + "/" + std::to_string(pad) + "/" + std::to_string(gap));
+          const matrix_desc d = padded(c, hw, E, 3, pad, 0, gap);
+          const auto in = static_cast<unsigned long long>(oi * E);
+          const best_choice h = best_path_for(d, in, 0, 90, on);
+          const bool aligned = best_in_rows_aligned(d, in);
+          if (h.path == best_path::slab_gather_micro_shift) {
+            EXPECT_EQ(E, best_gather_shift_micro_elem);
+            EXPECT_EQ(c * E % 16, 0);
+          }
+          if (h.path == best_path::slab_gather_pipe_shift) {
+            EXPECT_EQ(h.group, c);
+            EXPECT_LE(c, best_gather_shift_max_side);
+          }
+          if (is_shift(h.path)) EXPECT_TRUE(E <= best_pipe_max_elem && !aligned);
+          // The kernel a grouped side would otherwise run (pipelined, or 2 rows grouped).
+          if (E <= best_pipe_max_elem && !aligned && c <= best_gather_shift_max_side && c >= 2 &&
+              !(c * E % 16 == 0 && c * E >= 48))
+            EXPECT_EQ(h.path, best_path::slab_gather_pipe_shift) << best_path_name(h.path);
+          EXPECT_FALSE(is_shift(best_path_for(d, in, 0, 90, off).path));
+          EXPECT_FALSE(is_shift(best_path_for(padded(hw, c, E, 3, 0, pad, gap), 0, in, 90, on).path));  // scatters
+          shifts += is_shift(h.path);
+        }
+  EXPECT_GT(shifts, 100);
+  // The sweep's 1-2 byte gathers of round 1 (docs/RESULTS.md "Session 6"; packed, aligned
+  // buffers): batch, rows, HW, E, route under `on`, group. Winners on the shift kernels; the
+  // rows that lost or tied keep their routes.
+  for (auto [b, c, hw, E, path, g] : {std::tuple<long long, long long, long long, int, best_path, int>{
+                                          13, 48, 50177, 1, best_path::slab_gather_micro, 0},
+                                      {10, 64, 50177, 1, best_path::slab_gather_micro, 0},
+                                      {6, 96, 50176, 1, best_path::slab_gather_micro_pipe, 0},
+                                      {5, 128, 50177, 1, best_path::slab_gather_micro, 0},
+                                      {2, 128, 50177, 2, best_path::slab_gather_micro_shift, 0},
+                                      {3, 96, 50177, 2, best_path::slab_gather_micro_shift, 0},
+                                      {5, 64, 50177, 2, best_path::slab_gather_micro_shift, 0},
+                                      {6, 48, 50177, 2, best_path::slab_gather_micro_shift, 0},
+                                      {3, 96, 50176, 2, best_path::slab_gather_micro_pipe, 0},
+                                      {2, 128, 50176, 2, best_path::slab_gather_micro_pipe, 0},
+                                      {222, 3, 50177, 1, best_path::slab_gather_pipe_shift, 3},
+                                      {167, 4, 50177, 1, best_path::slab_gather_pipe_shift, 4},
+                                      {133, 5, 50177, 1, best_path::slab_gather_pipe_shift, 5},
+                                      {111, 6, 50177, 1, best_path::slab_gather_pipe_shift, 6},
+                                      {83, 8, 50177, 1, best_path::slab_gather_pipe_shift, 8},
+                                      {55, 12, 50177, 1, best_path::slab_gather_pipe_shift, 12},
+                                      {41, 16, 50177, 1, best_path::slab_gather_pipe_shift, 16},
+                                      {27, 24, 50177, 1, best_path::slab_gather_pipe, 24},
+                                      {20, 32, 50177, 1, best_path::slab_gather_pipe, 32},
+                                      {83, 4, 50177, 2, best_path::slab_gather_pipe_shift, 4},
+                                      {66, 5, 50177, 2, best_path::slab_gather_pipe_shift, 5},
+                                      {55, 6, 50177, 2, best_path::slab_gather_pipe_shift, 6},
+                                      {13, 24, 50177, 2, best_path::slab_gather_pipe, 24},
+                                      {256, 2, 50177, 1, best_path::slab_gather_pipe_shift, 2},
+                                      {167, 2, 50177, 2, best_path::slab_gather_pipe_shift, 2}}) {
+    const matrix_desc d = matrix_desc::packed(c, hw, E, b);
+    SCOPED_TRACE(xpose_test::shape_name(d));
+    const best_choice h = best_path_for(d, 0, 0, 90, on);
+    EXPECT_EQ(best_path_name(h.path), std::string(best_path_name(path)));
+    EXPECT_EQ(h.group, g);
+    EXPECT_FALSE(is_shift(best_path_for(d, 0, 0, 90, off).path));
+  }
+  // Shift blocks: best_gather_shift_depth row buffers (and the grouped staging), in at most
+  // the realigning kernels' shared memory for the same side, and as many per SM as their
+  // register caps assume.
+  constexpr int depth = best_gather_shift_depth;
+  for (int E : {1, 2}) {
+    const int bytes = best_class_policy_for(90, E).slab_bytes;
+    auto smem = [&](long long s, bool micro, bool shift) {
+      return E == 1 ? slab::pipe_smem_max<1>(slab::gather, s, bytes, micro, shift, shift ? depth : 2)
+                    : slab::pipe_smem_max<2>(slab::gather, s, bytes, micro, shift, shift ? depth : 2);
+    };
+    EXPECT_LE(smem(128, true, true), smem(128, true, false));
+    // (Two buffers: smaller blocks, the depth best.cu takes where they fit one more per SM.)
+    const int two = E == 1 ? slab::pipe_smem_max<1>(slab::gather, 128, bytes, true, true, 2)
+                           : slab::pipe_smem_max<2>(slab::gather, 128, bytes, true, true, 2);
+    EXPECT_LT(two, smem(128, true, true));
+    EXPECT_LE((smem(128, true, true) + 1024) * best_pipe_micro_min_blocks(true), 228 * 1024);
+    for (int s : best_pipe_sides) {
+      EXPECT_LE(smem(s, false, true), smem(s, false, false)) << s;
+      EXPECT_LE((smem(s, false, true) + 1024) * best_pipe_min_blocks(E, true, s), 228 * 1024) << s;
     }
   }
 }

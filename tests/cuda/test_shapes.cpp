@@ -163,8 +163,13 @@ TEST(BestShapes, MicroSlabs) {
       auto want = [&](best_path micro, index_t min, bool rows_aligned) -> std::optional<best_path> {
         if (min <= 0 || c < min) return std::nullopt;
         const best_path r = xpose::detail::best_micro_route(micro, es, on, c, rows_aligned);
-        if (micro == best_path::slab_gather_micro)
-          return xpose::detail::best_short_pipe_group(r, es, c, on, rows_aligned) ? best_path::slab_gather_pipe : r;
+        if (micro == best_path::slab_gather_micro) {
+          const best_path gr = xpose::detail::best_short_pipe_group(r, es, c, on, rows_aligned) ? best_path::slab_gather_pipe : r;
+          // (Unaligned rows: the shift kernel where best_gather_shift_route has this policy take it.)
+          return xpose::detail::best_gather_shift_on(es, on)
+                     ? xpose::detail::best_gather_shift_route(gr, static_cast<int>(c), es, rows_aligned)
+                     : gr;
+        }
         return xpose::detail::best_halo_route(r, es, on, rows_aligned);
       };
       const auto g = want(best_path::slab_gather_micro, gmin, false), sc = want(best_path::slab_scatter_micro, smin, false);
@@ -395,16 +400,22 @@ TEST(BestShapes, PipelinedSlabs) {
         if (HasFatalFailure()) return;
       }
     }
-  // Many slabs per resident block (a few hundred blocks fit): 2 x 16 MiB per call.
+  // Many slabs per resident block (a few hundred blocks fit): 2 x 16 MiB per call. (Gathers
+  // of unaligned rows: the shift kernel where best_gather_shift_route has this policy take it.)
+  auto gp = [&](int es, int side) {
+    return xpose::detail::best_gather_shift_on(es, on)
+               ? xpose::detail::best_gather_shift_route(best_path::slab_gather_pipe, side, es, false)
+               : best_path::slab_gather_pipe;
+  };
   for (int es : {1, 2}) {
     const index_t n = (index_t{2} << 20) / es + 3;
-    check_best(matrix_desc::packed(8, n, es, 2), 150, 1, 0, best_path::slab_gather_pipe, on);
+    check_best(matrix_desc::packed(8, n, es, 2), 150, 1, 0, gp(es, 8), on);
     // (Scatters to unaligned output rows: the halo kernel where best_halo_route says.)
     const best_path sp = xpose::detail::best_halo_route(best_path::slab_scatter_pipe, es, on, false);
     check_best(matrix_desc::packed(n, 8, es, 2), 151, 0, 1, sp, on);
-    check_best(matrix_desc::packed(6, n, es, 2), 152, 0, 0, best_path::slab_gather_pipe, on);
+    check_best(matrix_desc::packed(6, n, es, 2), 152, 0, 0, gp(es, 6), on);
     check_best(matrix_desc::packed(n, 6, es, 2), 153, 0, 0, sp, on);
-    check_best(matrix_desc::packed(7, n, es, 1), 154, 0, 1, best_path::slab_gather_pipe, on);
+    check_best(matrix_desc::packed(7, n, es, 1), 154, 0, 1, gp(es, 7), on);
     check_best(matrix_desc::packed(n, 7, es, 1), 155, 1, 0, sp, on);
     if (HasFatalFailure()) return;
   }
@@ -428,7 +439,10 @@ TEST(BestShapes, PipelinedSlabs) {
         // best_short_pipe_group has one.)
         auto gm = [&](bool rows_aligned) {
           const best_path r = best_micro_route(best_path::slab_gather_micro, es, on, c, rows_aligned);
-          return xpose::detail::best_short_pipe_group(r, es, c, on, rows_aligned) ? best_path::slab_gather_pipe : r;
+          const best_path gr = xpose::detail::best_short_pipe_group(r, es, c, on, rows_aligned) ? best_path::slab_gather_pipe : r;
+          return xpose::detail::best_gather_shift_on(es, on)
+                     ? xpose::detail::best_gather_shift_route(gr, static_cast<int>(c), es, rows_aligned)
+                     : gr;
         };
         const best_path mp = gm(aligned), mu = gm(false);
         check_best(matrix_desc::packed(c, hw, es, 3), seed, 0, 0, small_tile ? std::nullopt : std::optional(mp), on);
@@ -465,7 +479,7 @@ TEST(BestShapes, PipelinedSlabs) {
   check_best(matrix_desc::packed(50177, 96, 1, 6), 163, 0, 0,
              xpose::detail::best_halo_route(best_path::slab_scatter_micro, 1, ms_on, false), ms_on);
   // The sweep's slowest rows, as the sweep runs them (packed, aligned buffers).
-  check_best(matrix_desc::packed(7, 4793490, 1), 160, 0, 0, best_path::slab_gather_pipe, on);
+  check_best(matrix_desc::packed(7, 4793490, 1), 160, 0, 0, gp(1, 7), on);
   check_best(matrix_desc::packed(50177, 24, 1, 27), 161, 0, 0,
              xpose::detail::best_halo_route(best_path::slab_scatter_pipe, 1, on, false), on);
   check_best(matrix_desc::packed(24, 50176, 1, 27), 162, 0, 0, best_path::slab_gather_pipe, on);

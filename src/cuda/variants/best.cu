@@ -26,13 +26,14 @@ using best::u8;
 // Blocks of a kernel resident per SM on device `dev`: checks once per kernel and device
 // that a block of `smem` bytes fits (raising the dynamic shared-memory limit when it needs
 // > 48 KiB) and caches the count; the first call's smem must be the kernel's largest.
-// Per call: a relaxed atomic read.
-template <auto kernel>
+// Per call: a relaxed atomic read. Slot: another cache for the same kernel at another
+// (smaller) block size, asked after slot 0.
+template <auto kernel, int Slot = 0>
 status resident_blocks(int dev, int threads, int smem, int* blocks) {
-  static std::atomic<int> occ_cache[64];  // per kernel (template argument) and device
+  static std::atomic<int> occ_cache[64];  // per kernel (template argument), slot and device
   int occ = (dev >= 0 && dev < 64) ? occ_cache[dev].load(std::memory_order_relaxed) : 0;
   if (occ == 0) {
-    if (smem > 48 * 1024)
+    if (Slot == 0 && smem > 48 * 1024)  // (slot 1 must not lower slot 0's limit)
       if (status s = cuda_status(
               cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
               "cudaFuncSetAttribute");
@@ -270,28 +271,41 @@ status micro_path(const void* in, void* out, const matrix_desc& d, const target&
 // Pipelined slab (best_pipe.cuh): grouped (short side SS) or micro-block gather (MW-byte
 // rows, any short side up to the table's): resident blocks, as many as fit at the largest
 // slab's shared memory (the limit and the block count are cached per kernel and device).
-// H: scatter slabs with a halo (slab_scatter_micro_halo, slab_scatter_pipe_halo).
+// H: scatter slabs with a halo (slab_scatter_micro_halo, slab_scatter_pipe_halo); gathers
+// that shift their raw rows (slab_gather_micro_shift, slab_gather_pipe_shift).
 template <int E, int M, int SS, int MW = 0, int MINB = best_pipe_min_blocks(E, M == slab::gather, SS), bool H = false>
 status pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads;
   constexpr auto kernel = slab::pipe_kernel<E, M, nt, SS, MINB, MW, H>;
   const best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
   // The largest block of this kernel, once (the table does not change at run time): the
-  // resident blocks are counted at it, and its shared-memory limit raised to it.
-  static const int smem_max = slab::pipe_smem_max<E>(
-      M, SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E), pol.slab_bytes, MW > 0, H);
+  // resident blocks are counted at it, and its shared-memory limit raised to it. Shift
+  // gathers: best_gather_shift_depth load buffers where that keeps as many blocks per SM
+  // as two (registers bound them), else two.
+  constexpr bool shift = H && M == slab::gather;
+  const long long side = SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E);
+  static const int smem_deep =
+      slab::pipe_smem_max<E>(M, side, pol.slab_bytes, MW > 0, H, shift ? best_gather_shift_depth : 2);
+  static const int smem_two = slab::pipe_smem_max<E>(M, side, pol.slab_bytes, MW > 0, H, 2);
   int occ = 0, sms = 0;
-  if (status s = resident_blocks<kernel>(tg.dev, nt, smem_max, &occ); !s.ok()) return s;
+  if (status s = resident_blocks<kernel>(tg.dev, nt, smem_deep, &occ); !s.ok()) return s;
+  int depth = shift ? best_gather_shift_depth : 2, smem_max = smem_deep;
+  if (shift && smem_two < smem_deep) {
+    int occ_two = 0;
+    if (status s = resident_blocks<kernel, 1>(tg.dev, nt, smem_two, &occ_two); !s.ok()) return s;
+    if (occ_two > occ) depth = 2, smem_max = smem_two, occ = occ_two;
+  }
   if (status s = sm_count(tg.dev, &sms); !s.ok()) return s;
   const long long n = static_cast<long long>(occ) * sms;
   slab::args a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d), best_slab_bytes_for(pol, d.elements() * E),
-                                         MW > 0, H);
+                                         MW > 0, H, depth);
   // Slabs shortened so that the last round of slabs per block is as full as it can be
   // (gather / scatter: whole matrices keep the table's slab).
   const long long span = M == slab::whole ? a.span : best_pipe_span(a.span, a.L, a.batch, n, 16 / E);
   if (span < a.span)
     a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d),
-                                static_cast<int>((span + (H ? 16 / E : 0)) * a.S * E), MW > 0, H);
+                                static_cast<int>((span + (H && M == slab::scatter ? 16 / E : 0)) * a.S * E), MW > 0, H,
+                                depth);
   if (a.smem > smem_max)
     return status::make(status_code::unsupported_variant, "best: pipelined slab of %d bytes", a.smem);
   return launch<kernel>(nt, a.smem, a.total < n ? a.total : n, a, tg, "best pipelined slab kernel launch");
@@ -449,6 +463,12 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::slab_interleave_gather: return interleave_path<E, true>(in, out, d, tg);
     case best_path::slab_interleave_scatter: return interleave_path<E, false>(in, out, d, tg);
     case best_path::slab_scatter_pipe_halo: return pipe_path_side<E, slab::scatter, true>(in, out, d, c.group, tg);
+    case best_path::slab_gather_pipe_shift: return pipe_path_side<E, slab::gather, true>(in, out, d, c.group, tg);
+    case best_path::slab_gather_micro_shift:
+      if constexpr (E <= best_pipe_max_elem)
+        return pipe_path<E, slab::gather, 0, best_pipe_micro_width, best_pipe_micro_min_blocks(true), true>(in, out, d,
+                                                                                                           tg);
+      break;
     case best_path::slab_scatter_micro_halo:
       if constexpr (E <= best_pipe_max_elem)
         return pipe_path<E, slab::scatter, 0, best_pipe_micro_width, best_pipe_micro_min_blocks(false), true>(in, out,

@@ -187,11 +187,17 @@ TEST(BestAsync, RealignPathsUnderTheSwitch) {
     // Element-aligned input rows or pointer, aligned output rows: the async realigning tile.
     EXPECT_EQ(best_path_for(matrix_desc::packed(5760, 5761, E), 0, 0, 90, on).path, best_path::realign_async) << E;
     EXPECT_EQ(best_path_for(matrix_desc::packed(4096, 4096, E), E, 0, 90, on).path, best_path::realign_async) << E;
-    EXPECT_EQ(best_path_for(matrix_desc::packed(4096, 4097, E), 0, 0, 90, off).path, best_path::realign) << E;
+    // (Under the flag that also turns the cp.async skewed tile on: that route.)
+    const bool skew_async = best_route_on(best_skew_async_default, off);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(4096, 4097, E), 0, 0, 90, off).path,
+              skew_async ? best_path::realign_skew_async : best_path::realign)
+        << E;
     // Output rows (or pointer, or batch stride) not aligned: the routes of before.
     for (bool cand : {on, off}) {
       const best_path o = best_path_for(matrix_desc::packed(5759, 5763, E), 0, 0, 90, cand).path;
-      EXPECT_TRUE(o == best_path::realign || o == best_path::realign_skew) << best_path_name(o);
+      EXPECT_TRUE(o == best_path::realign || o == best_path::realign_skew ||
+                  (o == best_path::realign_skew_async && best_route_on(best_skew_async_default, cand)))
+          << best_path_name(o);
       EXPECT_NE(best_path_for(matrix_desc::packed(5760, 5761, E), 0, E, 90, cand).path, best_path::realign_async);
       EXPECT_NE(best_path_for(xpose_test::padded(304, 517, E, 3, 0, 0, 1), 0, 0, 90, cand).path,
                 best_path::realign_async);

@@ -359,10 +359,11 @@ constexpr bool best_tiny_narrow_default = true;
 constexpr long long best_tiny_bytes = 64 * 1024;
 /// tile_half only below this many standard 1-byte tiles (256 x 256) per call.
 constexpr long long best_half_max_tiles = 768;
-/// The cp.async skewed tile (realign_skew_async) for every element-aligned 1-8 byte
-/// layout that reaches the tiles, in place of realign, realign_skew and realign_async.
-/// false: only `best_next` takes it.
-constexpr bool best_skew_async_default = false;
+/// The cp.async skewed tile (realign_skew_async) for element-aligned 1-8 byte layouts
+/// that reach the tiles, where best_skew_async_fits, in place of realign, realign_skew
+/// and realign_async. On: it won those rows side by side (docs/RESULTS.md "Session 6",
+/// the cp.async skewed tile); false: only `best_next` takes it.
+constexpr bool best_skew_async_default = true;
 /// Whether a route with switch `route_default` is on under the `candidate` flag.
 constexpr bool best_route_on(bool route_default, bool candidate) { return candidate != route_default; }
 /// Programmatic dependent launch (sm_90+): best's kernels start with a wait on the work
@@ -793,6 +794,15 @@ constexpr bool best_skew_wins(const matrix_desc& d, unsigned long long out_addr)
   return (d.rows + ts - 1) / ts * ts * 10 <= (d.rows + tr - 1) / tr * tr * 11;
 }
 
+/// Where the cp.async skewed tile won (docs/RESULTS.md "Session 6", the cp.async skewed
+/// tile): without the halo (output rows 16-byte aligned) for 1, 4 and 8-byte elements;
+/// with it for 2-byte elements only. It lost to realign_skew with the halo for 1, 4 and
+/// 8 bytes, and was within 2% below realign_async for aligned f16 output rows.
+constexpr bool best_skew_async_fits(const matrix_desc& d, unsigned long long out_addr) {
+  const bool aligned = best_out_rows_aligned(d, out_addr);
+  return d.elem_size <= 8 && (d.elem_size == 2 ? !aligned : aligned);
+}
+
 /// What `best` runs for a validated, non-empty desc with input / output at the given
 /// addresses: the path, the global access width (16, or the alignment for
 /// tile_access) and, for slab_gather / slab_scatter, the grouped kernel's short side
@@ -897,7 +907,7 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   }
 
   // Element-aligned layouts on the cp.async skewed tile (switch best_skew_async_default).
-  if (access < 16 && E <= 8 && best_route_on(best_skew_async_default, candidate))
+  if (access < 16 && best_route_on(best_skew_async_default, candidate) && best_skew_async_fits(d, out_addr))
     return {best_path::realign_skew_async, access, 0};
   // 1-2 byte element-aligned layouts with aligned output rows on the async realigning
   // tile (switch best_async_realign_default).

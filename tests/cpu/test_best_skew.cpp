@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <set>
+#include <tuple>
 
 #include "cuda/best_skew.cuh"
 #include "cuda/policy.hpp"
@@ -226,20 +227,28 @@ TEST(BestSkewAsync, RouteUnderItsSwitch) {
   const bool on = !best_skew_async_default, off = best_skew_async_default;
   for (int E : {1, 2, 4, 8}) {
     for (auto [r, c] : std::vector<std::pair<long long, long long>>{
-             {5759, 5763}, {5760, 5761}, {4096, 4097}, {2048, 2049}, {96, 50177}, {128, 50177}, {64, 50177}}) {
+             {5759, 5763}, {5760, 5761}, {4096, 4097}, {4095, 4099}, {2048, 2049}, {2047, 2051}, {96, 50177},
+             {128, 50177}, {64, 50177}}) {
       const best_class_policy cp = best_class_policy_for(90, E);
       if (r <= cp.slab_max_short && r * E <= cp.slab_max_short_bytes) continue;  // gathers: slab routes
-      EXPECT_EQ(best_path_for(matrix_desc::packed(r, c, E), 0, 0, 90, on).path, best_path::realign_skew_async) << E;
-      EXPECT_NE(best_path_for(matrix_desc::packed(r, c, E), 0, 0, 90, off).path, best_path::realign_skew_async) << E;
+      const matrix_desc d = matrix_desc::packed(r, c, E);
+      // Where it won: no halo (aligned output rows) for 1, 4, 8 bytes; the halo for 2 bytes.
+      const bool fits = best_out_rows_aligned(d, 0) ? E != 2 : E == 2;
+      EXPECT_EQ(best_skew_async_fits(d, 0), fits) << E << " " << r;
+      EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path == best_path::realign_skew_async, fits) << E << " " << r;
+      EXPECT_NE(best_path_for(d, 0, 0, 90, off).path, best_path::realign_skew_async) << E;
     }
-    // Pointers one element off, aligned rows: element-aligned too.
-    EXPECT_EQ(best_path_for(matrix_desc::packed(4096, 4096, E), E, 0, 90, on).path, best_path::realign_skew_async);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(4096, 4096, E), 0, E, 90, on).path, best_path::realign_skew_async);
+    // Pointers one element off: the output pointer decides the form.
+    EXPECT_EQ(best_path_for(matrix_desc::packed(4096, 4096, E), E, 0, 90, on).path == best_path::realign_skew_async,
+              E != 2);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(4096, 4096, E), 0, E, 90, on).path == best_path::realign_skew_async,
+              E == 2);
     // Aligned layouts and slabs keep their routes.
     EXPECT_NE(best_path_for(matrix_desc::packed(4096, 4096, E), 0, 0, 90, on).path, best_path::realign_skew_async);
     EXPECT_NE(best_path_for(matrix_desc::packed(3, 1000001, E), 0, 0, 90, on).path, best_path::realign_skew_async);
     EXPECT_NE(best_path_for(matrix_desc::packed(1000001, 3, E), 0, 0, 90, on).path, best_path::realign_skew_async);
   }
+  EXPECT_FALSE(best_skew_async_fits(matrix_desc::packed(4095, 4097, 16), 0));
   EXPECT_EQ(best_path_for(matrix_desc::packed(4095, 4097, 16), 8, 0, 90, on).path, best_path::tile_access);
   EXPECT_STREQ(best_path_name(best_path::realign_skew_async), "realign_skew_async");
 }
@@ -288,15 +297,18 @@ TEST(BestSkewPolicy, TilesAreValid) {
 TEST(BestSkewPolicy, CandidateTakesTheSkewedTile) {
   using xpose::matrix_desc;
   // The flag under which the skewed route is on (best_skew_default: best, else best_next)
-  // and the one under which the realigning tile stays.
+  // and the one under which the realigning tile stays; under either, the cp.async skewed
+  // tile where its switch is on and it fits (or_async).
   const bool on = !best_skew_default, off = best_skew_default;
   const best_path skew = best_skew_enabled ? best_path::realign_skew : best_path::realign;
+  auto or_async = [](best_path old, const matrix_desc& d, unsigned long long out, bool flag) {
+    return best_route_on(best_skew_async_default, flag) && best_skew_async_fits(d, out) ? best_path::realign_skew_async
+                                                                                       : old;
+  };
   for (int E : {1, 2, 4, 8}) {
-    const best_choice c = best_path_for(matrix_desc::packed(16383, 16385, E), 0, 0, 90, on);
-    EXPECT_EQ(c.path, skew) << E;
-    // (Under the flag that also turns the cp.async skewed tile on, that route.)
-    const best_path before = best_route_on(best_skew_async_default, off) ? best_path::realign_skew_async : best_path::realign;
-    EXPECT_EQ(best_path_for(matrix_desc::packed(16383, 16385, E), 0, 0, 90, off).path, before) << E;
+    const matrix_desc odd = matrix_desc::packed(16383, 16385, E);
+    EXPECT_EQ(best_path_for(odd, 0, 0, 90, on).path, or_async(skew, odd, 0, on)) << E;
+    EXPECT_EQ(best_path_for(odd, 0, 0, 90, off).path, or_async(best_path::realign, odd, 0, off)) << E;
     // Aligned rows stay on a tile under both (1-byte elements: the half tile under its switch).
     for (bool f : {false, true}) {
       const best_path t = best_path_for(matrix_desc::packed(16384, 16384, E), 0, 0, 90, f).path;
@@ -307,18 +319,21 @@ TEST(BestSkewPolicy, CandidateTakesTheSkewedTile) {
   // The measured exceptions (RESULTS "Shape classes (issue 12)", third round): 1-2 byte
   // elements with 16-byte aligned output rows, and row counts the skewed tile pads more.
   auto cand = [&](const matrix_desc& d, unsigned long long out = 0) { return best_path_for(d, 0, out, 90, on).path; };
+  auto want = [&](best_path old, const matrix_desc& d, unsigned long long out = 0) { return or_async(old, d, out, on); };
   // (Aligned output rows of 1-2 byte elements: realign_async where its switch is on.)
   const best_path aligned_out = best_route_on(best_async_realign_default, on) ? best_path::realign_async : best_path::realign;
-  EXPECT_EQ(cand(matrix_desc::packed(5760, 5761, 1)), aligned_out);
-  EXPECT_EQ(cand(matrix_desc::packed(5760, 5761, 1), 3), skew);  // output pointer offset: rows unaligned
-  EXPECT_EQ(cand(matrix_desc::packed(5759, 5763, 1)), skew);
-  EXPECT_EQ(cand(matrix_desc::packed(4096, 4097, 2)), aligned_out);
-  EXPECT_EQ(cand(matrix_desc::packed(4095, 4099, 2)), skew);
-  EXPECT_EQ(cand(matrix_desc::packed(2880, 2881, 4)), skew);  // aligned output rows: still the skewed tile
-  EXPECT_EQ(cand(matrix_desc::packed(2048, 2049, 8)), skew);
-  EXPECT_EQ(cand(matrix_desc::packed(96, 50177, 4)), skew);
-  EXPECT_EQ(cand(matrix_desc::packed(128, 50177, 4)), best_path::realign);  // 3 x 60 rows against 2 x 64
-  EXPECT_EQ(cand(matrix_desc::packed(50177, 128, 4)), skew);
+  for (auto [d, out, old] : std::vector<std::tuple<matrix_desc, unsigned long long, best_path>>{
+           {matrix_desc::packed(5760, 5761, 1), 0, aligned_out},
+           {matrix_desc::packed(5760, 5761, 1), 3, skew},  // output pointer offset: rows unaligned
+           {matrix_desc::packed(5759, 5763, 1), 0, skew},
+           {matrix_desc::packed(4096, 4097, 2), 0, aligned_out},
+           {matrix_desc::packed(4095, 4099, 2), 0, skew},
+           {matrix_desc::packed(2880, 2881, 4), 0, skew},  // aligned output rows: still the skewed tile
+           {matrix_desc::packed(2048, 2049, 8), 0, skew},
+           {matrix_desc::packed(96, 50177, 4), 0, skew},
+           {matrix_desc::packed(128, 50177, 4), 0, best_path::realign},  // 3 x 60 rows against 2 x 64
+           {matrix_desc::packed(50177, 128, 4), 0, skew}})
+    EXPECT_EQ(cand(d, out), want(old, d, out)) << xpose_test::shape_name(d);
   EXPECT_STREQ(best_path_name(best_path::realign_skew), "realign_skew");
 }
 

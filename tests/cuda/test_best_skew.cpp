@@ -27,7 +27,8 @@ best_path skew_path(const matrix_desc& d, index_t off_out) {
 }
 // Under the flag where the skewed route is on (best while best_skew_default, else best_next).
 void check_next(const matrix_desc& d, std::uint64_t seed, index_t off_in, index_t off_out) {
-  check_best(d, seed, off_in, off_out, skew_path(d, off_out), !xpose::detail::best_skew_default);
+  const bool flag = !xpose::detail::best_skew_default;
+  check_best(d, seed, off_in, off_out, or_skew_async(skew_path(d, off_out), d, off_out, flag), flag);
 }
 }  // namespace
 
@@ -67,12 +68,16 @@ TEST(BestNextSkew, OddRowLengths) {
 }
 
 // The cp.async skewed tile (path realign_skew_async, switch best_skew_async_default),
-// under the flag that turns it on: with the halo (output rows not 16-byte aligned) and
-// without it (aligned output rows), pointers one element off on either side or both,
-// padded leading dimensions, ragged tiles, batches with gapped strides.
+// under the flag that turns it on: with the halo (output rows not 16-byte aligned; f16)
+// and without it (aligned output rows; 1, 4, 8 bytes), pointers one element off on either
+// side or both, padded leading dimensions, ragged tiles, batches with gapped strides.
 namespace {
+// Under the flag where the route is on: asserted where it fits (best_skew_async_fits),
+// elsewhere the same checks on whatever runs (the kernel's other form under the candidate).
 void check_async(const matrix_desc& d, std::uint64_t seed, index_t off_in, index_t off_out) {
-  check_best(d, seed, off_in, off_out, best_path::realign_skew_async, !xpose::detail::best_skew_async_default);
+  const bool on = !xpose::detail::best_skew_async_default;
+  const bool fits = xpose::detail::best_skew_async_fits(d, static_cast<unsigned long long>(off_out * d.elem_size));
+  check_best(d, seed, off_in, off_out, fits ? std::optional(best_path::realign_skew_async) : std::nullopt, on);
 }
 }  // namespace
 

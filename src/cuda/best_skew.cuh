@@ -1,4 +1,4 @@
-// Skewed realigning tile of `best` (candidate policy, path realign_skew): the tiled
+// Skewed realigning tile of `best` (paths realign_skew, realign_skew_async): the tiled
 // transpose for rows whose byte addresses are only element-aligned (odd row lengths,
 // offset pointers, odd strides), with every global access a whole 16-byte chunk at a
 // 16-byte-aligned address on both sides, except the input view's two ends and each
@@ -30,6 +30,7 @@
 
 #include <cstdint>
 
+#include "best_async.cuh"
 #include "best_bytes.cuh"
 #include "policy.hpp"
 
@@ -49,12 +50,13 @@ struct args {
 };
 
 /// Geometry of a skewed tile: TR owned rows, NCH chunks per row, NT threads, MW-byte
-/// micro-block rows.
-template <int E, int TR, int NCH, int NT, int MW>
+/// micro-block rows. Halo false (output rows 16-byte aligned, so rho_c = 0 on every
+/// output row): no halo rows, B rows of TR/k chunks (cp.async form only).
+template <int E, int TR, int NCH, int NT, int MW, bool Halo = true>
 struct geom {
   static constexpr int k = 16 / E;              // elements per chunk
   static constexpr int TC = NCH * k;            // tile columns = output rows of the tile
-  static constexpr int AR = TR + k;             // input rows read (k-row halo)
+  static constexpr int AR = TR + (Halo ? k : 0);  // input rows read (k-row halo)
   static constexpr int RB = AR / k;             // row blocks of k rows (chunks per B row)
   static constexpr int RPS = NT / NCH;          // rows per load step
   static constexpr int LA = (AR + RPS - 1) / RPS;  // load steps (chunks per thread)
@@ -66,8 +68,15 @@ struct geom {
   static constexpr int NS = TC * RB;            // output chunk slots per tile
   static constexpr int a_bytes = AR * NCH * 16;
   static constexpr int smem = a_bytes + NS * 16;
+  // cp.async form: A holds each row's aligned cover unshifted (NCH + 1 chunks), rows of
+  // row block R shifted by cover_shift(R) < 32 words.
+  static constexpr int cover_period = best_skew_cover_period(E, NCH);
+  static constexpr int cover_bytes = (AR * (NCH + 1) + (RB + cover_period - 1) / cover_period) * 16;
+  static constexpr int smem_async = cover_bytes + NS * 16;
   static_assert(best_skew_tile_valid(E, best_tile{TR, NCH, NT, MW, 1}), "skewed tile shape");
-  static_assert(smem == best_skew_smem(E, best_tile{TR, NCH, NT, MW, 1}), "one statement of the shared size");
+  static_assert(!Halo || smem == best_skew_smem(E, best_tile{TR, NCH, NT, MW, 1}), "one statement of the shared size");
+  static_assert(smem_async == best_skew_async_smem(E, best_tile{TR, NCH, NT, MW, 1}, Halo, 1),
+                "one statement of the async shared size");
 };
 
 template <int E>
@@ -157,22 +166,21 @@ XPOSE_HDI void load_phase(const args& a, const tile& p, u8* sm, int tid) {
 }
 
 /// Phase 2 for thread tid: micro-blocks m = R + RB*(h + H*C) (row block fastest, so
-/// that a quarter warp's B stores are consecutive chunks of one B row).
-template <int E, int TR, int NCH, int NT, int MW>
-XPOSE_HDI void mid_phase(u8* sm, int tid) {
-  using g = geom<E, TR, NCH, NT, MW>;
+/// that a quarter warp's B stores are consecutive chunks of one B row), each read by
+/// read(R, h, C, w): rows R*k .. R*k + k-1, bytes [16C + h*MW, +MW) of the realigned tile.
+template <int E, int TR, int NCH, int NT, int MW, bool Halo, class Read>
+XPOSE_HDI void transpose_phase(u8* bt, int tid, Read read) {
+  using g = geom<E, TR, NCH, NT, MW, Halo>;
   constexpr int k = g::k, KW = g::KW, kk = g::kk;
-  u8* const bt = sm + g::a_bytes;
   XPOSE_UNROLL
   for (int q = 0; q < (g::NM + NT - 1) / NT; ++q) {
     const int m = tid + q * NT;
     if (g::NM % NT == 0 || m < g::NM) {
       const int R = m % g::RB, h = (m / g::RB) % g::H, C = m / (g::RB * g::H);
       std::uint32_t w[k][KW];
+      read(R, h, C, w);
       XPOSE_UNROLL
-      for (int i = 0; i < k; ++i) bytes::ld_words<KW>(w[i], sm + a_slot<NCH, k>(R * k + i, C) + h * MW);
-      bytes::micro_transpose<E, KW, k, 0>(w);
-      if constexpr (g::G > 1) bytes::micro_transpose<E, KW, k, kk>(w);
+      for (int b = 0; b < g::G; ++b) bytes::transpose_block<E, KW, k>(w, b * kk);
       XPOSE_UNROLL
       for (int i = 0; i < kk; ++i) {
         c16 o;  // output row C*k + h*kk + i, input rows R*k .. R*k + k-1: the i-th rows of the G blocks
@@ -186,33 +194,108 @@ XPOSE_HDI void mid_phase(u8* sm, int tid) {
   }
 }
 
+/// Phase 2 of the register form: micro-block rows from the swizzled, realigned tile A.
+template <int E, int TR, int NCH, int NT, int MW>
+XPOSE_HDI void mid_phase(u8* sm, int tid) {
+  using g = geom<E, TR, NCH, NT, MW>;
+  static_assert(MW >= 8, "register form: 8- or 16-byte micro-block rows (one vector shared load)");
+  transpose_phase<E, TR, NCH, NT, MW, true>(sm + g::a_bytes, tid, [&](int R, int h, int C, std::uint32_t(&w)[g::k][g::KW]) {
+    XPOSE_UNROLL
+    for (int i = 0; i < g::k; ++i) bytes::ld_words<g::KW>(w[i], sm + a_slot<NCH, g::k>(R * g::k + i, C) + h * MW);
+  });
+}
+
 /// Phase 3 for thread tid: slot f = c*RB + jj of output row c holds the aligned chunk
 /// that covers tile rows [rho + (jj-1)*k, rho + jj*k): bytes rho*E .. of B chunks
 /// jj-1 (none for jj = 0) and jj. Stored where the tile owns it: rows [rho, rho + TR)
-/// (from 0 on the first tile), clipped to the matrix.
-template <int E, int TR, int NCH, int NT, int MW>
-XPOSE_HDI void store_phase(const args& a, const tile& p, const u8* sm, int tid) {
-  using g = geom<E, TR, NCH, NT, MW>;
-  constexpr int k = g::k;
-  const u8* const bt = sm + g::a_bytes;
+/// (from 0 on the first tile), clipped to the matrix. Without the halo (rho = 0 on
+/// every row) slot jj is B chunk jj, rows [jj*k, jj*k + k).
+template <int E, int TR, int NCH, int NT, int MW, bool Halo = true>
+XPOSE_HDI void store_phase(const args& a, const tile& p, const u8* bt, int tid) {
+  using g = geom<E, TR, NCH, NT, MW, Halo>;
+  constexpr int k = g::k, J0 = Halo ? 1 : 0;
   XPOSE_UNROLL
   for (int q = 0; q < (g::NS + NT - 1) / NT; ++q) {
     const int f = tid + q * NT;
     const int c = f / g::RB, jj = f - c * g::RB;
     if ((g::NS % NT == 0 || f < g::NS) && c < p.ncol) {
       u8* const seg = p.out + static_cast<i64>(c) * a.ld_out;
-      const int rho = ((16 - static_cast<int>(reinterpret_cast<std::uintptr_t>(seg) & 15)) & 15) / E;
+      const int rho = Halo ? ((16 - static_cast<int>(reinterpret_cast<std::uintptr_t>(seg) & 15)) & 15) / E : 0;
       const int lo = p.first ? 0 : rho;
       const int hi = p.nrow < rho + TR ? p.nrow : rho + TR;
-      const int e0 = rho + (jj - 1) * k;  // first tile row of this aligned chunk
+      const int e0 = rho + (jj - J0) * k;  // first tile row of this aligned chunk
       const int s0 = e0 > lo ? e0 : lo, s1 = e0 + k < hi ? e0 + k : hi;
       if (s0 < s1) {
-        const c16 lead = jj > 0 ? bytes::ld16(bt + (f - 1) * 16) : bytes::zero16();
-        const c16 w = bytes::window16(lead, bytes::ld16(bt + f * 16), rho * E);
+        c16 w = bytes::ld16(bt + f * 16);
+        if constexpr (Halo) w = bytes::window16(jj > 0 ? bytes::ld16(bt + (f - 1) * 16) : bytes::zero16(), w, rho * E);
         bytes::store_range(w, seg + static_cast<i64>(e0) * E, (s0 - e0) * E, (s1 - e0) * E);
       }
     }
   }
+}
+
+/// Word of A (cp.async form) where input row r's aligned cover starts: rows of NCH + 1
+/// chunks, and one chunk more before every p-th row block (whole chunks: cp.async writes
+/// 16-byte aligned), p = best_skew_cover_period, the period of R*k*(NCH + 1) mod 8. The 8
+/// lanes of a quarter warp (16-byte reads: consecutive row blocks R) then hit 8 distinct
+/// chunk slots, and a warp's 4-byte reads of 4-byte micro-block rows (8 R x 4 h) 32
+/// distinct banks; 8-byte rows (f16) are 2-way (tests/cpu/test_best_skew.cpp counts them).
+template <int E, int TR, int NCH, int NT, int MW, bool Halo>
+XPOSE_HDI int cover_word(int r) {
+  using g = geom<E, TR, NCH, NT, MW, Halo>;
+  return (r * (NCH + 1) + r / g::k / g::cover_period) * 4;
+}
+
+/// Phase 1 of the cp.async form for thread tid: chunk tid%NCH of the aligned cover of
+/// rows tid/NCH + j*RPS, and the cover's last chunk (NCH) of rows tid + j*NT, each by
+/// copy(byte offset in A, aligned source chunk) unshifted; chunks past a row's valid
+/// bytes are skipped (their shared bytes are never stored).
+template <int E, int TR, int NCH, int NT, int MW, bool Halo, class Copy>
+XPOSE_HDI void cover_phase(const args& a, const tile& p, int tid, Copy copy) {
+  using g = geom<E, TR, NCH, NT, MW, Halo>;
+  const int ch = tid % NCH, row_t = tid / NCH;
+  const unsigned in0 = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p.in));
+  const unsigned ld = static_cast<unsigned>(a.ld_in);
+  auto cover = [&](int r, int q) {
+    const int off = static_cast<int>((in0 + static_cast<unsigned>(r) * ld) & 15u);
+    if (q * 16 < off + p.ncol * E)
+      copy(cover_word<E, TR, NCH, NT, MW, Halo>(r) * 4 + q * 16, p.in + static_cast<i64>(r) * a.ld_in - off + q * 16);
+  };
+  XPOSE_UNROLL
+  for (int j = 0; j < g::LA; ++j)
+    if (row_t + j * g::RPS < p.nrow) cover(row_t + j * g::RPS, ch);
+  XPOSE_UNROLL
+  for (int j = 0; j < (g::AR + NT - 1) / NT; ++j)
+    if (tid + j * NT < p.nrow) cover(tid + j * NT, NCH);
+}
+
+/// Phase 2 of the cp.async form: micro-block rows read from the unshifted covers (a
+/// row's shift depends on i only: rows k apart start 16*ld_in bytes apart). 16-byte rows:
+/// the two covering chunks, windowed; narrower rows: each word funnel-shifted from two
+/// shared words.
+template <int E, int TR, int NCH, int NT, int MW, bool Halo>
+XPOSE_HDI void cover_mid_phase(const args& a, const tile& p, const u8* cover, u8* bt, int tid) {
+  using g = geom<E, TR, NCH, NT, MW, Halo>;
+  const std::uint32_t* words = reinterpret_cast<const std::uint32_t*>(cover);
+  const unsigned in0 = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p.in));
+  const unsigned ld = static_cast<unsigned>(a.ld_in);
+  transpose_phase<E, TR, NCH, NT, MW, Halo>(bt, tid, [&](int R, int h, int C, std::uint32_t(&w)[g::k][g::KW]) {
+    XPOSE_UNROLL
+    for (int i = 0; i < g::k; ++i) {
+      const int off = static_cast<int>((in0 + static_cast<unsigned>(i) * ld) & 15u);
+      const int w0 = cover_word<E, TR, NCH, NT, MW, Halo>(R * g::k + i) + C * 4;
+      if constexpr (MW == 16) {
+        const c16 v = bytes::window16(bytes::ld16(cover + w0 * 4), bytes::ld16(cover + w0 * 4 + 16), off);
+        XPOSE_UNROLL
+        for (int y = 0; y < 4; ++y) w[i][y] = v.w[y];
+      } else {
+        const std::uint32_t* rw = words + w0 + h * g::KW + (off >> 2);
+        const unsigned sh = 8u * static_cast<unsigned>(off & 3);
+        XPOSE_UNROLL
+        for (int y = 0; y < g::KW; ++y) w[i][y] = bytes::funnel_r(rw[y], rw[y + 1], sh);
+      }
+    }
+  });
 }
 
 #if defined(__CUDACC__)
@@ -232,7 +315,54 @@ __global__ void __launch_bounds__(NT, MinBlocks) skew_kernel(args a) {
     __syncthreads();
     mid_phase<E, TR, NCH, NT, MW>(sm, tid);
     __syncthreads();
-    store_phase<E, TR, NCH, NT, MW>(a, p, sm, tid);
+    store_phase<E, TR, NCH, NT, MW>(a, p, sm + g::a_bytes, tid);
+  }
+}
+/// The cp.async form (route realign_skew_async): phase 1 copies each row's aligned cover
+/// global -> shared unshifted (no registers: occupancy is set by shared memory), phase 2
+/// shifts on its shared reads. Resident blocks walk the tiles t, t + gridDim.x, ...; the
+/// next tile's copies are issued as soon as this tile's covers have been read (S = 1:
+/// they overlap the stores) or one tile ahead into a second cover buffer (S = 2: they
+/// overlap phases 2 and 3). Shared: S cover buffers, then B.
+template <int E, int TR, int NCH, int NT, int MW, int MinBlocks, bool Halo, int S>
+__global__ void __launch_bounds__(NT, MinBlocks) skew_async_kernel(args a) {
+  using g = geom<E, TR, NCH, NT, MW, Halo>;
+  static_assert(S == 1 || S == 2, "one or two cover buffers");
+  bytes::dependent_launch_entry();
+  extern __shared__ uint4 smem_raw[];
+  u8* const sm = reinterpret_cast<u8*>(smem_raw);
+  const std::uint32_t sbase = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem_raw));
+  u8* const bt = sm + S * g::cover_bytes;
+  const int tid = static_cast<int>(threadIdx.x);
+  auto load = [&](i64 t, int s) {
+    const tile p = tile_at<E, TR, g::TC, g::AR>(a, t);
+    const int base = s * g::cover_bytes;
+    cover_phase<E, TR, NCH, NT, MW, Halo>(a, p, tid, [&](int off, const u8* src) {
+      async_tile::copy_chunk_clamped(sbase + static_cast<std::uint32_t>(base + off), sm + base + off, src, a.in, a.in_end);
+    });
+    async_tile::cp_commit();
+  };
+  i64 t = blockIdx.x;
+  if (t < a.total) load(t, 0);
+  int s = 0;
+  for (; t < a.total; t += gridDim.x) {
+    const i64 n = t + gridDim.x;
+    if constexpr (S == 2) {
+      if (n < a.total) load(n, s ^ 1);
+      async_tile::cp_wait(n < a.total ? 1 : 0);
+    } else {
+      async_tile::cp_wait(0);
+    }
+    __syncthreads();  // this tile's covers are in; the previous tile's B reads are done
+    const tile p = tile_at<E, TR, g::TC, g::AR>(a, t);
+    cover_mid_phase<E, TR, NCH, NT, MW, Halo>(a, p, sm + s * g::cover_bytes, bt, tid);
+    __syncthreads();  // B complete; the covers are free
+    if constexpr (S == 1) {
+      if (n < a.total) load(n, 0);
+    } else {
+      s ^= 1;
+    }
+    store_phase<E, TR, NCH, NT, MW, Halo>(a, p, bt, tid);
   }
 }
 #endif

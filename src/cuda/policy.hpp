@@ -85,6 +85,13 @@ constexpr best_tile best_tile_realign_for(int elem_size) {
   }
 }
 
+/// __launch_bounds__ minimum blocks of the cp.async skewed tile (registers per thread
+/// capped at 64K / (256 * this); ptxas, sm_90: 5 blocks spilled 8-32 bytes for 1, 2 and
+/// 8-byte elements), and its cover buffers: at 4 blocks per SM two fit (about 52 KiB a
+/// block), so the next tile's copies are in flight during the whole current tile.
+constexpr int best_skew_async_min_blocks(int /*elem_size*/) { return 4; }
+constexpr int best_skew_async_stages = 2;
+
 /// Tile of the skewed realigning path (best_skew.cuh, candidate policy): TR owned
 /// input rows (plus a halo of 16/E rows) x `chunks` 16-byte chunks; output row
 /// segments of TR*E bytes start where the output row is 16-byte aligned, so that every
@@ -115,11 +122,56 @@ constexpr int best_skew_smem(int elem_size, best_tile t) {
 /// lanes (shuffle group) inside one warp, at most 227 KiB of shared memory.
 constexpr bool best_skew_tile_valid(int elem_size, best_tile t) {
   if (elem_size <= 0 || elem_size > 8 || 16 % elem_size != 0 || t.chunks <= 0 || t.threads <= 0) return false;
-  if (t.micro_bytes != 8 && t.micro_bytes != 16) return false;
+  // (4-byte rows: the cp.async form only, whose micro-block rows are single shifted words.)
+  if (t.micro_bytes != 4 && t.micro_bytes != 8 && t.micro_bytes != 16) return false;
   if (t.micro_bytes < elem_size) return false;
   const int k = 16 / elem_size;
   return t.rows > 0 && t.rows % k == 0 && t.threads % t.chunks == 0 && t.threads % 32 == 0 && 32 % t.chunks == 0 &&
          best_skew_smem(elem_size, t) <= 227 * 1024;
+}
+
+/// Shared bytes of the cp.async form of the skewed tile (skew_async_kernel): `stages`
+/// buffers of the input rows' aligned covers (TR (+ 16/E halo rows) x (chunks + 1)
+/// chunks, plus one chunk of shift per `best_skew_cover_period` row blocks) and the transposed rows (TC rows of RB
+/// chunks, RB = rows read / (16/E)).
+/// Row blocks (k = 16/E rows) per chunk of shift in the cp.async skewed tile's cover
+/// layout: the period of R*k*(chunks + 1) mod 8, so that the rows' chunk slots of 8
+/// consecutive row blocks differ (skew::cover_word).
+constexpr int best_skew_cover_period(int elem_size, int chunks) {
+  const int m = (16 / elem_size * (chunks + 1)) % 8;
+  return m == 0 ? 1 : m % 4 == 0 ? 2 : m % 2 == 0 ? 4 : 8;
+}
+
+constexpr int best_skew_async_smem(int elem_size, best_tile t, bool halo, int stages) {
+  const int k = 16 / elem_size, ar = t.rows + (halo ? k : 0);
+  const int shift = (ar / k + best_skew_cover_period(elem_size, t.chunks) - 1) / best_skew_cover_period(elem_size, t.chunks);
+  return stages * (ar * (t.chunks + 1) + shift) * 16 + t.chunks * k * (ar / k) * 16;
+}
+
+/// Tile of the cp.async skewed tile (route realign_skew_async): `rows` read per tile
+/// (owned rows plus the halo where the output rows are not 16-byte aligned; without it,
+/// every output row starts aligned and the tile owns all of them). About 34 KiB of
+/// shared memory a block (6 blocks per SM where registers allow); the register form's
+/// tiles were capped at 2-4 blocks by their staged loads ("Session 5", call 4: its u8 /
+/// f16 rows at 0.66).
+constexpr best_tile best_tile_skew_async_for(int elem_size, bool halo) {
+  const int k = 16 / elem_size, h = halo ? k : 0;
+  switch (elem_size) {
+    // Micro-block rows of 4 (u8) and 8 (f16) bytes: one micro-block per thread (8-16
+    // byte rows left half the threads idle in phase 2) and fewer registers.
+    case 1: return {128 - h, 8, 256, 4, best_skew_async_min_blocks(elem_size)};
+    case 2: return {128 - h, 8, 256, 8, best_skew_async_min_blocks(elem_size)};
+    default: return {64 - h, 16, 256, 16, best_skew_async_min_blocks(elem_size)};  // 4 and 8 bytes
+  }
+}
+
+/// Blocks per tile walk of the resident skewed async tiles: as many as fit (`resident`),
+/// fewer where that evens the tiles per block (every block walks ceil(total / resident)
+/// tiles): the last round then has no few-block tail.
+constexpr long long best_balanced_grid(long long total, long long resident) {
+  if (total <= resident || resident <= 0) return total;
+  const long long rounds = (total + resident - 1) / resident;
+  return (total + rounds - 1) / rounds;
 }
 
 /// Shape classes of the 16-byte (aligned) tile path for 1- and 2-byte elements, whose
@@ -189,6 +241,7 @@ enum class best_path : int {
   tile_async_pipe_batch,    ///< tile_async_batch, the same
   slab_gather_micro_shift,  ///< slab_gather_micro_pipe reading raw (unaligned) rows shifted: no realigning pass
   slab_gather_pipe_shift,   ///< slab_gather_pipe, the same
+  realign_skew_async,       ///< element-aligned rows: skewed tile with cp.async cover loads (best_skew.cuh)
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -223,6 +276,7 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::tile_async_pipe_batch: return "tile_async_pipe_batch";
     case best_path::slab_gather_micro_shift: return "slab_gather_micro_shift";
     case best_path::slab_gather_pipe_shift: return "slab_gather_pipe_shift";
+    case best_path::realign_skew_async: return "realign_skew_async";
   }
   return "?";
 }
@@ -323,6 +377,11 @@ constexpr bool best_tiny_wide_default = true;
 constexpr bool best_few_rows_wide_default = true;
 /// tile_half only below this many standard 1-byte tiles (256 x 256) per call.
 constexpr long long best_half_max_tiles = 768;
+/// The cp.async skewed tile (realign_skew_async) for element-aligned 1-8 byte layouts
+/// that reach the tiles, where best_skew_async_fits, in place of realign, realign_skew
+/// and realign_async. On: it won those rows side by side (docs/RESULTS.md "Session 6",
+/// the cp.async skewed tile); false: only `best_next` takes it.
+constexpr bool best_skew_async_default = true;
 /// Whether a route with switch `route_default` is on under the `candidate` flag.
 constexpr bool best_route_on(bool route_default, bool candidate) { return candidate != route_default; }
 /// Whether the tiny rule (the narrow tile) takes E-byte elements under the flag.
@@ -859,6 +918,15 @@ constexpr bool best_skew_wins(const matrix_desc& d, unsigned long long out_addr)
   return (d.rows + ts - 1) / ts * ts * 10 <= (d.rows + tr - 1) / tr * tr * 11;
 }
 
+/// Where the cp.async skewed tile won (docs/RESULTS.md "Session 6", the cp.async skewed
+/// tile): without the halo (output rows 16-byte aligned) for 1, 4 and 8-byte elements;
+/// with it for 2-byte elements only. It lost to realign_skew with the halo for 1, 4 and
+/// 8 bytes, and was within 2% below realign_async for aligned f16 output rows.
+constexpr bool best_skew_async_fits(const matrix_desc& d, unsigned long long out_addr) {
+  const bool aligned = best_out_rows_aligned(d, out_addr);
+  return d.elem_size <= 8 && (d.elem_size == 2 ? !aligned : aligned);
+}
+
 /// What `best` runs for a validated, non-empty desc with input / output at the given
 /// addresses: the path, the global access width (16, or the alignment for
 /// tile_access) and, for slab_gather / slab_scatter, the grouped kernel's short side
@@ -977,6 +1045,9 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
   }
 
+  // Element-aligned layouts on the cp.async skewed tile (switch best_skew_async_default).
+  if (access < 16 && best_route_on(best_skew_async_default, candidate) && best_skew_async_fits(d, out_addr))
+    return {best_path::realign_skew_async, access, 0};
   // 1-2 byte element-aligned layouts with aligned output rows on the async realigning
   // tile (switch best_async_realign_default).
   if (access < 16 && E <= 2 && best_route_on(best_async_realign_default, candidate) && best_out_rows_aligned(d, out_addr))

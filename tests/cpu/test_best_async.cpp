@@ -203,15 +203,24 @@ TEST(BestAsync, RealignLayoutFitsWithoutBankConflicts) {
 
 TEST(BestAsync, RealignPathsUnderTheSwitch) {
   const bool on = !best_async_realign_default, off = best_async_realign_default;
+  // (Under a flag that turns the cp.async skewed tile on, that route where it fits.)
+  auto or_async = [](best_path old, const matrix_desc& d, unsigned long long out, bool flag) {
+    return best_route_on(best_skew_async_default, flag) && best_skew_async_fits(d, out) ? best_path::realign_skew_async
+                                                                                       : old;
+  };
   for (int E : {1, 2}) {
     // Element-aligned input rows or pointer, aligned output rows: the async realigning tile.
-    EXPECT_EQ(best_path_for(matrix_desc::packed(5760, 5761, E), 0, 0, 90, on).path, best_path::realign_async) << E;
-    EXPECT_EQ(best_path_for(matrix_desc::packed(4096, 4096, E), E, 0, 90, on).path, best_path::realign_async) << E;
-    EXPECT_EQ(best_path_for(matrix_desc::packed(4096, 4097, E), 0, 0, 90, off).path, best_path::realign) << E;
+    const matrix_desc odd = matrix_desc::packed(5760, 5761, E), sq = matrix_desc::packed(4096, 4096, E);
+    EXPECT_EQ(best_path_for(odd, 0, 0, 90, on).path, or_async(best_path::realign_async, odd, 0, on)) << E;
+    EXPECT_EQ(best_path_for(sq, E, 0, 90, on).path, or_async(best_path::realign_async, sq, 0, on)) << E;
+    const matrix_desc odd2 = matrix_desc::packed(4096, 4097, E);
+    EXPECT_EQ(best_path_for(odd2, 0, 0, 90, off).path, or_async(best_path::realign, odd2, 0, off)) << E;
     // Output rows (or pointer, or batch stride) not aligned: the routes of before.
     for (bool cand : {on, off}) {
       const best_path o = best_path_for(matrix_desc::packed(5759, 5763, E), 0, 0, 90, cand).path;
-      EXPECT_TRUE(o == best_path::realign || o == best_path::realign_skew) << best_path_name(o);
+      EXPECT_TRUE(o == best_path::realign || o == best_path::realign_skew ||
+                  (o == best_path::realign_skew_async && best_route_on(best_skew_async_default, cand)))
+          << best_path_name(o);
       EXPECT_NE(best_path_for(matrix_desc::packed(5760, 5761, E), 0, E, 90, cand).path, best_path::realign_async);
       EXPECT_NE(best_path_for(xpose_test::padded(304, 517, E, 3, 0, 0, 1), 0, 0, 90, cand).path,
                 best_path::realign_async);

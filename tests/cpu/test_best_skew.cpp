@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <set>
+#include <tuple>
 
 #include "cuda/best_skew.cuh"
 #include "cuda/policy.hpp"
@@ -34,13 +36,37 @@ void emulate(const skew::args& a) {
     std::fill(sm, sm + g::smem, static_cast<u8>(0xCD));
     for (int tid = 0; tid < NT; ++tid) skew::load_phase<E, TR, NCH, NT, MW>(a, p, sm, tid);
     for (int tid = 0; tid < NT; ++tid) skew::mid_phase<E, TR, NCH, NT, MW>(sm, tid);
-    for (int tid = 0; tid < NT; ++tid) skew::store_phase<E, TR, NCH, NT, MW>(a, p, sm, tid);
+    for (int tid = 0; tid < NT; ++tid) skew::store_phase<E, TR, NCH, NT, MW>(a, p, sm + g::a_bytes, tid);
+  }
+}
+
+// The cp.async form (skew_async_kernel): covers copied unshifted (the host copy reads
+// only bytes inside the input view, as copy_chunk_clamped does), shifted on the reads.
+template <int E, int TR, int NCH, int NT, int MW, bool Halo>
+void emulate_async(const skew::args& a) {
+  using g = skew::geom<E, TR, NCH, NT, MW, Halo>;
+  std::vector<u8> store(static_cast<std::size_t>(g::smem_async) + 16);
+  u8* sm = store.data() + (16 - reinterpret_cast<std::uintptr_t>(store.data()) % 16) % 16;
+  u8* const bt = sm + g::cover_bytes;
+  for (long long t = 0; t < a.total; ++t) {
+    const skew::tile p = skew::tile_at<E, TR, g::TC, g::AR>(a, t);
+    std::fill(sm, sm + g::smem_async, static_cast<u8>(0xCD));
+    for (int tid = 0; tid < NT; ++tid)
+      skew::cover_phase<E, TR, NCH, NT, MW, Halo>(a, p, tid, [&](int off, const u8* src) {
+        ASSERT_EQ(off % 16, 0);
+        ASSERT_LE(off + 16, g::cover_bytes);
+        bytes::st16(sm + off, bytes::load_clamped<E>(src, a.in, a.in_end));
+      });
+    for (int tid = 0; tid < NT; ++tid) skew::cover_mid_phase<E, TR, NCH, NT, MW, Halo>(a, p, sm, bt, tid);
+    for (int tid = 0; tid < NT; ++tid) skew::store_phase<E, TR, NCH, NT, MW, Halo>(a, p, bt, tid);
   }
 }
 
 // Runs tile T (template arguments) on d with input / output offset by off_in / off_out
 // elements from a 16-byte boundary; compares the whole output buffer.
-template <int E, int TR, int NCH, int NT, int MW>
+// Form: 0 the register form, 1 the cp.async form with the halo, 2 without it (aligned
+// output rows only).
+template <int E, int TR, int NCH, int NT, int MW, int Form = 0>
 void check(const xpose::matrix_desc& d, long long off_in, long long off_out) {
   SCOPED_TRACE(xpose_test::shape_name(d) + " offsets " + std::to_string(off_in) + "/" + std::to_string(off_out) +
                " tile " + std::to_string(TR) + "x" + std::to_string(NCH) + " nt " + std::to_string(NT));
@@ -54,27 +80,40 @@ void check(const xpose::matrix_desc& d, long long off_in, long long off_out) {
   ASSERT_TRUE(xpose::transpose_reference(src.data(), want.data(), d).ok());
   const best_tile t{TR, NCH, NT, MW, 1};
   const skew::args a = skew::make_args<E>(in.get() + oi, out.get() + oo, d, in.get() + oi + ni, t);
-  emulate<E, TR, NCH, NT, MW>(a);
+  if constexpr (Form == 0) emulate<E, TR, NCH, NT, MW>(a);
+  else emulate_async<E, TR, NCH, NT, MW, Form == 1>(a);
+  if (::testing::Test::HasFatalFailure()) return;
   ASSERT_EQ(xpose_test::first_mismatch(out.get() + oo, want.data(), d), "");
   ASSERT_EQ(std::memcmp(out.get() + oo, want.data(), no), 0) << "padding or gap bytes were written";
   for (std::size_t i = 0; i < oo; ++i) ASSERT_EQ(out[i], 0xFF) << "byte before the output written";
 }
 
-template <int E, int TR, int NCH, int NT, int MW>
+template <int E, int TR, int NCH, int NT, int MW, int Form = 0>
 void cases() {
   constexpr long long k = 16 / E, TC = NCH * k;
   const std::vector<std::pair<long long, long long>> shapes = {
       {TR + 1, TC + 3}, {2 * TR + k - 1, 2 * TC - 1}, {TR - 1, TC + 1}, {3, TC + 5}, {TR + k + 3, 2},
-      {1, 9}, {k + 1, 1}, {2 * TR + 1, TC}};
+      {1, 9}, {k + 1, 1}, {2 * TR + 1, TC}, {2 * k, 3 * TC + 1}};
   for (auto [r, c] : shapes) {
+    if constexpr (Form == 2) {  // without the halo: every output row 16-byte aligned
+      const long long ra = (r + k - 1) / k * k;
+      for (long long o = 0; o < k; ++o) {
+        check<E, TR, NCH, NT, MW, Form>(padded(r, c, E, 1, 1, ra - r, 0), o, 0);
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+      check<E, TR, NCH, NT, MW, Form>(padded(r, c, E, 3, 3, ra - r + k, 2 * k), 1, 0);
+      check<E, TR, NCH, NT, MW, Form>(padded(r, c, E, 2, 0, ra - r, k), k - 1, 0);  // aligned input rows, offset pointer
+      if (::testing::Test::HasFatalFailure()) return;
+      continue;
+    }
     for (long long o = 0; o < k; ++o) {
-      check<E, TR, NCH, NT, MW>(xpose::matrix_desc::packed(r, c, E), o, (o * 3 + 1) % k);
+      check<E, TR, NCH, NT, MW, Form>(xpose::matrix_desc::packed(r, c, E), o, (o * 3 + 1) % k);
       if (::testing::Test::HasFatalFailure()) return;
     }
-    check<E, TR, NCH, NT, MW>(xpose::matrix_desc::packed(r, c, E, 3), 1, 0);
-    check<E, TR, NCH, NT, MW>(padded(r, c, E, 2, 1, 3, 5), 0, 1);
-    check<E, TR, NCH, NT, MW>(padded(r, c, E, 3, k, 1, 1), k - 1, 0);  // aligned rows, odd output
-    check<E, TR, NCH, NT, MW>(padded(r, c, E, 2, 3, k, 0), 2, 0);      // odd rows, aligned output rows
+    check<E, TR, NCH, NT, MW, Form>(xpose::matrix_desc::packed(r, c, E, 3), 1, 0);
+    check<E, TR, NCH, NT, MW, Form>(padded(r, c, E, 2, 1, 3, 5), 0, 1);
+    check<E, TR, NCH, NT, MW, Form>(padded(r, c, E, 3, k, 1, 1), k - 1, 0);  // aligned rows, odd output
+    check<E, TR, NCH, NT, MW, Form>(padded(r, c, E, 2, 3, k, 0), 2, 0);      // odd rows, aligned output rows
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
@@ -95,7 +134,152 @@ void production() {
   }
 }
 
+// The production tiles of best_tile_skew_async_for, with and without the halo.
+template <int E, bool Halo>
+void production_async() {
+  constexpr best_tile T = best_tile_skew_async_for(E, Halo);
+  static_assert(best_skew_tile_valid(E, T));
+  constexpr int F = Halo ? 1 : 2;
+  cases<E, T.rows, T.chunks, T.threads, T.micro_bytes, F>();
+  constexpr long long k = 16 / E;
+  const long long r = 3 * T.rows + (Halo ? 5 : 2 * k), c = 3 * T.chunks * k + 1;
+  check<E, T.rows, T.chunks, T.threads, T.micro_bytes, F>(xpose::matrix_desc::packed(r, c, E), 0, 0);
+  check<E, T.rows, T.chunks, T.threads, T.micro_bytes, F>(xpose::matrix_desc::packed(r, c, E, 2), 1, 0);
+  if (Halo) check<E, T.rows, T.chunks, T.threads, T.micro_bytes, F>(xpose::matrix_desc::packed(r - 1, c, E, 2), 1, k - 1);
+}
+
+// Bank model of the cp.async form's phase 2, for every warp, row shift and micro-block
+// row i: 16-byte rows, the two chunks each lane reads (a quarter warp per wavefront) on 8
+// distinct 16-byte slots; narrower rows, each word y a lane reads (a warp per wavefront)
+// on distinct banks, at most 2-way for 8-byte rows (f16: lanes differ in 2 words of 4
+// inside a chunk). Cover rows start on chunk boundaries (cp.async).
+template <int E, bool Halo>
+void check_cover_banks() {
+  constexpr best_tile T = best_tile_skew_async_for(E, Halo);
+  using g = skew::geom<E, T.rows, T.chunks, T.threads, T.micro_bytes, Halo>;
+  auto word_of = [&](int r) { return skew::cover_word<E, T.rows, T.chunks, T.threads, T.micro_bytes, Halo>(r); };
+  for (int r = 0; r < g::AR; ++r) {
+    ASSERT_EQ(word_of(r) % 4, 0);
+    ASSERT_LE((word_of(r) + 4 * (T.chunks + 1)) * 4, g::cover_bytes);
+    if (r > 0) ASSERT_GE(word_of(r), word_of(r - 1) + 4 * (T.chunks + 1));  // rows do not overlap
+  }
+  const int group = T.micro_bytes == 16 ? 8 : 32, limit = T.micro_bytes == 8 ? 2 : 1;
+  for (int w0 = 0; w0 < g::NM; w0 += group)
+    for (int off = 0; off < 16; off += E)
+      for (int i = 0; i < g::k; ++i)
+        for (int y = 0; y < (T.micro_bytes == 16 ? 2 : g::KW + 1); ++y) {
+          std::vector<std::set<int>> bank(32);
+          for (int m = w0; m < w0 + group && m < g::NM; ++m) {
+            const int R = m % g::RB, h = (m / g::RB) % g::H, C = m / (g::RB * g::H);
+            const int base = word_of(R * g::k + i) + C * 4;
+            if (T.micro_bytes == 16) {
+              for (int q = 0; q < 4; ++q) bank[(base + 4 * y + q) % 32].insert(base + 4 * y + q);
+            } else {
+              const int word = base + h * g::KW + y + off / 4;
+              bank[word % 32].insert(word);
+            }
+          }
+          for (const auto& b : bank)
+            ASSERT_LE(b.size(), static_cast<std::size_t>(limit)) << "E " << E << " lanes " << w0 << " i " << i << " y " << y;
+        }
+}
+
 }  // namespace
+
+TEST(BestSkewAsync, TilesAreValid) {
+  for (int E : {1, 2, 4, 8})
+    for (bool halo : {false, true}) {
+      const best_tile t = best_tile_skew_async_for(E, halo);
+      EXPECT_TRUE(best_skew_tile_valid(E, t)) << E;
+      // The register bound's blocks per SM fit in shared memory (228 KiB, 1 KiB reserved a block).
+      EXPECT_LE(t.min_blocks * (best_skew_async_smem(E, t, halo, best_skew_async_stages) + 1024), 228 * 1024) << E;
+      EXPECT_EQ(t.rows + (halo ? 16 / E : 0), E <= 2 ? 128 : 64) << E;  // rows read
+    }
+  EXPECT_FALSE(best_skew_tile_valid(1, best_tile{112, 8, 256, 2, 1}));  // 2-byte micro-block rows
+}
+
+TEST(BestSkewAsync, CoverReadsFreeOfBankConflicts) {
+  check_cover_banks<1, true>();
+  check_cover_banks<1, false>();
+  check_cover_banks<2, true>();
+  check_cover_banks<2, false>();
+  check_cover_banks<4, true>();
+  check_cover_banks<4, false>();
+  check_cover_banks<8, true>();
+  check_cover_banks<8, false>();
+}
+
+TEST(BestSkewAsync, BalancedGrid) {
+  EXPECT_EQ(best_balanced_grid(100, 792), 100);
+  EXPECT_EQ(best_balanced_grid(792, 792), 792);
+  EXPECT_EQ(best_balanced_grid(2392, 792), 598);  // 4 tiles a block instead of 3 rounds and 16 tiles
+  EXPECT_EQ(best_balanced_grid(2275, 792), 759);
+  for (long long total : {793LL, 1000LL, 5000LL, 123457LL})
+    for (long long res : {132LL, 528LL, 792LL}) {
+      const long long g = best_balanced_grid(total, res);
+      EXPECT_LE(g, res);
+      EXPECT_EQ((total + g - 1) / g, (total + res - 1) / res) << total << " " << res;  // no extra round
+    }
+}
+
+TEST(BestSkewAsync, RouteUnderItsSwitch) {
+  using xpose::matrix_desc;
+  const bool on = !best_skew_async_default, off = best_skew_async_default;
+  for (int E : {1, 2, 4, 8}) {
+    for (auto [r, c] : std::vector<std::pair<long long, long long>>{
+             {5759, 5763}, {5760, 5761}, {4096, 4097}, {4095, 4099}, {2048, 2049}, {2047, 2051}, {96, 50177},
+             {128, 50177}, {64, 50177}}) {
+      const best_class_policy cp = best_class_policy_for(90, E);
+      if (r <= cp.slab_max_short && r * E <= cp.slab_max_short_bytes) continue;  // gathers: slab routes
+      const matrix_desc d = matrix_desc::packed(r, c, E);
+      // Where it won: no halo (aligned output rows) for 1, 4, 8 bytes; the halo for 2 bytes.
+      const bool fits = best_out_rows_aligned(d, 0) ? E != 2 : E == 2;
+      EXPECT_EQ(best_skew_async_fits(d, 0), fits) << E << " " << r;
+      EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path == best_path::realign_skew_async, fits) << E << " " << r;
+      EXPECT_NE(best_path_for(d, 0, 0, 90, off).path, best_path::realign_skew_async) << E;
+    }
+    // Pointers one element off: the output pointer decides the form.
+    EXPECT_EQ(best_path_for(matrix_desc::packed(4096, 4096, E), E, 0, 90, on).path == best_path::realign_skew_async,
+              E != 2);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(4096, 4096, E), 0, E, 90, on).path == best_path::realign_skew_async,
+              E == 2);
+    // Aligned layouts and slabs keep their routes.
+    EXPECT_NE(best_path_for(matrix_desc::packed(4096, 4096, E), 0, 0, 90, on).path, best_path::realign_skew_async);
+    EXPECT_NE(best_path_for(matrix_desc::packed(3, 1000001, E), 0, 0, 90, on).path, best_path::realign_skew_async);
+    EXPECT_NE(best_path_for(matrix_desc::packed(1000001, 3, E), 0, 0, 90, on).path, best_path::realign_skew_async);
+  }
+  EXPECT_FALSE(best_skew_async_fits(matrix_desc::packed(4095, 4097, 16), 0));
+  EXPECT_EQ(best_path_for(matrix_desc::packed(4095, 4097, 16), 8, 0, 90, on).path, best_path::tile_access);
+  EXPECT_STREQ(best_path_name(best_path::realign_skew_async), "realign_skew_async");
+}
+
+TEST(BestSkewAsyncEmulation, Production1) {
+  production_async<1, true>();
+  production_async<1, false>();
+}
+TEST(BestSkewAsyncEmulation, Production2) {
+  production_async<2, true>();
+  production_async<2, false>();
+}
+TEST(BestSkewAsyncEmulation, Production4) {
+  production_async<4, true>();
+  production_async<4, false>();
+}
+TEST(BestSkewAsyncEmulation, Production8) {
+  production_async<8, true>();
+  production_async<8, false>();
+}
+// Small tiles: threads wrap over rows, covers, micro-blocks and slots several times.
+TEST(BestSkewAsyncEmulation, SmallTiles) {
+  cases<1, 16, 2, 32, 4, 1>();
+  cases<1, 32, 2, 32, 4, 2>();
+  cases<2, 8, 2, 32, 8, 1>();
+  cases<2, 16, 4, 32, 16, 2>();
+  cases<4, 4, 2, 32, 16, 1>();
+  cases<4, 12, 4, 64, 4, 1>();
+  cases<8, 2, 2, 32, 16, 1>();
+  cases<8, 6, 4, 32, 8, 2>();
+}
 
 TEST(BestSkewPolicy, TilesAreValid) {
   for (int E : {1, 2, 4, 8}) {
@@ -113,13 +297,18 @@ TEST(BestSkewPolicy, TilesAreValid) {
 TEST(BestSkewPolicy, CandidateTakesTheSkewedTile) {
   using xpose::matrix_desc;
   // The flag under which the skewed route is on (best_skew_default: best, else best_next)
-  // and the one under which the realigning tile stays.
+  // and the one under which the realigning tile stays; under either, the cp.async skewed
+  // tile where its switch is on and it fits (or_async).
   const bool on = !best_skew_default, off = best_skew_default;
   const best_path skew = best_skew_enabled ? best_path::realign_skew : best_path::realign;
+  auto or_async = [](best_path old, const matrix_desc& d, unsigned long long out, bool flag) {
+    return best_route_on(best_skew_async_default, flag) && best_skew_async_fits(d, out) ? best_path::realign_skew_async
+                                                                                       : old;
+  };
   for (int E : {1, 2, 4, 8}) {
-    const best_choice c = best_path_for(matrix_desc::packed(16383, 16385, E), 0, 0, 90, on);
-    EXPECT_EQ(c.path, skew) << E;
-    EXPECT_EQ(best_path_for(matrix_desc::packed(16383, 16385, E), 0, 0, 90, off).path, best_path::realign) << E;
+    const matrix_desc odd = matrix_desc::packed(16383, 16385, E);
+    EXPECT_EQ(best_path_for(odd, 0, 0, 90, on).path, or_async(skew, odd, 0, on)) << E;
+    EXPECT_EQ(best_path_for(odd, 0, 0, 90, off).path, or_async(best_path::realign, odd, 0, off)) << E;
     // Aligned rows stay on a tile under both (1-byte elements: the half tile under its switch).
     for (bool f : {false, true}) {
       const best_path t = best_path_for(matrix_desc::packed(16384, 16384, E), 0, 0, 90, f).path;
@@ -130,18 +319,21 @@ TEST(BestSkewPolicy, CandidateTakesTheSkewedTile) {
   // The measured exceptions (RESULTS "Shape classes (issue 12)", third round): 1-2 byte
   // elements with 16-byte aligned output rows, and row counts the skewed tile pads more.
   auto cand = [&](const matrix_desc& d, unsigned long long out = 0) { return best_path_for(d, 0, out, 90, on).path; };
+  auto want = [&](best_path old, const matrix_desc& d, unsigned long long out = 0) { return or_async(old, d, out, on); };
   // (Aligned output rows of 1-2 byte elements: realign_async where its switch is on.)
   const best_path aligned_out = best_route_on(best_async_realign_default, on) ? best_path::realign_async : best_path::realign;
-  EXPECT_EQ(cand(matrix_desc::packed(5760, 5761, 1)), aligned_out);
-  EXPECT_EQ(cand(matrix_desc::packed(5760, 5761, 1), 3), skew);  // output pointer offset: rows unaligned
-  EXPECT_EQ(cand(matrix_desc::packed(5759, 5763, 1)), skew);
-  EXPECT_EQ(cand(matrix_desc::packed(4096, 4097, 2)), aligned_out);
-  EXPECT_EQ(cand(matrix_desc::packed(4095, 4099, 2)), skew);
-  EXPECT_EQ(cand(matrix_desc::packed(2880, 2881, 4)), skew);  // aligned output rows: still the skewed tile
-  EXPECT_EQ(cand(matrix_desc::packed(2048, 2049, 8)), skew);
-  EXPECT_EQ(cand(matrix_desc::packed(96, 50177, 4)), skew);
-  EXPECT_EQ(cand(matrix_desc::packed(128, 50177, 4)), best_path::realign);  // 3 x 60 rows against 2 x 64
-  EXPECT_EQ(cand(matrix_desc::packed(50177, 128, 4)), skew);
+  for (auto [d, out, old] : std::vector<std::tuple<matrix_desc, unsigned long long, best_path>>{
+           {matrix_desc::packed(5760, 5761, 1), 0, aligned_out},
+           {matrix_desc::packed(5760, 5761, 1), 3, skew},  // output pointer offset: rows unaligned
+           {matrix_desc::packed(5759, 5763, 1), 0, skew},
+           {matrix_desc::packed(4096, 4097, 2), 0, aligned_out},
+           {matrix_desc::packed(4095, 4099, 2), 0, skew},
+           {matrix_desc::packed(2880, 2881, 4), 0, skew},  // aligned output rows: still the skewed tile
+           {matrix_desc::packed(2048, 2049, 8), 0, skew},
+           {matrix_desc::packed(96, 50177, 4), 0, skew},
+           {matrix_desc::packed(128, 50177, 4), 0, best_path::realign},  // 3 x 60 rows against 2 x 64
+           {matrix_desc::packed(50177, 128, 4), 0, skew}})
+    EXPECT_EQ(cand(d, out), want(old, d, out)) << xpose_test::shape_name(d);
   EXPECT_STREQ(best_path_name(best_path::realign_skew), "realign_skew");
 }
 

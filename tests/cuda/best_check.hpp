@@ -18,6 +18,18 @@
 
 namespace xpose_test {
 
+/// The path under `candidate` for an element-aligned layout whose old route is `old`: the
+/// cp.async skewed tile where its switch is on under that flag and it fits (policy.hpp),
+/// with the output placed off_out elements past a 256-byte boundary.
+inline xpose::detail::best_path or_skew_async(xpose::detail::best_path old, const matrix_desc& d, index_t off_out,
+                                              bool candidate) {
+  const auto out = static_cast<unsigned long long>(off_out * d.elem_size);
+  return xpose::detail::best_route_on(xpose::detail::best_skew_async_default, candidate) &&
+                 xpose::detail::best_skew_async_fits(d, out)
+             ? xpose::detail::best_path::realign_skew_async
+             : old;
+}
+
 inline void check_best(const matrix_desc& d, std::uint64_t seed, index_t off_in = 0, index_t off_out = 0,
                        std::optional<xpose::detail::best_path> path = std::nullopt, bool candidate = false) {
   SCOPED_TRACE(std::string(candidate ? "best_next " : "best ") + shape_name(d) + " offsets " +

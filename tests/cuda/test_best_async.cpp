@@ -72,8 +72,9 @@ namespace {
 // placed off_out elements past a 256-byte boundary); elsewhere the routes of before.
 void check_realign(const matrix_desc& d, std::uint64_t seed, index_t off_in, index_t off_out) {
   const bool aligned = xpose::detail::best_out_rows_aligned(d, static_cast<unsigned long long>(off_out * d.elem_size));
-  check_best(d, seed, off_in, off_out, aligned ? std::optional(best_path::realign_async) : std::nullopt,
-             !xpose::detail::best_async_realign_default);
+  const bool flag = !xpose::detail::best_async_realign_default;
+  check_best(d, seed, off_in, off_out,
+             aligned ? std::optional(or_skew_async(best_path::realign_async, d, off_out, flag)) : std::nullopt, flag);
 }
 }  // namespace
 

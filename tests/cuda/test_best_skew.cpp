@@ -27,7 +27,8 @@ best_path skew_path(const matrix_desc& d, index_t off_out) {
 }
 // Under the flag where the skewed route is on (best while best_skew_default, else best_next).
 void check_next(const matrix_desc& d, std::uint64_t seed, index_t off_in, index_t off_out) {
-  check_best(d, seed, off_in, off_out, skew_path(d, off_out), !xpose::detail::best_skew_default);
+  const bool flag = !xpose::detail::best_skew_default;
+  check_best(d, seed, off_in, off_out, or_skew_async(skew_path(d, off_out), d, off_out, flag), flag);
 }
 }  // namespace
 
@@ -64,4 +65,58 @@ TEST(BestNextSkew, OddRowLengths) {
   }
   check_next(matrix_desc::packed(16383, 16385, 1), 173, 0, 0);
   check_next(matrix_desc::packed(16383, 8193, 2), 174, 0, 0);
+}
+
+// The cp.async skewed tile (path realign_skew_async, switch best_skew_async_default),
+// under the flag that turns it on: with the halo (output rows not 16-byte aligned; f16)
+// and without it (aligned output rows; 1, 4, 8 bytes), pointers one element off on either
+// side or both, padded leading dimensions, ragged tiles, batches with gapped strides.
+namespace {
+// Under the flag where the route is on: asserted where it fits (best_skew_async_fits),
+// elsewhere the same checks on whatever runs (the kernel's other form under the candidate).
+void check_async(const matrix_desc& d, std::uint64_t seed, index_t off_in, index_t off_out) {
+  const bool on = !xpose::detail::best_skew_async_default;
+  const bool fits = xpose::detail::best_skew_async_fits(d, static_cast<unsigned long long>(off_out * d.elem_size));
+  check_best(d, seed, off_in, off_out, fits ? std::optional(best_path::realign_skew_async) : std::nullopt, on);
+}
+}  // namespace
+
+TEST(BestSkewAsync, EveryOffset) {
+  REQUIRE_GPU();
+  for (int es : {1, 2, 4, 8}) {
+    const index_t v = 16 / es;
+    for (index_t o = 0; o < v; ++o) {
+      check_async(matrix_desc::packed(300, 517, es), 180 + o, o, (o * 3) % v);
+      check_async(matrix_desc::packed(128, 257, es), 181 + o, (o * 5) % v, 0);  // aligned output rows: no halo
+      check_async(matrix_desc::packed(256, 256, es), 182 + o, 1, o);            // aligned rows, pointers off
+      if (HasFatalFailure()) return;
+    }
+    check_async(padded(300, 500, es, 1, 1, 3, 0), 183, 1, 2);
+    check_async(padded(257, 131, es, 3, 3, 1, 5), 184, 2, 1);
+    check_async(padded(200, 1000, es, 5, 1, v - 200 % v, v), 185, 0, 0);  // no halo, batched
+    check_async(padded(77, 1000, es, 5, 1, v, 1), 186, 1, 0);
+    check_async(padded(33, 65, es, 7, 1, 0, 0), 187, 1, 1);
+    check_async(padded(3, 1001, es, 5, 0, 1, 0), 188, 1, 0);  // tiles of 3 rows
+    check_async(padded(1001, 3, es, 5, 1, 0, 0), 189, 0, 1);  // tiles of 3 columns
+    if (HasFatalFailure()) return;
+  }
+}
+
+// The sweep's odd class and few-row shapes (both halo forms, many tiles per block), the
+// issue's 16383 x 16385.
+TEST(BestSkewAsync, OddRowLengths) {
+  REQUIRE_GPU();
+  for (int es : {1, 2, 4, 8}) {
+    for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{
+             {1000, 1025}, {1001, 1027}, {129, 4099}, {4095, 4099}, {4096, 4097}, {96, 50177}, {64, 50177}}) {
+      const auto cp = xpose::detail::best_class_policy_for(90, es);
+      if (r <= cp.slab_max_short && r * es <= cp.slab_max_short_bytes) continue;  // gathers: slab routes
+      check_async(matrix_desc::packed(r, c, es), 190, 0, 0);
+      check_async(matrix_desc::packed(r, c, es), 191, 1, 0);
+      check_async(matrix_desc::packed(r, c, es, 3), 192, 0, 1);
+      if (HasFatalFailure()) return;
+    }
+  }
+  check_async(matrix_desc::packed(16383, 16385, 1), 193, 0, 0);
+  check_async(matrix_desc::packed(16383, 8193, 2), 194, 1, 1);
 }

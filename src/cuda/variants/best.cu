@@ -218,6 +218,21 @@ status skew_path(const void* in, void* out, const matrix_desc& d, const target& 
   return launch<kernel, true>(T.threads, best_skew_smem(E, T), a.total, a, tg, "best skewed realign kernel launch");
 }
 
+// The cp.async skewed tile: no halo where every output row starts 16-byte aligned.
+// Resident blocks (as many as fit, evened by best_balanced_grid) walk the tiles.
+template <int E, bool Halo, int S = best_skew_async_stages>
+status skew_async_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  constexpr best_tile T = best_tile_skew_async_for(E, Halo);
+  constexpr int smem = best_skew_async_smem(E, T, Halo, S);
+  constexpr auto kernel = skew::skew_async_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, Halo, S>;
+  const skew::args a = skew::make_args<E>(in, out, d, input_end(in, d), T);
+  int occ = 0, sms = 0;
+  if (status s = resident_blocks<kernel>(tg.dev, T.threads, smem, &occ); !s.ok()) return s;
+  if (status s = sm_count(tg.dev, &sms); !s.ok()) return s;
+  const long long grid = best_balanced_grid(a.total, static_cast<long long>(occ) * sms);
+  return launch<kernel, true>(T.threads, smem, grid, a, tg, "best skewed async kernel launch");
+}
+
 // SS > 0: the grouped kernel for short side SS (best_choice::group); MW > 0: micro-blocks
 // of MW-byte rows, MINB blocks per SM (best_slab_micro_for).
 template <int E, int M, int SS = 0, int MW = 0, int MINB = 1>
@@ -456,6 +471,11 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       break;
     case best_path::tile_async_pipe_batch:
       if constexpr (E <= 2) return async_pipe_path<E, true>(in, out, d, tg);
+      break;
+    case best_path::realign_skew_async:
+      if constexpr (E <= 8)
+        return best_out_rows_aligned(d, reinterpret_cast<std::uintptr_t>(out)) ? skew_async_path<E, false>(in, out, d, tg)
+                                                                                : skew_async_path<E, true>(in, out, d, tg);
       break;
     case best_path::realign_async:
       if constexpr (E <= 2) return async_realign_path<E>(in, out, d, tg);

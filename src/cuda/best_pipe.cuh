@@ -70,18 +70,22 @@ XPOSE_HDI void fetch16(const args& a, u8* dst, const u8* src) {
 /// fold_swizzle). gather: rows (and the grouped kernel's staging), then two raw row
 /// buffers; when every segment is 16-byte aligned the rows need no realigning pass, so
 /// raw buffer 0 is the rows area itself. halo: scatter slabs with the next slab's first
-/// 16/E positions (make_args; the staging buffers hold them too).
+/// 16/E positions (make_args; the staging buffers hold them too). shifted (micro-block
+/// gathers of 16-byte micro-block rows, pipe_shifted): unaligned rows are read from the raw
+/// buffers as they are (side_blocks), so the layout is the aligned one.
 template <int E>
 args make_pipe_args(int m, const void* in, void* out, const matrix_desc& d, const void* in_end, int slab_bytes,
-                    bool micro = false, bool halo = false) {
+                    bool micro = false, bool halo = false, bool shifted = false) {
   args a = make_args<E>(m, in, out, d, in_end, slab_bytes, !micro || m == whole, halo);
   if (m == gather) {
     const bool aligned = addr16(in) == 0 && (d.ld_in * E) % 16 == 0 && (d.batch <= 1 || (d.stride_in * E) % 16 == 0);
+    const bool in_place = aligned || (micro && shifted);  // the block phase reads the raw buffers
     const int rows = static_cast<int>(a.S) * a.pitch;
     a.realign = aligned ? 0 : 1;
-    a.pipe_buf = aligned ? 0 : a.smem;
-    a.pipe_step = aligned ? a.smem : rows;
-    a.smem += aligned ? rows : 2 * rows;
+    a.shifted = !aligned && micro && shifted ? 1 : 0;
+    a.pipe_buf = in_place ? 0 : a.smem;
+    a.pipe_step = in_place ? a.smem : rows;
+    a.smem += in_place ? rows : 2 * rows;
   } else if (m == whole) {
     // Load buffer 0 is make_args' input staging at 0, the output staging follows it, then
     // load buffer 1 (the same size as buffer 0).
@@ -108,7 +112,7 @@ args make_pipe_args(int m, const void* in, void* out, const matrix_desc& d, cons
 /// whole chunks up to s (the rows' rounding makes the size not monotonic in the side).
 /// The launch sizes its shared-memory limit and its grid of resident blocks by it.
 template <int E>
-int pipe_smem_max(int m, long long s, int slab_bytes, bool micro = false, bool halo = false) {
+int pipe_smem_max(int m, long long s, int slab_bytes, bool micro = false, bool halo = false, bool shifted = false) {
   static const u8 probe[16] = {};
   // Whole matrices: three areas of the slab's bytes in whole groups of 8 chunks.
   if (m == whole) return 3 * ((slab_bytes + 127) / 128 * 128);
@@ -116,11 +120,16 @@ int pipe_smem_max(int m, long long s, int slab_bytes, bool micro = false, bool h
   for (long long side = micro ? 16 / E : s; side <= s; side += 16 / E) {
     matrix_desc d = m == gather ? matrix_desc::packed(side, 1 << 22, E) : matrix_desc::packed(1 << 22, side, E);
     if (m == gather) d.ld_in += 1, d.stride_in = d.ld_in * side;
-    const int b = make_pipe_args<E>(m, probe, nullptr, d, probe, slab_bytes, micro, halo).smem;
+    const int b = make_pipe_args<E>(m, probe, nullptr, d, probe, slab_bytes, micro, halo, shifted).smem;
     most = b > most ? b : most;
   }
   return most;
 }
+
+/// Whether a micro-block gather of MW-byte micro-block rows reads unaligned rows shifted
+/// from the raw buffers (side_blocks with a.shifted) instead of after pipe_realign: 16-byte
+/// rows only (one window of two chunks per row).
+constexpr bool pipe_shifted(int mw) { return mw == 16; }
 
 /// Load buffer of slab iteration i.
 XPOSE_HDI u8* pipe_buffer(const args& a, u8* sm, int i) { return sm + a.pipe_buf + (i & 1) * a.pipe_step; }
@@ -212,13 +221,13 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
     __syncthreads();  // slab i's chunks visible; slab i-1's write phase done with rows / staging
     u8* const buf = pipe_buffer(a, sm, i);
     if constexpr (M == gather) {
-      if (a.realign) {
+      if (a.realign && !a.shifted) {
         pipe_realign<E, SS>(a, p, buf, sm, tid, NT);
         __syncthreads();
       }
     }
     if constexpr (MW > 0 && M == gather) {
-      block_phase<E, M, MW>(a, by_nb, p, a.realign ? sm : buf, tid, NT);
+      block_phase<E, M, MW>(a, by_nb, p, a.realign && !a.shifted ? sm : buf, tid, NT);
     } else if constexpr (MW > 0 && M == whole) {
       block_phase<E, M, MW>(a, by_nb, p, sm, tid, NT, buf);
       __syncthreads();

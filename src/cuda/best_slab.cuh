@@ -62,8 +62,9 @@ struct args {
   int stage;                 // grouped: shared offset of the packed staging area (else 0)
   // Pipelined kernels (best_pipe.cuh): shared offset of load buffer 0, bytes from one
   // buffer to the next, and whether gather rows need a realigning pass (some segment
-  // not 16-byte aligned).
-  int pipe_buf, pipe_step, realign;
+  // not 16-byte aligned); shifted: the micro-block gather reads such rows straight from
+  // the load buffer instead (side_blocks, 16-byte micro-block rows only).
+  int pipe_buf, pipe_step, realign, shifted;
 };
 
 XPOSE_HDI i64 min64(i64 a, i64 b) { return a < b ? a : b; }
@@ -456,6 +457,9 @@ XPOSE_HDI void whole_blocks(const args& a, const pos& p, const u8* src, u8* dst,
 /// l*E, the layout read_phase / write_phase use). Needs a.S % k == 0 and the slab's
 /// packed base 16-byte aligned (best_path_for checks both). staged (scatter): the packed
 /// input range already in shared memory, chunk v at staged + 16*fold_swizzle(v).
+/// a.shifted (gather, MW = 16): the rows are the pipelined kernel's raw load buffer (row s's
+/// byte x at 16 + s*pitch + x + its segment's 16-byte phase), each 16 bytes read as a
+/// window of two chunks: no realigning pass, no barrier, no rows area.
 template <int E, int M, int MW>
 XPOSE_HDI void side_blocks(const args& a, const bytes::fdiv& by_nb, const pos& p, u8* sm, int tid, int nt,
                            const u8* staged = nullptr) {
@@ -472,7 +476,19 @@ XPOSE_HDI void side_blocks(const args& a, const bytes::fdiv& by_nb, const pos& p
     std::uint32_t w[k][KW];
     if constexpr (M == gather) {
       XPOSE_UNROLL
-      for (int i = 0; i < k; ++i) ld_words<KW>(rows + i * a.pitch, w[i]);
+      for (int i = 0; i < k; ++i) {
+        if constexpr (MW == 16) {
+          if (a.shifted) {
+            const u8* const c = rows + i * a.pitch;
+            const int off = addr16(p.in + (R * k + i) * a.ld_seg);
+            const c16 v = off ? bytes::window16(bytes::ld16(c), bytes::ld16(c + 16), off) : bytes::ld16(c);
+            XPOSE_UNROLL
+            for (int x = 0; x < KW; ++x) w[i][x] = v.w[x];
+            continue;
+          }
+        }
+        ld_words<KW>(rows + i * a.pitch, w[i]);
+      }
     } else {
       XPOSE_UNROLL
       for (int i = 0; i < kk; ++i) {

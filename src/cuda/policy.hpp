@@ -385,8 +385,39 @@ constexpr best_path best_micro_route(best_path m, int elem_size, bool candidate,
 /// elements (no loads held in registers: the u8 gather fits them at 3 blocks per SM,
 /// where its unpipelined kernel spilled and took 4-byte rows); blocks per SM as the
 /// shared memory allows: 3 (gather), 4 (scatter).
+/// (4-8 byte elements: 16-byte rows, best_pipe_micro_width_for.)
 constexpr int best_pipe_micro_width = 8;
 constexpr int best_pipe_micro_min_blocks(bool gather) { return gather ? 3 : 4; }
+/// Widest element of the pipelined micro-block kernels (slab_gather_micro_pipe,
+/// slab_scatter_micro_pipe, slab_scatter_micro_halo): 4-8 byte elements take them through
+/// best_pipe_wide_fits only. Their micro-block rows: one 16-byte chunk of k = 16/E rows
+/// (4 x 4 words or 2 x 2 pairs: register renaming only).
+constexpr int best_pipe_micro_max_elem = 8;
+constexpr int best_pipe_micro_width_for(int elem_size) { return elem_size >= 4 ? 16 : best_pipe_micro_width; }
+
+/// 4-8 byte slabs on the pipelined micro-block kernels (switch best_pipe_wide_default):
+/// gathers and scatters of a short side above the register-interleave kernels' (> 16,
+/// whole 16-byte chunks per position: f32 20-64, f64 / c64 18-32) with the packed side
+/// 16-byte aligned. Gathers to slab_gather_micro_pipe (rows not all aligned: its
+/// realigning pass), scatters to slab_scatter_micro_pipe (aligned output rows) or
+/// slab_scatter_micro_halo. They replace the element-by-element slab (f32 scatters to odd
+/// HW: 0.74-0.81 of memcpy, their segments' ragged chunks written in pieces by two blocks),
+/// the unpipelined micro-block gather (f32 odd HW: 0.77-0.84), the 8-byte interleave gather
+/// at 24-32 rows (0.74-0.85) and the 32-64 row f32 tile (docs/RESULTS.md "Session 5", call
+/// 4's list by route). Off: only best_next takes them; not measured yet.
+constexpr bool best_pipe_wide_default = false;
+constexpr long long best_pipe_wide_min_side = 17;
+constexpr bool best_pipe_wide_fits(const matrix_desc& d, bool gather, unsigned long long in_addr,
+                                   unsigned long long out_addr, bool candidate) {
+  const long long E = d.elem_size, s = gather ? d.rows : d.cols;
+  const best_class_policy p = best_class_policy_for(0, d.elem_size, candidate);
+  if (!best_route_on(best_pipe_wide_default, candidate) || (E != 4 && E != 8) || s < best_pipe_wide_min_side ||
+      s > p.slab_max_short || s * E > p.slab_max_short_bytes || (s * E) % 16 != 0)
+    return false;
+  const unsigned long long packed = gather ? out_addr : in_addr;
+  const auto packed_stride = static_cast<unsigned long long>((gather ? d.stride_out : d.stride_in) * E);
+  return packed % 16 == 0 && (d.batch <= 1 || packed_stride % 16 == 0);
+}
 
 /// Halo scatters (slab_scatter_micro_halo, slab_scatter_pipe_halo; best_pipe.cuh with
 /// H): pipelined scatter slabs to output rows that are not 16-byte aligned also load
@@ -806,7 +837,10 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     return micro_min > 0 && s >= micro_min && (s * E) % 16 == 0 && best_align16(packed_addr) == 16 &&
            (!batched || best_align16(static_cast<unsigned long long>(packed_stride * E)) == 16);
   };
-  if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && !keep_tile) {
+  // 4-8 byte slabs of long short sides on the pipelined micro-block kernels (switch best_pipe_wide_default).
+  const bool wide_gather = best_pipe_wide_fits(d, true, in_addr, out_addr, candidate);
+  if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && (!keep_tile || wide_gather)) {
+    if (wide_gather) return {best_path::slab_gather_micro_pipe, 16, 0};
     if (best_interleave_fits(d, true, in_addr, out_addr, candidate)) return {best_path::slab_interleave_gather, 16, 0};
     // Where the default policy runs the unpipelined micro-block gather: the pipelined
     // grouped kernel of that side, if any (switch best_pipe_short_default).
@@ -823,8 +857,10 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     return {best_path::slab_gather, 16, best_slab_group_for(p, d.elem_size, d.rows)};
   }
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
-    if (best_interleave_fits(d, false, in_addr, out_addr, candidate)) return {best_path::slab_interleave_scatter, 16, 0};
     const bool out_aligned = best_out_rows_aligned(d, out_addr);
+    if (best_pipe_wide_fits(d, false, in_addr, out_addr, candidate))
+      return {out_aligned ? best_path::slab_scatter_micro_pipe : best_path::slab_scatter_micro_halo, 16, 0};
+    if (best_interleave_fits(d, false, in_addr, out_addr, candidate)) return {best_path::slab_interleave_scatter, 16, 0};
     // Halo scatters: the micro-block and pipelined grouped scatters to unaligned rows.
     if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in, candidate))
       return {best_halo_route(best_micro_route(best_path::slab_scatter_micro, d.elem_size, candidate, d.cols, out_aligned), E,

@@ -254,20 +254,21 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
   const best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
   // The largest block of this kernel, once (the table does not change at run time): the
   // resident blocks are counted at it, and its shared-memory limit raised to it.
+  constexpr bool shifted = slab::pipe_shifted(MW);
   static const int smem_max = slab::pipe_smem_max<E>(
-      M, SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E), pol.slab_bytes, MW > 0, H);
+      M, SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E), pol.slab_bytes, MW > 0, H, shifted);
   int occ = 0, sms = 0;
   if (status s = resident_blocks<kernel>(tg.dev, nt, smem_max, &occ); !s.ok()) return s;
   if (status s = sm_count(tg.dev, &sms); !s.ok()) return s;
   const long long n = static_cast<long long>(occ) * sms;
   slab::args a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d), best_slab_bytes_for(pol, d.elements() * E),
-                                         MW > 0, H);
+                                         MW > 0, H, shifted);
   // Slabs shortened so that the last round of slabs per block is as full as it can be
   // (gather / scatter: whole matrices keep the table's slab).
   const long long span = M == slab::whole ? a.span : best_pipe_span(a.span, a.L, a.batch, n, 16 / E);
   if (span < a.span)
     a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d),
-                                static_cast<int>((span + (H ? 16 / E : 0)) * a.S * E), MW > 0, H);
+                                static_cast<int>((span + (H ? 16 / E : 0)) * a.S * E), MW > 0, H, shifted);
   if (a.smem > smem_max)
     return status::make(status_code::unsupported_variant, "best: pipelined slab of %d bytes", a.smem);
   return launch<kernel>(nt, a.smem, a.total < n ? a.total : n, a, tg, "best pipelined slab kernel launch");
@@ -396,13 +397,14 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::slab_gather_pipe: return pipe_path_side<E, slab::gather>(in, out, d, c.group, tg);
     case best_path::slab_scatter_pipe: return pipe_path_side<E, slab::scatter>(in, out, d, c.group, tg);
     case best_path::slab_gather_micro_pipe:
-      if constexpr (E <= best_pipe_max_elem)
-        return pipe_path<E, slab::gather, 0, best_pipe_micro_width, best_pipe_micro_min_blocks(true)>(in, out, d, tg);
+      if constexpr (E <= best_pipe_micro_max_elem)
+        return pipe_path<E, slab::gather, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(true)>(in, out, d,
+                                                                                                            tg);
       break;
     case best_path::slab_scatter_micro_pipe:
-      if constexpr (E <= best_pipe_max_elem)
-        return pipe_path<E, slab::scatter, 0, best_pipe_micro_width, best_pipe_micro_min_blocks(false)>(in, out, d,
-                                                                                                        tg);
+      if constexpr (E <= best_pipe_micro_max_elem)
+        return pipe_path<E, slab::scatter, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(false)>(in, out,
+                                                                                                              d, tg);
       break;
     case best_path::tile_half:
       if constexpr (E == 1) return tile_path<E, 16, half_tile>(in, out, d, tg);
@@ -420,9 +422,9 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::slab_interleave_scatter: return interleave_path<E, false>(in, out, d, tg);
     case best_path::slab_scatter_pipe_halo: return pipe_path_side<E, slab::scatter, true>(in, out, d, c.group, tg);
     case best_path::slab_scatter_micro_halo:
-      if constexpr (E <= best_pipe_max_elem)
-        return pipe_path<E, slab::scatter, 0, best_pipe_micro_width, best_pipe_micro_min_blocks(false), true>(in, out,
-                                                                                                              d, tg);
+      if constexpr (E <= best_pipe_micro_max_elem)
+        return pipe_path<E, slab::scatter, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(false), true>(
+            in, out, d, tg);
       break;
   }
   return status::make(status_code::unsupported_variant, "best: path %s has no %d-byte kernel",

@@ -766,6 +766,15 @@ constexpr bool best_skew_wins(const matrix_desc& d, unsigned long long out_addr)
   return (d.rows + ts - 1) / ts * ts * 10 <= (d.rows + tr - 1) / tr * tr * 11;
 }
 
+/// The pipelined micro-block route of a 4-8 byte slab that best_pipe_wide_fits: gathers
+/// slab_gather_micro_pipe, scatters slab_scatter_micro_pipe to aligned output rows, else
+/// the halo kernel.
+constexpr best_path best_pipe_wide_route(const matrix_desc& d, bool gather, unsigned long long out_addr) {
+  return gather                                ? best_path::slab_gather_micro_pipe
+         : best_out_rows_aligned(d, out_addr) ? best_path::slab_scatter_micro_pipe
+                                              : best_path::slab_scatter_micro_halo;
+}
+
 /// What `best` runs for a validated, non-empty desc with input / output at the given
 /// addresses: the path, the global access width (16, or the alignment for
 /// tile_access) and, for slab_gather / slab_scatter, the grouped kernel's short side
@@ -840,7 +849,7 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   // 4-8 byte slabs of long short sides on the pipelined micro-block kernels (switch best_pipe_wide_default).
   const bool wide_gather = best_pipe_wide_fits(d, true, in_addr, out_addr, candidate);
   if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && (!keep_tile || wide_gather)) {
-    if (wide_gather) return {best_path::slab_gather_micro_pipe, 16, 0};
+    if (wide_gather) return {best_pipe_wide_route(d, true, out_addr), 16, 0};
     if (best_interleave_fits(d, true, in_addr, out_addr, candidate)) return {best_path::slab_interleave_gather, 16, 0};
     // Where the default policy runs the unpipelined micro-block gather: the pipelined
     // grouped kernel of that side, if any (switch best_pipe_short_default).
@@ -857,10 +866,9 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     return {best_path::slab_gather, 16, best_slab_group_for(p, d.elem_size, d.rows)};
   }
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
-    const bool out_aligned = best_out_rows_aligned(d, out_addr);
-    if (best_pipe_wide_fits(d, false, in_addr, out_addr, candidate))
-      return {out_aligned ? best_path::slab_scatter_micro_pipe : best_path::slab_scatter_micro_halo, 16, 0};
+    if (best_pipe_wide_fits(d, false, in_addr, out_addr, candidate)) return {best_pipe_wide_route(d, false, out_addr), 16, 0};
     if (best_interleave_fits(d, false, in_addr, out_addr, candidate)) return {best_path::slab_interleave_scatter, 16, 0};
+    const bool out_aligned = best_out_rows_aligned(d, out_addr);
     // Halo scatters: the micro-block and pipelined grouped scatters to unaligned rows.
     if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in, candidate))
       return {best_halo_route(best_micro_route(best_path::slab_scatter_micro, d.elem_size, candidate, d.cols, out_aligned), E,

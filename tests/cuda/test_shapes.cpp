@@ -146,7 +146,9 @@ TEST(BestShapes, MicroSlabs) {
         const bool rows_tile = es <= 2 || (es == 4 && xpose::detail::best_f32_rows_tile_default);
         const bool small_tile = rows_tile && c >= 32 && c <= 64 && (hw * es) % 16 == 0;
         // 4-byte sides the register-interleave kernel takes under this policy (best_interleave_fits).
+        // (Before it, 4-8 byte sides above 16 where best_pipe_wide_default has this policy take them.)
         auto ilv = [&](const matrix_desc& d, bool gather, index_t oi, index_t oo, std::optional<best_path> want_p) {
+          if (want_p && or_wide(std::nullopt, d, gather, oi, oo, on)) return or_wide(std::nullopt, d, gather, oi, oo, on);
           if (want_p && xpose::detail::best_interleave_fits(d, gather, static_cast<unsigned long long>(oi * es),
                                                             static_cast<unsigned long long>(oo * es), on))
             return std::optional(gather ? best_path::slab_interleave_gather : best_path::slab_interleave_scatter);

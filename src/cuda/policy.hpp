@@ -766,6 +766,25 @@ constexpr bool best_skew_wins(const matrix_desc& d, unsigned long long out_addr)
   return (d.rows + ts - 1) / ts * ts * 10 <= (d.rows + tr - 1) / tr * tr * 11;
 }
 
+/// 4-8 byte batches of small packed matrices on the pipelined whole-matrix micro-block
+/// kernel (slab_whole_micro_pipe, 16-byte micro-block rows; switch
+/// best_pipe_whole_wide_default): both sides whole 16-byte chunks (16/E x 16/E element
+/// blocks), both pointers aligned, matrices of at most best_pipe_whole_wide_max_bytes (8 KiB:
+/// also the 32 x 32 8-byte batches that the table sends to the tile). Replaces slab_whole
+/// (f32 8x8-32x32 at 0.86-0.89 of memcpy) and the tile (32 x 32 f64 / c64 at 0.84-0.85;
+/// docs/RESULTS.md "Session 5", call 4), as the pipelined kernel did for 1-2 byte batches
+/// ("Session 5", call 2). Off: only best_next takes it; not measured yet.
+constexpr bool best_pipe_whole_wide_default = false;
+constexpr long long best_pipe_whole_wide_max_bytes = 8192;
+constexpr bool best_pipe_whole_wide_fits(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
+                                         bool candidate) {
+  const long long E = d.elem_size, mat = d.rows * d.cols;
+  return best_route_on(best_pipe_whole_wide_default, candidate) && (E == 4 || E == 8) && d.batch > 1 &&
+         d.ld_in == d.cols && d.ld_out == d.rows && d.stride_in == mat && d.stride_out == mat && d.rows > 1 &&
+         d.cols > 1 && (d.rows * E) % 16 == 0 && (d.cols * E) % 16 == 0 && mat * E <= best_pipe_whole_wide_max_bytes &&
+         in_addr % 16 == 0 && out_addr % 16 == 0;
+}
+
 /// The pipelined micro-block route of a 4-8 byte slab that best_pipe_wide_fits: gathers
 /// slab_gather_micro_pipe, scatters slab_scatter_micro_pipe to aligned output rows, else
 /// the halo kernel.
@@ -811,6 +830,8 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   // 1-byte 64 x 64 batches on the cp.async tile (switch best_async_default).
   const bool async_on = best_route_on(best_async_default, candidate);
   if (async_on && best_async_batch_fits(d, access)) return {best_path::tile_async_batch, 16, 0};
+  // 4-8 byte batches on the pipelined whole-matrix kernel (switch best_pipe_whole_wide_default).
+  if (best_pipe_whole_wide_fits(d, in_addr, out_addr, candidate)) return {best_path::slab_whole_micro_pipe, 16, 0};
   // Many small matrices, both sides packed: several whole matrices per block.
   if (batched && d.ld_in == d.cols && d.ld_out == d.rows && d.stride_in == mat && d.stride_out == mat &&
       mat * E <= p.whole_max_bytes && d.rows > 1 && d.cols > 1) {

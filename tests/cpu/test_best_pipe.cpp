@@ -194,7 +194,8 @@ void micro_pipe_cases(bool halo = false) {
 template <int E>
 void whole_pipe_cases() {
   constexpr best_micro mc = best_slab_micro_for(E, best_path::slab_whole_micro);
-  const bool on = !best_pipe_whole_default;
+  // (4-8 byte elements: their own switch, best_pipe_whole_wide_default.)
+  const bool on = E <= best_pipe_max_elem ? !best_pipe_whole_default : !best_pipe_whole_wide_default;
   const int prod = best_class_policy_for(90, E).slab_bytes;
   int ran = 0;
   for (auto [r, c] : {std::pair<long long, long long>{8, 8}, {16, 16}, {32, 32}, {8, 16}, {16, 8}, {24, 16}, {16, 32}}) {
@@ -311,6 +312,8 @@ void halo_ownership() {
 
 TEST(BestPipeEmulation, Whole1) { whole_pipe_cases<1>(); }
 TEST(BestPipeEmulation, Whole2) { whole_pipe_cases<2>(); }
+TEST(BestPipeEmulation, Whole4) { whole_pipe_cases<4>(); }
+TEST(BestPipeEmulation, Whole8) { whole_pipe_cases<8>(); }
 TEST(BestPipeEmulation, Micro1) { micro_pipe_cases<1>(); }
 TEST(BestPipeEmulation, Micro2) { micro_pipe_cases<2>(); }
 TEST(BestPipeEmulation, Bytes1) { pipe_cases<1>(); }
@@ -703,4 +706,29 @@ TEST(BestPipePolicy, Wide) {
             slab::pipe_smem_max<4>(slab::gather, 64, 16384, true));
   EXPECT_LE((slab::pipe_smem_max<8>(slab::gather, 32, 16384, true) + 1024) * best_pipe_micro_min_blocks(true),
             228 * 1024);
+}
+
+// 4-8 byte batches on the pipelined whole-matrix kernel (switch best_pipe_whole_wide_default):
+// under the flag that has it on, exactly the packed batches of whole-chunk matrices of at
+// most 8 KiB with both pointers aligned; under the other flag none.
+TEST(BestPipePolicy, WholeWide) {
+  using xpose::matrix_desc;
+  const bool on = !best_pipe_whole_wide_default, off = best_pipe_whole_wide_default;
+  int taken = 0;
+  for (int E : {1, 2, 4, 8, 16})
+    for (auto [r, c] : {std::pair<long long, long long>{8, 8}, {16, 16}, {32, 32}, {64, 64}, {12, 12}, {6, 8}, {24, 16}})
+      for (long long oo : {0LL, 1LL}) {
+        SCOPED_TRACE(std::to_string(E) + " " + std::to_string(r) + "x" + std::to_string(c) + " " + std::to_string(oo));
+        const matrix_desc d = matrix_desc::packed(r, c, E, 4096);
+        const auto o = static_cast<unsigned long long>(oo * E);
+        const bool want = (E == 4 || E == 8) && (r * E) % 16 == 0 && (c * E) % 16 == 0 && r * c * E <= 8192 && oo == 0;
+        EXPECT_EQ(best_pipe_whole_wide_fits(d, 0, o, on), want);
+        EXPECT_FALSE(best_pipe_whole_wide_fits(d, 0, o, off));
+        if (want) EXPECT_EQ(best_path_for(d, 0, o, 90, on).path, best_path::slab_whole_micro_pipe);
+        if (E >= 4) EXPECT_NE(best_path_for(d, o, 0, 90, off).path, best_path::slab_whole_micro_pipe);
+        // A gapped batch is not whole matrices.
+        EXPECT_FALSE(best_pipe_whole_wide_fits(padded(r, c, E, 3, 0, 0, 2), 0, 0, on));
+        taken += want;
+      }
+  EXPECT_EQ(taken, 5 + 6);  // f32: all but 6x8 and 64x64; 8-byte: all but 64x64
 }

@@ -533,7 +533,9 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
     const long long k = 16 / E;
     EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, on).path,
               E <= best_whole_micro_max_elem ? whole_micro(E, on) : best_path::slab_whole);
-    const bool whole_pipe_off = best_route_on(best_pipe_whole_default, off) && E <= best_pipe_max_elem;
+    // (4-8 byte batches: the pipelined kernel where best_pipe_whole_wide_default has the flag take it.)
+    const bool whole_pipe_off = (best_route_on(best_pipe_whole_default, off) && E <= best_pipe_max_elem) ||
+                                best_pipe_whole_wide_fits(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, off);
     EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, off).path,
               whole_pipe_off ? best_path::slab_whole_micro_pipe : best_path::slab_whole);
     EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), E, 0, 90, on).path, best_path::slab_whole);

@@ -5,6 +5,9 @@
 // the 16-byte grid: the realigning pass, the halo), pointers one element off, padded rows,
 // gapped batches, many slabs per resident block and the sweep's rows; the output's whole
 // extent (padding and gaps poisoned) checked bitwise, the path asserted. Skip without a GPU.
+#include <utility>
+#include <vector>
+
 #include "best_check.hpp"
 
 using namespace xpose_test;
@@ -90,4 +93,30 @@ TEST(BestWide, SweepRows) {
   check_best(matrix_desc::packed(24, 50177, 8, 3), 414, 0, 0, g, on);
   check_best(matrix_desc::packed(50177, 32, 8, 3), 415, 0, 0, sh, on);
   check_best(matrix_desc::packed(50176, 24, 8, 3), 416, 0, 0, sp, on);
+}
+
+// 4-8 byte batches on the pipelined whole-matrix kernel (switch best_pipe_whole_wide_default)
+// under the flag that has it on: square and non-square matrices of whole chunks up to 8 KiB,
+// batches leaving a ragged last slab, many slabs per resident block; an element offset or a
+// gapped batch leaves the route (still exact).
+TEST(BestWide, WholeBatches) {
+  REQUIRE_GPU();
+  constexpr bool won = !xpose::detail::best_pipe_whole_wide_default;
+  constexpr best_path whole = best_path::slab_whole_micro_pipe;
+  for (int es : {4, 8})
+    for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{{8, 8}, {16, 16}, {32, 32}, {12, 12}, {24, 16}, {16, 32}}) {
+      if (r * c * es > 8192) continue;
+      const std::uint64_t seed = static_cast<std::uint64_t>(r * 7 + c + es);
+      for (index_t batch : {2, 7, 301, 4099})
+        check_best(matrix_desc::packed(r, c, es, batch), seed + static_cast<std::uint64_t>(batch), 0, 0, whole, won);
+      check_best(matrix_desc::packed(r, c, es, 301), seed + 1, 1, 0, std::nullopt, won);
+      check_best(padded(r, c, es, 301, 0, 0, 16 / es), seed + 2, 0, 0, std::nullopt, won);
+      if (HasFatalFailure()) return;
+    }
+  // The sweep's batch rows (32 MiB).
+  check_best(matrix_desc::packed(32, 32, 8, 4096), 500, 0, 0, whole, won);
+  check_best(matrix_desc::packed(32, 32, 4, 8192), 501, 0, 0, whole, won);
+  check_best(matrix_desc::packed(16, 16, 4, 32768), 502, 0, 0, whole, won);
+  check_best(matrix_desc::packed(8, 8, 4, 131072), 503, 0, 0, whole, won);
+  check_best(matrix_desc::packed(16, 16, 8, 16384), 504, 0, 0, whole, won);
 }

@@ -374,8 +374,8 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       if constexpr (E <= best_whole_micro_max_elem)
         return micro_path<E, slab::whole, best_path::slab_whole_micro>(in, out, d, tg);
       break;
-    case best_path::slab_whole_micro_pipe:
-      if constexpr (E <= best_whole_micro_max_elem && E <= best_pipe_max_elem) {
+    case best_path::slab_whole_micro_pipe:  // (4-8 bytes: best_pipe_whole_wide_fits)
+      if constexpr (E <= best_pipe_micro_max_elem) {
         constexpr best_micro mc = best_slab_micro_for(E, best_path::slab_whole_micro);
         return pipe_path<E, slab::whole, 0, mc.width, mc.min_blocks>(in, out, d, tg);
       }

@@ -395,30 +395,6 @@ constexpr int best_pipe_micro_min_blocks(bool gather) { return gather ? 3 : 4; }
 constexpr int best_pipe_micro_max_elem = 8;
 constexpr int best_pipe_micro_width_for(int elem_size) { return elem_size >= 4 ? 16 : best_pipe_micro_width; }
 
-/// 4-8 byte slabs on the pipelined micro-block kernels (switch best_pipe_wide_default):
-/// gathers and scatters of a short side above the register-interleave kernels' (> 16,
-/// whole 16-byte chunks per position: f32 20-64, f64 / c64 18-32) with the packed side
-/// 16-byte aligned. Gathers to slab_gather_micro_pipe (rows not all aligned: its
-/// realigning pass), scatters to slab_scatter_micro_pipe (aligned output rows) or
-/// slab_scatter_micro_halo. They replace the element-by-element slab (f32 scatters to odd
-/// HW: 0.74-0.81 of memcpy, their segments' ragged chunks written in pieces by two blocks),
-/// the unpipelined micro-block gather (f32 odd HW: 0.77-0.84), the 8-byte interleave gather
-/// at 24-32 rows (0.74-0.85) and the 32-64 row f32 tile (docs/RESULTS.md "Session 5", call
-/// 4's list by route). Off: only best_next takes them; not measured yet.
-constexpr bool best_pipe_wide_default = false;
-constexpr long long best_pipe_wide_min_side = 17;
-constexpr bool best_pipe_wide_fits(const matrix_desc& d, bool gather, unsigned long long in_addr,
-                                   unsigned long long out_addr, bool candidate) {
-  const long long E = d.elem_size, s = gather ? d.rows : d.cols;
-  const best_class_policy p = best_class_policy_for(0, d.elem_size, candidate);
-  if (!best_route_on(best_pipe_wide_default, candidate) || (E != 4 && E != 8) || s < best_pipe_wide_min_side ||
-      s > p.slab_max_short || s * E > p.slab_max_short_bytes || (s * E) % 16 != 0)
-    return false;
-  const unsigned long long packed = gather ? out_addr : in_addr;
-  const auto packed_stride = static_cast<unsigned long long>((gather ? d.stride_out : d.stride_in) * E);
-  return packed % 16 == 0 && (d.batch <= 1 || packed_stride % 16 == 0);
-}
-
 /// Halo scatters (slab_scatter_micro_halo, slab_scatter_pipe_halo; best_pipe.cuh with
 /// H): pipelined scatter slabs to output rows that are not 16-byte aligned also load
 /// the next slab's first 16/E positions, so each owns the aligned output chunks that
@@ -766,15 +742,49 @@ constexpr bool best_skew_wins(const matrix_desc& d, unsigned long long out_addr)
   return (d.rows + ts - 1) / ts * ts * 10 <= (d.rows + tr - 1) / tr * tr * 11;
 }
 
+/// 4-8 byte slabs on the pipelined micro-block kernels (switch best_pipe_wide_default):
+/// gathers and scatters of a short side above the register-interleave kernels' (> 16,
+/// whole 16-byte chunks per position: f32 20-64, f64 / c64 18-32) with the packed side
+/// 16-byte aligned, where the side-by-side run measured them faster (docs/RESULTS.md
+/// "Session 6", 4-8 byte slabs): every layout whose rows (gather: input; scatter: output)
+/// are not all 16-byte aligned (odd HW: the shifted gather, the halo scatter, in place of
+/// the unpipelined micro-block gather, the slab gather and the element-by-element scatter);
+/// with aligned rows only best_pipe_wide_aligned's cases. On: best_next runs the routes
+/// they replaced.
+constexpr bool best_pipe_wide_default = true;
+constexpr long long best_pipe_wide_min_side = 17;
+/// Aligned rows ("Session 6", 4-8 byte slabs): f32 gathers of 32 rows (the 32-row tile lost;
+/// 48 and 64 rows kept the tile, 24 the interleave gather); 8-byte gathers of 24 rows and of
+/// sides the interleave gather has no kernel for, or of rows a multiple of 512 KiB apart
+/// (the interleave gather's power-of-two loss, "Session 5" call 2's probe; 32 rows of
+/// 50176 kept it); f32 scatters of 256-byte positions (64 columns; 24-48 tied, 8-byte lost).
+constexpr bool best_pipe_wide_aligned(long long E, bool gather, long long s, long long row_bytes) {
+  if (!gather) return E == 4 && s * E >= 256;
+  if (E == 4) return s == 32;
+  return s == 24 || !best_interleave_side(s) || row_bytes % (512 * 1024) == 0;
+}
+constexpr bool best_pipe_wide_fits(const matrix_desc& d, bool gather, unsigned long long in_addr,
+                                   unsigned long long out_addr, bool candidate) {
+  const long long E = d.elem_size, s = gather ? d.rows : d.cols;
+  const best_class_policy p = best_class_policy_for(0, d.elem_size, candidate);
+  if (!best_route_on(best_pipe_wide_default, candidate) || (E != 4 && E != 8) || s < best_pipe_wide_min_side ||
+      s > p.slab_max_short || s * E > p.slab_max_short_bytes || (s * E) % 16 != 0)
+    return false;
+  const unsigned long long packed = gather ? out_addr : in_addr;
+  const auto packed_stride = static_cast<unsigned long long>((gather ? d.stride_out : d.stride_in) * E);
+  if (packed % 16 != 0 || (d.batch > 1 && packed_stride % 16 != 0)) return false;
+  const bool rows_aligned = gather ? best_in_rows_aligned(d, in_addr) : best_out_rows_aligned(d, out_addr);
+  return !rows_aligned || best_pipe_wide_aligned(E, gather, s, (gather ? d.ld_in : d.ld_out) * E);
+}
+
 /// 4-8 byte batches of small packed matrices on the pipelined whole-matrix micro-block
 /// kernel (slab_whole_micro_pipe, 16-byte micro-block rows; switch
 /// best_pipe_whole_wide_default): both sides whole 16-byte chunks (16/E x 16/E element
 /// blocks), both pointers aligned, matrices of at most best_pipe_whole_wide_max_bytes (8 KiB:
-/// also the 32 x 32 8-byte batches that the table sends to the tile). Replaces slab_whole
-/// (f32 8x8-32x32 at 0.86-0.89 of memcpy) and the tile (32 x 32 f64 / c64 at 0.84-0.85;
-/// docs/RESULTS.md "Session 5", call 4), as the pipelined kernel did for 1-2 byte batches
-/// ("Session 5", call 2). Off: only best_next takes it; not measured yet.
-constexpr bool best_pipe_whole_wide_default = false;
+/// also the 32 x 32 8-byte batches that the table sends to the tile). On: it won or tied
+/// every f32 / f64 / c64 8x8-32x32 batch side by side (docs/RESULTS.md "Session 6", 4-8 byte
+/// slabs); best_next runs slab_whole / the tile.
+constexpr bool best_pipe_whole_wide_default = true;
 constexpr long long best_pipe_whole_wide_max_bytes = 8192;
 constexpr bool best_pipe_whole_wide_fits(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
                                          bool candidate) {

@@ -658,14 +658,15 @@ TEST(BestPipePolicy, Wide) {
           const bool whole = (c * E) % 16 == 0 && c > 16 && c <= most && (E == 4 || E == 8);
           // Gathers: the packed output at o, the input rows odd or offset.
           const matrix_desc g = matrix_desc::packed(c, hw, E, 3), s = matrix_desc::packed(hw, c, E, 3);
-          const bool g_want = whole && oo == 0, s_want = whole && oo == 0;
+          // (Aligned output rows: f32 of 64 columns only, best_pipe_wide_aligned.)
+          const bool out_aligned = hw % 2 == 0;
+          const bool g_want = whole && oo == 0, s_want = whole && oo == 0 && (!out_aligned || (E == 4 && c == 64));
           EXPECT_EQ(best_path_for(g, E, o, 90, on).path == best_path::slab_gather_micro_pipe, g_want);
           EXPECT_EQ(best_pipe_wide_fits(g, true, E, o, on), (E == 4 || E == 8) && whole && oo == 0);
           if (E >= 4) EXPECT_NE(best_path_for(g, E, o, 90, off).path, best_path::slab_gather_micro_pipe);
           EXPECT_FALSE(best_pipe_wide_fits(g, true, 0, 0, off));
           // Scatters: the packed input at o; output rows aligned (50176) or not (50177, offset).
           const best_path sp = best_path_for(s, o, E * (hw % 2), 90, on).path;
-          const bool out_aligned = hw % 2 == 0;
           if (s_want)
             EXPECT_EQ(sp, out_aligned ? best_path::slab_scatter_micro_pipe : best_path::slab_scatter_micro_halo);
           else if (E >= 4)
@@ -673,17 +674,32 @@ TEST(BestPipePolicy, Wide) {
           if (E >= 4) EXPECT_FALSE(wide(best_path_for(s, o, 0, 90, off).path));
           taken += g_want + s_want;
         }
-  // f32 20, 24, 32, 48, 64 and 8-byte 18, 20, 24, 32: gathers and scatters, 2 long sides.
-  EXPECT_EQ(taken, (5 + 4) * 2 * 2);
+  // f32 20, 24, 32, 48, 64 and 8-byte 18, 20, 24, 32: gathers (input rows offset) of both long
+  // sides, scatters to odd HW, and the f32 64-column scatter to aligned rows.
+  EXPECT_EQ(taken, (5 + 4) * 3 + 1);
+  // Aligned rows: only where best_pipe_wide_aligned says (measured faster); else the route before.
+  for (auto [r, c, E, b, gather, want] : {std::tuple<long long, long long, int, long long, bool, bool>{32, 50176, 4, 5, true, true},
+                                          {48, 50176, 4, 3, true, false},  // the tile
+                                          {24, 50176, 4, 6, true, false},  // the interleave gather
+                                          {24, 50176, 8, 3, true, true},
+                                          {32, 50176, 8, 2, true, false},  // the interleave gather
+                                          {32, 131072, 8, 1, true, true},  // rows 1 MiB apart
+                                          {50176, 64, 4, 2, false, true},
+                                          {50176, 48, 4, 3, false, false},
+                                          {50176, 32, 8, 2, false, false}}) {
+    const matrix_desc d = matrix_desc::packed(r, c, E, b);
+    EXPECT_EQ(best_pipe_wide_fits(d, gather, 0, 0, on), want) << r << "x" << c << " " << E;
+    EXPECT_EQ(wide(best_path_for(d, 0, 0, 90, on).path), want) << r << "x" << c << " " << E;
+  }
   // The sweep's rows (packed, aligned buffers) under `on`; the 32-64 row f32 tile gives way.
   for (auto [r, c, E, b, path] :
        {std::tuple<long long, long long, int, long long, best_path>{50177, 64, 4, 2, best_path::slab_scatter_micro_halo},
         {50177, 24, 4, 6, best_path::slab_scatter_micro_halo},
-        {50176, 48, 4, 3, best_path::slab_scatter_micro_pipe},
+        {50176, 64, 4, 2, best_path::slab_scatter_micro_pipe},
         {64, 50177, 4, 2, best_path::slab_gather_micro_pipe},
         {32, 50176, 4, 5, best_path::slab_gather_micro_pipe},
         {32, 262144, 4, 1, best_path::slab_gather_micro_pipe},
-        {24, 50176, 4, 6, best_path::slab_gather_micro_pipe},
+        {24, 50177, 4, 6, best_path::slab_gather_micro_pipe},
         {32, 131072, 8, 1, best_path::slab_gather_micro_pipe},
         {24, 50177, 8, 3, best_path::slab_gather_micro_pipe},
         {50177, 32, 8, 3, best_path::slab_scatter_micro_halo}}) {

@@ -152,10 +152,12 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
   EXPECT_EQ(path_of(matrix_desc::packed(32, 100000, 16)), best_path::tile);
   EXPECT_EQ(path_of(matrix_desc::packed(16, 100000, 16)), best_path::slab_gather);
   EXPECT_EQ(path_of(matrix_desc::packed(64, 64, 4, 10000)), best_path::tile);
-  EXPECT_EQ(path_of(matrix_desc::packed(32, 32, 4, 10000)), best_path::slab_whole);
-  // 8-byte 32x32 batches: the tile (second round); 16x16 stay whole.
-  EXPECT_EQ(path_of(matrix_desc::packed(32, 32, 8, 4096)), best_path::tile);
-  EXPECT_EQ(path_of(matrix_desc::packed(16, 16, 8, 4096)), best_path::slab_whole);
+  EXPECT_EQ(best_path_base(path_of(matrix_desc::packed(32, 32, 4, 10000))), best_path::slab_whole);
+  // 8-byte 32x32 batches: the tile (second round), or the pipelined whole-matrix kernel where
+  // best_pipe_whole_wide_default has the default policy take it; 16x16 stay whole.
+  EXPECT_EQ(path_of(matrix_desc::packed(32, 32, 8, 4096)),
+            best_pipe_whole_wide_default ? best_path::slab_whole : best_path::tile);
+  EXPECT_EQ(best_path_base(path_of(matrix_desc::packed(16, 16, 8, 4096))), best_path::slab_whole);
   // Rows not a multiple of 16 bytes: the realigning tile (16-byte elements are always aligned).
   // (the skewed tile while its switch is on: best_skew_wins picks it for both)
   const best_path odd = best_skew_default ? best_path::realign_skew : best_path::realign;
@@ -166,9 +168,11 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
   // 32 x N, 1-byte: the measured 32-row tile when aligned, a gather slab when not.
   EXPECT_EQ(path_of(matrix_desc::packed(32, 1000000, 1)), best_path::tile_few_rows);
   EXPECT_EQ(path_of(matrix_desc::packed(32, 1000000, 1), 1, 0), best_path::slab_gather);
-  // 4-byte: the tile while best_f32_rows_tile_default is on (aligned 32-64 rows), else the slab.
+  // 4-byte: the tile while best_f32_rows_tile_default is on (aligned 32-64 rows), else the slab
+  // (32 rows: the pipelined micro-block gather where best_pipe_wide_default has it on).
   EXPECT_EQ(best_path_base(path_of(matrix_desc::packed(32, 1000000, 4))),
-            best_f32_rows_tile_default ? best_path::tile : best_path::slab_gather);
+            best_f32_rows_tile_default && !best_pipe_wide_default ? best_path::tile : best_path::slab_gather);
+  EXPECT_EQ(path_of(matrix_desc::packed(48, 1000000, 4)), best_f32_rows_tile_default ? best_path::tile : best_path::slab_gather);
   EXPECT_EQ(best_path_base(path_of(matrix_desc::packed(32, 1000000, 4), 1, 0)), best_path::slab_gather);
   EXPECT_EQ(path_of(matrix_desc::packed(1000000, 32, 1)), best_path::slab_scatter);
   // The grouped slab kernels: 1-4 byte elements, short sides of best_slab_group_sides.
@@ -492,9 +496,13 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
         continue;
       const matrix_desc g = matrix_desc::packed(c, 50177, E, 5), h = matrix_desc::packed(50177, c, E, 5);
       // (best_micro_route: pipelined where best_pipe_default has the default policy take them.)
-      EXPECT_EQ(best_path_for(g, E, 0, 90, on).path, best_micro_route(best_path::slab_gather_micro, E, on, c, false))
+      // (4-8 byte sides above 16: the pipelined micro-block kernels where best_pipe_wide_default has `on` take them.)
+      EXPECT_EQ(best_path_for(g, E, 0, 90, on).path, best_pipe_wide_fits(g, true, E, 0, on)
+                                                         ? best_path::slab_gather_micro_pipe
+                                                         : best_micro_route(best_path::slab_gather_micro, E, on, c, false))
           << c;
-      EXPECT_EQ(best_path_for(h, 0, E, 90, on).path, smin > 0 && c >= smin
+      EXPECT_EQ(best_path_for(h, 0, E, 90, on).path, best_pipe_wide_fits(h, false, 0, E, on) ? best_path::slab_scatter_micro_halo
+                                                     : smin > 0 && c >= smin
                                                          ? best_halo_route(best_micro_route(best_path::slab_scatter_micro,
                                                                                             E, on, c, false),
                                                                            E, on, false)
@@ -532,7 +540,10 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
   for (int E : {1, 2, 4}) {
     const long long k = 16 / E;
     EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, on).path,
-              E <= best_whole_micro_max_elem ? whole_micro(E, on) : best_path::slab_whole);
+              E <= best_whole_micro_max_elem ? whole_micro(E, on)
+              : best_pipe_whole_wide_fits(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, on)
+                  ? best_path::slab_whole_micro_pipe
+                  : best_path::slab_whole);
     // (4-8 byte batches: the pipelined kernel where best_pipe_whole_wide_default has the flag take it.)
     const bool whole_pipe_off = (best_route_on(best_pipe_whole_default, off) && E <= best_pipe_max_elem) ||
                                 best_pipe_whole_wide_fits(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, off);

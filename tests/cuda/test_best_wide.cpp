@@ -34,7 +34,9 @@ TEST(BestWide, Gathers) {
     for (index_t s : sides(es)) {
       const index_t k = 16 / es;
       const std::uint64_t seed = static_cast<std::uint64_t>(s * 19 + es);
-      check_best(matrix_desc::packed(s, 8192, es, 3), seed, 0, 0, pipe, on);
+      // (Aligned rows: the route where best_pipe_wide_aligned takes them.)
+      const matrix_desc aligned = matrix_desc::packed(s, 8192, es, 3);
+      check_best(aligned, seed, 0, 0, or_wide(std::nullopt, aligned, true, 0, 0, on), on);
       check_best(matrix_desc::packed(s, 8201, es, 3), seed + 1, 0, 0, pipe, on);
       check_best(matrix_desc::packed(s, 8200, es, 2), seed + 2, 1, 0, pipe, on);
       check_best(padded(s, 8192, es, 3, 3, 0, 2 * k), seed + 3, 0, 0, pipe, on);
@@ -49,17 +51,18 @@ TEST(BestWide, Gathers) {
 // batches (the halo kernel); the packed input off the grid stays exact.
 TEST(BestWide, Scatters) {
   REQUIRE_GPU();
-  constexpr best_path pipe = best_path::slab_scatter_micro_pipe, halo = best_path::slab_scatter_micro_halo;
+  constexpr best_path halo = best_path::slab_scatter_micro_halo;
   for (int es : {4, 8})
     for (index_t s : sides(es)) {
       const index_t k = 16 / es;
       const std::uint64_t seed = static_cast<std::uint64_t>(s * 23 + es);
-      check_best(matrix_desc::packed(8192, s, es, 3), seed, 0, 0, pipe, on);
+      const matrix_desc aligned = matrix_desc::packed(8192, s, es, 3), aligned_padded = padded(8192, s, es, 2, 0, k, k);
+      check_best(aligned, seed, 0, 0, or_wide(std::nullopt, aligned, false, 0, 0, on), on);
       check_best(matrix_desc::packed(8201, s, es, 3), seed + 1, 0, 0, halo, on);
       check_best(matrix_desc::packed(8200, s, es, 2), seed + 2, 0, 1, halo, on);
       check_best(padded(8192, s, es, 3, 0, 5, 2 * k), seed + 3, 0, 0, halo, on);
       check_best(padded(8201, s, es, 2, 0, 1, 2 * k), seed + 4, 0, k - 1, halo, on);
-      check_best(padded(8192, s, es, 2, 0, k, k), seed + 5, 0, 0, pipe, on);
+      check_best(aligned_padded, seed + 5, 0, 0, or_wide(std::nullopt, aligned_padded, false, 0, 0, on), on);
       check_best(matrix_desc::packed(8200, s, es, 2), seed + 6, 1, 1, std::nullopt, on);
       if (HasFatalFailure()) return;
     }
@@ -86,13 +89,15 @@ TEST(BestWide, SweepRows) {
   check_best(matrix_desc::packed(32, 50177, 4, 5), 407, 0, 0, g, on);
   check_best(matrix_desc::packed(24, 50177, 4, 6), 408, 0, 0, g, on);
   check_best(matrix_desc::packed(32, 50176, 4, 5), 409, 0, 0, g, on);
-  check_best(matrix_desc::packed(24, 50176, 4, 6), 410, 0, 0, g, on);
+  check_best(matrix_desc::packed(24, 50176, 4, 6), 410, 0, 0, best_path::slab_interleave_gather, on);
   check_best(matrix_desc::packed(32, 262144, 4), 411, 0, 0, g, on);
   check_best(matrix_desc::packed(32, 131072, 8), 412, 0, 0, g, on);
   check_best(matrix_desc::packed(24, 50176, 8, 3), 413, 0, 0, g, on);
   check_best(matrix_desc::packed(24, 50177, 8, 3), 414, 0, 0, g, on);
   check_best(matrix_desc::packed(50177, 32, 8, 3), 415, 0, 0, sh, on);
-  check_best(matrix_desc::packed(50176, 24, 8, 3), 416, 0, 0, sp, on);
+  check_best(matrix_desc::packed(50176, 24, 8, 3), 416, 0, 0, best_path::slab_scatter, on);
+  check_best(matrix_desc::packed(32, 50176, 8, 2), 417, 0, 0, best_path::slab_interleave_gather, on);
+  check_best(matrix_desc::packed(48, 50176, 4, 3), 418, 0, 0, best_path::tile, on);
 }
 
 // 4-8 byte batches on the pipelined whole-matrix kernel (switch best_pipe_whole_wide_default)

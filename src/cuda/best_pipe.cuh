@@ -215,6 +215,7 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
   static_assert((SS > 0) != (MW > 0) && (M != whole || MW > 0), "pipelined grouped or micro-block slabs");
   static_assert(!H || M != whole, "halo / shift: gather and scatter slabs");
   constexpr bool HS = H && M == scatter, SH = H && M == gather;
+  constexpr bool RT = M == gather && pipe_shifted(MW);  // a.shifted read at run time
   extern __shared__ uint4 smem_raw[];
   u8* sm = reinterpret_cast<u8*>(smem_raw);
   const int tid = static_cast<int>(threadIdx.x);
@@ -246,13 +247,13 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
     __syncthreads();  // slab i's chunks visible; slab i-1's write phase done with rows / staging
     u8* const buf = pipe_buffer(a, sm, static_cast<int>(i % D));
     if constexpr (M == gather) {
-      if (a.realign && !SH && !a.shifted) {
+      if (a.realign && !SH && !(RT && a.shifted)) {
         pipe_realign<E, SS>(a, p, buf, sm, tid, NT);
         __syncthreads();
       }
     }
     if constexpr (MW > 0 && M == gather) {
-      block_phase<E, M, MW, SH>(a, by_nb, p, a.realign && !SH && !a.shifted ? sm : buf, tid, NT);
+      block_phase<E, M, MW, SH>(a, by_nb, p, a.realign && !SH && !(RT && a.shifted) ? sm : buf, tid, NT);
     } else if constexpr (MW > 0 && M == whole) {
       block_phase<E, M, MW>(a, by_nb, p, sm, tid, NT, buf);
       __syncthreads();

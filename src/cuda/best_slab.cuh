@@ -252,10 +252,10 @@ struct row_phase {
   XPOSE_HDI int operator()(int s) const { return (off0 + s * step) & 15; }
 };
 
-/// Slab p's phases: SH (shift kernels) and rows not all aligned, or a.shifted; else all 0.
-template <bool SH>
+/// Slab p's phases: SH (shift kernels) and rows not all aligned, or RT and a.shifted; else all 0.
+template <bool SH, bool RT = false>
 XPOSE_HDI row_phase row_phase_of(const args& a, const pos& p) {
-  if ((SH && a.realign) || a.shifted) return row_phase{addr16(p.in), static_cast<int>(a.ld_seg & 15)};
+  if ((SH && a.realign) || (RT && a.shifted)) return row_phase{addr16(p.in), static_cast<int>(a.ld_seg & 15)};
   return row_phase{0, 0};
 }
 
@@ -505,7 +505,7 @@ XPOSE_HDI void side_blocks(const args& a, const bytes::fdiv& by_nb, const pos& p
   const int nb = by_nb.d;  // row blocks: a.S / k
   const int pb = (p.n + kk - 1) / kk;
   const int items = nb * ((pb + GP - 1) / GP) * GP;
-  const row_phase ph = row_phase_of<SH>(a, p);
+  const row_phase ph = row_phase_of<SH, MW == 16>(a, p);
   for (int m = tid; m < items; m += nt) {
     const int q = m / GP, run = by_nb(q), R = q - run * nb, P = run * GP + m % GP;
     if (P >= pb) continue;

@@ -74,16 +74,19 @@ XPOSE_HDI void fetch16(const args& a, u8* dst, const u8* src) {
 /// 16/E positions (make_args; the staging buffers hold them too). halo with gather: the
 /// shift kernels (the middle phase reads the raw rows, row_phase): no rows area of its own,
 /// `depth` row buffers (slabs in flight: depth - 1), the grouped kernel's staging first.
+/// shifted (micro-block gathers of 16-byte micro-block rows, pipe_shifted): unaligned rows
+/// are read from the raw buffers as they are (side_blocks), so the layout is the aligned one.
 template <int E>
 args make_pipe_args(int m, const void* in, void* out, const matrix_desc& d, const void* in_end, int slab_bytes,
-                    bool micro = false, bool halo = false, int depth = 2) {
+                    bool micro = false, bool halo = false, int depth = 2, bool shifted = false) {
   args a = make_args<E>(m, in, out, d, in_end, slab_bytes, !micro || m == whole, halo && m != gather);
   a.pipe_depth = halo && m == gather ? depth : 2;
   if (m == gather) {
     const bool aligned = addr16(in) == 0 && (d.ld_in * E) % 16 == 0 && (d.batch <= 1 || (d.stride_in * E) % 16 == 0);
-    const bool raw = aligned || halo;  // the rows are read where they were loaded
+    const bool raw = aligned || halo || (micro && shifted);  // the rows are read where they were loaded
     const int rows = static_cast<int>(a.S) * a.pitch;
     a.realign = aligned ? 0 : 1;
+    a.shifted = !aligned && micro && shifted ? 1 : 0;
     if (halo && depth > 2) {
       const int st = a.smem - rows;  // the grouped kernel's staging (micro: none)
       a.stage = 0;
@@ -121,7 +124,8 @@ args make_pipe_args(int m, const void* in, void* out, const matrix_desc& d, cons
 /// whole chunks up to s (the rows' rounding makes the size not monotonic in the side).
 /// The launch sizes its shared-memory limit and its grid of resident blocks by it.
 template <int E>
-int pipe_smem_max(int m, long long s, int slab_bytes, bool micro = false, bool halo = false, int depth = 2) {
+int pipe_smem_max(int m, long long s, int slab_bytes, bool micro = false, bool halo = false, int depth = 2,
+                  bool shifted = false) {
   static const u8 probe[16] = {};
   // Whole matrices: three areas of the slab's bytes in whole groups of 8 chunks.
   if (m == whole) return 3 * ((slab_bytes + 127) / 128 * 128);
@@ -129,11 +133,16 @@ int pipe_smem_max(int m, long long s, int slab_bytes, bool micro = false, bool h
   for (long long side = micro ? 16 / E : s; side <= s; side += 16 / E) {
     matrix_desc d = m == gather ? matrix_desc::packed(side, 1 << 22, E) : matrix_desc::packed(1 << 22, side, E);
     if (m == gather) d.ld_in += 1, d.stride_in = d.ld_in * side;
-    const int b = make_pipe_args<E>(m, probe, nullptr, d, probe, slab_bytes, micro, halo, depth).smem;
+    const int b = make_pipe_args<E>(m, probe, nullptr, d, probe, slab_bytes, micro, halo, depth, shifted).smem;
     most = b > most ? b : most;
   }
   return most;
 }
+
+/// Whether a micro-block gather of MW-byte micro-block rows reads unaligned rows shifted
+/// from the raw buffers (side_blocks with a.shifted) instead of after pipe_realign: 16-byte
+/// rows only (one window of two chunks per row).
+constexpr bool pipe_shifted(int mw) { return mw == 16; }
 
 /// Load buffer b (slab iteration i uses buffer i % depth).
 XPOSE_HDI u8* pipe_buffer(const args& a, u8* sm, int b) { return sm + a.pipe_buf + b * a.pipe_step; }
@@ -199,12 +208,14 @@ XPOSE_HDI void pipe_mid(const args& a, const divisors& dv, const pos& p, u8* sm,
 /// the staged chunks into the rows, then the write phase. H, the unaligned rows side:
 /// scatter slabs with a halo (HS; loaded_with_halo: loads and rows; write_phase: whole
 /// chunks); gathers shift their raw rows in the middle phase's reads (SH; no realigning
-/// pass, no rows area; a.pipe_depth load buffers, slabs depth - 1 ahead).
+/// pass, no rows area; a.pipe_depth load buffers, slabs depth - 1 ahead). a.shifted (without
+/// H): 16-byte micro-block gathers read their raw rows the same way, chosen at run time.
 template <int E, int M, int NT, int SS, int MINB, int MW = 0, bool H = false>
 __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
   static_assert((SS > 0) != (MW > 0) && (M != whole || MW > 0), "pipelined grouped or micro-block slabs");
   static_assert(!H || M != whole, "halo / shift: gather and scatter slabs");
   constexpr bool HS = H && M == scatter, SH = H && M == gather;
+  constexpr bool RT = M == gather && pipe_shifted(MW);  // a.shifted read at run time
   extern __shared__ uint4 smem_raw[];
   u8* sm = reinterpret_cast<u8*>(smem_raw);
   const int tid = static_cast<int>(threadIdx.x);
@@ -236,13 +247,13 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
     __syncthreads();  // slab i's chunks visible; slab i-1's write phase done with rows / staging
     u8* const buf = pipe_buffer(a, sm, static_cast<int>(i % D));
     if constexpr (M == gather) {
-      if (a.realign && !SH) {
+      if (a.realign && !SH && !(RT && a.shifted)) {
         pipe_realign<E, SS>(a, p, buf, sm, tid, NT);
         __syncthreads();
       }
     }
     if constexpr (MW > 0 && M == gather) {
-      block_phase<E, M, MW, SH>(a, by_nb, p, a.realign && !SH ? sm : buf, tid, NT);
+      block_phase<E, M, MW, SH>(a, by_nb, p, a.realign && !SH && !(RT && a.shifted) ? sm : buf, tid, NT);
     } else if constexpr (MW > 0 && M == whole) {
       block_phase<E, M, MW>(a, by_nb, p, sm, tid, NT, buf);
       __syncthreads();

@@ -62,8 +62,10 @@ struct args {
   int stage;                 // grouped: shared offset of the packed staging area (else 0)
   // Pipelined kernels (best_pipe.cuh): shared offset of load buffer 0, bytes from one
   // buffer to the next, and whether gather rows need a realigning pass (some segment
-  // not 16-byte aligned); load buffers (the shift gathers 2 or 3, else 2).
-  int pipe_buf, pipe_step, realign, pipe_depth;
+  // not 16-byte aligned); load buffers (the shift gathers 2 or 3, else 2); shifted: the
+  // micro-block gather reads such rows straight from the load buffer instead (side_blocks,
+  // 16-byte micro-block rows only).
+  int pipe_buf, pipe_step, realign, pipe_depth, shifted;
 };
 
 XPOSE_HDI i64 min64(i64 a, i64 b) { return a < b ? a : b; }
@@ -250,10 +252,10 @@ struct row_phase {
   XPOSE_HDI int operator()(int s) const { return (off0 + s * step) & 15; }
 };
 
-/// Slab p's phases: SH (shift kernels) and rows not all aligned, else all 0.
-template <bool SH>
+/// Slab p's phases: SH (shift kernels) and rows not all aligned, or RT and a.shifted; else all 0.
+template <bool SH, bool RT = false>
 XPOSE_HDI row_phase row_phase_of(const args& a, const pos& p) {
-  if (SH && a.realign) return row_phase{addr16(p.in), static_cast<int>(a.ld_seg & 15)};
+  if ((SH && a.realign) || (RT && a.shifted)) return row_phase{addr16(p.in), static_cast<int>(a.ld_seg & 15)};
   return row_phase{0, 0};
 }
 
@@ -491,7 +493,9 @@ XPOSE_HDI void whole_blocks(const args& a, const pos& p, const u8* src, u8* dst,
 /// l*E, the layout read_phase / write_phase use). Needs a.S % k == 0 and the slab's
 /// packed base 16-byte aligned (best_path_for checks both). staged (scatter): the packed
 /// input range already in shared memory, chunk v at staged + 16*fold_swizzle(v).
-/// SH (gather): raw rows (row_phase).
+/// SH (gather): raw rows (row_phase). a.shifted (gather, MW = 16, without SH): the same
+/// raw-row reads, chosen at run time (the pipelined kernel's raw load buffer; no realigning
+/// pass, no barrier, no rows area).
 template <int E, int M, int MW, bool SH = false>
 XPOSE_HDI void side_blocks(const args& a, const bytes::fdiv& by_nb, const pos& p, u8* sm, int tid, int nt,
                            const u8* staged = nullptr) {
@@ -501,7 +505,7 @@ XPOSE_HDI void side_blocks(const args& a, const bytes::fdiv& by_nb, const pos& p
   const int nb = by_nb.d;  // row blocks: a.S / k
   const int pb = (p.n + kk - 1) / kk;
   const int items = nb * ((pb + GP - 1) / GP) * GP;
-  const row_phase ph = row_phase_of<SH>(a, p);
+  const row_phase ph = row_phase_of<SH, MW == 16>(a, p);
   for (int m = tid; m < items; m += nt) {
     const int q = m / GP, run = by_nb(q), R = q - run * nb, P = run * GP + m % GP;
     if (P >= pb) continue;
@@ -510,7 +514,10 @@ XPOSE_HDI void side_blocks(const args& a, const bytes::fdiv& by_nb, const pos& p
     std::uint32_t w[k][KW];
     if constexpr (M == gather) {
       XPOSE_UNROLL
-      for (int i = 0; i < k; ++i) ld_row_words<KW, SH>(rows + i * a.pitch, P * MW, ph(R * k + i), w[i]);
+      for (int i = 0; i < k; ++i) {
+        if (MW == 16 && !SH && a.shifted) ld_row_words<KW, true>(rows + i * a.pitch, P * MW, ph(R * k + i), w[i]);
+        else ld_row_words<KW, SH>(rows + i * a.pitch, P * MW, ph(R * k + i), w[i]);
+      }
     } else {
       XPOSE_UNROLL
       for (int i = 0; i < kk; ++i) {

@@ -477,8 +477,15 @@ constexpr best_path best_micro_route(best_path m, int elem_size, bool candidate,
 /// elements (no loads held in registers: the u8 gather fits them at 3 blocks per SM,
 /// where its unpipelined kernel spilled and took 4-byte rows); blocks per SM as the
 /// shared memory allows: 3 (gather), 4 (scatter).
+/// (4-8 byte elements: 16-byte rows, best_pipe_micro_width_for.)
 constexpr int best_pipe_micro_width = 8;
 constexpr int best_pipe_micro_min_blocks(bool gather) { return gather ? 3 : 4; }
+/// Widest element of the pipelined micro-block kernels (slab_gather_micro_pipe,
+/// slab_scatter_micro_pipe, slab_scatter_micro_halo): 4-8 byte elements take them through
+/// best_pipe_wide_fits only. Their micro-block rows: one 16-byte chunk of k = 16/E rows
+/// (4 x 4 words or 2 x 2 pairs: register renaming only).
+constexpr int best_pipe_micro_max_elem = 8;
+constexpr int best_pipe_micro_width_for(int elem_size) { return elem_size >= 4 ? 16 : best_pipe_micro_width; }
 
 /// Halo scatters (slab_scatter_micro_halo, slab_scatter_pipe_halo; best_pipe.cuh with
 /// H): pipelined scatter slabs to output rows that are not 16-byte aligned also load
@@ -927,6 +934,68 @@ constexpr bool best_skew_async_fits(const matrix_desc& d, unsigned long long out
   return d.elem_size <= 8 && (d.elem_size == 2 ? !aligned : aligned);
 }
 
+/// 4-8 byte slabs on the pipelined micro-block kernels (switch best_pipe_wide_default):
+/// gathers and scatters of a short side above the register-interleave kernels' (> 16,
+/// whole 16-byte chunks per position: f32 20-64, f64 / c64 18-32) with the packed side
+/// 16-byte aligned, where the side-by-side run measured them faster (docs/RESULTS.md
+/// "Session 6", 4-8 byte slabs): every layout whose rows (gather: input; scatter: output)
+/// are not all 16-byte aligned (odd HW: the shifted gather, the halo scatter, in place of
+/// the unpipelined micro-block gather, the slab gather and the element-by-element scatter);
+/// with aligned rows only best_pipe_wide_aligned's cases. On: best_next runs the routes
+/// they replaced.
+constexpr bool best_pipe_wide_default = true;
+constexpr long long best_pipe_wide_min_side = 17;
+/// Aligned rows ("Session 6", 4-8 byte slabs): f32 gathers of 32 rows (the 32-row tile lost;
+/// 48 and 64 rows kept the tile, 24 the interleave gather); 8-byte gathers of 24 rows and of
+/// sides the interleave gather has no kernel for, or of rows a multiple of 512 KiB apart
+/// (the interleave gather's power-of-two loss, "Session 5" call 2's probe; 32 rows of
+/// 50176 kept it); f32 scatters of 256-byte positions (64 columns; 24-48 tied, 8-byte lost).
+constexpr bool best_pipe_wide_aligned(long long E, bool gather, long long s, long long row_bytes) {
+  if (!gather) return E == 4 && s * E >= 256;
+  if (E == 4) return s == 32;
+  return s == 24 || !best_interleave_side(s) || row_bytes % (512 * 1024) == 0;
+}
+constexpr bool best_pipe_wide_fits(const matrix_desc& d, bool gather, unsigned long long in_addr,
+                                   unsigned long long out_addr, bool candidate) {
+  const long long E = d.elem_size, s = gather ? d.rows : d.cols;
+  const best_class_policy p = best_class_policy_for(0, d.elem_size, candidate);
+  if (!best_route_on(best_pipe_wide_default, candidate) || (E != 4 && E != 8) || s < best_pipe_wide_min_side ||
+      s > p.slab_max_short || s * E > p.slab_max_short_bytes || (s * E) % 16 != 0)
+    return false;
+  const unsigned long long packed = gather ? out_addr : in_addr;
+  const auto packed_stride = static_cast<unsigned long long>((gather ? d.stride_out : d.stride_in) * E);
+  if (packed % 16 != 0 || (d.batch > 1 && packed_stride % 16 != 0)) return false;
+  const bool rows_aligned = gather ? best_in_rows_aligned(d, in_addr) : best_out_rows_aligned(d, out_addr);
+  return !rows_aligned || best_pipe_wide_aligned(E, gather, s, (gather ? d.ld_in : d.ld_out) * E);
+}
+
+/// 4-8 byte batches of small packed matrices on the pipelined whole-matrix micro-block
+/// kernel (slab_whole_micro_pipe, 16-byte micro-block rows; switch
+/// best_pipe_whole_wide_default): both sides whole 16-byte chunks (16/E x 16/E element
+/// blocks), both pointers aligned, matrices of at most best_pipe_whole_wide_max_bytes (8 KiB:
+/// also the 32 x 32 8-byte batches that the table sends to the tile). On: it won or tied
+/// every f32 / f64 / c64 8x8-32x32 batch side by side (docs/RESULTS.md "Session 6", 4-8 byte
+/// slabs); best_next runs slab_whole / the tile.
+constexpr bool best_pipe_whole_wide_default = true;
+constexpr long long best_pipe_whole_wide_max_bytes = 8192;
+constexpr bool best_pipe_whole_wide_fits(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
+                                         bool candidate) {
+  const long long E = d.elem_size, mat = d.rows * d.cols;
+  return best_route_on(best_pipe_whole_wide_default, candidate) && (E == 4 || E == 8) && d.batch > 1 &&
+         d.ld_in == d.cols && d.ld_out == d.rows && d.stride_in == mat && d.stride_out == mat && d.rows > 1 &&
+         d.cols > 1 && (d.rows * E) % 16 == 0 && (d.cols * E) % 16 == 0 && mat * E <= best_pipe_whole_wide_max_bytes &&
+         in_addr % 16 == 0 && out_addr % 16 == 0;
+}
+
+/// The pipelined micro-block route of a 4-8 byte slab that best_pipe_wide_fits: gathers
+/// slab_gather_micro_pipe, scatters slab_scatter_micro_pipe to aligned output rows, else
+/// the halo kernel.
+constexpr best_path best_pipe_wide_route(const matrix_desc& d, bool gather, unsigned long long out_addr) {
+  return gather                                ? best_path::slab_gather_micro_pipe
+         : best_out_rows_aligned(d, out_addr) ? best_path::slab_scatter_micro_pipe
+                                              : best_path::slab_scatter_micro_halo;
+}
+
 /// What `best` runs for a validated, non-empty desc with input / output at the given
 /// addresses: the path, the global access width (16, or the alignment for
 /// tile_access) and, for slab_gather / slab_scatter, the grouped kernel's short side
@@ -969,6 +1038,8 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   if (pipe_on && best_async_batch_fits(d, access, true) && best_async_pipe_fits(d.elem_size, true, bytes))
     return {best_path::tile_async_pipe_batch, 16, 0};
   if (async_on && best_async_batch_fits(d, access, true)) return {best_path::tile_async_batch, 16, 0};
+  // 4-8 byte batches on the pipelined whole-matrix kernel (switch best_pipe_whole_wide_default).
+  if (best_pipe_whole_wide_fits(d, in_addr, out_addr, candidate)) return {best_path::slab_whole_micro_pipe, 16, 0};
   // Many small matrices, both sides packed: several whole matrices per block.
   if (batched && d.ld_in == d.cols && d.ld_out == d.rows && d.stride_in == mat && d.stride_out == mat &&
       mat * E <= p.whole_max_bytes && d.rows > 1 && d.cols > 1) {
@@ -1004,7 +1075,10 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     return micro_min > 0 && s >= micro_min && (s * E) % 16 == 0 && best_align16(packed_addr) == 16 &&
            (!batched || best_align16(static_cast<unsigned long long>(packed_stride * E)) == 16);
   };
-  if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && !keep_tile) {
+  // 4-8 byte slabs of long short sides on the pipelined micro-block kernels (switch best_pipe_wide_default).
+  const bool wide_gather = best_pipe_wide_fits(d, true, in_addr, out_addr, candidate);
+  if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && (!keep_tile || wide_gather)) {
+    if (wide_gather) return {best_pipe_wide_route(d, true, out_addr), 16, 0};
     auto gather_route = [&](bool c) -> best_choice {
       if (best_interleave_fits(d, true, in_addr, out_addr, c)) return {best_path::slab_interleave_gather, 16, 0};
       // Where the default policy runs the unpipelined micro-block gather: the pipelined
@@ -1030,6 +1104,7 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     return s != b.path ? best_choice{s, 16, b.group} : g;
   }
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
+    if (best_pipe_wide_fits(d, false, in_addr, out_addr, candidate)) return {best_pipe_wide_route(d, false, out_addr), 16, 0};
     if (best_interleave_fits(d, false, in_addr, out_addr, candidate)) return {best_path::slab_interleave_scatter, 16, 0};
     const bool out_aligned = best_out_rows_aligned(d, out_addr);
     // Halo scatters: the micro-block and pipelined grouped scatters to unaligned rows.

@@ -51,11 +51,11 @@ void emulate_pipe(const slab::args& a, int nt, long long grid) {
           slab::pipe_issue<E, M, SS, MW>(a, loaded(t + (D - 1) * grid), slab::pipe_buffer(a, sm, (i + D - 1) % D), tid,
                                          nt);
       u8* const buf = slab::pipe_buffer(a, sm, i % D);
-      if (M == slab::gather && a.realign && !SH)
+      if (M == slab::gather && a.realign && !SH && !a.shifted)
         for (int tid = 0; tid < nt; ++tid) slab::pipe_realign<E, SS>(a, p, buf, sm, tid, nt);
       if constexpr (MW > 0 && M == slab::gather) {
         for (int tid = 0; tid < nt; ++tid)
-          slab::block_phase<E, M, MW, SH>(a, by_nb, p, a.realign && !SH ? sm : buf, tid, nt);
+          slab::block_phase<E, M, MW, SH>(a, by_nb, p, a.realign && !SH && !a.shifted ? sm : buf, tid, nt);
       } else if constexpr (MW > 0 && M == slab::whole) {
         for (int tid = 0; tid < nt; ++tid) slab::block_phase<E, M, MW>(a, by_nb, p, sm, tid, nt, buf);
         for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, 0, MW>(a, dv, p, sm, tid, nt);
@@ -105,9 +105,13 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
                std::to_string(depth));
   const auto seed = static_cast<std::uint64_t>(d.rows * 37 + d.cols + off_in);
   xpose_test::host_slab_check(d, off_in, off_out, seed, [&](const u8* pin, const u8* in_end, u8* pout) {
-    const slab::args a = slab::make_pipe_args<E>(mode, pin, pout, d, in_end, slab_bytes, micro > 0, halo, depth);
+    // (16-byte micro-block rows: unaligned gather rows read shifted from the load buffers.)
+    const bool shifted = slab::pipe_shifted(micro);
+    const slab::args a =
+        slab::make_pipe_args<E>(mode, pin, pout, d, in_end, slab_bytes, micro > 0, halo, depth, shifted);
     ASSERT_GT(a.total, 0);
-    ASSERT_LE(a.smem, slab::pipe_smem_max<E>(mode, side, slab_bytes, micro > 0, halo, depth));
+    ASSERT_LE(a.smem, slab::pipe_smem_max<E>(mode, side, slab_bytes, micro > 0, halo, depth, shifted));
+    ASSERT_EQ(a.shifted, shifted && mode == slab::gather && a.realign ? 1 : 0);
     // Shift gathers: the rows are the load buffers (no realigning pass).
     if (halo && mode == slab::gather) {
       ASSERT_EQ(a.pipe_depth, depth);
@@ -121,18 +125,26 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
       ASSERT_EQ((mode == slab::gather ? a.stride_out : a.stride_in) % 16, 0);
       auto run = [&](auto mw) {
         constexpr int MW = decltype(mw)::value;
-        if (mode == slab::gather && halo) emulate_pipe<E, slab::gather, 0, MW, true>(a, nt, grid);
-        else if (mode == slab::gather) emulate_pipe<E, slab::gather, 0, MW>(a, nt, grid);
-        else if (halo) emulate_pipe<E, slab::scatter, 0, MW, true>(a, nt, grid);
-        else emulate_pipe<E, slab::scatter, 0, MW>(a, nt, grid);
+        if constexpr (MW >= E) {
+          if (mode == slab::gather && halo) emulate_pipe<E, slab::gather, 0, MW, true>(a, nt, grid);
+          else if (mode == slab::gather) emulate_pipe<E, slab::gather, 0, MW>(a, nt, grid);
+          else if (halo) emulate_pipe<E, slab::scatter, 0, MW, true>(a, nt, grid);
+          else emulate_pipe<E, slab::scatter, 0, MW>(a, nt, grid);
+        } else {
+          FAIL() << "micro-block rows narrower than the element";
+        }
       };
       if (micro == 4) run(std::integral_constant<int, 4>{});
       else if (micro == 8) run(std::integral_constant<int, 8>{});
       else run(std::integral_constant<int, 16>{});
-    } else if (mode == slab::gather && halo) emulate_side<E, slab::gather, true>(a, nt, grid, side);
-    else if (mode == slab::gather) emulate_side<E, slab::gather>(a, nt, grid, side);
-    else if (halo) emulate_side<E, slab::scatter, true>(a, nt, grid, side);
-    else emulate_side<E, slab::scatter>(a, nt, grid, side);
+    } else if constexpr (E <= best_pipe_max_elem) {  // (grouped pipelined kernels: 1-2 byte elements)
+      if (mode == slab::gather && halo) emulate_side<E, slab::gather, true>(a, nt, grid, side);
+      else if (mode == slab::gather) emulate_side<E, slab::gather>(a, nt, grid, side);
+      else if (halo) emulate_side<E, slab::scatter, true>(a, nt, grid, side);
+      else emulate_side<E, slab::scatter>(a, nt, grid, side);
+    } else {
+      FAIL() << "no grouped pipelined kernel for " << E << "-byte elements";
+    }
   });
 }
 
@@ -212,7 +224,8 @@ void micro_pipe_cases(bool halo = false, bool shift = false) {
 template <int E>
 void whole_pipe_cases() {
   constexpr best_micro mc = best_slab_micro_for(E, best_path::slab_whole_micro);
-  const bool on = !best_pipe_whole_default;
+  // (4-8 byte elements: their own switch, best_pipe_whole_wide_default.)
+  const bool on = E <= best_pipe_max_elem ? !best_pipe_whole_default : !best_pipe_whole_wide_default;
   const int prod = best_class_policy_for(90, E).slab_bytes;
   int ran = 0;
   for (auto [r, c] : {std::pair<long long, long long>{8, 8}, {16, 16}, {32, 32}, {8, 16}, {16, 8}, {24, 16}, {16, 32}}) {
@@ -313,11 +326,12 @@ void halo_ownership() {
       SCOPED_TRACE(xpose_test::shape_name(d) + " offset " + std::to_string(oo));
       const bool aligned = oo == 0 && (d.ld_out * E) % 16 == 0 && (d.stride_out * E) % 16 == 0;
       const int bytes = static_cast<int>(2 * k * E * d.cols);  // slabs of k positions with the halo
+      constexpr int mw = best_pipe_micro_width_for(E);
       if (d.cols % k == 0) {
-        EXPECT_EQ((partial_chunks<E, 0, 8, true>(d, oo, bytes)), 0);
+        EXPECT_EQ((partial_chunks<E, 0, mw, true>(d, oo, bytes)), 0);
         // Without the halo, ragged chunks at every slab boundary (the check can fail).
-        if (!aligned) EXPECT_GT((partial_chunks<E, 0, 8, false>(d, oo, bytes)), 0);
-      } else {
+        if (!aligned) EXPECT_GT((partial_chunks<E, 0, mw, false>(d, oo, bytes)), 0);
+      } else if constexpr (E <= best_pipe_max_elem) {  // (grouped sides: 1-2 byte elements)
         EXPECT_EQ((partial_chunks<E, 6, 0, true>(d, oo, bytes)), 0);
         if (!aligned) EXPECT_GT((partial_chunks<E, 6, 0, false>(d, oo, bytes)), 0);
       }
@@ -328,12 +342,18 @@ void halo_ownership() {
 
 TEST(BestPipeEmulation, Whole1) { whole_pipe_cases<1>(); }
 TEST(BestPipeEmulation, Whole2) { whole_pipe_cases<2>(); }
+TEST(BestPipeEmulation, Whole4) { whole_pipe_cases<4>(); }
+TEST(BestPipeEmulation, Whole8) { whole_pipe_cases<8>(); }
 TEST(BestPipeEmulation, Micro1) { micro_pipe_cases<1>(); }
 TEST(BestPipeEmulation, Micro2) { micro_pipe_cases<2>(); }
 TEST(BestPipeEmulation, Bytes1) { pipe_cases<1>(); }
 TEST(BestPipeEmulation, Bytes2) { pipe_cases<2>(); }
 TEST(BestPipeEmulation, HaloMicro1) { micro_pipe_cases<1>(true); }
 TEST(BestPipeEmulation, HaloMicro2) { micro_pipe_cases<2>(true); }
+TEST(BestPipeEmulation, Micro4) { micro_pipe_cases<4>(); }
+TEST(BestPipeEmulation, Micro8) { micro_pipe_cases<8>(); }
+TEST(BestPipeEmulation, HaloMicro4) { micro_pipe_cases<4>(true); }
+TEST(BestPipeEmulation, HaloMicro8) { micro_pipe_cases<8>(true); }
 TEST(BestPipeEmulation, HaloGrouped1) { pipe_cases<1>(true); }
 TEST(BestPipeEmulation, HaloGrouped2) { pipe_cases<2>(true); }
 
@@ -375,6 +395,8 @@ TEST(BestPipeEmulation, HaloOffsets) {
 // Each output byte by one slab; halo slabs write whole chunks except at rows' ends.
 TEST(BestPipeEmulation, HaloOwnership1) { halo_ownership<1>(); }
 TEST(BestPipeEmulation, HaloOwnership2) { halo_ownership<2>(); }
+TEST(BestPipeEmulation, HaloOwnership4) { halo_ownership<4>(); }
+TEST(BestPipeEmulation, HaloOwnership8) { halo_ownership<8>(); }
 
 // Gather rows skip the realigning pass exactly when every segment is 16-byte aligned;
 // the largest block stays within one SM's shared memory with room for 2 blocks.
@@ -584,9 +606,12 @@ TEST(BestPipePolicy, Halo) {
             EXPECT_EQ(h.path, E <= 2 && unaligned ? halo_of(b.path) : b.path);
             EXPECT_EQ(h.group, b.group);
           }
-          // (Under `off`, the sides the default keeps unpipelined where best_halo_sides_default has them.)
-          EXPECT_EQ(is_halo(best_path_for(d, 0, out, 90, off).path), best_halo_side(E, c, off, !unaligned) > 0);
-          EXPECT_TRUE(!is_halo(h.path) || (E <= 2 && unaligned));
+          // (Under `off`, the sides the default keeps unpipelined where best_halo_sides_default has them;
+          // 4-8 byte scatters where best_pipe_wide_default has the flag take them.)
+          const bool wide_off = best_pipe_wide_fits(d, false, 0, out, off) && unaligned;
+          const bool wide_on = best_pipe_wide_fits(d, false, 0, out, on) && unaligned;
+          EXPECT_EQ(is_halo(best_path_for(d, 0, out, 90, off).path), best_halo_side(E, c, off, !unaligned) > 0 || wide_off);
+          EXPECT_TRUE(!is_halo(h.path) || (E <= 2 && unaligned) || wide_on);
           if (h.path == best_path::slab_scatter_pipe_halo) EXPECT_EQ(h.group, c);
           halos += is_halo(h.path);
           // Gathers never.
@@ -784,4 +809,119 @@ TEST(BestPipePolicy, BalancedSpan) {
   // 83 x 8 x 50177 u8 on 396 resident blocks: 25 slabs of 2048 per matrix (5.2 rounds)
   // become 28 of 1808 (5.9 rounds).
   EXPECT_EQ(best_pipe_span(2048, 50177, 83, 396, 16), 1808);
+}
+
+// 4-8 byte slabs on the pipelined micro-block kernels (switch best_pipe_wide_default):
+// under the flag that has it on, exactly the gathers / scatters of short sides 17-64
+// (f32) / 17-32 (8-byte) of whole chunks with the packed side aligned, whatever the
+// other side's alignment (gathers: the realigning pass; scatters: the halo kernel to
+// unaligned output rows); under the other flag none of them. 1-2 and 16-byte elements,
+// short sides of the interleave kernels and packed sides off the grid never.
+TEST(BestPipePolicy, Wide) {
+  using xpose::matrix_desc;
+  const bool on = !best_pipe_wide_default, off = best_pipe_wide_default;
+  auto wide = [](best_path p) {
+    return p == best_path::slab_gather_micro_pipe || p == best_path::slab_scatter_micro_pipe ||
+           p == best_path::slab_scatter_micro_halo;
+  };
+  int taken = 0;
+  for (int E : {1, 2, 4, 8, 16})
+    for (long long c : {8LL, 16LL, 18LL, 20LL, 24LL, 25LL, 32LL, 48LL, 64LL})
+      for (long long hw : {50176LL, 50177LL})
+        for (long long oo : {0LL, 1LL}) {
+          SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c) + " " + std::to_string(hw) + " " + std::to_string(oo));
+          const auto o = static_cast<unsigned long long>(oo * E);
+          const long long most = E == 4 ? 64 : 32;
+          const bool whole = (c * E) % 16 == 0 && c > 16 && c <= most && (E == 4 || E == 8);
+          // Gathers: the packed output at o, the input rows odd or offset.
+          const matrix_desc g = matrix_desc::packed(c, hw, E, 3), s = matrix_desc::packed(hw, c, E, 3);
+          // (Aligned output rows: f32 of 64 columns only, best_pipe_wide_aligned.)
+          const bool out_aligned = hw % 2 == 0;
+          const bool g_want = whole && oo == 0, s_want = whole && oo == 0 && (!out_aligned || (E == 4 && c == 64));
+          EXPECT_EQ(best_path_for(g, E, o, 90, on).path == best_path::slab_gather_micro_pipe, g_want);
+          EXPECT_EQ(best_pipe_wide_fits(g, true, E, o, on), (E == 4 || E == 8) && whole && oo == 0);
+          if (E >= 4) EXPECT_NE(best_path_for(g, E, o, 90, off).path, best_path::slab_gather_micro_pipe);
+          EXPECT_FALSE(best_pipe_wide_fits(g, true, 0, 0, off));
+          // Scatters: the packed input at o; output rows aligned (50176) or not (50177, offset).
+          const best_path sp = best_path_for(s, o, E * (hw % 2), 90, on).path;
+          if (s_want)
+            EXPECT_EQ(sp, out_aligned ? best_path::slab_scatter_micro_pipe : best_path::slab_scatter_micro_halo);
+          else if (E >= 4)
+            EXPECT_FALSE(wide(sp));
+          if (E >= 4) EXPECT_FALSE(wide(best_path_for(s, o, 0, 90, off).path));
+          taken += g_want + s_want;
+        }
+  // f32 20, 24, 32, 48, 64 and 8-byte 18, 20, 24, 32: gathers (input rows offset) of both long
+  // sides, scatters to odd HW, and the f32 64-column scatter to aligned rows.
+  EXPECT_EQ(taken, (5 + 4) * 3 + 1);
+  // Aligned rows: only where best_pipe_wide_aligned says (measured faster); else the route before.
+  for (auto [r, c, E, b, gather, want] : {std::tuple<long long, long long, int, long long, bool, bool>{32, 50176, 4, 5, true, true},
+                                          {48, 50176, 4, 3, true, false},  // the tile
+                                          {24, 50176, 4, 6, true, false},  // the interleave gather
+                                          {24, 50176, 8, 3, true, true},
+                                          {32, 50176, 8, 2, true, false},  // the interleave gather
+                                          {32, 131072, 8, 1, true, true},  // rows 1 MiB apart
+                                          {50176, 64, 4, 2, false, true},
+                                          {50176, 48, 4, 3, false, false},
+                                          {50176, 32, 8, 2, false, false}}) {
+    const matrix_desc d = matrix_desc::packed(r, c, E, b);
+    EXPECT_EQ(best_pipe_wide_fits(d, gather, 0, 0, on), want) << r << "x" << c << " " << E;
+    EXPECT_EQ(wide(best_path_for(d, 0, 0, 90, on).path), want) << r << "x" << c << " " << E;
+  }
+  // The sweep's rows (packed, aligned buffers) under `on`; the 32-64 row f32 tile gives way.
+  for (auto [r, c, E, b, path] :
+       {std::tuple<long long, long long, int, long long, best_path>{50177, 64, 4, 2, best_path::slab_scatter_micro_halo},
+        {50177, 24, 4, 6, best_path::slab_scatter_micro_halo},
+        {50176, 64, 4, 2, best_path::slab_scatter_micro_pipe},
+        {64, 50177, 4, 2, best_path::slab_gather_micro_pipe},
+        {32, 50176, 4, 5, best_path::slab_gather_micro_pipe},
+        {32, 262144, 4, 1, best_path::slab_gather_micro_pipe},
+        {24, 50177, 4, 6, best_path::slab_gather_micro_pipe},
+        {32, 131072, 8, 1, best_path::slab_gather_micro_pipe},
+        {24, 50177, 8, 3, best_path::slab_gather_micro_pipe},
+        {50177, 32, 8, 3, best_path::slab_scatter_micro_halo}}) {
+    const matrix_desc d = matrix_desc::packed(r, c, E, b);
+    EXPECT_EQ(best_path_name(best_path_for(d, 0, 0, 90, on).path), std::string(best_path_name(path))) << r << "x" << c;
+    EXPECT_FALSE(wide(best_path_for(d, 0, 0, 90, off).path)) << r << "x" << c;
+  }
+  // Their largest blocks fit the resident blocks the kernels' register caps assume
+  // (best_pipe_micro_min_blocks; 228 KiB per SM, 1 KiB per block).
+  for (bool halo : {false, true}) {
+    const int s4 = slab::pipe_smem_max<4>(slab::scatter, 64, best_class_policy_for(90, 4).slab_bytes, true, halo);
+    const int s8 = slab::pipe_smem_max<8>(slab::scatter, 32, best_class_policy_for(90, 8).slab_bytes, true, halo);
+    EXPECT_LE((s4 + 1024) * best_pipe_micro_min_blocks(false), 228 * 1024);
+    EXPECT_LE((s8 + 1024) * best_pipe_micro_min_blocks(false), 228 * 1024);
+  }
+  EXPECT_LE((slab::pipe_smem_max<4>(slab::gather, 64, 16384, true) + 1024) * best_pipe_micro_min_blocks(true),
+            228 * 1024);
+  // (Gathers read unaligned rows shifted from the load buffers: no rows area besides them.)
+  EXPECT_LT(slab::pipe_smem_max<4>(slab::gather, 64, 16384, true, false, 2, true),
+            slab::pipe_smem_max<4>(slab::gather, 64, 16384, true));
+  EXPECT_LE((slab::pipe_smem_max<8>(slab::gather, 32, 16384, true) + 1024) * best_pipe_micro_min_blocks(true),
+            228 * 1024);
+}
+
+// 4-8 byte batches on the pipelined whole-matrix kernel (switch best_pipe_whole_wide_default):
+// under the flag that has it on, exactly the packed batches of whole-chunk matrices of at
+// most 8 KiB with both pointers aligned; under the other flag none.
+TEST(BestPipePolicy, WholeWide) {
+  using xpose::matrix_desc;
+  const bool on = !best_pipe_whole_wide_default, off = best_pipe_whole_wide_default;
+  int taken = 0;
+  for (int E : {1, 2, 4, 8, 16})
+    for (auto [r, c] : {std::pair<long long, long long>{8, 8}, {16, 16}, {32, 32}, {64, 64}, {12, 12}, {6, 8}, {24, 16}})
+      for (long long oo : {0LL, 1LL}) {
+        SCOPED_TRACE(std::to_string(E) + " " + std::to_string(r) + "x" + std::to_string(c) + " " + std::to_string(oo));
+        const matrix_desc d = matrix_desc::packed(r, c, E, 4096);
+        const auto o = static_cast<unsigned long long>(oo * E);
+        const bool want = (E == 4 || E == 8) && (r * E) % 16 == 0 && (c * E) % 16 == 0 && r * c * E <= 8192 && oo == 0;
+        EXPECT_EQ(best_pipe_whole_wide_fits(d, 0, o, on), want);
+        EXPECT_FALSE(best_pipe_whole_wide_fits(d, 0, o, off));
+        if (want) EXPECT_EQ(best_path_for(d, 0, o, 90, on).path, best_path::slab_whole_micro_pipe);
+        if (E >= 4) EXPECT_NE(best_path_for(d, o, 0, 90, off).path, best_path::slab_whole_micro_pipe);
+        // A gapped batch is not whole matrices.
+        EXPECT_FALSE(best_pipe_whole_wide_fits(padded(r, c, E, 3, 0, 0, 2), 0, 0, on));
+        taken += want;
+      }
+  EXPECT_EQ(taken, 5 + 6);  // f32: all but 6x8 and 64x64; 8-byte: all but 64x64
 }

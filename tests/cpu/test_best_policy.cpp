@@ -64,7 +64,10 @@ TEST(BestPolicy, EveryTileShapeFitsTheKernels) {
   // route is on, the gather slab under the other; unaligned rows keep the slab.
   const auto f32rows = xpose::matrix_desc::packed(32, 100000, 4);
   EXPECT_EQ(best_path_base(best_path_for(f32rows, 0, 0, 90, best_f32_rows_tile_default).path), best_path::slab_gather);
-  EXPECT_EQ(best_path_for(f32rows, 0, 0, 90, !best_f32_rows_tile_default).path, best_path::tile);
+  // (Unless best_pipe_wide_default has that flag take the pipelined micro-block gather.)
+  EXPECT_EQ(best_path_for(f32rows, 0, 0, 90, !best_f32_rows_tile_default).path,
+            best_pipe_wide_fits(f32rows, true, 0, 0, !best_f32_rows_tile_default) ? best_path::slab_gather_micro_pipe
+                                                                                : best_path::tile);
   EXPECT_EQ(best_path_base(best_path_for(f32rows, 4, 0, 90, !best_f32_rows_tile_default).path), best_path::slab_gather);
   // valid() can fail: chunks < 8, threads not a multiple of chunks, realign groups across warps.
   EXPECT_FALSE(best_tile_valid(4, best_tile{64, 4, 256, 16, 1}, false));
@@ -155,9 +158,12 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
   EXPECT_EQ(path_of(matrix_desc::packed(64, 64, 4, 10000)), best_path::tile);
   EXPECT_EQ(path_of(matrix_desc::packed(32, 32, 4, 10000)), best_path::slab_whole);
   // 8-byte 32x32 batches: the tile (second round), its 32-row form while best_few_rows_wide_default
-  // is on; 16x16 stay whole.
+  // is on, or first the pipelined whole-matrix kernel where best_pipe_whole_wide_default has the
+  // default policy take it; 16x16 stay whole.
   EXPECT_EQ(path_of(matrix_desc::packed(32, 32, 8, 4096)),
-            best_few_rows_wide_default ? best_path::tile_few_rows : best_path::tile);
+            best_pipe_whole_wide_default ? best_path::slab_whole
+            : best_few_rows_wide_default ? best_path::tile_few_rows
+                                         : best_path::tile);
   EXPECT_EQ(path_of(matrix_desc::packed(16, 16, 8, 4096)), best_path::slab_whole);
   // Rows not a multiple of 16 bytes: the realigning tile (16-byte elements are always aligned).
   // (the skewed tile while its switch is on: best_skew_wins picks it for both)
@@ -169,9 +175,11 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
   // 32 x N, 1-byte: the measured 32-row tile when aligned, a gather slab when not.
   EXPECT_EQ(path_of(matrix_desc::packed(32, 1000000, 1)), best_path::tile_few_rows);
   EXPECT_EQ(path_of(matrix_desc::packed(32, 1000000, 1), 1, 0), best_path::slab_gather);
-  // 4-byte: the tile while best_f32_rows_tile_default is on (aligned 32-64 rows), else the slab.
+  // 4-byte: the tile while best_f32_rows_tile_default is on (aligned 32-64 rows), else the slab
+  // (32 rows: the pipelined micro-block gather where best_pipe_wide_default has it on).
   EXPECT_EQ(best_path_base(path_of(matrix_desc::packed(32, 1000000, 4))),
-            best_f32_rows_tile_default ? best_path::tile : best_path::slab_gather);
+            best_f32_rows_tile_default && !best_pipe_wide_default ? best_path::tile : best_path::slab_gather);
+  EXPECT_EQ(path_of(matrix_desc::packed(48, 1000000, 4)), best_f32_rows_tile_default ? best_path::tile : best_path::slab_gather);
   EXPECT_EQ(best_path_base(path_of(matrix_desc::packed(32, 1000000, 4), 1, 0)), best_path::slab_gather);
   EXPECT_EQ(path_of(matrix_desc::packed(1000000, 32, 1)), best_path::slab_scatter);
   // The grouped slab kernels: 1-4 byte elements, short sides of best_slab_group_sides.
@@ -508,12 +516,22 @@ TEST(BestPolicy, FewRowsWideBatches) {
       SCOPED_TRACE(std::to_string(E) + " " + std::to_string(r) + "x" + std::to_string(c));
       const best_path want_off = best_path_for(d, 0, 0, 90, off).path;
       if (want_off != best_path::tile) continue;  // (whole-matrix slabs take the smaller ones)
-      EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path, best_path::tile_few_rows);
+      // (the pipelined whole-matrix kernel first where best_pipe_whole_wide_default has `on` take it)
+      EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path,
+                best_pipe_whole_wide_fits(d, 0, 0, on) ? best_path::slab_whole_micro_pipe : best_path::tile_few_rows);
       EXPECT_NE(best_path_for(matrix_desc::packed(r, c, E, 1), 0, 0, 90, on).path, best_path::tile_few_rows);
     }
-  // 8-byte 32 x 32 batches reach the tile (larger than whole_max_bytes): the rule applies.
-  EXPECT_EQ(best_path_for(matrix_desc::packed(32, 32, 8, 4096), 0, 0, 90, on).path, best_path::tile_few_rows);
-  EXPECT_EQ(best_path_for(matrix_desc::packed(32, 32, 8, 4096), 0, 0, 90, off).path, best_path::tile);
+  // 8-byte 32 x 32 batches reach the tile (larger than whole_max_bytes): the rule applies,
+  // unless the pipelined whole-matrix kernel (best_pipe_whole_wide_default) takes them first.
+  const matrix_desc b32 = matrix_desc::packed(32, 32, 8, 4096);
+  EXPECT_EQ(best_path_for(b32, 0, 0, 90, on).path,
+            best_pipe_whole_wide_fits(b32, 0, 0, on) ? best_path::slab_whole_micro_pipe : best_path::tile_few_rows);
+  EXPECT_EQ(best_path_for(b32, 0, 0, 90, off).path,
+            best_pipe_whole_wide_fits(b32, 0, 0, off) ? best_path::slab_whole_micro_pipe : best_path::tile);
+  // Gapped batches (not the whole-matrix kernel's): the few-rows tile.
+  const matrix_desc g32 = padded(32, 32, 8, 4096, 0, 0, 2);
+  EXPECT_EQ(best_path_for(g32, 0, 0, 90, on).path, best_path::tile_few_rows);
+  EXPECT_EQ(best_path_for(g32, 0, 0, 90, off).path, best_path::tile);
   EXPECT_NE(best_path_for(matrix_desc::packed(64, 64, 8, 1024), 0, 0, 90, on).path, best_path::tile_few_rows);
 }
 
@@ -535,11 +553,15 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
       const matrix_desc g = matrix_desc::packed(c, 50177, E, 5), h = matrix_desc::packed(50177, c, E, 5);
       // (best_micro_route: pipelined where best_pipe_default has the default policy take them.)
       // (The shift kernel where best_gather_shift_default has `on` take it: unaligned rows.)
+      // (4-8 byte sides above 16: the pipelined micro-block kernels where best_pipe_wide_default has `on` take them.)
       const best_path gm = best_micro_route(best_path::slab_gather_micro, E, on, c, false);
       EXPECT_EQ(best_path_for(g, E, 0, 90, on).path,
-                best_gather_shift_on(E, on) ? best_gather_shift_route(gm, 0, E, false) : gm)
+                best_pipe_wide_fits(g, true, E, 0, on) ? best_path::slab_gather_micro_pipe
+                : best_gather_shift_on(E, on)          ? best_gather_shift_route(gm, 0, E, false)
+                                                       : gm)
           << c;
-      EXPECT_EQ(best_path_for(h, 0, E, 90, on).path, smin > 0 && c >= smin
+      EXPECT_EQ(best_path_for(h, 0, E, 90, on).path, best_pipe_wide_fits(h, false, 0, E, on) ? best_path::slab_scatter_micro_halo
+                                                     : smin > 0 && c >= smin
                                                          ? best_halo_route(best_micro_route(best_path::slab_scatter_micro,
                                                                                             E, on, c, false),
                                                                            E, on, false)
@@ -547,14 +569,19 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
           << c;
       // The default policy, and a packed side off 16 bytes: the other slab kernels
       // (unless a pipelined route is on under `off`: it keeps the default's micro routes).
+      // (4-8 byte sides above 16 on the pipelined micro-block kernels where best_pipe_wide_default
+      // has the flag take them.)
       if (!best_route_on(best_pipe_default, off) && !best_route_on(best_pipe_micro_scatter_default, off)) {
         // (The shift kernel of `on`'s route where best_gather_shift_default has `off` take it.)
         const best_choice go = best_path_for(g, E, 0, 90, on);
         EXPECT_EQ(best_path_for(g, E, 0, 90, off).path,
-                  best_gather_shift_on(E, off) ? best_gather_shift_route(go.path, go.group, E, false)
-                                               : best_path::slab_gather)
+                  best_pipe_wide_fits(g, true, E, 0, off) ? best_path::slab_gather_micro_pipe
+                  : best_gather_shift_on(E, off)          ? best_gather_shift_route(go.path, go.group, E, false)
+                                                          : best_path::slab_gather)
             << c;
-        EXPECT_EQ(best_path_for(h, 0, E, 90, off).path, best_path::slab_scatter) << c;
+        EXPECT_EQ(best_path_for(h, 0, E, 90, off).path,
+                  best_pipe_wide_fits(h, false, 0, E, off) ? best_path::slab_scatter_micro_halo : best_path::slab_scatter)
+            << c;
       }
       EXPECT_EQ(best_path_for(g, 0, E, 90, on).path, best_path::slab_gather) << c;
       EXPECT_EQ(best_path_for(h, E, 0, 90, on).path, best_path::slab_scatter) << c;
@@ -576,8 +603,13 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
   for (int E : {1, 2, 4}) {
     const long long k = 16 / E;
     EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, on).path,
-              E <= best_whole_micro_max_elem ? whole_micro(E, on) : best_path::slab_whole);
-    const bool whole_pipe_off = best_route_on(best_pipe_whole_default, off) && E <= best_pipe_max_elem;
+              E <= best_whole_micro_max_elem ? whole_micro(E, on)
+              : best_pipe_whole_wide_fits(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, on)
+                  ? best_path::slab_whole_micro_pipe
+                  : best_path::slab_whole);
+    // (4-8 byte batches: the pipelined kernel where best_pipe_whole_wide_default has the flag take it.)
+    const bool whole_pipe_off = (best_route_on(best_pipe_whole_default, off) && E <= best_pipe_max_elem) ||
+                                best_pipe_whole_wide_fits(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, off);
     EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), 0, 0, 90, off).path,
               whole_pipe_off ? best_path::slab_whole_micro_pipe : best_path::slab_whole);
     EXPECT_EQ(best_path_for(matrix_desc::packed(2 * k, 2 * k, E, 1000), E, 0, 90, on).path, best_path::slab_whole);

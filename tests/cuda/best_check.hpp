@@ -30,6 +30,19 @@ inline xpose::detail::best_path or_skew_async(xpose::detail::best_path old, cons
              : old;
 }
 
+/// The pipelined micro-block route of a 4-8 byte slab where best_pipe_wide_default has the
+/// `candidate` flag take it (best_pipe_wide_fits), for offsets in elements; else `other`.
+inline std::optional<xpose::detail::best_path> or_wide(std::optional<xpose::detail::best_path> other,
+                                                       const matrix_desc& d, bool gather, index_t off_in,
+                                                       index_t off_out, bool candidate) {
+  const auto in = static_cast<unsigned long long>(off_in * d.elem_size),
+             out = static_cast<unsigned long long>(off_out * d.elem_size);
+  const bool slab = gather ? d.ld_out == d.rows : d.ld_in == d.cols;
+  if (slab && xpose::detail::best_pipe_wide_fits(d, gather, in, out, candidate))
+    return xpose::detail::best_pipe_wide_route(d, gather, out);
+  return other;
+}
+
 inline void check_best(const matrix_desc& d, std::uint64_t seed, index_t off_in = 0, index_t off_out = 0,
                        std::optional<xpose::detail::best_path> path = std::nullopt, bool candidate = false) {
   SCOPED_TRACE(std::string(candidate ? "best_next " : "best ") + shape_name(d) + " offsets " +

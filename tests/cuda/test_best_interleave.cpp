@@ -38,18 +38,25 @@ TEST(BestInterleave, EveryShortSide) {
       const auto gather = f32_rows ? std::nullopt : std::optional(best_path::slab_interleave_gather);
       const best_path scatter = c <= xpose::detail::best_interleave_scatter_max ? best_path::slab_interleave_scatter
                                                                                 : best_path::slab_scatter;
+      // (Sides above 16 of whole chunks: the pipelined micro-block kernels where
+      // best_pipe_wide_default has this flag take them, or_wide.)
+      auto g = [&](const matrix_desc& d) { return or_wide(gather, d, true, 0, 0, on); };
+      auto sc = [&](const matrix_desc& d) { return or_wide(scatter, d, false, 0, 0, on); };
       // Aligned packed batches: whole units, several warp tiles per row.
       for (index_t hw : {8200, 12544})
         for (index_t batch : {1, 3}) {
-          check_best(matrix_desc::packed(c, hw, es, batch), seed + hw, 0, 0, gather, on);
-          check_best(matrix_desc::packed(hw, c, es, batch), seed + hw + 1, 0, 0, scatter, on);
+          const matrix_desc dg = matrix_desc::packed(c, hw, es, batch), ds = matrix_desc::packed(hw, c, es, batch);
+          check_best(dg, seed + hw, 0, 0, g(dg), on);
+          check_best(ds, seed + hw + 1, 0, 0, sc(ds), on);
         }
       // Ragged last unit: rows padded to whole chunks, packed side of L*C elements with
       // batch strides rounded up to whole chunks plus a gap.
       for (index_t hw : {1001, 3137}) {
         const index_t ld = (hw + k - 1) / k * k + k, rows_side = c * ld + k, packed_side = (hw * c + k - 1) / k * k + k;
-        check_best(laid_out(c, hw, es, ld, c, rows_side, packed_side), seed + 2, 0, 0, gather, on);
-        check_best(laid_out(hw, c, es, c, ld, packed_side, rows_side), seed + 3, 0, 0, scatter, on);
+        const matrix_desc dg = laid_out(c, hw, es, ld, c, rows_side, packed_side),
+                          ds = laid_out(hw, c, es, c, ld, packed_side, rows_side);
+        check_best(dg, seed + 2, 0, 0, g(dg), on);
+        check_best(ds, seed + 3, 0, 0, sc(ds), on);
       }
       // A pointer off by one element: the slab kernels or the realigning gather.
       check_best(matrix_desc::packed(c, 8200, es, 2), seed + 4, 1, 0, best_path::slab_gather, on);
@@ -92,11 +99,13 @@ TEST(BestInterleave, ImageBatches) {
   REQUIRE_GPU();
   for (int es : {4, 8})
     for (index_t c : {2, 3, 4, 16, 24}) {
-      check_best(matrix_desc::packed(c, 50176, es, 7), static_cast<std::uint64_t>(c + es), 0, 0,
-                 best_path::slab_interleave_gather, on);
-      check_best(matrix_desc::packed(50176, c, es, 7), static_cast<std::uint64_t>(c + es + 1), 0, 0,
-                 c <= xpose::detail::best_interleave_scatter_max ? best_path::slab_interleave_scatter
-                                                                 : best_path::slab_scatter,
+      const matrix_desc dg = matrix_desc::packed(c, 50176, es, 7), ds = matrix_desc::packed(50176, c, es, 7);
+      check_best(dg, static_cast<std::uint64_t>(c + es), 0, 0,
+                 or_wide(best_path::slab_interleave_gather, dg, true, 0, 0, on), on);
+      check_best(ds, static_cast<std::uint64_t>(c + es + 1), 0, 0,
+                 or_wide(c <= xpose::detail::best_interleave_scatter_max ? best_path::slab_interleave_scatter
+                                                                         : best_path::slab_scatter,
+                         ds, false, 0, 0, on),
                  on);
       if (HasFatalFailure()) return;
     }

@@ -128,16 +128,24 @@ TEST(BestShapes, TinyWideNarrowTile) {
 TEST(BestShapes, FewRowsWideBatches) {
   REQUIRE_GPU();
   const bool on = !xpose::detail::best_few_rows_wide_default;
+  // (packed whole-chunk batches: the pipelined whole-matrix kernel first where
+  // best_pipe_whole_wide_default has `on` take them)
+  auto want = [&](const matrix_desc& m) {
+    return xpose::detail::best_pipe_whole_wide_fits(m, 0, 0, on) ? best_path::slab_whole_micro_pipe
+                                                                  : best_path::tile_few_rows;
+  };
   std::uint64_t seed = 61;
   for (int es : {4, 8})
     for (auto [r, c, b] : {std::tuple<index_t, index_t, index_t>{32, 32, 300}, {24, 40, 77}, {30, 48, 5}, {17, 64, 33}}) {
       if (c * es > 512) continue;
       const matrix_desc d = matrix_desc::packed(r, c, es, b);
       if (xpose::detail::best_path_for(d, 0, 0, 90, !on).path != best_path::tile) continue;  // (whole-matrix slabs)
-      check_best(d, seed++, 0, 0, best_path::tile_few_rows, on);
-      check_best(padded(r, c, es, b, 0, 0, 2 * r * c + 4), seed++, 0, 0, best_path::tile_few_rows, on);
+      check_best(d, seed++, 0, 0, want(d), on);
+      const matrix_desc g = padded(r, c, es, b, 0, 0, 2 * r * c + 4);
+      check_best(g, seed++, 0, 0, want(g), on);
     }
-  check_best(matrix_desc::packed(32, 32, 8, 4096), 67, 0, 0, best_path::tile_few_rows, on);
+  check_best(matrix_desc::packed(32, 32, 8, 4096), 67, 0, 0, want(matrix_desc::packed(32, 32, 8, 4096)), on);
+  check_best(padded(32, 32, 8, 4096, 0, 0, 2), 68, 0, 0, best_path::tile_few_rows, on);  // (gapped: the tile)
 }
 
 TEST(BestShapes, MicroSlabs) {
@@ -184,7 +192,9 @@ TEST(BestShapes, MicroSlabs) {
         const bool rows_tile = es <= 2 || (es == 4 && xpose::detail::best_f32_rows_tile_default);
         const bool small_tile = rows_tile && c >= 32 && c <= 64 && (hw * es) % 16 == 0;
         // 4-byte sides the register-interleave kernel takes under this policy (best_interleave_fits).
+        // (Before it, 4-8 byte sides above 16 where best_pipe_wide_default has this policy take them.)
         auto ilv = [&](const matrix_desc& d, bool gather, index_t oi, index_t oo, std::optional<best_path> want_p) {
+          if (want_p && or_wide(std::nullopt, d, gather, oi, oo, on)) return or_wide(std::nullopt, d, gather, oi, oo, on);
           if (want_p && xpose::detail::best_interleave_fits(d, gather, static_cast<unsigned long long>(oi * es),
                                                             static_cast<unsigned long long>(oo * es), on))
             return std::optional(gather ? best_path::slab_interleave_gather : best_path::slab_interleave_scatter);

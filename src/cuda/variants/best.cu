@@ -296,12 +296,12 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
   // The largest block of this kernel, once (the table does not change at run time): the
   // resident blocks are counted at it, and its shared-memory limit raised to it. Shift
   // gathers: best_gather_shift_depth load buffers where that keeps as many blocks per SM
-  // as two (registers bound them), else two.
-  constexpr bool shift = H && M == slab::gather;
+  // as two (registers bound them), else two. 16-byte micro-block gathers: shifted rows.
+  constexpr bool shift = H && M == slab::gather, shifted = slab::pipe_shifted(MW);
   const long long side = SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E);
   static const int smem_deep =
-      slab::pipe_smem_max<E>(M, side, pol.slab_bytes, MW > 0, H, shift ? best_gather_shift_depth : 2);
-  static const int smem_two = slab::pipe_smem_max<E>(M, side, pol.slab_bytes, MW > 0, H, 2);
+      slab::pipe_smem_max<E>(M, side, pol.slab_bytes, MW > 0, H, shift ? best_gather_shift_depth : 2, shifted);
+  static const int smem_two = slab::pipe_smem_max<E>(M, side, pol.slab_bytes, MW > 0, H, 2, shifted);
   int occ = 0, sms = 0;
   if (status s = resident_blocks<kernel>(tg.dev, nt, smem_deep, &occ); !s.ok()) return s;
   int depth = shift ? best_gather_shift_depth : 2, smem_max = smem_deep;
@@ -313,14 +313,14 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
   if (status s = sm_count(tg.dev, &sms); !s.ok()) return s;
   const long long n = static_cast<long long>(occ) * sms;
   slab::args a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d), best_slab_bytes_for(pol, d.elements() * E),
-                                         MW > 0, H, depth);
+                                         MW > 0, H, depth, shifted);
   // Slabs shortened so that the last round of slabs per block is as full as it can be
   // (gather / scatter: whole matrices keep the table's slab).
   const long long span = M == slab::whole ? a.span : best_pipe_span(a.span, a.L, a.batch, n, 16 / E);
   if (span < a.span)
     a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d),
                                 static_cast<int>((span + (H && M == slab::scatter ? 16 / E : 0)) * a.S * E), MW > 0, H,
-                                depth);
+                                depth, shifted);
   if (a.smem > smem_max)
     return status::make(status_code::unsupported_variant, "best: pipelined slab of %d bytes", a.smem);
   return launch<kernel>(nt, a.smem, a.total < n ? a.total : n, a, tg, "best pipelined slab kernel launch");
@@ -426,8 +426,8 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       if constexpr (E <= best_whole_micro_max_elem)
         return micro_path<E, slab::whole, best_path::slab_whole_micro>(in, out, d, tg);
       break;
-    case best_path::slab_whole_micro_pipe:
-      if constexpr (E <= best_whole_micro_max_elem && E <= best_pipe_max_elem) {
+    case best_path::slab_whole_micro_pipe:  // (4-8 bytes: best_pipe_whole_wide_fits)
+      if constexpr (E <= best_pipe_micro_max_elem) {
         constexpr best_micro mc = best_slab_micro_for(E, best_path::slab_whole_micro);
         return pipe_path<E, slab::whole, 0, mc.width, mc.min_blocks>(in, out, d, tg);
       }
@@ -449,13 +449,14 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::slab_gather_pipe: return pipe_path_side<E, slab::gather>(in, out, d, c.group, tg);
     case best_path::slab_scatter_pipe: return pipe_path_side<E, slab::scatter>(in, out, d, c.group, tg);
     case best_path::slab_gather_micro_pipe:
-      if constexpr (E <= best_pipe_max_elem)
-        return pipe_path<E, slab::gather, 0, best_pipe_micro_width, best_pipe_micro_min_blocks(true)>(in, out, d, tg);
+      if constexpr (E <= best_pipe_micro_max_elem)
+        return pipe_path<E, slab::gather, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(true)>(in, out, d,
+                                                                                                            tg);
       break;
     case best_path::slab_scatter_micro_pipe:
-      if constexpr (E <= best_pipe_max_elem)
-        return pipe_path<E, slab::scatter, 0, best_pipe_micro_width, best_pipe_micro_min_blocks(false)>(in, out, d,
-                                                                                                        tg);
+      if constexpr (E <= best_pipe_micro_max_elem)
+        return pipe_path<E, slab::scatter, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(false)>(in, out,
+                                                                                                              d, tg);
       break;
     case best_path::tile_half:
       if constexpr (E == 1) return tile_path<E, 16, half_tile>(in, out, d, tg);
@@ -490,9 +491,9 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
                                                                                                            tg);
       break;
     case best_path::slab_scatter_micro_halo:
-      if constexpr (E <= best_pipe_max_elem)
-        return pipe_path<E, slab::scatter, 0, best_pipe_micro_width, best_pipe_micro_min_blocks(false), true>(in, out,
-                                                                                                              d, tg);
+      if constexpr (E <= best_pipe_micro_max_elem)
+        return pipe_path<E, slab::scatter, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(false), true>(
+            in, out, d, tg);
       break;
   }
   return status::make(status_code::unsupported_variant, "best: path %s has no %d-byte kernel",

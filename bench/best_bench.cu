@@ -366,7 +366,7 @@ void sq_sweep(const async_env& env, int rounds) {
 }
 
 // The 4-8 byte aligned squares and 64 x 64 batches (`best_bench --sqw`): best, best_next
-// (the pipelined async tile while best_async_pipe_wide_default is off) and pipelined
+// (the register tile while best_async_pipe_f32_default is on) and pipelined
 // geometries, `rounds` times over; f32 4096^2 and 8192^2 for the range's upper end.
 void sqw_sweep(const async_env& env, int rounds) {
   const async_case f32sq{2880, 2880, 1}, f32b{64, 64, 2048}, f64sq{2048, 2048, 1}, f64b{64, 64, 1024};

@@ -200,8 +200,11 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
     EXPECT_EQ(best_path_for(matrix_desc::packed(16, 16, E, 1000), 0, 0).group, 0);  // slab_whole
   }
   for (int E : {8, 16}) EXPECT_EQ(best_path_for(matrix_desc::packed(3, 100000, E), 0, 0).group, 0);
-  // Wide short side: no slab.
-  EXPECT_EQ(path_of(matrix_desc::packed(100000, 100, 4)), best_path::tile);
+  // Wide short side: no slab (a tile; 16-64 MiB of 4-byte elements: the pipelined async
+  // tile where best_async_pipe_f32_default is on).
+  EXPECT_EQ(path_of(matrix_desc::packed(100000, 100, 4)),
+            best_async_pipe_f32_default ? best_path::tile_async_pipe : best_path::tile);
+  EXPECT_EQ(path_of(matrix_desc::packed(100000, 100, 8)), best_path::tile);
   for (best_path p : {best_path::copy, best_path::slab_gather, best_path::slab_scatter, best_path::slab_whole,
                       best_path::tile, best_path::tile_few_rows, best_path::tile_narrow, best_path::realign,
                       best_path::tile_access, best_path::slab_gather_micro, best_path::slab_scatter_micro,
@@ -515,9 +518,7 @@ TEST(BestPolicy, FewRowsWideBatches) {
       const matrix_desc d = matrix_desc::packed(r, c, E, 4096);
       SCOPED_TRACE(std::to_string(E) + " " + std::to_string(r) + "x" + std::to_string(c));
       const best_path want_off = best_path_for(d, 0, 0, 90, off).path;
-      // (whole-matrix slabs take the smaller ones; the pipelined async tile the standard
-      // tile's calls where best_async_pipe_wide_default has `off` take it)
-      if (want_off != best_path::tile && want_off != best_path::tile_async_pipe) continue;
+      if (want_off != best_path::tile) continue;  // (whole-matrix slabs take the smaller ones)
       // (the pipelined whole-matrix kernel first where best_pipe_whole_wide_default has `on` take it)
       EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path,
                 best_pipe_whole_wide_fits(d, 0, 0, on) ? best_path::slab_whole_micro_pipe : best_path::tile_few_rows);
@@ -525,16 +526,15 @@ TEST(BestPolicy, FewRowsWideBatches) {
     }
   // 8-byte 32 x 32 batches reach the tile (larger than whole_max_bytes): the rule applies,
   // unless the pipelined whole-matrix kernel (best_pipe_whole_wide_default) takes them first.
-  const best_path tile_off = best_route_on(best_async_pipe_wide_default, off) ? best_path::tile_async_pipe : best_path::tile;
   const matrix_desc b32 = matrix_desc::packed(32, 32, 8, 4096);
   EXPECT_EQ(best_path_for(b32, 0, 0, 90, on).path,
             best_pipe_whole_wide_fits(b32, 0, 0, on) ? best_path::slab_whole_micro_pipe : best_path::tile_few_rows);
   EXPECT_EQ(best_path_for(b32, 0, 0, 90, off).path,
-            best_pipe_whole_wide_fits(b32, 0, 0, off) ? best_path::slab_whole_micro_pipe : tile_off);
+            best_pipe_whole_wide_fits(b32, 0, 0, off) ? best_path::slab_whole_micro_pipe : best_path::tile);
   // Gapped batches (not the whole-matrix kernel's): the few-rows tile.
   const matrix_desc g32 = padded(32, 32, 8, 4096, 0, 0, 2);
   EXPECT_EQ(best_path_for(g32, 0, 0, 90, on).path, best_path::tile_few_rows);
-  EXPECT_EQ(best_path_for(g32, 0, 0, 90, off).path, tile_off);
+  EXPECT_EQ(best_path_for(g32, 0, 0, 90, off).path, best_path::tile);
   EXPECT_NE(best_path_for(matrix_desc::packed(64, 64, 8, 1024), 0, 0, 90, on).path, best_path::tile_few_rows);
 }
 

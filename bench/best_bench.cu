@@ -365,6 +365,35 @@ void sq_sweep(const async_env& env, int rounds) {
   }
 }
 
+// The 4-8 byte aligned squares and 64 x 64 batches (`best_bench --sqw`): best, best_next
+// (the register tile while best_async_pipe_f32_default is on) and pipelined
+// geometries, `rounds` times over; f32 4096^2 and 8192^2 for the range's upper end.
+void sqw_sweep(const async_env& env, int rounds) {
+  const async_case f32sq{2880, 2880, 1}, f32b{64, 64, 2048}, f64sq{2048, 2048, 1}, f64b{64, 64, 1024};
+  const async_case f32l{4096, 4096, 1}, f32xl{8192, 8192, 1};
+  for (int round = 0; round < rounds; ++round) {
+    std::printf("# round %d\n", round);
+    for (const async_case& c : {f32sq, f32b, f32l, f32xl}) {
+      variant_one("best", c, 4, env);
+      variant_one("best_next", c, 4, env);
+      async_pipe_one<64, 16, 256, 16, 4, 1, 3, 4>(c, env);  // table
+      async_pipe_one<64, 16, 256, 16, 4, 1, 2, 4>(c, env);
+      async_pipe_one<32, 16, 256, 16, 4, 2, 3, 4>(c, env);
+      async_pipe_one<64, 8, 128, 16, 8, 1, 3, 4>(c, env);
+      async_pipe_one<128, 16, 256, 16, 2, 1, 2, 4>(c, env);
+    }
+    for (const async_case& c : {f64sq, f64b}) {
+      variant_one("best", c, 8, env);
+      variant_one("best_next", c, 8, env);
+      async_pipe_one<64, 16, 256, 16, 4, 1, 3, 8>(c, env);  // table
+      async_pipe_one<64, 16, 256, 16, 4, 1, 2, 8>(c, env);
+      async_pipe_one<32, 16, 256, 16, 4, 2, 3, 8>(c, env);
+      async_pipe_one<64, 8, 128, 16, 8, 1, 3, 8>(c, env);
+      async_pipe_one<128, 16, 256, 16, 2, 1, 2, 8>(c, env);
+    }
+  }
+}
+
 void async_sweep(const async_env& env) {
   // Odd rows with aligned output rows (realign_async's cases): the sweep's shapes.
   const async_case u8odd{5760, 5761, 1}, f16odd{4096, 4097, 1};
@@ -411,6 +440,7 @@ int main(int argc, char** argv) {
   const bool skew_only = argc > 1 && std::string(argv[1]) == "--skew";
   const bool async_only = argc > 1 && std::string(argv[1]) == "--async";
   const bool sq_only = argc > 1 && std::string(argv[1]) == "--sq";  // [rounds]
+  const bool sqw_only = argc > 1 && std::string(argv[1]) == "--sqw";  // [rounds]
   cudaStream_t st;
   CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   cublasHandle_t blas;
@@ -466,13 +496,14 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&in, maxbytes));
   CK(cudaMalloc(&out, maxbytes));
   CK(cudaMalloc(&dbad, 8));
-  if (async_only || sq_only) {  // the 256 MiB square is in `cases`, so the buffers hold it
+  if (async_only || sq_only || sqw_only) {  // the 256 MiB square is in `cases`, so the buffers hold it
     fill_kernel<<<4096, 256>>>(in, maxbytes, 12345u, 1);
     unsigned char* scratch = nullptr;
     const size_t scratch_bytes = 2 * static_cast<size_t>(prop.l2CacheSize);
     CK(cudaMalloc(&scratch, scratch_bytes));
     CK(cudaDeviceSynchronize());
     if (sq_only) sq_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 3);
+    else if (sqw_only) sqw_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 3);
     else async_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad});
     cudaFree(scratch);
     cudaFree(in);

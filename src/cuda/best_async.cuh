@@ -159,9 +159,9 @@ __device__ __forceinline__ void store_tile_micro(const tile_args& a, index_t t, 
   best::store_micro<E, KW, k, kk, G, 16>(w, o, a.ld_out, full, rl, cl);
 }
 
-/// E: element bytes (1, 2); a block owns TPB consecutive tiles of the flat tile index
-/// (TR rows x NCH 16-byte chunks each; a packed batch of matrices of one tile each is
-/// then one contiguous range on both sides) and moves them with NT threads; MW: bytes of
+/// E: element bytes (1, 2; the pipelined kernel below also 4 and 8); a block owns TPB
+/// consecutive tiles of the flat tile index (TR rows x NCH 16-byte chunks each; a packed
+/// batch of matrices of one tile each is then one contiguous range on both sides) and moves them with NT threads; MW: bytes of
 /// a micro-block row (register blocks as in tile_kernel). 16-byte aligned layouts only.
 /// One group per block, no grid-stride loop: the loop kept the 64-bit arguments in
 /// registers (80 registers spilled 90-130 bytes under nvcc 13.0; 46 without it, no

@@ -603,11 +603,11 @@ struct best_async_tile {
 };
 
 /// The async tile's constraints (async_tile_kernel static_asserts it; the CPU tests check
-/// every table entry): 1-2 byte elements, whole load steps and micro-blocks per block,
+/// every table entry): 1, 2, 4 or 8-byte elements, whole load steps and micro-blocks per block,
 /// RN = rows/k a power of two (async_slot's swizzle), at most 227 KiB of shared memory.
 constexpr bool best_async_tile_valid(int elem_size, best_async_tile a) {
   const best_tile t = a.t;
-  if (elem_size != 1 && elem_size != 2) return false;
+  if (elem_size != 1 && elem_size != 2 && elem_size != 4 && elem_size != 8) return false;
   if (t.chunks != 4 && t.chunks != 8 && t.chunks != 16) return false;
   if (t.micro_bytes != 4 && t.micro_bytes != 8 && t.micro_bytes != 16) return false;
   if (t.micro_bytes < elem_size || t.threads <= 0 || t.threads % t.chunks != 0 || a.tpb < 1 || a.tpb > 8) return false;
@@ -656,8 +656,13 @@ constexpr bool best_async_pipe_valid(int elem_size, best_async_pipe p) {
 /// 128 x 128 tiles, two stages, 3 blocks of 64 KiB (4096^2: 0.955-0.962, async tile
 /// 0.938-0.942); f16 64 x 64 batches 2 a group, two stages, 6 blocks of 32 KiB
 /// (0.983-0.986, async batch tile 0.965-0.975). The u8 batch entry is not routed (equal to
-/// the async batch tile). 70-76 registers (ptxas, sm_90, nvcc 13.0).
+/// the async batch tile). 70-76 registers (ptxas, sm_90, nvcc 13.0). 4-byte elements
+/// (switch best_async_pipe_f32_default; matrices and batches alike): tile_kernel's 64-row
+/// x 256-byte tile, three stages of 16 KiB, 4 blocks per SM (52 registers); of the five
+/// geometries timed (docs/RESULTS.md "Session 7", best_bench --sqw) the best or within a
+/// point of it at 32 MiB.
 constexpr best_async_pipe best_tile_async_pipe_for(int elem_size, bool batch) {
+  if (elem_size == 4) return best_async_pipe{{{64, 16, 256, 16, 4}, 1}, 3};
   if (batch) return elem_size == 1 ? best_async_pipe{{{64, 4, 128, 8, 6}, 4}, 2} : best_async_pipe{{{64, 8, 128, 16, 6}, 2}, 2};
   return elem_size == 1 ? best_async_pipe{{{128, 8, 128, 8, 6}, 1}, 3} : best_async_pipe{{{128, 16, 256, 16, 3}, 1}, 2};
 }
@@ -741,6 +746,16 @@ constexpr bool best_async_f16_default = false;
 /// the async batch tile (0.961 against 0.959).
 constexpr bool best_async_pipe_default = true;
 constexpr long long best_async_pipe_min_bytes = 16ll << 20;
+/// The pipelined async tile for 4-byte aligned matrices and batches that take the
+/// standard tile (squares, 33-64 x 33-64 batches and larger; switch
+/// best_async_pipe_f32_default; true: `best` takes it, `best_next` the tile) of
+/// best_async_pipe_min_bytes to best_async_pipe_f32_max_bytes. Side by side (docs/RESULTS.md
+/// "Session 7", call 1; fractions of memcpy, three rounds, L2 flushed): 2880^2 0.946-0.961 ->
+/// 0.963-0.967, 2048 x 64 x 64 0.949-0.951 -> 0.962-0.971, 4096^2 (64 MiB) equal, 8192^2
+/// (256 MiB: 31 waves of the tile, where the pipeline's head and tail matter least) 0.945 ->
+/// 0.90; 8-byte squares and 64 x 64 batches equal or 1-3 points slower (not routed).
+constexpr bool best_async_pipe_f32_default = true;
+constexpr long long best_async_pipe_f32_max_bytes = 64ll << 20;
 /// Whether the pipelined tile's route takes a matrix (or batch) of `bytes` with E-byte elements.
 constexpr bool best_async_pipe_fits(int elem_size, bool batch, long long bytes) {
   return bytes >= best_async_pipe_min_bytes && (elem_size == 2 || (elem_size == 1 && !batch));
@@ -1147,6 +1162,9 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
         if (pipe_on && best_async_pipe_fits(d.elem_size, false, bytes)) return {best_path::tile_async_pipe, 16, 0};
         if (async_on) return {best_path::tile_async, 16, 0};
       }
+      if (E == 4 && best_route_on(best_async_pipe_f32_default, candidate) && bytes >= best_async_pipe_min_bytes &&
+          bytes <= best_async_pipe_f32_max_bytes)
+        return {best_path::tile_async_pipe, 16, 0};
       return {half ? best_path::tile_half : best_path::tile, 16, 0};
     }
   }

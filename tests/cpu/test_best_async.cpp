@@ -88,9 +88,12 @@ TEST(BestAsync, TableEntriesFitTheKernel) {
     }
   EXPECT_FALSE(best_async_pipe_valid(1, best_async_pipe{best_tile_async_for(1, false), 1}));  // one stage
   EXPECT_FALSE(best_async_pipe_valid(1, best_async_pipe{{{256, 16, 256, 8, 1}, 1}, 4}));    // 256 KiB
-  EXPECT_FALSE(best_async_pipe_valid(4, best_async_pipe{{{64, 16, 256, 16, 4}, 1}, 2}));    // 4-byte elements
+  // 4-byte elements: the pipelined tile's own entry (best_async_pipe_f32_default).
+  EXPECT_TRUE(best_async_pipe_valid(4, best_tile_async_pipe_for(4, false)));
+  EXPECT_FALSE(best_async_pipe_valid(16, best_async_pipe{{{32, 16, 256, 16, 4}, 1}, 2}));  // 16-byte elements
   // The constraints reject what the kernel cannot run.
-  EXPECT_FALSE(best_async_tile_valid(4, best_async_tile{{64, 16, 256, 16, 4}, 1}));  // 4-byte elements
+  EXPECT_FALSE(best_async_tile_valid(16, best_async_tile{{64, 16, 256, 16, 4}, 1}));  // 16-byte elements
+  EXPECT_FALSE(best_async_tile_valid(8, best_async_tile{{64, 16, 256, 4, 4}, 1}));   // micro rows below an element
   EXPECT_FALSE(best_async_tile_valid(1, best_async_tile{{96, 16, 256, 4, 4}, 1}));   // 6 row blocks
   EXPECT_FALSE(best_async_tile_valid(1, best_async_tile{{128, 16, 256, 16, 4}, 1}));  // half the threads idle
   EXPECT_FALSE(best_async_tile_valid(1, best_async_tile{{256, 16, 256, 4, 1}, 4}));  // 256 KiB of shared memory
@@ -112,6 +115,8 @@ TEST(BestAsync, SharedLayoutIsABijectionWithoutBankConflicts) {
   check_geometry<geo<2, 64, 8>, 8, 128>();
   check_geometry<geo<2, 64, 16>, 16, 256>();
   check_geometry<geo<2, 64, 8>, 16, 128>();
+  check_geometry<geo<4, 64, 16>, 16, 256>();  // 4-byte pipelined tile (table)
+  check_geometry<geo<8, 64, 16>, 16, 256>();  // (8 bytes: best_bench --sqw, not routed)
 }
 
 TEST(BestAsync, PathsUnderTheSwitch) {
@@ -276,9 +281,42 @@ TEST(BestAsync, PipelinedAndTwoBytePathsUnderTheSwitches) {
       EXPECT_EQ(path(matrix_desc::packed(64, 64, E), cand), best_path::tile_narrow);
       EXPECT_EQ(path(matrix_desc::packed(32, 8388608, E), cand), best_path::tile_few_rows);
     }
+    // 4-byte elements: the pipelined tile under its own switch (test below); 8-16 bytes never.
+    const bool f32 = best_route_on(best_async_pipe_f32_default, cand);
     for (int E : {4, 8, 16}) {
-      EXPECT_EQ(path(matrix_desc::packed(2048 / E * 4, 2048 / E * 4, E), cand), best_path::tile) << E;
-      EXPECT_EQ(path(matrix_desc::packed(64, 64, E, 4096), cand), best_path::tile) << E;
+      const best_path big = f32 && E == 4 ? best_path::tile_async_pipe : best_path::tile;
+      EXPECT_EQ(path(matrix_desc::packed(2048 / E * 4, 2048 / E * 4, E), cand), big) << E;
+      EXPECT_EQ(path(matrix_desc::packed(64, 64, E, 4096 / E * 4), cand), big) << E;
     }
+  }
+}
+
+// 4-byte aligned matrices and batches that take the standard tile, from
+// best_async_pipe_min_bytes (16 MiB) to best_async_pipe_f32_max_bytes (64 MiB): the
+// pipelined async tile under the flag where best_async_pipe_f32_default has it on; the
+// standard tile otherwise, and for 8-byte elements always.
+TEST(BestAsync, F32PipelinedTileUnderItsSwitch) {
+  auto path = [](const matrix_desc& d, bool cand, unsigned long long in = 0, unsigned long long out = 0) {
+    return best_path_for(d, in, out, 90, cand).path;
+  };
+  for (bool cand : {false, true}) {
+    SCOPED_TRACE(cand ? "best_next" : "best");
+    const best_path on = best_route_on(best_async_pipe_f32_default, cand) ? best_path::tile_async_pipe : best_path::tile;
+    for (const matrix_desc& d : {matrix_desc::packed(2880, 2880, 4), matrix_desc::packed(4096, 4096, 4),
+                                 matrix_desc::packed(4100, 2068, 4), matrix_desc::packed(64, 64, 4, 2048),
+                                 matrix_desc::packed(48, 64, 4, 4096), matrix_desc::packed(1000, 1100, 4, 9)}) {
+      EXPECT_EQ(path(d, cand), on) << d.batch << "x" << d.rows << "x" << d.cols;
+      EXPECT_EQ(path(d, cand, 16, 32), on);                       // whole-chunk offsets
+      EXPECT_NE(path(d, cand, 4, 0), best_path::tile_async_pipe);  // one element: realigning routes
+      matrix_desc d8 = d;
+      d8.elem_size = 8;
+      EXPECT_EQ(path(d8, cand), best_path::tile);  // 8 bytes: the standard tile
+    }
+    // Below 16 MiB, above 64 MiB (the register tile's many waves), skinny shapes: other routes.
+    EXPECT_EQ(path(matrix_desc::packed(1024, 1024, 4), cand), best_path::tile);
+    EXPECT_EQ(path(matrix_desc::packed(4096, 4100, 4), cand), best_path::tile);
+    EXPECT_EQ(path(matrix_desc::packed(8192, 8192, 4), cand), best_path::tile);
+    EXPECT_NE(path(matrix_desc::packed(32, 1 << 22, 4), cand), best_path::tile_async_pipe);
+    EXPECT_NE(path(matrix_desc::packed(1 << 22, 32, 4), cand), best_path::tile_async_pipe);
   }
 }

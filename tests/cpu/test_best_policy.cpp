@@ -200,8 +200,11 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
     EXPECT_EQ(best_path_for(matrix_desc::packed(16, 16, E, 1000), 0, 0).group, 0);  // slab_whole
   }
   for (int E : {8, 16}) EXPECT_EQ(best_path_for(matrix_desc::packed(3, 100000, E), 0, 0).group, 0);
-  // Wide short side: no slab.
-  EXPECT_EQ(path_of(matrix_desc::packed(100000, 100, 4)), best_path::tile);
+  // Wide short side: no slab (a tile; 16-64 MiB of 4-byte elements: the pipelined async
+  // tile where best_async_pipe_f32_default is on).
+  EXPECT_EQ(path_of(matrix_desc::packed(100000, 100, 4)),
+            best_async_pipe_f32_default ? best_path::tile_async_pipe : best_path::tile);
+  EXPECT_EQ(path_of(matrix_desc::packed(100000, 100, 8)), best_path::tile);
   for (best_path p : {best_path::copy, best_path::slab_gather, best_path::slab_scatter, best_path::slab_whole,
                       best_path::tile, best_path::tile_few_rows, best_path::tile_narrow, best_path::realign,
                       best_path::tile_access, best_path::slab_gather_micro, best_path::slab_scatter_micro,

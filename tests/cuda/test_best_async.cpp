@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -187,4 +188,31 @@ TEST(BestAsync, PipelinedAndTwoByteBatches) {
       check_best(matrix_desc::packed(64, 64, es, 300), 47, 1, 1, std::nullopt, cand);  // offsets by one element
       if (HasFatalFailure()) return;
     }
+}
+
+// 4-byte aligned matrices and batches on the pipelined async tile (switch
+// best_async_pipe_f32_default) under the flag that takes it: squares, ragged tiles (row
+// and column edges inside a tile and, for 2001 x 2101, inside a chunk), more tile groups
+// than resident blocks, whole-chunk offsets, padded rows ending inside a chunk, packed and
+// gapped batches, one input for many outputs; one-element offsets leave the route.
+TEST(BestAsync, PipelinedF32Tiles) {
+  REQUIRE_GPU();
+  const bool cand = !xpose::detail::best_async_pipe_f32_default;  // the flag under which best takes it
+  constexpr int es = 4;
+  constexpr index_t v = 4;
+  for (auto [b, r, c] : std::vector<std::tuple<index_t, index_t, index_t>>{
+           {1, 2880, 2880}, {1, 4096, 4096}, {1, 4100, 2068}, {2048, 64, 64}, {4096, 48, 64}, {3001, 64, 40}}) {
+    const matrix_desc d = matrix_desc::packed(r, c, es, b);
+    check_best(d, static_cast<std::uint64_t>(r * 3 + c), 0, 0, best_path::tile_async_pipe, cand);
+    check_best(d, 7, v, 3 * v, best_path::tile_async_pipe, cand);  // whole-chunk offsets
+    check_best(d, 8, 1, 0, std::nullopt, cand);                    // one element: other routes
+    if (HasFatalFailure()) return;
+  }
+  // Rows ending inside a chunk, leading dimensions and batch strides whole chunks.
+  check_best(padded(2001, 2101, es, 1, v - 2101 % v, v - 2001 % v, 0), 20, 0, 0, best_path::tile_async_pipe, cand);
+  check_best(padded(1003, 1101, es, 9, v - 1101 % v + v, v - 1003 % v, v), 21, v, 0, best_path::tile_async_pipe,
+             cand);
+  matrix_desc one_input = matrix_desc::packed(64, 64, es, 4096);
+  one_input.stride_in = 0;  // one input, many outputs
+  check_best(one_input, 22, 0, 0, best_path::tile_async_pipe, cand);
 }

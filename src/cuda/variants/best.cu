@@ -169,7 +169,7 @@ status async_path(const void* in, void* out, const matrix_desc& d, const target&
   return {};
 }
 
-// The pipelined cp.async tile (1-2 byte elements; best_tile_async_pipe_for): resident
+// The pipelined cp.async tile (1-4 byte elements; best_tile_async_pipe_for): resident
 // blocks (as many as fit, cached per kernel and device) stride over the groups.
 template <int E, bool Batch>
 status async_pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
@@ -468,7 +468,7 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       if constexpr (E <= 2) return async_path<E, true>(in, out, d, tg);
       break;
     case best_path::tile_async_pipe:
-      if constexpr (E <= 2) return async_pipe_path<E, false>(in, out, d, tg);
+      if constexpr (E <= 4) return async_pipe_path<E, false>(in, out, d, tg);
       break;
     case best_path::tile_async_pipe_batch:
       if constexpr (E <= 2) return async_pipe_path<E, true>(in, out, d, tg);

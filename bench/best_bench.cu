@@ -365,32 +365,27 @@ void sq_sweep(const async_env& env, int rounds) {
   }
 }
 
-// The 4-8 byte aligned squares and 64 x 64 batches (`best_bench --sqw`): best, best_next
-// (the register tile while best_async_pipe_f32_default is on) and pipelined
-// geometries, `rounds` times over; f32 4096^2 and 8192^2 for the range's upper end.
+// One 4-8 byte case of `best_bench --sqw`: best, best_next and the pipelined geometries.
+template <int E>
+void sqw_case(const async_case& c, const async_env& env) {
+  variant_one("best", c, E, env);
+  variant_one("best_next", c, E, env);
+  async_pipe_one<64, 16, 256, 16, 4, 1, 3, E>(c, env);  // table (f32)
+  async_pipe_one<64, 16, 256, 16, 4, 1, 2, E>(c, env);
+  async_pipe_one<32, 16, 256, 16, 4, 2, 3, E>(c, env);
+  async_pipe_one<64, 8, 128, 16, 8, 1, 3, E>(c, env);
+  async_pipe_one<128, 16, 256, 16, 2, 1, 2, E>(c, env);
+}
+
+// The 4-8 byte aligned squares and 64 x 64 batches (`best_bench --sqw`), `rounds` times
+// over; f32 4096^2 and 8192^2 for the upper end of the pipelined tile's range.
 void sqw_sweep(const async_env& env, int rounds) {
   const async_case f32sq{2880, 2880, 1}, f32b{64, 64, 2048}, f64sq{2048, 2048, 1}, f64b{64, 64, 1024};
   const async_case f32l{4096, 4096, 1}, f32xl{8192, 8192, 1};
   for (int round = 0; round < rounds; ++round) {
     std::printf("# round %d\n", round);
-    for (const async_case& c : {f32sq, f32b, f32l, f32xl}) {
-      variant_one("best", c, 4, env);
-      variant_one("best_next", c, 4, env);
-      async_pipe_one<64, 16, 256, 16, 4, 1, 3, 4>(c, env);  // table
-      async_pipe_one<64, 16, 256, 16, 4, 1, 2, 4>(c, env);
-      async_pipe_one<32, 16, 256, 16, 4, 2, 3, 4>(c, env);
-      async_pipe_one<64, 8, 128, 16, 8, 1, 3, 4>(c, env);
-      async_pipe_one<128, 16, 256, 16, 2, 1, 2, 4>(c, env);
-    }
-    for (const async_case& c : {f64sq, f64b}) {
-      variant_one("best", c, 8, env);
-      variant_one("best_next", c, 8, env);
-      async_pipe_one<64, 16, 256, 16, 4, 1, 3, 8>(c, env);  // table
-      async_pipe_one<64, 16, 256, 16, 4, 1, 2, 8>(c, env);
-      async_pipe_one<32, 16, 256, 16, 4, 2, 3, 8>(c, env);
-      async_pipe_one<64, 8, 128, 16, 8, 1, 3, 8>(c, env);
-      async_pipe_one<128, 16, 256, 16, 2, 1, 2, 8>(c, env);
-    }
+    for (const async_case& c : {f32sq, f32b, f32l, f32xl}) sqw_case<4>(c, env);
+    for (const async_case& c : {f64sq, f64b}) sqw_case<8>(c, env);
   }
 }
 

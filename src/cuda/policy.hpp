@@ -747,9 +747,10 @@ constexpr bool best_async_f16_default = false;
 constexpr bool best_async_pipe_default = true;
 constexpr long long best_async_pipe_min_bytes = 16ll << 20;
 /// The pipelined async tile for 4-byte aligned matrices and batches that take the
-/// standard tile (squares, 33-64 x 33-64 batches and larger; switch
-/// best_async_pipe_f32_default; true: `best` takes it, `best_next` the tile) of
-/// best_async_pipe_min_bytes to best_async_pipe_f32_max_bytes. Side by side (docs/RESULTS.md
+/// standard tile and fill its 64 x 64 elements on both sides (squares, 64 x 64 batches,
+/// larger matrices: where it was measured; 48-row gathers such as 3 x 48 x 50176 keep the
+/// register tile; switch best_async_pipe_f32_default; true: `best` takes it, `best_next`
+/// the tile) of best_async_pipe_min_bytes to best_async_pipe_f32_max_bytes. Side by side (docs/RESULTS.md
 /// "Session 7", call 1; fractions of memcpy, three rounds, L2 flushed): 2880^2 0.946-0.961 ->
 /// 0.963-0.967, 2048 x 64 x 64 0.949-0.951 -> 0.962-0.971, 4096^2 (64 MiB) equal, 8192^2
 /// (256 MiB: 31 waves of the tile, where the pipeline's head and tail matter least) 0.945 ->
@@ -1163,7 +1164,7 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
         if (async_on) return {best_path::tile_async, 16, 0};
       }
       if (E == 4 && best_route_on(best_async_pipe_f32_default, candidate) && bytes >= best_async_pipe_min_bytes &&
-          bytes <= best_async_pipe_f32_max_bytes)
+          bytes <= best_async_pipe_f32_max_bytes && d.rows >= 64 && d.cols >= 64)
         return {best_path::tile_async_pipe, 16, 0};
       return {half ? best_path::tile_half : best_path::tile, 16, 0};
     }

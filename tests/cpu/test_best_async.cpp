@@ -304,7 +304,7 @@ TEST(BestAsync, F32PipelinedTileUnderItsSwitch) {
     const best_path on = best_route_on(best_async_pipe_f32_default, cand) ? best_path::tile_async_pipe : best_path::tile;
     for (const matrix_desc& d : {matrix_desc::packed(2880, 2880, 4), matrix_desc::packed(4096, 4096, 4),
                                  matrix_desc::packed(4100, 2068, 4), matrix_desc::packed(64, 64, 4, 2048),
-                                 matrix_desc::packed(48, 64, 4, 4096), matrix_desc::packed(1000, 1100, 4, 9)}) {
+                                 matrix_desc::packed(96, 80, 4, 1024), matrix_desc::packed(1000, 1100, 4, 9)}) {
       EXPECT_EQ(path(d, cand), on) << d.batch << "x" << d.rows << "x" << d.cols;
       EXPECT_EQ(path(d, cand, 16, 32), on);                       // whole-chunk offsets
       EXPECT_NE(path(d, cand, 4, 0), best_path::tile_async_pipe);  // one element: realigning routes
@@ -312,7 +312,11 @@ TEST(BestAsync, F32PipelinedTileUnderItsSwitch) {
       d8.elem_size = 8;
       EXPECT_EQ(path(d8, cand), best_path::tile);  // 8 bytes: the standard tile
     }
-    // Below 16 MiB, above 64 MiB (the register tile's many waves), skinny shapes: other routes.
+    // Below 16 MiB, above 64 MiB (the register tile's many waves), sides under 64 (the
+    // sweep's 3 x 48 x 50176 gather), skinny shapes: other routes.
+    EXPECT_EQ(path(matrix_desc::packed(48, 64, 4, 4096), cand), best_path::tile);
+    EXPECT_EQ(path(matrix_desc::packed(64, 40, 4, 3001), cand), best_path::tile);
+    EXPECT_NE(path(matrix_desc::packed(48, 50176, 4, 3), cand), best_path::tile_async_pipe);
     EXPECT_EQ(path(matrix_desc::packed(1024, 1024, 4), cand), best_path::tile);
     EXPECT_EQ(path(matrix_desc::packed(4096, 4100, 4), cand), best_path::tile);
     EXPECT_EQ(path(matrix_desc::packed(8192, 8192, 4), cand), best_path::tile);

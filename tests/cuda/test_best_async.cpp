@@ -201,7 +201,7 @@ TEST(BestAsync, PipelinedF32Tiles) {
   constexpr int es = 4;
   constexpr index_t v = 4;
   for (auto [b, r, c] : std::vector<std::tuple<index_t, index_t, index_t>>{
-           {1, 2880, 2880}, {1, 4096, 4096}, {1, 4100, 2068}, {2048, 64, 64}, {4096, 48, 64}, {3001, 64, 40}}) {
+           {1, 2880, 2880}, {1, 4096, 4096}, {1, 4100, 2068}, {2048, 64, 64}, {1024, 96, 80}, {3001, 64, 72}}) {
     const matrix_desc d = matrix_desc::packed(r, c, es, b);
     check_best(d, static_cast<std::uint64_t>(r * 3 + c), 0, 0, best_path::tile_async_pipe, cand);
     check_best(d, 7, v, 3 * v, best_path::tile_async_pipe, cand);  // whole-chunk offsets

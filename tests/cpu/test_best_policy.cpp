@@ -573,9 +573,12 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
       // has the flag take them.)
       if (!best_route_on(best_pipe_default, off) && !best_route_on(best_pipe_micro_scatter_default, off)) {
         // (The shift kernel of `on`'s route where best_gather_shift_default has `off` take it.)
+        // (The row-fitted tile where best_fit_tile_default has `off` take it.)
         const best_choice go = best_path_for(g, E, 0, 90, on);
+        const best_path fit_off = best_fit_tile_route(g, E, 0, off);
         EXPECT_EQ(best_path_for(g, E, 0, 90, off).path,
-                  best_pipe_wide_fits(g, true, E, 0, off) ? best_path::slab_gather_micro_pipe
+                  fit_off != best_path::copy                ? fit_off
+                  : best_pipe_wide_fits(g, true, E, 0, off) ? best_path::slab_gather_micro_pipe
                   : best_gather_shift_on(E, off)          ? best_gather_shift_route(go.path, go.group, E, false)
                                                           : best_path::slab_gather)
             << c;

@@ -243,7 +243,7 @@ enum class best_path : int {
   slab_gather_micro_shift,  ///< slab_gather_micro_pipe reading raw (unaligned) rows shifted: no realigning pass
   slab_gather_pipe_shift,   ///< slab_gather_pipe, the same
   realign_skew_async,       ///< element-aligned rows: skewed tile with cp.async cover loads (best_skew.cuh)
-  tile_fit,                 ///< 1-2 byte gathers of 33-128 rows: 16-byte tile of the gather's rows (best_tile_fit_for)
+  tile_fit,                 ///< 1-2 byte gathers of 16-128 rows: 16-byte tile of the gather's rows (best_tile_fit_for)
   realign_fit,              ///< tile_fit for input rows off the 16-byte grid: the realigning tile, stores unshifted
 };
 
@@ -1012,7 +1012,7 @@ constexpr best_path best_pipe_wide_route(const matrix_desc& d, bool gather, unsi
 /// 6", call 3). Input rows off the 16-byte grid: the realigning tile (cover chunks,
 /// shuffle, funnel shift; best_realign.cuh), its stores unshifted.
 constexpr bool best_fit_tile_default = false;
-constexpr long long best_fit_tile_min_rows = 33;
+constexpr long long best_fit_tile_min_rows = 16;
 constexpr long long best_fit_tile_max_rows = 128;
 constexpr int best_fit_tile_step = 16;
 
@@ -1101,7 +1101,7 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
       return {whole_pipe ? best_path::slab_whole_micro_pipe : best_path::slab_whole_micro, 16, 0};
     return {best_path::slab_whole, 16, 0};
   }
-  // 1-2 byte gathers of 33-128 rows on the row-fitted tile (switch best_fit_tile_default).
+  // 1-2 byte gathers of 16-128 rows on the row-fitted tile (switch best_fit_tile_default).
   if (const best_path f = best_fit_tile_route(d, in_addr, out_addr, candidate); f != best_path::copy) return {f, 16, 0};
   // One short side with the other side packed: slabs, any alignment.
   auto short_ok = [&](long long s) { return s <= p.slab_max_short && s * E <= p.slab_max_short_bytes; };

@@ -1,6 +1,6 @@
 // GPU tests of the row-fitted tile (routes tile_fit / realign_fit, switch
 // best_fit_tile_default) under the flag that has it on, and of the routes it replaces
-// under the other flag: 1-2 byte gathers of 33-128 rows (every row count whose output
+// under the other flag: 1-2 byte gathers of 16-128 rows (every row count whose output
 // rows are whole 16-byte chunks, padded tiles for f16), aligned and odd input rows, input
 // pointers 1 to k - 1 elements off, padded input rows, gapped batches, partial last
 // tiles, many tiles per call. The output's whole extent (padding and gaps poisoned)
@@ -37,13 +37,13 @@ void both(const matrix_desc& d, std::uint64_t seed, index_t off_in, index_t off_
 
 }  // namespace
 
-// Every row count of the class (whole 16-byte output rows, 33-128 rows), aligned and odd
+// Every row count of the class (whole 16-byte output rows, 16-128 rows), aligned and odd
 // input rows, partial last tiles (columns not a multiple of the tile's).
 TEST(BestFit, EveryRowCount) {
   REQUIRE_GPU();
   for (int es : {1, 2}) {
     const index_t k = 16 / es;
-    for (index_t c = es == 1 ? 48 : 40; c <= 128; c += k) {
+    for (index_t c = 16; c <= 128; c += k) {
       const std::uint64_t seed = static_cast<std::uint64_t>(c * 31 + es);
       both(matrix_desc::packed(c, 8192, es, 3), seed, 0, 0, best_path::tile_fit);
       both(matrix_desc::packed(c, 8192 + 3 * k + 8 / es, es, 2), seed + 2, 0, 0, best_path::realign_fit);
@@ -99,7 +99,7 @@ TEST(BestFit, NotTaken) {
       return xpose::detail::best_path_for(d, 0, static_cast<unsigned long long>(off_out * d.elem_size), 90, cand).path;
     };
     for (const matrix_desc& d :
-         {matrix_desc::packed(32, 8192, 1, 2), matrix_desc::packed(129, 8192, 1, 2), matrix_desc::packed(40, 8192, 1, 2),
+         {matrix_desc::packed(8, 8192, 2, 2), matrix_desc::packed(129, 8192, 1, 2), matrix_desc::packed(40, 8192, 1, 2),
           matrix_desc::packed(65, 8192, 2, 2), matrix_desc::packed(64, 200, 1, 2), matrix_desc::packed(64, 8192, 4, 2)}) {
       EXPECT_NE(route(d, 0), best_path::tile_fit) << shape_name(d);
       EXPECT_NE(route(d, 0), best_path::realign_fit) << shape_name(d);

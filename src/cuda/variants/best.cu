@@ -224,11 +224,13 @@ status fit_path_rows(const void* in, void* out, const matrix_desc& d, const targ
   }
 }
 
-static_assert(best_fit_tile_min_rows > 32 && best_fit_tile_max_rows <= 128, "fit_path's tiles: 48 to 128 rows");
+static_assert(best_fit_tile_min_rows >= 16 && best_fit_tile_max_rows <= 128, "fit_path's tiles: 16 to 128 rows");
 template <int E, bool Realign>
 status fit_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   if constexpr (E <= 2) {
     switch (best_fit_tile_rows(E, d.rows)) {
+      case 16: return fit_path_rows<E, 16, Realign>(in, out, d, tg);
+      case 32: return fit_path_rows<E, 32, Realign>(in, out, d, tg);
       case 48: return fit_path_rows<E, 48, Realign>(in, out, d, tg);
       case 64: return fit_path_rows<E, 64, Realign>(in, out, d, tg);
       case 80: return fit_path_rows<E, 80, Realign>(in, out, d, tg);

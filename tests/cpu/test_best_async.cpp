@@ -274,9 +274,7 @@ TEST(BestAsync, PipelinedAndTwoBytePathsUnderTheSwitches) {
       EXPECT_EQ(path(matrix_desc::packed(16384, 16384, E), cand), best_path::tile);
       EXPECT_NE(path(matrix_desc::packed(32, 32, E, 32768), cand), best_path::tile_async_pipe_batch);
       EXPECT_EQ(path(matrix_desc::packed(64, 64, E), cand), best_path::tile_narrow);
-      // (The row-fitted tile, the same geometry, where best_fit_tile_default has the flag take it.)
-      EXPECT_EQ(path(matrix_desc::packed(32, 8388608, E), cand),
-                best_route_on(best_fit_tile_default, cand) ? best_path::tile_fit : best_path::tile_few_rows);
+      EXPECT_EQ(path(matrix_desc::packed(32, 8388608, E), cand), best_path::tile_few_rows);
     }
     for (int E : {4, 8, 16}) {
       EXPECT_EQ(path(matrix_desc::packed(2048 / E * 4, 2048 / E * 4, E), cand), best_path::tile) << E;

@@ -555,10 +555,12 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
       // (The shift kernel where best_gather_shift_default has `on` take it: unaligned rows.)
       // (4-8 byte sides above 16: the pipelined micro-block kernels where best_pipe_wide_default has `on` take them.)
       const best_path gm = best_micro_route(best_path::slab_gather_micro, E, on, c, false);
+      // (The row-fitted tile where best_fit_tile_default has the flag take it.)
       EXPECT_EQ(best_path_for(g, E, 0, 90, on).path,
-                best_pipe_wide_fits(g, true, E, 0, on) ? best_path::slab_gather_micro_pipe
-                : best_gather_shift_on(E, on)          ? best_gather_shift_route(gm, 0, E, false)
-                                                       : gm)
+                best_fit_tile_or(best_pipe_wide_fits(g, true, E, 0, on) ? best_path::slab_gather_micro_pipe
+                                 : best_gather_shift_on(E, on)          ? best_gather_shift_route(gm, 0, E, false)
+                                                                        : gm,
+                                 g, E, 0, on))
           << c;
       EXPECT_EQ(best_path_for(h, 0, E, 90, on).path, best_pipe_wide_fits(h, false, 0, E, on) ? best_path::slab_scatter_micro_halo
                                                      : smin > 0 && c >= smin

@@ -209,12 +209,12 @@ status realign_path(const void* in, void* out, const matrix_desc& d, const targe
 }
 
 // The row-fitted tile of TR rows (route tile_fit; realign_fit: Realign, input rows off the
-// 16-byte grid), one block per tile.
-template <int E, int TR, bool Realign>
+// 16-byte grid; Dense: best_fit_dense_default's form), one block per tile.
+template <int E, int TR, bool Realign, bool Dense>
 status fit_path_rows(const void* in, void* out, const matrix_desc& d, const target& tg) {
-  constexpr best_tile T = best_tile_fit_for(E, TR, Realign);
+  constexpr best_tile T = best_tile_fit_for(E, TR, Realign, Dense);
   const tile_args a = make_tile_args<E>(in, out, d, T);
-  if constexpr (Realign) {
+  if constexpr (best_fit_realigns(E, TR, Realign, Dense)) {
     constexpr auto kernel = best::realign_tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, true>;
     const best::realign_args ra{a, static_cast<const u8*>(input_end(in, d))};
     return launch<kernel, true>(T.threads, T.rows * T.chunks * 16, a.total, ra, tg, "best fitted realign kernel launch");
@@ -224,21 +224,25 @@ status fit_path_rows(const void* in, void* out, const matrix_desc& d, const targ
   }
 }
 
-static_assert(best_fit_tile_min_rows >= 16 && best_fit_tile_max_rows <= 128, "fit_path's tiles: 16 to 128 rows");
+template <int E, int TR, bool Realign>
+status fit_path_form(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  if (best_route_on(best_fit_dense_default, tg.candidate)) return fit_path_rows<E, TR, Realign, true>(in, out, d, tg);
+  return fit_path_rows<E, TR, Realign, false>(in, out, d, tg);
+}
+
+static_assert(best_fit_tile_min_rows > 32 && best_fit_tile_max_rows <= 128, "fit_path's tiles: 48 to 128 rows");
 template <int E, bool Realign>
 status fit_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   if constexpr (E <= 2) {
     switch (best_fit_tile_rows(E, d.rows)) {
-      case 16: return fit_path_rows<E, 16, Realign>(in, out, d, tg);
-      case 32: return fit_path_rows<E, 32, Realign>(in, out, d, tg);
-      case 48: return fit_path_rows<E, 48, Realign>(in, out, d, tg);
-      case 64: return fit_path_rows<E, 64, Realign>(in, out, d, tg);
-      case 80: return fit_path_rows<E, 80, Realign>(in, out, d, tg);
-      case 96: return fit_path_rows<E, 96, Realign>(in, out, d, tg);
+      case 48: return fit_path_form<E, 48, Realign>(in, out, d, tg);
+      case 64: return fit_path_form<E, 64, Realign>(in, out, d, tg);
+      case 80: return fit_path_form<E, 80, Realign>(in, out, d, tg);
+      case 96: return fit_path_form<E, 96, Realign>(in, out, d, tg);
       case 112:
-        if constexpr (E == 2) return fit_path_rows<E, 112, Realign>(in, out, d, tg);
+        if constexpr (E == 2) return fit_path_form<E, 112, Realign>(in, out, d, tg);
         break;
-      case 128: return fit_path_rows<E, 128, Realign>(in, out, d, tg);
+      case 128: return fit_path_form<E, 128, Realign>(in, out, d, tg);
       default: break;
     }
   }

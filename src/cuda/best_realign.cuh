@@ -56,14 +56,17 @@ __device__ __forceinline__ void store_realigned(const bytes::c16& d, u8* out_t, 
 
 /// Same tile geometry as tile_kernel<E, TR, NCH, NT, MW, ...>; any E-aligned pointers,
 /// leading dimensions and strides. NCH lanes (one tile row) and H*RN lanes (one output
-/// row segment) must each lie inside one warp.
-template <int E, int TR, int NCH, int NT, int MW, int MinBlocks>
+/// row segment) must each lie inside one warp. OutAligned: every output row segment
+/// starts 16-byte aligned (the caller checked pointer, leading dimension, batch stride
+/// and TR*E % 16): stored as tile_kernel stores it, no shift (route realign_fit).
+template <int E, int TR, int NCH, int NT, int MW, int MinBlocks, bool OutAligned = false>
 __global__ void __launch_bounds__(NT, MinBlocks) realign_tile_kernel(realign_args ra) {
   const tile_args& a = ra.t;
   using geom = tile_geom<E, TR, NCH, NT, MW>;
   constexpr int k = geom::k, TC = geom::TC, RPS = geom::RPS, L = geom::L, RN = geom::RN;
   constexpr int H = geom::H, KW = geom::KW, kk = geom::kk, G = geom::G, MPT = geom::MPT;
-  static_assert(best_tile_valid(E, best_tile{TR, NCH, NT, MW, MinBlocks}, true), "tile shape, shuffle groups");
+  static_assert(best_tile_valid(E, best_tile{TR, NCH, NT, MW, MinBlocks}, true, OutAligned), "tile shape, shuffle groups");
+  static_assert(!OutAligned || (TR * E) % 16 == 0, "aligned output segments");
   bytes::dependent_launch_entry();
   extern __shared__ uint4 smem_raw[];
   std::uint32_t* tile = reinterpret_cast<std::uint32_t*>(smem_raw);  // (TR, NCH) chunks, swizzled
@@ -121,20 +124,26 @@ __global__ void __launch_bounds__(NT, MinBlocks) realign_tile_kernel(realign_arg
 
     // Micro-blocks as in tile_kernel; lanes m = h + H*(R + RN*C) with consecutive R
     // hold consecutive 16-byte pieces of one output row segment (H lanes apart).
-    const int nv = nrow * E;  // valid bytes of an output row segment
+    [[maybe_unused]] const int nv = nrow * E;  // valid bytes of an output row segment
 #pragma unroll
     for (int q = 0; q < MPT; ++q) {
       std::uint32_t w[k][KW];
       int h, R, C;
       read_micro<E, NCH, MW, geom>(tile, tid + q * NT, w, h, R, C);
+      if constexpr (OutAligned) {
+        const bool full = nrow == TR && ncol == TC;
+        u8* o = out_t + static_cast<index_t>(C * k + h * kk) * a.ld_out + R * 16;
+        store_micro<E, KW, k, kk, G, 16>(w, o, a.ld_out, full, nrow - R * k, ncol - C * k - h * kk);
+      } else {
 #pragma unroll
-      for (int i = 0; i < kk; ++i) {
-        bytes::c16 d;  // this lane's piece D_R: segment bytes [16R, 16R + 16)
+        for (int i = 0; i < kk; ++i) {
+          bytes::c16 d;  // this lane's piece D_R: segment bytes [16R, 16R + 16)
 #pragma unroll
-        for (int g = 0; g < G; ++g)
+          for (int g = 0; g < G; ++g)
 #pragma unroll
-          for (int y = 0; y < KW; ++y) d.w[g * KW + y] = w[g * kk + i][y];
-        store_realigned<H, RN>(d, out_t, a.ld_out, C * k + h * kk + i, ncol, R, nv);
+            for (int y = 0; y < KW; ++y) d.w[g * KW + y] = w[g * kk + i][y];
+          store_realigned<H, RN>(d, out_t, a.ld_out, C * k + h * kk + i, ncol, R, nv);
+        }
       }
     }
   }

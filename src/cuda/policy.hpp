@@ -32,8 +32,9 @@ struct best_tile {
 /// The one statement of a tile's geometric constraints (tile_kernel and
 /// realign_tile_kernel static_assert it; the CPU tests check every table entry).
 /// k = 16/E rows per micro-block; RPS rows per load step; the realigning kernel's
-/// shuffle groups (a tile row, an output row segment) must lie inside one warp.
-constexpr bool best_tile_valid(int elem_size, best_tile t, bool realign) {
+/// shuffle groups (a tile row, an output row segment) must lie inside one warp;
+/// out_aligned: its stores are not shifted (no output row segment group).
+constexpr bool best_tile_valid(int elem_size, best_tile t, bool realign, bool out_aligned = false) {
   if (elem_size <= 0 || 16 % elem_size != 0 || t.chunks <= 0 || t.threads <= 0) return false;
   if (t.micro_bytes != 8 && t.micro_bytes != 16) return false;
   if (t.micro_bytes < elem_size) return false;
@@ -41,7 +42,7 @@ constexpr bool best_tile_valid(int elem_size, best_tile t, bool realign) {
   if (t.threads % t.chunks != 0) return false;
   const int RPS = t.threads / t.chunks, RN = t.rows / k;
   bool ok = t.rows % RPS == 0 && t.rows % k == 0 && (RN * t.chunks * H) % t.threads == 0 && t.chunks >= 8;
-  if (realign) ok = ok && 32 % t.chunks == 0 && 32 % (H * RN) == 0 && t.threads % 32 == 0;
+  if (realign) ok = ok && 32 % t.chunks == 0 && (out_aligned || 32 % (H * RN) == 0) && t.threads % 32 == 0;
   return ok;
 }
 
@@ -242,6 +243,8 @@ enum class best_path : int {
   slab_gather_micro_shift,  ///< slab_gather_micro_pipe reading raw (unaligned) rows shifted: no realigning pass
   slab_gather_pipe_shift,   ///< slab_gather_pipe, the same
   realign_skew_async,       ///< element-aligned rows: skewed tile with cp.async cover loads (best_skew.cuh)
+  tile_fit,                 ///< 1-2 byte gathers of 33-128 rows: 16-byte tile of the gather's rows (best_tile_fit_for)
+  realign_fit,              ///< tile_fit for input rows off the 16-byte grid: the realigning tile, stores unshifted
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -277,6 +280,8 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::slab_gather_micro_shift: return "slab_gather_micro_shift";
     case best_path::slab_gather_pipe_shift: return "slab_gather_pipe_shift";
     case best_path::realign_skew_async: return "realign_skew_async";
+    case best_path::tile_fit: return "tile_fit";
+    case best_path::realign_fit: return "realign_fit";
   }
   return "?";
 }
@@ -1012,6 +1017,81 @@ constexpr best_path best_pipe_wide_route(const matrix_desc& d, bool gather, unsi
                                               : best_path::slab_scatter_micro_halo;
 }
 
+// ---- the row-fitted tile (routes tile_fit, realign_fit; best.cu fit_path) ----
+
+/// Row-fitted tile (switch best_fit_tile_default): 1-2 byte gathers of
+/// best_fit_tile_min_rows..best_fit_tile_max_rows rows, at least best_slab_min_aspect
+/// times as many columns, every output row 16-byte aligned, run a tile of their rows
+/// (rounded up to best_fit_tile_step) x 256 bytes, whose output is whole aligned chunks.
+/// Input rows off the 16-byte grid: the realigning tile (cover chunks, shuffle, funnel
+/// shift; best_realign.cuh), its stores unshifted. On: it beat every route it replaced on
+/// the sweep's 48-128 row gathers, 16 of 16 (u8 13x48x50176 0.727 -> 0.841 on tile_narrow's
+/// place, f16 3x96x50176 0.785 -> 0.879); 16 and 32 rows lost or tied (u8 41x16 0.904 ->
+/// 0.570: one-warp blocks), so they keep their routes (docs/RESULTS.md "Session 7", the
+/// row-fitted tile). best_next runs the fitted tile's dense form (best_fit_dense_default).
+constexpr bool best_fit_tile_default = true;
+constexpr long long best_fit_tile_min_rows = 33;
+constexpr long long best_fit_tile_max_rows = 128;
+constexpr int best_fit_tile_step = 16;
+
+/// Dense form of the fitted tile (switch best_fit_dense_default; false: only `best_next`
+/// takes it): more blocks per SM where ptxas fits the kernel in fewer registers without
+/// spilling (f16: 80-96 registers for aligned rows, 96 realigning; sm_90 and sm_80), and u8
+/// tiles of 48 and 80 aligned rows on the realigning kernel (120 registers, 5 and 3
+/// blocks per SM, against the tile kernel's 155: 4 and 2).
+constexpr bool best_fit_dense_default = false;
+constexpr bool best_fit_tile_on(bool candidate) {
+  return best_route_on(best_fit_tile_default, candidate) || best_route_on(best_fit_dense_default, candidate);
+}
+
+/// Rows of the fitted tile of a gather of `rows` E-byte rows (u8: 112 on the 128-row tile:
+/// the 112-row tile took 155 registers, one block per SM; ptxas sm_90).
+constexpr int best_fit_tile_rows(int elem_size, long long rows) {
+  const int r = static_cast<int>((rows + best_fit_tile_step - 1) / best_fit_tile_step * best_fit_tile_step);
+  return elem_size == 1 && r == 112 ? 128 : r;
+}
+
+/// Whether the fitted tile of TR rows runs the realigning kernel: input rows off the
+/// grid, or (dense form) u8 tiles of 48 and 80 aligned rows.
+constexpr bool best_fit_realigns(int elem_size, int rows, bool realign, bool dense) {
+  return realign || (dense && elem_size == 1 && (rows == 48 || rows == 80));
+}
+
+/// Fitted tile of TR rows (a multiple of 16): 16 chunks a row, 2*TR threads (8 loads and
+/// one micro-block each). Blocks per SM (__launch_bounds__): 512 threads per SM as the
+/// small tiles (64 registers a thread spilled 16-168 bytes, ptxas sm_90), 384 for u8 tiles
+/// of 3, 5, 7 micro-block rows (they spilled 24-28 bytes at 512); the dense form: the
+/// most blocks that compiled without spills (ptxas sm_90, nvcc 13.0; rows 48-128).
+constexpr best_tile best_tile_fit_for(int elem_size, int rows, bool realign, bool dense = false) {
+  const int nt = 2 * rows, i = rows / 16 - 3;  // i: 48, 64, 80, 96, 112, 128 rows
+  constexpr int f16_tile[6] = {6, 6, 4, 3, 2, 3}, f16_realign[6] = {6, 5, 4, 3, 2, 2};
+  constexpr int u8_realign[6] = {5, 4, 3, 2, 2, 2};
+  int mb = (elem_size == 1 && (rows & (rows - 1)) != 0 ? 384 : 512) / nt;
+  if (dense && i >= 0 && i < 6) {
+    if (elem_size == 2) mb = realign ? f16_realign[i] : f16_tile[i];
+    else if (best_fit_realigns(elem_size, rows, realign, dense)) mb = u8_realign[i];
+  }
+  return {rows, 16, nt, elem_size == 1 ? 8 : 16, mb < 1 ? 1 : mb};
+}
+
+/// The fitted-tile route of d (tile_fit where every input row is 16-byte aligned, else
+/// realign_fit), or best_path::copy where it does not fit or its switch is off.
+constexpr best_path best_fit_tile_route(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
+                                        bool candidate) {
+  if (!best_fit_tile_on(candidate) || d.elem_size > 2 || d.rows < best_fit_tile_min_rows ||
+      d.rows > best_fit_tile_max_rows || d.rows * best_slab_min_aspect > d.cols || !best_out_rows_aligned(d, out_addr))
+    return best_path::copy;
+  return best_in_rows_aligned(d, in_addr) ? best_path::tile_fit : best_path::realign_fit;
+}
+
+/// The fitted tile's route where it takes d under `candidate`, else p (the route the
+/// policy takes there without it; the tests assert routes through it).
+constexpr best_path best_fit_tile_or(best_path p, const matrix_desc& d, unsigned long long in_addr,
+                                     unsigned long long out_addr, bool candidate) {
+  const best_path f = best_fit_tile_route(d, in_addr, out_addr, candidate);
+  return f != best_path::copy ? f : p;
+}
+
 /// What `best` runs for a validated, non-empty desc with input / output at the given
 /// addresses: the path, the global access width (16, or the alignment for
 /// tile_access) and, for slab_gather / slab_scatter, the grouped kernel's short side
@@ -1071,6 +1151,8 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
       return {whole_pipe ? best_path::slab_whole_micro_pipe : best_path::slab_whole_micro, 16, 0};
     return {best_path::slab_whole, 16, 0};
   }
+  // 1-2 byte gathers of 33-128 rows on the row-fitted tile (switch best_fit_tile_default).
+  if (const best_path f = best_fit_tile_route(d, in_addr, out_addr, candidate); f != best_path::copy) return {f, 16, 0};
   // One short side with the other side packed: slabs, any alignment.
   auto short_ok = [&](long long s) { return s <= p.slab_max_short && s * E <= p.slab_max_short_bytes; };
   // The 1-2 byte small tiles cover 32 to 64 rows (best_shape_for).

@@ -515,9 +515,11 @@ TEST(BestPipePolicy, Paths) {
       if (c * E % 16 != 0) continue;
       const matrix_desc aligned = matrix_desc::packed(c, 50176, E, 5), odd = matrix_desc::packed(c, 50177, E, 5);
       const bool tile = c * E >= 32 && c <= 64;  // aligned 32-64 rows: the small tile (not a slab)
+      // (The row-fitted tile where best_fit_tile_default has the flag take it.)
       if (!tile)
         EXPECT_EQ(best_path_for(aligned, 0, 0, 90, on).path,
-                  c * E >= 64 ? best_path::slab_gather_micro_pipe : best_path::slab_gather_micro)
+                  best_fit_tile_or(c * E >= 64 ? best_path::slab_gather_micro_pipe : best_path::slab_gather_micro,
+                                   aligned, 0, 0, on))
             << c;
       // (The pipelined grouped kernel where best_pipe_short_default has the flag take it.)
       auto short_pipe_for = [&](bool flag) {
@@ -525,7 +527,9 @@ TEST(BestPipePolicy, Paths) {
       };
       const best_path odd_on = short_pipe_for(on) ? best_path::slab_gather_pipe : best_path::slab_gather_micro;
       EXPECT_EQ(best_path_for(odd, 0, 0, 90, on).path,
-                best_gather_shift_on(E, on) ? best_gather_shift_route(odd_on, static_cast<int>(c), E, false) : odd_on)
+                best_fit_tile_or(
+                    best_gather_shift_on(E, on) ? best_gather_shift_route(odd_on, static_cast<int>(c), E, false) : odd_on,
+                    odd, 0, 0, on))
           << c;
       const bool short_pipe = short_pipe_for(off);
       // (The shift kernel of `on`'s route where best_gather_shift_default has `off` take it.)
@@ -533,7 +537,7 @@ TEST(BestPipePolicy, Paths) {
                                  : short_pipe               ? best_path::slab_gather_pipe
                                  : micro_off                ? best_path::slab_gather_micro
                                                             : best_path::slab_gather;
-      EXPECT_EQ(best_path_for(odd, 0, 0, 90, off).path, want_off) << c;
+      EXPECT_EQ(best_path_for(odd, 0, 0, 90, off).path, best_fit_tile_or(want_off, odd, 0, 0, off)) << c;
     }
   // Micro-block scatters: pipelined where best_pipe_micro_scatter_default has them and
   // the output rows are 16-byte aligned; else the micro-block kernel.
@@ -724,7 +728,8 @@ TEST(BestPipePolicy, Shift) {
     const matrix_desc d = matrix_desc::packed(c, hw, E, b);
     SCOPED_TRACE(xpose_test::shape_name(d));
     const best_choice h = best_path_for(d, 0, 0, 90, on);
-    EXPECT_EQ(best_path_name(h.path), std::string(best_path_name(path)));
+    // (The row-fitted tile where best_fit_tile_default has the flag take it.)
+    EXPECT_EQ(best_path_name(h.path), std::string(best_path_name(best_fit_tile_or(path, d, 0, 0, on))));
     EXPECT_EQ(h.group, g);
     EXPECT_FALSE(is_shift(best_path_for(d, 0, 0, 90, off).path));
   }

@@ -558,10 +558,12 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
       // (The shift kernel where best_gather_shift_default has `on` take it: unaligned rows.)
       // (4-8 byte sides above 16: the pipelined micro-block kernels where best_pipe_wide_default has `on` take them.)
       const best_path gm = best_micro_route(best_path::slab_gather_micro, E, on, c, false);
+      // (The row-fitted tile where best_fit_tile_default has the flag take it.)
       EXPECT_EQ(best_path_for(g, E, 0, 90, on).path,
-                best_pipe_wide_fits(g, true, E, 0, on) ? best_path::slab_gather_micro_pipe
-                : best_gather_shift_on(E, on)          ? best_gather_shift_route(gm, 0, E, false)
-                                                       : gm)
+                best_fit_tile_or(best_pipe_wide_fits(g, true, E, 0, on) ? best_path::slab_gather_micro_pipe
+                                 : best_gather_shift_on(E, on)          ? best_gather_shift_route(gm, 0, E, false)
+                                                                        : gm,
+                                 g, E, 0, on))
           << c;
       EXPECT_EQ(best_path_for(h, 0, E, 90, on).path, best_pipe_wide_fits(h, false, 0, E, on) ? best_path::slab_scatter_micro_halo
                                                      : smin > 0 && c >= smin
@@ -576,9 +578,12 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
       // has the flag take them.)
       if (!best_route_on(best_pipe_default, off) && !best_route_on(best_pipe_micro_scatter_default, off)) {
         // (The shift kernel of `on`'s route where best_gather_shift_default has `off` take it.)
+        // (The row-fitted tile where best_fit_tile_default has `off` take it.)
         const best_choice go = best_path_for(g, E, 0, 90, on);
+        const best_path fit_off = best_fit_tile_route(g, E, 0, off);
         EXPECT_EQ(best_path_for(g, E, 0, 90, off).path,
-                  best_pipe_wide_fits(g, true, E, 0, off) ? best_path::slab_gather_micro_pipe
+                  fit_off != best_path::copy                ? fit_off
+                  : best_pipe_wide_fits(g, true, E, 0, off) ? best_path::slab_gather_micro_pipe
                   : best_gather_shift_on(E, off)          ? best_gather_shift_route(go.path, go.group, E, false)
                                                           : best_path::slab_gather)
             << c;

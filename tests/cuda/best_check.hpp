@@ -58,8 +58,10 @@ inline void check_best(const matrix_desc& d, std::uint64_t seed, index_t off_in 
   ASSERT_NE(din.p, nullptr);
   ASSERT_NE(dout.p, nullptr);
   if (path) {
-    const auto got = xpose::detail::best_path_for(d, reinterpret_cast<std::uintptr_t>(din.p + oi),
-                                                  reinterpret_cast<std::uintptr_t>(dout.p + oo), 90, candidate);
+    const auto in_addr = reinterpret_cast<std::uintptr_t>(din.p + oi), out_addr = reinterpret_cast<std::uintptr_t>(dout.p + oo);
+    const auto got = xpose::detail::best_path_for(d, in_addr, out_addr, 90, candidate);
+    // The row-fitted tile, where its switch has this flag take it, precedes the gather routes.
+    path = xpose::detail::best_fit_tile_or(*path, d, in_addr, out_addr, candidate);
     // A base slab route also accepts its micro-block refinement (best_micro_default may
     // route the default policy there); a micro route is asserted exactly.
     using xpose::detail::best_path_base;

@@ -208,6 +208,47 @@ status realign_path(const void* in, void* out, const matrix_desc& d, const targe
   return launch<kernel, true>(T.threads, T.rows * T.chunks * 16, ra.t.total, ra, tg, "best realign kernel launch");
 }
 
+// The row-fitted tile of TR rows (route tile_fit; realign_fit: Realign, input rows off the
+// 16-byte grid; Dense: best_fit_dense_default's form), one block per tile.
+template <int E, int TR, bool Realign, bool Dense>
+status fit_path_rows(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  constexpr best_tile T = best_tile_fit_for(E, TR, Realign, Dense);
+  const tile_args a = make_tile_args<E>(in, out, d, T);
+  if constexpr (best_fit_realigns(E, TR, Realign, Dense)) {
+    constexpr auto kernel = best::realign_tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, true>;
+    const best::realign_args ra{a, static_cast<const u8*>(input_end(in, d))};
+    return launch<kernel, true>(T.threads, T.rows * T.chunks * 16, a.total, ra, tg, "best fitted realign kernel launch");
+  } else {
+    constexpr auto kernel = best::tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, 16>;
+    return launch<kernel, true>(T.threads, T.rows * T.chunks * 16, a.total, a, tg, "best fitted tile kernel launch");
+  }
+}
+
+template <int E, int TR, bool Realign>
+status fit_path_form(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  if (best_route_on(best_fit_dense_default, tg.candidate)) return fit_path_rows<E, TR, Realign, true>(in, out, d, tg);
+  return fit_path_rows<E, TR, Realign, false>(in, out, d, tg);
+}
+
+static_assert(best_fit_tile_min_rows > 32 && best_fit_tile_max_rows <= 128, "fit_path's tiles: 48 to 128 rows");
+template <int E, bool Realign>
+status fit_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  if constexpr (E <= 2) {
+    switch (best_fit_tile_rows(E, d.rows)) {
+      case 48: return fit_path_form<E, 48, Realign>(in, out, d, tg);
+      case 64: return fit_path_form<E, 64, Realign>(in, out, d, tg);
+      case 80: return fit_path_form<E, 80, Realign>(in, out, d, tg);
+      case 96: return fit_path_form<E, 96, Realign>(in, out, d, tg);
+      case 112:
+        if constexpr (E == 2) return fit_path_form<E, 112, Realign>(in, out, d, tg);
+        break;
+      case 128: return fit_path_form<E, 128, Realign>(in, out, d, tg);
+      default: break;
+    }
+  }
+  return status::make(status_code::unsupported_variant, "best: no fitted tile for %d rows", static_cast<int>(d.rows));
+}
+
 // Skewed realigning tile (candidate policy): shared memory above 48 KiB for 1-2 byte
 // elements (grid_for raises the limit once per device).
 template <int E>
@@ -481,6 +522,8 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::realign_async:
       if constexpr (E <= 2) return async_realign_path<E>(in, out, d, tg);
       break;
+    case best_path::tile_fit: return fit_path<E, false>(in, out, d, tg);
+    case best_path::realign_fit: return fit_path<E, true>(in, out, d, tg);
     case best_path::slab_interleave_gather: return interleave_path<E, true>(in, out, d, tg);
     case best_path::slab_interleave_scatter: return interleave_path<E, false>(in, out, d, tg);
     case best_path::slab_scatter_pipe_halo: return pipe_path_side<E, slab::scatter, true>(in, out, d, c.group, tg);

@@ -242,6 +242,9 @@ enum class best_path : int {
   slab_gather_micro_shift,  ///< slab_gather_micro_pipe reading raw (unaligned) rows shifted: no realigning pass
   slab_gather_pipe_shift,   ///< slab_gather_pipe, the same
   realign_skew_async,       ///< element-aligned rows: skewed tile with cp.async cover loads (best_skew.cuh)
+  slab_scatter_deep,        ///< 1-2 byte slab_scatter_pipe (group > 0) / _micro_pipe (group 0), two slabs in flight
+  slab_scatter_deep_halo,   ///< slab_scatter_pipe_halo / _micro_halo, the same
+  slab_scatter_direct,      ///< 1-2 byte grouped scatter of <= 8 columns: staging -> registers -> output (best_direct.cuh)
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -277,6 +280,9 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::slab_gather_micro_shift: return "slab_gather_micro_shift";
     case best_path::slab_gather_pipe_shift: return "slab_gather_pipe_shift";
     case best_path::realign_skew_async: return "realign_skew_async";
+    case best_path::slab_scatter_deep: return "slab_scatter_deep";
+    case best_path::slab_scatter_deep_halo: return "slab_scatter_deep_halo";
+    case best_path::slab_scatter_direct: return "slab_scatter_direct";
   }
   return "?";
 }
@@ -560,6 +566,54 @@ constexpr int best_halo_side(int elem_size, long long s, bool candidate, bool ou
   return 0;
 }
 
+/// Deep scatters (slab_scatter_deep, slab_scatter_deep_halo; switch best_scatter_deep_default):
+/// every 1-2 byte scatter that the default policy runs on a grouped kernel of a pipelined
+/// side or on the pipelined micro-block kernel, on that pipelined kernel (halo where the
+/// output rows are not all 16-byte aligned) with best_scatter_deep_depth staging buffers:
+/// two slabs in flight per block instead of one, for about 3 blocks per SM of 16 KiB slabs
+/// (register-bound kernels: 3 blocks; the smem-bound ones 4 -> 3 blocks, 64 -> 96 KiB ahead).
+/// The rows it targets: docs/RESULTS.md "Session 6", call 3 (1-2 byte scatters at 0.79-0.85).
+/// Off: only `best_next` takes them.
+constexpr bool best_scatter_deep_default = false;
+constexpr int best_scatter_deep_depth = 3;
+constexpr bool best_scatter_deep_on(int elem_size, bool candidate) {
+  return best_route_on(best_scatter_deep_default, candidate) && elem_size <= best_pipe_max_elem;
+}
+/// The deep route for scatter route r of group g (as the policy without the deep routes
+/// takes it), or r itself; out_aligned: every output row 16-byte aligned.
+constexpr best_path best_scatter_deep_route(best_path r, int group, int elem_size, bool out_aligned) {
+  if (elem_size > best_pipe_max_elem) return r;
+  const bool grouped = r == best_path::slab_scatter_pipe || r == best_path::slab_scatter_pipe_halo ||
+                       (r == best_path::slab_scatter && group > 0);
+  bool side = !grouped;
+  for (int g : best_pipe_sides) side = side || g == group;
+  const bool micro = r == best_path::slab_scatter_micro || r == best_path::slab_scatter_micro_pipe ||
+                     r == best_path::slab_scatter_micro_halo;
+  if (!(grouped && side) && !micro) return r;
+  return out_aligned ? best_path::slab_scatter_deep : best_path::slab_scatter_deep_halo;
+}
+
+/// Direct scatters (slab_scatter_direct, best_direct.cuh; switch best_scatter_direct_default):
+/// 1-2 byte scatters that the default policy runs on a grouped kernel of side 2-8
+/// (unpipelined, pipelined or halo) go staging -> registers -> output: no rows area, no
+/// write phase, the output rows' 16-byte phase by one shuffle and window per chunk;
+/// best_scatter_direct_depth staging buffers. Off: only `best_next` takes them.
+constexpr bool best_scatter_direct_default = false;
+constexpr int best_scatter_direct_depth = 3;
+constexpr int best_scatter_direct_max_side = 8;
+constexpr bool best_scatter_direct_on(int elem_size, bool candidate) {
+  return best_route_on(best_scatter_direct_default, candidate) && elem_size <= best_pipe_max_elem;
+}
+/// Register cap of the direct kernel as blocks per SM (its shared memory fits 4).
+constexpr int best_scatter_direct_min_blocks(int side) { return side <= 4 ? 4 : 3; }
+/// The direct kernel's side for scatter route r of group g (as the policy without the
+/// direct routes takes it), or 0.
+constexpr int best_scatter_direct_side(best_path r, int group, int elem_size) {
+  const bool grouped = r == best_path::slab_scatter_pipe || r == best_path::slab_scatter_pipe_halo ||
+                       r == best_path::slab_scatter;
+  return elem_size <= best_pipe_max_elem && grouped && group >= 2 && group <= best_scatter_direct_max_side ? group : 0;
+}
+
 /// Shift gathers (slab_gather_micro_shift, slab_gather_pipe_shift; best_pipe.cuh with H
 /// for gathers): 1-2 byte gathers whose input rows are not all 16-byte aligned (odd HW,
 /// offset pointers, padded rows) load each segment's aligned cover chunks by cp.async
@@ -755,7 +809,9 @@ constexpr best_path best_path_base(best_path p) {
              ? best_path::slab_gather
          : p == best_path::slab_scatter_micro || p == best_path::slab_scatter_pipe ||
                  p == best_path::slab_scatter_micro_pipe || p == best_path::slab_interleave_scatter ||
-                 p == best_path::slab_scatter_micro_halo || p == best_path::slab_scatter_pipe_halo
+                 p == best_path::slab_scatter_micro_halo || p == best_path::slab_scatter_pipe_halo ||
+                 p == best_path::slab_scatter_deep || p == best_path::slab_scatter_deep_halo ||
+                 p == best_path::slab_scatter_direct
              ? best_path::slab_scatter
          : p == best_path::slab_whole_micro || p == best_path::slab_whole_micro_pipe ? best_path::slab_whole
                                                                                    : p;
@@ -1007,6 +1063,17 @@ struct best_choice {
   int group;
 };
 
+/// The 1-2 byte scatter route under the deep (best_scatter_deep_on) and direct
+/// (best_scatter_direct_on) switches' states, from b, the route the policy takes without
+/// them: the direct kernel for its sides, else the deep route, else b.
+constexpr best_choice best_scatter_new_route(const best_choice& b, int elem_size, bool out_aligned, bool deep,
+                                             bool direct) {
+  if (direct)
+    if (const int g = best_scatter_direct_side(b.path, b.group, elem_size)) return {best_path::slab_scatter_direct, 16, g};
+  if (deep) return {best_scatter_deep_route(b.path, b.group, elem_size, out_aligned), 16, b.group};
+  return b;
+}
+
 constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
                                     int cc = 90, bool candidate = false) {
   const long long E = d.elem_size;
@@ -1107,17 +1174,26 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     if (best_pipe_wide_fits(d, false, in_addr, out_addr, candidate)) return {best_pipe_wide_route(d, false, out_addr), 16, 0};
     if (best_interleave_fits(d, false, in_addr, out_addr, candidate)) return {best_path::slab_interleave_scatter, 16, 0};
     const bool out_aligned = best_out_rows_aligned(d, out_addr);
-    // Halo scatters: the micro-block and pipelined grouped scatters to unaligned rows.
-    if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in, candidate))
-      return {best_halo_route(best_micro_route(best_path::slab_scatter_micro, d.elem_size, candidate, d.cols, out_aligned), E,
-                              candidate, out_aligned),
-              16, 0};
-    if (const int g = best_pipe_group_for(d.elem_size, d.cols, candidate, false, out_aligned))
-      return {best_halo_route(best_path::slab_scatter_pipe, E, candidate, out_aligned), 16, g};
-    // Sides the default keeps unpipelined, to unaligned rows (switch best_halo_sides_default).
-    if (const int g = best_halo_side(d.elem_size, d.cols, candidate, out_aligned))
-      return {best_path::slab_scatter_pipe_halo, 16, g};
-    return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
+    auto scatter_route = [&](bool c) -> best_choice {
+      // Halo scatters: the micro-block and pipelined grouped scatters to unaligned rows.
+      if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in, c))
+        return {best_halo_route(best_micro_route(best_path::slab_scatter_micro, d.elem_size, c, d.cols, out_aligned), E,
+                                c, out_aligned),
+                16, 0};
+      if (const int g = best_pipe_group_for(d.elem_size, d.cols, c, false, out_aligned))
+        return {best_halo_route(best_path::slab_scatter_pipe, E, c, out_aligned), 16, g};
+      // Sides the default keeps unpipelined, to unaligned rows (switch best_halo_sides_default).
+      if (const int g = best_halo_side(d.elem_size, d.cols, c, out_aligned)) return {best_path::slab_scatter_pipe_halo, 16, g};
+      return {best_path::slab_scatter, 16, best_slab_group_for(best_class_policy_for(cc, d.elem_size, c), d.elem_size, d.cols)};
+    };
+    const best_choice r = scatter_route(candidate);
+    // Direct and deep scatters (switches best_scatter_direct_default, best_scatter_deep_default)
+    // in place of the route the policy takes without them (the default flag's other routes).
+    const bool deep = best_scatter_deep_on(d.elem_size, candidate), direct = best_scatter_direct_on(d.elem_size, candidate);
+    if (!deep && !direct) return r;
+    const best_choice b = candidate ? scatter_route(false) : r;
+    const best_choice n = best_scatter_new_route(b, d.elem_size, out_aligned, deep, direct);
+    return n.path != b.path ? n : r;
   }
 
   // Element-aligned layouts on the cp.async skewed tile (switch best_skew_async_default).

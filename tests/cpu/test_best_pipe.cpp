@@ -30,7 +30,7 @@ namespace {
 template <int E, int M, int SS, int MW = 0, bool H = false>
 void emulate_pipe(const slab::args& a, int nt, long long grid) {
   constexpr bool HS = H && M == slab::scatter, SH = H && M == slab::gather;
-  const int D = SH && a.pipe_depth == 3 ? 3 : 2;
+  const int D = (SH || M == slab::scatter) && a.pipe_depth == 3 ? 3 : 2;
   std::vector<u8> store(static_cast<std::size_t>(a.smem) + 16);
   u8* sm = store.data() + (16 - reinterpret_cast<std::uintptr_t>(store.data()) % 16) % 16;
   const slab::divisors dv(a);
@@ -97,6 +97,11 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
     for (int dp : {2, best_gather_shift_depth}) check_pipe<E>(mode, d, off_in, off_out, slab_bytes, nt, grid, micro, true, dp);
     return;
   }
+  // Scatters: two staging buffers and the deep scatters' best_scatter_deep_depth.
+  if (mode == slab::scatter && depth == 0) {
+    for (int dp : {2, best_scatter_deep_depth}) check_pipe<E>(mode, d, off_in, off_out, slab_bytes, nt, grid, micro, halo, dp);
+    return;
+  }
   if (depth == 0) depth = 2;
   const int side = static_cast<int>(mode == slab::gather ? d.rows : d.cols);
   SCOPED_TRACE("mode " + std::to_string(mode) + " " + xpose_test::shape_name(d) + " offsets " +
@@ -116,6 +121,12 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
     if (halo && mode == slab::gather) {
       ASSERT_EQ(a.pipe_depth, depth);
       ASSERT_LE(a.pipe_buf + (depth - 1) * a.pipe_step + a.S * a.pitch, a.smem);
+    }
+    // Scatters: `depth` staging buffers after the rows, inside the block.
+    if (mode == slab::scatter) {
+      ASSERT_EQ(a.pipe_depth, depth);
+      ASSERT_GE(a.pipe_buf, static_cast<int>(a.S) * a.pitch);
+      ASSERT_LE(a.pipe_buf + depth * a.pipe_step, a.smem);
     }
     if (micro > 0) {
       // The micro-block kernels' preconditions (best_path_for): whole chunks per position,
@@ -924,4 +935,78 @@ TEST(BestPipePolicy, WholeWide) {
         taken += want;
       }
   EXPECT_EQ(taken, 5 + 6);  // f32: all but 6x8 and 64x64; 8-byte: all but 64x64
+}
+
+// Deep scatters (switch best_scatter_deep_default): under the flag that has them on, every
+// 1-2 byte scatter that the policy without them runs on a grouped kernel of a pipelined side
+// or on a micro-block kernel, on slab_scatter_deep (aligned output rows) or
+// slab_scatter_deep_halo, the group kept; under the other flag none; never 4-16 byte
+// elements, never gathers. Their blocks fit 3 per SM (228 KiB, 1 KiB reserved per block).
+TEST(BestPipePolicy, DeepScatters) {
+  using xpose::matrix_desc;
+  const bool on = !best_scatter_deep_default, off = best_scatter_deep_default;
+  auto is_deep = [](best_path p) { return p == best_path::slab_scatter_deep || p == best_path::slab_scatter_deep_halo; };
+  int taken = 0;
+  for (int E : {1, 2, 4, 8})
+    for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 7LL, 8LL, 12LL, 16LL, 20LL, 24LL, 32LL, 40LL, 48LL, 64LL, 96LL, 128LL})
+      for (long long hw : {50176LL, 50177LL})
+        for (auto [oi, oo, pad, gap] : {std::tuple<long long, long long, long long, long long>{0, 0, 0, 0},
+                                        {1, 1, 0, 0}, {0, 1, 0, 0}, {0, 0, 3, 0}, {0, 0, 0, 16}, {0, 0, 0, 5}}) {
+          SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c) + " " + std::to_string(hw) + " " +
+                       std::to_string(oi) + "/" + std::to_string(oo) + "/" + std::to_string(pad) + "/" +
+                       std::to_string(gap));
+          const matrix_desc d = padded(hw, c, E, 3, 0, pad, gap);
+          const auto in = static_cast<unsigned long long>(oi * E), out = static_cast<unsigned long long>(oo * E);
+          const bool aligned = best_out_rows_aligned(d, out);
+          const best_choice h = best_path_for(d, in, out, 90, on);
+          EXPECT_FALSE(is_deep(best_path_for(d, in, out, 90, off).path));
+          EXPECT_FALSE(is_deep(best_path_for(padded(c, hw, E, 3, pad, 0, gap), out, in, 90, on).path));  // gathers
+          if (E > best_pipe_max_elem) EXPECT_FALSE(is_deep(h.path));
+          // (The direct scatter, where its switch has `on` take it, for sides up to 8.)
+          const bool direct = best_scatter_direct_on(E, on);
+          if (!best_scatter_deep_default && !best_scatter_direct_default) {  // (without them: the default flag's)
+            const best_choice b = best_path_for(d, in, out, 90, off);
+            const best_choice n = best_scatter_new_route(b, E, aligned, true, direct);
+            EXPECT_EQ(h.path, n.path);
+            EXPECT_EQ(h.group, b.group);
+            EXPECT_EQ(n.path == best_path::slab_scatter_direct, best_scatter_direct_side(b.path, b.group, E) > 0);
+            // Every grouped side with a pipelined kernel, every micro-block route.
+            const bool grouped = b.group > 0 && best_path_base(b.path) == best_path::slab_scatter;
+            const bool micro = b.path == best_path::slab_scatter_micro_pipe || b.path == best_path::slab_scatter_micro_halo;
+            if (E <= best_pipe_max_elem)
+              EXPECT_EQ(is_deep(h.path) || h.path == best_path::slab_scatter_direct, grouped || micro);
+          }
+          if (is_deep(h.path)) {
+            EXPECT_EQ(h.path == best_path::slab_scatter_deep_halo, !aligned);
+            EXPECT_TRUE(!direct || h.group == 0 || h.group > best_scatter_direct_max_side);
+            EXPECT_EQ(best_path_base(h.path), best_path::slab_scatter);
+          }
+          taken += is_deep(h.path) || h.path == best_path::slab_scatter_direct;
+        }
+  EXPECT_GT(taken, 200);
+  // The sweep's rows of the class, packed and aligned: every one deep.
+  for (int E : {1, 2})
+    for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 8LL, 12LL, 16LL, 24LL, 32LL, 48LL, 64LL, 96LL, 128LL})
+      for (long long hw : {50176LL, 50177LL}) {
+        const best_choice h = best_path_for(matrix_desc::packed(hw, c, E, 5), 0, 0, 90, on);
+        const bool direct = best_scatter_direct_on(E, on) && c <= best_scatter_direct_max_side;
+        EXPECT_EQ(best_path_name(h.path), std::string(direct            ? "slab_scatter_direct"
+                                                      : hw % (16 / E) ? "slab_scatter_deep_halo"
+                                                                      : "slab_scatter_deep"))
+            << E << " " << c << " " << hw;
+      }
+  EXPECT_STREQ(best_path_name(best_path::slab_scatter_deep), "slab_scatter_deep");
+  EXPECT_STREQ(best_path_name(best_path::slab_scatter_deep_halo), "slab_scatter_deep_halo");
+  // Three deep blocks per SM: grouped sides and micro-block sides, with and without the halo.
+  for (int E : {1, 2}) {
+    const int bytes = best_class_policy_for(90, E).slab_bytes;
+    for (bool halo : {false, true}) {
+      auto smem = [&](long long s, bool micro) {
+        return E == 1 ? slab::pipe_smem_max<1>(slab::scatter, s, bytes, micro, halo, best_scatter_deep_depth)
+                      : slab::pipe_smem_max<2>(slab::scatter, s, bytes, micro, halo, best_scatter_deep_depth);
+      };
+      EXPECT_LE((smem(128, true) + 1024) * 3, 228 * 1024) << E << " " << halo;
+      for (int s : best_pipe_sides) EXPECT_LE((smem(s, false) + 1024) * 3, 228 * 1024) << E << " " << s << " " << halo;
+    }
+  }
 }

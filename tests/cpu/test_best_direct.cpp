@@ -1,0 +1,161 @@
+// Host-side checks of the direct scatter (src/cuda/best_direct.cuh, route slab_scatter_direct):
+// the kernel's phases on host buffers, block by block of a resident grid, in the kernel's
+// order (slab i + depth - 1's loads before slab i's stores, into slab i - 1's buffer), each
+// warp run's 32 lanes' pieces before its stores (the shuffle), against the CPU reference:
+// every side 2-8, 1- and 2-byte elements, ragged ends, last slabs shorter than the halo,
+// pointers offset by elements, padded and gapped layouts, inputs allocated to their exact
+// extent (ASan in the sanitize preset sees any overrun), 0xFF poison in the output's
+// padding. Plus the route's policy: which shapes take it under which flag.
+#include <gtest/gtest.h>
+
+#include <tuple>
+
+#include "cuda/best_direct.cuh"
+#include "cuda/policy.hpp"
+#include "slab_host_check.hpp"
+#include "test_util.hpp"
+
+using namespace xpose::detail;
+using xpose_test::padded;
+using u8 = unsigned char;
+
+namespace {
+
+// Every block of direct_kernel<E, nt, SS> with `grid` resident blocks of nt threads.
+template <int E, int SS>
+void emulate_direct(const slab::args& a, int nt, long long grid) {
+  const int D = a.pipe_depth == 3 ? 3 : 2;
+  std::vector<u8> store(static_cast<std::size_t>(a.smem) + 16);
+  u8* sm = store.data() + (16 - reinterpret_cast<std::uintptr_t>(store.data()) % 16) % 16;
+  auto loaded = [&](long long t) { return slab::loaded_with_halo<E, true>(a, slab::slab_at<E, slab::scatter>(a, t)); };
+  auto issue = [&](long long t, int b) {
+    for (int tid = 0; tid < nt; ++tid) slab::pipe_issue<E, slab::scatter, SS>(a, loaded(t), slab::pipe_buffer(a, sm, b), tid, nt);
+  };
+  for (long long b = 0; b < grid && b < a.total; ++b) {
+    std::fill(sm, sm + a.smem, static_cast<u8>(0xCD));
+    for (int j = 0; j < D - 1; ++j)
+      if (b + j * grid < a.total) issue(b + j * grid, j);
+    int i = 0;
+    for (long long t = b; t < a.total; t += grid, ++i) {
+      const slab::pos p = slab::slab_at<E, slab::scatter>(a, t);
+      if (t + (D - 1) * grid < a.total) issue(t + (D - 1) * grid, (i + D - 1) % D);
+      const u8* const st = slab::pipe_buffer(a, sm, i % D);
+      for (int r = 0; r < slab::direct_runs<E>(p); ++r) {  // (warp runs: any warp, any order)
+        bytes::c16 piece[32][SS];
+        for (int lane = 0; lane < 32; ++lane) {
+          std::uint32_t in[SS * 4];
+          slab::direct_load<E, SS>(p, st, 31 * r + lane - 1, in);
+          for (int s = 0; s < SS; ++s) piece[lane][s] = slab::direct_piece<E, SS>(in, s);
+        }
+        for (int lane = 1; lane < 32; ++lane)
+          for (int s = 0; s < SS; ++s) slab::direct_store<E>(a, p, s, 31 * r + lane - 1, piece[lane - 1][s], piece[lane][s]);
+      }
+    }
+  }
+}
+
+template <int E>
+void check_direct(const xpose::matrix_desc& d, long long off_in, long long off_out, int slab_bytes, int nt,
+                  long long grid, int depth) {
+  const int side = static_cast<int>(d.cols);
+  SCOPED_TRACE(xpose_test::shape_name(d) + " offsets " + std::to_string(off_in) + "/" + std::to_string(off_out) +
+               " slab " + std::to_string(slab_bytes) + " nt " + std::to_string(nt) + " grid " + std::to_string(grid) +
+               " depth " + std::to_string(depth));
+  const auto seed = static_cast<std::uint64_t>(d.rows * 31 + d.cols + off_in + 7 * off_out);
+  xpose_test::host_slab_check(d, off_in, off_out, seed, [&](const u8* pin, const u8* in_end, u8* pout) {
+    const slab::args a = slab::make_direct_args<E>(pin, pout, d, in_end, slab_bytes, depth);
+    ASSERT_GT(a.total, 0);
+    ASSERT_EQ(a.pipe_depth, depth);
+    ASSERT_LE(a.pipe_buf + depth * a.pipe_step, a.smem);
+    ASSERT_LE(a.smem, slab::direct_smem_max<E>(side, slab_bytes, depth));
+    switch (side) {
+      case 2: return emulate_direct<E, 2>(a, nt, grid);
+      case 3: return emulate_direct<E, 3>(a, nt, grid);
+      case 4: return emulate_direct<E, 4>(a, nt, grid);
+      case 5: return emulate_direct<E, 5>(a, nt, grid);
+      case 6: return emulate_direct<E, 6>(a, nt, grid);
+      case 7: return emulate_direct<E, 7>(a, nt, grid);
+      case 8: return emulate_direct<E, 8>(a, nt, grid);
+      default: FAIL() << "no direct kernel for " << side;
+    }
+  });
+}
+
+// Every side; production slabs and small ones (many slabs per block, ragged last slab,
+// last slabs shorter than the halo); one resident block, a few, one per slab; two and
+// three buffers; every scatter layout of slab_layouts (offsets, padded rows, gaps).
+template <int E>
+void direct_cases() {
+  constexpr long long k = 16 / E;
+  const int prod = best_class_policy_for(90, E).slab_bytes;
+  for (int s = 2; s <= best_scatter_direct_max_side; ++s)
+    for (int bytes : {prod, static_cast<int>(64 * E * s), static_cast<int>(2 * k * E * s)})
+      for (auto [nt, grid] : {std::pair<int, long long>{best_slab_threads, 3}, {32, 1}, {64, 1 << 30}})
+        for (long long L : {1LL, k - 1, k + 3, 5 * k + 3, 301LL, 64 * k + 5}) {
+          if (bytes == prod && L < 64) continue;  // one short slab: the small slabs cover it
+          for (int depth : {2, best_scatter_direct_depth})
+            xpose_test::slab_layouts(E, s, L, [&](int mode, const xpose::matrix_desc& d, long long oi, long long oo) {
+              if (mode == slab::scatter) check_direct<E>(d, oi, oo, bytes, nt, grid, depth);
+            });
+          if (::testing::Test::HasFatalFailure()) return;
+        }
+}
+
+}  // namespace
+
+TEST(BestDirectEmulation, Bytes1) { direct_cases<1>(); }
+TEST(BestDirectEmulation, Bytes2) { direct_cases<2>(); }
+
+// Every output offset from the 16-byte grid, odd long sides, the input's end inside a halo.
+TEST(BestDirectEmulation, Offsets) {
+  for (long long oo = 0; oo < 16; ++oo)
+    for (long long L : {35LL, 50LL, 301LL}) {
+      check_direct<1>(xpose::matrix_desc::packed(L, 2, 1, 3), 0, oo, 16 * 2 * 3, 32, 2, 3);
+      check_direct<1>(padded(L, 6, 1, 2, 0, oo, 5), oo, oo, 16 * 6 * 3, 32, 3, 3);
+      if (oo < 8) check_direct<2>(xpose::matrix_desc::packed(L, 5, 2, 2), 1, oo, 8 * 5 * 2 * 3, 64, 2, 3);
+      if (HasFatalFailure()) return;
+    }
+}
+
+// The route: under the flag that has it on, exactly the 1-2 byte scatters that the policy
+// without it runs on a grouped kernel of side 2-8, the side kept (any alignment); under
+// the other flag none; never gathers or 4-byte elements. Its blocks fit 4 per SM.
+TEST(BestDirectPolicy, Paths) {
+  using xpose::matrix_desc;
+  const bool on = !best_scatter_direct_default, off = best_scatter_direct_default;
+  int taken = 0;
+  for (int E : {1, 2, 4})
+    for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 7LL, 8LL, 12LL, 16LL})
+      for (long long hw : {50176LL, 50177LL})
+        for (auto [oi, oo, pad, gap] : {std::tuple<long long, long long, long long, long long>{0, 0, 0, 0},
+                                        {1, 1, 0, 0}, {0, 1, 0, 0}, {0, 0, 3, 0}, {0, 0, 0, 5}}) {
+          SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c) + " " + std::to_string(hw) + " " +
+                       std::to_string(oi) + "/" + std::to_string(oo) + "/" + std::to_string(pad) + "/" +
+                       std::to_string(gap));
+          const matrix_desc d = padded(hw, c, E, 3, 0, pad, gap);
+          const auto in = static_cast<unsigned long long>(oi * E), out = static_cast<unsigned long long>(oo * E);
+          const best_choice h = best_path_for(d, in, out, 90, on);
+          const bool direct = h.path == best_path::slab_scatter_direct;
+          EXPECT_NE(best_path_for(d, in, out, 90, off).path, best_path::slab_scatter_direct);
+          EXPECT_NE(best_path_for(padded(c, hw, E, 3, pad, 0, gap), out, in, 90, on).path, best_path::slab_scatter_direct);
+          if (!best_scatter_direct_default) {  // (the policy without it is the default flag's)
+            const best_choice b = best_path_for(d, in, out, 90, off);
+            EXPECT_EQ(direct, best_scatter_direct_side(b.path, b.group, E) > 0);
+            if (direct) EXPECT_EQ(h.group, b.group);
+          }
+          EXPECT_EQ(direct, E <= 2 && c <= 8) << best_path_name(h.path);
+          if (direct) EXPECT_EQ(h.group, c);
+          taken += direct;
+        }
+  EXPECT_EQ(taken, 2 * 7 * 2 * 5);
+  EXPECT_STREQ(best_path_name(best_path::slab_scatter_direct), "slab_scatter_direct");
+  EXPECT_EQ(best_path_base(best_path::slab_scatter_direct), best_path::slab_scatter);
+  for (int s = 2; s <= best_scatter_direct_max_side; ++s) {
+    EXPECT_LE((slab::direct_smem_max<1>(s, best_class_policy_for(90, 1).slab_bytes, best_scatter_direct_depth) + 1024) *
+                  best_scatter_direct_min_blocks(s),
+              228 * 1024);
+    EXPECT_LE((slab::direct_smem_max<2>(s, best_class_policy_for(90, 2).slab_bytes, best_scatter_direct_depth) + 1024) *
+                  best_scatter_direct_min_blocks(s),
+              228 * 1024);
+  }
+}

@@ -60,25 +60,12 @@ XPOSE_HDI int direct_groups(const pos& p) {
 template <int E, int SS>
 XPOSE_HDI void direct_load(const pos& p, const u8* st, int j, std::uint32_t (&in)[SS * 4]) {
   static_assert(group_shape<E, SS>::U == 16, "direct: sides up to 8 (16-byte pieces)");
-  const int lead = addr16(p.in);
   if (j < 0 || j >= direct_groups<E>(p)) {
     XPOSE_UNROLL
     for (int i = 0; i < SS * 4; ++i) in[i] = 0;
     return;
   }
-  c16 next = bytes::ld16(st + stg<E, SS>(SS * j));
-  XPOSE_UNROLL
-  for (int c = 0; c < SS; ++c) {
-    c16 v = next;
-    if (lead != 0) {
-      next = bytes::ld16(st + stg<E, SS>(SS * j + c + 1));
-      v = bytes::window16(v, next, lead);
-    } else if (c + 1 < SS) {
-      next = bytes::ld16(st + stg<E, SS>(SS * j + c + 1));
-    }
-    XPOSE_UNROLL
-    for (int w = 0; w < 4; ++w) in[4 * c + w] = v.w[w];
-  }
+  staged_group<E, SS>(st, j, addr16(p.in), in);
 }
 
 /// Row s's 16-byte piece of a group (k positions of row s).

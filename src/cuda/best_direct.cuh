@@ -17,6 +17,10 @@
 // Ownership as the halo scatters' (write_phase with H): a slab stores the chunks that start
 // in its segments, whole up to the row's end, and the first slab of a row also the chunk
 // the row starts in; every output chunk by one lane, one store except at the rows' ends.
+// Micro-block sides (MW > 0: short sides of whole chunks, the packed input 16-byte aligned,
+// as the pipelined micro-block scatter takes them): a lane's piece is row block R's k x MW
+// byte micro-block (scatter_block + transpose_block, as side_blocks), one MW-byte piece per
+// row; the output rows' phase modulo MW by the same shuffle and window, MW-byte stores.
 // The phases are host-device: the CPU tests (tests/cpu/test_best_direct.cpp) run them lane
 // by lane, a warp's pieces before its stores.
 #pragma once
@@ -25,34 +29,53 @@
 
 namespace xpose::detail::slab {
 
-/// Kernel arguments: the halo grouped scatter's geometry (make_args, grouped, halo) with
-/// no rows area: `depth` staging buffers (pipe_issue's layout, stg) from shared offset 0.
+/// Bytes [lo, hi) of chunk c to the chunk at p (store_range): a row's first or last chunk
+/// only, out of line (inlined for every row of a micro-block it spilled, sm_90).
+#if defined(__CUDACC__)
+__host__ __device__ __noinline__
+#else
+inline
+#endif
+void direct_store_part(const c16 c, u8* p, int lo, int hi) {
+  bytes::store_range(c, p, lo, hi);
+}
+
+/// Kernel arguments: the halo scatter's geometry (make_args with the halo; grouped, or
+/// micro-block: the pipelined micro-block scatter's staging) with no rows area: `depth`
+/// staging buffers (pipe_issue's layout) from shared offset 0.
 template <int E>
 args make_direct_args(const void* in, void* out, const matrix_desc& d, const void* in_end, int slab_bytes,
-                      int depth) {
-  args a = make_args<E>(scatter, in, out, d, in_end, slab_bytes, true, true);
+                      int depth, bool micro = false) {
+  args a = make_args<E>(scatter, in, out, d, in_end, slab_bytes, !micro, true);
   a.realign = 0;
   a.pipe_depth = depth;
   a.pipe_buf = 0;
-  a.pipe_step = a.smem - a.stage;  // one staging area
+  a.pipe_step = micro ? static_cast<int>(((a.span + 16 / E) * a.S * E + 127) / 128 * 128)  // (make_pipe_args)
+                      : a.smem - a.stage;                                                  // one staging area
   a.stage = 0;
   a.smem = depth * a.pipe_step;
   return a;
 }
 
-/// Shared bytes of the largest direct block for short side s (slabs of at most slab_bytes).
+/// Shared bytes of the largest direct block for short side s (slabs of at most slab_bytes;
+/// micro: every side of whole chunks up to s).
 template <int E>
-int direct_smem_max(long long s, int slab_bytes, int depth) {
+int direct_smem_max(long long s, int slab_bytes, int depth, bool micro = false) {
   static const u8 probe[16] = {};
-  const matrix_desc d = matrix_desc::packed(1 << 22, s, E);
-  return make_direct_args<E>(probe, nullptr, d, probe, slab_bytes, depth).smem;
+  int most = 0;
+  for (long long side = micro ? 16 / E : s; side <= s; side += 16 / E) {
+    const matrix_desc d = matrix_desc::packed(1 << 22, side, E);
+    const int b = make_direct_args<E>(probe, nullptr, d, probe, slab_bytes, depth, micro).smem;
+    most = b > most ? b : most;
+  }
+  return most;
 }
 
-/// Groups (of k = 16/E positions) whose pieces slab p's rows need: the chunks of a
-/// segment (and the one past it, the halo's).
-template <int E>
+/// Pieces (of PB bytes: k = 16/E positions grouped, MW micro) whose slab p's rows need:
+/// the chunks of a segment (and the one past it, the halo's).
+template <int E, int PB = 16>
 XPOSE_HDI int direct_groups(const pos& p) {
-  return (p.n * E + 15) / 16 + 1;
+  return (p.n * E + PB - 1) / PB + 1;
 }
 
 /// Words of group j of the staged slab p (buffer st; element o at addr16(p.in) + o*E,
@@ -77,37 +100,94 @@ XPOSE_HDI c16 direct_piece(const std::uint32_t (&in)[SS * 4], int s) {
   return r;
 }
 
-/// Output chunk j of row s of slab p (the aligned chunk whose first byte is segment byte
-/// 16j - off, off = the segment's 16-byte phase) from the pieces of groups j - 1 (prev)
-/// and j (cur), where the slab owns it (write_phase with H: chunks that start in the
-/// segment, whole up to the row's end; the row's first chunk by its first slab).
-template <int E>
-XPOSE_HDI void direct_store(const args& a, const pos& p, int s, int j, const c16& prev, const c16& cur) {
-  u8* const seg = p.out + s * a.ld_seg;
-  const int off = addr16(seg);
+/// What every row of slab p shares for its stores: the segment's bytes, the bytes it may
+/// store from the segment on (to the row's end, at most one chunk past the segment: the
+/// halo's), and whether it is the row's first slab.
+struct direct_seg {
+  int seg_bytes, lim;
+  bool first;
+};
+
+template <int E, int PB>
+XPOSE_HDI direct_seg direct_seg_of(const args& a, const pos& p) {
   const int seg_bytes = p.n * E;
-  const i64 rest = (a.L - p.l0) * E;  // bytes from the segment to the row's end
-  const int lim = static_cast<int>(min64(rest, seg_bytes + 16));
-  const int c0 = 16 * j - off;
-  const int lo = c0 < 0 ? -c0 : 0, hi = lim - c0 < 16 ? lim - c0 : 16;
-  if (lo >= hi || c0 >= seg_bytes || (c0 < 0 && p.l0 != 0)) return;
-  bytes::store_range(off ? bytes::window16(prev, cur, 16 - off) : cur, seg - off + 16 * j, lo, hi);
+  return {seg_bytes, static_cast<int>(min64((a.L - p.l0) * E, seg_bytes + PB)), p.l0 == 0};
+}
+
+/// Output chunk j (PB bytes) of the row whose segment starts at seg (the PB-aligned chunk
+/// whose first byte is segment byte PB*j - off, off = seg's phase modulo PB) from the pieces
+/// of groups j - 1 (prev) and j (cur), where the slab owns it (write_phase with H: chunks
+/// that start in the segment, whole up to the row's end; the row's first chunk by its first
+/// slab).
+template <int E, int PB>
+XPOSE_HDI void direct_store(const direct_seg& g, u8* seg, int j, const std::uint32_t (&prev)[PB / 4],
+                            const std::uint32_t (&cur)[PB / 4]) {
+  const int off = addr16(seg) & (PB - 1);
+  const int c0 = PB * j - off;
+  const int lo = c0 < 0 ? -c0 : 0, hi = g.lim - c0 < PB ? g.lim - c0 : PB;
+  if (lo >= hi || c0 >= g.seg_bytes || (c0 < 0 && !g.first)) return;
+  std::uint32_t w[PB / 4];
+  if (off) {
+    bytes::window_words<PB / 4>(prev, cur, PB - off, w);
+  } else {
+    XPOSE_UNROLL
+    for (int x = 0; x < PB / 4; ++x) w[x] = cur[x];
+  }
+  u8* const q = seg - off + PB * j;  // (PB = 8: 8-byte aligned)
+  if (lo == 0 && hi == PB) {
+    st_words<PB / 4>(q, w);
+  } else {
+    c16 c = bytes::zero16();
+    XPOSE_UNROLL
+    for (int x = 0; x < PB / 4; ++x) c.w[x] = w[x];
+    direct_store_part(c, q, lo, hi);
+  }
 }
 
 /// Warp runs of slab p: run r's lanes take groups 31r - 1 .. 31r + 30 and store chunks
 /// 31r .. 31r + 30.
-template <int E>
+template <int E, int PB = 16>
 XPOSE_HDI int direct_runs(const pos& p) {
-  return (direct_groups<E>(p) + 30) / 31;
+  return (direct_groups<E, PB>(p) + 30) / 31;
+}
+
+/// Micro-block piece P (positions P*kk ..) of row block R of the staged slab q (loaded,
+/// with the halo; chunk v at st + 16*fold_swizzle(v)), transposed: w[i] is row R*k + i's
+/// MW bytes; zeros outside the pieces slab p needs.
+template <int E, int MW>
+XPOSE_HDI void direct_block(const pos& p, const pos& q, const u8* st, int nb, int R, int P,
+                            std::uint32_t (&w)[micro_shape<E, MW>::k][micro_shape<E, MW>::KW]) {
+  using B = micro_shape<E, MW>;
+  if (P < 0 || P >= direct_groups<E, MW>(p)) {
+    XPOSE_UNROLL
+    for (int i = 0; i < B::k; ++i)
+      XPOSE_UNROLL
+      for (int x = 0; x < B::KW; ++x) w[i][x] = 0;
+    return;
+  }
+  scatter_block<E, MW>(q, nb, R, P, st, w);
+  XPOSE_UNROLL
+  for (int g = 0; g < B::G; ++g) bytes::transpose_block<E, B::KW, B::k>(w, g * B::kk);
 }
 
 #if defined(__CUDACC__)
+/// One piece per row to each lane's 31 neighbours' chunks: cur (row s's KW words) shuffled
+/// up one lane, chunk j stored by every lane but 0 (warp-uniform: every lane shuffles).
+template <int E, int PB>
+__device__ __forceinline__ void direct_shuffle_store(const direct_seg& g, u8* seg, int j, int lane,
+                                                     const std::uint32_t (&cur)[PB / 4]) {
+  std::uint32_t prev[PB / 4];
+  XPOSE_UNROLL
+  for (int w = 0; w < PB / 4; ++w) prev[w] = __shfl_up_sync(0xffffffffu, cur[w], 1);
+  if (lane > 0) direct_store<E, PB>(g, seg, j, prev, cur);
+}
+
 /// Resident blocks (grid: as many as fit), slabs blockIdx.x, + gridDim.x, ...; slab i +
-/// depth - 1's loads (with the halo) issued before slab i's stores. SS <= 8; MINB caps
-/// the registers.
-template <int E, int NT, int SS, int MINB>
+/// depth - 1's loads (with the halo) issued before slab i's stores. SS (2-8): grouped;
+/// MW > 0 (SS = 0): micro-blocks of MW-byte rows. MINB caps the registers.
+template <int E, int NT, int SS, int MINB, int MW = 0>
 __global__ void __launch_bounds__(NT, MINB) direct_kernel(args a) {
-  static_assert(NT % 32 == 0, "whole warps");
+  static_assert(NT % 32 == 0 && (SS > 0) != (MW > 0), "whole warps; grouped or micro-block");
   extern __shared__ uint4 smem_raw[];
   u8* sm = reinterpret_cast<u8*>(smem_raw);
   const int tid = static_cast<int>(threadIdx.x), lane = tid & 31, warp = tid >> 5;
@@ -116,8 +196,9 @@ __global__ void __launch_bounds__(NT, MINB) direct_kernel(args a) {
   const unsigned D = a.pipe_depth == 3 ? 3 : 2;
   for (unsigned j = 0; j + 1 < D; ++j) {
     if (t + static_cast<i64>(j) * gridDim.x < a.total)
-      pipe_issue<E, scatter, SS>(a, loaded_with_halo<E, true>(a, slab_at<E, scatter>(a, t + static_cast<i64>(j) * gridDim.x)),
-                                 pipe_buffer(a, sm, j), tid, NT);
+      pipe_issue<E, scatter, SS, MW>(
+          a, loaded_with_halo<E, true>(a, slab_at<E, scatter>(a, t + static_cast<i64>(j) * gridDim.x)),
+          pipe_buffer(a, sm, j), tid, NT);
     async_commit();
   }
   for (unsigned i = 0; t < a.total; t += gridDim.x, ++i) {
@@ -126,25 +207,36 @@ __global__ void __launch_bounds__(NT, MINB) direct_kernel(args a) {
     // iteration i - 1 ended.
     const i64 ahead = t + (D - 1) * static_cast<i64>(gridDim.x);
     if (ahead < a.total)
-      pipe_issue<E, scatter, SS>(a, loaded_with_halo<E, true>(a, slab_at<E, scatter>(a, ahead)),
-                                 pipe_buffer(a, sm, static_cast<int>((i + D - 1) % D)), tid, NT);
+      pipe_issue<E, scatter, SS, MW>(a, loaded_with_halo<E, true>(a, slab_at<E, scatter>(a, ahead)),
+                                     pipe_buffer(a, sm, static_cast<int>((i + D - 1) % D)), tid, NT);
     async_commit();
     if (D == 3) async_wait_all_but<2>();
     else async_wait_all_but<1>();
     __syncthreads();  // slab i's chunks visible
     const u8* const st = pipe_buffer(a, sm, static_cast<int>(i % D));
-    const int runs = direct_runs<E>(p);
-    for (int r = warp; r < runs; r += NT / 32) {  // (warp-uniform: every lane shuffles)
-      const int j = 31 * r + lane - 1;
-      std::uint32_t in[SS * 4];
-      direct_load<E, SS>(p, st, j, in);
-      XPOSE_UNROLL
-      for (int s = 0; s < SS; ++s) {
-        const c16 cur = direct_piece<E, SS>(in, s);
-        c16 prev;
+    if constexpr (SS > 0) {
+      const int runs = direct_runs<E>(p);
+      for (int r = warp; r < runs; r += NT / 32) {
+        const int j = 31 * r + lane - 1;
+        std::uint32_t in[SS * 4];
+        direct_load<E, SS>(p, st, j, in);
+        const direct_seg g = direct_seg_of<E, 16>(a, p);
         XPOSE_UNROLL
-        for (int w = 0; w < 4; ++w) prev.w[w] = __shfl_up_sync(0xffffffffu, cur.w[w], 1);
-        if (lane > 0) direct_store<E>(a, p, s, j, prev, cur);
+        for (int s = 0; s < SS; ++s)
+          direct_shuffle_store<E, 16>(g, p.out + s * a.ld_seg, j, lane, direct_piece<E, SS>(in, s).w);
+      }
+    } else {
+      using B = micro_shape<E, MW>;
+      const pos q = loaded_with_halo<E, true>(a, p);
+      const int nb = static_cast<int>(a.S) / B::k, runs = direct_runs<E, MW>(p);
+      for (int m = warp; m < nb * runs; m += NT / 32) {
+        const int r = m / nb, R = m - r * nb, P = 31 * r + lane - 1;
+        std::uint32_t w[B::k][B::KW];
+        direct_block<E, MW>(p, q, st, nb, R, P, w);
+        const direct_seg g = direct_seg_of<E, MW>(a, p);
+        u8* const seg0 = p.out + R * B::k * a.ld_seg;
+        XPOSE_UNROLL
+        for (int x = 0; x < B::k; ++x) direct_shuffle_store<E, MW>(g, seg0 + x * a.ld_seg, P, lane, w[x]);
       }
     }
     __syncthreads();  // slab i's staging read: its buffer is reloaded next iteration

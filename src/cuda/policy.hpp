@@ -244,7 +244,7 @@ enum class best_path : int {
   realign_skew_async,       ///< element-aligned rows: skewed tile with cp.async cover loads (best_skew.cuh)
   slab_scatter_deep,        ///< 1-2 byte slab_scatter_pipe (group > 0) / _micro_pipe (group 0), two slabs in flight
   slab_scatter_deep_halo,   ///< slab_scatter_pipe_halo / _micro_halo, the same
-  slab_scatter_direct,      ///< 1-2 byte grouped scatter of <= 8 columns: staging -> registers -> output (best_direct.cuh)
+  slab_scatter_direct,      ///< 1-2 byte scatter, <= 8 columns (group) or micro-blocks (group 0): staging -> registers -> output (best_direct.cuh)
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -604,8 +604,17 @@ constexpr int best_scatter_direct_max_side = 8;
 constexpr bool best_scatter_direct_on(int elem_size, bool candidate) {
   return best_route_on(best_scatter_direct_default, candidate) && elem_size <= best_pipe_max_elem;
 }
-/// Register cap of the direct kernel as blocks per SM (its shared memory fits 4).
-constexpr int best_scatter_direct_min_blocks(int side) { return side <= 4 ? 4 : 3; }
+/// The same kernel for the micro-block sides (switch best_scatter_direct_micro_default):
+/// 1-2 byte scatters that the default policy runs on the pipelined micro-block kernels
+/// (slab_scatter_micro_pipe / _halo; sides of whole chunks from the micro-block threshold up,
+/// the packed input aligned), each lane one k x 8-byte micro-block, 8-byte stores.
+constexpr bool best_scatter_direct_micro_default = false;
+constexpr bool best_scatter_direct_micro_on(int elem_size, bool candidate) {
+  return best_route_on(best_scatter_direct_micro_default, candidate) && elem_size <= best_pipe_max_elem;
+}
+/// Register cap of the direct kernel as blocks per SM (its shared memory fits 4); side 0:
+/// the micro-block form.
+constexpr int best_scatter_direct_min_blocks(int side) { return side > 0 && side <= 4 ? 4 : 3; }
 /// The direct kernel's side for scatter route r of group g (as the policy without the
 /// direct routes takes it), or 0.
 constexpr int best_scatter_direct_side(best_path r, int group, int elem_size) {
@@ -1064,12 +1073,16 @@ struct best_choice {
 };
 
 /// The 1-2 byte scatter route under the deep (best_scatter_deep_on) and direct
-/// (best_scatter_direct_on) switches' states, from b, the route the policy takes without
-/// them: the direct kernel for its sides, else the deep route, else b.
+/// (best_scatter_direct_on, best_scatter_direct_micro_on) switches' states, from b, the
+/// route the policy takes without them: the direct kernel for its sides (group 0: the
+/// micro-block form), else the deep route, else b.
 constexpr best_choice best_scatter_new_route(const best_choice& b, int elem_size, bool out_aligned, bool deep,
-                                             bool direct) {
+                                             bool direct, bool direct_micro = false) {
   if (direct)
     if (const int g = best_scatter_direct_side(b.path, b.group, elem_size)) return {best_path::slab_scatter_direct, 16, g};
+  if (direct_micro && elem_size <= best_pipe_max_elem &&
+      (b.path == best_path::slab_scatter_micro_pipe || b.path == best_path::slab_scatter_micro_halo))
+    return {best_path::slab_scatter_direct, 16, 0};
   if (deep) return {best_scatter_deep_route(b.path, b.group, elem_size, out_aligned), 16, b.group};
   return b;
 }
@@ -1190,9 +1203,10 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     // Direct and deep scatters (switches best_scatter_direct_default, best_scatter_deep_default)
     // in place of the route the policy takes without them (the default flag's other routes).
     const bool deep = best_scatter_deep_on(d.elem_size, candidate), direct = best_scatter_direct_on(d.elem_size, candidate);
-    if (!deep && !direct) return r;
+    const bool direct_micro = best_scatter_direct_micro_on(d.elem_size, candidate);
+    if (!deep && !direct && !direct_micro) return r;
     const best_choice b = candidate ? scatter_route(false) : r;
-    const best_choice n = best_scatter_new_route(b, d.elem_size, out_aligned, deep, direct);
+    const best_choice n = best_scatter_new_route(b, d.elem_size, out_aligned, deep, direct, direct_micro);
     return n.path != b.path ? n : r;
   }
 

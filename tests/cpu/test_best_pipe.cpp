@@ -964,15 +964,16 @@ TEST(BestPipePolicy, DeepScatters) {
           EXPECT_FALSE(is_deep(best_path_for(d, in, out, 90, off).path));
           EXPECT_FALSE(is_deep(best_path_for(padded(c, hw, E, 3, pad, 0, gap), out, in, 90, on).path));  // gathers
           if (E > best_pipe_max_elem) EXPECT_FALSE(is_deep(h.path));
-          // (The direct scatter, where its switch has `on` take it, for sides up to 8.)
-          const bool direct = best_scatter_direct_on(E, on);
+          // (The direct scatter, where its switches have `on` take it: sides up to 8, micro-block sides.)
+          const bool direct = best_scatter_direct_on(E, on), direct_micro = best_scatter_direct_micro_on(E, on);
           // (1-2 byte elements: the policy without them is the default flag's; 4-8 byte routes differ by flag.)
-          if (!best_scatter_deep_default && !best_scatter_direct_default && E <= best_pipe_max_elem) {
+          if (!best_scatter_deep_default && !best_scatter_direct_default && !best_scatter_direct_micro_default &&
+              E <= best_pipe_max_elem) {
             const best_choice b = best_path_for(d, in, out, 90, off);
-            const best_choice n = best_scatter_new_route(b, E, aligned, true, direct);
+            const best_choice n = best_scatter_new_route(b, E, aligned, true, direct, direct_micro);
             EXPECT_EQ(h.path, n.path);
             EXPECT_EQ(h.group, b.group);
-            EXPECT_EQ(n.path == best_path::slab_scatter_direct, best_scatter_direct_side(b.path, b.group, E) > 0);
+            EXPECT_EQ(n.path == best_path::slab_scatter_direct && n.group > 0, best_scatter_direct_side(b.path, b.group, E) > 0);
             // Every grouped side with a pipelined kernel, every micro-block route.
             const bool grouped = b.group > 0 && best_path_base(b.path) == best_path::slab_scatter;
             const bool micro = b.path == best_path::slab_scatter_micro_pipe || b.path == best_path::slab_scatter_micro_halo;
@@ -982,6 +983,7 @@ TEST(BestPipePolicy, DeepScatters) {
           if (is_deep(h.path)) {
             EXPECT_EQ(h.path == best_path::slab_scatter_deep_halo, !aligned);
             EXPECT_TRUE(!direct || h.group == 0 || h.group > best_scatter_direct_max_side);
+            EXPECT_TRUE(!direct_micro || h.group > 0);
             EXPECT_EQ(best_path_base(h.path), best_path::slab_scatter);
           }
           taken += is_deep(h.path) || h.path == best_path::slab_scatter_direct;
@@ -992,7 +994,11 @@ TEST(BestPipePolicy, DeepScatters) {
     for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 8LL, 12LL, 16LL, 24LL, 32LL, 48LL, 64LL, 96LL, 128LL})
       for (long long hw : {50176LL, 50177LL}) {
         const best_choice h = best_path_for(matrix_desc::packed(hw, c, E, 5), 0, 0, 90, on);
-        const bool direct = best_scatter_direct_on(E, on) && c <= best_scatter_direct_max_side;
+        // (Micro-block sides: the direct form where its switch has `on` take it.)
+        const long long smin = best_slab_micro_min(90, E, best_micro_candidate, best_path::slab_scatter_micro);
+        const bool micro = smin > 0 && c >= smin && (c * E) % 16 == 0;
+        const bool direct = (best_scatter_direct_on(E, on) && c <= best_scatter_direct_max_side) ||
+                            (best_scatter_direct_micro_on(E, on) && micro);
         EXPECT_EQ(best_path_name(h.path), std::string(direct            ? "slab_scatter_direct"
                                                       : hw % (16 / E) ? "slab_scatter_deep_halo"
                                                                       : "slab_scatter_deep"))

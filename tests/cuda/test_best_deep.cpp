@@ -1,10 +1,11 @@
 // GPU tests of the session-7 scatters of the class HW x C -> C x HW, 1-2 byte elements,
-// each under the flag that has its switch on:
-// - the direct scatter (slab_scatter_direct, best_direct.cuh; best_scatter_direct_default):
-//   sides 2-8, staging -> registers -> output, one shuffle per word for the rows' phase;
+// every case under both flags (each switch has one of them take its route):
+// - the direct scatter (slab_scatter_direct, best_direct.cuh; best_scatter_direct_default,
+//   sides 2-8; best_scatter_direct_micro_default, the micro-block sides): staging ->
+//   registers -> output, one shuffle per word for the rows' phase;
 // - the deep scatters (slab_scatter_deep / slab_scatter_deep_halo; best_scatter_deep_default):
 //   the pipelined grouped and micro-block scatter kernels with best_scatter_deep_depth
-//   staging buffers (the sides above 8 and the micro-block sides).
+//   staging buffers (the other sides).
 // Output rows aligned and not (odd HW, pointers one element off, padded rows, gapped
 // batches), many slabs per resident block; the output's whole extent (padding and gaps
 // poisoned) checked bitwise, the path asserted. Skip without a GPU.
@@ -15,26 +16,23 @@ using xpose::detail::best_path;
 
 namespace {
 
-constexpr bool deep_on = !xpose::detail::best_scatter_deep_default;
-constexpr bool direct_on = !xpose::detail::best_scatter_direct_default;
-
 bool is_new(best_path p) {
   return p == best_path::slab_scatter_deep || p == best_path::slab_scatter_deep_halo ||
          p == best_path::slab_scatter_direct;
 }
 
-// The flag that has the new route of side c on: direct for sides up to 8, else deep.
-bool flag_for(index_t c) { return c <= xpose::detail::best_scatter_direct_max_side ? direct_on : deep_on; }
-
-// d at these offsets under the flag of its side: the route it takes there, checked; 1 if
-// that is a new route.
+// d at these offsets under both flags (each switch has one of them take its route), each
+// checked, its route asserted as best_path_for gives it; 1 if either flag takes a new route.
 int check_new(const matrix_desc& d, std::uint64_t seed, index_t off_in, index_t off_out) {
-  const bool flag = flag_for(d.cols);
   const auto in = static_cast<unsigned long long>(off_in * d.elem_size);
   const auto out = static_cast<unsigned long long>(off_out * d.elem_size);
-  const best_path p = xpose::detail::best_path_for(d, in, out, 90, flag).path;
-  check_best(d, seed, off_in, off_out, p, flag);
-  return is_new(p) ? 1 : 0;
+  bool any = false;
+  for (bool flag : {false, true}) {
+    const best_path p = xpose::detail::best_path_for(d, in, out, 90, flag).path;
+    check_best(d, seed, off_in, off_out, p, flag);
+    any = any || is_new(p);
+  }
+  return any ? 1 : 0;
 }
 
 }  // namespace
@@ -48,12 +46,9 @@ TEST(BestDeep, Sides) {
     for (index_t c : {2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 48, 64, 96, 128}) {
       const std::uint64_t seed = static_cast<std::uint64_t>(c * 41 + es);
       const index_t k = 16 / es;
-      const matrix_desc odd = matrix_desc::packed(8201, c, es, 3), even = matrix_desc::packed(8192, c, es, 3);
-      // Packed, aligned buffers: the new route of every side (halo where HW is odd).
-      const best_path want_odd = c <= 8 ? best_path::slab_scatter_direct : best_path::slab_scatter_deep_halo;
-      const best_path want_even = c <= 8 ? best_path::slab_scatter_direct : best_path::slab_scatter_deep;
-      check_best(odd, seed, 0, 0, want_odd, flag_for(c));
-      check_best(even, seed + 1, 0, 0, want_even, flag_for(c));
+      // Packed, aligned buffers: a new route for every side (odd HW and aligned).
+      EXPECT_EQ(check_new(matrix_desc::packed(8201, c, es, 3), seed, 0, 0), 1) << es << " " << c;
+      EXPECT_EQ(check_new(matrix_desc::packed(8192, c, es, 3), seed + 1, 0, 0), 1) << es << " " << c;
       taken += check_new(matrix_desc::packed(8200, c, es, 2), seed + 2, 1, 1);
       taken += check_new(matrix_desc::packed(8200, c, es, 2), seed + 3, 0, k - 1);
       taken += check_new(padded(3137, c, es, 3, 0, 0, 3), seed + 4, 0, 0);

@@ -144,11 +144,18 @@ XPOSE_HDI void direct_store(const direct_seg& g, u8* seg, int j, const std::uint
   }
 }
 
-/// Warp runs of slab p: run r's lanes take groups 31r - 1 .. 31r + 30 and store chunks
-/// 31r .. 31r + 30.
-template <int E, int PB = 16>
+/// Runs of LW lanes (a warp or half of one) over slab p's pieces: run r's lanes take
+/// pieces (LW - 1)r - 1 .. (LW - 1)r + LW - 2 and store chunks (LW - 1)r .. (LW - 1)r + LW - 2
+/// (lane 0 of a run only lends its piece).
+template <int E, int PB = 16, int LW = 32>
 XPOSE_HDI int direct_runs(const pos& p) {
-  return (direct_groups<E, PB>(p) + 30) / 31;
+  return (direct_groups<E, PB>(p) + LW - 2) / (LW - 1);
+}
+
+/// The piece of lane `sl` (0 .. LW - 1) of run r.
+template <int LW = 32>
+XPOSE_HDI int direct_piece_of(int r, int sl) {
+  return (LW - 1) * r + sl - 1;
 }
 
 /// Micro-block piece P (positions P*kk ..) of row block R of the staged slab q (loaded,
@@ -173,21 +180,24 @@ XPOSE_HDI void direct_block(const pos& p, const pos& q, const u8* st, int nb, in
 #if defined(__CUDACC__)
 /// One piece per row to each lane's 31 neighbours' chunks: cur (row s's KW words) shuffled
 /// up one lane, chunk j stored by every lane but 0 (warp-uniform: every lane shuffles).
-template <int E, int PB>
-__device__ __forceinline__ void direct_shuffle_store(const direct_seg& g, u8* seg, int j, int lane,
+/// (Runs of LW lanes: the shuffle's width; `own`: the lane stores, not lane 0 of its run.)
+template <int E, int PB, int LW = 32>
+__device__ __forceinline__ void direct_shuffle_store(const direct_seg& g, u8* seg, int j, bool own,
                                                      const std::uint32_t (&cur)[PB / 4]) {
   std::uint32_t prev[PB / 4];
   XPOSE_UNROLL
-  for (int w = 0; w < PB / 4; ++w) prev[w] = __shfl_up_sync(0xffffffffu, cur[w], 1);
-  if (lane > 0) direct_store<E, PB>(g, seg, j, prev, cur);
+  for (int w = 0; w < PB / 4; ++w) prev[w] = __shfl_up_sync(0xffffffffu, cur[w], 1, LW);
+  if (own) direct_store<E, PB>(g, seg, j, prev, cur);
 }
 
 /// Resident blocks (grid: as many as fit), slabs blockIdx.x, + gridDim.x, ...; slab i +
-/// depth - 1's loads (with the halo) issued before slab i's stores. SS (2-8): grouped;
-/// MW > 0 (SS = 0): micro-blocks of MW-byte rows. MINB caps the registers.
-template <int E, int NT, int SS, int MINB, int MW = 0>
+/// depth - 1's loads (with the halo) issued before slab i's stores. SS (2-8): grouped, runs
+/// of a warp; MW > 0 (SS = 0): micro-blocks of MW-byte rows, runs of LW lanes (16: a row
+/// block's segment is a few pieces at large sides). MINB caps the registers.
+template <int E, int NT, int SS, int MINB, int MW = 0, int LW = 32>
 __global__ void __launch_bounds__(NT, MINB) direct_kernel(args a) {
   static_assert(NT % 32 == 0 && (SS > 0) != (MW > 0), "whole warps; grouped or micro-block");
+  static_assert((LW == 16 || LW == 32) && (SS == 0 || LW == 32), "runs of a warp or half of one");
   extern __shared__ uint4 smem_raw[];
   u8* sm = reinterpret_cast<u8*>(smem_raw);
   const int tid = static_cast<int>(threadIdx.x), lane = tid & 31, warp = tid >> 5;
@@ -217,26 +227,32 @@ __global__ void __launch_bounds__(NT, MINB) direct_kernel(args a) {
     if constexpr (SS > 0) {
       const int runs = direct_runs<E>(p);
       for (int r = warp; r < runs; r += NT / 32) {
-        const int j = 31 * r + lane - 1;
+        const int j = direct_piece_of(r, lane);
         std::uint32_t in[SS * 4];
         direct_load<E, SS>(p, st, j, in);
         const direct_seg g = direct_seg_of<E, 16>(a, p);
         XPOSE_UNROLL
         for (int s = 0; s < SS; ++s)
-          direct_shuffle_store<E, 16>(g, p.out + s * a.ld_seg, j, lane, direct_piece<E, SS>(in, s).w);
+          direct_shuffle_store<E, 16>(g, p.out + s * a.ld_seg, j, lane > 0, direct_piece<E, SS>(in, s).w);
       }
     } else {
+      // Runs of LW lanes, 32 / LW per warp: item m = run r of row block R (the warp's
+      // runs in step: every lane shuffles, past the last item with zeros and no store).
       using B = micro_shape<E, MW>;
       const pos q = loaded_with_halo<E, true>(a, p);
-      const int nb = static_cast<int>(a.S) / B::k, runs = direct_runs<E, MW>(p);
-      for (int m = warp; m < nb * runs; m += NT / 32) {
-        const int r = m / nb, R = m - r * nb, P = 31 * r + lane - 1;
+      const int nb = static_cast<int>(a.S) / B::k, items = nb * direct_runs<E, MW, LW>(p);
+      const int sub = lane / LW, sl = lane % LW;
+      for (int m0 = warp * (32 / LW); m0 < items; m0 += NT / LW) {
+        const int m = m0 + sub, r = m / nb, R = m - r * nb;
+        const bool live = m < items;
+        const int P = live ? direct_piece_of<LW>(r, sl) : -1;
         std::uint32_t w[B::k][B::KW];
         direct_block<E, MW>(p, q, st, nb, R, P, w);
         const direct_seg g = direct_seg_of<E, MW>(a, p);
         u8* const seg0 = p.out + R * B::k * a.ld_seg;
         XPOSE_UNROLL
-        for (int x = 0; x < B::k; ++x) direct_shuffle_store<E, MW>(g, seg0 + x * a.ld_seg, P, lane, w[x]);
+        for (int x = 0; x < B::k; ++x)
+          direct_shuffle_store<E, MW, LW>(g, seg0 + x * a.ld_seg, P, live && sl > 0, w[x]);
       }
     }
     __syncthreads();  // slab i's staging read: its buffer is reloaded next iteration

@@ -609,6 +609,9 @@ constexpr bool best_scatter_direct_on(int elem_size, bool candidate) {
 /// (slab_scatter_micro_pipe / _halo; sides of whole chunks from the micro-block threshold up,
 /// the packed input aligned), each lane one k x 8-byte micro-block, 8-byte stores.
 constexpr bool best_scatter_direct_micro_default = false;
+/// Lanes per run of the micro-block form: 16 (a u8 row block's segment of 128 channels is 15
+/// pieces of 8 bytes per slab; runs of a warp left half of it idle).
+constexpr int best_scatter_direct_micro_lanes = 16;
 constexpr bool best_scatter_direct_micro_on(int elem_size, bool candidate) {
   return best_route_on(best_scatter_direct_micro_default, candidate) && elem_size <= best_pipe_max_elem;
 }

@@ -34,24 +34,28 @@ void direct_slab(const slab::args& a, const slab::pos& p, const slab::pos& q, co
       bytes::c16 piece[32][SS];
       for (int lane = 0; lane < 32; ++lane) {
         std::uint32_t in[SS * 4];
-        slab::direct_load<E, SS>(p, st, 31 * r + lane - 1, in);
+        slab::direct_load<E, SS>(p, st, slab::direct_piece_of(r, lane), in);
         for (int s = 0; s < SS; ++s) piece[lane][s] = slab::direct_piece<E, SS>(in, s);
       }
       for (int lane = 1; lane < 32; ++lane)
         for (int s = 0; s < SS; ++s)
-          slab::direct_store<E, 16>(g, p.out + s * a.ld_seg, 31 * r + lane - 1, piece[lane - 1][s].w, piece[lane][s].w);
+          slab::direct_store<E, 16>(g, p.out + s * a.ld_seg, slab::direct_piece_of(r, lane), piece[lane - 1][s].w,
+                                    piece[lane][s].w);
     }
   } else {
+    // (Runs of best_scatter_direct_micro_lanes lanes, as the kernel takes them.)
     using B = slab::micro_shape<E, MW>;
+    constexpr int LW = best_scatter_direct_micro_lanes;
     const int nb = static_cast<int>(a.S) / B::k;
     const slab::direct_seg g = slab::direct_seg_of<E, MW>(a, p);
-    for (int m = 0; m < nb * slab::direct_runs<E, MW>(p); ++m) {
+    for (int m = 0; m < nb * slab::direct_runs<E, MW, LW>(p); ++m) {
       const int r = m / nb, R = m - r * nb;
-      std::uint32_t w[32][B::k][B::KW];
-      for (int lane = 0; lane < 32; ++lane) slab::direct_block<E, MW>(p, q, st, nb, R, 31 * r + lane - 1, w[lane]);
-      for (int lane = 1; lane < 32; ++lane)
+      std::uint32_t w[LW][B::k][B::KW];
+      for (int sl = 0; sl < LW; ++sl) slab::direct_block<E, MW>(p, q, st, nb, R, slab::direct_piece_of<LW>(r, sl), w[sl]);
+      for (int sl = 1; sl < LW; ++sl)
         for (int x = 0; x < B::k; ++x)
-          slab::direct_store<E, MW>(g, p.out + (R * B::k + x) * a.ld_seg, 31 * r + lane - 1, w[lane - 1][x], w[lane][x]);
+          slab::direct_store<E, MW>(g, p.out + (R * B::k + x) * a.ld_seg, slab::direct_piece_of<LW>(r, sl), w[sl - 1][x],
+                                    w[sl][x]);
     }
   }
 }

@@ -362,7 +362,8 @@ status pipe_path_side(const void* in, void* out, const matrix_desc& d, int group
 template <int E, int SS, int MW = 0>
 status direct_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads, depth = best_scatter_direct_depth;
-  constexpr auto kernel = slab::direct_kernel<E, nt, SS, best_scatter_direct_min_blocks(SS), MW>;
+  constexpr int lanes = MW > 0 ? best_scatter_direct_micro_lanes : 32;
+  constexpr auto kernel = slab::direct_kernel<E, nt, SS, best_scatter_direct_min_blocks(SS), MW, lanes>;
   const best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
   const long long side = SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E);
   static const int smem_max = slab::direct_smem_max<E>(side, pol.slab_bytes, depth, MW > 0);

@@ -78,26 +78,44 @@ XPOSE_HDI int direct_groups(const pos& p) {
   return (p.n * E + PB - 1) / PB + 1;
 }
 
-/// Words of group j of the staged slab p (buffer st; element o at addr16(p.in) + o*E,
-/// chunk c at stg(c)); zeros past the groups the slab needs (no read past the buffer).
+/// A lane's piece of the grouped form for short side SS: PB bytes of each row, G of the
+/// grouped kernel's groups (group_shape: 16-byte groups up to side 8, 4-byte word groups
+/// above: two of them, 8-byte pieces), IW words of staged input.
 template <int E, int SS>
-XPOSE_HDI void direct_load(const pos& p, const u8* st, int j, std::uint32_t (&in)[SS * 4]) {
-  static_assert(group_shape<E, SS>::U == 16, "direct: sides up to 8 (16-byte pieces)");
-  if (j < 0 || j >= direct_groups<E>(p)) {
-    XPOSE_UNROLL
-    for (int i = 0; i < SS * 4; ++i) in[i] = 0;
-    return;
+struct direct_shape {
+  static constexpr int U = group_shape<E, SS>::U, W = group_shape<E, SS>::W;
+  static constexpr int PB = U == 16 ? 16 : 8;
+  static constexpr int G = PB / U;
+  static constexpr int IW = SS * W;  // words of one group
+};
+
+/// Words of piece j of the staged slab p (buffer st; element o at addr16(p.in) + o*E, chunk
+/// c at stg(c)): its G groups; zeros past the pieces the slab needs (no read past the buffer).
+template <int E, int SS>
+XPOSE_HDI void direct_load(const pos& p, const u8* st, int j,
+                           std::uint32_t (&in)[direct_shape<E, SS>::G][direct_shape<E, SS>::IW]) {
+  using D = direct_shape<E, SS>;
+  const bool live = j >= 0 && j < direct_groups<E, D::PB>(p);
+  XPOSE_UNROLL
+  for (int g = 0; g < D::G; ++g) {
+    if (live) {
+      staged_group<E, SS>(st, D::G * j + g, addr16(p.in), in[g]);
+    } else {
+      XPOSE_UNROLL
+      for (int i = 0; i < D::IW; ++i) in[g][i] = 0;
+    }
   }
-  staged_group<E, SS>(st, j, addr16(p.in), in);
 }
 
-/// Row s's 16-byte piece of a group (k positions of row s).
+/// Row s's PB-byte piece (PB/E positions of row s) from a piece's groups.
 template <int E, int SS>
-XPOSE_HDI c16 direct_piece(const std::uint32_t (&in)[SS * 4], int s) {
-  c16 r;
+XPOSE_HDI void direct_piece(const std::uint32_t (&in)[direct_shape<E, SS>::G][direct_shape<E, SS>::IW], int s,
+                            std::uint32_t (&w)[direct_shape<E, SS>::PB / 4]) {
+  using D = direct_shape<E, SS>;
   XPOSE_UNROLL
-  for (int w = 0; w < 4; ++w) r.w[w] = group_word<E, SS, false>(in, 4 * s + w);
-  return r;
+  for (int g = 0; g < D::G; ++g)
+    XPOSE_UNROLL
+    for (int x = 0; x < D::W; ++x) w[g * D::W + x] = group_word<E, SS, false>(in[g], D::W * s + x);
 }
 
 /// What every row of slab p shares for its stores: the segment's bytes, the bytes it may
@@ -191,8 +209,8 @@ __device__ __forceinline__ void direct_shuffle_store(const direct_seg& g, u8* se
 }
 
 /// Resident blocks (grid: as many as fit), slabs blockIdx.x, + gridDim.x, ...; slab i +
-/// depth - 1's loads (with the halo) issued before slab i's stores. SS (2-8): grouped, runs
-/// of a warp; MW > 0 (SS = 0): micro-blocks of MW-byte rows, runs of LW lanes (16: a row
+/// depth - 1's loads (with the halo) issued before slab i's stores. SS: grouped (2-8:
+/// 16-byte pieces; 12-24: 8-byte pieces of two word groups), runs of a warp; MW > 0 (SS = 0): micro-blocks of MW-byte rows, runs of LW lanes (16: a row
 /// block's segment is a few pieces at large sides). MINB caps the registers.
 template <int E, int NT, int SS, int MINB, int MW = 0, int LW = 32>
 __global__ void __launch_bounds__(NT, MINB) direct_kernel(args a) {
@@ -225,15 +243,19 @@ __global__ void __launch_bounds__(NT, MINB) direct_kernel(args a) {
     __syncthreads();  // slab i's chunks visible
     const u8* const st = pipe_buffer(a, sm, static_cast<int>(i % D));
     if constexpr (SS > 0) {
-      const int runs = direct_runs<E>(p);
+      using Dg = direct_shape<E, SS>;
+      const int runs = direct_runs<E, Dg::PB>(p);
       for (int r = warp; r < runs; r += NT / 32) {
         const int j = direct_piece_of(r, lane);
-        std::uint32_t in[SS * 4];
+        std::uint32_t in[Dg::G][Dg::IW];
         direct_load<E, SS>(p, st, j, in);
-        const direct_seg g = direct_seg_of<E, 16>(a, p);
+        const direct_seg g = direct_seg_of<E, Dg::PB>(a, p);
         XPOSE_UNROLL
-        for (int s = 0; s < SS; ++s)
-          direct_shuffle_store<E, 16>(g, p.out + s * a.ld_seg, j, lane > 0, direct_piece<E, SS>(in, s).w);
+        for (int s = 0; s < SS; ++s) {
+          std::uint32_t w[Dg::PB / 4];
+          direct_piece<E, SS>(in, s, w);
+          direct_shuffle_store<E, Dg::PB>(g, p.out + s * a.ld_seg, j, lane > 0, w);
+        }
       }
     } else {
       // Runs of LW lanes, 32 / LW per warp: item m = run r of row block R (the warp's

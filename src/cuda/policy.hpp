@@ -615,15 +615,26 @@ constexpr int best_scatter_direct_micro_lanes = 16;
 constexpr bool best_scatter_direct_micro_on(int elem_size, bool candidate) {
   return best_route_on(best_scatter_direct_micro_default, candidate) && elem_size <= best_pipe_max_elem;
 }
+/// The same kernel for the grouped sides 12, 16 and (u8) 24 (switch best_scatter_direct_wide_default):
+/// 8-byte pieces of two 4-byte word groups per lane (direct_shape); side 32 and f16 24 spilled
+/// (and take the micro-block routes).
+constexpr bool best_scatter_direct_wide_default = false;
+constexpr bool best_scatter_direct_wide_on(int elem_size, bool candidate) {
+  return best_route_on(best_scatter_direct_wide_default, candidate) && elem_size <= best_pipe_max_elem;
+}
+constexpr bool best_scatter_direct_wide_side(int elem_size, int side) {
+  return side == 12 || side == 16 || (side == 24 && elem_size == 1);
+}
 /// Register cap of the direct kernel as blocks per SM (its shared memory fits 4); side 0:
 /// the micro-block form.
 constexpr int best_scatter_direct_min_blocks(int side) { return side > 0 && side <= 4 ? 4 : 3; }
 /// The direct kernel's side for scatter route r of group g (as the policy without the
-/// direct routes takes it), or 0.
-constexpr int best_scatter_direct_side(best_path r, int group, int elem_size) {
+/// direct routes takes it), or 0; wide: the sides above best_scatter_direct_max_side too.
+constexpr int best_scatter_direct_side(best_path r, int group, int elem_size, bool wide = false) {
   const bool grouped = r == best_path::slab_scatter_pipe || r == best_path::slab_scatter_pipe_halo ||
                        r == best_path::slab_scatter;
-  return elem_size <= best_pipe_max_elem && grouped && group >= 2 && group <= best_scatter_direct_max_side ? group : 0;
+  if (elem_size > best_pipe_max_elem || !grouped || group < 2) return 0;
+  return group <= best_scatter_direct_max_side || (wide && best_scatter_direct_wide_side(elem_size, group)) ? group : 0;
 }
 
 /// Shift gathers (slab_gather_micro_shift, slab_gather_pipe_shift; best_pipe.cuh with H
@@ -1076,13 +1087,16 @@ struct best_choice {
 };
 
 /// The 1-2 byte scatter route under the deep (best_scatter_deep_on) and direct
-/// (best_scatter_direct_on, best_scatter_direct_micro_on) switches' states, from b, the
-/// route the policy takes without them: the direct kernel for its sides (group 0: the
-/// micro-block form), else the deep route, else b.
+/// (best_scatter_direct_on, best_scatter_direct_micro_on, best_scatter_direct_wide_on)
+/// switches' states, from b, the route the policy takes without them: the direct kernel for
+/// its sides (group 0: the micro-block form), else the deep route, else b.
 constexpr best_choice best_scatter_new_route(const best_choice& b, int elem_size, bool out_aligned, bool deep,
-                                             bool direct, bool direct_micro = false) {
+                                             bool direct, bool direct_micro = false, bool direct_wide = false) {
   if (direct)
     if (const int g = best_scatter_direct_side(b.path, b.group, elem_size)) return {best_path::slab_scatter_direct, 16, g};
+  if (direct_wide && b.group > best_scatter_direct_max_side)
+    if (const int g = best_scatter_direct_side(b.path, b.group, elem_size, true))
+      return {best_path::slab_scatter_direct, 16, g};
   if (direct_micro && elem_size <= best_pipe_max_elem &&
       (b.path == best_path::slab_scatter_micro_pipe || b.path == best_path::slab_scatter_micro_halo))
     return {best_path::slab_scatter_direct, 16, 0};
@@ -1207,9 +1221,10 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     // in place of the route the policy takes without them (the default flag's other routes).
     const bool deep = best_scatter_deep_on(d.elem_size, candidate), direct = best_scatter_direct_on(d.elem_size, candidate);
     const bool direct_micro = best_scatter_direct_micro_on(d.elem_size, candidate);
-    if (!deep && !direct && !direct_micro) return r;
+    const bool direct_wide = best_scatter_direct_wide_on(d.elem_size, candidate);
+    if (!deep && !direct && !direct_micro && !direct_wide) return r;
     const best_choice b = candidate ? scatter_route(false) : r;
-    const best_choice n = best_scatter_new_route(b, d.elem_size, out_aligned, deep, direct, direct_micro);
+    const best_choice n = best_scatter_new_route(b, d.elem_size, out_aligned, deep, direct, direct_micro, direct_wide);
     return n.path != b.path ? n : r;
   }
 

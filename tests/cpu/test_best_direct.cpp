@@ -29,18 +29,19 @@ namespace {
 template <int E, int SS, int MW>
 void direct_slab(const slab::args& a, const slab::pos& p, const slab::pos& q, const u8* st) {
   if constexpr (SS > 0) {
-    const slab::direct_seg g = slab::direct_seg_of<E, 16>(a, p);
-    for (int r = 0; r < slab::direct_runs<E>(p); ++r) {
-      bytes::c16 piece[32][SS];
+    using D = slab::direct_shape<E, SS>;
+    const slab::direct_seg g = slab::direct_seg_of<E, D::PB>(a, p);
+    for (int r = 0; r < slab::direct_runs<E, D::PB>(p); ++r) {
+      std::uint32_t piece[32][SS][D::PB / 4];
       for (int lane = 0; lane < 32; ++lane) {
-        std::uint32_t in[SS * 4];
+        std::uint32_t in[D::G][D::IW];
         slab::direct_load<E, SS>(p, st, slab::direct_piece_of(r, lane), in);
-        for (int s = 0; s < SS; ++s) piece[lane][s] = slab::direct_piece<E, SS>(in, s);
+        for (int s = 0; s < SS; ++s) slab::direct_piece<E, SS>(in, s, piece[lane][s]);
       }
       for (int lane = 1; lane < 32; ++lane)
         for (int s = 0; s < SS; ++s)
-          slab::direct_store<E, 16>(g, p.out + s * a.ld_seg, slab::direct_piece_of(r, lane), piece[lane - 1][s].w,
-                                    piece[lane][s].w);
+          slab::direct_store<E, D::PB>(g, p.out + s * a.ld_seg, slab::direct_piece_of(r, lane), piece[lane - 1][s],
+                                       piece[lane][s]);
     }
   } else {
     // (Runs of best_scatter_direct_micro_lanes lanes, as the kernel takes them.)
@@ -114,6 +115,9 @@ void check_direct(const xpose::matrix_desc& d, long long off_in, long long off_o
       case 6: return emulate_direct<E, 6>(a, nt, grid);
       case 7: return emulate_direct<E, 7>(a, nt, grid);
       case 8: return emulate_direct<E, 8>(a, nt, grid);
+      case 12: return emulate_direct<E, 12>(a, nt, grid);
+      case 16: return emulate_direct<E, 16>(a, nt, grid);
+      case 24: return emulate_direct<E, 24>(a, nt, grid);
       default: FAIL() << "no direct kernel for " << side;
     }
   });
@@ -126,7 +130,7 @@ template <int E>
 void direct_cases() {
   constexpr long long k = 16 / E;
   const int prod = best_class_policy_for(90, E).slab_bytes;
-  for (int s = 2; s <= best_scatter_direct_max_side; ++s)
+  for (int s : {2, 3, 4, 5, 6, 7, 8, 12, 16, 24})
     for (int bytes : {prod, static_cast<int>(64 * E * s), static_cast<int>(2 * k * E * s)})
       for (auto [nt, grid] : {std::pair<int, long long>{best_slab_threads, 3}, {32, 1}, {64, 1 << 30}})
         for (long long L : {1LL, k - 1, k + 3, 5 * k + 3, 301LL, 64 * k + 5}) {
@@ -251,14 +255,16 @@ TEST(BestDirectPolicy, Paths) {
           EXPECT_NE(best_path_for(padded(c, hw, E, 3, pad, 0, gap), out, in, 90, on).path, best_path::slab_scatter_direct);
           if (!best_scatter_direct_default) {  // (the policy without it is the default flag's)
             const best_choice b = best_path_for(d, in, out, 90, off);
-            EXPECT_EQ(direct, best_scatter_direct_side(b.path, b.group, E) > 0);
+            EXPECT_EQ(direct, best_scatter_direct_side(b.path, b.group, E, best_scatter_direct_wide_on(E, on)) > 0);
             if (direct) EXPECT_EQ(h.group, b.group);
           }
-          EXPECT_EQ(direct, E <= 2 && c <= 8) << best_path_name(h.path);
+          // (Sides 12, 16 where best_scatter_direct_wide_default has `on` take them.)
+          const bool wide = best_scatter_direct_wide_on(E, on) && best_scatter_direct_wide_side(E, static_cast<int>(c));
+          EXPECT_EQ(direct, E <= 2 && (c <= 8 || wide)) << best_path_name(h.path);
           if (direct) EXPECT_EQ(h.group, c);
           taken += direct;
         }
-  EXPECT_EQ(taken, 2 * 7 * 2 * 5);
+  EXPECT_EQ(taken, 2 * 7 * 2 * 5 + (best_scatter_direct_wide_on(1, on) ? 2 * 2 * 2 * 5 : 0));
   // The micro-block form (switch best_scatter_direct_micro_default): exactly the scatters the
   // policy without it runs on the pipelined micro-block kernels (group 0); never 4-byte elements.
   const bool mon = !best_scatter_direct_micro_default, moff = best_scatter_direct_micro_default;

@@ -966,14 +966,16 @@ TEST(BestPipePolicy, DeepScatters) {
           if (E > best_pipe_max_elem) EXPECT_FALSE(is_deep(h.path));
           // (The direct scatter, where its switches have `on` take it: sides up to 8, micro-block sides.)
           const bool direct = best_scatter_direct_on(E, on), direct_micro = best_scatter_direct_micro_on(E, on);
+          const bool direct_wide = best_scatter_direct_wide_on(E, on);
           // (1-2 byte elements: the policy without them is the default flag's; 4-8 byte routes differ by flag.)
           if (!best_scatter_deep_default && !best_scatter_direct_default && !best_scatter_direct_micro_default &&
-              E <= best_pipe_max_elem) {
+              !best_scatter_direct_wide_default && E <= best_pipe_max_elem) {
             const best_choice b = best_path_for(d, in, out, 90, off);
-            const best_choice n = best_scatter_new_route(b, E, aligned, true, direct, direct_micro);
+            const best_choice n = best_scatter_new_route(b, E, aligned, true, direct, direct_micro, direct_wide);
             EXPECT_EQ(h.path, n.path);
             EXPECT_EQ(h.group, b.group);
-            EXPECT_EQ(n.path == best_path::slab_scatter_direct && n.group > 0, best_scatter_direct_side(b.path, b.group, E) > 0);
+            EXPECT_EQ(n.path == best_path::slab_scatter_direct && n.group > 0,
+                      best_scatter_direct_side(b.path, b.group, E, direct_wide) > 0);
             // Every grouped side with a pipelined kernel, every micro-block route.
             const bool grouped = b.group > 0 && best_path_base(b.path) == best_path::slab_scatter;
             const bool micro = b.path == best_path::slab_scatter_micro_pipe || b.path == best_path::slab_scatter_micro_halo;
@@ -984,6 +986,7 @@ TEST(BestPipePolicy, DeepScatters) {
             EXPECT_EQ(h.path == best_path::slab_scatter_deep_halo, !aligned);
             EXPECT_TRUE(!direct || h.group == 0 || h.group > best_scatter_direct_max_side);
             EXPECT_TRUE(!direct_micro || h.group > 0);
+            EXPECT_TRUE(!direct_wide || !best_scatter_direct_wide_side(E, h.group));
             EXPECT_EQ(best_path_base(h.path), best_path::slab_scatter);
           }
           taken += is_deep(h.path) || h.path == best_path::slab_scatter_direct;
@@ -998,7 +1001,9 @@ TEST(BestPipePolicy, DeepScatters) {
         const long long smin = best_slab_micro_min(90, E, best_micro_candidate, best_path::slab_scatter_micro);
         const bool micro = smin > 0 && c >= smin && (c * E) % 16 == 0;
         const bool direct = (best_scatter_direct_on(E, on) && c <= best_scatter_direct_max_side) ||
-                            (best_scatter_direct_micro_on(E, on) && micro);
+                            (best_scatter_direct_micro_on(E, on) && micro) ||
+                            (best_scatter_direct_wide_on(E, on) && !micro &&
+                             best_scatter_direct_wide_side(E, static_cast<int>(c)));
         EXPECT_EQ(best_path_name(h.path), std::string(direct            ? "slab_scatter_direct"
                                                       : hw % (16 / E) ? "slab_scatter_deep_halo"
                                                                       : "slab_scatter_deep"))

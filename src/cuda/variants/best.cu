@@ -391,6 +391,11 @@ status direct_path_side(const void* in, void* out, const matrix_desc& d, int gro
       case 6: return direct_path<E, 6>(in, out, d, tg);
       case 7: return direct_path<E, 7>(in, out, d, tg);
       case 8: return direct_path<E, 8>(in, out, d, tg);
+      case 12: return direct_path<E, 12>(in, out, d, tg);
+      case 16: return direct_path<E, 16>(in, out, d, tg);
+      case 24:
+        if constexpr (best_scatter_direct_wide_side(E, 24)) return direct_path<E, 24>(in, out, d, tg);
+        break;
       case 0: return direct_path<E, 0, best_pipe_micro_width>(in, out, d, tg);
       default: break;
     }

@@ -1,6 +1,6 @@
-// Direct scatter of `best` (route slab_scatter_direct, switch best_scatter_direct_default in
-// policy.hpp): 1-2 byte scatters of short sides 2-8 (HW x C -> C x HW, C <= 8) with no rows
-// area in shared memory.
+// Direct scatter of `best` (route slab_scatter_direct, switches best_scatter_direct_default and
+// best_scatter_direct_wide_default in policy.hpp): 1-2 byte scatters of short sides up to 8
+// and 12, 16 (HW x C -> C x HW) with no rows area in shared memory.
 //
 // Why: the grouped scatters (best_slab.cuh, best_pipe.cuh) pass every byte through shared
 // memory twice (staging -> rows in the middle phase, rows -> global in the write phase),
@@ -17,10 +17,8 @@
 // Ownership as the halo scatters' (write_phase with H): a slab stores the chunks that start
 // in its segments, whole up to the row's end, and the first slab of a row also the chunk
 // the row starts in; every output chunk by one lane, one store except at the rows' ends.
-// Micro-block sides (MW > 0: short sides of whole chunks, the packed input 16-byte aligned,
-// as the pipelined micro-block scatter takes them): a lane's piece is row block R's k x MW
-// byte micro-block (scatter_block + transpose_block, as side_blocks), one MW-byte piece per
-// row; the output rows' phase modulo MW by the same shuffle and window, MW-byte stores.
+// Sides above 8 (the wide form): a lane's piece is two of the grouped kernel's 4-byte word
+// groups, 8 bytes of each row, and the chunks 8 bytes.
 // The phases are host-device: the CPU tests (tests/cpu/test_best_direct.cpp) run them lane
 // by lane, a warp's pieces before its stores.
 #pragma once
@@ -30,7 +28,7 @@
 namespace xpose::detail::slab {
 
 /// Bytes [lo, hi) of chunk c to the chunk at p (store_range): a row's first or last chunk
-/// only, out of line (inlined for every row of a micro-block it spilled, sm_90).
+/// only, out of line (inlined for every row, the kernels' registers grow).
 #if defined(__CUDACC__)
 __host__ __device__ __noinline__
 #else
@@ -40,38 +38,30 @@ void direct_store_part(const c16 c, u8* p, int lo, int hi) {
   bytes::store_range(c, p, lo, hi);
 }
 
-/// Kernel arguments: the halo scatter's geometry (make_args with the halo; grouped, or
-/// micro-block: the pipelined micro-block scatter's staging) with no rows area: `depth`
-/// staging buffers (pipe_issue's layout) from shared offset 0.
+/// Kernel arguments: the halo grouped scatter's geometry (make_args, grouped, halo) with
+/// no rows area: `depth` staging buffers (pipe_issue's layout, stg) from shared offset 0.
 template <int E>
 args make_direct_args(const void* in, void* out, const matrix_desc& d, const void* in_end, int slab_bytes,
-                      int depth, bool micro = false) {
-  args a = make_args<E>(scatter, in, out, d, in_end, slab_bytes, !micro, true);
+                      int depth) {
+  args a = make_args<E>(scatter, in, out, d, in_end, slab_bytes, true, true);
   a.realign = 0;
   a.pipe_depth = depth;
   a.pipe_buf = 0;
-  a.pipe_step = micro ? static_cast<int>(((a.span + 16 / E) * a.S * E + 127) / 128 * 128)  // (make_pipe_args)
-                      : a.smem - a.stage;                                                  // one staging area
+  a.pipe_step = a.smem - a.stage;  // one staging area
   a.stage = 0;
   a.smem = depth * a.pipe_step;
   return a;
 }
 
-/// Shared bytes of the largest direct block for short side s (slabs of at most slab_bytes;
-/// micro: every side of whole chunks up to s).
+/// Shared bytes of the largest direct block for short side s (slabs of at most slab_bytes).
 template <int E>
-int direct_smem_max(long long s, int slab_bytes, int depth, bool micro = false) {
+int direct_smem_max(long long s, int slab_bytes, int depth) {
   static const u8 probe[16] = {};
-  int most = 0;
-  for (long long side = micro ? 16 / E : s; side <= s; side += 16 / E) {
-    const matrix_desc d = matrix_desc::packed(1 << 22, side, E);
-    const int b = make_direct_args<E>(probe, nullptr, d, probe, slab_bytes, depth, micro).smem;
-    most = b > most ? b : most;
-  }
-  return most;
+  const matrix_desc d = matrix_desc::packed(1 << 22, s, E);
+  return make_direct_args<E>(probe, nullptr, d, probe, slab_bytes, depth).smem;
 }
 
-/// Pieces (of PB bytes: k = 16/E positions grouped, MW micro) whose slab p's rows need:
+/// Pieces (of PB bytes) whose slab p's rows need:
 /// the chunks of a segment (and the one past it, the halo's).
 template <int E, int PB = 16>
 XPOSE_HDI int direct_groups(const pos& p) {
@@ -162,60 +152,35 @@ XPOSE_HDI void direct_store(const direct_seg& g, u8* seg, int j, const std::uint
   }
 }
 
-/// Runs of LW lanes (a warp or half of one) over slab p's pieces: run r's lanes take
-/// pieces (LW - 1)r - 1 .. (LW - 1)r + LW - 2 and store chunks (LW - 1)r .. (LW - 1)r + LW - 2
-/// (lane 0 of a run only lends its piece).
-template <int E, int PB = 16, int LW = 32>
+/// Runs of a warp over slab p's pieces: run r's lanes take pieces 31r - 1 .. 31r + 30 and
+/// store chunks 31r .. 31r + 30 (lane 0 only lends its piece).
+template <int E, int PB = 16>
 XPOSE_HDI int direct_runs(const pos& p) {
-  return (direct_groups<E, PB>(p) + LW - 2) / (LW - 1);
+  return (direct_groups<E, PB>(p) + 30) / 31;
 }
 
-/// The piece of lane `sl` (0 .. LW - 1) of run r.
-template <int LW = 32>
-XPOSE_HDI int direct_piece_of(int r, int sl) {
-  return (LW - 1) * r + sl - 1;
-}
-
-/// Micro-block piece P (positions P*kk ..) of row block R of the staged slab q (loaded,
-/// with the halo; chunk v at st + 16*fold_swizzle(v)), transposed: w[i] is row R*k + i's
-/// MW bytes; zeros outside the pieces slab p needs.
-template <int E, int MW>
-XPOSE_HDI void direct_block(const pos& p, const pos& q, const u8* st, int nb, int R, int P,
-                            std::uint32_t (&w)[micro_shape<E, MW>::k][micro_shape<E, MW>::KW]) {
-  using B = micro_shape<E, MW>;
-  if (P < 0 || P >= direct_groups<E, MW>(p)) {
-    XPOSE_UNROLL
-    for (int i = 0; i < B::k; ++i)
-      XPOSE_UNROLL
-      for (int x = 0; x < B::KW; ++x) w[i][x] = 0;
-    return;
-  }
-  scatter_block<E, MW>(q, nb, R, P, st, w);
-  XPOSE_UNROLL
-  for (int g = 0; g < B::G; ++g) bytes::transpose_block<E, B::KW, B::k>(w, g * B::kk);
-}
+/// The piece of lane `lane` of run r.
+XPOSE_HDI int direct_piece_of(int r, int lane) { return 31 * r + lane - 1; }
 
 #if defined(__CUDACC__)
-/// One piece per row to each lane's 31 neighbours' chunks: cur (row s's KW words) shuffled
-/// up one lane, chunk j stored by every lane but 0 (warp-uniform: every lane shuffles).
-/// (Runs of LW lanes: the shuffle's width; `own`: the lane stores, not lane 0 of its run.)
-template <int E, int PB, int LW = 32>
-__device__ __forceinline__ void direct_shuffle_store(const direct_seg& g, u8* seg, int j, bool own,
+/// Row piece cur (PB / 4 words) shuffled up one lane; chunk j stored by every lane but 0
+/// (warp-uniform: every lane shuffles).
+template <int E, int PB>
+__device__ __forceinline__ void direct_shuffle_store(const direct_seg& g, u8* seg, int j, int lane,
                                                      const std::uint32_t (&cur)[PB / 4]) {
   std::uint32_t prev[PB / 4];
   XPOSE_UNROLL
-  for (int w = 0; w < PB / 4; ++w) prev[w] = __shfl_up_sync(0xffffffffu, cur[w], 1, LW);
-  if (own) direct_store<E, PB>(g, seg, j, prev, cur);
+  for (int w = 0; w < PB / 4; ++w) prev[w] = __shfl_up_sync(0xffffffffu, cur[w], 1);
+  if (lane > 0) direct_store<E, PB>(g, seg, j, prev, cur);
 }
 
 /// Resident blocks (grid: as many as fit), slabs blockIdx.x, + gridDim.x, ...; slab i +
-/// depth - 1's loads (with the halo) issued before slab i's stores. SS: grouped (2-8:
-/// 16-byte pieces; 12-24: 8-byte pieces of two word groups), runs of a warp; MW > 0 (SS = 0): micro-blocks of MW-byte rows, runs of LW lanes (16: a row
-/// block's segment is a few pieces at large sides). MINB caps the registers.
-template <int E, int NT, int SS, int MINB, int MW = 0, int LW = 32>
+/// depth - 1's loads (with the halo) issued before slab i's stores. SS 2-8: 16-byte pieces;
+/// 12, 16: 8-byte pieces of two word groups. MINB caps the registers.
+template <int E, int NT, int SS, int MINB>
 __global__ void __launch_bounds__(NT, MINB) direct_kernel(args a) {
-  static_assert(NT % 32 == 0 && (SS > 0) != (MW > 0), "whole warps; grouped or micro-block");
-  static_assert((LW == 16 || LW == 32) && (SS == 0 || LW == 32), "runs of a warp or half of one");
+  static_assert(NT % 32 == 0, "whole warps");
+  using Dg = direct_shape<E, SS>;
   extern __shared__ uint4 smem_raw[];
   u8* sm = reinterpret_cast<u8*>(smem_raw);
   const int tid = static_cast<int>(threadIdx.x), lane = tid & 31, warp = tid >> 5;
@@ -224,9 +189,8 @@ __global__ void __launch_bounds__(NT, MINB) direct_kernel(args a) {
   const unsigned D = a.pipe_depth == 3 ? 3 : 2;
   for (unsigned j = 0; j + 1 < D; ++j) {
     if (t + static_cast<i64>(j) * gridDim.x < a.total)
-      pipe_issue<E, scatter, SS, MW>(
-          a, loaded_with_halo<E, true>(a, slab_at<E, scatter>(a, t + static_cast<i64>(j) * gridDim.x)),
-          pipe_buffer(a, sm, j), tid, NT);
+      pipe_issue<E, scatter, SS>(a, loaded_with_halo<E, true>(a, slab_at<E, scatter>(a, t + static_cast<i64>(j) * gridDim.x)),
+                                 pipe_buffer(a, sm, j), tid, NT);
     async_commit();
   }
   for (unsigned i = 0; t < a.total; t += gridDim.x, ++i) {
@@ -235,46 +199,24 @@ __global__ void __launch_bounds__(NT, MINB) direct_kernel(args a) {
     // iteration i - 1 ended.
     const i64 ahead = t + (D - 1) * static_cast<i64>(gridDim.x);
     if (ahead < a.total)
-      pipe_issue<E, scatter, SS, MW>(a, loaded_with_halo<E, true>(a, slab_at<E, scatter>(a, ahead)),
-                                     pipe_buffer(a, sm, static_cast<int>((i + D - 1) % D)), tid, NT);
+      pipe_issue<E, scatter, SS>(a, loaded_with_halo<E, true>(a, slab_at<E, scatter>(a, ahead)),
+                                 pipe_buffer(a, sm, static_cast<int>((i + D - 1) % D)), tid, NT);
     async_commit();
     if (D == 3) async_wait_all_but<2>();
     else async_wait_all_but<1>();
     __syncthreads();  // slab i's chunks visible
     const u8* const st = pipe_buffer(a, sm, static_cast<int>(i % D));
-    if constexpr (SS > 0) {
-      using Dg = direct_shape<E, SS>;
-      const int runs = direct_runs<E, Dg::PB>(p);
-      for (int r = warp; r < runs; r += NT / 32) {
-        const int j = direct_piece_of(r, lane);
-        std::uint32_t in[Dg::G][Dg::IW];
-        direct_load<E, SS>(p, st, j, in);
-        const direct_seg g = direct_seg_of<E, Dg::PB>(a, p);
-        XPOSE_UNROLL
-        for (int s = 0; s < SS; ++s) {
-          std::uint32_t w[Dg::PB / 4];
-          direct_piece<E, SS>(in, s, w);
-          direct_shuffle_store<E, Dg::PB>(g, p.out + s * a.ld_seg, j, lane > 0, w);
-        }
-      }
-    } else {
-      // Runs of LW lanes, 32 / LW per warp: item m = run r of row block R (the warp's
-      // runs in step: every lane shuffles, past the last item with zeros and no store).
-      using B = micro_shape<E, MW>;
-      const pos q = loaded_with_halo<E, true>(a, p);
-      const int nb = static_cast<int>(a.S) / B::k, items = nb * direct_runs<E, MW, LW>(p);
-      const int sub = lane / LW, sl = lane % LW;
-      for (int m0 = warp * (32 / LW); m0 < items; m0 += NT / LW) {
-        const int m = m0 + sub, r = m / nb, R = m - r * nb;
-        const bool live = m < items;
-        const int P = live ? direct_piece_of<LW>(r, sl) : -1;
-        std::uint32_t w[B::k][B::KW];
-        direct_block<E, MW>(p, q, st, nb, R, P, w);
-        const direct_seg g = direct_seg_of<E, MW>(a, p);
-        u8* const seg0 = p.out + R * B::k * a.ld_seg;
-        XPOSE_UNROLL
-        for (int x = 0; x < B::k; ++x)
-          direct_shuffle_store<E, MW, LW>(g, seg0 + x * a.ld_seg, P, live && sl > 0, w[x]);
+    const int runs = direct_runs<E, Dg::PB>(p);
+    const direct_seg g = direct_seg_of<E, Dg::PB>(a, p);
+    for (int r = warp; r < runs; r += NT / 32) {
+      const int j = direct_piece_of(r, lane);
+      std::uint32_t in[Dg::G][Dg::IW];
+      direct_load<E, SS>(p, st, j, in);
+      XPOSE_UNROLL
+      for (int s = 0; s < SS; ++s) {
+        std::uint32_t w[Dg::PB / 4];
+        direct_piece<E, SS>(in, s, w);
+        direct_shuffle_store<E, Dg::PB>(g, p.out + s * a.ld_seg, j, lane, w);
       }
     }
     __syncthreads();  // slab i's staging read: its buffer is reloaded next iteration

@@ -495,29 +495,6 @@ XPOSE_HDI void whole_blocks(const args& a, const pos& p, const u8* src, u8* dst,
   }
 }
 
-/// Scatter micro-block (row block R, positions P*kk .. P*kk + kk - 1) of slab p from the
-/// packed input (staged: already in shared memory, chunk v at staged + 16*fold_swizzle(v))
-/// into w, as loaded (position P*kk + i's chunk in w[g*kk + i][.], g the chunk's MW-byte
-/// part; transpose_block then gives row R*k + i's MW bytes in w[i]); positions past p.n 0.
-template <int E, int MW>
-XPOSE_HDI void scatter_block(const pos& p, int nb, int R, int P, const u8* staged,
-                             std::uint32_t (&w)[micro_shape<E, MW>::k][micro_shape<E, MW>::KW]) {
-  using B = micro_shape<E, MW>;
-  constexpr int KW = B::KW, kk = B::kk, G = B::G;
-  const int pk = (P * kk * nb + R) * 16;  // packed chunk of position P*kk, row block R
-  XPOSE_UNROLL
-  for (int i = 0; i < kk; ++i) {
-    const int v = pk / 16 + i * nb;
-    const c16 c = P * kk + i >= p.n ? bytes::zero16()
-                  : staged      ? bytes::ld16(staged + 16 * fold_swizzle(v))
-                                : bytes::ld16(p.in + 16 * v);
-    XPOSE_UNROLL
-    for (int g = 0; g < G; ++g)
-      XPOSE_UNROLL
-      for (int x = 0; x < KW; ++x) w[g * kk + i][x] = c.w[g * KW + x];
-  }
-}
-
 /// Gather / scatter micro-blocks, the packed side. gather: shared rows -> registers -> the packed
 /// output range (whole 16-byte chunks, positions past the slab skipped); scatter: the
 /// packed input range -> registers -> shared rows (element (s, l) at 16 + s*pitch +
@@ -550,7 +527,17 @@ XPOSE_HDI void side_blocks(const args& a, const bytes::fdiv& by_nb, const pos& p
         else ld_row_words<KW, SH>(rows + i * a.pitch, P * MW, ph(R * k + i), w[i]);
       }
     } else {
-      scatter_block<E, MW>(p, nb, R, P, staged, w);
+      XPOSE_UNROLL
+      for (int i = 0; i < kk; ++i) {
+        const int v = pk / 16 + i * nb;
+        const c16 c = P * kk + i >= p.n ? bytes::zero16()
+                      : staged      ? bytes::ld16(staged + 16 * fold_swizzle(v))
+                                    : bytes::ld16(p.in + 16 * v);
+        XPOSE_UNROLL
+        for (int g = 0; g < G; ++g)
+          XPOSE_UNROLL
+          for (int x = 0; x < KW; ++x) w[g * kk + i][x] = c.w[g * KW + x];
+      }
     }
     XPOSE_UNROLL
     for (int g = 0; g < G; ++g) bytes::transpose_block<E, KW, k>(w, g * kk);

@@ -244,7 +244,7 @@ enum class best_path : int {
   realign_skew_async,       ///< element-aligned rows: skewed tile with cp.async cover loads (best_skew.cuh)
   slab_scatter_deep,        ///< 1-2 byte slab_scatter_pipe (group > 0) / _micro_pipe (group 0), two slabs in flight
   slab_scatter_deep_halo,   ///< slab_scatter_pipe_halo / _micro_halo, the same
-  slab_scatter_direct,      ///< 1-2 byte scatter, <= 8 columns (group) or micro-blocks (group 0): staging -> registers -> output (best_direct.cuh)
+  slab_scatter_direct,      ///< 1-2 byte grouped scatter (group: the side): staging -> registers -> output (best_direct.cuh)
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -594,47 +594,44 @@ constexpr best_path best_scatter_deep_route(best_path r, int group, int elem_siz
 }
 
 /// Direct scatters (slab_scatter_direct, best_direct.cuh; switch best_scatter_direct_default):
-/// 1-2 byte scatters that the default policy runs on a grouped kernel of side 2-8
-/// (unpipelined, pipelined or halo) go staging -> registers -> output: no rows area, no
-/// write phase, the output rows' 16-byte phase by one shuffle and window per chunk;
-/// best_scatter_direct_depth staging buffers. Off: only `best_next` takes them.
-constexpr bool best_scatter_direct_default = false;
+/// 1-2 byte scatters that the default policy runs on a grouped kernel go staging -> registers
+/// -> output: no rows area, no write phase, the output rows' 16-byte phase by one shuffle and
+/// window per chunk; best_scatter_direct_depth staging buffers. On where it won side by side
+/// (GPU call of session 7, checkpoint 1, same run, best -> best_next): 16-byte aligned output
+/// rows of u8 sides 4-6 (167x50176x4 0.849 -> 0.878, 133x50176x5 0.926 -> 0.937, 111x50176x6
+/// 0.859 -> 0.902) and f16 sides 5-6 (66x50176x5 0.870 -> 0.890, 55x50176x6 0.787 -> 0.859).
+/// It lost to unaligned rows (odd HW: 0.02-0.13 below the halo kernels), to sides 2, 3 and f16
+/// 4 (the unpipelined grouped kernel: 0.05-0.08) and side 8 (0.03-0.04). best_next runs the
+/// routes it replaced.
+constexpr bool best_scatter_direct_default = true;
 constexpr int best_scatter_direct_depth = 3;
-constexpr int best_scatter_direct_max_side = 8;
 constexpr bool best_scatter_direct_on(int elem_size, bool candidate) {
   return best_route_on(best_scatter_direct_default, candidate) && elem_size <= best_pipe_max_elem;
 }
-/// The same kernel for the micro-block sides (switch best_scatter_direct_micro_default):
-/// 1-2 byte scatters that the default policy runs on the pipelined micro-block kernels
-/// (slab_scatter_micro_pipe / _halo; sides of whole chunks from the micro-block threshold up,
-/// the packed input aligned), each lane one k x 8-byte micro-block, 8-byte stores.
-constexpr bool best_scatter_direct_micro_default = false;
-/// Lanes per run of the micro-block form: 16 (a u8 row block's segment of 128 channels is 15
-/// pieces of 8 bytes per slab; runs of a warp left half of it idle).
-constexpr int best_scatter_direct_micro_lanes = 16;
-constexpr bool best_scatter_direct_micro_on(int elem_size, bool candidate) {
-  return best_route_on(best_scatter_direct_micro_default, candidate) && elem_size <= best_pipe_max_elem;
+/// The sides and rows the direct switch takes (above): aligned output rows, u8 4-6, f16 5-6.
+constexpr bool best_scatter_direct_fits(int elem_size, int side, bool out_aligned) {
+  return out_aligned && side <= 6 && side >= (elem_size == 1 ? 4 : 5);
 }
-/// The same kernel for the grouped sides 12, 16 and (u8) 24 (switch best_scatter_direct_wide_default):
-/// 8-byte pieces of two 4-byte word groups per lane (direct_shape); side 32 and f16 24 spilled
-/// (and take the micro-block routes).
+/// The same kernel for the grouped sides 12 and 16 (switch best_scatter_direct_wide_default, any
+/// output alignment): 8-byte pieces of two 4-byte word groups per lane (direct_shape); sides 24
+/// and 32 spilled at 3 blocks per SM (ptxas, sm_90). Not measured yet: off.
 constexpr bool best_scatter_direct_wide_default = false;
 constexpr bool best_scatter_direct_wide_on(int elem_size, bool candidate) {
   return best_route_on(best_scatter_direct_wide_default, candidate) && elem_size <= best_pipe_max_elem;
 }
-constexpr bool best_scatter_direct_wide_side(int elem_size, int side) {
-  return side == 12 || side == 16 || (side == 24 && elem_size == 1);
-}
-/// Register cap of the direct kernel as blocks per SM (its shared memory fits 4); side 0:
-/// the micro-block form.
-constexpr int best_scatter_direct_min_blocks(int side) { return side > 0 && side <= 4 ? 4 : 3; }
+constexpr bool best_scatter_direct_wide_side(int side) { return side == 12 || side == 16; }
+/// Register cap of the direct kernel as blocks per SM (its shared memory fits 4).
+constexpr int best_scatter_direct_min_blocks(int side) { return side <= 4 ? 4 : 3; }
 /// The direct kernel's side for scatter route r of group g (as the policy without the
-/// direct routes takes it), or 0; wide: the sides above best_scatter_direct_max_side too.
-constexpr int best_scatter_direct_side(best_path r, int group, int elem_size, bool wide = false) {
+/// direct routes takes it) to output rows all aligned or not, or 0: best_scatter_direct_fits;
+/// wide: the wide sides instead.
+constexpr int best_scatter_direct_side(best_path r, int group, int elem_size, bool out_aligned, bool wide = false) {
   const bool grouped = r == best_path::slab_scatter_pipe || r == best_path::slab_scatter_pipe_halo ||
                        r == best_path::slab_scatter;
   if (elem_size > best_pipe_max_elem || !grouped || group < 2) return 0;
-  return group <= best_scatter_direct_max_side || (wide && best_scatter_direct_wide_side(elem_size, group)) ? group : 0;
+  return (wide ? best_scatter_direct_wide_side(group) : best_scatter_direct_fits(elem_size, group, out_aligned))
+             ? group
+             : 0;
 }
 
 /// Shift gathers (slab_gather_micro_shift, slab_gather_pipe_shift; best_pipe.cuh with H
@@ -1087,19 +1084,16 @@ struct best_choice {
 };
 
 /// The 1-2 byte scatter route under the deep (best_scatter_deep_on) and direct
-/// (best_scatter_direct_on, best_scatter_direct_micro_on, best_scatter_direct_wide_on)
-/// switches' states, from b, the route the policy takes without them: the direct kernel for
-/// its sides (group 0: the micro-block form), else the deep route, else b.
+/// (best_scatter_direct_on, best_scatter_direct_wide_on) switches' states, from b, the route
+/// the policy takes without them: the direct kernel for its sides, else the deep route, else b.
 constexpr best_choice best_scatter_new_route(const best_choice& b, int elem_size, bool out_aligned, bool deep,
-                                             bool direct, bool direct_micro = false, bool direct_wide = false) {
+                                             bool direct, bool direct_wide = false) {
   if (direct)
-    if (const int g = best_scatter_direct_side(b.path, b.group, elem_size)) return {best_path::slab_scatter_direct, 16, g};
-  if (direct_wide && b.group > best_scatter_direct_max_side)
-    if (const int g = best_scatter_direct_side(b.path, b.group, elem_size, true))
+    if (const int g = best_scatter_direct_side(b.path, b.group, elem_size, out_aligned))
       return {best_path::slab_scatter_direct, 16, g};
-  if (direct_micro && elem_size <= best_pipe_max_elem &&
-      (b.path == best_path::slab_scatter_micro_pipe || b.path == best_path::slab_scatter_micro_halo))
-    return {best_path::slab_scatter_direct, 16, 0};
+  if (direct_wide)
+    if (const int g = best_scatter_direct_side(b.path, b.group, elem_size, out_aligned, true))
+      return {best_path::slab_scatter_direct, 16, g};
   if (deep) return {best_scatter_deep_route(b.path, b.group, elem_size, out_aligned), 16, b.group};
   return b;
 }
@@ -1220,11 +1214,10 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     // Direct and deep scatters (switches best_scatter_direct_default, best_scatter_deep_default)
     // in place of the route the policy takes without them (the default flag's other routes).
     const bool deep = best_scatter_deep_on(d.elem_size, candidate), direct = best_scatter_direct_on(d.elem_size, candidate);
-    const bool direct_micro = best_scatter_direct_micro_on(d.elem_size, candidate);
     const bool direct_wide = best_scatter_direct_wide_on(d.elem_size, candidate);
-    if (!deep && !direct && !direct_micro && !direct_wide) return r;
-    const best_choice b = candidate ? scatter_route(false) : r;
-    const best_choice n = best_scatter_new_route(b, d.elem_size, out_aligned, deep, direct, direct_micro, direct_wide);
+    if (!deep && !direct && !direct_wide) return r;
+    const best_choice b = scatter_route(false);  // (the routes they replace: the default flag's)
+    const best_choice n = best_scatter_new_route(b, d.elem_size, out_aligned, deep, direct, direct_wide);
     return n.path != b.path ? n : r;
   }
 

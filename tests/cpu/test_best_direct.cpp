@@ -23,47 +23,29 @@ using u8 = unsigned char;
 
 namespace {
 
-// Slab p's stores from its staged buffer st (q: p with its halo), warp run by warp run
-// (any warp, any order): each run's 32 lanes' pieces, then its stores (the shuffle). SS
-// (2-8): grouped; MW > 0 (SS = 0): the micro-block form.
-template <int E, int SS, int MW>
-void direct_slab(const slab::args& a, const slab::pos& p, const slab::pos& q, const u8* st) {
-  if constexpr (SS > 0) {
-    using D = slab::direct_shape<E, SS>;
-    const slab::direct_seg g = slab::direct_seg_of<E, D::PB>(a, p);
-    for (int r = 0; r < slab::direct_runs<E, D::PB>(p); ++r) {
-      std::uint32_t piece[32][SS][D::PB / 4];
-      for (int lane = 0; lane < 32; ++lane) {
-        std::uint32_t in[D::G][D::IW];
-        slab::direct_load<E, SS>(p, st, slab::direct_piece_of(r, lane), in);
-        for (int s = 0; s < SS; ++s) slab::direct_piece<E, SS>(in, s, piece[lane][s]);
-      }
-      for (int lane = 1; lane < 32; ++lane)
-        for (int s = 0; s < SS; ++s)
-          slab::direct_store<E, D::PB>(g, p.out + s * a.ld_seg, slab::direct_piece_of(r, lane), piece[lane - 1][s],
-                                       piece[lane][s]);
+// Slab p's stores from its staged buffer st, warp run by warp run (any warp, any order):
+// each run's 32 lanes' pieces, then its stores (the shuffle).
+template <int E, int SS>
+void direct_slab(const slab::args& a, const slab::pos& p, const u8* st) {
+  using D = slab::direct_shape<E, SS>;
+  const slab::direct_seg g = slab::direct_seg_of<E, D::PB>(a, p);
+  for (int r = 0; r < slab::direct_runs<E, D::PB>(p); ++r) {
+    std::uint32_t piece[32][SS][D::PB / 4];
+    for (int lane = 0; lane < 32; ++lane) {
+      std::uint32_t in[D::G][D::IW];
+      slab::direct_load<E, SS>(p, st, slab::direct_piece_of(r, lane), in);
+      for (int s = 0; s < SS; ++s) slab::direct_piece<E, SS>(in, s, piece[lane][s]);
     }
-  } else {
-    // (Runs of best_scatter_direct_micro_lanes lanes, as the kernel takes them.)
-    using B = slab::micro_shape<E, MW>;
-    constexpr int LW = best_scatter_direct_micro_lanes;
-    const int nb = static_cast<int>(a.S) / B::k;
-    const slab::direct_seg g = slab::direct_seg_of<E, MW>(a, p);
-    for (int m = 0; m < nb * slab::direct_runs<E, MW, LW>(p); ++m) {
-      const int r = m / nb, R = m - r * nb;
-      std::uint32_t w[LW][B::k][B::KW];
-      for (int sl = 0; sl < LW; ++sl) slab::direct_block<E, MW>(p, q, st, nb, R, slab::direct_piece_of<LW>(r, sl), w[sl]);
-      for (int sl = 1; sl < LW; ++sl)
-        for (int x = 0; x < B::k; ++x)
-          slab::direct_store<E, MW>(g, p.out + (R * B::k + x) * a.ld_seg, slab::direct_piece_of<LW>(r, sl), w[sl - 1][x],
-                                    w[sl][x]);
-    }
+    for (int lane = 1; lane < 32; ++lane)
+      for (int s = 0; s < SS; ++s)
+        slab::direct_store<E, D::PB>(g, p.out + s * a.ld_seg, slab::direct_piece_of(r, lane), piece[lane - 1][s],
+                                     piece[lane][s]);
   }
 }
 
-// Every block of direct_kernel<E, nt, SS, .., MW> with `grid` resident blocks of nt threads:
+// Every block of direct_kernel<E, nt, SS> with `grid` resident blocks of nt threads:
 // slab i + D - 1's loads before slab i's stores, into slab i - 1's buffer.
-template <int E, int SS, int MW = 0>
+template <int E, int SS>
 void emulate_direct(const slab::args& a, int nt, long long grid) {
   const int D = a.pipe_depth == 3 ? 3 : 2;
   std::vector<u8> store(static_cast<std::size_t>(a.smem) + 16);
@@ -71,7 +53,7 @@ void emulate_direct(const slab::args& a, int nt, long long grid) {
   auto loaded = [&](long long t) { return slab::loaded_with_halo<E, true>(a, slab::slab_at<E, slab::scatter>(a, t)); };
   auto issue = [&](long long t, int b) {
     for (int tid = 0; tid < nt; ++tid)
-      slab::pipe_issue<E, slab::scatter, SS, MW>(a, loaded(t), slab::pipe_buffer(a, sm, b), tid, nt);
+      slab::pipe_issue<E, slab::scatter, SS>(a, loaded(t), slab::pipe_buffer(a, sm, b), tid, nt);
   };
   for (long long b = 0; b < grid && b < a.total; ++b) {
     std::fill(sm, sm + a.smem, static_cast<u8>(0xCD));
@@ -80,33 +62,25 @@ void emulate_direct(const slab::args& a, int nt, long long grid) {
     int i = 0;
     for (long long t = b; t < a.total; t += grid, ++i) {
       if (t + (D - 1) * grid < a.total) issue(t + (D - 1) * grid, (i + D - 1) % D);
-      direct_slab<E, SS, MW>(a, slab::slab_at<E, slab::scatter>(a, t), loaded(t), slab::pipe_buffer(a, sm, i % D));
+      direct_slab<E, SS>(a, slab::slab_at<E, slab::scatter>(a, t), slab::pipe_buffer(a, sm, i % D));
     }
   }
 }
 
 template <int E>
 void check_direct(const xpose::matrix_desc& d, long long off_in, long long off_out, int slab_bytes, int nt,
-                  long long grid, int depth, int micro = 0) {
+                  long long grid, int depth) {
   const int side = static_cast<int>(d.cols);
   SCOPED_TRACE(xpose_test::shape_name(d) + " offsets " + std::to_string(off_in) + "/" + std::to_string(off_out) +
                " slab " + std::to_string(slab_bytes) + " nt " + std::to_string(nt) + " grid " + std::to_string(grid) +
                " depth " + std::to_string(depth));
   const auto seed = static_cast<std::uint64_t>(d.rows * 31 + d.cols + off_in + 7 * off_out);
   xpose_test::host_slab_check(d, off_in, off_out, seed, [&](const u8* pin, const u8* in_end, u8* pout) {
-    const slab::args a = slab::make_direct_args<E>(pin, pout, d, in_end, slab_bytes, depth, micro > 0);
+    const slab::args a = slab::make_direct_args<E>(pin, pout, d, in_end, slab_bytes, depth);
     ASSERT_GT(a.total, 0);
     ASSERT_EQ(a.pipe_depth, depth);
     ASSERT_LE(a.pipe_buf + depth * a.pipe_step, a.smem);
-    ASSERT_LE(a.smem, slab::direct_smem_max<E>(side, slab_bytes, depth, micro > 0));
-    if (micro > 0) {
-      // The micro-block preconditions (best_path_for): whole chunks per position, the packed input aligned.
-      ASSERT_EQ((a.S * E) % 16, 0);
-      ASSERT_EQ(slab::addr16(a.in), 0);
-      ASSERT_EQ(a.stride_in % 16, 0);
-      ASSERT_EQ(micro, best_pipe_micro_width);
-      return emulate_direct<E, 0, best_pipe_micro_width>(a, nt, grid);
-    }
+    ASSERT_LE(a.smem, slab::direct_smem_max<E>(side, slab_bytes, depth));
     switch (side) {
       case 2: return emulate_direct<E, 2>(a, nt, grid);
       case 3: return emulate_direct<E, 3>(a, nt, grid);
@@ -145,80 +119,7 @@ void direct_cases() {
 
 }  // namespace
 
-// The micro-block form: 1 to 8 row blocks, ragged position blocks, last slabs shorter than
-// the halo, the output at any offset, padded and gapped; the packed input aligned.
-template <int E>
-void direct_micro_cases() {
-  constexpr long long k = 16 / E;
-  const int prod = best_class_policy_for(90, E).slab_bytes;
-  for (long long s : {k, 3 * k, 8 * k}) {
-    if (s * E > best_class_policy_for(90, E).slab_max_short_bytes) continue;
-    for (int bytes : {prod, static_cast<int>(64 * E * s), static_cast<int>(2 * k * E * s)})
-      for (auto [nt, grid] : {std::pair<int, long long>{best_slab_threads, 2}, {32, 1}, {64, 1 << 30}})
-        for (long long L : {1LL, k + 3, 5 * k + 3, 301LL, 64 * k + 5})
-          for (auto [oi, oo] : {std::pair<long long, long long>{0, 0}, {0, 1}, {k, 3}, {0, k - 1}})
-            for (int depth : {2, best_scatter_direct_depth}) {
-              const int mw = best_pipe_micro_width;
-              check_direct<E>(padded(L, s, E, 3, 0, oo, 2 * k), oi, oo, bytes, nt, grid, depth, mw);
-              check_direct<E>(xpose::matrix_desc::packed(L, s, E, 2), oi, oo, bytes, nt, grid, depth, mw);
-              if (::testing::Test::HasFatalFailure()) return;
-            }
-  }
-}
-
-// Every output byte stored by exactly one slab, padding and gaps by none (a byte counts as
-// stored by a slab when it changes under either of two poisons): grouped side 6 and the
-// micro-block form, output rows aligned and not, slabs of k positions (many boundaries).
-template <int E>
-void direct_ownership() {
-  constexpr long long k = 16 / E;
-  using xpose::matrix_desc;
-  for (long long oo : {0LL, 1LL, k - 1})
-    for (const matrix_desc& d : {matrix_desc::packed(301, 6, E, 2), padded(5 * k + 3, 6, E, 3, 0, 3, 2 * k),
-                                 matrix_desc::packed(301, 2 * k, E, 2), padded(5 * k + 3, 2 * k, E, 3, 0, 3, 2 * k)}) {
-      SCOPED_TRACE(xpose_test::shape_name(d) + " offset " + std::to_string(oo));
-      const bool micro = d.cols % k == 0;
-      const std::size_t ni = static_cast<std::size_t>(xpose_test::in_elems(d)) * E;
-      const std::size_t no = static_cast<std::size_t>(xpose_test::out_elems(d) + oo) * E;
-      const auto src = xpose_test::random_bytes(ni, 99);
-      xpose_test::aligned_buf in(ni), out(no);
-      std::memcpy(in.p.get(), src.data(), ni);
-      u8* const pout = out.p.get();
-      const slab::args a = slab::make_direct_args<E>(in.p.get(), pout + oo * E, d, in.p.get() + ni,
-                                                     static_cast<int>(2 * k * E * d.cols), 2, micro);
-      ASSERT_EQ(a.span, k);
-      std::vector<u8> store(static_cast<std::size_t>(a.smem) + 16);
-      u8* sm = store.data() + (16 - reinterpret_cast<std::uintptr_t>(store.data()) % 16) % 16;
-      std::vector<int> count(no, 0);
-      for (long long t = 0; t < a.total; ++t) {
-        const slab::pos p = slab::slab_at<E, slab::scatter>(a, t), q = slab::loaded_with_halo<E, true>(a, p);
-        std::vector<bool> hit(no, false);
-        for (u8 poison : {u8{0x00}, u8{0xFF}}) {
-          std::memset(pout, poison, no);
-          for (int tid = 0; tid < 64; ++tid) {
-            if (micro) slab::pipe_issue<E, slab::scatter, 0, best_pipe_micro_width>(a, q, sm, tid, 64);
-            else slab::pipe_issue<E, slab::scatter, 6>(a, q, sm, tid, 64);
-          }
-          if (micro) direct_slab<E, 0, best_pipe_micro_width>(a, p, q, sm);
-          else direct_slab<E, 6, 0>(a, p, q, sm);
-          for (std::size_t x = 0; x < no; ++x) hit[x] = hit[x] || pout[x] != poison;
-        }
-        for (std::size_t x = 0; x < no; ++x) count[x] += hit[x];
-      }
-      std::vector<int> want(no, 0);
-      for (long long b = 0; b < d.batch; ++b)
-        for (long long c = 0; c < d.cols; ++c)
-          for (long long l = 0; l < d.rows; ++l)
-            for (int e = 0; e < E; ++e) want[static_cast<std::size_t>((oo + b * d.stride_out + c * d.ld_out + l) * E + e)] = 1;
-      for (std::size_t x = 0; x < no; ++x) ASSERT_EQ(count[x], want[x]) << "byte " << x;
-    }
-}
-
-TEST(BestDirectEmulation, Ownership1) { direct_ownership<1>(); }
-TEST(BestDirectEmulation, Ownership2) { direct_ownership<2>(); }
 TEST(BestDirectEmulation, Bytes1) { direct_cases<1>(); }
-TEST(BestDirectEmulation, Micro1) { direct_micro_cases<1>(); }
-TEST(BestDirectEmulation, Micro2) { direct_micro_cases<2>(); }
 TEST(BestDirectEmulation, Bytes2) { direct_cases<2>(); }
 
 // Every output offset from the 16-byte grid, odd long sides, the input's end inside a halo.
@@ -232,69 +133,98 @@ TEST(BestDirectEmulation, Offsets) {
     }
 }
 
-// The route: under the flag that has it on, exactly the 1-2 byte scatters that the policy
-// without it runs on a grouped kernel of side 2-8, the side kept (any alignment); under
-// the other flag none; never gathers or 4-byte elements. Its blocks fit 4 per SM.
+// Every output byte stored by exactly one slab, padding and gaps by none (a byte counts as
+// stored by a slab when it changes under either of two poisons): sides 6 (16-byte pieces) and
+// 12 (8-byte pieces), output rows aligned and not, slabs of k positions (many boundaries).
+template <int E, int SS>
+void direct_ownership() {
+  constexpr long long k = 16 / E;
+  using xpose::matrix_desc;
+  for (long long oo : {0LL, 1LL, k - 1})
+    for (const matrix_desc& d : {matrix_desc::packed(301, SS, E, 2), padded(5 * k + 3, SS, E, 3, 0, 3, 2 * k)}) {
+      SCOPED_TRACE(xpose_test::shape_name(d) + " offset " + std::to_string(oo));
+      const std::size_t ni = static_cast<std::size_t>(xpose_test::in_elems(d)) * E;
+      const std::size_t no = static_cast<std::size_t>(xpose_test::out_elems(d) + oo) * E;
+      const auto src = xpose_test::random_bytes(ni, 99);
+      xpose_test::aligned_buf in(ni), out(no);
+      std::memcpy(in.p.get(), src.data(), ni);
+      u8* const pout = out.p.get();
+      const slab::args a = slab::make_direct_args<E>(in.p.get(), pout + oo * E, d, in.p.get() + ni,
+                                                     static_cast<int>(2 * k * E * d.cols), 2);
+      ASSERT_EQ(a.span, k);
+      std::vector<u8> store(static_cast<std::size_t>(a.smem) + 16);
+      u8* sm = store.data() + (16 - reinterpret_cast<std::uintptr_t>(store.data()) % 16) % 16;
+      std::vector<int> count(no, 0);
+      for (long long t = 0; t < a.total; ++t) {
+        const slab::pos p = slab::slab_at<E, slab::scatter>(a, t), q = slab::loaded_with_halo<E, true>(a, p);
+        std::vector<bool> hit(no, false);
+        for (u8 poison : {u8{0x00}, u8{0xFF}}) {
+          std::memset(pout, poison, no);
+          for (int tid = 0; tid < 64; ++tid) slab::pipe_issue<E, slab::scatter, SS>(a, q, sm, tid, 64);
+          direct_slab<E, SS>(a, p, sm);
+          for (std::size_t x = 0; x < no; ++x) hit[x] = hit[x] || pout[x] != poison;
+        }
+        for (std::size_t x = 0; x < no; ++x) count[x] += hit[x];
+      }
+      std::vector<int> want(no, 0);
+      for (long long b = 0; b < d.batch; ++b)
+        for (long long c = 0; c < d.cols; ++c)
+          for (long long l = 0; l < d.rows; ++l)
+            for (int e = 0; e < E; ++e) want[static_cast<std::size_t>((oo + b * d.stride_out + c * d.ld_out + l) * E + e)] = 1;
+      for (std::size_t x = 0; x < no; ++x) ASSERT_EQ(count[x], want[x]) << "byte " << x;
+    }
+}
+
+TEST(BestDirectEmulation, Ownership1) {
+  direct_ownership<1, 6>();
+  direct_ownership<1, 12>();
+}
+TEST(BestDirectEmulation, Ownership2) {
+  direct_ownership<2, 6>();
+  direct_ownership<2, 12>();
+}
+
+// The routes under both flags: slab_scatter_direct only where a direct switch has the flag
+// take it, for 1-2 byte scatters of its sides (best_scatter_direct_fits: aligned output rows
+// of u8 4-6 / f16 5-6; best_scatter_direct_wide_side: 12, 16), the side kept; the
+// sweep's rows of those sides take it; never gathers or 4-byte elements. Its blocks fit
+// best_scatter_direct_min_blocks per SM.
 TEST(BestDirectPolicy, Paths) {
   using xpose::matrix_desc;
-  const bool on = !best_scatter_direct_default, off = best_scatter_direct_default;
   int taken = 0;
-  for (int E : {1, 2, 4})
-    for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 7LL, 8LL, 12LL, 16LL})
-      for (long long hw : {50176LL, 50177LL})
-        for (auto [oi, oo, pad, gap] : {std::tuple<long long, long long, long long, long long>{0, 0, 0, 0},
-                                        {1, 1, 0, 0}, {0, 1, 0, 0}, {0, 0, 3, 0}, {0, 0, 0, 5}}) {
-          SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c) + " " + std::to_string(hw) + " " +
-                       std::to_string(oi) + "/" + std::to_string(oo) + "/" + std::to_string(pad) + "/" +
-                       std::to_string(gap));
-          const matrix_desc d = padded(hw, c, E, 3, 0, pad, gap);
-          const auto in = static_cast<unsigned long long>(oi * E), out = static_cast<unsigned long long>(oo * E);
-          const best_choice h = best_path_for(d, in, out, 90, on);
-          const bool direct = h.path == best_path::slab_scatter_direct;
-          EXPECT_NE(best_path_for(d, in, out, 90, off).path, best_path::slab_scatter_direct);
-          EXPECT_NE(best_path_for(padded(c, hw, E, 3, pad, 0, gap), out, in, 90, on).path, best_path::slab_scatter_direct);
-          if (!best_scatter_direct_default) {  // (the policy without it is the default flag's)
-            const best_choice b = best_path_for(d, in, out, 90, off);
-            EXPECT_EQ(direct, best_scatter_direct_side(b.path, b.group, E, best_scatter_direct_wide_on(E, on)) > 0);
-            if (direct) EXPECT_EQ(h.group, b.group);
+  for (bool flag : {false, true})
+    for (int E : {1, 2, 4})
+      for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 7LL, 8LL, 12LL, 16LL, 24LL, 32LL})
+        for (long long hw : {50176LL, 50177LL})
+          for (auto [oi, oo, pad, gap] : {std::tuple<long long, long long, long long, long long>{0, 0, 0, 0},
+                                          {1, 1, 0, 0}, {0, 1, 0, 0}, {0, 0, 3, 0}, {0, 0, 0, 5}}) {
+            SCOPED_TRACE(std::to_string(flag) + " " + std::to_string(E) + " " + std::to_string(c) + " " +
+                         std::to_string(hw) + " " + std::to_string(oi) + "/" + std::to_string(oo) + "/" +
+                         std::to_string(pad) + "/" + std::to_string(gap));
+            const matrix_desc d = padded(hw, c, E, 3, 0, pad, gap);
+            const auto in = static_cast<unsigned long long>(oi * E), out = static_cast<unsigned long long>(oo * E);
+            const bool aligned = best_out_rows_aligned(d, out);
+            const best_choice h = best_path_for(d, in, out, 90, flag);
+            const int side = static_cast<int>(c);
+            // (Grouped routes without them: every side here but u8 32 and f16 24, 32 (micro-block).)
+            const bool grouped = E <= 2 && (c <= 16 || (E == 1 && c == 24));
+            const bool want = grouped && ((best_scatter_direct_on(E, flag) && best_scatter_direct_fits(E, side, aligned)) ||
+                                          (best_scatter_direct_wide_on(E, flag) && best_scatter_direct_wide_side(side)));
+            EXPECT_EQ(h.path == best_path::slab_scatter_direct, want) << best_path_name(h.path);
+            if (want) EXPECT_EQ(h.group, c);
+            EXPECT_NE(best_path_for(padded(c, hw, E, 3, pad, 0, gap), out, in, 90, flag).path, best_path::slab_scatter_direct);
+            taken += want;
           }
-          // (Sides 12, 16 where best_scatter_direct_wide_default has `on` take them.)
-          const bool wide = best_scatter_direct_wide_on(E, on) && best_scatter_direct_wide_side(E, static_cast<int>(c));
-          EXPECT_EQ(direct, E <= 2 && (c <= 8 || wide)) << best_path_name(h.path);
-          if (direct) EXPECT_EQ(h.group, c);
-          taken += direct;
-        }
-  EXPECT_EQ(taken, 2 * 7 * 2 * 5 + (best_scatter_direct_wide_on(1, on) ? 2 * 2 * 2 * 5 : 0));
-  // The micro-block form (switch best_scatter_direct_micro_default): exactly the scatters the
-  // policy without it runs on the pipelined micro-block kernels (group 0); never 4-byte elements.
-  const bool mon = !best_scatter_direct_micro_default, moff = best_scatter_direct_micro_default;
-  int micro = 0;
-  for (int E : {1, 2, 4})
-    for (long long c : {16LL, 24LL, 32LL, 48LL, 64LL, 96LL, 128LL})
-      for (long long hw : {50176LL, 50177LL})
-        for (long long oo : {0LL, 1LL}) {
-          SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c) + " " + std::to_string(hw) + " " + std::to_string(oo));
-          const matrix_desc d = matrix_desc::packed(hw, c, E, 3);
-          const auto out = static_cast<unsigned long long>(oo * E);
-          const best_choice h = best_path_for(d, 0, out, 90, mon);
-          EXPECT_FALSE(best_path_for(d, 0, out, 90, moff).path == best_path::slab_scatter_direct &&
-                       best_path_for(d, 0, out, 90, moff).group == 0);
-          // (The micro-block sides of the class: whole chunks from the micro-block threshold up.)
-          const long long smin = best_slab_micro_min(90, E, best_micro_candidate, best_path::slab_scatter_micro);
-          const bool want = E <= 2 && smin > 0 && c >= smin && (c * E) % 16 == 0;
-          EXPECT_EQ(h.path == best_path::slab_scatter_direct && h.group == 0, want) << best_path_name(h.path);
-          if (!best_scatter_direct_micro_default && !best_scatter_deep_default && !best_scatter_direct_default &&
-              E <= 2) {
-            const best_choice b = best_path_for(d, 0, out, 90, moff);
-            EXPECT_EQ(want, b.path == best_path::slab_scatter_micro_pipe || b.path == best_path::slab_scatter_micro_halo);
-          }
-          micro += want;
-        }
-  EXPECT_EQ(micro, (5 + 6) * 2 * 2);  // u8 32-128 (5 sides), f16 24-128 (6 sides)
-
+  EXPECT_GT(taken, 20);
+  // The sweep's rows the direct switch measured faster (best_scatter_direct_fits), under the flag that has it on.
+  const bool on = !best_scatter_direct_default;
+  for (auto [b, c, E] : {std::tuple<long long, long long, int>{167, 4, 1}, {133, 5, 1}, {111, 6, 1}, {66, 5, 2}, {55, 6, 2}}) {
+    EXPECT_EQ(best_path_for(matrix_desc::packed(50176, c, E, b), 0, 0, 90, on).path, best_path::slab_scatter_direct);
+    EXPECT_NE(best_path_for(matrix_desc::packed(50177, c, E, b), 0, 0, 90, on).path, best_path::slab_scatter_direct);
+  }
   EXPECT_STREQ(best_path_name(best_path::slab_scatter_direct), "slab_scatter_direct");
   EXPECT_EQ(best_path_base(best_path::slab_scatter_direct), best_path::slab_scatter);
-  for (int s = 2; s <= best_scatter_direct_max_side; ++s) {
+  for (int s : {2, 3, 4, 5, 6, 7, 8, 12, 16, 24}) {
     EXPECT_LE((slab::direct_smem_max<1>(s, best_class_policy_for(90, 1).slab_bytes, best_scatter_direct_depth) + 1024) *
                   best_scatter_direct_min_blocks(s),
               228 * 1024);

@@ -497,9 +497,13 @@ TEST(BestPipePolicy, Paths) {
   for (int E : {1, 2}) {
     const best_path unaligned = best_halo_route(best_path::slab_scatter_pipe, E, on, false);
     EXPECT_EQ(best_path_for(matrix_desc::packed(50177, 5, E, 5), 0, 0, 90, on).path, unaligned);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(50176, 5, E, 5), 0, 0, 90, on).path, best_path::slab_scatter);
+    // (Aligned rows of sides 5 and 6: the direct scatter where its switch has `on` take it.)
+    const bool direct = best_scatter_direct_on(E, on);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(50176, 5, E, 5), 0, 0, 90, on).path,
+              direct && best_scatter_direct_fits(E, 5, true) ? best_path::slab_scatter_direct : best_path::slab_scatter);
     EXPECT_EQ(best_path_for(matrix_desc::packed(50176, 5, E, 5), 0, E, 90, on).path, unaligned);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(50176, 6, E, 5), 0, 0, 90, on).path, best_path::slab_scatter_pipe);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(50176, 6, E, 5), 0, 0, 90, on).path,
+              direct && best_scatter_direct_fits(E, 6, true) ? best_path::slab_scatter_direct : best_path::slab_scatter_pipe);
   }
   // 2-row gathers: pipelined with aligned rows only (unaligned: the grouped kernel, or the
   // shift kernel where best_gather_shift_default has the flag take it).
@@ -939,76 +943,68 @@ TEST(BestPipePolicy, WholeWide) {
   EXPECT_EQ(taken, 5 + 6);  // f32: all but 6x8 and 64x64; 8-byte: all but 64x64
 }
 
-// Deep scatters (switch best_scatter_deep_default): under the flag that has them on, every
-// 1-2 byte scatter that the policy without them runs on a grouped kernel of a pipelined side
-// or on a micro-block kernel, on slab_scatter_deep (aligned output rows) or
-// slab_scatter_deep_halo, the group kept; under the other flag none; never 4-16 byte
-// elements, never gathers. Their blocks fit 3 per SM (228 KiB, 1 KiB reserved per block).
+// The session-7 scatter routes (switches best_scatter_deep_default, best_scatter_direct_default,
+// best_scatter_direct_wide_default) under both flags: a deep route only where its switch has
+// the flag take it, 1-2 byte elements, the halo form exactly to unaligned output rows; a
+// direct route only where a direct switch has the flag take it and its sides fit
+// (best_scatter_direct_fits: aligned rows of u8 4-6 / f16 5-6; wide: 12, 16), the side
+// kept; never 4-8 byte elements, never gathers. Deep blocks fit 3 per SM (228 KiB, 1 KiB per block).
 TEST(BestPipePolicy, DeepScatters) {
   using xpose::matrix_desc;
-  const bool on = !best_scatter_deep_default, off = best_scatter_deep_default;
   auto is_deep = [](best_path p) { return p == best_path::slab_scatter_deep || p == best_path::slab_scatter_deep_halo; };
-  int taken = 0;
-  for (int E : {1, 2, 4, 8})
-    for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 7LL, 8LL, 12LL, 16LL, 20LL, 24LL, 32LL, 40LL, 48LL, 64LL, 96LL, 128LL})
-      for (long long hw : {50176LL, 50177LL})
-        for (auto [oi, oo, pad, gap] : {std::tuple<long long, long long, long long, long long>{0, 0, 0, 0},
-                                        {1, 1, 0, 0}, {0, 1, 0, 0}, {0, 0, 3, 0}, {0, 0, 0, 16}, {0, 0, 0, 5}}) {
-          SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c) + " " + std::to_string(hw) + " " +
-                       std::to_string(oi) + "/" + std::to_string(oo) + "/" + std::to_string(pad) + "/" +
-                       std::to_string(gap));
-          const matrix_desc d = padded(hw, c, E, 3, 0, pad, gap);
-          const auto in = static_cast<unsigned long long>(oi * E), out = static_cast<unsigned long long>(oo * E);
-          const bool aligned = best_out_rows_aligned(d, out);
-          const best_choice h = best_path_for(d, in, out, 90, on);
-          EXPECT_FALSE(is_deep(best_path_for(d, in, out, 90, off).path));
-          EXPECT_FALSE(is_deep(best_path_for(padded(c, hw, E, 3, pad, 0, gap), out, in, 90, on).path));  // gathers
-          if (E > best_pipe_max_elem) EXPECT_FALSE(is_deep(h.path));
-          // (The direct scatter, where its switches have `on` take it: sides up to 8, micro-block sides.)
-          const bool direct = best_scatter_direct_on(E, on), direct_micro = best_scatter_direct_micro_on(E, on);
-          const bool direct_wide = best_scatter_direct_wide_on(E, on);
-          // (1-2 byte elements: the policy without them is the default flag's; 4-8 byte routes differ by flag.)
-          if (!best_scatter_deep_default && !best_scatter_direct_default && !best_scatter_direct_micro_default &&
-              !best_scatter_direct_wide_default && E <= best_pipe_max_elem) {
-            const best_choice b = best_path_for(d, in, out, 90, off);
-            const best_choice n = best_scatter_new_route(b, E, aligned, true, direct, direct_micro, direct_wide);
-            EXPECT_EQ(h.path, n.path);
-            EXPECT_EQ(h.group, b.group);
-            EXPECT_EQ(n.path == best_path::slab_scatter_direct && n.group > 0,
-                      best_scatter_direct_side(b.path, b.group, E, direct_wide) > 0);
-            // Every grouped side with a pipelined kernel, every micro-block route.
-            const bool grouped = b.group > 0 && best_path_base(b.path) == best_path::slab_scatter;
-            const bool micro = b.path == best_path::slab_scatter_micro_pipe || b.path == best_path::slab_scatter_micro_halo;
-            if (E <= best_pipe_max_elem)
-              EXPECT_EQ(is_deep(h.path) || h.path == best_path::slab_scatter_direct, grouped || micro);
+  int deep = 0, direct = 0;
+  for (bool flag : {false, true})
+    for (int E : {1, 2, 4, 8})
+      for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 7LL, 8LL, 12LL, 16LL, 20LL, 24LL, 32LL, 40LL, 48LL, 64LL, 96LL, 128LL})
+        for (long long hw : {50176LL, 50177LL})
+          for (auto [oi, oo, pad, gap] : {std::tuple<long long, long long, long long, long long>{0, 0, 0, 0},
+                                          {1, 1, 0, 0}, {0, 1, 0, 0}, {0, 0, 3, 0}, {0, 0, 0, 16}, {0, 0, 0, 5}}) {
+            SCOPED_TRACE(std::to_string(flag) + " " + std::to_string(E) + " " + std::to_string(c) + " " +
+                         std::to_string(hw) + " " + std::to_string(oi) + "/" + std::to_string(oo) + "/" +
+                         std::to_string(pad) + "/" + std::to_string(gap));
+            const matrix_desc d = padded(hw, c, E, 3, 0, pad, gap);
+            const auto in = static_cast<unsigned long long>(oi * E), out = static_cast<unsigned long long>(oo * E);
+            const bool aligned = best_out_rows_aligned(d, out);
+            const best_choice h = best_path_for(d, in, out, 90, flag);
+            const best_path gp = best_path_for(padded(c, hw, E, 3, pad, 0, gap), out, in, 90, flag).path;  // gathers
+            EXPECT_FALSE(is_deep(gp) || gp == best_path::slab_scatter_direct);
+            if (is_deep(h.path)) {
+              EXPECT_TRUE(best_scatter_deep_on(E, flag));
+              EXPECT_EQ(h.path == best_path::slab_scatter_deep_halo, !aligned);
+              EXPECT_EQ(best_path_base(h.path), best_path::slab_scatter);
+              EXPECT_TRUE(h.group == 0 || h.group == c);
+            }
+            if (h.path == best_path::slab_scatter_direct) {
+              EXPECT_EQ(h.group, c);
+              EXPECT_TRUE((best_scatter_direct_on(E, flag) && best_scatter_direct_fits(E, h.group, aligned)) ||
+                          (best_scatter_direct_wide_on(E, flag) && best_scatter_direct_wide_side(h.group)));
+            }
+            if (E > best_pipe_max_elem) EXPECT_FALSE(is_deep(h.path) || h.path == best_path::slab_scatter_direct);
+            deep += is_deep(h.path);
+            direct += h.path == best_path::slab_scatter_direct;
           }
-          if (is_deep(h.path)) {
-            EXPECT_EQ(h.path == best_path::slab_scatter_deep_halo, !aligned);
-            EXPECT_TRUE(!direct || h.group == 0 || h.group > best_scatter_direct_max_side);
-            EXPECT_TRUE(!direct_micro || h.group > 0);
-            EXPECT_TRUE(!direct_wide || !best_scatter_direct_wide_side(E, h.group));
-            EXPECT_EQ(best_path_base(h.path), best_path::slab_scatter);
-          }
-          taken += is_deep(h.path) || h.path == best_path::slab_scatter_direct;
+  EXPECT_GT(deep, 200);
+  EXPECT_GT(direct, 30);
+  // The sweep's rows of the class (packed, aligned buffers) under each flag: the direct kernel
+  // where a direct switch has the flag take the side, else the deep route where its switch
+  // does (every side has one), else the old routes.
+  for (bool flag : {false, true})
+    for (int E : {1, 2})
+      for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 8LL, 12LL, 16LL, 24LL, 32LL, 48LL, 64LL, 96LL, 128LL})
+        for (long long hw : {50176LL, 50177LL}) {
+          const best_choice h = best_path_for(matrix_desc::packed(hw, c, E, 5), 0, 0, 90, flag);
+          const bool aligned = hw % (16 / E) == 0;
+          const long long smin = best_slab_micro_min(90, E, best_micro_candidate, best_path::slab_scatter_micro);
+          const bool micro = smin > 0 && c >= smin && (c * E) % 16 == 0;
+          const int side = static_cast<int>(c);
+          const bool direct = (best_scatter_direct_on(E, flag) && best_scatter_direct_fits(E, side, aligned)) ||
+                              (best_scatter_direct_wide_on(E, flag) && !micro && best_scatter_direct_wide_side(side));
+          const std::string want = direct                            ? "slab_scatter_direct"
+                                   : !best_scatter_deep_on(E, flag) ? std::string(best_path_name(h.path))
+                                   : aligned                         ? "slab_scatter_deep"
+                                                                     : "slab_scatter_deep_halo";
+          EXPECT_EQ(best_path_name(h.path), want) << flag << " " << E << " " << c << " " << hw;
         }
-  EXPECT_GT(taken, 200);
-  // The sweep's rows of the class, packed and aligned: every one deep.
-  for (int E : {1, 2})
-    for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 8LL, 12LL, 16LL, 24LL, 32LL, 48LL, 64LL, 96LL, 128LL})
-      for (long long hw : {50176LL, 50177LL}) {
-        const best_choice h = best_path_for(matrix_desc::packed(hw, c, E, 5), 0, 0, 90, on);
-        // (Micro-block sides: the direct form where its switch has `on` take it.)
-        const long long smin = best_slab_micro_min(90, E, best_micro_candidate, best_path::slab_scatter_micro);
-        const bool micro = smin > 0 && c >= smin && (c * E) % 16 == 0;
-        const bool direct = (best_scatter_direct_on(E, on) && c <= best_scatter_direct_max_side) ||
-                            (best_scatter_direct_micro_on(E, on) && micro) ||
-                            (best_scatter_direct_wide_on(E, on) && !micro &&
-                             best_scatter_direct_wide_side(E, static_cast<int>(c)));
-        EXPECT_EQ(best_path_name(h.path), std::string(direct            ? "slab_scatter_direct"
-                                                      : hw % (16 / E) ? "slab_scatter_deep_halo"
-                                                                      : "slab_scatter_deep"))
-            << E << " " << c << " " << hw;
-      }
   EXPECT_STREQ(best_path_name(best_path::slab_scatter_deep), "slab_scatter_deep");
   EXPECT_STREQ(best_path_name(best_path::slab_scatter_deep_halo), "slab_scatter_deep_halo");
   // Three deep blocks per SM: grouped sides and micro-block sides, with and without the halo.

@@ -1,8 +1,8 @@
 // GPU tests of the session-7 scatters of the class HW x C -> C x HW, 1-2 byte elements,
 // every case under both flags (each switch has one of them take its route):
-// - the direct scatter (slab_scatter_direct, best_direct.cuh; best_scatter_direct_default,
-//   sides 2-8; best_scatter_direct_micro_default, the micro-block sides): staging ->
-//   registers -> output, one shuffle per word for the rows' phase;
+// - the direct scatter (slab_scatter_direct, best_direct.cuh; best_scatter_direct_default:
+//   aligned output rows of u8 sides 4-6 and f16 5-6; best_scatter_direct_wide_default: sides
+//   12, 16): staging -> registers -> output, one shuffle per word for the rows' phase;
 // - the deep scatters (slab_scatter_deep / slab_scatter_deep_halo; best_scatter_deep_default):
 //   the pipelined grouped and micro-block scatter kernels with best_scatter_deep_depth
 //   staging buffers (the other sides).
@@ -46,9 +46,10 @@ TEST(BestDeep, Sides) {
     for (index_t c : {2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 48, 64, 96, 128}) {
       const std::uint64_t seed = static_cast<std::uint64_t>(c * 41 + es);
       const index_t k = 16 / es;
-      // Packed, aligned buffers: a new route for every side (odd HW and aligned).
-      EXPECT_EQ(check_new(matrix_desc::packed(8201, c, es, 3), seed, 0, 0), 1) << es << " " << c;
-      EXPECT_EQ(check_new(matrix_desc::packed(8192, c, es, 3), seed + 1, 0, 0), 1) << es << " " << c;
+      // Packed, aligned buffers: a new route for every side (odd HW and aligned; matrices above
+      // the whole-matrix slab's 16 KiB).
+      EXPECT_EQ(check_new(matrix_desc::packed(16385, c, es, 3), seed, 0, 0), 1) << es << " " << c;
+      EXPECT_EQ(check_new(matrix_desc::packed(16384, c, es, 3), seed + 1, 0, 0), 1) << es << " " << c;
       taken += check_new(matrix_desc::packed(8200, c, es, 2), seed + 2, 1, 1);
       taken += check_new(matrix_desc::packed(8200, c, es, 2), seed + 3, 0, k - 1);
       taken += check_new(padded(3137, c, es, 3, 0, 0, 3), seed + 4, 0, 0);

@@ -358,24 +358,20 @@ status pipe_path_side(const void* in, void* out, const matrix_desc& d, int group
 
 // Direct scatter (best_direct.cuh) of short side SS: resident blocks, as many as fit at
 // the largest slab's shared memory; slabs shortened for a full last round (best_pipe_span).
-// SS = 0: the micro-block form (MW-byte micro-block rows, every side of whole chunks).
-template <int E, int SS, int MW = 0>
+template <int E, int SS>
 status direct_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads, depth = best_scatter_direct_depth;
-  constexpr int lanes = MW > 0 ? best_scatter_direct_micro_lanes : 32;
-  constexpr auto kernel = slab::direct_kernel<E, nt, SS, best_scatter_direct_min_blocks(SS), MW, lanes>;
+  constexpr auto kernel = slab::direct_kernel<E, nt, SS, best_scatter_direct_min_blocks(SS)>;
   const best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
-  const long long side = SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E);
-  static const int smem_max = slab::direct_smem_max<E>(side, pol.slab_bytes, depth, MW > 0);
+  static const int smem_max = slab::direct_smem_max<E>(SS, pol.slab_bytes, depth);
   int occ = 0, sms = 0;
   if (status s = resident_blocks<kernel>(tg.dev, nt, smem_max, &occ); !s.ok()) return s;
   if (status s = sm_count(tg.dev, &sms); !s.ok()) return s;
   const long long n = static_cast<long long>(occ) * sms;
   const void* end = input_end(in, d);
-  slab::args a = slab::make_direct_args<E>(in, out, d, end, best_slab_bytes_for(pol, d.elements() * E), depth, MW > 0);
+  slab::args a = slab::make_direct_args<E>(in, out, d, end, best_slab_bytes_for(pol, d.elements() * E), depth);
   const long long span = best_pipe_span(a.span, a.L, a.batch, n, 16 / E);
-  if (span < a.span)
-    a = slab::make_direct_args<E>(in, out, d, end, static_cast<int>((span + 16 / E) * a.S * E), depth, MW > 0);
+  if (span < a.span) a = slab::make_direct_args<E>(in, out, d, end, static_cast<int>((span + 16 / E) * a.S * E), depth);
   if (a.smem > smem_max) return status::make(status_code::unsupported_variant, "best: direct slab of %d bytes", a.smem);
   return launch<kernel>(nt, a.smem, a.total < n ? a.total : n, a, tg, "best direct scatter kernel launch");
 }
@@ -384,19 +380,12 @@ template <int E>
 status direct_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg) {
   if constexpr (E <= best_pipe_max_elem) {
     switch (group) {
-      case 2: return direct_path<E, 2>(in, out, d, tg);
-      case 3: return direct_path<E, 3>(in, out, d, tg);
+      // (The sides best_scatter_direct_side gives: best_scatter_direct_fits, best_scatter_direct_wide_side.)
       case 4: return direct_path<E, 4>(in, out, d, tg);
       case 5: return direct_path<E, 5>(in, out, d, tg);
       case 6: return direct_path<E, 6>(in, out, d, tg);
-      case 7: return direct_path<E, 7>(in, out, d, tg);
-      case 8: return direct_path<E, 8>(in, out, d, tg);
       case 12: return direct_path<E, 12>(in, out, d, tg);
       case 16: return direct_path<E, 16>(in, out, d, tg);
-      case 24:
-        if constexpr (best_scatter_direct_wide_side(E, 24)) return direct_path<E, 24>(in, out, d, tg);
-        break;
-      case 0: return direct_path<E, 0, best_pipe_micro_width>(in, out, d, tg);
       default: break;
     }
   }

@@ -579,6 +579,11 @@ constexpr int best_scatter_deep_depth = 3;
 constexpr bool best_scatter_deep_on(int elem_size, bool candidate) {
   return best_route_on(best_scatter_deep_default, candidate) && elem_size <= best_pipe_max_elem;
 }
+/// The rows the deep switch takes among those with a deep route (grouped side `group`, or
+/// micro: a micro-block route): all (not measured faster anywhere yet).
+constexpr bool best_scatter_deep_fits(int /*elem_size*/, int /*group*/, bool /*out_aligned*/, bool /*micro*/) {
+  return true;
+}
 /// The deep route for scatter route r of group g (as the policy without the deep routes
 /// takes it), or r itself; out_aligned: every output row 16-byte aligned.
 constexpr best_path best_scatter_deep_route(best_path r, int group, int elem_size, bool out_aligned) {
@@ -589,7 +594,7 @@ constexpr best_path best_scatter_deep_route(best_path r, int group, int elem_siz
   for (int g : best_pipe_sides) side = side || g == group;
   const bool micro = r == best_path::slab_scatter_micro || r == best_path::slab_scatter_micro_pipe ||
                      r == best_path::slab_scatter_micro_halo;
-  if (!(grouped && side) && !micro) return r;
+  if ((!(grouped && side) && !micro) || !best_scatter_deep_fits(elem_size, group, out_aligned, micro)) return r;
   return out_aligned ? best_path::slab_scatter_deep : best_path::slab_scatter_deep_halo;
 }
 
@@ -620,6 +625,10 @@ constexpr bool best_scatter_direct_wide_on(int elem_size, bool candidate) {
   return best_route_on(best_scatter_direct_wide_default, candidate) && elem_size <= best_pipe_max_elem;
 }
 constexpr bool best_scatter_direct_wide_side(int side) { return side == 12 || side == 16; }
+/// The rows the wide switch takes: its sides, output rows aligned or not.
+constexpr bool best_scatter_direct_wide_fits(int /*elem_size*/, int side, bool /*out_aligned*/) {
+  return best_scatter_direct_wide_side(side);
+}
 /// Register cap of the direct kernel as blocks per SM (its shared memory fits 4).
 constexpr int best_scatter_direct_min_blocks(int side) { return side <= 4 ? 4 : 3; }
 /// The direct kernel's side for scatter route r of group g (as the policy without the
@@ -629,7 +638,8 @@ constexpr int best_scatter_direct_side(best_path r, int group, int elem_size, bo
   const bool grouped = r == best_path::slab_scatter_pipe || r == best_path::slab_scatter_pipe_halo ||
                        r == best_path::slab_scatter;
   if (elem_size > best_pipe_max_elem || !grouped || group < 2) return 0;
-  return (wide ? best_scatter_direct_wide_side(group) : best_scatter_direct_fits(elem_size, group, out_aligned))
+  return (wide ? best_scatter_direct_wide_fits(elem_size, group, out_aligned)
+               : best_scatter_direct_fits(elem_size, group, out_aligned))
              ? group
              : 0;
 }

@@ -209,7 +209,7 @@ TEST(BestDirectPolicy, Paths) {
             // (Grouped routes without them: every side here but u8 32 and f16 24, 32 (micro-block).)
             const bool grouped = E <= 2 && (c <= 16 || (E == 1 && c == 24));
             const bool want = grouped && ((best_scatter_direct_on(E, flag) && best_scatter_direct_fits(E, side, aligned)) ||
-                                          (best_scatter_direct_wide_on(E, flag) && best_scatter_direct_wide_side(side)));
+                                          (best_scatter_direct_wide_on(E, flag) && best_scatter_direct_wide_fits(E, side, aligned)));
             EXPECT_EQ(h.path == best_path::slab_scatter_direct, want) << best_path_name(h.path);
             if (want) EXPECT_EQ(h.group, c);
             EXPECT_NE(best_path_for(padded(c, hw, E, 3, pad, 0, gap), out, in, 90, flag).path, best_path::slab_scatter_direct);

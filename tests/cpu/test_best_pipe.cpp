@@ -969,7 +969,7 @@ TEST(BestPipePolicy, DeepScatters) {
             const best_path gp = best_path_for(padded(c, hw, E, 3, pad, 0, gap), out, in, 90, flag).path;  // gathers
             EXPECT_FALSE(is_deep(gp) || gp == best_path::slab_scatter_direct);
             if (is_deep(h.path)) {
-              EXPECT_TRUE(best_scatter_deep_on(E, flag));
+              EXPECT_TRUE(best_scatter_deep_on(E, flag) && best_scatter_deep_fits(E, h.group, aligned, h.group == 0));
               EXPECT_EQ(h.path == best_path::slab_scatter_deep_halo, !aligned);
               EXPECT_EQ(best_path_base(h.path), best_path::slab_scatter);
               EXPECT_TRUE(h.group == 0 || h.group == c);
@@ -977,7 +977,7 @@ TEST(BestPipePolicy, DeepScatters) {
             if (h.path == best_path::slab_scatter_direct) {
               EXPECT_EQ(h.group, c);
               EXPECT_TRUE((best_scatter_direct_on(E, flag) && best_scatter_direct_fits(E, h.group, aligned)) ||
-                          (best_scatter_direct_wide_on(E, flag) && best_scatter_direct_wide_side(h.group)));
+                          (best_scatter_direct_wide_on(E, flag) && best_scatter_direct_wide_fits(E, h.group, aligned)));
             }
             if (E > best_pipe_max_elem) EXPECT_FALSE(is_deep(h.path) || h.path == best_path::slab_scatter_direct);
             deep += is_deep(h.path);
@@ -998,11 +998,12 @@ TEST(BestPipePolicy, DeepScatters) {
           const bool micro = smin > 0 && c >= smin && (c * E) % 16 == 0;
           const int side = static_cast<int>(c);
           const bool direct = (best_scatter_direct_on(E, flag) && best_scatter_direct_fits(E, side, aligned)) ||
-                              (best_scatter_direct_wide_on(E, flag) && !micro && best_scatter_direct_wide_side(side));
-          const std::string want = direct                            ? "slab_scatter_direct"
-                                   : !best_scatter_deep_on(E, flag) ? std::string(best_path_name(h.path))
-                                   : aligned                         ? "slab_scatter_deep"
-                                                                     : "slab_scatter_deep_halo";
+                              (best_scatter_direct_wide_on(E, flag) && !micro && best_scatter_direct_wide_fits(E, side, aligned));
+          const bool deep = best_scatter_deep_on(E, flag) && best_scatter_deep_fits(E, micro ? 0 : side, aligned, micro);
+          const std::string want = direct  ? "slab_scatter_direct"
+                                   : !deep ? std::string(best_path_name(h.path))
+                                   : aligned ? "slab_scatter_deep"
+                                             : "slab_scatter_deep_halo";
           EXPECT_EQ(best_path_name(h.path), want) << flag << " " << E << " " << c << " " << hw;
         }
   EXPECT_STREQ(best_path_name(best_path::slab_scatter_deep), "slab_scatter_deep");

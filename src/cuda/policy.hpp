@@ -580,7 +580,8 @@ constexpr bool best_scatter_deep_on(int elem_size, bool candidate) {
   return best_route_on(best_scatter_deep_default, candidate) && elem_size <= best_pipe_max_elem;
 }
 /// The rows the deep switch takes among those with a deep route (grouped side `group`, or
-/// micro: a micro-block route): all (not measured faster anywhere yet).
+/// micro: a micro-block route): all. Off: side by side (session 7, checkpoints 1 and 2) it lost
+/// or tied on every row of the class but u8 83x50176x8 / 83x50177x8 (+0.025 / +0.011).
 constexpr bool best_scatter_deep_fits(int /*elem_size*/, int /*group*/, bool /*out_aligned*/, bool /*micro*/) {
   return true;
 }
@@ -619,7 +620,8 @@ constexpr bool best_scatter_direct_fits(int elem_size, int side, bool out_aligne
 }
 /// The same kernel for the grouped sides 12 and 16 (switch best_scatter_direct_wide_default, any
 /// output alignment): 8-byte pieces of two 4-byte word groups per lane (direct_shape); sides 24
-/// and 32 spilled at 3 blocks per SM (ptxas, sm_90). Not measured yet: off.
+/// and 32 spilled at 3 blocks per SM (ptxas, sm_90). Off: it lost every sweep row of sides 12
+/// and 16 side by side (GPU call of session 7, checkpoint 2: 0.12-0.27 of memcpy below).
 constexpr bool best_scatter_direct_wide_default = false;
 constexpr bool best_scatter_direct_wide_on(int elem_size, bool candidate) {
   return best_route_on(best_scatter_direct_wide_default, candidate) && elem_size <= best_pipe_max_elem;

@@ -348,6 +348,26 @@ XPOSE_HDI std::uint32_t group_word(const std::uint32_t (&in)[S * group_shape<E, 
   return bytes::perm(lo, hi, 0x5410);
 }
 
+/// Scatter group g's SS*W words from the staging area st: its packed chunks CPG*g ..
+/// CPG*g + CPG - 1, each the window at the staging lead (the input's 16-byte phase).
+template <int E, int SS>
+XPOSE_HDI void staged_group(const u8* st, int g, int lead, std::uint32_t (&in)[SS * group_shape<E, SS>::W]) {
+  constexpr int CPG = group_shape<E, SS>::CPG;
+  c16 next = bytes::ld16(st + stg<E, SS>(CPG * g));
+  XPOSE_UNROLL
+  for (int c = 0; c < CPG; ++c) {
+    c16 v = next;
+    if (lead != 0) {
+      next = bytes::ld16(st + stg<E, SS>(CPG * g + c + 1));
+      v = bytes::window16(v, next, lead);
+    } else if (c + 1 < CPG) {
+      next = bytes::ld16(st + stg<E, SS>(CPG * g + c + 1));
+    }
+    XPOSE_UNROLL
+    for (int j = 0; j < 4; ++j) in[4 * c + j] = v.w[j];
+  }
+}
+
 /// Between read and write phase: whole groups through registers, then the positions
 /// past the last whole group element by element. Rows: element (s, l) at 16 + s*pitch
 /// + l*E; staging: element o at logical byte stage_lead + o*E.
@@ -380,19 +400,7 @@ XPOSE_HDI void mid_phase(const args& a, const divisors& dv, const pos& p, u8* ro
         bytes::st16(st + stg<E, SS>(1 + CPG * g + m), r);
       }
     } else {
-      c16 next = bytes::ld16(st + stg<E, SS>(CPG * g));
-      XPOSE_UNROLL
-      for (int c = 0; c < CPG; ++c) {
-        c16 v = next;
-        if (lead != 0) {
-          next = bytes::ld16(st + stg<E, SS>(CPG * g + c + 1));
-          v = bytes::window16(v, next, lead);
-        } else if (c + 1 < CPG) {
-          next = bytes::ld16(st + stg<E, SS>(CPG * g + c + 1));
-        }
-        XPOSE_UNROLL
-        for (int j = 0; j < 4; ++j) in[4 * c + j] = v.w[j];
-      }
+      staged_group<E, SS>(st, g, lead, in);
       XPOSE_UNROLL
       for (int s = 0; s < SS; ++s) {
         u8* const row = sm + 16 + s * a.pitch + G::U * g;

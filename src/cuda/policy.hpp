@@ -245,6 +245,9 @@ enum class best_path : int {
   realign_skew_async,       ///< element-aligned rows: skewed tile with cp.async cover loads (best_skew.cuh)
   tile_fit,                 ///< 1-2 byte gathers of 33-128 rows: 16-byte tile of the gather's rows (best_tile_fit_for)
   realign_fit,              ///< tile_fit for input rows off the 16-byte grid: the realigning tile, stores unshifted
+  slab_scatter_deep,        ///< 1-2 byte slab_scatter_pipe (group > 0) / _micro_pipe (group 0), two slabs in flight
+  slab_scatter_deep_halo,   ///< slab_scatter_pipe_halo / _micro_halo, the same
+  slab_scatter_direct,      ///< 1-2 byte grouped scatter (group: the side): staging -> registers -> output (best_direct.cuh)
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -282,6 +285,9 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::realign_skew_async: return "realign_skew_async";
     case best_path::tile_fit: return "tile_fit";
     case best_path::realign_fit: return "realign_fit";
+    case best_path::slab_scatter_deep: return "slab_scatter_deep";
+    case best_path::slab_scatter_deep_halo: return "slab_scatter_deep_halo";
+    case best_path::slab_scatter_direct: return "slab_scatter_direct";
   }
   return "?";
 }
@@ -565,6 +571,86 @@ constexpr int best_halo_side(int elem_size, long long s, bool candidate, bool ou
   return 0;
 }
 
+/// Deep scatters (slab_scatter_deep, slab_scatter_deep_halo; switch best_scatter_deep_default):
+/// every 1-2 byte scatter that the default policy runs on a grouped kernel of a pipelined
+/// side or on the pipelined micro-block kernel, on that pipelined kernel (halo where the
+/// output rows are not all 16-byte aligned) with best_scatter_deep_depth staging buffers:
+/// two slabs in flight per block instead of one, for about 3 blocks per SM of 16 KiB slabs
+/// (register-bound kernels: 3 blocks; the smem-bound ones 4 -> 3 blocks, 64 -> 96 KiB ahead).
+/// The rows it targets: docs/RESULTS.md "Session 6", call 3 (1-2 byte scatters at 0.79-0.85).
+/// Off: only `best_next` takes them.
+constexpr bool best_scatter_deep_default = false;
+constexpr int best_scatter_deep_depth = 3;
+constexpr bool best_scatter_deep_on(int elem_size, bool candidate) {
+  return best_route_on(best_scatter_deep_default, candidate) && elem_size <= best_pipe_max_elem;
+}
+/// The rows the deep switch takes among those with a deep route (grouped side `group`, or
+/// micro: a micro-block route): all. Off: side by side (session 7, checkpoints 1 and 2) it lost
+/// or tied on every row of the class but u8 83x50176x8 / 83x50177x8 (+0.025 / +0.011).
+constexpr bool best_scatter_deep_fits(int /*elem_size*/, int /*group*/, bool /*out_aligned*/, bool /*micro*/) {
+  return true;
+}
+/// The deep route for scatter route r of group g (as the policy without the deep routes
+/// takes it), or r itself; out_aligned: every output row 16-byte aligned.
+constexpr best_path best_scatter_deep_route(best_path r, int group, int elem_size, bool out_aligned) {
+  if (elem_size > best_pipe_max_elem) return r;
+  const bool grouped = r == best_path::slab_scatter_pipe || r == best_path::slab_scatter_pipe_halo ||
+                       (r == best_path::slab_scatter && group > 0);
+  bool side = !grouped;
+  for (int g : best_pipe_sides) side = side || g == group;
+  const bool micro = r == best_path::slab_scatter_micro || r == best_path::slab_scatter_micro_pipe ||
+                     r == best_path::slab_scatter_micro_halo;
+  if ((!(grouped && side) && !micro) || !best_scatter_deep_fits(elem_size, group, out_aligned, micro)) return r;
+  return out_aligned ? best_path::slab_scatter_deep : best_path::slab_scatter_deep_halo;
+}
+
+/// Direct scatters (slab_scatter_direct, best_direct.cuh; switch best_scatter_direct_default):
+/// 1-2 byte scatters that the default policy runs on a grouped kernel go staging -> registers
+/// -> output: no rows area, no write phase, the output rows' 16-byte phase by one shuffle and
+/// window per chunk; best_scatter_direct_depth staging buffers. On where it won side by side
+/// (GPU call of session 7, checkpoint 1, same run, best -> best_next): 16-byte aligned output
+/// rows of u8 sides 4-6 (167x50176x4 0.849 -> 0.878, 133x50176x5 0.926 -> 0.937, 111x50176x6
+/// 0.859 -> 0.902) and f16 sides 5-6 (66x50176x5 0.870 -> 0.890, 55x50176x6 0.787 -> 0.859).
+/// It lost to unaligned rows (odd HW: 0.02-0.13 below the halo kernels), to sides 2, 3 and f16
+/// 4 (the unpipelined grouped kernel: 0.05-0.08) and side 8 (0.03-0.04). best_next runs the
+/// routes it replaced.
+constexpr bool best_scatter_direct_default = true;
+constexpr int best_scatter_direct_depth = 3;
+constexpr bool best_scatter_direct_on(int elem_size, bool candidate) {
+  return best_route_on(best_scatter_direct_default, candidate) && elem_size <= best_pipe_max_elem;
+}
+/// The sides and rows the direct switch takes (above): aligned output rows, u8 4-6, f16 5-6.
+constexpr bool best_scatter_direct_fits(int elem_size, int side, bool out_aligned) {
+  return out_aligned && side <= 6 && side >= (elem_size == 1 ? 4 : 5);
+}
+/// The same kernel for the grouped sides 12 and 16 (switch best_scatter_direct_wide_default, any
+/// output alignment): 8-byte pieces of two 4-byte word groups per lane (direct_shape); sides 24
+/// and 32 spilled at 3 blocks per SM (ptxas, sm_90). Off: it lost every sweep row of sides 12
+/// and 16 side by side (GPU call of session 7, checkpoint 2: 0.12-0.27 of memcpy below).
+constexpr bool best_scatter_direct_wide_default = false;
+constexpr bool best_scatter_direct_wide_on(int elem_size, bool candidate) {
+  return best_route_on(best_scatter_direct_wide_default, candidate) && elem_size <= best_pipe_max_elem;
+}
+constexpr bool best_scatter_direct_wide_side(int side) { return side == 12 || side == 16; }
+/// The rows the wide switch takes: its sides, output rows aligned or not.
+constexpr bool best_scatter_direct_wide_fits(int /*elem_size*/, int side, bool /*out_aligned*/) {
+  return best_scatter_direct_wide_side(side);
+}
+/// Register cap of the direct kernel as blocks per SM (its shared memory fits 4).
+constexpr int best_scatter_direct_min_blocks(int side) { return side <= 4 ? 4 : 3; }
+/// The direct kernel's side for scatter route r of group g (as the policy without the
+/// direct routes takes it) to output rows all aligned or not, or 0: best_scatter_direct_fits;
+/// wide: the wide sides instead.
+constexpr int best_scatter_direct_side(best_path r, int group, int elem_size, bool out_aligned, bool wide = false) {
+  const bool grouped = r == best_path::slab_scatter_pipe || r == best_path::slab_scatter_pipe_halo ||
+                       r == best_path::slab_scatter;
+  if (elem_size > best_pipe_max_elem || !grouped || group < 2) return 0;
+  return (wide ? best_scatter_direct_wide_fits(elem_size, group, out_aligned)
+               : best_scatter_direct_fits(elem_size, group, out_aligned))
+             ? group
+             : 0;
+}
+
 /// Shift gathers (slab_gather_micro_shift, slab_gather_pipe_shift; best_pipe.cuh with H
 /// for gathers): 1-2 byte gathers whose input rows are not all 16-byte aligned (odd HW,
 /// offset pointers, padded rows) load each segment's aligned cover chunks by cp.async
@@ -776,7 +862,9 @@ constexpr best_path best_path_base(best_path p) {
              ? best_path::slab_gather
          : p == best_path::slab_scatter_micro || p == best_path::slab_scatter_pipe ||
                  p == best_path::slab_scatter_micro_pipe || p == best_path::slab_interleave_scatter ||
-                 p == best_path::slab_scatter_micro_halo || p == best_path::slab_scatter_pipe_halo
+                 p == best_path::slab_scatter_micro_halo || p == best_path::slab_scatter_pipe_halo ||
+                 p == best_path::slab_scatter_deep || p == best_path::slab_scatter_deep_halo ||
+                 p == best_path::slab_scatter_direct
              ? best_path::slab_scatter
          : p == best_path::slab_whole_micro || p == best_path::slab_whole_micro_pipe ? best_path::slab_whole
                                                                                    : p;
@@ -1103,6 +1191,21 @@ struct best_choice {
   int group;
 };
 
+/// The 1-2 byte scatter route under the deep (best_scatter_deep_on) and direct
+/// (best_scatter_direct_on, best_scatter_direct_wide_on) switches' states, from b, the route
+/// the policy takes without them: the direct kernel for its sides, else the deep route, else b.
+constexpr best_choice best_scatter_new_route(const best_choice& b, int elem_size, bool out_aligned, bool deep,
+                                             bool direct, bool direct_wide = false) {
+  if (direct)
+    if (const int g = best_scatter_direct_side(b.path, b.group, elem_size, out_aligned))
+      return {best_path::slab_scatter_direct, 16, g};
+  if (direct_wide)
+    if (const int g = best_scatter_direct_side(b.path, b.group, elem_size, out_aligned, true))
+      return {best_path::slab_scatter_direct, 16, g};
+  if (deep) return {best_scatter_deep_route(b.path, b.group, elem_size, out_aligned), 16, b.group};
+  return b;
+}
+
 constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
                                     int cc = 90, bool candidate = false) {
   const long long E = d.elem_size;
@@ -1205,17 +1308,27 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     if (best_pipe_wide_fits(d, false, in_addr, out_addr, candidate)) return {best_pipe_wide_route(d, false, out_addr), 16, 0};
     if (best_interleave_fits(d, false, in_addr, out_addr, candidate)) return {best_path::slab_interleave_scatter, 16, 0};
     const bool out_aligned = best_out_rows_aligned(d, out_addr);
-    // Halo scatters: the micro-block and pipelined grouped scatters to unaligned rows.
-    if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in, candidate))
-      return {best_halo_route(best_micro_route(best_path::slab_scatter_micro, d.elem_size, candidate, d.cols, out_aligned), E,
-                              candidate, out_aligned),
-              16, 0};
-    if (const int g = best_pipe_group_for(d.elem_size, d.cols, candidate, false, out_aligned))
-      return {best_halo_route(best_path::slab_scatter_pipe, E, candidate, out_aligned), 16, g};
-    // Sides the default keeps unpipelined, to unaligned rows (switch best_halo_sides_default).
-    if (const int g = best_halo_side(d.elem_size, d.cols, candidate, out_aligned))
-      return {best_path::slab_scatter_pipe_halo, 16, g};
-    return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
+    auto scatter_route = [&](bool c) -> best_choice {
+      // Halo scatters: the micro-block and pipelined grouped scatters to unaligned rows.
+      if (micro_ok(best_path::slab_scatter_micro, d.cols, in_addr, d.stride_in, c))
+        return {best_halo_route(best_micro_route(best_path::slab_scatter_micro, d.elem_size, c, d.cols, out_aligned), E,
+                                c, out_aligned),
+                16, 0};
+      if (const int g = best_pipe_group_for(d.elem_size, d.cols, c, false, out_aligned))
+        return {best_halo_route(best_path::slab_scatter_pipe, E, c, out_aligned), 16, g};
+      // Sides the default keeps unpipelined, to unaligned rows (switch best_halo_sides_default).
+      if (const int g = best_halo_side(d.elem_size, d.cols, c, out_aligned)) return {best_path::slab_scatter_pipe_halo, 16, g};
+      return {best_path::slab_scatter, 16, best_slab_group_for(best_class_policy_for(cc, d.elem_size, c), d.elem_size, d.cols)};
+    };
+    const best_choice r = scatter_route(candidate);
+    // Direct and deep scatters (switches best_scatter_direct_default, best_scatter_deep_default)
+    // in place of the route the policy takes without them (the default flag's other routes).
+    const bool deep = best_scatter_deep_on(d.elem_size, candidate), direct = best_scatter_direct_on(d.elem_size, candidate);
+    const bool direct_wide = best_scatter_direct_wide_on(d.elem_size, candidate);
+    if (!deep && !direct && !direct_wide) return r;
+    const best_choice b = scatter_route(false);  // (the routes they replace: the default flag's)
+    const best_choice n = best_scatter_new_route(b, d.elem_size, out_aligned, deep, direct, direct_wide);
+    return n.path != b.path ? n : r;
   }
 
   // Element-aligned layouts on the cp.async skewed tile (switch best_skew_async_default).

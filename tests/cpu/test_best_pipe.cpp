@@ -30,7 +30,7 @@ namespace {
 template <int E, int M, int SS, int MW = 0, bool H = false>
 void emulate_pipe(const slab::args& a, int nt, long long grid) {
   constexpr bool HS = H && M == slab::scatter, SH = H && M == slab::gather;
-  const int D = SH && a.pipe_depth == 3 ? 3 : 2;
+  const int D = (SH || M == slab::scatter) && a.pipe_depth == 3 ? 3 : 2;
   std::vector<u8> store(static_cast<std::size_t>(a.smem) + 16);
   u8* sm = store.data() + (16 - reinterpret_cast<std::uintptr_t>(store.data()) % 16) % 16;
   const slab::divisors dv(a);
@@ -97,6 +97,11 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
     for (int dp : {2, best_gather_shift_depth}) check_pipe<E>(mode, d, off_in, off_out, slab_bytes, nt, grid, micro, true, dp);
     return;
   }
+  // Scatters: two staging buffers and the deep scatters' best_scatter_deep_depth.
+  if (mode == slab::scatter && depth == 0) {
+    for (int dp : {2, best_scatter_deep_depth}) check_pipe<E>(mode, d, off_in, off_out, slab_bytes, nt, grid, micro, halo, dp);
+    return;
+  }
   if (depth == 0) depth = 2;
   const int side = static_cast<int>(mode == slab::gather ? d.rows : d.cols);
   SCOPED_TRACE("mode " + std::to_string(mode) + " " + xpose_test::shape_name(d) + " offsets " +
@@ -116,6 +121,12 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
     if (halo && mode == slab::gather) {
       ASSERT_EQ(a.pipe_depth, depth);
       ASSERT_LE(a.pipe_buf + (depth - 1) * a.pipe_step + a.S * a.pitch, a.smem);
+    }
+    // Scatters: `depth` staging buffers after the rows, inside the block.
+    if (mode == slab::scatter) {
+      ASSERT_EQ(a.pipe_depth, depth);
+      ASSERT_GE(a.pipe_buf, static_cast<int>(a.S) * a.pitch);
+      ASSERT_LE(a.pipe_buf + depth * a.pipe_step, a.smem);
     }
     if (micro > 0) {
       // The micro-block kernels' preconditions (best_path_for): whole chunks per position,
@@ -486,9 +497,13 @@ TEST(BestPipePolicy, Paths) {
   for (int E : {1, 2}) {
     const best_path unaligned = best_halo_route(best_path::slab_scatter_pipe, E, on, false);
     EXPECT_EQ(best_path_for(matrix_desc::packed(50177, 5, E, 5), 0, 0, 90, on).path, unaligned);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(50176, 5, E, 5), 0, 0, 90, on).path, best_path::slab_scatter);
+    // (Aligned rows of sides 5 and 6: the direct scatter where its switch has `on` take it.)
+    const bool direct = best_scatter_direct_on(E, on);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(50176, 5, E, 5), 0, 0, 90, on).path,
+              direct && best_scatter_direct_fits(E, 5, true) ? best_path::slab_scatter_direct : best_path::slab_scatter);
     EXPECT_EQ(best_path_for(matrix_desc::packed(50176, 5, E, 5), 0, E, 90, on).path, unaligned);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(50176, 6, E, 5), 0, 0, 90, on).path, best_path::slab_scatter_pipe);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(50176, 6, E, 5), 0, 0, 90, on).path,
+              direct && best_scatter_direct_fits(E, 6, true) ? best_path::slab_scatter_direct : best_path::slab_scatter_pipe);
   }
   // 2-row gathers: pipelined with aligned rows only (unaligned: the grouped kernel, or the
   // shift kernel where best_gather_shift_default has the flag take it).
@@ -779,14 +794,16 @@ TEST(BestPipePolicy, HaloSides) {
           else if (!best_pipe_scatter_side(E, c)) EXPECT_NE(h.path, best_path::slab_scatter_pipe_halo);
           EXPECT_EQ(best_halo_side(E, c, on, !unaligned), want ? c : 0);
           EXPECT_EQ(best_halo_side(E, c, off, !unaligned), 0);
-          if (want) EXPECT_EQ(b.path, best_path::slab_scatter);
+          // (The deep / direct scatters where their switches have `off` take them: the base route.)
+          if (want) EXPECT_EQ(best_path_base(b.path), best_path::slab_scatter);
           taken += want;
         }
   EXPECT_EQ(taken, 1 * 3 + 3 * 3);  // u8 12; f16 4, 12, 16; odd HW, or the output offset
   // The sweep rows (packed, aligned buffers); sides 2 and 3 keep the grouped kernel.
   for (auto [b, c, E] : {std::tuple<long long, long long, int>{55, 12, 1}, {27, 12, 2}, {20, 16, 2}, {83, 4, 2}}) {
     EXPECT_EQ(best_path_for(matrix_desc::packed(50177, c, E, b), 0, 0, 90, on).path, best_path::slab_scatter_pipe_halo);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(50177, c, E, b), 0, 0, 90, off).path, best_path::slab_scatter);
+    EXPECT_EQ(best_path_base(best_path_for(matrix_desc::packed(50177, c, E, b), 0, 0, 90, off).path),
+              best_path::slab_scatter);
   }
   for (auto [b, c, E] : {std::tuple<long long, long long, int>{256, 2, 1}, {222, 3, 1}, {167, 2, 2}, {111, 3, 2}})
     EXPECT_EQ(best_path_for(matrix_desc::packed(50177, c, E, b), 0, 0, 90, on).path, best_path::slab_scatter);
@@ -929,4 +946,83 @@ TEST(BestPipePolicy, WholeWide) {
         taken += want;
       }
   EXPECT_EQ(taken, 5 + 6);  // f32: all but 6x8 and 64x64; 8-byte: all but 64x64
+}
+
+// The session-7 scatter routes (switches best_scatter_deep_default, best_scatter_direct_default,
+// best_scatter_direct_wide_default) under both flags: a deep route only where its switch has
+// the flag take it, 1-2 byte elements, the halo form exactly to unaligned output rows; a
+// direct route only where a direct switch has the flag take it and its sides fit
+// (best_scatter_direct_fits: aligned rows of u8 4-6 / f16 5-6; wide: 12, 16), the side
+// kept; never 4-8 byte elements, never gathers. Deep blocks fit 3 per SM (228 KiB, 1 KiB per block).
+TEST(BestPipePolicy, DeepScatters) {
+  using xpose::matrix_desc;
+  auto is_deep = [](best_path p) { return p == best_path::slab_scatter_deep || p == best_path::slab_scatter_deep_halo; };
+  int deep = 0, direct = 0;
+  for (bool flag : {false, true})
+    for (int E : {1, 2, 4, 8})
+      for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 7LL, 8LL, 12LL, 16LL, 20LL, 24LL, 32LL, 40LL, 48LL, 64LL, 96LL, 128LL})
+        for (long long hw : {50176LL, 50177LL})
+          for (auto [oi, oo, pad, gap] : {std::tuple<long long, long long, long long, long long>{0, 0, 0, 0},
+                                          {1, 1, 0, 0}, {0, 1, 0, 0}, {0, 0, 3, 0}, {0, 0, 0, 16}, {0, 0, 0, 5}}) {
+            SCOPED_TRACE(std::to_string(flag) + " " + std::to_string(E) + " " + std::to_string(c) + " " +
+                         std::to_string(hw) + " " + std::to_string(oi) + "/" + std::to_string(oo) + "/" +
+                         std::to_string(pad) + "/" + std::to_string(gap));
+            const matrix_desc d = padded(hw, c, E, 3, 0, pad, gap);
+            const auto in = static_cast<unsigned long long>(oi * E), out = static_cast<unsigned long long>(oo * E);
+            const bool aligned = best_out_rows_aligned(d, out);
+            const best_choice h = best_path_for(d, in, out, 90, flag);
+            const best_path gp = best_path_for(padded(c, hw, E, 3, pad, 0, gap), out, in, 90, flag).path;  // gathers
+            EXPECT_FALSE(is_deep(gp) || gp == best_path::slab_scatter_direct);
+            if (is_deep(h.path)) {
+              EXPECT_TRUE(best_scatter_deep_on(E, flag) && best_scatter_deep_fits(E, h.group, aligned, h.group == 0));
+              EXPECT_EQ(h.path == best_path::slab_scatter_deep_halo, !aligned);
+              EXPECT_EQ(best_path_base(h.path), best_path::slab_scatter);
+              EXPECT_TRUE(h.group == 0 || h.group == c);
+            }
+            if (h.path == best_path::slab_scatter_direct) {
+              EXPECT_EQ(h.group, c);
+              EXPECT_TRUE((best_scatter_direct_on(E, flag) && best_scatter_direct_fits(E, h.group, aligned)) ||
+                          (best_scatter_direct_wide_on(E, flag) && best_scatter_direct_wide_fits(E, h.group, aligned)));
+            }
+            if (E > best_pipe_max_elem) EXPECT_FALSE(is_deep(h.path) || h.path == best_path::slab_scatter_direct);
+            deep += is_deep(h.path);
+            direct += h.path == best_path::slab_scatter_direct;
+          }
+  EXPECT_GT(deep, 200);
+  EXPECT_GT(direct, 30);
+  // The sweep's rows of the class (packed, aligned buffers) under each flag: the direct kernel
+  // where a direct switch has the flag take the side, else the deep route where its switch
+  // does (every side has one), else the old routes.
+  for (bool flag : {false, true})
+    for (int E : {1, 2})
+      for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 8LL, 12LL, 16LL, 24LL, 32LL, 48LL, 64LL, 96LL, 128LL})
+        for (long long hw : {50176LL, 50177LL}) {
+          const best_choice h = best_path_for(matrix_desc::packed(hw, c, E, 5), 0, 0, 90, flag);
+          const bool aligned = hw % (16 / E) == 0;
+          const long long smin = best_slab_micro_min(90, E, best_micro_candidate, best_path::slab_scatter_micro);
+          const bool micro = smin > 0 && c >= smin && (c * E) % 16 == 0;
+          const int side = static_cast<int>(c);
+          const bool direct = (best_scatter_direct_on(E, flag) && best_scatter_direct_fits(E, side, aligned)) ||
+                              (best_scatter_direct_wide_on(E, flag) && !micro && best_scatter_direct_wide_fits(E, side, aligned));
+          const bool deep = best_scatter_deep_on(E, flag) && best_scatter_deep_fits(E, micro ? 0 : side, aligned, micro);
+          const std::string want = direct  ? "slab_scatter_direct"
+                                   : !deep ? std::string(best_path_name(h.path))
+                                   : aligned ? "slab_scatter_deep"
+                                             : "slab_scatter_deep_halo";
+          EXPECT_EQ(best_path_name(h.path), want) << flag << " " << E << " " << c << " " << hw;
+        }
+  EXPECT_STREQ(best_path_name(best_path::slab_scatter_deep), "slab_scatter_deep");
+  EXPECT_STREQ(best_path_name(best_path::slab_scatter_deep_halo), "slab_scatter_deep_halo");
+  // Three deep blocks per SM: grouped sides and micro-block sides, with and without the halo.
+  for (int E : {1, 2}) {
+    const int bytes = best_class_policy_for(90, E).slab_bytes;
+    for (bool halo : {false, true}) {
+      auto smem = [&](long long s, bool micro) {
+        return E == 1 ? slab::pipe_smem_max<1>(slab::scatter, s, bytes, micro, halo, best_scatter_deep_depth)
+                      : slab::pipe_smem_max<2>(slab::scatter, s, bytes, micro, halo, best_scatter_deep_depth);
+      };
+      EXPECT_LE((smem(128, true) + 1024) * 3, 228 * 1024) << E << " " << halo;
+      for (int s : best_pipe_sides) EXPECT_LE((smem(s, false) + 1024) * 3, 228 * 1024) << E << " " << s << " " << halo;
+    }
+  }
 }

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "../best_async.cuh"
+#include "../best_direct.cuh"
 #include "../best_interleave.cuh"
 #include "../best_kernels.cuh"
 #include "../best_pipe.cuh"
@@ -328,9 +329,11 @@ status micro_path(const void* in, void* out, const matrix_desc& d, const target&
 // rows, any short side up to the table's): resident blocks, as many as fit at the largest
 // slab's shared memory (the limit and the block count are cached per kernel and device).
 // H: scatter slabs with a halo (slab_scatter_micro_halo, slab_scatter_pipe_halo); gathers
-// that shift their raw rows (slab_gather_micro_shift, slab_gather_pipe_shift).
+// that shift their raw rows (slab_gather_micro_shift, slab_gather_pipe_shift). deep
+// (scatters: slab_scatter_deep, slab_scatter_deep_halo): best_scatter_deep_depth staging
+// buffers, two slabs in flight per block.
 template <int E, int M, int SS, int MW = 0, int MINB = best_pipe_min_blocks(E, M == slab::gather, SS), bool H = false>
-status pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
+status pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg, bool deep = false) {
   constexpr int nt = best_slab_threads;
   constexpr auto kernel = slab::pipe_kernel<E, M, nt, SS, MINB, MW, H>;
   const best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
@@ -338,18 +341,19 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
   // resident blocks are counted at it, and its shared-memory limit raised to it. Shift
   // gathers: best_gather_shift_depth load buffers where that keeps as many blocks per SM
   // as two (registers bound them), else two. 16-byte micro-block gathers: shifted rows.
+  // Scatters: the deep scatters' buffers are the largest; two buffers unless deep.
   constexpr bool shift = H && M == slab::gather, shifted = slab::pipe_shifted(MW);
+  constexpr int deepest = shift ? best_gather_shift_depth : M == slab::scatter ? best_scatter_deep_depth : 2;
   const long long side = SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E);
-  static const int smem_deep =
-      slab::pipe_smem_max<E>(M, side, pol.slab_bytes, MW > 0, H, shift ? best_gather_shift_depth : 2, shifted);
+  static const int smem_deep = slab::pipe_smem_max<E>(M, side, pol.slab_bytes, MW > 0, H, deepest, shifted);
   static const int smem_two = slab::pipe_smem_max<E>(M, side, pol.slab_bytes, MW > 0, H, 2, shifted);
   int occ = 0, sms = 0;
   if (status s = resident_blocks<kernel>(tg.dev, nt, smem_deep, &occ); !s.ok()) return s;
-  int depth = shift ? best_gather_shift_depth : 2, smem_max = smem_deep;
-  if (shift && smem_two < smem_deep) {
+  int depth = deepest, smem_max = smem_deep;
+  if ((shift || (M == slab::scatter && !deep)) && smem_two < smem_deep) {
     int occ_two = 0;
     if (status s = resident_blocks<kernel, 1>(tg.dev, nt, smem_two, &occ_two); !s.ok()) return s;
-    if (occ_two > occ) depth = 2, smem_max = smem_two, occ = occ_two;
+    if (!shift || occ_two > occ) depth = 2, smem_max = smem_two, occ = occ_two;
   }
   if (status s = sm_count(tg.dev, &sms); !s.ok()) return s;
   const long long n = static_cast<long long>(occ) * sms;
@@ -368,29 +372,65 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
 }
 
 template <int E, int M, int SS, bool H>
-status pipe_path_group(const void* in, void* out, const matrix_desc& d, const target& tg) {
-  return pipe_path<E, M, SS, 0, best_pipe_min_blocks(E, M == slab::gather, SS, H), H>(in, out, d, tg);
+status pipe_path_group(const void* in, void* out, const matrix_desc& d, const target& tg, bool deep) {
+  return pipe_path<E, M, SS, 0, best_pipe_min_blocks(E, M == slab::gather, SS, H), H>(in, out, d, tg, deep);
 }
 
 template <int E, int M, bool H = false>
-status pipe_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg) {
+status pipe_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg, bool deep = false) {
   if constexpr (E <= best_pipe_max_elem) {
     switch (group) {
-      case 2: return pipe_path_group<E, M, 2, H>(in, out, d, tg);
-      case 3: return pipe_path_group<E, M, 3, H>(in, out, d, tg);
-      case 4: return pipe_path_group<E, M, 4, H>(in, out, d, tg);
-      case 5: return pipe_path_group<E, M, 5, H>(in, out, d, tg);
-      case 6: return pipe_path_group<E, M, 6, H>(in, out, d, tg);
-      case 7: return pipe_path_group<E, M, 7, H>(in, out, d, tg);
-      case 8: return pipe_path_group<E, M, 8, H>(in, out, d, tg);
-      case 12: return pipe_path_group<E, M, 12, H>(in, out, d, tg);
-      case 16: return pipe_path_group<E, M, 16, H>(in, out, d, tg);
-      case 24: return pipe_path_group<E, M, 24, H>(in, out, d, tg);
-      case 32: return pipe_path_group<E, M, 32, H>(in, out, d, tg);
+      case 2: return pipe_path_group<E, M, 2, H>(in, out, d, tg, deep);
+      case 3: return pipe_path_group<E, M, 3, H>(in, out, d, tg, deep);
+      case 4: return pipe_path_group<E, M, 4, H>(in, out, d, tg, deep);
+      case 5: return pipe_path_group<E, M, 5, H>(in, out, d, tg, deep);
+      case 6: return pipe_path_group<E, M, 6, H>(in, out, d, tg, deep);
+      case 7: return pipe_path_group<E, M, 7, H>(in, out, d, tg, deep);
+      case 8: return pipe_path_group<E, M, 8, H>(in, out, d, tg, deep);
+      case 12: return pipe_path_group<E, M, 12, H>(in, out, d, tg, deep);
+      case 16: return pipe_path_group<E, M, 16, H>(in, out, d, tg, deep);
+      case 24: return pipe_path_group<E, M, 24, H>(in, out, d, tg, deep);
+      case 32: return pipe_path_group<E, M, 32, H>(in, out, d, tg, deep);
       default: break;
     }
   }
   return status::make(status_code::unsupported_variant, "best: no pipelined slab kernel for %d", group);
+}
+
+// Direct scatter (best_direct.cuh) of short side SS: resident blocks, as many as fit at
+// the largest slab's shared memory; slabs shortened for a full last round (best_pipe_span).
+template <int E, int SS>
+status direct_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  constexpr int nt = best_slab_threads, depth = best_scatter_direct_depth;
+  constexpr auto kernel = slab::direct_kernel<E, nt, SS, best_scatter_direct_min_blocks(SS)>;
+  const best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
+  static const int smem_max = slab::direct_smem_max<E>(SS, pol.slab_bytes, depth);
+  int occ = 0, sms = 0;
+  if (status s = resident_blocks<kernel>(tg.dev, nt, smem_max, &occ); !s.ok()) return s;
+  if (status s = sm_count(tg.dev, &sms); !s.ok()) return s;
+  const long long n = static_cast<long long>(occ) * sms;
+  const void* end = input_end(in, d);
+  slab::args a = slab::make_direct_args<E>(in, out, d, end, best_slab_bytes_for(pol, d.elements() * E), depth);
+  const long long span = best_pipe_span(a.span, a.L, a.batch, n, 16 / E);
+  if (span < a.span) a = slab::make_direct_args<E>(in, out, d, end, static_cast<int>((span + 16 / E) * a.S * E), depth);
+  if (a.smem > smem_max) return status::make(status_code::unsupported_variant, "best: direct slab of %d bytes", a.smem);
+  return launch<kernel>(nt, a.smem, a.total < n ? a.total : n, a, tg, "best direct scatter kernel launch");
+}
+
+template <int E>
+status direct_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg) {
+  if constexpr (E <= best_pipe_max_elem) {
+    switch (group) {
+      // (The sides best_scatter_direct_side gives: best_scatter_direct_fits, best_scatter_direct_wide_side.)
+      case 4: return direct_path<E, 4>(in, out, d, tg);
+      case 5: return direct_path<E, 5>(in, out, d, tg);
+      case 6: return direct_path<E, 6>(in, out, d, tg);
+      case 12: return direct_path<E, 12>(in, out, d, tg);
+      case 16: return direct_path<E, 16>(in, out, d, tg);
+      default: break;
+    }
+  }
+  return status::make(status_code::unsupported_variant, "best: no direct scatter kernel for %d", group);
 }
 
 // Register-interleave slab (best_interleave.cuh) for short side C, one kernel per C.
@@ -537,6 +577,23 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       if constexpr (E <= best_pipe_micro_max_elem)
         return pipe_path<E, slab::scatter, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(false), true>(
             in, out, d, tg);
+      break;
+    // Deep scatters (switch best_scatter_deep_default): the grouped (group > 0) or micro-block
+    // pipelined scatter kernels, the same instantiations, with best_scatter_deep_depth buffers.
+    case best_path::slab_scatter_deep:
+      if constexpr (E <= best_pipe_max_elem) {
+        if (c.group > 0) return pipe_path_side<E, slab::scatter>(in, out, d, c.group, tg, true);
+        return pipe_path<E, slab::scatter, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(false)>(
+            in, out, d, tg, true);
+      }
+      break;
+    case best_path::slab_scatter_direct: return direct_path_side<E>(in, out, d, c.group, tg);
+    case best_path::slab_scatter_deep_halo:
+      if constexpr (E <= best_pipe_max_elem) {
+        if (c.group > 0) return pipe_path_side<E, slab::scatter, true>(in, out, d, c.group, tg, true);
+        return pipe_path<E, slab::scatter, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(false), true>(
+            in, out, d, tg, true);
+      }
       break;
   }
   return status::make(status_code::unsupported_variant, "best: path %s has no %d-byte kernel",

@@ -242,6 +242,7 @@ enum class best_path : int {
   slab_gather_micro_shift,  ///< slab_gather_micro_pipe reading raw (unaligned) rows shifted: no realigning pass
   slab_gather_pipe_shift,   ///< slab_gather_pipe, the same
   realign_skew_async,       ///< element-aligned rows: skewed tile with cp.async cover loads (best_skew.cuh)
+  slab_gather_micro_deep,   ///< slab_gather_micro_pipe with three load buffers (two slabs in flight)
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -277,6 +278,7 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::slab_gather_micro_shift: return "slab_gather_micro_shift";
     case best_path::slab_gather_pipe_shift: return "slab_gather_pipe_shift";
     case best_path::realign_skew_async: return "realign_skew_async";
+    case best_path::slab_gather_micro_deep: return "slab_gather_micro_deep";
   }
   return "?";
 }
@@ -751,7 +753,8 @@ constexpr bool best_async_pipe_fits(int elem_size, bool batch, long long bytes) 
 constexpr best_path best_path_base(best_path p) {
   return p == best_path::slab_gather_micro || p == best_path::slab_gather_pipe ||
                  p == best_path::slab_gather_micro_pipe || p == best_path::slab_interleave_gather ||
-                 p == best_path::slab_gather_micro_shift || p == best_path::slab_gather_pipe_shift
+                 p == best_path::slab_gather_micro_shift || p == best_path::slab_gather_pipe_shift ||
+                 p == best_path::slab_gather_micro_deep
              ? best_path::slab_gather
          : p == best_path::slab_scatter_micro || p == best_path::slab_scatter_pipe ||
                  p == best_path::slab_scatter_micro_pipe || p == best_path::slab_interleave_scatter ||
@@ -955,18 +958,55 @@ constexpr bool best_pipe_wide_aligned(long long E, bool gather, long long s, lon
   if (E == 4) return s == 32;
   return s == 24 || !best_interleave_side(s) || row_bytes % (512 * 1024) == 0;
 }
-constexpr bool best_pipe_wide_fits(const matrix_desc& d, bool gather, unsigned long long in_addr,
-                                   unsigned long long out_addr, bool candidate) {
+/// The layouts the 4-8 byte pipelined micro-block kernels take (any row alignment): a short
+/// side of whole 16-byte chunks from min_side up to the table's, the packed side aligned.
+constexpr bool best_pipe_wide_layout(const matrix_desc& d, bool gather, unsigned long long in_addr,
+                                     unsigned long long out_addr, long long min_side) {
   const long long E = d.elem_size, s = gather ? d.rows : d.cols;
-  const best_class_policy p = best_class_policy_for(0, d.elem_size, candidate);
-  if (!best_route_on(best_pipe_wide_default, candidate) || (E != 4 && E != 8) || s < best_pipe_wide_min_side ||
-      s > p.slab_max_short || s * E > p.slab_max_short_bytes || (s * E) % 16 != 0)
+  const best_class_policy p = best_class_policy_for(0, d.elem_size);
+  if ((E != 4 && E != 8) || s < min_side || s > p.slab_max_short || s * E > p.slab_max_short_bytes || (s * E) % 16 != 0)
     return false;
   const unsigned long long packed = gather ? out_addr : in_addr;
   const auto packed_stride = static_cast<unsigned long long>((gather ? d.stride_out : d.stride_in) * E);
-  if (packed % 16 != 0 || (d.batch > 1 && packed_stride % 16 != 0)) return false;
+  return packed % 16 == 0 && (d.batch <= 1 || packed_stride % 16 == 0);
+}
+constexpr bool best_pipe_wide_fits(const matrix_desc& d, bool gather, unsigned long long in_addr,
+                                   unsigned long long out_addr, bool candidate) {
+  if (!best_route_on(best_pipe_wide_default, candidate) ||
+      !best_pipe_wide_layout(d, gather, in_addr, out_addr, best_pipe_wide_min_side))
+    return false;
+  const long long E = d.elem_size, s = gather ? d.rows : d.cols;
   const bool rows_aligned = gather ? best_in_rows_aligned(d, in_addr) : best_out_rows_aligned(d, out_addr);
   return !rows_aligned || best_pipe_wide_aligned(E, gather, s, (gather ? d.ld_in : d.ld_out) * E);
+}
+
+/// 4-8 byte micro-block gathers with three load buffers (slab_gather_micro_deep, switch
+/// best_pipe_wide_deep_default): two slabs in flight per block instead of one. The gathers
+/// of best_pipe_wide_fits's sides at any row alignment (also the aligned ones the table
+/// leaves to the interleave gather or the tile), so that one side-by-side run times the
+/// deep kernel against every route these sides take (issue 12: the 24-32 row gathers of
+/// aligned rows at 0.80-0.85 of memcpy, docs/RESULTS.md "Where issue 12 stands").
+/// Off: `best_next` runs it.
+constexpr bool best_pipe_wide_deep_default = false;
+constexpr int best_pipe_wide_deep_depth = 3;
+constexpr bool best_pipe_wide_deep_fits(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
+                                        bool candidate) {
+  return best_route_on(best_pipe_wide_deep_default, candidate) &&
+         best_pipe_wide_layout(d, true, in_addr, out_addr, best_pipe_wide_min_side);
+}
+
+/// f32 scatters of 4-16 columns (whole 16-byte chunks per position) to output rows not all
+/// 16-byte aligned, on the halo micro-block scatter (switch best_pipe_wide_small_default)
+/// in place of the element-by-element slab scatter (0.84-0.89 of memcpy at 4, 8, 12, 16
+/// columns of odd HW, where the halo kernel ran 24-64 columns at 0.88-0.96: docs/RESULTS.md
+/// "Session 6", 4-8 byte slabs). 8-byte elements keep slab_scatter (0.93-1.02 there).
+/// Off: `best_next` runs it.
+constexpr bool best_pipe_wide_small_default = false;
+constexpr bool best_pipe_wide_small_fits(const matrix_desc& d, unsigned long long in_addr,
+                                         unsigned long long out_addr, bool candidate) {
+  return best_route_on(best_pipe_wide_small_default, candidate) && d.elem_size == 4 &&
+         d.cols < best_pipe_wide_min_side && best_pipe_wide_layout(d, false, in_addr, out_addr, 16 / d.elem_size) &&
+         !best_out_rows_aligned(d, out_addr);
 }
 
 /// 4-8 byte batches of small packed matrices on the pipelined whole-matrix micro-block
@@ -978,6 +1018,22 @@ constexpr bool best_pipe_wide_fits(const matrix_desc& d, bool gather, unsigned l
 /// slabs); best_next runs slab_whole / the tile.
 constexpr bool best_pipe_whole_wide_default = true;
 constexpr long long best_pipe_whole_wide_max_bytes = 8192;
+/// Packed batches of 8-byte matrices of whole chunks, more than 4 KiB and at most 8 KiB,
+/// that the few-rows tile's batch rule covers (<= 32 rows of <= 512 bytes: 32 x 32, 16 x 64),
+/// on that tile instead of the pipelined whole-matrix kernel
+/// (switch best_pipe_whole_wide_cap_default): 4096 x 32 x 32 f64 / c64 ran 1-3 points faster
+/// on tile_few_rows in session 6's calls 2 and 3 than on slab_whole_micro_pipe in call 4
+/// (docs/RESULTS.md "Session 6", call 4). Off: `best_next` runs the tile.
+constexpr bool best_pipe_whole_wide_cap_default = false;
+constexpr long long best_pipe_whole_wide_cap_bytes = 4096;
+constexpr bool best_pipe_whole_wide_cap(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
+                                        bool candidate) {
+  const long long E = d.elem_size, mat = d.rows * d.cols;
+  return best_route_on(best_pipe_whole_wide_cap_default, candidate) && E == 8 && d.batch > 1 && d.ld_in == d.cols &&
+         d.ld_out == d.rows && d.stride_in == mat && d.stride_out == mat && mat * E > best_pipe_whole_wide_cap_bytes &&
+         mat * E <= best_pipe_whole_wide_max_bytes && d.rows <= 32 && d.cols * E <= 512 && (d.rows * E) % 16 == 0 &&
+         (d.cols * E) % 16 == 0 && in_addr % 16 == 0 && out_addr % 16 == 0;
+}
 constexpr bool best_pipe_whole_wide_fits(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
                                          bool candidate) {
   const long long E = d.elem_size, mat = d.rows * d.cols;
@@ -1038,6 +1094,8 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   if (pipe_on && best_async_batch_fits(d, access, true) && best_async_pipe_fits(d.elem_size, true, bytes))
     return {best_path::tile_async_pipe_batch, 16, 0};
   if (async_on && best_async_batch_fits(d, access, true)) return {best_path::tile_async_batch, 16, 0};
+  // 8-byte matrices above 4 KiB on the few-rows tile (switch best_pipe_whole_wide_cap_default).
+  if (best_pipe_whole_wide_cap(d, in_addr, out_addr, candidate)) return {best_path::tile_few_rows, 16, 0};
   // 4-8 byte batches on the pipelined whole-matrix kernel (switch best_pipe_whole_wide_default).
   if (best_pipe_whole_wide_fits(d, in_addr, out_addr, candidate)) return {best_path::slab_whole_micro_pipe, 16, 0};
   // Many small matrices, both sides packed: several whole matrices per block.
@@ -1076,8 +1134,11 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
            (!batched || best_align16(static_cast<unsigned long long>(packed_stride * E)) == 16);
   };
   // 4-8 byte slabs of long short sides on the pipelined micro-block kernels (switch best_pipe_wide_default).
-  const bool wide_gather = best_pipe_wide_fits(d, true, in_addr, out_addr, candidate);
+  // (Three load buffers: switch best_pipe_wide_deep_default.)
+  const bool deep_gather = best_pipe_wide_deep_fits(d, in_addr, out_addr, candidate);
+  const bool wide_gather = deep_gather || best_pipe_wide_fits(d, true, in_addr, out_addr, candidate);
   if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && (!keep_tile || wide_gather)) {
+    if (deep_gather) return {best_path::slab_gather_micro_deep, 16, 0};
     if (wide_gather) return {best_pipe_wide_route(d, true, out_addr), 16, 0};
     auto gather_route = [&](bool c) -> best_choice {
       if (best_interleave_fits(d, true, in_addr, out_addr, c)) return {best_path::slab_interleave_gather, 16, 0};
@@ -1105,6 +1166,8 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   }
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
     if (best_pipe_wide_fits(d, false, in_addr, out_addr, candidate)) return {best_pipe_wide_route(d, false, out_addr), 16, 0};
+    // f32 4-16 columns to unaligned rows on the halo kernel (switch best_pipe_wide_small_default).
+    if (best_pipe_wide_small_fits(d, in_addr, out_addr, candidate)) return {best_path::slab_scatter_micro_halo, 16, 0};
     if (best_interleave_fits(d, false, in_addr, out_addr, candidate)) return {best_path::slab_interleave_scatter, 16, 0};
     const bool out_aligned = best_out_rows_aligned(d, out_addr);
     // Halo scatters: the micro-block and pipelined grouped scatters to unaligned rows.

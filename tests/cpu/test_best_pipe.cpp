@@ -30,7 +30,8 @@ namespace {
 template <int E, int M, int SS, int MW = 0, bool H = false>
 void emulate_pipe(const slab::args& a, int nt, long long grid) {
   constexpr bool HS = H && M == slab::scatter, SH = H && M == slab::gather;
-  const int D = SH && a.pipe_depth == 3 ? 3 : 2;
+  constexpr bool RT = M == slab::gather && slab::pipe_shifted(MW);
+  const int D = static_cast<int>(slab::pipe_loads<SH || RT>(a));
   std::vector<u8> store(static_cast<std::size_t>(a.smem) + 16);
   u8* sm = store.data() + (16 - reinterpret_cast<std::uintptr_t>(store.data()) % 16) % 16;
   const slab::divisors dv(a);
@@ -97,6 +98,12 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
     for (int dp : {2, best_gather_shift_depth}) check_pipe<E>(mode, d, off_in, off_out, slab_bytes, nt, grid, micro, true, dp);
     return;
   }
+  // 16-byte micro-block gathers: two load buffers and the deep route's (slab_gather_micro_deep).
+  const bool deep_able = mode == slab::gather && slab::pipe_shifted(micro);
+  if (deep_able && depth == 0) {
+    for (int dp : {2, best_pipe_wide_deep_depth}) check_pipe<E>(mode, d, off_in, off_out, slab_bytes, nt, grid, micro, halo, dp);
+    return;
+  }
   if (depth == 0) depth = 2;
   const int side = static_cast<int>(mode == slab::gather ? d.rows : d.cols);
   SCOPED_TRACE("mode " + std::to_string(mode) + " " + xpose_test::shape_name(d) + " offsets " +
@@ -113,7 +120,7 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
     ASSERT_LE(a.smem, slab::pipe_smem_max<E>(mode, side, slab_bytes, micro > 0, halo, depth, shifted));
     ASSERT_EQ(a.shifted, shifted && mode == slab::gather && a.realign ? 1 : 0);
     // Shift gathers: the rows are the load buffers (no realigning pass).
-    if (halo && mode == slab::gather) {
+    if ((halo || deep_able) && mode == slab::gather) {
       ASSERT_EQ(a.pipe_depth, depth);
       ASSERT_LE(a.pipe_buf + (depth - 1) * a.pipe_step + a.S * a.pitch, a.smem);
     }
@@ -610,7 +617,9 @@ TEST(BestPipePolicy, Halo) {
           // 4-8 byte scatters where best_pipe_wide_default has the flag take them.)
           const bool wide_off = best_pipe_wide_fits(d, false, 0, out, off) && unaligned;
           const bool wide_on = best_pipe_wide_fits(d, false, 0, out, on) && unaligned;
-          EXPECT_EQ(is_halo(best_path_for(d, 0, out, 90, off).path), best_halo_side(E, c, off, !unaligned) > 0 || wide_off);
+          // (f32 4-16 columns where best_pipe_wide_small_default has `off` take the halo.)
+          EXPECT_EQ(is_halo(best_path_for(d, 0, out, 90, off).path),
+                    best_halo_side(E, c, off, !unaligned) > 0 || wide_off || best_pipe_wide_small_fits(d, 0, out, off));
           EXPECT_TRUE(!is_halo(h.path) || (E <= 2 && unaligned) || wide_on);
           if (h.path == best_path::slab_scatter_pipe_halo) EXPECT_EQ(h.group, c);
           halos += is_halo(h.path);
@@ -848,7 +857,8 @@ TEST(BestPipePolicy, Wide) {
             EXPECT_EQ(sp, out_aligned ? best_path::slab_scatter_micro_pipe : best_path::slab_scatter_micro_halo);
           else if (E >= 4)
             EXPECT_FALSE(wide(sp));
-          if (E >= 4) EXPECT_FALSE(wide(best_path_for(s, o, 0, 90, off).path));
+          // (f32 4-16 columns: best_pipe_wide_small_default's halo, tested in WideSmall.)
+          if (E >= 4 && !best_pipe_wide_small_fits(s, o, 0, off)) EXPECT_FALSE(wide(best_path_for(s, o, 0, 90, off).path));
           taken += g_want + s_want;
         }
   // f32 20, 24, 32, 48, 64 and 8-byte 18, 20, 24, 32: gathers (input rows offset) of both long
@@ -924,4 +934,101 @@ TEST(BestPipePolicy, WholeWide) {
         taken += want;
       }
   EXPECT_EQ(taken, 5 + 6);  // f32: all but 6x8 and 64x64; 8-byte: all but 64x64
+}
+
+// Session 7 switches (best_pipe_wide_deep_default, best_pipe_wide_small_default,
+// best_pipe_whole_wide_cap_default): under the flag that has each on, exactly its class;
+// under the other flag none.
+TEST(BestPipePolicy, WideDeep) {
+  using xpose::matrix_desc;
+  const bool on = !best_pipe_wide_deep_default, off = best_pipe_wide_deep_default;
+  int taken = 0;
+  for (int E : {1, 2, 4, 8, 16})
+    for (long long r : {8LL, 16LL, 18LL, 24LL, 25LL, 32LL, 48LL, 64LL})
+      for (long long hw : {50176LL, 50177LL, 131072LL})
+        for (long long oo : {0LL, 1LL}) {
+          SCOPED_TRACE(std::to_string(E) + " " + std::to_string(r) + " " + std::to_string(hw) + " " + std::to_string(oo));
+          const matrix_desc g = matrix_desc::packed(r, hw, E, 2);
+          const auto o = static_cast<unsigned long long>(oo * E);
+          const long long most = E == 4 ? 64 : 32;
+          // Any row alignment: aligned rows too (the interleave gather's and the tile's sides).
+          const bool want = (E == 4 || E == 8) && (r * E) % 16 == 0 && r > 16 && r <= most && oo == 0;
+          EXPECT_EQ(best_pipe_wide_deep_fits(g, 0, o, on), want);
+          EXPECT_EQ(best_path_for(g, 0, o, 90, on).path == best_path::slab_gather_micro_deep, want);
+          EXPECT_EQ(best_path_for(g, E, o, 90, on).path == best_path::slab_gather_micro_deep, want);
+          EXPECT_FALSE(best_pipe_wide_deep_fits(g, 0, o, off));
+          EXPECT_NE(best_path_for(g, 0, o, 90, off).path, best_path::slab_gather_micro_deep);
+          // Scatters never.
+          EXPECT_NE(best_path_for(matrix_desc::packed(hw, r, E, 2), 0, 0, 90, on).path, best_path::slab_gather_micro_deep);
+          taken += want;
+        }
+  EXPECT_EQ(taken, (4 + 3) * 3);  // f32 24, 32, 48, 64 and 8-byte 18, 24, 32 rows, three long sides
+  // The sweep's rows.
+  for (auto [r, c, E, b] : {std::tuple<long long, long long, int, long long>{32, 131072, 8, 1},
+                            {32, 262144, 4, 1},
+                            {32, 50176, 8, 2},
+                            {24, 50176, 8, 3},
+                            {24, 50176, 4, 6}}) {
+    const matrix_desc d = matrix_desc::packed(r, c, E, b);
+    EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path, best_path::slab_gather_micro_deep) << r << "x" << c;
+  }
+  // Three load buffers of the largest micro-block gather fit the blocks its registers allow.
+  EXPECT_LE((slab::pipe_smem_max<4>(slab::gather, 64, 16384, true, false, best_pipe_wide_deep_depth, true) + 1024) *
+                best_pipe_micro_min_blocks(true),
+            228 * 1024);
+  EXPECT_LE((slab::pipe_smem_max<8>(slab::gather, 32, 16384, true, false, best_pipe_wide_deep_depth, true) + 1024) *
+                best_pipe_micro_min_blocks(true),
+            228 * 1024);
+}
+
+TEST(BestPipePolicy, WideSmall) {
+  using xpose::matrix_desc;
+  const bool on = !best_pipe_wide_small_default, off = best_pipe_wide_small_default;
+  int taken = 0;
+  for (int E : {1, 2, 4, 8})
+    for (long long c : {2LL, 3LL, 4LL, 6LL, 8LL, 12LL, 16LL, 20LL, 24LL})
+      for (long long hw : {50176LL, 50177LL})
+        for (long long oo : {0LL, 1LL}) {
+          SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c) + " " + std::to_string(hw) + " " + std::to_string(oo));
+          const matrix_desc s = matrix_desc::packed(hw, c, E, 3);
+          const auto o = static_cast<unsigned long long>(oo * E);
+          // f32, whole chunks below the wide sides, output rows unaligned (odd HW), input aligned.
+          const bool want = E == 4 && c % 4 == 0 && c <= 16 && hw % 2 == 1 && oo == 0;
+          EXPECT_EQ(best_pipe_wide_small_fits(s, o, 0, on), want);
+          if (want) EXPECT_EQ(best_path_for(s, o, 0, 90, on).path, best_path::slab_scatter_micro_halo);
+          EXPECT_FALSE(best_pipe_wide_small_fits(s, o, 0, off));
+          if (E == 4 && c <= 16) EXPECT_NE(best_path_for(s, o, 0, 90, off).path, best_path::slab_scatter_micro_halo);
+          taken += want;
+        }
+  EXPECT_EQ(taken, 4);  // 4, 8, 12, 16 columns
+  // Output one element off: rows unaligned although HW is even.
+  EXPECT_TRUE(best_pipe_wide_small_fits(matrix_desc::packed(50176, 16, 4, 3), 0, 4, on));
+  EXPECT_EQ(best_path_for(matrix_desc::packed(50177, 16, 4, 10), 0, 0, 90, on).path, best_path::slab_scatter_micro_halo);
+}
+
+TEST(BestPipePolicy, WholeWideCap) {
+  using xpose::matrix_desc;
+  const bool on = !best_pipe_whole_wide_cap_default, off = best_pipe_whole_wide_cap_default;
+  int taken = 0;
+  for (int E : {1, 2, 4, 8, 16})
+    for (auto [r, c] : {std::pair<long long, long long>{8, 8}, {16, 16}, {32, 32}, {16, 64}, {64, 16}, {16, 32}, {32, 24}})
+      for (long long oo : {0LL, 1LL}) {
+        SCOPED_TRACE(std::to_string(E) + " " + std::to_string(r) + "x" + std::to_string(c) + " " + std::to_string(oo));
+        const matrix_desc d = matrix_desc::packed(r, c, E, 4096);
+        const auto o = static_cast<unsigned long long>(oo * E);
+        const bool want = E == 8 && r * c * E > 4096 && r * c * E <= 8192 && r <= 32 && oo == 0;
+        EXPECT_EQ(best_pipe_whole_wide_cap(d, 0, o, on), want);
+        if (want) EXPECT_EQ(best_path_for(d, 0, o, 90, on).path, best_path::tile_few_rows);
+        EXPECT_FALSE(best_pipe_whole_wide_cap(d, 0, o, off));
+        // The gapped batch is not whole matrices.
+        EXPECT_FALSE(best_pipe_whole_wide_cap(padded(r, c, E, 3, 0, 0, 2), 0, 0, on));
+        taken += want;
+      }
+  EXPECT_EQ(taken, 3);  // 8-byte 32x32, 16x64, 32x24
+  // The sweep's rows: 4096 x 32 x 32 f64 / c64 on the few-rows tile under `on`, the
+  // pipelined whole-matrix kernel under the default flags.
+  const matrix_desc d = matrix_desc::packed(32, 32, 8, 4096);
+  EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path, best_path::tile_few_rows);
+  EXPECT_EQ(best_path_for(d, 0, 0, 90, false).path,
+            best_pipe_whole_wide_cap_default ? best_path::tile_few_rows : best_path::slab_whole_micro_pipe);
 }

@@ -526,8 +526,11 @@ TEST(BestPolicy, FewRowsWideBatches) {
   const matrix_desc b32 = matrix_desc::packed(32, 32, 8, 4096);
   EXPECT_EQ(best_path_for(b32, 0, 0, 90, on).path,
             best_pipe_whole_wide_fits(b32, 0, 0, on) ? best_path::slab_whole_micro_pipe : best_path::tile_few_rows);
+  // (Matrices above 4 KiB on the few-rows tile where best_pipe_whole_wide_cap_default has `off` take them.)
   EXPECT_EQ(best_path_for(b32, 0, 0, 90, off).path,
-            best_pipe_whole_wide_fits(b32, 0, 0, off) ? best_path::slab_whole_micro_pipe : best_path::tile);
+            best_pipe_whole_wide_cap(b32, 0, 0, off)    ? best_path::tile_few_rows
+            : best_pipe_whole_wide_fits(b32, 0, 0, off) ? best_path::slab_whole_micro_pipe
+                                                        : best_path::tile);
   // Gapped batches (not the whole-matrix kernel's): the few-rows tile.
   const matrix_desc g32 = padded(32, 32, 8, 4096, 0, 0, 2);
   EXPECT_EQ(best_path_for(g32, 0, 0, 90, on).path, best_path::tile_few_rows);
@@ -574,8 +577,10 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
       if (!best_route_on(best_pipe_default, off) && !best_route_on(best_pipe_micro_scatter_default, off)) {
         // (The shift kernel of `on`'s route where best_gather_shift_default has `off` take it.)
         const best_choice go = best_path_for(g, E, 0, 90, on);
+        // (The three-buffer gather where best_pipe_wide_deep_default has `off` take it.)
         EXPECT_EQ(best_path_for(g, E, 0, 90, off).path,
-                  best_pipe_wide_fits(g, true, E, 0, off) ? best_path::slab_gather_micro_pipe
+                  best_pipe_wide_deep_fits(g, E, 0, off)  ? best_path::slab_gather_micro_deep
+                  : best_pipe_wide_fits(g, true, E, 0, off) ? best_path::slab_gather_micro_pipe
                   : best_gather_shift_on(E, off)          ? best_gather_shift_route(go.path, go.group, E, false)
                                                           : best_path::slab_gather)
             << c;

@@ -125,3 +125,68 @@ TEST(BestWide, WholeBatches) {
   check_best(matrix_desc::packed(8, 8, 4, 131072), 503, 0, 0, whole, won);
   check_best(matrix_desc::packed(16, 16, 8, 16384), 504, 0, 0, whole, won);
 }
+
+// Session 7 candidates, each under the flag that has its switch on. Deep: the 16-byte
+// micro-block gather with three load buffers (slab_gather_micro_deep) on every side of whole
+// chunks, aligned rows, odd rows, the input one element off, padded rows with gapped
+// batches, slabs shorter than a round of resident blocks, and the sweep's rows.
+TEST(BestWide, DeepGathers) {
+  REQUIRE_GPU();
+  constexpr bool deep_on = !xpose::detail::best_pipe_wide_deep_default;
+  constexpr best_path deep = best_path::slab_gather_micro_deep;
+  for (int es : {4, 8})
+    for (index_t s : sides(es)) {
+      const index_t k = 16 / es;
+      const std::uint64_t seed = static_cast<std::uint64_t>(s * 29 + es);
+      check_best(matrix_desc::packed(s, 8192, es, 3), seed, 0, 0, deep, deep_on);
+      check_best(matrix_desc::packed(s, 8201, es, 3), seed + 1, 0, 0, deep, deep_on);
+      check_best(matrix_desc::packed(s, 8200, es, 2), seed + 2, 1, 0, deep, deep_on);
+      check_best(padded(s, 8192, es, 3, 3, 0, 2 * k), seed + 3, 0, 0, deep, deep_on);
+      check_best(padded(s, 4099, es, 2, 1, 0, k), seed + 4, k - 1, 0, deep, deep_on);
+      check_best(matrix_desc::packed(s, 16 * s + 3, es, 1), seed + 5, 0, 0, deep, deep_on);
+      check_best(matrix_desc::packed(s, 8200, es, 2), seed + 6, 1, 1, std::nullopt, deep_on);
+      if (HasFatalFailure()) return;
+    }
+  check_best(matrix_desc::packed(32, 262144, 4), 611, 0, 0, deep, deep_on);
+  check_best(matrix_desc::packed(32, 262145, 4), 612, 0, 0, deep, deep_on);
+  check_best(matrix_desc::packed(32, 131072, 8), 613, 0, 0, deep, deep_on);
+  check_best(matrix_desc::packed(32, 50176, 8, 2), 614, 0, 0, deep, deep_on);
+  check_best(matrix_desc::packed(24, 50176, 8, 3), 615, 0, 0, deep, deep_on);
+  check_best(matrix_desc::packed(24, 50176, 4, 6), 616, 0, 0, deep, deep_on);
+  check_best(matrix_desc::packed(64, 50177, 4, 2), 617, 0, 0, deep, deep_on);
+}
+
+// Small: f32 scatters of 4-16 columns to unaligned output rows on the halo kernel (odd HW,
+// the output one to three elements off, padded output rows, gapped batches).
+TEST(BestWide, SmallScatters) {
+  REQUIRE_GPU();
+  constexpr bool small_on = !xpose::detail::best_pipe_wide_small_default;
+  constexpr best_path halo = best_path::slab_scatter_micro_halo;
+  for (index_t s : {4, 8, 12, 16}) {
+    const std::uint64_t seed = static_cast<std::uint64_t>(s * 31);
+    check_best(matrix_desc::packed(8201, s, 4, 3), seed, 0, 0, halo, small_on);
+    check_best(matrix_desc::packed(8200, s, 4, 2), seed + 1, 0, 1, halo, small_on);
+    check_best(matrix_desc::packed(4097, s, 4, 1), seed + 2, 0, 3, halo, small_on);
+    check_best(padded(8201, s, 4, 2, 0, 1, 8), seed + 3, 0, 2, halo, small_on);
+    check_best(matrix_desc::packed(5, s, 4, 7), seed + 4, 0, 1, std::nullopt, small_on);
+    check_best(matrix_desc::packed(8200, s, 4, 2), seed + 5, 1, 1, std::nullopt, small_on);
+    if (HasFatalFailure()) return;
+  }
+  check_best(matrix_desc::packed(50177, 16, 4, 10), 631, 0, 0, halo, small_on);
+  check_best(matrix_desc::packed(50177, 4, 4, 41), 632, 0, 0, halo, small_on);
+}
+
+// Cap: 8-byte matrices above 4 KiB on the few-rows tile; the gapped batch leaves it.
+TEST(BestWide, WholeCap) {
+  REQUIRE_GPU();
+  constexpr bool cap_on = !xpose::detail::best_pipe_whole_wide_cap_default;
+  for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{{32, 32}, {16, 64}, {32, 24}}) {
+    const std::uint64_t seed = static_cast<std::uint64_t>(r * 11 + c);
+    for (index_t batch : {2, 7, 301})
+      check_best(matrix_desc::packed(r, c, 8, batch), seed + static_cast<std::uint64_t>(batch), 0, 0,
+                 best_path::tile_few_rows, cap_on);
+    check_best(padded(r, c, 8, 301, 0, 0, 2), seed + 1, 0, 0, std::nullopt, cap_on);
+    if (HasFatalFailure()) return;
+  }
+  check_best(matrix_desc::packed(32, 32, 8, 4096), 640, 0, 0, best_path::tile_few_rows, cap_on);
+}

@@ -1015,7 +1015,8 @@ constexpr bool best_pipe_wide_small_fits(const matrix_desc& d, unsigned long lon
 /// blocks), both pointers aligned, matrices of at most best_pipe_whole_wide_max_bytes (8 KiB:
 /// also the 32 x 32 8-byte batches that the table sends to the tile). On: it won or tied
 /// every f32 / f64 / c64 8x8-32x32 batch side by side (docs/RESULTS.md "Session 6", 4-8 byte
-/// slabs); best_next runs slab_whole / the tile.
+/// slabs); best_next runs slab_whole / the tile. Not the matrices best_pipe_whole_wide_cap sends
+/// to the few-rows tile.
 constexpr bool best_pipe_whole_wide_default = true;
 constexpr long long best_pipe_whole_wide_max_bytes = 8192;
 /// Packed batches of 8-byte matrices of whole chunks, more than 4 KiB and at most 8 KiB,
@@ -1040,7 +1041,7 @@ constexpr bool best_pipe_whole_wide_fits(const matrix_desc& d, unsigned long lon
   return best_route_on(best_pipe_whole_wide_default, candidate) && (E == 4 || E == 8) && d.batch > 1 &&
          d.ld_in == d.cols && d.ld_out == d.rows && d.stride_in == mat && d.stride_out == mat && d.rows > 1 &&
          d.cols > 1 && (d.rows * E) % 16 == 0 && (d.cols * E) % 16 == 0 && mat * E <= best_pipe_whole_wide_max_bytes &&
-         in_addr % 16 == 0 && out_addr % 16 == 0;
+         in_addr % 16 == 0 && out_addr % 16 == 0 && !best_pipe_whole_wide_cap(d, in_addr, out_addr, candidate);
 }
 
 /// The pipelined micro-block route of a 4-8 byte slab that best_pipe_wide_fits: gathers

@@ -107,23 +107,29 @@ TEST(BestWide, SweepRows) {
 TEST(BestWide, WholeBatches) {
   REQUIRE_GPU();
   constexpr bool won = !xpose::detail::best_pipe_whole_wide_default;
-  constexpr best_path whole = best_path::slab_whole_micro_pipe;
+  // (8-byte matrices above 4 KiB: the few-rows tile where best_pipe_whole_wide_cap has `won` cap them.)
+  auto whole = [](const matrix_desc& d) {
+    return xpose::detail::best_pipe_whole_wide_cap(d, 0, 0, won) ? best_path::tile_few_rows
+                                                                 : best_path::slab_whole_micro_pipe;
+  };
   for (int es : {4, 8})
     for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{{8, 8}, {16, 16}, {32, 32}, {12, 12}, {24, 16}, {16, 32}}) {
       if (r * c * es > 8192) continue;
       const std::uint64_t seed = static_cast<std::uint64_t>(r * 7 + c + es);
-      for (index_t batch : {2, 7, 301, 4099})
-        check_best(matrix_desc::packed(r, c, es, batch), seed + static_cast<std::uint64_t>(batch), 0, 0, whole, won);
+      for (index_t batch : {2, 7, 301, 4099}) {
+        const matrix_desc d = matrix_desc::packed(r, c, es, batch);
+        check_best(d, seed + static_cast<std::uint64_t>(batch), 0, 0, whole(d), won);
+      }
       check_best(matrix_desc::packed(r, c, es, 301), seed + 1, 1, 0, std::nullopt, won);
       check_best(padded(r, c, es, 301, 0, 0, 16 / es), seed + 2, 0, 0, std::nullopt, won);
       if (HasFatalFailure()) return;
     }
   // The sweep's batch rows (32 MiB).
-  check_best(matrix_desc::packed(32, 32, 8, 4096), 500, 0, 0, whole, won);
-  check_best(matrix_desc::packed(32, 32, 4, 8192), 501, 0, 0, whole, won);
-  check_best(matrix_desc::packed(16, 16, 4, 32768), 502, 0, 0, whole, won);
-  check_best(matrix_desc::packed(8, 8, 4, 131072), 503, 0, 0, whole, won);
-  check_best(matrix_desc::packed(16, 16, 8, 16384), 504, 0, 0, whole, won);
+  std::uint64_t seed = 500;
+  for (const matrix_desc& d : {matrix_desc::packed(32, 32, 8, 4096), matrix_desc::packed(32, 32, 4, 8192),
+                               matrix_desc::packed(16, 16, 4, 32768), matrix_desc::packed(8, 8, 4, 131072),
+                               matrix_desc::packed(16, 16, 8, 16384)})
+    check_best(d, seed++, 0, 0, whole(d), won);
 }
 
 // Session 7 candidates, each under the flag that has its switch on. Deep: the 16-byte

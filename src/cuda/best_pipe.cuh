@@ -80,15 +80,14 @@ template <int E>
 args make_pipe_args(int m, const void* in, void* out, const matrix_desc& d, const void* in_end, int slab_bytes,
                     bool micro = false, bool halo = false, int depth = 2, bool shifted = false) {
   args a = make_args<E>(m, in, out, d, in_end, slab_bytes, !micro || m == whole, halo && m != gather);
-  // More than two load buffers: the shift gathers and the 16-byte micro-block gathers (raw rows).
-  a.pipe_depth = m == gather && (halo || (micro && shifted)) ? depth : 2;
+  a.pipe_depth = halo && m == gather ? depth : 2;
   if (m == gather) {
     const bool aligned = addr16(in) == 0 && (d.ld_in * E) % 16 == 0 && (d.batch <= 1 || (d.stride_in * E) % 16 == 0);
     const bool raw = aligned || halo || (micro && shifted);  // the rows are read where they were loaded
     const int rows = static_cast<int>(a.S) * a.pitch;
     a.realign = aligned ? 0 : 1;
     a.shifted = !aligned && micro && shifted ? 1 : 0;
-    if (a.pipe_depth > 2) {
+    if (halo && depth > 2) {
       const int st = a.smem - rows;  // the grouped kernel's staging (micro: none)
       a.stage = 0;
       a.pipe_buf = st;
@@ -144,13 +143,6 @@ int pipe_smem_max(int m, long long s, int slab_bytes, bool micro = false, bool h
 /// from the raw buffers (side_blocks with a.shifted) instead of after pipe_realign: 16-byte
 /// rows only (one window of two chunks per row).
 constexpr bool pipe_shifted(int mw) { return mw == 16; }
-
-/// Load buffers of a pipelined kernel: a.pipe_depth (3) where Deep (the kernels that may
-/// take more: the shift gathers and the 16-byte micro-block gathers), else 2.
-template <bool Deep>
-XPOSE_HDI unsigned pipe_loads(const args& a) {
-  return Deep && a.pipe_depth == 3 ? 3 : 2;
-}
 
 /// Load buffer b (slab iteration i uses buffer i % depth).
 XPOSE_HDI u8* pipe_buffer(const args& a, u8* sm, int b) { return sm + a.pipe_buf + b * a.pipe_step; }
@@ -217,8 +209,7 @@ XPOSE_HDI void pipe_mid(const args& a, const divisors& dv, const pos& p, u8* sm,
 /// scatter slabs with a halo (HS; loaded_with_halo: loads and rows; write_phase: whole
 /// chunks); gathers shift their raw rows in the middle phase's reads (SH; no realigning
 /// pass, no rows area; a.pipe_depth load buffers, slabs depth - 1 ahead). a.shifted (without
-/// H): 16-byte micro-block gathers read their raw rows the same way, chosen at run time,
-/// and may take a.pipe_depth load buffers too (slab_gather_micro_deep).
+/// H): 16-byte micro-block gathers read their raw rows the same way, chosen at run time.
 template <int E, int M, int NT, int SS, int MINB, int MW = 0, bool H = false>
 __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
   static_assert((SS > 0) != (MW > 0) && (M != whole || MW > 0), "pipelined grouped or micro-block slabs");
@@ -232,7 +223,7 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
   const bytes::fdiv by_nb(MW > 0 ? static_cast<int>(a.S) * E / 16 : 1);
   i64 t = blockIdx.x;
   if (t >= a.total) return;
-  const unsigned D = pipe_loads<SH || RT>(a);
+  const unsigned D = SH && a.pipe_depth == 3 ? 3 : 2;  // load buffers
   for (unsigned j = 0; j + 1 < D; ++j) {
     if (t + static_cast<i64>(j) * gridDim.x < a.total)
       pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, HS>(a, slab_at<E, M>(a, t + static_cast<i64>(j) * gridDim.x)),
@@ -251,7 +242,7 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
       pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, HS>(a, slab_at<E, M>(a, ahead)),
                                pipe_buffer(a, sm, static_cast<int>((i + D - 1) % D)), tid, NT);
     async_commit();
-    if ((SH || RT) && D == 3) async_wait_all_but<2>();
+    if (SH && D == 3) async_wait_all_but<2>();
     else async_wait_all_but<1>();
     __syncthreads();  // slab i's chunks visible; slab i-1's write phase done with rows / staging
     u8* const buf = pipe_buffer(a, sm, static_cast<int>(i % D));

@@ -242,7 +242,6 @@ enum class best_path : int {
   slab_gather_micro_shift,  ///< slab_gather_micro_pipe reading raw (unaligned) rows shifted: no realigning pass
   slab_gather_pipe_shift,   ///< slab_gather_pipe, the same
   realign_skew_async,       ///< element-aligned rows: skewed tile with cp.async cover loads (best_skew.cuh)
-  slab_gather_micro_deep,   ///< slab_gather_micro_pipe with three load buffers (two slabs in flight)
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -278,7 +277,6 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::slab_gather_micro_shift: return "slab_gather_micro_shift";
     case best_path::slab_gather_pipe_shift: return "slab_gather_pipe_shift";
     case best_path::realign_skew_async: return "realign_skew_async";
-    case best_path::slab_gather_micro_deep: return "slab_gather_micro_deep";
   }
   return "?";
 }
@@ -753,8 +751,7 @@ constexpr bool best_async_pipe_fits(int elem_size, bool batch, long long bytes) 
 constexpr best_path best_path_base(best_path p) {
   return p == best_path::slab_gather_micro || p == best_path::slab_gather_pipe ||
                  p == best_path::slab_gather_micro_pipe || p == best_path::slab_interleave_gather ||
-                 p == best_path::slab_gather_micro_shift || p == best_path::slab_gather_pipe_shift ||
-                 p == best_path::slab_gather_micro_deep
+                 p == best_path::slab_gather_micro_shift || p == best_path::slab_gather_pipe_shift
              ? best_path::slab_gather
          : p == best_path::slab_scatter_micro || p == best_path::slab_scatter_pipe ||
                  p == best_path::slab_scatter_micro_pipe || p == best_path::slab_interleave_scatter ||
@@ -980,33 +977,33 @@ constexpr bool best_pipe_wide_fits(const matrix_desc& d, bool gather, unsigned l
   return !rows_aligned || best_pipe_wide_aligned(E, gather, s, (gather ? d.ld_in : d.ld_out) * E);
 }
 
-/// 4-8 byte micro-block gathers with three load buffers (slab_gather_micro_deep, switch
-/// best_pipe_wide_deep_default): two slabs in flight per block instead of one. The gathers
-/// of best_pipe_wide_fits's sides at any row alignment (also the aligned ones the table
-/// leaves to the interleave gather or the tile), so that one side-by-side run times the
-/// deep kernel against every route these sides take (issue 12: the 24-32 row gathers of
-/// aligned rows at 0.80-0.85 of memcpy, docs/RESULTS.md "Where issue 12 stands").
+/// 8-byte gathers of aligned rows at least 512 KiB apart on the pipelined micro-block gather
+/// (slab_gather_micro_pipe; switch best_pipe_wide_far_default) instead of the interleave
+/// gather, which best_pipe_wide_aligned sends there only for rows a multiple of 512 KiB
+/// apart: 32 x 131074 f64 (rows 1 MiB + 16 bytes apart) ran 0.804 of memcpy on the interleave
+/// gather and 0.900 on the pipelined gather in the same run, where 2 x 32 x 50176 (392 KiB
+/// apart) kept the interleave gather 2-3 points ahead (docs/RESULTS.md "Session 7").
 /// Off: `best_next` runs it.
-constexpr bool best_pipe_wide_deep_default = false;
-constexpr int best_pipe_wide_deep_depth = 3;
-constexpr bool best_pipe_wide_deep_fits(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
-                                        bool candidate) {
-  return best_route_on(best_pipe_wide_deep_default, candidate) &&
+constexpr bool best_pipe_wide_far_default = false;
+constexpr long long best_pipe_wide_far_bytes = 512 * 1024;
+constexpr bool best_pipe_wide_far_fits(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
+                                       bool candidate) {
+  return best_route_on(best_pipe_wide_far_default, candidate) && d.elem_size == 8 &&
+         d.ld_in * d.elem_size >= best_pipe_wide_far_bytes && best_in_rows_aligned(d, in_addr) &&
          best_pipe_wide_layout(d, true, in_addr, out_addr, best_pipe_wide_min_side);
 }
 
-/// f32 scatters of 4-16 columns (whole 16-byte chunks per position) to output rows not all
-/// 16-byte aligned, on the halo micro-block scatter (switch best_pipe_wide_small_default)
-/// in place of the element-by-element slab scatter (0.84-0.89 of memcpy at 4, 8, 12, 16
-/// columns of odd HW, where the halo kernel ran 24-64 columns at 0.88-0.96: docs/RESULTS.md
-/// "Session 6", 4-8 byte slabs). 8-byte elements keep slab_scatter (0.93-1.02 there).
-/// Off: `best_next` runs it.
+/// f32 scatters of 8 and 16 columns (positions of 2 and 4 whole 16-byte chunks) to output
+/// rows not all 16-byte aligned, on the halo micro-block scatter (switch
+/// best_pipe_wide_small_default) in place of the element-by-element slab scatter: 20 x 50177
+/// x 8 and 10 x 50177 x 16 ran 0.872 -> 0.939 and 0.824 -> 0.914 of memcpy side by side; 4
+/// and 12 columns lost (0.892 -> 0.877, 0.874 -> 0.842; docs/RESULTS.md "Session 7"). 8-byte
+/// elements keep slab_scatter (0.93-1.02 there). Off: `best_next` runs it.
 constexpr bool best_pipe_wide_small_default = false;
 constexpr bool best_pipe_wide_small_fits(const matrix_desc& d, unsigned long long in_addr,
                                          unsigned long long out_addr, bool candidate) {
-  return best_route_on(best_pipe_wide_small_default, candidate) && d.elem_size == 4 &&
-         d.cols < best_pipe_wide_min_side && best_pipe_wide_layout(d, false, in_addr, out_addr, 16 / d.elem_size) &&
-         !best_out_rows_aligned(d, out_addr);
+  return best_route_on(best_pipe_wide_small_default, candidate) && d.elem_size == 4 && (d.cols == 8 || d.cols == 16) &&
+         best_pipe_wide_layout(d, false, in_addr, out_addr, 8) && !best_out_rows_aligned(d, out_addr);
 }
 
 /// 4-8 byte batches of small packed matrices on the pipelined whole-matrix micro-block
@@ -1135,11 +1132,10 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
            (!batched || best_align16(static_cast<unsigned long long>(packed_stride * E)) == 16);
   };
   // 4-8 byte slabs of long short sides on the pipelined micro-block kernels (switch best_pipe_wide_default).
-  // (Three load buffers: switch best_pipe_wide_deep_default.)
-  const bool deep_gather = best_pipe_wide_deep_fits(d, in_addr, out_addr, candidate);
-  const bool wide_gather = deep_gather || best_pipe_wide_fits(d, true, in_addr, out_addr, candidate);
+  // (8-byte rows at least 512 KiB apart: switch best_pipe_wide_far_default.)
+  const bool wide_gather =
+      best_pipe_wide_fits(d, true, in_addr, out_addr, candidate) || best_pipe_wide_far_fits(d, in_addr, out_addr, candidate);
   if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && (!keep_tile || wide_gather)) {
-    if (deep_gather) return {best_path::slab_gather_micro_deep, 16, 0};
     if (wide_gather) return {best_pipe_wide_route(d, true, out_addr), 16, 0};
     auto gather_route = [&](bool c) -> best_choice {
       if (best_interleave_fits(d, true, in_addr, out_addr, c)) return {best_path::slab_interleave_gather, 16, 0};
@@ -1167,7 +1163,7 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   }
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
     if (best_pipe_wide_fits(d, false, in_addr, out_addr, candidate)) return {best_pipe_wide_route(d, false, out_addr), 16, 0};
-    // f32 4-16 columns to unaligned rows on the halo kernel (switch best_pipe_wide_small_default).
+    // f32 8 and 16 columns to unaligned rows on the halo kernel (switch best_pipe_wide_small_default).
     if (best_pipe_wide_small_fits(d, in_addr, out_addr, candidate)) return {best_path::slab_scatter_micro_halo, 16, 0};
     if (best_interleave_fits(d, false, in_addr, out_addr, candidate)) return {best_path::slab_interleave_scatter, 16, 0};
     const bool out_aligned = best_out_rows_aligned(d, out_addr);

@@ -30,8 +30,7 @@ namespace {
 template <int E, int M, int SS, int MW = 0, bool H = false>
 void emulate_pipe(const slab::args& a, int nt, long long grid) {
   constexpr bool HS = H && M == slab::scatter, SH = H && M == slab::gather;
-  constexpr bool RT = M == slab::gather && slab::pipe_shifted(MW);
-  const int D = static_cast<int>(slab::pipe_loads<SH || RT>(a));
+  const int D = SH && a.pipe_depth == 3 ? 3 : 2;
   std::vector<u8> store(static_cast<std::size_t>(a.smem) + 16);
   u8* sm = store.data() + (16 - reinterpret_cast<std::uintptr_t>(store.data()) % 16) % 16;
   const slab::divisors dv(a);
@@ -98,12 +97,6 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
     for (int dp : {2, best_gather_shift_depth}) check_pipe<E>(mode, d, off_in, off_out, slab_bytes, nt, grid, micro, true, dp);
     return;
   }
-  // 16-byte micro-block gathers: two load buffers and the deep route's (slab_gather_micro_deep).
-  const bool deep_able = mode == slab::gather && slab::pipe_shifted(micro);
-  if (deep_able && depth == 0) {
-    for (int dp : {2, best_pipe_wide_deep_depth}) check_pipe<E>(mode, d, off_in, off_out, slab_bytes, nt, grid, micro, halo, dp);
-    return;
-  }
   if (depth == 0) depth = 2;
   const int side = static_cast<int>(mode == slab::gather ? d.rows : d.cols);
   SCOPED_TRACE("mode " + std::to_string(mode) + " " + xpose_test::shape_name(d) + " offsets " +
@@ -120,7 +113,7 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
     ASSERT_LE(a.smem, slab::pipe_smem_max<E>(mode, side, slab_bytes, micro > 0, halo, depth, shifted));
     ASSERT_EQ(a.shifted, shifted && mode == slab::gather && a.realign ? 1 : 0);
     // Shift gathers: the rows are the load buffers (no realigning pass).
-    if ((halo || deep_able) && mode == slab::gather) {
+    if (halo && mode == slab::gather) {
       ASSERT_EQ(a.pipe_depth, depth);
       ASSERT_LE(a.pipe_buf + (depth - 1) * a.pipe_step + a.S * a.pitch, a.smem);
     }
@@ -895,7 +888,8 @@ TEST(BestPipePolicy, Wide) {
         {50177, 32, 8, 3, best_path::slab_scatter_micro_halo}}) {
     const matrix_desc d = matrix_desc::packed(r, c, E, b);
     EXPECT_EQ(best_path_name(best_path_for(d, 0, 0, 90, on).path), std::string(best_path_name(path))) << r << "x" << c;
-    EXPECT_FALSE(wide(best_path_for(d, 0, 0, 90, off).path)) << r << "x" << c;
+    // (8-byte rows 512 KiB apart or more where best_pipe_wide_far_default has `off` take them.)
+    if (!best_pipe_wide_far_fits(d, 0, 0, off)) EXPECT_FALSE(wide(best_path_for(d, 0, 0, 90, off).path)) << r << "x" << c;
   }
   // Their largest blocks fit the resident blocks the kernels' register caps assume
   // (best_pipe_micro_min_blocks; 228 KiB per SM, 1 KiB per block).
@@ -941,49 +935,34 @@ TEST(BestPipePolicy, WholeWide) {
   EXPECT_EQ(taken, 5 + 6 - (best_route_on(best_pipe_whole_wide_cap_default, on) ? 1 : 0));
 }
 
-// Session 7 switches (best_pipe_wide_deep_default, best_pipe_wide_small_default,
+// Session 7 switches (best_pipe_wide_far_default, best_pipe_wide_small_default,
 // best_pipe_whole_wide_cap_default): under the flag that has each on, exactly its class;
 // under the other flag none.
-TEST(BestPipePolicy, WideDeep) {
+TEST(BestPipePolicy, WideFar) {
   using xpose::matrix_desc;
-  const bool on = !best_pipe_wide_deep_default, off = best_pipe_wide_deep_default;
+  const bool on = !best_pipe_wide_far_default, off = best_pipe_wide_far_default;
   int taken = 0;
   for (int E : {1, 2, 4, 8, 16})
-    for (long long r : {8LL, 16LL, 18LL, 24LL, 25LL, 32LL, 48LL, 64LL})
-      for (long long hw : {50176LL, 50177LL, 131072LL})
+    for (long long r : {16LL, 18LL, 24LL, 32LL, 48LL})
+      for (long long hw : {50176LL, 65536LL, 65538LL, 131074LL, 131073LL})
         for (long long oo : {0LL, 1LL}) {
           SCOPED_TRACE(std::to_string(E) + " " + std::to_string(r) + " " + std::to_string(hw) + " " + std::to_string(oo));
           const matrix_desc g = matrix_desc::packed(r, hw, E, 2);
           const auto o = static_cast<unsigned long long>(oo * E);
-          const long long most = E == 4 ? 64 : 32;
-          // Any row alignment: aligned rows too (the interleave gather's and the tile's sides).
-          const bool want = (E == 4 || E == 8) && (r * E) % 16 == 0 && r > 16 && r <= most && oo == 0;
-          EXPECT_EQ(best_pipe_wide_deep_fits(g, 0, o, on), want);
-          EXPECT_EQ(best_path_for(g, 0, o, 90, on).path == best_path::slab_gather_micro_deep, want);
-          EXPECT_EQ(best_path_for(g, E, o, 90, on).path == best_path::slab_gather_micro_deep, want);
-          EXPECT_FALSE(best_pipe_wide_deep_fits(g, 0, o, off));
-          EXPECT_NE(best_path_for(g, 0, o, 90, off).path, best_path::slab_gather_micro_deep);
-          // Scatters never.
-          EXPECT_NE(best_path_for(matrix_desc::packed(hw, r, E, 2), 0, 0, 90, on).path, best_path::slab_gather_micro_deep);
+          // 8-byte, whole chunks, 17-32 rows, rows aligned and >= 512 KiB apart, the output aligned.
+          const bool want = E == 8 && r % 2 == 0 && r > 16 && r <= 32 && hw % 2 == 0 && hw * 8 >= 512 * 1024 && oo == 0;
+          EXPECT_EQ(best_pipe_wide_far_fits(g, 0, o, on), want);
+          if (want) EXPECT_EQ(best_path_for(g, 0, o, 90, on).path, best_path::slab_gather_micro_pipe);
+          EXPECT_FALSE(best_pipe_wide_far_fits(g, 0, o, off));
+          EXPECT_FALSE(best_pipe_wide_far_fits(g, E, o, on));  // input rows off the grid: not this rule
           taken += want;
         }
-  EXPECT_EQ(taken, (4 + 3) * 3);  // f32 24, 32, 48, 64 and 8-byte 18, 24, 32 rows, three long sides
-  // The sweep's rows.
-  for (auto [r, c, E, b] : {std::tuple<long long, long long, int, long long>{32, 131072, 8, 1},
-                            {32, 262144, 4, 1},
-                            {32, 50176, 8, 2},
-                            {24, 50176, 8, 3},
-                            {24, 50176, 4, 6}}) {
-    const matrix_desc d = matrix_desc::packed(r, c, E, b);
-    EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path, best_path::slab_gather_micro_deep) << r << "x" << c;
-  }
-  // Three load buffers of the largest micro-block gather fit the blocks its registers allow.
-  EXPECT_LE((slab::pipe_smem_max<4>(slab::gather, 64, 16384, true, false, best_pipe_wide_deep_depth, true) + 1024) *
-                best_pipe_micro_min_blocks(true),
-            228 * 1024);
-  EXPECT_LE((slab::pipe_smem_max<8>(slab::gather, 32, 16384, true, false, best_pipe_wide_deep_depth, true) + 1024) *
-                best_pipe_micro_min_blocks(true),
-            228 * 1024);
+  EXPECT_EQ(taken, 3 * 3);  // 18, 24, 32 rows of 65536, 65538, 131074
+  // 32 x 131074 f64: the interleave gather under the default flags while the switch is off.
+  const matrix_desc d = matrix_desc::packed(32, 131074, 8);
+  EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path, best_path::slab_gather_micro_pipe);
+  if (!best_route_on(best_pipe_wide_far_default, false) && best_route_on(best_interleave_default, false))
+    EXPECT_EQ(best_path_for(d, 0, 0, 90, false).path, best_path::slab_interleave_gather);
 }
 
 TEST(BestPipePolicy, WideSmall) {
@@ -997,15 +976,15 @@ TEST(BestPipePolicy, WideSmall) {
           SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c) + " " + std::to_string(hw) + " " + std::to_string(oo));
           const matrix_desc s = matrix_desc::packed(hw, c, E, 3);
           const auto o = static_cast<unsigned long long>(oo * E);
-          // f32, whole chunks below the wide sides, output rows unaligned (odd HW), input aligned.
-          const bool want = E == 4 && c % 4 == 0 && c <= 16 && hw % 2 == 1 && oo == 0;
+          // f32, 8 and 16 columns, output rows unaligned (odd HW), input aligned.
+          const bool want = E == 4 && (c == 8 || c == 16) && hw % 2 == 1 && oo == 0;
           EXPECT_EQ(best_pipe_wide_small_fits(s, o, 0, on), want);
           if (want) EXPECT_EQ(best_path_for(s, o, 0, 90, on).path, best_path::slab_scatter_micro_halo);
           EXPECT_FALSE(best_pipe_wide_small_fits(s, o, 0, off));
           if (E == 4 && c <= 16) EXPECT_NE(best_path_for(s, o, 0, 90, off).path, best_path::slab_scatter_micro_halo);
           taken += want;
         }
-  EXPECT_EQ(taken, 4);  // 4, 8, 12, 16 columns
+  EXPECT_EQ(taken, 2);  // 8, 16 columns
   // Output one element off: rows unaligned although HW is even.
   EXPECT_TRUE(best_pipe_wide_small_fits(matrix_desc::packed(50176, 16, 4, 3), 0, 4, on));
   EXPECT_EQ(best_path_for(matrix_desc::packed(50177, 16, 4, 10), 0, 0, 90, on).path, best_path::slab_scatter_micro_halo);

@@ -579,10 +579,8 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
       if (!best_route_on(best_pipe_default, off) && !best_route_on(best_pipe_micro_scatter_default, off)) {
         // (The shift kernel of `on`'s route where best_gather_shift_default has `off` take it.)
         const best_choice go = best_path_for(g, E, 0, 90, on);
-        // (The three-buffer gather where best_pipe_wide_deep_default has `off` take it.)
         EXPECT_EQ(best_path_for(g, E, 0, 90, off).path,
-                  best_pipe_wide_deep_fits(g, E, 0, off)  ? best_path::slab_gather_micro_deep
-                  : best_pipe_wide_fits(g, true, E, 0, off) ? best_path::slab_gather_micro_pipe
+                  best_pipe_wide_fits(g, true, E, 0, off) ? best_path::slab_gather_micro_pipe
                   : best_gather_shift_on(E, off)          ? best_gather_shift_route(go.path, go.group, E, false)
                                                           : best_path::slab_gather)
             << c;

@@ -132,43 +132,34 @@ TEST(BestWide, WholeBatches) {
     check_best(d, seed++, 0, 0, whole(d), won);
 }
 
-// Session 7 candidates, each under the flag that has its switch on. Deep: the 16-byte
-// micro-block gather with three load buffers (slab_gather_micro_deep) on every side of whole
-// chunks, aligned rows, odd rows, the input one element off, padded rows with gapped
-// batches, slabs shorter than a round of resident blocks, and the sweep's rows.
-TEST(BestWide, DeepGathers) {
+// Session 7 candidates, each under the flag that has its switch on. Far: 8-byte gathers of
+// aligned rows at least 512 KiB apart on the pipelined micro-block gather (the interleave
+// gather's sides too), gapped batches, and the probe rows; rows off the grid or closer
+// stay exact on their routes.
+TEST(BestWide, FarGathers) {
   REQUIRE_GPU();
-  constexpr bool deep_on = !xpose::detail::best_pipe_wide_deep_default;
-  constexpr best_path deep = best_path::slab_gather_micro_deep;
-  for (int es : {4, 8})
-    for (index_t s : sides(es)) {
-      const index_t k = 16 / es;
-      const std::uint64_t seed = static_cast<std::uint64_t>(s * 29 + es);
-      check_best(matrix_desc::packed(s, 8192, es, 3), seed, 0, 0, deep, deep_on);
-      check_best(matrix_desc::packed(s, 8201, es, 3), seed + 1, 0, 0, deep, deep_on);
-      check_best(matrix_desc::packed(s, 8200, es, 2), seed + 2, 1, 0, deep, deep_on);
-      check_best(padded(s, 8192, es, 3, 3, 0, 2 * k), seed + 3, 0, 0, deep, deep_on);
-      check_best(padded(s, 4099, es, 2, 1, 0, k), seed + 4, k - 1, 0, deep, deep_on);
-      check_best(matrix_desc::packed(s, 16 * s + 3, es, 1), seed + 5, 0, 0, deep, deep_on);
-      check_best(matrix_desc::packed(s, 8200, es, 2), seed + 6, 1, 1, std::nullopt, deep_on);
-      if (HasFatalFailure()) return;
-    }
-  check_best(matrix_desc::packed(32, 262144, 4), 611, 0, 0, deep, deep_on);
-  check_best(matrix_desc::packed(32, 262145, 4), 612, 0, 0, deep, deep_on);
-  check_best(matrix_desc::packed(32, 131072, 8), 613, 0, 0, deep, deep_on);
-  check_best(matrix_desc::packed(32, 50176, 8, 2), 614, 0, 0, deep, deep_on);
-  check_best(matrix_desc::packed(24, 50176, 8, 3), 615, 0, 0, deep, deep_on);
-  check_best(matrix_desc::packed(24, 50176, 4, 6), 616, 0, 0, deep, deep_on);
-  check_best(matrix_desc::packed(64, 50177, 4, 2), 617, 0, 0, deep, deep_on);
+  constexpr bool far_on = !xpose::detail::best_pipe_wide_far_default;
+  constexpr best_path pipe = best_path::slab_gather_micro_pipe;
+  for (index_t s : sides(8)) {
+    const std::uint64_t seed = static_cast<std::uint64_t>(s * 29);
+    check_best(matrix_desc::packed(s, 65536, 8, 2), seed, 0, 0, pipe, far_on);
+    check_best(matrix_desc::packed(s, 65538, 8, 1), seed + 1, 0, 0, pipe, far_on);
+    check_best(padded(s, 65536, 8, 2, 2, 0, 6), seed + 2, 0, 0, pipe, far_on);
+    check_best(matrix_desc::packed(s, 65538, 8, 1), seed + 3, 1, 0, std::nullopt, far_on);
+    check_best(matrix_desc::packed(s, 65534, 8, 1), seed + 4, 0, 0, std::nullopt, far_on);
+    if (HasFatalFailure()) return;
+  }
+  check_best(matrix_desc::packed(32, 131074, 8), 621, 0, 0, pipe, far_on);
+  check_best(matrix_desc::packed(32, 98306, 8), 622, 0, 0, pipe, far_on);
 }
 
-// Small: f32 scatters of 4-16 columns to unaligned output rows on the halo kernel (odd HW,
+// Small: f32 scatters of 8 and 16 columns to unaligned output rows on the halo kernel (odd HW,
 // the output one to three elements off, padded output rows, gapped batches).
 TEST(BestWide, SmallScatters) {
   REQUIRE_GPU();
   constexpr bool small_on = !xpose::detail::best_pipe_wide_small_default;
   constexpr best_path halo = best_path::slab_scatter_micro_halo;
-  for (index_t s : {4, 8, 12, 16}) {
+  for (index_t s : {8, 16}) {
     const std::uint64_t seed = static_cast<std::uint64_t>(s * 31);
     check_best(matrix_desc::packed(8201, s, 4, 3), seed, 0, 0, halo, small_on);
     check_best(matrix_desc::packed(8200, s, 4, 2), seed + 1, 0, 1, halo, small_on);
@@ -179,7 +170,8 @@ TEST(BestWide, SmallScatters) {
     if (HasFatalFailure()) return;
   }
   check_best(matrix_desc::packed(50177, 16, 4, 10), 631, 0, 0, halo, small_on);
-  check_best(matrix_desc::packed(50177, 4, 4, 41), 632, 0, 0, halo, small_on);
+  check_best(matrix_desc::packed(50177, 8, 4, 20), 632, 0, 0, halo, small_on);
+  check_best(matrix_desc::packed(50177, 12, 4, 13), 633, 0, 0, std::nullopt, small_on);  // (12 columns lost)
 }
 
 // Cap: 8-byte matrices above 4 KiB on the few-rows tile; the gapped batch leaves it.

@@ -287,10 +287,8 @@ status micro_path(const void* in, void* out, const matrix_desc& d, const target&
 // rows, any short side up to the table's): resident blocks, as many as fit at the largest
 // slab's shared memory (the limit and the block count are cached per kernel and device).
 // H: scatter slabs with a halo (slab_scatter_micro_halo, slab_scatter_pipe_halo); gathers
-// that shift their raw rows (slab_gather_micro_shift, slab_gather_pipe_shift). Deep: the
-// 16-byte micro-block gather with best_pipe_wide_deep_depth load buffers (slab_gather_micro_deep).
-template <int E, int M, int SS, int MW = 0, int MINB = best_pipe_min_blocks(E, M == slab::gather, SS), bool H = false,
-          bool Deep = false>
+// that shift their raw rows (slab_gather_micro_shift, slab_gather_pipe_shift).
+template <int E, int M, int SS, int MW = 0, int MINB = best_pipe_min_blocks(E, M == slab::gather, SS), bool H = false>
 status pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads;
   constexpr auto kernel = slab::pipe_kernel<E, M, nt, SS, MINB, MW, H>;
@@ -298,24 +296,19 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
   // The largest block of this kernel, once (the table does not change at run time): the
   // resident blocks are counted at it, and its shared-memory limit raised to it. Shift
   // gathers: best_gather_shift_depth load buffers where that keeps as many blocks per SM
-  // as two (registers bound them), else two. 16-byte micro-block gathers: shifted rows, and
-  // the kernel's largest block is the deep route's (both routes share the kernel, so slot 0
-  // is counted at it whichever route comes first); the other route takes slot 1's two.
+  // as two (registers bound them), else two. 16-byte micro-block gathers: shifted rows.
   constexpr bool shift = H && M == slab::gather, shifted = slab::pipe_shifted(MW);
-  constexpr bool multi = shift || (M == slab::gather && shifted);  // may take more than two load buffers
-  static_assert(!Deep || (multi && !shift), "deep: the 16-byte micro-block gather");
-  constexpr int most = shift ? best_gather_shift_depth : multi ? best_pipe_wide_deep_depth : 2;
   const long long side = SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E);
-  static const int smem_deep = slab::pipe_smem_max<E>(M, side, pol.slab_bytes, MW > 0, H, most, shifted);
+  static const int smem_deep =
+      slab::pipe_smem_max<E>(M, side, pol.slab_bytes, MW > 0, H, shift ? best_gather_shift_depth : 2, shifted);
   static const int smem_two = slab::pipe_smem_max<E>(M, side, pol.slab_bytes, MW > 0, H, 2, shifted);
   int occ = 0, sms = 0;
   if (status s = resident_blocks<kernel>(tg.dev, nt, smem_deep, &occ); !s.ok()) return s;
-  int depth = most, smem_max = smem_deep;
-  if (multi) {
+  int depth = shift ? best_gather_shift_depth : 2, smem_max = smem_deep;
+  if (shift && smem_two < smem_deep) {
     int occ_two = 0;
     if (status s = resident_blocks<kernel, 1>(tg.dev, nt, smem_two, &occ_two); !s.ok()) return s;
-    // (Deep and shift: the deeper buffers where they keep the blocks per SM.)
-    if (occ_two > occ || !(shift || Deep)) depth = 2, smem_max = smem_two, occ = occ_two;
+    if (occ_two > occ) depth = 2, smem_max = smem_two, occ = occ_two;
   }
   if (status s = sm_count(tg.dev, &sms); !s.ok()) return s;
   const long long n = static_cast<long long>(occ) * sms;
@@ -459,11 +452,6 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       if constexpr (E <= best_pipe_micro_max_elem)
         return pipe_path<E, slab::gather, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(true)>(in, out, d,
                                                                                                             tg);
-      break;
-    case best_path::slab_gather_micro_deep:  // (4-8 bytes: best_pipe_wide_deep_fits)
-      if constexpr (E <= best_pipe_micro_max_elem && slab::pipe_shifted(best_pipe_micro_width_for(E)))
-        return pipe_path<E, slab::gather, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(true), false, true>(
-            in, out, d, tg);
       break;
     case best_path::slab_scatter_micro_pipe:
       if constexpr (E <= best_pipe_micro_max_elem)

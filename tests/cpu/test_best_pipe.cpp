@@ -616,7 +616,7 @@ TEST(BestPipePolicy, Halo) {
           // (f32 4-16 columns where best_pipe_wide_small_default has `off` take the halo.)
           EXPECT_EQ(is_halo(best_path_for(d, 0, out, 90, off).path),
                     best_halo_side(E, c, off, !unaligned) > 0 || wide_off || best_pipe_wide_small_fits(d, 0, out, off));
-          EXPECT_TRUE(!is_halo(h.path) || (E <= 2 && unaligned) || wide_on);
+          EXPECT_TRUE(!is_halo(h.path) || (E <= 2 && unaligned) || wide_on || best_pipe_wide_small_fits(d, 0, out, on));
           if (h.path == best_path::slab_scatter_pipe_halo) EXPECT_EQ(h.group, c);
           halos += is_halo(h.path);
           // Gathers never.
@@ -851,7 +851,7 @@ TEST(BestPipePolicy, Wide) {
           const best_path sp = best_path_for(s, o, E * (hw % 2), 90, on).path;
           if (s_want)
             EXPECT_EQ(sp, out_aligned ? best_path::slab_scatter_micro_pipe : best_path::slab_scatter_micro_halo);
-          else if (E >= 4)
+          else if (E >= 4 && !best_pipe_wide_small_fits(s, o, E * (hw % 2), on))  // (best_pipe_wide_small_default)
             EXPECT_FALSE(wide(sp));
           // (f32 4-16 columns: best_pipe_wide_small_default's halo, tested in WideSmall.)
           if (E >= 4 && !best_pipe_wide_small_fits(s, o, 0, off)) EXPECT_FALSE(wide(best_path_for(s, o, 0, 90, off).path));

@@ -1064,18 +1064,56 @@ constexpr bool best_pipe_wide_aligned(long long E, bool gather, long long s, lon
   if (E == 4) return s == 32;
   return s == 24 || !best_interleave_side(s) || row_bytes % (512 * 1024) == 0;
 }
-constexpr bool best_pipe_wide_fits(const matrix_desc& d, bool gather, unsigned long long in_addr,
-                                   unsigned long long out_addr, bool candidate) {
+/// The layouts the 4-8 byte pipelined micro-block kernels take (any row alignment): a short
+/// side of whole 16-byte chunks from min_side up to the table's, the packed side aligned.
+constexpr bool best_pipe_wide_layout(const matrix_desc& d, bool gather, unsigned long long in_addr,
+                                     unsigned long long out_addr, long long min_side) {
   const long long E = d.elem_size, s = gather ? d.rows : d.cols;
-  const best_class_policy p = best_class_policy_for(0, d.elem_size, candidate);
-  if (!best_route_on(best_pipe_wide_default, candidate) || (E != 4 && E != 8) || s < best_pipe_wide_min_side ||
-      s > p.slab_max_short || s * E > p.slab_max_short_bytes || (s * E) % 16 != 0)
+  const best_class_policy p = best_class_policy_for(0, d.elem_size);
+  if ((E != 4 && E != 8) || s < min_side || s > p.slab_max_short || s * E > p.slab_max_short_bytes || (s * E) % 16 != 0)
     return false;
   const unsigned long long packed = gather ? out_addr : in_addr;
   const auto packed_stride = static_cast<unsigned long long>((gather ? d.stride_out : d.stride_in) * E);
-  if (packed % 16 != 0 || (d.batch > 1 && packed_stride % 16 != 0)) return false;
+  return packed % 16 == 0 && (d.batch <= 1 || packed_stride % 16 == 0);
+}
+constexpr bool best_pipe_wide_fits(const matrix_desc& d, bool gather, unsigned long long in_addr,
+                                   unsigned long long out_addr, bool candidate) {
+  if (!best_route_on(best_pipe_wide_default, candidate) ||
+      !best_pipe_wide_layout(d, gather, in_addr, out_addr, best_pipe_wide_min_side))
+    return false;
+  const long long E = d.elem_size, s = gather ? d.rows : d.cols;
   const bool rows_aligned = gather ? best_in_rows_aligned(d, in_addr) : best_out_rows_aligned(d, out_addr);
   return !rows_aligned || best_pipe_wide_aligned(E, gather, s, (gather ? d.ld_in : d.ld_out) * E);
+}
+
+/// 8-byte gathers of aligned rows at least 512 KiB apart on the pipelined micro-block gather
+/// (slab_gather_micro_pipe; switch best_pipe_wide_far_default) instead of the interleave
+/// gather, which best_pipe_wide_aligned sends there only for rows a multiple of 512 KiB
+/// apart: 32 x 131074 f64 (rows 1 MiB + 16 bytes apart) ran 0.804 of memcpy on the interleave
+/// gather and 0.900 on the pipelined gather in the same run, where 2 x 32 x 50176 (392 KiB
+/// apart) kept the interleave gather 2-3 points ahead (docs/RESULTS.md "Session 7").
+/// Off: `best_next` runs it.
+constexpr bool best_pipe_wide_far_default = false;
+constexpr long long best_pipe_wide_far_bytes = 512 * 1024;
+constexpr bool best_pipe_wide_far_fits(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
+                                       bool candidate) {
+  return best_route_on(best_pipe_wide_far_default, candidate) && d.elem_size == 8 &&
+         d.ld_in * d.elem_size >= best_pipe_wide_far_bytes && best_in_rows_aligned(d, in_addr) &&
+         best_pipe_wide_layout(d, true, in_addr, out_addr, best_pipe_wide_min_side);
+}
+
+/// f32 scatters of 8 and 16 columns (positions of 2 and 4 whole 16-byte chunks) to output
+/// rows not all 16-byte aligned, on the halo micro-block scatter (switch
+/// best_pipe_wide_small_default) in place of the element-by-element slab scatter: 20 x 50177
+/// x 8 and 10 x 50177 x 16 ran 0.872 -> 0.939 and 0.824 -> 0.914 of memcpy side by side; 4
+/// and 12 columns lost (0.892 -> 0.877, 0.874 -> 0.842; docs/RESULTS.md "Session 7"). 8-byte
+/// elements keep slab_scatter (0.93-1.02 there). Second round: 0.862 -> 0.947, 0.837 ->
+/// 0.913. On: `best_next` runs the slab scatter.
+constexpr bool best_pipe_wide_small_default = true;
+constexpr bool best_pipe_wide_small_fits(const matrix_desc& d, unsigned long long in_addr,
+                                         unsigned long long out_addr, bool candidate) {
+  return best_route_on(best_pipe_wide_small_default, candidate) && d.elem_size == 4 && (d.cols == 8 || d.cols == 16) &&
+         best_pipe_wide_layout(d, false, in_addr, out_addr, 8) && !best_out_rows_aligned(d, out_addr);
 }
 
 /// 4-8 byte batches of small packed matrices on the pipelined whole-matrix micro-block
@@ -1084,16 +1122,35 @@ constexpr bool best_pipe_wide_fits(const matrix_desc& d, bool gather, unsigned l
 /// blocks), both pointers aligned, matrices of at most best_pipe_whole_wide_max_bytes (8 KiB:
 /// also the 32 x 32 8-byte batches that the table sends to the tile). On: it won or tied
 /// every f32 / f64 / c64 8x8-32x32 batch side by side (docs/RESULTS.md "Session 6", 4-8 byte
-/// slabs); best_next runs slab_whole / the tile.
+/// slabs); best_next runs slab_whole / the tile. Not the matrices best_pipe_whole_wide_cap sends
+/// to the few-rows tile.
 constexpr bool best_pipe_whole_wide_default = true;
 constexpr long long best_pipe_whole_wide_max_bytes = 8192;
+/// Packed batches of 8-byte matrices of whole chunks, more than 4 KiB and at most 8 KiB,
+/// that the few-rows tile's batch rule covers (<= 32 rows of <= 512 bytes: 32 x 32, 16 x 64),
+/// on that tile instead of the pipelined whole-matrix kernel
+/// (switch best_pipe_whole_wide_cap_default): 4096 x 32 x 32 f64 / c64 ran 1-3 points faster
+/// on tile_few_rows in session 6's calls 2 and 3 than on slab_whole_micro_pipe in call 4
+/// (docs/RESULTS.md "Session 6", call 4); side by side in session 7 (two rounds): f64 0.928 ->
+/// 0.929, 0.939 -> 0.938; c64 0.912 -> 0.940, 0.962 -> 0.976. On: `best_next` runs the
+/// whole-matrix kernel.
+constexpr bool best_pipe_whole_wide_cap_default = true;
+constexpr long long best_pipe_whole_wide_cap_bytes = 4096;
+constexpr bool best_pipe_whole_wide_cap(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
+                                        bool candidate) {
+  const long long E = d.elem_size, mat = d.rows * d.cols;
+  return best_route_on(best_pipe_whole_wide_cap_default, candidate) && E == 8 && d.batch > 1 && d.ld_in == d.cols &&
+         d.ld_out == d.rows && d.stride_in == mat && d.stride_out == mat && mat * E > best_pipe_whole_wide_cap_bytes &&
+         mat * E <= best_pipe_whole_wide_max_bytes && d.rows <= 32 && d.cols * E <= 512 && (d.rows * E) % 16 == 0 &&
+         (d.cols * E) % 16 == 0 && in_addr % 16 == 0 && out_addr % 16 == 0;
+}
 constexpr bool best_pipe_whole_wide_fits(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
                                          bool candidate) {
   const long long E = d.elem_size, mat = d.rows * d.cols;
   return best_route_on(best_pipe_whole_wide_default, candidate) && (E == 4 || E == 8) && d.batch > 1 &&
          d.ld_in == d.cols && d.ld_out == d.rows && d.stride_in == mat && d.stride_out == mat && d.rows > 1 &&
          d.cols > 1 && (d.rows * E) % 16 == 0 && (d.cols * E) % 16 == 0 && mat * E <= best_pipe_whole_wide_max_bytes &&
-         in_addr % 16 == 0 && out_addr % 16 == 0;
+         in_addr % 16 == 0 && out_addr % 16 == 0 && !best_pipe_whole_wide_cap(d, in_addr, out_addr, candidate);
 }
 
 /// The pipelined micro-block route of a 4-8 byte slab that best_pipe_wide_fits: gathers
@@ -1237,6 +1294,8 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   if (pipe_on && best_async_batch_fits(d, access, true) && best_async_pipe_fits(d.elem_size, true, bytes))
     return {best_path::tile_async_pipe_batch, 16, 0};
   if (async_on && best_async_batch_fits(d, access, true)) return {best_path::tile_async_batch, 16, 0};
+  // 8-byte matrices above 4 KiB on the few-rows tile (switch best_pipe_whole_wide_cap_default).
+  if (best_pipe_whole_wide_cap(d, in_addr, out_addr, candidate)) return {best_path::tile_few_rows, 16, 0};
   // 4-8 byte batches on the pipelined whole-matrix kernel (switch best_pipe_whole_wide_default).
   if (best_pipe_whole_wide_fits(d, in_addr, out_addr, candidate)) return {best_path::slab_whole_micro_pipe, 16, 0};
   // Many small matrices, both sides packed: several whole matrices per block.
@@ -1277,7 +1336,9 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
            (!batched || best_align16(static_cast<unsigned long long>(packed_stride * E)) == 16);
   };
   // 4-8 byte slabs of long short sides on the pipelined micro-block kernels (switch best_pipe_wide_default).
-  const bool wide_gather = best_pipe_wide_fits(d, true, in_addr, out_addr, candidate);
+  // (8-byte rows at least 512 KiB apart: switch best_pipe_wide_far_default.)
+  const bool wide_gather =
+      best_pipe_wide_fits(d, true, in_addr, out_addr, candidate) || best_pipe_wide_far_fits(d, in_addr, out_addr, candidate);
   if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && (!keep_tile || wide_gather)) {
     if (wide_gather) return {best_pipe_wide_route(d, true, out_addr), 16, 0};
     auto gather_route = [&](bool c) -> best_choice {
@@ -1306,6 +1367,8 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   }
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
     if (best_pipe_wide_fits(d, false, in_addr, out_addr, candidate)) return {best_pipe_wide_route(d, false, out_addr), 16, 0};
+    // f32 8 and 16 columns to unaligned rows on the halo kernel (switch best_pipe_wide_small_default).
+    if (best_pipe_wide_small_fits(d, in_addr, out_addr, candidate)) return {best_path::slab_scatter_micro_halo, 16, 0};
     if (best_interleave_fits(d, false, in_addr, out_addr, candidate)) return {best_path::slab_interleave_scatter, 16, 0};
     const bool out_aligned = best_out_rows_aligned(d, out_addr);
     auto scatter_route = [&](bool c) -> best_choice {

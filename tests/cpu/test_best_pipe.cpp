@@ -243,7 +243,10 @@ void whole_pipe_cases() {
     for (long long batch : {2LL, 7LL, 301LL}) {
       {
         const xpose::matrix_desc d = xpose::matrix_desc::packed(r, c, E, batch);
-        EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path, best_path::slab_whole_micro_pipe) << r << "x" << c;
+        // (Unless best_pipe_whole_wide_cap sends the matrix to the few-rows tile under `on`.)
+        EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path,
+                  best_pipe_whole_wide_cap(d, 0, 0, on) ? best_path::tile_few_rows : best_path::slab_whole_micro_pipe)
+            << r << "x" << c;
         const long long mat = r * c * E;
         for (int bytes : {prod, static_cast<int>(2 * mat), static_cast<int>(mat)}) {
           for (auto [nt, grid] : {std::pair<int, long long>{best_slab_threads, 3}, {7, 1}, {64, 1 << 30}}) {
@@ -629,8 +632,10 @@ TEST(BestPipePolicy, Halo) {
           // 4-8 byte scatters where best_pipe_wide_default has the flag take them.)
           const bool wide_off = best_pipe_wide_fits(d, false, 0, out, off) && unaligned;
           const bool wide_on = best_pipe_wide_fits(d, false, 0, out, on) && unaligned;
-          EXPECT_EQ(is_halo(best_path_for(d, 0, out, 90, off).path), best_halo_side(E, c, off, !unaligned) > 0 || wide_off);
-          EXPECT_TRUE(!is_halo(h.path) || (E <= 2 && unaligned) || wide_on);
+          // (f32 4-16 columns where best_pipe_wide_small_default has `off` take the halo.)
+          EXPECT_EQ(is_halo(best_path_for(d, 0, out, 90, off).path),
+                    best_halo_side(E, c, off, !unaligned) > 0 || wide_off || best_pipe_wide_small_fits(d, 0, out, off));
+          EXPECT_TRUE(!is_halo(h.path) || (E <= 2 && unaligned) || wide_on || best_pipe_wide_small_fits(d, 0, out, on));
           if (h.path == best_path::slab_scatter_pipe_halo) EXPECT_EQ(h.group, c);
           halos += is_halo(h.path);
           // Gathers never.
@@ -868,9 +873,10 @@ TEST(BestPipePolicy, Wide) {
           const best_path sp = best_path_for(s, o, E * (hw % 2), 90, on).path;
           if (s_want)
             EXPECT_EQ(sp, out_aligned ? best_path::slab_scatter_micro_pipe : best_path::slab_scatter_micro_halo);
-          else if (E >= 4)
+          else if (E >= 4 && !best_pipe_wide_small_fits(s, o, E * (hw % 2), on))  // (best_pipe_wide_small_default)
             EXPECT_FALSE(wide(sp));
-          if (E >= 4) EXPECT_FALSE(wide(best_path_for(s, o, 0, 90, off).path));
+          // (f32 4-16 columns: best_pipe_wide_small_default's halo, tested in WideSmall.)
+          if (E >= 4 && !best_pipe_wide_small_fits(s, o, 0, off)) EXPECT_FALSE(wide(best_path_for(s, o, 0, 90, off).path));
           taken += g_want + s_want;
         }
   // f32 20, 24, 32, 48, 64 and 8-byte 18, 20, 24, 32: gathers (input rows offset) of both long
@@ -904,7 +910,8 @@ TEST(BestPipePolicy, Wide) {
         {50177, 32, 8, 3, best_path::slab_scatter_micro_halo}}) {
     const matrix_desc d = matrix_desc::packed(r, c, E, b);
     EXPECT_EQ(best_path_name(best_path_for(d, 0, 0, 90, on).path), std::string(best_path_name(path))) << r << "x" << c;
-    EXPECT_FALSE(wide(best_path_for(d, 0, 0, 90, off).path)) << r << "x" << c;
+    // (8-byte rows 512 KiB apart or more where best_pipe_wide_far_default has `off` take them.)
+    if (!best_pipe_wide_far_fits(d, 0, 0, off)) EXPECT_FALSE(wide(best_path_for(d, 0, 0, 90, off).path)) << r << "x" << c;
   }
   // Their largest blocks fit the resident blocks the kernels' register caps assume
   // (best_pipe_micro_min_blocks; 228 KiB per SM, 1 KiB per block).
@@ -936,7 +943,8 @@ TEST(BestPipePolicy, WholeWide) {
         SCOPED_TRACE(std::to_string(E) + " " + std::to_string(r) + "x" + std::to_string(c) + " " + std::to_string(oo));
         const matrix_desc d = matrix_desc::packed(r, c, E, 4096);
         const auto o = static_cast<unsigned long long>(oo * E);
-        const bool want = (E == 4 || E == 8) && (r * E) % 16 == 0 && (c * E) % 16 == 0 && r * c * E <= 8192 && oo == 0;
+        const bool want = (E == 4 || E == 8) && (r * E) % 16 == 0 && (c * E) % 16 == 0 && r * c * E <= 8192 && oo == 0 &&
+                          !best_pipe_whole_wide_cap(d, 0, o, on);
         EXPECT_EQ(best_pipe_whole_wide_fits(d, 0, o, on), want);
         EXPECT_FALSE(best_pipe_whole_wide_fits(d, 0, o, off));
         if (want) EXPECT_EQ(best_path_for(d, 0, o, 90, on).path, best_path::slab_whole_micro_pipe);
@@ -945,7 +953,90 @@ TEST(BestPipePolicy, WholeWide) {
         EXPECT_FALSE(best_pipe_whole_wide_fits(padded(r, c, E, 3, 0, 0, 2), 0, 0, on));
         taken += want;
       }
-  EXPECT_EQ(taken, 5 + 6);  // f32: all but 6x8 and 64x64; 8-byte: all but 64x64
+  // f32: all but 6x8 and 64x64; 8-byte: all but 64x64 (and 32x32 where best_pipe_whole_wide_cap has `on` cap it)
+  EXPECT_EQ(taken, 5 + 6 - (best_route_on(best_pipe_whole_wide_cap_default, on) ? 1 : 0));
+}
+
+// Session 7 switches (best_pipe_wide_far_default, best_pipe_wide_small_default,
+// best_pipe_whole_wide_cap_default): under the flag that has each on, exactly its class;
+// under the other flag none.
+TEST(BestPipePolicy, WideFar) {
+  using xpose::matrix_desc;
+  const bool on = !best_pipe_wide_far_default, off = best_pipe_wide_far_default;
+  int taken = 0;
+  for (int E : {1, 2, 4, 8, 16})
+    for (long long r : {16LL, 18LL, 24LL, 32LL, 48LL})
+      for (long long hw : {50176LL, 65536LL, 65538LL, 131074LL, 131073LL})
+        for (long long oo : {0LL, 1LL}) {
+          SCOPED_TRACE(std::to_string(E) + " " + std::to_string(r) + " " + std::to_string(hw) + " " + std::to_string(oo));
+          const matrix_desc g = matrix_desc::packed(r, hw, E, 2);
+          const auto o = static_cast<unsigned long long>(oo * E);
+          // 8-byte, whole chunks, 17-32 rows, rows aligned and >= 512 KiB apart, the output aligned.
+          const bool want = E == 8 && r % 2 == 0 && r > 16 && r <= 32 && hw % 2 == 0 && hw * 8 >= 512 * 1024 && oo == 0;
+          EXPECT_EQ(best_pipe_wide_far_fits(g, 0, o, on), want);
+          if (want) EXPECT_EQ(best_path_for(g, 0, o, 90, on).path, best_path::slab_gather_micro_pipe);
+          EXPECT_FALSE(best_pipe_wide_far_fits(g, 0, o, off));
+          EXPECT_FALSE(best_pipe_wide_far_fits(g, E, o, on));  // input rows off the grid: not this rule
+          taken += want;
+        }
+  EXPECT_EQ(taken, 3 * 3);  // 18, 24, 32 rows of 65536, 65538, 131074
+  // 32 x 131074 f64: the interleave gather under the default flags while the switch is off.
+  const matrix_desc d = matrix_desc::packed(32, 131074, 8);
+  EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path, best_path::slab_gather_micro_pipe);
+  if (!best_route_on(best_pipe_wide_far_default, false) && best_route_on(best_interleave_default, false))
+    EXPECT_EQ(best_path_for(d, 0, 0, 90, false).path, best_path::slab_interleave_gather);
+}
+
+TEST(BestPipePolicy, WideSmall) {
+  using xpose::matrix_desc;
+  const bool on = !best_pipe_wide_small_default, off = best_pipe_wide_small_default;
+  int taken = 0;
+  for (int E : {1, 2, 4, 8})
+    for (long long c : {2LL, 3LL, 4LL, 6LL, 8LL, 12LL, 16LL, 20LL, 24LL})
+      for (long long hw : {50176LL, 50177LL})
+        for (long long oo : {0LL, 1LL}) {
+          SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c) + " " + std::to_string(hw) + " " + std::to_string(oo));
+          const matrix_desc s = matrix_desc::packed(hw, c, E, 3);
+          const auto o = static_cast<unsigned long long>(oo * E);
+          // f32, 8 and 16 columns, output rows unaligned (odd HW), input aligned.
+          const bool want = E == 4 && (c == 8 || c == 16) && hw % 2 == 1 && oo == 0;
+          EXPECT_EQ(best_pipe_wide_small_fits(s, o, 0, on), want);
+          if (want) EXPECT_EQ(best_path_for(s, o, 0, 90, on).path, best_path::slab_scatter_micro_halo);
+          EXPECT_FALSE(best_pipe_wide_small_fits(s, o, 0, off));
+          if (E == 4 && c <= 16) EXPECT_NE(best_path_for(s, o, 0, 90, off).path, best_path::slab_scatter_micro_halo);
+          taken += want;
+        }
+  EXPECT_EQ(taken, 2);  // 8, 16 columns
+  // Output one element off: rows unaligned although HW is even.
+  EXPECT_TRUE(best_pipe_wide_small_fits(matrix_desc::packed(50176, 16, 4, 3), 0, 4, on));
+  EXPECT_EQ(best_path_for(matrix_desc::packed(50177, 16, 4, 10), 0, 0, 90, on).path, best_path::slab_scatter_micro_halo);
+}
+
+TEST(BestPipePolicy, WholeWideCap) {
+  using xpose::matrix_desc;
+  const bool on = !best_pipe_whole_wide_cap_default, off = best_pipe_whole_wide_cap_default;
+  int taken = 0;
+  for (int E : {1, 2, 4, 8, 16})
+    for (auto [r, c] : {std::pair<long long, long long>{8, 8}, {16, 16}, {32, 32}, {16, 64}, {64, 16}, {16, 32}, {32, 24}})
+      for (long long oo : {0LL, 1LL}) {
+        SCOPED_TRACE(std::to_string(E) + " " + std::to_string(r) + "x" + std::to_string(c) + " " + std::to_string(oo));
+        const matrix_desc d = matrix_desc::packed(r, c, E, 4096);
+        const auto o = static_cast<unsigned long long>(oo * E);
+        const bool want = E == 8 && r * c * E > 4096 && r * c * E <= 8192 && r <= 32 && oo == 0;
+        EXPECT_EQ(best_pipe_whole_wide_cap(d, 0, o, on), want);
+        if (want) EXPECT_EQ(best_path_for(d, 0, o, 90, on).path, best_path::tile_few_rows);
+        EXPECT_FALSE(best_pipe_whole_wide_cap(d, 0, o, off));
+        // The gapped batch is not whole matrices.
+        EXPECT_FALSE(best_pipe_whole_wide_cap(padded(r, c, E, 3, 0, 0, 2), 0, 0, on));
+        taken += want;
+      }
+  EXPECT_EQ(taken, 3);  // 8-byte 32x32, 16x64, 32x24
+  // The sweep's rows: 4096 x 32 x 32 f64 / c64 on the few-rows tile under `on`, the
+  // pipelined whole-matrix kernel under the default flags.
+  const matrix_desc d = matrix_desc::packed(32, 32, 8, 4096);
+  EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path, best_path::tile_few_rows);
+  EXPECT_EQ(best_path_for(d, 0, 0, 90, false).path,
+            best_pipe_whole_wide_cap_default ? best_path::tile_few_rows : best_path::slab_whole_micro_pipe);
 }
 
 // The session-7 scatter routes (switches best_scatter_deep_default, best_scatter_direct_default,

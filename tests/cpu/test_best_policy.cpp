@@ -159,9 +159,11 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
   EXPECT_EQ(path_of(matrix_desc::packed(32, 32, 4, 10000)), best_path::slab_whole);
   // 8-byte 32x32 batches: the tile (second round), its 32-row form while best_few_rows_wide_default
   // is on, or first the pipelined whole-matrix kernel where best_pipe_whole_wide_default has the
-  // default policy take it; 16x16 stay whole.
+  // default policy take it (but the few-rows tile where best_pipe_whole_wide_cap_default caps it);
+  // 16x16 stay whole.
   EXPECT_EQ(path_of(matrix_desc::packed(32, 32, 8, 4096)),
-            best_pipe_whole_wide_default ? best_path::slab_whole
+            best_pipe_whole_wide_cap_default ? best_path::tile_few_rows
+            : best_pipe_whole_wide_default   ? best_path::slab_whole
             : best_few_rows_wide_default ? best_path::tile_few_rows
                                          : best_path::tile);
   EXPECT_EQ(path_of(matrix_desc::packed(16, 16, 8, 4096)), best_path::slab_whole);
@@ -529,8 +531,11 @@ TEST(BestPolicy, FewRowsWideBatches) {
   const matrix_desc b32 = matrix_desc::packed(32, 32, 8, 4096);
   EXPECT_EQ(best_path_for(b32, 0, 0, 90, on).path,
             best_pipe_whole_wide_fits(b32, 0, 0, on) ? best_path::slab_whole_micro_pipe : best_path::tile_few_rows);
+  // (Matrices above 4 KiB on the few-rows tile where best_pipe_whole_wide_cap_default has `off` take them.)
   EXPECT_EQ(best_path_for(b32, 0, 0, 90, off).path,
-            best_pipe_whole_wide_fits(b32, 0, 0, off) ? best_path::slab_whole_micro_pipe : best_path::tile);
+            best_pipe_whole_wide_cap(b32, 0, 0, off)    ? best_path::tile_few_rows
+            : best_pipe_whole_wide_fits(b32, 0, 0, off) ? best_path::slab_whole_micro_pipe
+                                                        : best_path::tile);
   // Gapped batches (not the whole-matrix kernel's): the few-rows tile.
   const matrix_desc g32 = padded(32, 32, 8, 4096, 0, 0, 2);
   EXPECT_EQ(best_path_for(g32, 0, 0, 90, on).path, best_path::tile_few_rows);

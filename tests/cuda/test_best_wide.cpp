@@ -107,21 +107,84 @@ TEST(BestWide, SweepRows) {
 TEST(BestWide, WholeBatches) {
   REQUIRE_GPU();
   constexpr bool won = !xpose::detail::best_pipe_whole_wide_default;
-  constexpr best_path whole = best_path::slab_whole_micro_pipe;
+  // (8-byte matrices above 4 KiB: the few-rows tile where best_pipe_whole_wide_cap has `won` cap them.)
+  auto whole = [](const matrix_desc& d) {
+    return xpose::detail::best_pipe_whole_wide_cap(d, 0, 0, won) ? best_path::tile_few_rows
+                                                                 : best_path::slab_whole_micro_pipe;
+  };
   for (int es : {4, 8})
     for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{{8, 8}, {16, 16}, {32, 32}, {12, 12}, {24, 16}, {16, 32}}) {
       if (r * c * es > 8192) continue;
       const std::uint64_t seed = static_cast<std::uint64_t>(r * 7 + c + es);
-      for (index_t batch : {2, 7, 301, 4099})
-        check_best(matrix_desc::packed(r, c, es, batch), seed + static_cast<std::uint64_t>(batch), 0, 0, whole, won);
+      for (index_t batch : {2, 7, 301, 4099}) {
+        const matrix_desc d = matrix_desc::packed(r, c, es, batch);
+        check_best(d, seed + static_cast<std::uint64_t>(batch), 0, 0, whole(d), won);
+      }
       check_best(matrix_desc::packed(r, c, es, 301), seed + 1, 1, 0, std::nullopt, won);
       check_best(padded(r, c, es, 301, 0, 0, 16 / es), seed + 2, 0, 0, std::nullopt, won);
       if (HasFatalFailure()) return;
     }
   // The sweep's batch rows (32 MiB).
-  check_best(matrix_desc::packed(32, 32, 8, 4096), 500, 0, 0, whole, won);
-  check_best(matrix_desc::packed(32, 32, 4, 8192), 501, 0, 0, whole, won);
-  check_best(matrix_desc::packed(16, 16, 4, 32768), 502, 0, 0, whole, won);
-  check_best(matrix_desc::packed(8, 8, 4, 131072), 503, 0, 0, whole, won);
-  check_best(matrix_desc::packed(16, 16, 8, 16384), 504, 0, 0, whole, won);
+  std::uint64_t seed = 500;
+  for (const matrix_desc& d : {matrix_desc::packed(32, 32, 8, 4096), matrix_desc::packed(32, 32, 4, 8192),
+                               matrix_desc::packed(16, 16, 4, 32768), matrix_desc::packed(8, 8, 4, 131072),
+                               matrix_desc::packed(16, 16, 8, 16384)})
+    check_best(d, seed++, 0, 0, whole(d), won);
+}
+
+// Session 7 candidates, each under the flag that has its switch on. Far: 8-byte gathers of
+// aligned rows at least 512 KiB apart on the pipelined micro-block gather (the interleave
+// gather's sides too), gapped batches, and the probe rows; rows off the grid or closer
+// stay exact on their routes.
+TEST(BestWide, FarGathers) {
+  REQUIRE_GPU();
+  constexpr bool far_on = !xpose::detail::best_pipe_wide_far_default;
+  constexpr best_path pipe = best_path::slab_gather_micro_pipe;
+  for (index_t s : sides(8)) {
+    const std::uint64_t seed = static_cast<std::uint64_t>(s * 29);
+    check_best(matrix_desc::packed(s, 65536, 8, 2), seed, 0, 0, pipe, far_on);
+    check_best(matrix_desc::packed(s, 65538, 8, 1), seed + 1, 0, 0, pipe, far_on);
+    check_best(padded(s, 65536, 8, 2, 2, 0, 6), seed + 2, 0, 0, pipe, far_on);
+    check_best(matrix_desc::packed(s, 65538, 8, 1), seed + 3, 1, 0, std::nullopt, far_on);
+    check_best(matrix_desc::packed(s, 65534, 8, 1), seed + 4, 0, 0, std::nullopt, far_on);
+    if (HasFatalFailure()) return;
+  }
+  check_best(matrix_desc::packed(32, 131074, 8), 621, 0, 0, pipe, far_on);
+  check_best(matrix_desc::packed(32, 98306, 8), 622, 0, 0, pipe, far_on);
+}
+
+// Small: f32 scatters of 8 and 16 columns to unaligned output rows on the halo kernel (odd HW,
+// the output one to three elements off, padded output rows, gapped batches).
+TEST(BestWide, SmallScatters) {
+  REQUIRE_GPU();
+  constexpr bool small_on = !xpose::detail::best_pipe_wide_small_default;
+  constexpr best_path halo = best_path::slab_scatter_micro_halo;
+  for (index_t s : {8, 16}) {
+    const std::uint64_t seed = static_cast<std::uint64_t>(s * 31);
+    check_best(matrix_desc::packed(8201, s, 4, 3), seed, 0, 0, halo, small_on);
+    check_best(matrix_desc::packed(8200, s, 4, 2), seed + 1, 0, 1, halo, small_on);
+    check_best(matrix_desc::packed(4097, s, 4, 1), seed + 2, 0, 3, halo, small_on);
+    check_best(padded(8201, s, 4, 2, 0, 1, 8), seed + 3, 0, 2, halo, small_on);
+    check_best(matrix_desc::packed(5, s, 4, 7), seed + 4, 0, 1, std::nullopt, small_on);
+    check_best(matrix_desc::packed(8200, s, 4, 2), seed + 5, 1, 1, std::nullopt, small_on);
+    if (HasFatalFailure()) return;
+  }
+  check_best(matrix_desc::packed(50177, 16, 4, 10), 631, 0, 0, halo, small_on);
+  check_best(matrix_desc::packed(50177, 8, 4, 20), 632, 0, 0, halo, small_on);
+  check_best(matrix_desc::packed(50177, 12, 4, 13), 633, 0, 0, std::nullopt, small_on);  // (12 columns lost)
+}
+
+// Cap: 8-byte matrices above 4 KiB on the few-rows tile; the gapped batch leaves it.
+TEST(BestWide, WholeCap) {
+  REQUIRE_GPU();
+  constexpr bool cap_on = !xpose::detail::best_pipe_whole_wide_cap_default;
+  for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{{32, 32}, {16, 64}, {32, 24}}) {
+    const std::uint64_t seed = static_cast<std::uint64_t>(r * 11 + c);
+    for (index_t batch : {2, 7, 301})
+      check_best(matrix_desc::packed(r, c, 8, batch), seed + static_cast<std::uint64_t>(batch), 0, 0,
+                 best_path::tile_few_rows, cap_on);
+    check_best(padded(r, c, 8, 301, 0, 0, 2), seed + 1, 0, 0, std::nullopt, cap_on);
+    if (HasFatalFailure()) return;
+  }
+  check_best(matrix_desc::packed(32, 32, 8, 4096), 640, 0, 0, best_path::tile_few_rows, cap_on);
 }

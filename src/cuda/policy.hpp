@@ -112,9 +112,9 @@ constexpr best_tile best_tile_skew_for(int elem_size) {
 
 /// Shared bytes of a skewed tile: the realigned input rows (TR + 16/E, NCH chunks each)
 /// and the transposed rows (TC = NCH*16/E rows of TR/(16/E) + 1 chunks).
-constexpr int best_skew_smem(int elem_size, best_tile t) {
-  const int k = 16 / elem_size;
-  return (t.rows + k) * t.chunks * 16 + t.chunks * k * (t.rows / k + 1) * 16;
+constexpr int best_skew_smem(int elem_size, best_tile t, int oa = 16) {
+  const int k = 16 / elem_size, ar = t.rows + oa / elem_size;  // rows read (halo oa/E rows)
+  return ar * t.chunks * 16 + t.chunks * k * (ar / k) * 16;
 }
 
 /// The skewed tile's constraints (skew_kernel static_asserts it; the CPU tests check
@@ -142,8 +142,8 @@ constexpr int best_skew_cover_period(int elem_size, int chunks) {
   return m == 0 ? 1 : m % 4 == 0 ? 2 : m % 2 == 0 ? 4 : 8;
 }
 
-constexpr int best_skew_async_smem(int elem_size, best_tile t, bool halo, int stages) {
-  const int k = 16 / elem_size, ar = t.rows + (halo ? k : 0);
+constexpr int best_skew_async_smem(int elem_size, best_tile t, bool halo, int stages, int oa = 16) {
+  const int k = 16 / elem_size, ar = t.rows + (halo ? oa / elem_size : 0);
   const int shift = (ar / k + best_skew_cover_period(elem_size, t.chunks) - 1) / best_skew_cover_period(elem_size, t.chunks);
   return stages * (ar * (t.chunks + 1) + shift) * 16 + t.chunks * k * (ar / k) * 16;
 }
@@ -242,6 +242,8 @@ enum class best_path : int {
   slab_gather_micro_shift,  ///< slab_gather_micro_pipe reading raw (unaligned) rows shifted: no realigning pass
   slab_gather_pipe_shift,   ///< slab_gather_pipe, the same
   realign_skew_async,       ///< element-aligned rows: skewed tile with cp.async cover loads (best_skew.cuh)
+  realign_skew_sector,      ///< realign_skew_async, owned output segments starting on 32-byte sectors, taller tiles
+  realign_skew_diag,        ///< realign_skew_async without the halo, tiles walked diagonally (sector-aligned output rows)
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -277,6 +279,8 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::slab_gather_micro_shift: return "slab_gather_micro_shift";
     case best_path::slab_gather_pipe_shift: return "slab_gather_pipe_shift";
     case best_path::realign_skew_async: return "realign_skew_async";
+    case best_path::realign_skew_sector: return "realign_skew_sector";
+    case best_path::realign_skew_diag: return "realign_skew_diag";
   }
   return "?";
 }
@@ -933,6 +937,54 @@ constexpr bool best_skew_async_fits(const matrix_desc& d, unsigned long long out
   const bool aligned = best_out_rows_aligned(d, out_addr);
   return d.elem_size <= 8 && (d.elem_size == 2 ? !aligned : aligned);
 }
+/// The form best_skew_async_fits implies: the halo for 2-byte elements only (the only
+/// form best.cu instantiates per element size).
+constexpr bool best_skew_async_halo(int elem_size) { return elem_size == 2; }
+
+// ---- element-aligned rows on the sector-aligned skewed tile (issue 12, branch odd) ----
+/// Where output rows are not 16-byte aligned the skewed tiles' owned output segments
+/// start at arbitrary 16-byte phases of the 32-byte L2 sectors, so that two tiles write
+/// halves of a sector at different times (both ends of every segment: 112 of every
+/// 128 bytes of a u8 tile, 240 of f16 / f32). realign_skew_sector starts every segment
+/// on a sector (rho_c < 32/E: a halo of 32/E rows) with tiles of whole sectors and
+/// taller 1-2 byte tiles (the halo a smaller part); realign_skew_diag, where every output
+/// row starts on a sector, has no halo and walks the tiles diagonally (tile_at: power-of-
+/// two output pitches). Switch false: only `best_next` takes them (every element-aligned
+/// 1-8 byte layout that reaches the tiles), side by side with the routes above.
+constexpr bool best_skew_sector_default = false;
+constexpr int best_skew_sector_bytes = 32;
+
+/// Whether every output row (and batch) of d starts `align`-byte aligned at out_addr.
+constexpr bool best_out_rows_aligned_to(const matrix_desc& d, unsigned long long out_addr, unsigned long long align) {
+  const unsigned long long E = static_cast<unsigned long long>(d.elem_size), m = align - 1;
+  return (out_addr & m) == 0 && ((static_cast<unsigned long long>(d.ld_out) * E) & m) == 0 &&
+         (d.batch <= 1 || ((static_cast<unsigned long long>(d.stride_out) * E) & m) == 0);
+}
+
+/// Form of realign_skew_sector: the cp.async tile for 1-2 byte elements, the register
+/// tile (skew_kernel) for 4-8 bytes, where each was the faster one with the 16-byte halo
+/// (docs/RESULTS.md "Session 6", the cp.async skewed tile).
+constexpr bool best_skew_sector_async(int elem_size) { return elem_size <= 2; }
+
+/// Tiles of realign_skew_sector (rows owned; read: + 32/E halo rows). 1-2 bytes (cp.async):
+/// 256 rows read (halo 32 / 16 rows) by 512 threads, 2 blocks per SM (each thread's work as
+/// in best_tile_skew_async_for's 128-row tile); 4-8 bytes (register tile): 64 rows read,
+/// best_tile_skew_for's.
+constexpr best_tile best_tile_skew_sector_for(int elem_size) {
+  switch (elem_size) {
+    case 1: return {224, 8, 512, 4, 2};
+    case 2: return {240, 8, 512, 8, 2};
+    case 4: return {56, 16, 256, 16, 4};
+    default: return {60, 16, 256, 16, 4};  // 8 bytes
+  }
+}
+
+/// The route of an element-aligned 1-8 byte layout under the sector switch: no halo
+/// (diagonal walk) where every output row starts on a sector, else the sector halo.
+constexpr best_path best_skew_sector_route(const matrix_desc& d, unsigned long long out_addr) {
+  return best_out_rows_aligned_to(d, out_addr, best_skew_sector_bytes) ? best_path::realign_skew_diag
+                                                                       : best_path::realign_skew_sector;
+}
 
 /// 4-8 byte slabs on the pipelined micro-block kernels (switch best_pipe_wide_default):
 /// gathers and scatters of a short side above the register-interleave kernels' (> 16,
@@ -1120,6 +1172,9 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     return {best_path::slab_scatter, 16, best_slab_group_for(p, d.elem_size, d.cols)};
   }
 
+  // Element-aligned layouts on the sector-aligned skewed tiles (switch best_skew_sector_default).
+  if (access < 16 && E <= 8 && best_route_on(best_skew_sector_default, candidate))
+    return {best_skew_sector_route(d, out_addr), access, 0};
   // Element-aligned layouts on the cp.async skewed tile (switch best_skew_async_default).
   if (access < 16 && best_route_on(best_skew_async_default, candidate) && best_skew_async_fits(d, out_addr))
     return {best_path::realign_skew_async, access, 0};

@@ -69,8 +69,9 @@ struct geom {
   static constexpr int G = k / kk;              // square blocks per micro-block
   static constexpr int NM = RB * NCH * H;       // micro-blocks per tile
   // Row blocks per group of micro-blocks (micro): all RB, or 8 in the sector tiles' narrow
-  // rows (u8: RB = 16 row blocks x 2 h in a warp hit the same banks twice; 8 x 4 do not).
-  static constexpr int RG = OA > 16 && MW < 16 && RB > 8 && RB % 8 == 0 ? 8 : RB;
+  // rows and in 4-byte rows of more than 8 row blocks (u8: RB = 16 row blocks x 2 h in a
+  // warp hit the same banks twice; 8 x 4 do not). The older tiles keep their order.
+  static constexpr int RG = MW < 16 && RB > 8 && RB % 8 == 0 && (OA > 16 || MW == 4) ? 8 : RB;
   /// Micro-block m: row block R (fastest, in groups of RG), chunk part h, chunk column C.
   XPOSE_HDI static void micro(int m, int& R, int& h, int& C) {
     R = m % RG + RG * ((m / (RG * H)) % (RB / RG)), h = (m / RG) % H, C = m / (RB * H);
@@ -114,19 +115,10 @@ struct tile {
   bool first;
 };
 
-/// Diag: consecutive tiles along a tile row start on successive tile rows (tile row
-/// (q + tc) mod tiles_r), so that the tiles in flight write at different offsets of their
-/// output rows (a power-of-two output row pitch otherwise sends them all to the same
-/// address bits).
-template <int E, int TR, int TC, int AR, bool Diag = false>
+template <int E, int TR, int TC, int AR>
 XPOSE_HDI tile tile_at(const args& a, i64 t) {
   const i64 b = t / a.tiles_per_mat, rem = t - b * a.tiles_per_mat;
-  const i64 q = rem / a.tiles_c, tc = rem - q * a.tiles_c;
-  i64 tr = q;
-  if constexpr (Diag) {
-    const i64 tiles_r = a.tiles_per_mat / a.tiles_c;
-    tr = (q + tc) % tiles_r;
-  }
+  const i64 tr = rem / a.tiles_c, tc = rem - tr * a.tiles_c;
   const i64 r0 = tr * TR, c0 = tc * TC;
   const i64 rl = a.rows - r0, cl = a.cols - c0;
   return {a.in + b * a.stride_in + r0 * a.ld_in + c0 * E, a.out + b * a.stride_out + c0 * a.ld_out + r0 * E,
@@ -346,8 +338,8 @@ __global__ void __launch_bounds__(NT, MinBlocks) skew_kernel(args a) {
 /// shifts on its shared reads. Resident blocks walk the tiles t, t + gridDim.x, ...; the
 /// next tile's copies are issued as soon as this tile's covers have been read (S = 1:
 /// they overlap the stores) or one tile ahead into a second cover buffer (S = 2: they
-/// overlap phases 2 and 3). Shared: S cover buffers, then B. OA, Diag: geom, tile_at.
-template <int E, int TR, int NCH, int NT, int MW, int MinBlocks, bool Halo, int S, int OA = 16, bool Diag = false>
+/// overlap phases 2 and 3). Shared: S cover buffers, then B. OA: geom.
+template <int E, int TR, int NCH, int NT, int MW, int MinBlocks, bool Halo, int S, int OA = 16>
 __global__ void __launch_bounds__(NT, MinBlocks) skew_async_kernel(args a) {
   using g = geom<E, TR, NCH, NT, MW, Halo, OA>;
   static_assert(S == 1 || S == 2, "one or two cover buffers");
@@ -358,7 +350,7 @@ __global__ void __launch_bounds__(NT, MinBlocks) skew_async_kernel(args a) {
   u8* const bt = sm + S * g::cover_bytes;
   const int tid = static_cast<int>(threadIdx.x);
   auto load = [&](i64 t, int s) {
-    const tile p = tile_at<E, TR, g::TC, g::AR, Diag>(a, t);
+    const tile p = tile_at<E, TR, g::TC, g::AR>(a, t);
     const int base = s * g::cover_bytes;
     cover_phase<E, TR, NCH, NT, MW, Halo, OA>(a, p, tid, [&](int off, const u8* src) {
       async_tile::copy_chunk_clamped(sbase + static_cast<std::uint32_t>(base + off), sm + base + off, src, a.in, a.in_end);
@@ -377,7 +369,7 @@ __global__ void __launch_bounds__(NT, MinBlocks) skew_async_kernel(args a) {
       async_tile::cp_wait(0);
     }
     __syncthreads();  // this tile's covers are in; the previous tile's B reads are done
-    const tile p = tile_at<E, TR, g::TC, g::AR, Diag>(a, t);
+    const tile p = tile_at<E, TR, g::TC, g::AR>(a, t);
     cover_mid_phase<E, TR, NCH, NT, MW, Halo, OA>(a, p, sm + s * g::cover_bytes, bt, tid);
     __syncthreads();  // B complete; the covers are free
     if constexpr (S == 1) {

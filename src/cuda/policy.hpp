@@ -243,7 +243,7 @@ enum class best_path : int {
   slab_gather_pipe_shift,   ///< slab_gather_pipe, the same
   realign_skew_async,       ///< element-aligned rows: skewed tile with cp.async cover loads (best_skew.cuh)
   realign_skew_sector,      ///< realign_skew_async, owned output segments starting on 32-byte sectors, taller tiles
-  realign_skew_diag,        ///< realign_skew_async without the halo, tiles walked diagonally (sector-aligned output rows)
+  realign_skew_words,       ///< realign_skew_async without the halo, 2-byte elements in 4-byte micro-block rows
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -280,7 +280,7 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::slab_gather_pipe_shift: return "slab_gather_pipe_shift";
     case best_path::realign_skew_async: return "realign_skew_async";
     case best_path::realign_skew_sector: return "realign_skew_sector";
-    case best_path::realign_skew_diag: return "realign_skew_diag";
+    case best_path::realign_skew_words: return "realign_skew_words";
   }
   return "?";
 }
@@ -942,48 +942,39 @@ constexpr bool best_skew_async_fits(const matrix_desc& d, unsigned long long out
 constexpr bool best_skew_async_halo(int elem_size) { return elem_size == 2; }
 
 // ---- element-aligned rows on the sector-aligned skewed tile (issue 12, branch odd) ----
-/// Where output rows are not 16-byte aligned the skewed tiles' owned output segments
-/// start at arbitrary 16-byte phases of the 32-byte L2 sectors, so that two tiles write
-/// halves of a sector at different times (both ends of every segment: 112 of every
-/// 128 bytes of a u8 tile, 240 of f16 / f32). realign_skew_sector starts every segment
-/// on a sector (rho_c < 32/E: a halo of 32/E rows) with tiles of whole sectors and
-/// taller 1-2 byte tiles (the halo a smaller part); realign_skew_diag, where every output
-/// row starts on a sector, has no halo and walks the tiles diagonally (tile_at: power-of-
-/// two output pitches). Switch false: only `best_next` takes them (every element-aligned
-/// 1-8 byte layout that reaches the tiles), side by side with the routes above.
+/// Where output rows are not 16-byte aligned, realign_skew_sector: the cp.async skewed tile
+/// whose owned output segments start on 32-byte L2 sectors (rho_c < 32/E: a halo of 32/E
+/// rows), in taller 1-2 byte tiles (256 rows read: the halo a smaller part, segments of
+/// 224 / 480 bytes) and 4-byte micro-block rows for 2-byte elements too (8-byte rows are
+/// 2-way bank conflicts). Where they are aligned, f16 on realign_skew_words: the no-halo
+/// tile with 4-byte micro-block rows. Switch false: only `best_next` takes them, side by
+/// side with the routes above (GPU call 1 of session 7: the sector tiles u8 0.70 -> 0.75,
+/// f16 0.74 -> 0.80, the register tile with sectors f32 / f64 unchanged; a diagonal tile
+/// walk lost 4-8% everywhere).
 constexpr bool best_skew_sector_default = false;
 constexpr int best_skew_sector_bytes = 32;
 
-/// Whether every output row (and batch) of d starts `align`-byte aligned at out_addr.
-constexpr bool best_out_rows_aligned_to(const matrix_desc& d, unsigned long long out_addr, unsigned long long align) {
-  const unsigned long long E = static_cast<unsigned long long>(d.elem_size), m = align - 1;
-  return (out_addr & m) == 0 && ((static_cast<unsigned long long>(d.ld_out) * E) & m) == 0 &&
-         (d.batch <= 1 || ((static_cast<unsigned long long>(d.stride_out) * E) & m) == 0);
-}
-
-/// Form of realign_skew_sector: the cp.async tile for 1-2 byte elements, the register
-/// tile (skew_kernel) for 4-8 bytes, where each was the faster one with the 16-byte halo
-/// (docs/RESULTS.md "Session 6", the cp.async skewed tile).
-constexpr bool best_skew_sector_async(int elem_size) { return elem_size <= 2; }
-
-/// Tiles of realign_skew_sector (rows owned; read: + 32/E halo rows). 1-2 bytes (cp.async):
-/// 256 rows read (halo 32 / 16 rows) by 512 threads, 2 blocks per SM (each thread's work as
-/// in best_tile_skew_async_for's 128-row tile); 4-8 bytes (register tile): 64 rows read,
-/// best_tile_skew_for's.
+/// Tiles of realign_skew_sector (rows owned; read: + 32/E halo rows). 1-2 bytes: 256 rows
+/// read (halo 32 / 16 rows) by 512 threads, 2 blocks per SM (each thread's work as in
+/// best_tile_skew_async_for's 128-row tile); 4-8 bytes: 64 rows read, 4 blocks per SM.
 constexpr best_tile best_tile_skew_sector_for(int elem_size) {
   switch (elem_size) {
     case 1: return {224, 8, 512, 4, 2};
-    case 2: return {240, 8, 512, 8, 2};
+    case 2: return {240, 8, 512, 4, 2};
     case 4: return {56, 16, 256, 16, 4};
     default: return {60, 16, 256, 16, 4};  // 8 bytes
   }
 }
+/// Tile of realign_skew_words (2-byte elements, no halo): best_tile_skew_async_for's with
+/// 4-byte micro-block rows (two micro-blocks per thread).
+constexpr best_tile best_tile_skew_words_for() { return {128, 8, 256, 4, best_skew_async_min_blocks(2)}; }
 
-/// The route of an element-aligned 1-8 byte layout under the sector switch: no halo
-/// (diagonal walk) where every output row starts on a sector, else the sector halo.
+/// Whether the sector switch takes an element-aligned layout, and the route.
+constexpr bool best_skew_sector_fits(const matrix_desc& d, unsigned long long out_addr) {
+  return d.elem_size <= 8 && (d.elem_size == 2 || !best_out_rows_aligned(d, out_addr));
+}
 constexpr best_path best_skew_sector_route(const matrix_desc& d, unsigned long long out_addr) {
-  return best_out_rows_aligned_to(d, out_addr, best_skew_sector_bytes) ? best_path::realign_skew_diag
-                                                                       : best_path::realign_skew_sector;
+  return best_out_rows_aligned(d, out_addr) ? best_path::realign_skew_words : best_path::realign_skew_sector;
 }
 
 /// 4-8 byte slabs on the pipelined micro-block kernels (switch best_pipe_wide_default):
@@ -1173,7 +1164,7 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   }
 
   // Element-aligned layouts on the sector-aligned skewed tiles (switch best_skew_sector_default).
-  if (access < 16 && E <= 8 && best_route_on(best_skew_sector_default, candidate))
+  if (access < 16 && best_route_on(best_skew_sector_default, candidate) && best_skew_sector_fits(d, out_addr))
     return {best_skew_sector_route(d, out_addr), access, 0};
   // Element-aligned layouts on the cp.async skewed tile (switch best_skew_async_default).
   if (access < 16 && best_route_on(best_skew_async_default, candidate) && best_skew_async_fits(d, out_addr))

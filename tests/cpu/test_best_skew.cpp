@@ -42,9 +42,8 @@ void emulate(const skew::args& a) {
 
 // The cp.async form (skew_async_kernel): covers copied unshifted (the host copy reads
 // only bytes inside the input view, as copy_chunk_clamped does), shifted on the reads.
-// OA, Diag: the sector-aligned and diagonal forms (realign_skew_sector / _diag); every
-// tile is emulated once (the diagonal walk must be a permutation: `seen`).
-template <int E, int TR, int NCH, int NT, int MW, bool Halo, int OA = 16, bool Diag = false>
+// OA: the sector-aligned form (realign_skew_sector); every tile is emulated once (`seen`).
+template <int E, int TR, int NCH, int NT, int MW, bool Halo, int OA = 16>
 void emulate_async(const skew::args& a) {
   using g = skew::geom<E, TR, NCH, NT, MW, Halo, OA>;
   std::vector<u8> store(static_cast<std::size_t>(g::smem_async) + 16);
@@ -52,7 +51,7 @@ void emulate_async(const skew::args& a) {
   u8* const bt = sm + g::cover_bytes;
   std::set<const u8*> seen;  // (tiles' output corners: distinct)
   for (long long t = 0; t < a.total; ++t) {
-    const skew::tile p = skew::tile_at<E, TR, g::TC, g::AR, Diag>(a, t);
+    const skew::tile p = skew::tile_at<E, TR, g::TC, g::AR>(a, t);
     ASSERT_TRUE(seen.insert(p.out).second) << "tile " << t << " emulated twice";
     std::fill(sm, sm + g::smem_async, static_cast<u8>(0xCD));
     for (int tid = 0; tid < NT; ++tid)
@@ -69,9 +68,8 @@ void emulate_async(const skew::args& a) {
 // Runs tile T (template arguments) on d with input / output offset by off_in / off_out
 // elements from a 16-byte boundary; compares the whole output buffer.
 // Form: 0 the register form, 1 the cp.async form with the halo, 2 without it (aligned
-// output rows only), 3 with the 32-byte sector halo (realign_skew_sector), 4 without the
-// halo, tiles walked diagonally (realign_skew_diag; aligned output rows only), 5 the
-// register form with the 32-byte sector halo (realign_skew_sector, 4-8 bytes).
+// output rows only), 3 with the 32-byte sector halo (realign_skew_sector), 5 the register
+// form with the 32-byte sector halo (measured in session 7's call 1, not routed).
 template <int E, int TR, int NCH, int NT, int MW, int Form = 0>
 void check(const xpose::matrix_desc& d, long long off_in, long long off_out) {
   SCOPED_TRACE(xpose_test::shape_name(d) + " offsets " + std::to_string(off_in) + "/" + std::to_string(off_out) +
@@ -88,7 +86,6 @@ void check(const xpose::matrix_desc& d, long long off_in, long long off_out) {
   const skew::args a = skew::make_args<E>(in.get() + oi, out.get() + oo, d, in.get() + oi + ni, t);
   if constexpr (Form == 0) emulate<E, TR, NCH, NT, MW>(a);
   else if constexpr (Form == 3) emulate_async<E, TR, NCH, NT, MW, true, 32>(a);
-  else if constexpr (Form == 4) emulate_async<E, TR, NCH, NT, MW, false, 16, true>(a);
   else if constexpr (Form == 5) emulate<E, TR, NCH, NT, MW, 32>(a);
   else emulate_async<E, TR, NCH, NT, MW, Form == 1>(a);
   if (::testing::Test::HasFatalFailure()) return;
@@ -104,7 +101,7 @@ void cases() {
       {TR + 1, TC + 3}, {2 * TR + k - 1, 2 * TC - 1}, {TR - 1, TC + 1}, {3, TC + 5}, {TR + k + 3, 2},
       {1, 9}, {k + 1, 1}, {2 * TR + 1, TC}, {2 * k, 3 * TC + 1}};
   for (auto [r, c] : shapes) {
-    if constexpr (Form == 2 || Form == 4) {  // without the halo: every output row 16-byte aligned
+    if constexpr (Form == 2) {  // without the halo: every output row 16-byte aligned
       const long long ra = (r + k - 1) / k * k;
       for (long long o = 0; o < k; ++o) {
         check<E, TR, NCH, NT, MW, Form>(padded(r, c, E, 1, 1, ra - r, 0), o, 0);
@@ -159,15 +156,13 @@ void production_async() {
   if (Halo) check<E, T.rows, T.chunks, T.threads, T.micro_bytes, F>(xpose::matrix_desc::packed(r - 1, c, E, 2), 1, k - 1);
 }
 
-// The production tiles of realign_skew_sector (sector halo) and realign_skew_diag (no
-// halo, diagonal walk): the small cases, then several tiles each way with ragged edges.
+// The production tiles of realign_skew_sector (sector halo) and, for 2-byte elements,
+// realign_skew_words (no halo): the small cases, then several tiles each way, ragged edges.
 template <int E>
 void production_sector() {
-  constexpr best_tile S = best_tile_skew_sector_for(E), D = best_tile_skew_async_for(E, false);
+  constexpr best_tile S = best_tile_skew_sector_for(E);
   static_assert(best_skew_tile_valid(E, S) && (S.rows * E) % best_skew_sector_bytes == 0);
-  constexpr int F = best_skew_sector_async(E) ? 3 : 5;  // the form best.cu launches
-  cases<E, S.rows, S.chunks, S.threads, S.micro_bytes, F>();
-  cases<E, D.rows, D.chunks, D.threads, D.micro_bytes, 4>();
+  constexpr int F = 3;
   constexpr long long k = 16 / E;
   const long long c = 3 * S.chunks * k + 1;
   for (long long o = 0; o < 2 * k; o += 3) {
@@ -175,9 +170,12 @@ void production_sector() {
     check<E, S.rows, S.chunks, S.threads, S.micro_bytes, F>(xpose::matrix_desc::packed(2 * S.rows - 1, c, E, 2), 0, o);
     if (::testing::Test::HasFatalFailure()) return;
   }
-  // Diagonal walk: tile rows != tile columns, both ways, and a batch (32-byte output rows).
-  check<E, D.rows, D.chunks, D.threads, D.micro_bytes, 4>(xpose::matrix_desc::packed(5 * D.rows, 2 * D.chunks * k + 1, E), 1, 0);
-  check<E, D.rows, D.chunks, D.threads, D.micro_bytes, 4>(xpose::matrix_desc::packed(2 * D.rows, 5 * D.chunks * k - 3, E, 2), 0, 0);
+  if constexpr (E == 2) {
+    constexpr best_tile W = best_tile_skew_words_for();
+    static_assert(best_skew_tile_valid(E, W));
+    cases<E, W.rows, W.chunks, W.threads, W.micro_bytes, 2>();
+    check<E, W.rows, W.chunks, W.threads, W.micro_bytes, 2>(xpose::matrix_desc::packed(3 * W.rows, 2 * W.chunks * k + 1, E), 1, 0);
+  }
 }
 
 // Bank model of the cp.async form's phase 2, for every warp, row shift and micro-block
@@ -185,10 +183,12 @@ void production_sector() {
 // distinct 16-byte slots; narrower rows, each word y a lane reads (a warp per wavefront)
 // on distinct banks, at most 2-way for 8-byte rows (f16: lanes differ in 2 words of 4
 // inside a chunk). Cover rows start on chunk boundaries (cp.async).
-// (OA = 32: realign_skew_sector's tiles.)
-template <int E, bool Halo, int OA = 16>
+// (OA = 32: realign_skew_sector's tiles; Words: realign_skew_words'.)
+template <int E, bool Halo, int OA = 16, bool Words = false>
 void check_cover_banks() {
-  constexpr best_tile T = OA > 16 ? best_tile_skew_sector_for(E) : best_tile_skew_async_for(E, Halo);
+  constexpr best_tile T = OA > 16 ? best_tile_skew_sector_for(E)
+                          : Words ? best_tile_skew_words_for()
+                                  : best_tile_skew_async_for(E, Halo);
   using g = skew::geom<E, T.rows, T.chunks, T.threads, T.micro_bytes, Halo, OA>;
   auto word_of = [&](int r) { return skew::cover_word<E, T.rows, T.chunks, T.threads, T.micro_bytes, Halo, OA>(r); };
   for (int r = 0; r < g::AR; ++r) {
@@ -241,8 +241,11 @@ TEST(BestSkewAsync, CoverReadsFreeOfBankConflicts) {
   check_cover_banks<4, false>();
   check_cover_banks<8, true>();
   check_cover_banks<8, false>();
-  check_cover_banks<1, true, 32>();  // (realign_skew_sector's cp.async tiles)
+  check_cover_banks<1, true, 32>();  // (realign_skew_sector's tiles, realign_skew_words')
   check_cover_banks<2, true, 32>();
+  check_cover_banks<4, true, 32>();
+  check_cover_banks<8, true, 32>();
+  check_cover_banks<2, false, 16, true>();
 }
 
 TEST(BestSkewSector, TilesAreValid) {
@@ -250,8 +253,7 @@ TEST(BestSkewSector, TilesAreValid) {
     const best_tile t = best_tile_skew_sector_for(E);
     EXPECT_TRUE(best_skew_tile_valid(E, t)) << E;
     EXPECT_EQ(t.rows * E % best_skew_sector_bytes, 0) << E;  // every tile's segments start on a sector
-    const int smem = best_skew_sector_async(E) ? best_skew_async_smem(E, t, true, best_skew_async_stages, 32)
-                                               : best_skew_smem(E, t, 32);
+    const int smem = best_skew_async_smem(E, t, true, best_skew_async_stages, best_skew_sector_bytes);
     EXPECT_LE(t.min_blocks * (smem + 1024), 228 * 1024) << E;
   }
 }
@@ -259,31 +261,30 @@ TEST(BestSkewSector, TilesAreValid) {
 TEST(BestSkewSector, RouteUnderItsSwitch) {
   using xpose::matrix_desc;
   const bool on = !best_skew_sector_default, off = best_skew_sector_default;
+  auto ours = [](best_path p) { return p == best_path::realign_skew_sector || p == best_path::realign_skew_words; };
   for (int E : {1, 2, 4, 8}) {
     for (auto [r, c] : std::vector<std::pair<long long, long long>>{
              {5759, 5763}, {5760, 5761}, {4096, 4097}, {4095, 4099}, {2048, 2049}, {2047, 2051}, {2879, 2883}}) {
       const matrix_desc d = matrix_desc::packed(r, c, E);
-      const bool sector = (r * E) % 32 == 0;
-      EXPECT_EQ(best_out_rows_aligned_to(d, 0, 32), sector) << E << " " << r;
-      const best_path want = sector ? best_path::realign_skew_diag : best_path::realign_skew_sector;
-      EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path, want) << E << " " << r;
-      EXPECT_EQ(best_path_for(d, 0, 16, 90, on).path, (r * E) % 16 == 0 ? best_path::realign_skew_sector : want);
-      const best_path o = best_path_for(d, 0, 0, 90, off).path;
-      EXPECT_TRUE(o != best_path::realign_skew_sector && o != best_path::realign_skew_diag) << E;
+      const bool aligned = (r * E) % 16 == 0;  // output rows
+      // Unaligned output rows: the sector tile; aligned: the words tile for 2-byte elements only.
+      const best_path p = best_path_for(d, 0, 0, 90, on).path;
+      if (!aligned) EXPECT_EQ(p, best_path::realign_skew_sector) << E << " " << r;
+      else if (E == 2) EXPECT_EQ(p, best_path::realign_skew_words) << r;
+      else EXPECT_FALSE(ours(p)) << E << " " << r << " " << best_path_name(p);
+      EXPECT_EQ(best_path_for(d, 0, E, 90, on).path, best_path::realign_skew_sector) << E << " " << r;  // output one element off
+      EXPECT_FALSE(ours(best_path_for(d, 0, 0, 90, off).path)) << E;
     }
-    // A batch stride off a sector: the halo.
-    EXPECT_EQ(best_path_for(xpose_test::padded(256, 257, E, 3, 0, 0, 16 / E), 0, 0, 90, on).path,
-              best_path::realign_skew_sector);
+    // A batch stride off 16 bytes: the halo.
+    EXPECT_EQ(best_path_for(xpose_test::padded(256, 257, E, 3, 0, 0, 1), 0, 0, 90, on).path, best_path::realign_skew_sector);
     // Aligned layouts, slabs and 16-byte elements keep their routes.
     for (const matrix_desc& d : {matrix_desc::packed(4096, 4096, E), matrix_desc::packed(3, 1000001, E),
-                                 matrix_desc::packed(1000001, 3, E)}) {
-      const best_path p = best_path_for(d, 0, 0, 90, on).path;
-      EXPECT_TRUE(p != best_path::realign_skew_sector && p != best_path::realign_skew_diag) << best_path_name(p);
-    }
+                                 matrix_desc::packed(1000001, 3, E)})
+      EXPECT_FALSE(ours(best_path_for(d, 0, 0, 90, on).path)) << E;
   }
   EXPECT_EQ(best_path_for(matrix_desc::packed(4095, 4097, 16), 8, 0, 90, on).path, best_path::tile_access);
   EXPECT_STREQ(best_path_name(best_path::realign_skew_sector), "realign_skew_sector");
-  EXPECT_STREQ(best_path_name(best_path::realign_skew_diag), "realign_skew_diag");
+  EXPECT_STREQ(best_path_name(best_path::realign_skew_words), "realign_skew_words");
 }
 
 TEST(BestSkewSectorEmulation, Production1) { production_sector<1>(); }
@@ -301,8 +302,7 @@ TEST(BestSkewSectorEmulation, SmallTiles) {
   cases<2, 16, 4, 32, 16, 5>();
   cases<4, 8, 2, 32, 16, 5>();
   cases<8, 12, 4, 64, 8, 5>();
-  cases<2, 16, 4, 32, 16, 4>();
-  cases<4, 4, 2, 32, 16, 4>();
+  cases<2, 16, 4, 32, 4, 2>();  // (realign_skew_words' 4-byte rows, no halo)
 }
 
 TEST(BestSkewAsync, BalancedGrid) {
@@ -398,7 +398,7 @@ TEST(BestSkewPolicy, CandidateTakesTheSkewedTile) {
   const bool on = !best_skew_default, off = best_skew_default;
   const best_path skew = best_skew_enabled ? best_path::realign_skew : best_path::realign;
   auto or_async = [](best_path old, const matrix_desc& d, unsigned long long out, bool flag) {
-    if (best_route_on(best_skew_sector_default, flag)) return best_skew_sector_route(d, out);  // (E <= 8 here)
+    if (best_route_on(best_skew_sector_default, flag) && best_skew_sector_fits(d, out)) return best_skew_sector_route(d, out);
     return best_route_on(best_skew_async_default, flag) && best_skew_async_fits(d, out) ? best_path::realign_skew_async
                                                                                        : old;
   };

@@ -210,25 +210,26 @@ status realign_path(const void* in, void* out, const matrix_desc& d, const targe
 
 // Skewed realigning tile (candidate policy): shared memory above 48 KiB for 1-2 byte
 // elements (grid_for raises the limit once per device).
-// OA > 16: owned output segments start OA-byte aligned (realign_skew_sector's tiles).
-template <int E, int OA = 16>
+template <int E>
 status skew_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
-  constexpr best_tile T = OA > 16 ? best_tile_skew_sector_for(E) : best_tile_skew_for(E);
-  constexpr auto kernel = skew::skew_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, OA>;
+  constexpr best_tile T = best_tile_skew_for(E);
+  constexpr auto kernel = skew::skew_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks>;
   const skew::args a = skew::make_args<E>(in, out, d, input_end(in, d), T);
-  return launch<kernel, true>(T.threads, best_skew_smem(E, T, OA), a.total, a, tg, "best skewed realign kernel launch");
+  return launch<kernel, true>(T.threads, best_skew_smem(E, T), a.total, a, tg, "best skewed realign kernel launch");
 }
 
 // The cp.async skewed tile: no halo where every output row starts 16-byte aligned.
 // Resident blocks (as many as fit, evened by best_balanced_grid) walk the tiles.
 // OA > 16: owned output segments start OA-byte aligned (realign_skew_sector's tiles);
-// Diag: tiles walked diagonally (realign_skew_diag).
-template <int E, bool Halo, int OA = 16, bool Diag = false, int S = best_skew_async_stages>
+// Words: realign_skew_words' tile.
+template <int E, bool Halo, int OA = 16, bool Words = false, int S = best_skew_async_stages>
 status skew_async_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
-  constexpr best_tile T = OA > 16 ? best_tile_skew_sector_for(E) : best_tile_skew_async_for(E, Halo);
+  constexpr best_tile T = OA > 16 ? best_tile_skew_sector_for(E)
+                          : Words ? best_tile_skew_words_for()
+                                  : best_tile_skew_async_for(E, Halo);
   constexpr int smem = best_skew_async_smem(E, T, Halo, S, OA);
   constexpr auto kernel =
-      skew::skew_async_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, Halo, S, OA, Diag>;
+      skew::skew_async_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, Halo, S, OA>;
   const skew::args a = skew::make_args<E>(in, out, d, input_end(in, d), T);
   int occ = 0, sms = 0;
   if (status s = resident_blocks<kernel>(tg.dev, T.threads, smem, &occ); !s.ok()) return s;
@@ -481,13 +482,10 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       if constexpr (E <= 8) return skew_async_path<E, best_skew_async_halo(E)>(in, out, d, tg);
       break;
     case best_path::realign_skew_sector:
-      if constexpr (E <= 8 && best_skew_sector_async(E))
-        return skew_async_path<E, true, best_skew_sector_bytes>(in, out, d, tg);
-      else if constexpr (E <= 8)
-        return skew_path<E, best_skew_sector_bytes>(in, out, d, tg);
+      if constexpr (E <= 8) return skew_async_path<E, true, best_skew_sector_bytes>(in, out, d, tg);
       break;
-    case best_path::realign_skew_diag:
-      if constexpr (E <= 8) return skew_async_path<E, false, 16, true>(in, out, d, tg);
+    case best_path::realign_skew_words:
+      if constexpr (E == 2) return skew_async_path<E, false, 16, true>(in, out, d, tg);
       break;
     case best_path::realign_async:
       if constexpr (E <= 2) return async_realign_path<E>(in, out, d, tg);

@@ -945,8 +945,7 @@ constexpr bool best_skew_async_halo(int elem_size) { return elem_size == 2; }
 /// Where output rows are not 16-byte aligned, realign_skew_sector: the cp.async skewed tile
 /// whose owned output segments start on 32-byte L2 sectors (rho_c < 32/E: a halo of 32/E
 /// rows), in taller 1-2 byte tiles (256 rows read: the halo a smaller part, segments of
-/// 224 / 480 bytes) and 4-byte micro-block rows for 2-byte elements too (8-byte rows are
-/// 2-way bank conflicts). Where they are aligned, f16 on realign_skew_words: the no-halo
+/// 224 / 480 bytes). Where they are aligned, f16 on realign_skew_words: the no-halo
 /// tile with 4-byte micro-block rows. Switch false: only `best_next` takes them, side by
 /// side with the routes above (GPU call 1 of session 7: the sector tiles u8 0.70 -> 0.75,
 /// f16 0.74 -> 0.80, the register tile with sectors f32 / f64 unchanged; a diagonal tile
@@ -960,7 +959,7 @@ constexpr int best_skew_sector_bytes = 32;
 constexpr best_tile best_tile_skew_sector_for(int elem_size) {
   switch (elem_size) {
     case 1: return {224, 8, 512, 4, 2};
-    case 2: return {240, 8, 512, 4, 2};
+    case 2: return {240, 8, 512, 8, 2};  // (4-byte rows: 0.759 against 0.797, call 2)
     case 4: return {56, 16, 256, 16, 4};
     default: return {60, 16, 256, 16, 4};  // 8 bytes
   }
@@ -969,9 +968,15 @@ constexpr best_tile best_tile_skew_sector_for(int elem_size) {
 /// 4-byte micro-block rows (two micro-blocks per thread).
 constexpr best_tile best_tile_skew_words_for() { return {128, 8, 256, 4, best_skew_async_min_blocks(2)}; }
 
+/// Where GPU call 2 measured them faster (docs/RESULTS.md, "Rows unaligned on both
+/// sides"): the sector tile for elements of at most best_skew_sector_max_elem bytes, the
+/// words tile where best_skew_words_on. best.cu instantiates only these.
+constexpr int best_skew_sector_max_elem = 2;
+constexpr bool best_skew_words_on = false;
 /// Whether the sector switch takes an element-aligned layout, and the route.
 constexpr bool best_skew_sector_fits(const matrix_desc& d, unsigned long long out_addr) {
-  return d.elem_size <= 8 && (d.elem_size == 2 || !best_out_rows_aligned(d, out_addr));
+  return best_out_rows_aligned(d, out_addr) ? d.elem_size == 2 && best_skew_words_on
+                                            : d.elem_size <= best_skew_sector_max_elem;
 }
 constexpr best_path best_skew_sector_route(const matrix_desc& d, unsigned long long out_addr) {
   return best_out_rows_aligned(d, out_addr) ? best_path::realign_skew_words : best_path::realign_skew_sector;

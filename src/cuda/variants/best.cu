@@ -482,10 +482,10 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       if constexpr (E <= 8) return skew_async_path<E, best_skew_async_halo(E)>(in, out, d, tg);
       break;
     case best_path::realign_skew_sector:
-      if constexpr (E <= 8) return skew_async_path<E, true, best_skew_sector_bytes>(in, out, d, tg);
+      if constexpr (E <= best_skew_sector_max_elem) return skew_async_path<E, true, best_skew_sector_bytes>(in, out, d, tg);
       break;
     case best_path::realign_skew_words:
-      if constexpr (E == 2) return skew_async_path<E, false, 16, true>(in, out, d, tg);
+      if constexpr (E == 2 && best_skew_words_on) return skew_async_path<E, false, 16, true>(in, out, d, tg);
       break;
     case best_path::realign_async:
       if constexpr (E <= 2) return async_realign_path<E>(in, out, d, tg);

@@ -51,12 +51,15 @@ struct args {
 
 /// Geometry of a skewed tile: TR owned rows, NCH chunks per row, NT threads, MW-byte
 /// micro-block rows. Halo false (output rows 16-byte aligned, so rho_c = 0 on every
-/// output row): no halo rows, B rows of TR/k chunks (cp.async form only).
-template <int E, int TR, int NCH, int NT, int MW, bool Halo = true>
+/// output row): no halo rows, B rows of TR/k chunks (cp.async form only). OA: the
+/// alignment in bytes of the owned output segments' starts (16: whole chunks; 32: whole
+/// L2 sectors, cp.async form only), rho_c < OA/E, so the halo is OA/E rows.
+template <int E, int TR, int NCH, int NT, int MW, bool Halo = true, int OA = 16>
 struct geom {
+  static_assert(OA >= 16 && (OA & (OA - 1)) == 0, "segment alignment: a power of two of whole chunks");
   static constexpr int k = 16 / E;              // elements per chunk
   static constexpr int TC = NCH * k;            // tile columns = output rows of the tile
-  static constexpr int AR = TR + (Halo ? k : 0);  // input rows read (k-row halo)
+  static constexpr int AR = TR + (Halo ? OA / E : 0);  // input rows read (OA/E-row halo)
   static constexpr int RB = AR / k;             // row blocks of k rows (chunks per B row)
   static constexpr int RPS = NT / NCH;          // rows per load step
   static constexpr int LA = (AR + RPS - 1) / RPS;  // load steps (chunks per thread)
@@ -65,6 +68,14 @@ struct geom {
   static constexpr int kk = MW / E;             // output rows per micro-block
   static constexpr int G = k / kk;              // square blocks per micro-block
   static constexpr int NM = RB * NCH * H;       // micro-blocks per tile
+  // Row blocks per group of micro-blocks (micro): all RB, or 8 in the sector tiles' narrow
+  // rows and in 4-byte rows of more than 8 row blocks (u8: RB = 16 row blocks x 2 h in a
+  // warp hit the same banks twice; 8 x 4 do not). The older tiles keep their order.
+  static constexpr int RG = MW < 16 && RB > 8 && RB % 8 == 0 && (OA > 16 || MW == 4) ? 8 : RB;
+  /// Micro-block m: row block R (fastest, in groups of RG), chunk part h, chunk column C.
+  XPOSE_HDI static void micro(int m, int& R, int& h, int& C) {
+    R = m % RG + RG * ((m / (RG * H)) % (RB / RG)), h = (m / RG) % H, C = m / (RB * H);
+  }
   static constexpr int NS = TC * RB;            // output chunk slots per tile
   static constexpr int a_bytes = AR * NCH * 16;
   static constexpr int smem = a_bytes + NS * 16;
@@ -74,8 +85,8 @@ struct geom {
   static constexpr int cover_bytes = (AR * (NCH + 1) + (RB + cover_period - 1) / cover_period) * 16;
   static constexpr int smem_async = cover_bytes + NS * 16;
   static_assert(best_skew_tile_valid(E, best_tile{TR, NCH, NT, MW, 1}), "skewed tile shape");
-  static_assert(!Halo || smem == best_skew_smem(E, best_tile{TR, NCH, NT, MW, 1}), "one statement of the shared size");
-  static_assert(smem_async == best_skew_async_smem(E, best_tile{TR, NCH, NT, MW, 1}, Halo, 1),
+  static_assert(!Halo || smem == best_skew_smem(E, best_tile{TR, NCH, NT, MW, 1}, OA), "one statement of the shared size");
+  static_assert(smem_async == best_skew_async_smem(E, best_tile{TR, NCH, NT, MW, 1}, Halo, 1, OA),
                 "one statement of the async shared size");
 };
 
@@ -122,9 +133,9 @@ XPOSE_HDI int a_slot(int r, int ch) {
 }
 
 /// Phase 1 for thread tid: rows tid/NCH + j*RPS, chunk tid%NCH of each, realigned into A.
-template <int E, int TR, int NCH, int NT, int MW>
+template <int E, int TR, int NCH, int NT, int MW, int OA = 16>
 XPOSE_HDI void load_phase(const args& a, const tile& p, u8* sm, int tid) {
-  using g = geom<E, TR, NCH, NT, MW>;
+  using g = geom<E, TR, NCH, NT, MW, true, OA>;
   const int ch = tid % NCH, row_t = tid / NCH;
   // Row r's offset from its aligned cover: (in0 + r*ld_in) mod 16, recomputed in 32 bits
   // when used (keeping LA offsets live costs registers the loads need).
@@ -165,18 +176,19 @@ XPOSE_HDI void load_phase(const args& a, const tile& p, u8* sm, int tid) {
   }
 }
 
-/// Phase 2 for thread tid: micro-blocks m = R + RB*(h + H*C) (row block fastest, so
+/// Phase 2 for thread tid: micro-blocks m (geom::micro: row block fastest, so
 /// that a quarter warp's B stores are consecutive chunks of one B row), each read by
 /// read(R, h, C, w): rows R*k .. R*k + k-1, bytes [16C + h*MW, +MW) of the realigned tile.
-template <int E, int TR, int NCH, int NT, int MW, bool Halo, class Read>
+template <int E, int TR, int NCH, int NT, int MW, bool Halo, int OA, class Read>
 XPOSE_HDI void transpose_phase(u8* bt, int tid, Read read) {
-  using g = geom<E, TR, NCH, NT, MW, Halo>;
+  using g = geom<E, TR, NCH, NT, MW, Halo, OA>;
   constexpr int k = g::k, KW = g::KW, kk = g::kk;
   XPOSE_UNROLL
   for (int q = 0; q < (g::NM + NT - 1) / NT; ++q) {
     const int m = tid + q * NT;
     if (g::NM % NT == 0 || m < g::NM) {
-      const int R = m % g::RB, h = (m / g::RB) % g::H, C = m / (g::RB * g::H);
+      int R, h, C;
+      g::micro(m, R, h, C);
       std::uint32_t w[k][KW];
       read(R, h, C, w);
       XPOSE_UNROLL
@@ -195,24 +207,25 @@ XPOSE_HDI void transpose_phase(u8* bt, int tid, Read read) {
 }
 
 /// Phase 2 of the register form: micro-block rows from the swizzled, realigned tile A.
-template <int E, int TR, int NCH, int NT, int MW>
+template <int E, int TR, int NCH, int NT, int MW, int OA = 16>
 XPOSE_HDI void mid_phase(u8* sm, int tid) {
-  using g = geom<E, TR, NCH, NT, MW>;
+  using g = geom<E, TR, NCH, NT, MW, true, OA>;
   static_assert(MW >= 8, "register form: 8- or 16-byte micro-block rows (one vector shared load)");
-  transpose_phase<E, TR, NCH, NT, MW, true>(sm + g::a_bytes, tid, [&](int R, int h, int C, std::uint32_t(&w)[g::k][g::KW]) {
+  transpose_phase<E, TR, NCH, NT, MW, true, OA>(sm + g::a_bytes, tid, [&](int R, int h, int C, std::uint32_t(&w)[g::k][g::KW]) {
     XPOSE_UNROLL
     for (int i = 0; i < g::k; ++i) bytes::ld_words<g::KW>(w[i], sm + a_slot<NCH, g::k>(R * g::k + i, C) + h * MW);
   });
 }
 
 /// Phase 3 for thread tid: slot f = c*RB + jj of output row c holds the aligned chunk
-/// that covers tile rows [rho + (jj-1)*k, rho + jj*k): bytes rho*E .. of B chunks
-/// jj-1 (none for jj = 0) and jj. Stored where the tile owns it: rows [rho, rho + TR)
-/// (from 0 on the first tile), clipped to the matrix. Without the halo (rho = 0 on
+/// that covers tile rows [s + (jj-1)*k, s + jj*k), s = rho mod k: bytes s*E .. of B
+/// chunks jj-1 (none for jj = 0) and jj. Stored where the tile owns it: rows
+/// [rho, rho + TR) (from 0 on the first tile), clipped to the matrix; rho < OA/E, the
+/// first row at which output row c is OA-byte aligned. Without the halo (rho = 0 on
 /// every row) slot jj is B chunk jj, rows [jj*k, jj*k + k).
-template <int E, int TR, int NCH, int NT, int MW, bool Halo = true>
+template <int E, int TR, int NCH, int NT, int MW, bool Halo = true, int OA = 16>
 XPOSE_HDI void store_phase(const args& a, const tile& p, const u8* bt, int tid) {
-  using g = geom<E, TR, NCH, NT, MW, Halo>;
+  using g = geom<E, TR, NCH, NT, MW, Halo, OA>;
   constexpr int k = g::k, J0 = Halo ? 1 : 0;
   XPOSE_UNROLL
   for (int q = 0; q < (g::NS + NT - 1) / NT; ++q) {
@@ -220,14 +233,16 @@ XPOSE_HDI void store_phase(const args& a, const tile& p, const u8* bt, int tid) 
     const int c = f / g::RB, jj = f - c * g::RB;
     if ((g::NS % NT == 0 || f < g::NS) && c < p.ncol) {
       u8* const seg = p.out + static_cast<i64>(c) * a.ld_out;
-      const int rho = Halo ? ((16 - static_cast<int>(reinterpret_cast<std::uintptr_t>(seg) & 15)) & 15) / E : 0;
+      constexpr int m = OA - 1;
+      const int rho = Halo ? ((OA - static_cast<int>(reinterpret_cast<std::uintptr_t>(seg) & m)) & m) / E : 0;
+      const int sh = rho & (k - 1);  // rho mod k: the chunks' row phase
       const int lo = p.first ? 0 : rho;
       const int hi = p.nrow < rho + TR ? p.nrow : rho + TR;
-      const int e0 = rho + (jj - J0) * k;  // first tile row of this aligned chunk
+      const int e0 = sh + (jj - J0) * k;  // first tile row of this aligned chunk
       const int s0 = e0 > lo ? e0 : lo, s1 = e0 + k < hi ? e0 + k : hi;
       if (s0 < s1) {
         c16 w = bytes::ld16(bt + f * 16);
-        if constexpr (Halo) w = bytes::window16(jj > 0 ? bytes::ld16(bt + (f - 1) * 16) : bytes::zero16(), w, rho * E);
+        if constexpr (Halo) w = bytes::window16(jj > 0 ? bytes::ld16(bt + (f - 1) * 16) : bytes::zero16(), w, sh * E);
         bytes::store_range(w, seg + static_cast<i64>(e0) * E, (s0 - e0) * E, (s1 - e0) * E);
       }
     }
@@ -240,9 +255,9 @@ XPOSE_HDI void store_phase(const args& a, const tile& p, const u8* bt, int tid) 
 /// lanes of a quarter warp (16-byte reads: consecutive row blocks R) then hit 8 distinct
 /// chunk slots, and a warp's 4-byte reads of 4-byte micro-block rows (8 R x 4 h) 32
 /// distinct banks; 8-byte rows (f16) are 2-way (tests/cpu/test_best_skew.cpp counts them).
-template <int E, int TR, int NCH, int NT, int MW, bool Halo>
+template <int E, int TR, int NCH, int NT, int MW, bool Halo, int OA = 16>
 XPOSE_HDI int cover_word(int r) {
-  using g = geom<E, TR, NCH, NT, MW, Halo>;
+  using g = geom<E, TR, NCH, NT, MW, Halo, OA>;
   return (r * (NCH + 1) + r / g::k / g::cover_period) * 4;
 }
 
@@ -250,16 +265,16 @@ XPOSE_HDI int cover_word(int r) {
 /// rows tid/NCH + j*RPS, and the cover's last chunk (NCH) of rows tid + j*NT, each by
 /// copy(byte offset in A, aligned source chunk) unshifted; chunks past a row's valid
 /// bytes are skipped (their shared bytes are never stored).
-template <int E, int TR, int NCH, int NT, int MW, bool Halo, class Copy>
+template <int E, int TR, int NCH, int NT, int MW, bool Halo, int OA, class Copy>
 XPOSE_HDI void cover_phase(const args& a, const tile& p, int tid, Copy copy) {
-  using g = geom<E, TR, NCH, NT, MW, Halo>;
+  using g = geom<E, TR, NCH, NT, MW, Halo, OA>;
   const int ch = tid % NCH, row_t = tid / NCH;
   const unsigned in0 = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p.in));
   const unsigned ld = static_cast<unsigned>(a.ld_in);
   auto cover = [&](int r, int q) {
     const int off = static_cast<int>((in0 + static_cast<unsigned>(r) * ld) & 15u);
     if (q * 16 < off + p.ncol * E)
-      copy(cover_word<E, TR, NCH, NT, MW, Halo>(r) * 4 + q * 16, p.in + static_cast<i64>(r) * a.ld_in - off + q * 16);
+      copy(cover_word<E, TR, NCH, NT, MW, Halo, OA>(r) * 4 + q * 16, p.in + static_cast<i64>(r) * a.ld_in - off + q * 16);
   };
   XPOSE_UNROLL
   for (int j = 0; j < g::LA; ++j)
@@ -273,17 +288,17 @@ XPOSE_HDI void cover_phase(const args& a, const tile& p, int tid, Copy copy) {
 /// row's shift depends on i only: rows k apart start 16*ld_in bytes apart). 16-byte rows:
 /// the two covering chunks, windowed; narrower rows: each word funnel-shifted from two
 /// shared words.
-template <int E, int TR, int NCH, int NT, int MW, bool Halo>
+template <int E, int TR, int NCH, int NT, int MW, bool Halo, int OA = 16>
 XPOSE_HDI void cover_mid_phase(const args& a, const tile& p, const u8* cover, u8* bt, int tid) {
-  using g = geom<E, TR, NCH, NT, MW, Halo>;
+  using g = geom<E, TR, NCH, NT, MW, Halo, OA>;
   const std::uint32_t* words = reinterpret_cast<const std::uint32_t*>(cover);
   const unsigned in0 = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p.in));
   const unsigned ld = static_cast<unsigned>(a.ld_in);
-  transpose_phase<E, TR, NCH, NT, MW, Halo>(bt, tid, [&](int R, int h, int C, std::uint32_t(&w)[g::k][g::KW]) {
+  transpose_phase<E, TR, NCH, NT, MW, Halo, OA>(bt, tid, [&](int R, int h, int C, std::uint32_t(&w)[g::k][g::KW]) {
     XPOSE_UNROLL
     for (int i = 0; i < g::k; ++i) {
       const int off = static_cast<int>((in0 + static_cast<unsigned>(i) * ld) & 15u);
-      const int w0 = cover_word<E, TR, NCH, NT, MW, Halo>(R * g::k + i) + C * 4;
+      const int w0 = cover_word<E, TR, NCH, NT, MW, Halo, OA>(R * g::k + i) + C * 4;
       if constexpr (MW == 16) {
         const c16 v = bytes::window16(bytes::ld16(cover + w0 * 4), bytes::ld16(cover + w0 * 4 + 16), off);
         XPOSE_UNROLL
@@ -302,20 +317,20 @@ XPOSE_HDI void cover_mid_phase(const args& a, const tile& p, const u8* cover, u8
 /// One block per tile (grid-stride past the grid limit). A is written only after the
 /// previous tile's phase 2 (barrier before phase 3), B only after its phase 3 (barrier
 /// after phase 1).
-template <int E, int TR, int NCH, int NT, int MW, int MinBlocks>
+template <int E, int TR, int NCH, int NT, int MW, int MinBlocks, int OA = 16>
 __global__ void __launch_bounds__(NT, MinBlocks) skew_kernel(args a) {
-  using g = geom<E, TR, NCH, NT, MW>;
+  using g = geom<E, TR, NCH, NT, MW, true, OA>;
   bytes::dependent_launch_entry();
   extern __shared__ uint4 smem_raw[];
   u8* const sm = reinterpret_cast<u8*>(smem_raw);
   const int tid = static_cast<int>(threadIdx.x);
   for (i64 t = blockIdx.x; t < a.total; t += gridDim.x) {
     const tile p = tile_at<E, TR, g::TC, g::AR>(a, t);
-    load_phase<E, TR, NCH, NT, MW>(a, p, sm, tid);
+    load_phase<E, TR, NCH, NT, MW, OA>(a, p, sm, tid);
     __syncthreads();
-    mid_phase<E, TR, NCH, NT, MW>(sm, tid);
+    mid_phase<E, TR, NCH, NT, MW, OA>(sm, tid);
     __syncthreads();
-    store_phase<E, TR, NCH, NT, MW>(a, p, sm + g::a_bytes, tid);
+    store_phase<E, TR, NCH, NT, MW, true, OA>(a, p, sm + g::a_bytes, tid);
   }
 }
 /// The cp.async form (route realign_skew_async): phase 1 copies each row's aligned cover
@@ -323,10 +338,10 @@ __global__ void __launch_bounds__(NT, MinBlocks) skew_kernel(args a) {
 /// shifts on its shared reads. Resident blocks walk the tiles t, t + gridDim.x, ...; the
 /// next tile's copies are issued as soon as this tile's covers have been read (S = 1:
 /// they overlap the stores) or one tile ahead into a second cover buffer (S = 2: they
-/// overlap phases 2 and 3). Shared: S cover buffers, then B.
-template <int E, int TR, int NCH, int NT, int MW, int MinBlocks, bool Halo, int S>
+/// overlap phases 2 and 3). Shared: S cover buffers, then B. OA: geom.
+template <int E, int TR, int NCH, int NT, int MW, int MinBlocks, bool Halo, int S, int OA = 16>
 __global__ void __launch_bounds__(NT, MinBlocks) skew_async_kernel(args a) {
-  using g = geom<E, TR, NCH, NT, MW, Halo>;
+  using g = geom<E, TR, NCH, NT, MW, Halo, OA>;
   static_assert(S == 1 || S == 2, "one or two cover buffers");
   bytes::dependent_launch_entry();
   extern __shared__ uint4 smem_raw[];
@@ -337,7 +352,7 @@ __global__ void __launch_bounds__(NT, MinBlocks) skew_async_kernel(args a) {
   auto load = [&](i64 t, int s) {
     const tile p = tile_at<E, TR, g::TC, g::AR>(a, t);
     const int base = s * g::cover_bytes;
-    cover_phase<E, TR, NCH, NT, MW, Halo>(a, p, tid, [&](int off, const u8* src) {
+    cover_phase<E, TR, NCH, NT, MW, Halo, OA>(a, p, tid, [&](int off, const u8* src) {
       async_tile::copy_chunk_clamped(sbase + static_cast<std::uint32_t>(base + off), sm + base + off, src, a.in, a.in_end);
     });
     async_tile::cp_commit();
@@ -355,14 +370,14 @@ __global__ void __launch_bounds__(NT, MinBlocks) skew_async_kernel(args a) {
     }
     __syncthreads();  // this tile's covers are in; the previous tile's B reads are done
     const tile p = tile_at<E, TR, g::TC, g::AR>(a, t);
-    cover_mid_phase<E, TR, NCH, NT, MW, Halo>(a, p, sm + s * g::cover_bytes, bt, tid);
+    cover_mid_phase<E, TR, NCH, NT, MW, Halo, OA>(a, p, sm + s * g::cover_bytes, bt, tid);
     __syncthreads();  // B complete; the covers are free
     if constexpr (S == 1) {
       if (n < a.total) load(n, 0);
     } else {
       s ^= 1;
     }
-    store_phase<E, TR, NCH, NT, MW, Halo>(a, p, bt, tid);
+    store_phase<E, TR, NCH, NT, MW, Halo, OA>(a, p, bt, tid);
   }
 }
 #endif

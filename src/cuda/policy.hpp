@@ -113,9 +113,9 @@ constexpr best_tile best_tile_skew_for(int elem_size) {
 
 /// Shared bytes of a skewed tile: the realigned input rows (TR + 16/E, NCH chunks each)
 /// and the transposed rows (TC = NCH*16/E rows of TR/(16/E) + 1 chunks).
-constexpr int best_skew_smem(int elem_size, best_tile t) {
-  const int k = 16 / elem_size;
-  return (t.rows + k) * t.chunks * 16 + t.chunks * k * (t.rows / k + 1) * 16;
+constexpr int best_skew_smem(int elem_size, best_tile t, int oa = 16) {
+  const int k = 16 / elem_size, ar = t.rows + oa / elem_size;  // rows read (halo oa/E rows)
+  return ar * t.chunks * 16 + t.chunks * k * (ar / k) * 16;
 }
 
 /// The skewed tile's constraints (skew_kernel static_asserts it; the CPU tests check
@@ -143,8 +143,8 @@ constexpr int best_skew_cover_period(int elem_size, int chunks) {
   return m == 0 ? 1 : m % 4 == 0 ? 2 : m % 2 == 0 ? 4 : 8;
 }
 
-constexpr int best_skew_async_smem(int elem_size, best_tile t, bool halo, int stages) {
-  const int k = 16 / elem_size, ar = t.rows + (halo ? k : 0);
+constexpr int best_skew_async_smem(int elem_size, best_tile t, bool halo, int stages, int oa = 16) {
+  const int k = 16 / elem_size, ar = t.rows + (halo ? oa / elem_size : 0);
   const int shift = (ar / k + best_skew_cover_period(elem_size, t.chunks) - 1) / best_skew_cover_period(elem_size, t.chunks);
   return stages * (ar * (t.chunks + 1) + shift) * 16 + t.chunks * k * (ar / k) * 16;
 }
@@ -248,6 +248,8 @@ enum class best_path : int {
   slab_scatter_deep,        ///< 1-2 byte slab_scatter_pipe (group > 0) / _micro_pipe (group 0), two slabs in flight
   slab_scatter_deep_halo,   ///< slab_scatter_pipe_halo / _micro_halo, the same
   slab_scatter_direct,      ///< 1-2 byte grouped scatter (group: the side): staging -> registers -> output (best_direct.cuh)
+  realign_skew_sector,      ///< realign_skew_async, owned output segments starting on 32-byte sectors, taller tiles
+  realign_skew_words,       ///< realign_skew_async without the halo, 2-byte elements in 4-byte micro-block rows
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -288,6 +290,8 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::slab_scatter_deep: return "slab_scatter_deep";
     case best_path::slab_scatter_deep_halo: return "slab_scatter_deep_halo";
     case best_path::slab_scatter_direct: return "slab_scatter_direct";
+    case best_path::realign_skew_sector: return "realign_skew_sector";
+    case best_path::realign_skew_words: return "realign_skew_words";
   }
   return "?";
 }
@@ -1042,6 +1046,51 @@ constexpr bool best_skew_async_fits(const matrix_desc& d, unsigned long long out
   const bool aligned = best_out_rows_aligned(d, out_addr);
   return d.elem_size <= 8 && (d.elem_size == 2 ? !aligned : aligned);
 }
+/// The form best_skew_async_fits implies: the halo for 2-byte elements only (the only
+/// form best.cu instantiates per element size).
+constexpr bool best_skew_async_halo(int elem_size) { return elem_size == 2; }
+
+// ---- element-aligned rows on the sector-aligned skewed tile (issue 12, branch odd) ----
+/// Where output rows are not 16-byte aligned, realign_skew_sector: the cp.async skewed tile
+/// whose owned output segments start on 32-byte L2 sectors (rho_c < 32/E: a halo of 32/E
+/// rows), in taller 1-2 byte tiles (256 rows read: the halo a smaller part, segments of
+/// 224 / 480 bytes). Where they are aligned, f16 on realign_skew_words: the no-halo
+/// tile with 4-byte micro-block rows. Switch true (after two side-by-side calls):
+/// `best` takes them where best_skew_sector_fits, `best_next` the routes above (GPU calls 1
+/// and 2 of session 7: the sector tiles u8 0.70 -> 0.75 / 0.74, f16 0.74 -> 0.80, the
+/// register tile with sectors f32 / f64 unchanged; a diagonal tile walk lost 4-8%
+/// everywhere).
+constexpr bool best_skew_sector_default = true;
+constexpr int best_skew_sector_bytes = 32;
+
+/// Tiles of realign_skew_sector (rows owned; read: + 32/E halo rows). 1-2 bytes: 256 rows
+/// read (halo 32 / 16 rows) by 512 threads, 2 blocks per SM (each thread's work as in
+/// best_tile_skew_async_for's 128-row tile); 4-8 bytes: 64 rows read, 4 blocks per SM.
+constexpr best_tile best_tile_skew_sector_for(int elem_size) {
+  switch (elem_size) {
+    case 1: return {224, 8, 512, 4, 2};
+    case 2: return {240, 8, 512, 8, 2};  // (4-byte rows: 0.759 against 0.797, call 2)
+    case 4: return {56, 16, 256, 16, 4};
+    default: return {60, 16, 256, 16, 4};  // 8 bytes
+  }
+}
+/// Tile of realign_skew_words (2-byte elements, no halo): best_tile_skew_async_for's with
+/// 4-byte micro-block rows (two micro-blocks per thread).
+constexpr best_tile best_tile_skew_words_for() { return {128, 8, 256, 4, best_skew_async_min_blocks(2)}; }
+
+/// Where GPU call 2 measured them faster (docs/RESULTS.md, "Rows unaligned on both
+/// sides"): the sector tile for elements of at most best_skew_sector_max_elem bytes, the
+/// words tile where best_skew_words_on. best.cu instantiates only these.
+constexpr int best_skew_sector_max_elem = 2;
+constexpr bool best_skew_words_on = false;
+/// Whether the sector switch takes an element-aligned layout, and the route.
+constexpr bool best_skew_sector_fits(const matrix_desc& d, unsigned long long out_addr) {
+  return best_out_rows_aligned(d, out_addr) ? d.elem_size == 2 && best_skew_words_on
+                                            : d.elem_size <= best_skew_sector_max_elem;
+}
+constexpr best_path best_skew_sector_route(const matrix_desc& d, unsigned long long out_addr) {
+  return best_out_rows_aligned(d, out_addr) ? best_path::realign_skew_words : best_path::realign_skew_sector;
+}
 
 /// 4-8 byte slabs on the pipelined micro-block kernels (switch best_pipe_wide_default):
 /// gathers and scatters of a short side above the register-interleave kernels' (> 16,
@@ -1394,6 +1443,9 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     return n.path != b.path ? n : r;
   }
 
+  // Element-aligned layouts on the sector-aligned skewed tiles (switch best_skew_sector_default).
+  if (access < 16 && best_route_on(best_skew_sector_default, candidate) && best_skew_sector_fits(d, out_addr))
+    return {best_skew_sector_route(d, out_addr), access, 0};
   // Element-aligned layouts on the cp.async skewed tile (switch best_skew_async_default).
   if (access < 16 && best_route_on(best_skew_async_default, candidate) && best_skew_async_fits(d, out_addr))
     return {best_path::realign_skew_async, access, 0};

@@ -210,6 +210,7 @@ TEST(BestAsync, RealignPathsUnderTheSwitch) {
   const bool on = !best_async_realign_default, off = best_async_realign_default;
   // (Under a flag that turns the cp.async skewed tile on, that route where it fits.)
   auto or_async = [](best_path old, const matrix_desc& d, unsigned long long out, bool flag) {
+    if (best_route_on(best_skew_sector_default, flag) && best_skew_sector_fits(d, out)) return best_skew_sector_route(d, out);
     return best_route_on(best_skew_async_default, flag) && best_skew_async_fits(d, out) ? best_path::realign_skew_async
                                                                                        : old;
   };
@@ -224,7 +225,8 @@ TEST(BestAsync, RealignPathsUnderTheSwitch) {
     for (bool cand : {on, off}) {
       const best_path o = best_path_for(matrix_desc::packed(5759, 5763, E), 0, 0, 90, cand).path;
       EXPECT_TRUE(o == best_path::realign || o == best_path::realign_skew ||
-                  (o == best_path::realign_skew_async && best_route_on(best_skew_async_default, cand)))
+                  (o == best_path::realign_skew_async && best_route_on(best_skew_async_default, cand)) ||
+                  (o == best_path::realign_skew_sector && best_route_on(best_skew_sector_default, cand)))
           << best_path_name(o);
       EXPECT_NE(best_path_for(matrix_desc::packed(5760, 5761, E), 0, E, 90, cand).path, best_path::realign_async);
       EXPECT_NE(best_path_for(xpose_test::padded(304, 517, E, 3, 0, 0, 1), 0, 0, 90, cand).path,

@@ -26,46 +26,50 @@ namespace {
 
 using skew::u8;
 
-template <int E, int TR, int NCH, int NT, int MW>
+template <int E, int TR, int NCH, int NT, int MW, int OA = 16>
 void emulate(const skew::args& a) {
-  using g = skew::geom<E, TR, NCH, NT, MW>;
+  using g = skew::geom<E, TR, NCH, NT, MW, true, OA>;
   std::vector<u8> store(static_cast<std::size_t>(g::smem) + 16);
   u8* sm = store.data() + (16 - reinterpret_cast<std::uintptr_t>(store.data()) % 16) % 16;
   for (long long t = 0; t < a.total; ++t) {
     const skew::tile p = skew::tile_at<E, TR, g::TC, g::AR>(a, t);
     std::fill(sm, sm + g::smem, static_cast<u8>(0xCD));
-    for (int tid = 0; tid < NT; ++tid) skew::load_phase<E, TR, NCH, NT, MW>(a, p, sm, tid);
-    for (int tid = 0; tid < NT; ++tid) skew::mid_phase<E, TR, NCH, NT, MW>(sm, tid);
-    for (int tid = 0; tid < NT; ++tid) skew::store_phase<E, TR, NCH, NT, MW>(a, p, sm + g::a_bytes, tid);
+    for (int tid = 0; tid < NT; ++tid) skew::load_phase<E, TR, NCH, NT, MW, OA>(a, p, sm, tid);
+    for (int tid = 0; tid < NT; ++tid) skew::mid_phase<E, TR, NCH, NT, MW, OA>(sm, tid);
+    for (int tid = 0; tid < NT; ++tid) skew::store_phase<E, TR, NCH, NT, MW, true, OA>(a, p, sm + g::a_bytes, tid);
   }
 }
 
 // The cp.async form (skew_async_kernel): covers copied unshifted (the host copy reads
 // only bytes inside the input view, as copy_chunk_clamped does), shifted on the reads.
-template <int E, int TR, int NCH, int NT, int MW, bool Halo>
+// OA: the sector-aligned form (realign_skew_sector); every tile is emulated once (`seen`).
+template <int E, int TR, int NCH, int NT, int MW, bool Halo, int OA = 16>
 void emulate_async(const skew::args& a) {
-  using g = skew::geom<E, TR, NCH, NT, MW, Halo>;
+  using g = skew::geom<E, TR, NCH, NT, MW, Halo, OA>;
   std::vector<u8> store(static_cast<std::size_t>(g::smem_async) + 16);
   u8* sm = store.data() + (16 - reinterpret_cast<std::uintptr_t>(store.data()) % 16) % 16;
   u8* const bt = sm + g::cover_bytes;
+  std::set<const u8*> seen;  // (tiles' output corners: distinct)
   for (long long t = 0; t < a.total; ++t) {
     const skew::tile p = skew::tile_at<E, TR, g::TC, g::AR>(a, t);
+    ASSERT_TRUE(seen.insert(p.out).second) << "tile " << t << " emulated twice";
     std::fill(sm, sm + g::smem_async, static_cast<u8>(0xCD));
     for (int tid = 0; tid < NT; ++tid)
-      skew::cover_phase<E, TR, NCH, NT, MW, Halo>(a, p, tid, [&](int off, const u8* src) {
+      skew::cover_phase<E, TR, NCH, NT, MW, Halo, OA>(a, p, tid, [&](int off, const u8* src) {
         ASSERT_EQ(off % 16, 0);
         ASSERT_LE(off + 16, g::cover_bytes);
         bytes::st16(sm + off, bytes::load_clamped<E>(src, a.in, a.in_end));
       });
-    for (int tid = 0; tid < NT; ++tid) skew::cover_mid_phase<E, TR, NCH, NT, MW, Halo>(a, p, sm, bt, tid);
-    for (int tid = 0; tid < NT; ++tid) skew::store_phase<E, TR, NCH, NT, MW, Halo>(a, p, bt, tid);
+    for (int tid = 0; tid < NT; ++tid) skew::cover_mid_phase<E, TR, NCH, NT, MW, Halo, OA>(a, p, sm, bt, tid);
+    for (int tid = 0; tid < NT; ++tid) skew::store_phase<E, TR, NCH, NT, MW, Halo, OA>(a, p, bt, tid);
   }
 }
 
 // Runs tile T (template arguments) on d with input / output offset by off_in / off_out
 // elements from a 16-byte boundary; compares the whole output buffer.
 // Form: 0 the register form, 1 the cp.async form with the halo, 2 without it (aligned
-// output rows only).
+// output rows only), 3 with the 32-byte sector halo (realign_skew_sector), 5 the register
+// form with the 32-byte sector halo (measured in session 7's call 1, not routed).
 template <int E, int TR, int NCH, int NT, int MW, int Form = 0>
 void check(const xpose::matrix_desc& d, long long off_in, long long off_out) {
   SCOPED_TRACE(xpose_test::shape_name(d) + " offsets " + std::to_string(off_in) + "/" + std::to_string(off_out) +
@@ -81,6 +85,8 @@ void check(const xpose::matrix_desc& d, long long off_in, long long off_out) {
   const best_tile t{TR, NCH, NT, MW, 1};
   const skew::args a = skew::make_args<E>(in.get() + oi, out.get() + oo, d, in.get() + oi + ni, t);
   if constexpr (Form == 0) emulate<E, TR, NCH, NT, MW>(a);
+  else if constexpr (Form == 3) emulate_async<E, TR, NCH, NT, MW, true, 32>(a);
+  else if constexpr (Form == 5) emulate<E, TR, NCH, NT, MW, 32>(a);
   else emulate_async<E, TR, NCH, NT, MW, Form == 1>(a);
   if (::testing::Test::HasFatalFailure()) return;
   ASSERT_EQ(xpose_test::first_mismatch(out.get() + oo, want.data(), d), "");
@@ -106,8 +112,10 @@ void cases() {
       if (::testing::Test::HasFatalFailure()) return;
       continue;
     }
-    for (long long o = 0; o < k; ++o) {
-      check<E, TR, NCH, NT, MW, Form>(xpose::matrix_desc::packed(r, c, E), o, (o * 3 + 1) % k);
+    // (Sector halo: output pointers at every element residue of 32 bytes.)
+    constexpr long long no = Form == 3 || Form == 5 ? 2 * k : k;
+    for (long long o = 0; o < no; ++o) {
+      check<E, TR, NCH, NT, MW, Form>(xpose::matrix_desc::packed(r, c, E), o % k, (o * 3 + 1) % no);
       if (::testing::Test::HasFatalFailure()) return;
     }
     check<E, TR, NCH, NT, MW, Form>(xpose::matrix_desc::packed(r, c, E, 3), 1, 0);
@@ -148,16 +156,41 @@ void production_async() {
   if (Halo) check<E, T.rows, T.chunks, T.threads, T.micro_bytes, F>(xpose::matrix_desc::packed(r - 1, c, E, 2), 1, k - 1);
 }
 
+// The production tiles of realign_skew_sector (sector halo) and, for 2-byte elements,
+// realign_skew_words (no halo): the small cases, then several tiles each way, ragged edges.
+template <int E>
+void production_sector() {
+  constexpr best_tile S = best_tile_skew_sector_for(E);
+  static_assert(best_skew_tile_valid(E, S) && (S.rows * E) % best_skew_sector_bytes == 0);
+  constexpr int F = 3;
+  constexpr long long k = 16 / E;
+  const long long c = 3 * S.chunks * k + 1;
+  for (long long o = 0; o < 2 * k; o += 3) {
+    check<E, S.rows, S.chunks, S.threads, S.micro_bytes, F>(xpose::matrix_desc::packed(3 * S.rows + 5, c, E), 1, o);
+    check<E, S.rows, S.chunks, S.threads, S.micro_bytes, F>(xpose::matrix_desc::packed(2 * S.rows - 1, c, E, 2), 0, o);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  if constexpr (E == 2) {
+    constexpr best_tile W = best_tile_skew_words_for();
+    static_assert(best_skew_tile_valid(E, W));
+    cases<E, W.rows, W.chunks, W.threads, W.micro_bytes, 2>();
+    check<E, W.rows, W.chunks, W.threads, W.micro_bytes, 2>(xpose::matrix_desc::packed(3 * W.rows, 2 * W.chunks * k + 1, E), 1, 0);
+  }
+}
+
 // Bank model of the cp.async form's phase 2, for every warp, row shift and micro-block
 // row i: 16-byte rows, the two chunks each lane reads (a quarter warp per wavefront) on 8
 // distinct 16-byte slots; narrower rows, each word y a lane reads (a warp per wavefront)
 // on distinct banks, at most 2-way for 8-byte rows (f16: lanes differ in 2 words of 4
 // inside a chunk). Cover rows start on chunk boundaries (cp.async).
-template <int E, bool Halo>
+// (OA = 32: realign_skew_sector's tiles; Words: realign_skew_words'.)
+template <int E, bool Halo, int OA = 16, bool Words = false>
 void check_cover_banks() {
-  constexpr best_tile T = best_tile_skew_async_for(E, Halo);
-  using g = skew::geom<E, T.rows, T.chunks, T.threads, T.micro_bytes, Halo>;
-  auto word_of = [&](int r) { return skew::cover_word<E, T.rows, T.chunks, T.threads, T.micro_bytes, Halo>(r); };
+  constexpr best_tile T = OA > 16 ? best_tile_skew_sector_for(E)
+                          : Words ? best_tile_skew_words_for()
+                                  : best_tile_skew_async_for(E, Halo);
+  using g = skew::geom<E, T.rows, T.chunks, T.threads, T.micro_bytes, Halo, OA>;
+  auto word_of = [&](int r) { return skew::cover_word<E, T.rows, T.chunks, T.threads, T.micro_bytes, Halo, OA>(r); };
   for (int r = 0; r < g::AR; ++r) {
     ASSERT_EQ(word_of(r) % 4, 0);
     ASSERT_LE((word_of(r) + 4 * (T.chunks + 1)) * 4, g::cover_bytes);
@@ -170,7 +203,8 @@ void check_cover_banks() {
         for (int y = 0; y < (T.micro_bytes == 16 ? 2 : g::KW + 1); ++y) {
           std::vector<std::set<int>> bank(32);
           for (int m = w0; m < w0 + group && m < g::NM; ++m) {
-            const int R = m % g::RB, h = (m / g::RB) % g::H, C = m / (g::RB * g::H);
+            int R, h, C;
+            g::micro(m, R, h, C);
             const int base = word_of(R * g::k + i) + C * 4;
             if (T.micro_bytes == 16) {
               for (int q = 0; q < 4; ++q) bank[(base + 4 * y + q) % 32].insert(base + 4 * y + q);
@@ -207,6 +241,73 @@ TEST(BestSkewAsync, CoverReadsFreeOfBankConflicts) {
   check_cover_banks<4, false>();
   check_cover_banks<8, true>();
   check_cover_banks<8, false>();
+  check_cover_banks<1, true, 32>();  // (realign_skew_sector's tiles, realign_skew_words')
+  check_cover_banks<2, true, 32>();
+  check_cover_banks<4, true, 32>();
+  check_cover_banks<8, true, 32>();
+  check_cover_banks<2, false, 16, true>();
+}
+
+TEST(BestSkewSector, TilesAreValid) {
+  for (int E : {1, 2, 4, 8}) {
+    const best_tile t = best_tile_skew_sector_for(E);
+    EXPECT_TRUE(best_skew_tile_valid(E, t)) << E;
+    EXPECT_EQ(t.rows * E % best_skew_sector_bytes, 0) << E;  // every tile's segments start on a sector
+    const int smem = best_skew_async_smem(E, t, true, best_skew_async_stages, best_skew_sector_bytes);
+    EXPECT_LE(t.min_blocks * (smem + 1024), 228 * 1024) << E;
+  }
+}
+
+TEST(BestSkewSector, RouteUnderItsSwitch) {
+  using xpose::matrix_desc;
+  const bool on = !best_skew_sector_default, off = best_skew_sector_default;
+  auto ours = [](best_path p) { return p == best_path::realign_skew_sector || p == best_path::realign_skew_words; };
+  for (int E : {1, 2, 4, 8}) {
+    for (auto [r, c] : std::vector<std::pair<long long, long long>>{
+             {5759, 5763}, {5760, 5761}, {4096, 4097}, {4095, 4099}, {2048, 2049}, {2047, 2051}, {2879, 2883}}) {
+      const matrix_desc d = matrix_desc::packed(r, c, E);
+      const bool aligned = (r * E) % 16 == 0;  // output rows
+      // Unaligned output rows: the sector tile (up to best_skew_sector_max_elem bytes);
+      // aligned: the words tile for 2-byte elements only (where best_skew_words_on).
+      const bool sector = E <= best_skew_sector_max_elem;
+      const best_path p = best_path_for(d, 0, 0, 90, on).path;
+      if (!aligned && sector) EXPECT_EQ(p, best_path::realign_skew_sector) << E << " " << r;
+      else if (aligned && E == 2 && best_skew_words_on) EXPECT_EQ(p, best_path::realign_skew_words) << r;
+      else EXPECT_FALSE(ours(p)) << E << " " << r << " " << best_path_name(p);
+      const best_path q = best_path_for(d, 0, E, 90, on).path;  // output one element off
+      EXPECT_TRUE(sector ? q == best_path::realign_skew_sector : !ours(q)) << E << " " << r;
+      EXPECT_FALSE(ours(best_path_for(d, 0, 0, 90, off).path)) << E;
+    }
+    // A batch stride off 16 bytes: the halo.
+    if (E <= best_skew_sector_max_elem)
+      EXPECT_EQ(best_path_for(xpose_test::padded(256, 257, E, 3, 0, 0, 1), 0, 0, 90, on).path,
+                best_path::realign_skew_sector);
+    // Aligned layouts, slabs and 16-byte elements keep their routes.
+    for (const matrix_desc& d : {matrix_desc::packed(4096, 4096, E), matrix_desc::packed(3, 1000001, E),
+                                 matrix_desc::packed(1000001, 3, E)})
+      EXPECT_FALSE(ours(best_path_for(d, 0, 0, 90, on).path)) << E;
+  }
+  EXPECT_EQ(best_path_for(matrix_desc::packed(4095, 4097, 16), 8, 0, 90, on).path, best_path::tile_access);
+  EXPECT_STREQ(best_path_name(best_path::realign_skew_sector), "realign_skew_sector");
+  EXPECT_STREQ(best_path_name(best_path::realign_skew_words), "realign_skew_words");
+}
+
+TEST(BestSkewSectorEmulation, Production1) { production_sector<1>(); }
+TEST(BestSkewSectorEmulation, Production2) { production_sector<2>(); }
+TEST(BestSkewSectorEmulation, Production4) { production_sector<4>(); }
+TEST(BestSkewSectorEmulation, Production8) { production_sector<8>(); }
+// Small sector tiles: threads wrap over rows, covers, micro-blocks and slots.
+TEST(BestSkewSectorEmulation, SmallTiles) {
+  cases<1, 32, 2, 32, 4, 3>();
+  cases<2, 16, 2, 32, 8, 3>();
+  cases<4, 8, 2, 32, 16, 3>();
+  cases<8, 4, 4, 32, 16, 3>();
+  cases<8, 12, 2, 32, 16, 3>();
+  cases<1, 32, 2, 32, 8, 5>();
+  cases<2, 16, 4, 32, 16, 5>();
+  cases<4, 8, 2, 32, 16, 5>();
+  cases<8, 12, 4, 64, 8, 5>();
+  cases<2, 16, 4, 32, 4, 2>();  // (realign_skew_words' 4-byte rows, no halo)
 }
 
 TEST(BestSkewAsync, BalancedGrid) {
@@ -302,6 +403,7 @@ TEST(BestSkewPolicy, CandidateTakesTheSkewedTile) {
   const bool on = !best_skew_default, off = best_skew_default;
   const best_path skew = best_skew_enabled ? best_path::realign_skew : best_path::realign;
   auto or_async = [](best_path old, const matrix_desc& d, unsigned long long out, bool flag) {
+    if (best_route_on(best_skew_sector_default, flag) && best_skew_sector_fits(d, out)) return best_skew_sector_route(d, out);
     return best_route_on(best_skew_async_default, flag) && best_skew_async_fits(d, out) ? best_path::realign_skew_async
                                                                                        : old;
   };

@@ -20,10 +20,14 @@ namespace xpose_test {
 
 /// The path under `candidate` for an element-aligned layout whose old route is `old`: the
 /// cp.async skewed tile where its switch is on under that flag and it fits (policy.hpp),
-/// with the output placed off_out elements past a 256-byte boundary.
+/// with the output placed off_out elements past a 256-byte boundary; the sector-aligned
+/// skewed tiles where their switch is on and they fit.
 inline xpose::detail::best_path or_skew_async(xpose::detail::best_path old, const matrix_desc& d, index_t off_out,
                                               bool candidate) {
   const auto out = static_cast<unsigned long long>(off_out * d.elem_size);
+  if (xpose::detail::best_route_on(xpose::detail::best_skew_sector_default, candidate) &&
+      xpose::detail::best_skew_sector_fits(d, out))
+    return xpose::detail::best_skew_sector_route(d, out);
   return xpose::detail::best_route_on(xpose::detail::best_skew_async_default, candidate) &&
                  xpose::detail::best_skew_async_fits(d, out)
              ? xpose::detail::best_path::realign_skew_async

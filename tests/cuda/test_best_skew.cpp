@@ -120,3 +120,57 @@ TEST(BestSkewAsync, OddRowLengths) {
   check_async(matrix_desc::packed(16383, 16385, 1), 193, 0, 0);
   check_async(matrix_desc::packed(16383, 8193, 2), 194, 1, 1);
 }
+
+// The sector-aligned skewed tile (path realign_skew_sector, switch best_skew_sector_default)
+// and f16's words tile (realign_skew_words), under the flag that turns them on: output rows
+// not 16-byte aligned (the sector halo: pointers at every element residue of 32 bytes,
+// padded rows, gapped batches) and aligned ones, ragged tiles, the sweep's odd class.
+namespace {
+void check_sector(const matrix_desc& d, std::uint64_t seed, index_t off_in, index_t off_out) {
+  const bool on = !xpose::detail::best_skew_sector_default;
+  const auto out = static_cast<unsigned long long>(off_out * d.elem_size);
+  check_best(d, seed, off_in, off_out,
+             xpose::detail::best_skew_sector_fits(d, out) ? std::optional(xpose::detail::best_skew_sector_route(d, out))
+                                                          : std::nullopt,
+             on);
+}
+}  // namespace
+
+TEST(BestSkewSector, EveryOffset) {
+  REQUIRE_GPU();
+  for (int es : {1, 2, 4, 8}) {
+    const index_t v = 16 / es;
+    for (index_t o = 0; o < 2 * v; ++o) {
+      check_sector(matrix_desc::packed(300, 517, es), 200 + o, o % v, (o * 3) % (2 * v));
+      check_sector(matrix_desc::packed(256, 257, es), 201 + o, (o * 5) % v, o);  // sector rows unless offset
+      if (HasFatalFailure()) return;
+    }
+    check_sector(padded(300, 500, es, 1, 1, 3, 0), 203, 1, 2);
+    check_sector(padded(257, 131, es, 3, 3, 1, 5), 204, 2, 1);
+    check_sector(padded(200, 1000, es, 5, 1, 2 * v - 200 % (2 * v), 2 * v), 205, 0, 0);  // aligned output, batched
+    check_sector(padded(200, 1000, es, 5, 1, 2 * v - 200 % (2 * v), v), 206, 1, 0);      // batch stride off a sector
+    check_sector(padded(77, 1000, es, 5, 1, v, 1), 207, 1, 0);
+    check_sector(padded(3, 1001, es, 5, 0, 1, 0), 208, 1, 0);  // tiles of 3 rows
+    check_sector(padded(1001, 3, es, 5, 1, 0, 0), 209, 0, 1);  // tiles of 3 columns
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(BestSkewSector, OddRowLengths) {
+  REQUIRE_GPU();
+  for (int es : {1, 2, 4, 8}) {
+    for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{
+             {1000, 1025}, {1001, 1027}, {2047, 2051}, {2048, 2049}, {129, 4099}, {96, 50177}}) {
+      const auto cp = xpose::detail::best_class_policy_for(90, es);
+      if (r <= cp.slab_max_short && r * es <= cp.slab_max_short_bytes) continue;  // gathers: slab routes
+      check_sector(matrix_desc::packed(r, c, es), 210, 0, 0);
+      check_sector(matrix_desc::packed(r, c, es), 211, 1, 3);
+      check_sector(matrix_desc::packed(r, c, es, 3), 212, 0, 1);
+      if (HasFatalFailure()) return;
+    }
+  }
+  check_sector(matrix_desc::packed(5759, 5763, 1), 213, 0, 0);
+  check_sector(matrix_desc::packed(4095, 4099, 2), 214, 1, 1);
+  check_sector(matrix_desc::packed(4096, 4097, 2), 215, 0, 0);
+  check_sector(matrix_desc::packed(2879, 2883, 4), 216, 0, 0);
+}

@@ -262,11 +262,16 @@ status skew_path(const void* in, void* out, const matrix_desc& d, const target& 
 
 // The cp.async skewed tile: no halo where every output row starts 16-byte aligned.
 // Resident blocks (as many as fit, evened by best_balanced_grid) walk the tiles.
-template <int E, bool Halo, int S = best_skew_async_stages>
+// OA > 16: owned output segments start OA-byte aligned (realign_skew_sector's tiles);
+// Words: realign_skew_words' tile.
+template <int E, bool Halo, int OA = 16, bool Words = false, int S = best_skew_async_stages>
 status skew_async_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
-  constexpr best_tile T = best_tile_skew_async_for(E, Halo);
-  constexpr int smem = best_skew_async_smem(E, T, Halo, S);
-  constexpr auto kernel = skew::skew_async_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, Halo, S>;
+  constexpr best_tile T = OA > 16 ? best_tile_skew_sector_for(E)
+                          : Words ? best_tile_skew_words_for()
+                                  : best_tile_skew_async_for(E, Halo);
+  constexpr int smem = best_skew_async_smem(E, T, Halo, S, OA);
+  constexpr auto kernel =
+      skew::skew_async_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, Halo, S, OA>;
   const skew::args a = skew::make_args<E>(in, out, d, input_end(in, d), T);
   int occ = 0, sms = 0;
   if (status s = resident_blocks<kernel>(tg.dev, T.threads, smem, &occ); !s.ok()) return s;
@@ -554,10 +559,14 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::tile_async_pipe_batch:
       if constexpr (E <= 2) return async_pipe_path<E, true>(in, out, d, tg);
       break;
-    case best_path::realign_skew_async:
-      if constexpr (E <= 8)
-        return best_out_rows_aligned(d, reinterpret_cast<std::uintptr_t>(out)) ? skew_async_path<E, false>(in, out, d, tg)
-                                                                                : skew_async_path<E, true>(in, out, d, tg);
+    case best_path::realign_skew_async:  // (the form best_skew_async_fits routes here)
+      if constexpr (E <= 8) return skew_async_path<E, best_skew_async_halo(E)>(in, out, d, tg);
+      break;
+    case best_path::realign_skew_sector:
+      if constexpr (E <= best_skew_sector_max_elem) return skew_async_path<E, true, best_skew_sector_bytes>(in, out, d, tg);
+      break;
+    case best_path::realign_skew_words:
+      if constexpr (E == 2 && best_skew_words_on) return skew_async_path<E, false, 16, true>(in, out, d, tg);
       break;
     case best_path::realign_async:
       if constexpr (E <= 2) return async_realign_path<E>(in, out, d, tg);

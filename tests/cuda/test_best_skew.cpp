@@ -74,10 +74,18 @@ TEST(BestNextSkew, OddRowLengths) {
 namespace {
 // Under the flag where the route is on: asserted where it fits (best_skew_async_fits),
 // elsewhere the same checks on whatever runs (the kernel's other form under the candidate).
+// (The sector-aligned tiles come first where their switch is on under the same flag.)
 void check_async(const matrix_desc& d, std::uint64_t seed, index_t off_in, index_t off_out) {
   const bool on = !xpose::detail::best_skew_async_default;
-  const bool fits = xpose::detail::best_skew_async_fits(d, static_cast<unsigned long long>(off_out * d.elem_size));
-  check_best(d, seed, off_in, off_out, fits ? std::optional(best_path::realign_skew_async) : std::nullopt, on);
+  const auto out = static_cast<unsigned long long>(off_out * d.elem_size);
+  const bool sector = xpose::detail::best_route_on(xpose::detail::best_skew_sector_default, on) &&
+                      xpose::detail::best_skew_sector_fits(d, out);
+  const bool fits = xpose::detail::best_skew_async_fits(d, out);
+  check_best(d, seed, off_in, off_out,
+             sector ? std::optional(xpose::detail::best_skew_sector_route(d, out))
+             : fits ? std::optional(best_path::realign_skew_async)
+                    : std::nullopt,
+             on);
 }
 }  // namespace
 

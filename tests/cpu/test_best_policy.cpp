@@ -142,7 +142,8 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
     // A padded output breaks the contiguous slab: a tile path.
     const best_path padded_out = path_of(padded(3, 5000, E, 1, 0, 16 / E, 0));
     EXPECT_TRUE(padded_out == best_path::realign || padded_out == best_path::realign_skew ||
-                padded_out == best_path::realign_skew_async || padded_out == best_path::tile_access ||
+                padded_out == best_path::realign_skew_async || padded_out == best_path::realign_skew_sector ||
+                padded_out == best_path::tile_access ||
                 padded_out == best_path::tile_few_rows || padded_out == best_path::tile)
         << best_path_name(padded_out);
   }
@@ -170,7 +171,9 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
   // Rows not a multiple of 16 bytes: the realigning tile (16-byte elements are always aligned).
   // (the skewed tile while its switch is on: best_skew_wins picks it for both)
   const best_path odd = best_skew_default ? best_path::realign_skew : best_path::realign;
-  EXPECT_EQ(path_of(matrix_desc::packed(16383, 16385, 1)), odd);
+  // (1-2 byte elements: the sector-aligned skewed tile while best_skew_sector_default is on)
+  EXPECT_EQ(path_of(matrix_desc::packed(16383, 16385, 1)),
+            best_skew_sector_default ? best_skew_sector_route(matrix_desc::packed(16383, 16385, 1), 0) : odd);
   EXPECT_EQ(best_path_for(matrix_desc::packed(16383, 16385, 1), 0, 0).access, 1);
   EXPECT_EQ(path_of(matrix_desc::packed(16383, 2049, 8)), odd);
   EXPECT_EQ(path_of(matrix_desc::packed(16383, 1025, 16)), best_path::tile);

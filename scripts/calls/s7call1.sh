@@ -2,9 +2,11 @@
 # Run from the repository root on the GPU machine (device tool, nvidia-h200-x2; carry .deps .wt).
 # Session 7, GPU call 1: the helper branches' first candidates, each merged with main and carried as a
 # source tree in .wt/<branch>, built side by side; each runs its GPU tests and its side-by-side
-# benchmarks (commands: scripts/calls/s7c1_<branch>.sh, copied from the helpers' notes). Branches are
+# benchmarks (commands: scripts/calls/${PREFIX}_<branch>.sh, PREFIX=s7c1 by default, copied from the helpers'
+# notes; call 2 ran this script with PREFIX=s7c2: scripts/calls/s7call2.sh). Branches are
 # spread over the GPUs round-robin; on each GPU they run one after the other.
 OUT=${OUT:-/tmp/out}
+PREFIX=${PREFIX:-s7c1}
 export PATH=/usr/local/cuda/bin:$PATH NCCL_NVLS_ENABLE=0
 export PKG_CONFIG_PATH=$PWD/.deps/hwy/lib/pkgconfig LD_LIBRARY_PATH=$PWD/.deps/hwy/lib
 BR=${BR:-"g12 w48 odd s12 sqw"}
@@ -21,7 +23,7 @@ for g in $(seq 0 $((ngpu - 1))); do
   list=""; k=0
   for t in $BR; do [ $((k % ngpu)) -eq $g ] && list="$list $t"; k=$((k + 1)); done
   ( export CUDA_VISIBLE_DEVICES=$g; for t in $list; do
-      ( cd .wt/$t && mkdir -p $OUT/$t && OUT=$OUT/$t timeout ${BTIME:-150} bash ../../scripts/calls/s7c1_$t.sh >$OUT/$t/log.txt 2>&1 )
+      ( cd .wt/$t && mkdir -p $OUT/$t && OUT=$OUT/$t timeout ${BTIME:-150} bash ../../scripts/calls/${PREFIX}_$t.sh >$OUT/$t/log.txt 2>&1 )
     done ) &
 done
 wait

@@ -27,7 +27,7 @@ B=build-h200/tools/xpose-bench/xpose-bench; ND=.wt/nd/build-h200/tools/xpose-ben
            u8:111:6x50177 u8:111:6x50176 u8:256:2x50177 f16:167:2x50177 \
            c64:1:32x131072 f32:1:32x262144 u8:1:5759x5763 f16:1:4095x4099 f16:1:4096x4097; do
     IFS=: read t b s <<<"$r"; i=$((i + 1))
-    timeout 30 ncu $SEC -k regex:'slab|pipe|tile|realign|skew|direct|kernel' -c 1 $B --variants best --dtype $t --batch $b --size $s --reps 1 --warmup 0 \
+    timeout 30 ncu $SEC -k regex:'slab_kernel|pipe_kernel|tile_kernel|skew|realign|direct_kernel|async' -c 1 $B --variants best --dtype $t --batch $b --size $s --reps 1 --warmup 0 \
       >/tmp/g1/ncu/ncu_${t}_${b}x${s}.txt 2>&1
   done
   LOGS=g1s NOBUILD=1 timeout 150 scripts/gpu.sh sweep-ab >/dev/null 2>&1 ) &

@@ -1,6 +1,6 @@
-// Direct scatter of `best` (route slab_scatter_direct, switches best_scatter_direct_default and
-// best_scatter_direct_wide_default in policy.hpp): 1-2 byte scatters of short sides up to 8
-// and 12, 16 (HW x C -> C x HW) with no rows area in shared memory.
+// Direct scatter of `best` (route slab_scatter_direct, switch best_scatter_direct_default in
+// policy.hpp): 1-2 byte scatters of short sides up to 8 (HW x C -> C x HW) with no rows area
+// in shared memory.
 //
 // Why: the grouped scatters (best_slab.cuh, best_pipe.cuh) pass every byte through shared
 // memory twice (staging -> rows in the middle phase, rows -> global in the write phase),
@@ -17,8 +17,8 @@
 // Ownership as the halo scatters' (write_phase with H): a slab stores the chunks that start
 // in its segments, whole up to the row's end, and the first slab of a row also the chunk
 // the row starts in; every output chunk by one lane, one store except at the rows' ends.
-// Sides above 8 (the wide form): a lane's piece is two of the grouped kernel's 4-byte word
-// groups, 8 bytes of each row, and the chunks 8 bytes.
+// (A wide form for sides 12 and 16, 8-byte pieces of two 4-byte word groups, lost everywhere
+// side by side and was removed: docs/RESULTS.md "Session 7".)
 // The phases are host-device: the CPU tests (tests/cpu/test_best_direct.cpp) run them lane
 // by lane, a warp's pieces before its stores.
 #pragma once
@@ -38,8 +38,11 @@ void direct_store_part(const c16 c, u8* p, int lo, int hi) {
   bytes::store_range(c, p, lo, hi);
 }
 
-/// Shared bytes past the last staging buffer that the last pieces may read (see make_direct_args).
-constexpr int direct_read_slack = 512;
+/// Shared bytes past the last staging buffer that slab pieces may read for short side s: the
+/// halo piece (direct_groups' + 1) reads a group of s staged chunks past the segment's, and
+/// its window (staged_group) one chunk more; those bytes are never stored (the sanitizer
+/// build's emulation of the kernel, BestDirectEmulation, caught the read without this slack).
+constexpr int direct_read_slack(long long s) { return static_cast<int>((s + 1) * 16); }
 
 /// Kernel arguments: the halo grouped scatter's geometry (make_args, grouped, halo) with
 /// no rows area: `depth` staging buffers (pipe_issue's layout, stg) from shared offset 0.
@@ -52,10 +55,7 @@ args make_direct_args(const void* in, void* out, const matrix_desc& d, const voi
   a.pipe_buf = 0;
   a.pipe_step = a.smem - a.stage;  // one staging area
   a.stage = 0;
-  // + direct_read_slack: the halo piece (direct_groups' + 1) and its window (staged_group with
-  // a lead) read up to a group of chunks and one chunk past the last buffer; those bytes are
-  // never stored (the sanitizer build's emulation of the kernel caught the read).
-  a.smem = depth * a.pipe_step + direct_read_slack;
+  a.smem = depth * a.pipe_step + direct_read_slack(a.S);
   return a;
 }
 
@@ -74,13 +74,13 @@ XPOSE_HDI int direct_groups(const pos& p) {
   return (p.n * E + PB - 1) / PB + 1;
 }
 
-/// A lane's piece of the grouped form for short side SS: PB bytes of each row, G of the
-/// grouped kernel's groups (group_shape: 16-byte groups up to side 8, 4-byte word groups
-/// above: two of them, 8-byte pieces), IW words of staged input.
+/// A lane's piece of the grouped form for short side SS: PB = 16 bytes of each row, G = 1 of
+/// the grouped kernel's 16-byte groups (group_shape, sides up to 8), IW words of staged input.
 template <int E, int SS>
 struct direct_shape {
   static constexpr int U = group_shape<E, SS>::U, W = group_shape<E, SS>::W;
-  static constexpr int PB = U == 16 ? 16 : 8;
+  static_assert(U == 16, "the direct scatter: sides of 16-byte groups (up to 8)");
+  static constexpr int PB = 16;
   static constexpr int G = PB / U;
   static constexpr int IW = SS * W;  // words of one group
 };
@@ -181,10 +181,12 @@ __device__ __forceinline__ void direct_shuffle_store(const direct_seg& g, u8* se
 }
 
 /// Resident blocks (grid: as many as fit), slabs blockIdx.x, + gridDim.x, ...; slab i +
-/// depth - 1's loads (with the halo) issued before slab i's stores. SS 2-8: 16-byte pieces;
-/// 12, 16: 8-byte pieces of two word groups. MINB caps the registers.
-template <int E, int NT, int SS, int MINB>
+/// depth - 1's loads (with the halo) issued before slab i's stores: DEPTH (2 or 3) staging
+/// buffers, a compile-time count (a.pipe_depth, the same, for the host emulation). SS 2-8:
+/// 16-byte pieces. MINB caps the registers.
+template <int E, int NT, int SS, int MINB, int DEPTH>
 __global__ void __launch_bounds__(NT, MINB) direct_kernel(args a) {
+  static_assert(DEPTH == 2 || DEPTH == 3, "two or three staging buffers");
   static_assert(NT % 32 == 0, "whole warps");
   using Dg = direct_shape<E, SS>;
   extern __shared__ uint4 smem_raw[];
@@ -192,7 +194,7 @@ __global__ void __launch_bounds__(NT, MINB) direct_kernel(args a) {
   const int tid = static_cast<int>(threadIdx.x), lane = tid & 31, warp = tid >> 5;
   i64 t = blockIdx.x;
   if (t >= a.total) return;
-  const unsigned D = a.pipe_depth == 3 ? 3 : 2;
+  constexpr unsigned D = DEPTH;
   for (unsigned j = 0; j + 1 < D; ++j) {
     if (t + static_cast<i64>(j) * gridDim.x < a.total)
       pipe_issue<E, scatter, SS>(a, loaded_with_halo<E, true>(a, slab_at<E, scatter>(a, t + static_cast<i64>(j) * gridDim.x)),
@@ -208,7 +210,7 @@ __global__ void __launch_bounds__(NT, MINB) direct_kernel(args a) {
       pipe_issue<E, scatter, SS>(a, loaded_with_halo<E, true>(a, slab_at<E, scatter>(a, ahead)),
                                  pipe_buffer(a, sm, static_cast<int>((i + D - 1) % D)), tid, NT);
     async_commit();
-    if (D == 3) async_wait_all_but<2>();
+    if constexpr (D == 3) async_wait_all_but<2>();
     else async_wait_all_but<1>();
     __syncthreads();  // slab i's chunks visible
     const u8* const st = pipe_buffer(a, sm, static_cast<int>(i % D));

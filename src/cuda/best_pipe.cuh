@@ -76,12 +76,11 @@ XPOSE_HDI void fetch16(const args& a, u8* dst, const u8* src) {
 /// `depth` row buffers (slabs in flight: depth - 1), the grouped kernel's staging first.
 /// shifted (micro-block gathers of 16-byte micro-block rows, pipe_shifted): unaligned rows
 /// are read from the raw buffers as they are (side_blocks), so the layout is the aligned one.
-/// Scatter: `depth` staging buffers (2 or 3: slabs in flight depth - 1; the deep scatters).
 template <int E>
 args make_pipe_args(int m, const void* in, void* out, const matrix_desc& d, const void* in_end, int slab_bytes,
                     bool micro = false, bool halo = false, int depth = 2, bool shifted = false) {
   args a = make_args<E>(m, in, out, d, in_end, slab_bytes, !micro || m == whole, halo && m != gather);
-  a.pipe_depth = (halo && m == gather) || m == scatter ? depth : 2;
+  a.pipe_depth = halo && m == gather ? depth : 2;
   if (m == gather) {
     const bool aligned = addr16(in) == 0 && (d.ld_in * E) % 16 == 0 && (d.batch <= 1 || (d.stride_in * E) % 16 == 0);
     const bool raw = aligned || halo || (micro && shifted);  // the rows are read where they were loaded
@@ -110,12 +109,12 @@ args make_pipe_args(int m, const void* in, void* out, const matrix_desc& d, cons
     a.realign = 0;
     a.pipe_buf = a.smem;
     a.pipe_step = static_cast<int>(((a.span + (halo ? 16 / E : 0)) * a.S * E + 127) / 128 * 128);
-    a.smem += a.pipe_depth * a.pipe_step;
+    a.smem += 2 * a.pipe_step;
   } else {
     a.realign = 0;
     a.pipe_buf = a.stage;
     a.pipe_step = a.smem - a.stage;
-    a.smem += (a.pipe_depth - 1) * a.pipe_step;
+    a.smem += a.pipe_step;
   }
   return a;
 }
@@ -211,8 +210,8 @@ XPOSE_HDI void pipe_mid(const args& a, const divisors& dv, const pos& p, u8* sm,
 /// chunks); gathers shift their raw rows in the middle phase's reads (SH; no realigning
 /// pass, no rows area; a.pipe_depth load buffers, slabs depth - 1 ahead). a.shifted (without
 /// H): 16-byte micro-block gathers read their raw rows the same way, chosen at run time.
-/// Scatters: a.pipe_depth staging buffers too (3: the deep scatters, two slabs in flight);
-/// buffer (i + 2) % 3 is slab i - 1's, whose middle phase a barrier of iteration i - 1 closed.
+/// Scatters: two staging buffers, a compile-time count (read at run time, for a three-buffer
+/// candidate since removed, it cost the pipelined scatters 2-4%: docs/RESULTS.md "Session 8").
 template <int E, int M, int NT, int SS, int MINB, int MW = 0, bool H = false>
 __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
   static_assert((SS > 0) != (MW > 0) && (M != whole || MW > 0), "pipelined grouped or micro-block slabs");
@@ -226,7 +225,7 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
   const bytes::fdiv by_nb(MW > 0 ? static_cast<int>(a.S) * E / 16 : 1);
   i64 t = blockIdx.x;
   if (t >= a.total) return;
-  const unsigned D = (SH || M == scatter) && a.pipe_depth == 3 ? 3 : 2;  // load buffers
+  const unsigned D = SH && a.pipe_depth == 3 ? 3 : 2;  // load buffers
   for (unsigned j = 0; j + 1 < D; ++j) {
     if (t + static_cast<i64>(j) * gridDim.x < a.total)
       pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, HS>(a, slab_at<E, M>(a, t + static_cast<i64>(j) * gridDim.x)),
@@ -245,7 +244,7 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
       pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, HS>(a, slab_at<E, M>(a, ahead)),
                                pipe_buffer(a, sm, static_cast<int>((i + D - 1) % D)), tid, NT);
     async_commit();
-    if ((SH || M == scatter) && D == 3) async_wait_all_but<2>();
+    if (SH && D == 3) async_wait_all_but<2>();
     else async_wait_all_but<1>();
     __syncthreads();  // slab i's chunks visible; slab i-1's write phase done with rows / staging
     u8* const buf = pipe_buffer(a, sm, static_cast<int>(i % D));

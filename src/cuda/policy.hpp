@@ -245,11 +245,8 @@ enum class best_path : int {
   realign_skew_async,       ///< element-aligned rows: skewed tile with cp.async cover loads (best_skew.cuh)
   tile_fit,                 ///< 1-2 byte gathers of 33-128 rows: 16-byte tile of the gather's rows (best_tile_fit_for)
   realign_fit,              ///< tile_fit for input rows off the 16-byte grid: the realigning tile, stores unshifted
-  slab_scatter_deep,        ///< 1-2 byte slab_scatter_pipe (group > 0) / _micro_pipe (group 0), two slabs in flight
-  slab_scatter_deep_halo,   ///< slab_scatter_pipe_halo / _micro_halo, the same
   slab_scatter_direct,      ///< 1-2 byte grouped scatter (group: the side): staging -> registers -> output (best_direct.cuh)
   realign_skew_sector,      ///< realign_skew_async, owned output segments starting on 32-byte sectors, taller tiles
-  realign_skew_words,       ///< realign_skew_async without the halo, 2-byte elements in 4-byte micro-block rows
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -287,11 +284,8 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::realign_skew_async: return "realign_skew_async";
     case best_path::tile_fit: return "tile_fit";
     case best_path::realign_fit: return "realign_fit";
-    case best_path::slab_scatter_deep: return "slab_scatter_deep";
-    case best_path::slab_scatter_deep_halo: return "slab_scatter_deep_halo";
     case best_path::slab_scatter_direct: return "slab_scatter_direct";
     case best_path::realign_skew_sector: return "realign_skew_sector";
-    case best_path::realign_skew_words: return "realign_skew_words";
   }
   return "?";
 }
@@ -575,39 +569,6 @@ constexpr int best_halo_side(int elem_size, long long s, bool candidate, bool ou
   return 0;
 }
 
-/// Deep scatters (slab_scatter_deep, slab_scatter_deep_halo; switch best_scatter_deep_default):
-/// every 1-2 byte scatter that the default policy runs on a grouped kernel of a pipelined
-/// side or on the pipelined micro-block kernel, on that pipelined kernel (halo where the
-/// output rows are not all 16-byte aligned) with best_scatter_deep_depth staging buffers:
-/// two slabs in flight per block instead of one, for about 3 blocks per SM of 16 KiB slabs
-/// (register-bound kernels: 3 blocks; the smem-bound ones 4 -> 3 blocks, 64 -> 96 KiB ahead).
-/// The rows it targets: docs/RESULTS.md "Session 6", call 3 (1-2 byte scatters at 0.79-0.85).
-/// Off: only `best_next` takes them.
-constexpr bool best_scatter_deep_default = false;
-constexpr int best_scatter_deep_depth = 3;
-constexpr bool best_scatter_deep_on(int elem_size, bool candidate) {
-  return best_route_on(best_scatter_deep_default, candidate) && elem_size <= best_pipe_max_elem;
-}
-/// The rows the deep switch takes among those with a deep route (grouped side `group`, or
-/// micro: a micro-block route): all. Off: side by side (session 7, checkpoints 1 and 2) it lost
-/// or tied on every row of the class but u8 83x50176x8 / 83x50177x8 (+0.025 / +0.011).
-constexpr bool best_scatter_deep_fits(int /*elem_size*/, int /*group*/, bool /*out_aligned*/, bool /*micro*/) {
-  return true;
-}
-/// The deep route for scatter route r of group g (as the policy without the deep routes
-/// takes it), or r itself; out_aligned: every output row 16-byte aligned.
-constexpr best_path best_scatter_deep_route(best_path r, int group, int elem_size, bool out_aligned) {
-  if (elem_size > best_pipe_max_elem) return r;
-  const bool grouped = r == best_path::slab_scatter_pipe || r == best_path::slab_scatter_pipe_halo ||
-                       (r == best_path::slab_scatter && group > 0);
-  bool side = !grouped;
-  for (int g : best_pipe_sides) side = side || g == group;
-  const bool micro = r == best_path::slab_scatter_micro || r == best_path::slab_scatter_micro_pipe ||
-                     r == best_path::slab_scatter_micro_halo;
-  if ((!(grouped && side) && !micro) || !best_scatter_deep_fits(elem_size, group, out_aligned, micro)) return r;
-  return out_aligned ? best_path::slab_scatter_deep : best_path::slab_scatter_deep_halo;
-}
-
 /// Direct scatters (slab_scatter_direct, best_direct.cuh; switch best_scatter_direct_default):
 /// 1-2 byte scatters that the default policy runs on a grouped kernel go staging -> registers
 /// -> output: no rows area, no write phase, the output rows' 16-byte phase by one shuffle and
@@ -627,32 +588,15 @@ constexpr bool best_scatter_direct_on(int elem_size, bool candidate) {
 constexpr bool best_scatter_direct_fits(int elem_size, int side, bool out_aligned) {
   return out_aligned && side <= 6 && side >= (elem_size == 1 ? 4 : 5);
 }
-/// The same kernel for the grouped sides 12 and 16 (switch best_scatter_direct_wide_default, any
-/// output alignment): 8-byte pieces of two 4-byte word groups per lane (direct_shape); sides 24
-/// and 32 spilled at 3 blocks per SM (ptxas, sm_90). Off: it lost every sweep row of sides 12
-/// and 16 side by side (GPU call of session 7, checkpoint 2: 0.12-0.27 of memcpy below).
-constexpr bool best_scatter_direct_wide_default = false;
-constexpr bool best_scatter_direct_wide_on(int elem_size, bool candidate) {
-  return best_route_on(best_scatter_direct_wide_default, candidate) && elem_size <= best_pipe_max_elem;
-}
-constexpr bool best_scatter_direct_wide_side(int side) { return side == 12 || side == 16; }
-/// The rows the wide switch takes: its sides, output rows aligned or not.
-constexpr bool best_scatter_direct_wide_fits(int /*elem_size*/, int side, bool /*out_aligned*/) {
-  return best_scatter_direct_wide_side(side);
-}
 /// Register cap of the direct kernel as blocks per SM (its shared memory fits 4).
 constexpr int best_scatter_direct_min_blocks(int side) { return side <= 4 ? 4 : 3; }
 /// The direct kernel's side for scatter route r of group g (as the policy without the
-/// direct routes takes it) to output rows all aligned or not, or 0: best_scatter_direct_fits;
-/// wide: the wide sides instead.
-constexpr int best_scatter_direct_side(best_path r, int group, int elem_size, bool out_aligned, bool wide = false) {
+/// direct routes takes it) to output rows all aligned or not, or 0: best_scatter_direct_fits.
+constexpr int best_scatter_direct_side(best_path r, int group, int elem_size, bool out_aligned) {
   const bool grouped = r == best_path::slab_scatter_pipe || r == best_path::slab_scatter_pipe_halo ||
                        r == best_path::slab_scatter;
   if (elem_size > best_pipe_max_elem || !grouped || group < 2) return 0;
-  return (wide ? best_scatter_direct_wide_fits(elem_size, group, out_aligned)
-               : best_scatter_direct_fits(elem_size, group, out_aligned))
-             ? group
-             : 0;
+  return best_scatter_direct_fits(elem_size, group, out_aligned) ? group : 0;
 }
 
 /// Shift gathers (slab_gather_micro_shift, slab_gather_pipe_shift; best_pipe.cuh with H
@@ -867,7 +811,6 @@ constexpr best_path best_path_base(best_path p) {
          : p == best_path::slab_scatter_micro || p == best_path::slab_scatter_pipe ||
                  p == best_path::slab_scatter_micro_pipe || p == best_path::slab_interleave_scatter ||
                  p == best_path::slab_scatter_micro_halo || p == best_path::slab_scatter_pipe_halo ||
-                 p == best_path::slab_scatter_deep || p == best_path::slab_scatter_deep_halo ||
                  p == best_path::slab_scatter_direct
              ? best_path::slab_scatter
          : p == best_path::slab_whole_micro || p == best_path::slab_whole_micro_pipe ? best_path::slab_whole
@@ -1054,8 +997,7 @@ constexpr bool best_skew_async_halo(int elem_size) { return elem_size == 2; }
 /// Where output rows are not 16-byte aligned, realign_skew_sector: the cp.async skewed tile
 /// whose owned output segments start on 32-byte L2 sectors (rho_c < 32/E: a halo of 32/E
 /// rows), in taller 1-2 byte tiles (256 rows read: the halo a smaller part, segments of
-/// 224 / 480 bytes). Where they are aligned, f16 on realign_skew_words: the no-halo
-/// tile with 4-byte micro-block rows. Switch true (after two side-by-side calls):
+/// 224 / 480 bytes). Switch true (after two side-by-side calls):
 /// `best` takes them where best_skew_sector_fits, `best_next` the routes above (GPU calls 1
 /// and 2 of session 7: the sector tiles u8 0.70 -> 0.75 / 0.74, f16 0.74 -> 0.80, the
 /// register tile with sectors f32 / f64 unchanged; a diagonal tile walk lost 4-8%
@@ -1074,22 +1016,14 @@ constexpr best_tile best_tile_skew_sector_for(int elem_size) {
     default: return {60, 16, 256, 16, 4};  // 8 bytes
   }
 }
-/// Tile of realign_skew_words (2-byte elements, no halo): best_tile_skew_async_for's with
-/// 4-byte micro-block rows (two micro-blocks per thread).
-constexpr best_tile best_tile_skew_words_for() { return {128, 8, 256, 4, best_skew_async_min_blocks(2)}; }
-
 /// Where GPU call 2 measured them faster (docs/RESULTS.md, "Rows unaligned on both
-/// sides"): the sector tile for elements of at most best_skew_sector_max_elem bytes, the
-/// words tile where best_skew_words_on. best.cu instantiates only these.
+/// sides"): the sector tile for elements of at most best_skew_sector_max_elem bytes whose
+/// output rows are not all aligned (a words tile for aligned f16 rows lost: "Session 7").
+/// best.cu instantiates only these.
 constexpr int best_skew_sector_max_elem = 2;
-constexpr bool best_skew_words_on = false;
-/// Whether the sector switch takes an element-aligned layout, and the route.
+/// Whether the sector switch takes an element-aligned layout (route realign_skew_sector).
 constexpr bool best_skew_sector_fits(const matrix_desc& d, unsigned long long out_addr) {
-  return best_out_rows_aligned(d, out_addr) ? d.elem_size == 2 && best_skew_words_on
-                                            : d.elem_size <= best_skew_sector_max_elem;
-}
-constexpr best_path best_skew_sector_route(const matrix_desc& d, unsigned long long out_addr) {
-  return best_out_rows_aligned(d, out_addr) ? best_path::realign_skew_words : best_path::realign_skew_sector;
+  return !best_out_rows_aligned(d, out_addr) && d.elem_size <= best_skew_sector_max_elem;
 }
 
 /// 4-8 byte slabs on the pipelined micro-block kernels (switch best_pipe_wide_default):
@@ -1133,22 +1067,6 @@ constexpr bool best_pipe_wide_fits(const matrix_desc& d, bool gather, unsigned l
   const long long E = d.elem_size, s = gather ? d.rows : d.cols;
   const bool rows_aligned = gather ? best_in_rows_aligned(d, in_addr) : best_out_rows_aligned(d, out_addr);
   return !rows_aligned || best_pipe_wide_aligned(E, gather, s, (gather ? d.ld_in : d.ld_out) * E);
-}
-
-/// 8-byte gathers of aligned rows at least 512 KiB apart on the pipelined micro-block gather
-/// (slab_gather_micro_pipe; switch best_pipe_wide_far_default) instead of the interleave
-/// gather, which best_pipe_wide_aligned sends there only for rows a multiple of 512 KiB
-/// apart: 32 x 131074 f64 (rows 1 MiB + 16 bytes apart) ran 0.804 of memcpy on the interleave
-/// gather and 0.900 on the pipelined gather in the same run, where 2 x 32 x 50176 (392 KiB
-/// apart) kept the interleave gather 2-3 points ahead (docs/RESULTS.md "Session 7").
-/// Off: `best_next` runs it.
-constexpr bool best_pipe_wide_far_default = false;
-constexpr long long best_pipe_wide_far_bytes = 512 * 1024;
-constexpr bool best_pipe_wide_far_fits(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
-                                       bool candidate) {
-  return best_route_on(best_pipe_wide_far_default, candidate) && d.elem_size == 8 &&
-         d.ld_in * d.elem_size >= best_pipe_wide_far_bytes && best_in_rows_aligned(d, in_addr) &&
-         best_pipe_wide_layout(d, true, in_addr, out_addr, best_pipe_wide_min_side);
 }
 
 /// f32 scatters of 8 and 16 columns (positions of 2 and 4 whole 16-byte chunks) to output
@@ -1297,18 +1215,11 @@ struct best_choice {
   int group;
 };
 
-/// The 1-2 byte scatter route under the deep (best_scatter_deep_on) and direct
-/// (best_scatter_direct_on, best_scatter_direct_wide_on) switches' states, from b, the route
-/// the policy takes without them: the direct kernel for its sides, else the deep route, else b.
-constexpr best_choice best_scatter_new_route(const best_choice& b, int elem_size, bool out_aligned, bool deep,
-                                             bool direct, bool direct_wide = false) {
-  if (direct)
-    if (const int g = best_scatter_direct_side(b.path, b.group, elem_size, out_aligned))
-      return {best_path::slab_scatter_direct, 16, g};
-  if (direct_wide)
-    if (const int g = best_scatter_direct_side(b.path, b.group, elem_size, out_aligned, true))
-      return {best_path::slab_scatter_direct, 16, g};
-  if (deep) return {best_scatter_deep_route(b.path, b.group, elem_size, out_aligned), 16, b.group};
+/// The 1-2 byte scatter route under the direct switch (best_scatter_direct_on), from b, the
+/// route the policy takes without it: the direct kernel for its sides, else b.
+constexpr best_choice best_scatter_new_route(const best_choice& b, int elem_size, bool out_aligned) {
+  if (const int g = best_scatter_direct_side(b.path, b.group, elem_size, out_aligned))
+    return {best_path::slab_scatter_direct, 16, g};
   return b;
 }
 
@@ -1385,9 +1296,7 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
            (!batched || best_align16(static_cast<unsigned long long>(packed_stride * E)) == 16);
   };
   // 4-8 byte slabs of long short sides on the pipelined micro-block kernels (switch best_pipe_wide_default).
-  // (8-byte rows at least 512 KiB apart: switch best_pipe_wide_far_default.)
-  const bool wide_gather =
-      best_pipe_wide_fits(d, true, in_addr, out_addr, candidate) || best_pipe_wide_far_fits(d, in_addr, out_addr, candidate);
+  const bool wide_gather = best_pipe_wide_fits(d, true, in_addr, out_addr, candidate);
   if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && (!keep_tile || wide_gather)) {
     if (wide_gather) return {best_pipe_wide_route(d, true, out_addr), 16, 0};
     auto gather_route = [&](bool c) -> best_choice {
@@ -1433,19 +1342,17 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
       return {best_path::slab_scatter, 16, best_slab_group_for(best_class_policy_for(cc, d.elem_size, c), d.elem_size, d.cols)};
     };
     const best_choice r = scatter_route(candidate);
-    // Direct and deep scatters (switches best_scatter_direct_default, best_scatter_deep_default)
-    // in place of the route the policy takes without them (the default flag's other routes).
-    const bool deep = best_scatter_deep_on(d.elem_size, candidate), direct = best_scatter_direct_on(d.elem_size, candidate);
-    const bool direct_wide = best_scatter_direct_wide_on(d.elem_size, candidate);
-    if (!deep && !direct && !direct_wide) return r;
-    const best_choice b = scatter_route(false);  // (the routes they replace: the default flag's)
-    const best_choice n = best_scatter_new_route(b, d.elem_size, out_aligned, deep, direct, direct_wide);
+    // The direct scatter (switch best_scatter_direct_default) in place of the route the policy
+    // takes without it (the default flag's other routes).
+    if (!best_scatter_direct_on(d.elem_size, candidate)) return r;
+    const best_choice b = scatter_route(false);  // (the routes it replaces: the default flag's)
+    const best_choice n = best_scatter_new_route(b, d.elem_size, out_aligned);
     return n.path != b.path ? n : r;
   }
 
   // Element-aligned layouts on the sector-aligned skewed tiles (switch best_skew_sector_default).
   if (access < 16 && best_route_on(best_skew_sector_default, candidate) && best_skew_sector_fits(d, out_addr))
-    return {best_skew_sector_route(d, out_addr), access, 0};
+    return {best_path::realign_skew_sector, access, 0};
   // Element-aligned layouts on the cp.async skewed tile (switch best_skew_async_default).
   if (access < 16 && best_route_on(best_skew_async_default, candidate) && best_skew_async_fits(d, out_addr))
     return {best_path::realign_skew_async, access, 0};

@@ -210,7 +210,7 @@ TEST(BestAsync, RealignPathsUnderTheSwitch) {
   const bool on = !best_async_realign_default, off = best_async_realign_default;
   // (Under a flag that turns the cp.async skewed tile on, that route where it fits.)
   auto or_async = [](best_path old, const matrix_desc& d, unsigned long long out, bool flag) {
-    if (best_route_on(best_skew_sector_default, flag) && best_skew_sector_fits(d, out)) return best_skew_sector_route(d, out);
+    if (best_route_on(best_skew_sector_default, flag) && best_skew_sector_fits(d, out)) return best_path::realign_skew_sector;
     return best_route_on(best_skew_async_default, flag) && best_skew_async_fits(d, out) ? best_path::realign_skew_async
                                                                                        : old;
   };

@@ -30,7 +30,7 @@ namespace {
 template <int E, int M, int SS, int MW = 0, bool H = false>
 void emulate_pipe(const slab::args& a, int nt, long long grid) {
   constexpr bool HS = H && M == slab::scatter, SH = H && M == slab::gather;
-  const int D = (SH || M == slab::scatter) && a.pipe_depth == 3 ? 3 : 2;
+  const int D = SH && a.pipe_depth == 3 ? 3 : 2;
   std::vector<u8> store(static_cast<std::size_t>(a.smem) + 16);
   u8* sm = store.data() + (16 - reinterpret_cast<std::uintptr_t>(store.data()) % 16) % 16;
   const slab::divisors dv(a);
@@ -97,11 +97,6 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
     for (int dp : {2, best_gather_shift_depth}) check_pipe<E>(mode, d, off_in, off_out, slab_bytes, nt, grid, micro, true, dp);
     return;
   }
-  // Scatters: two staging buffers and the deep scatters' best_scatter_deep_depth.
-  if (mode == slab::scatter && depth == 0) {
-    for (int dp : {2, best_scatter_deep_depth}) check_pipe<E>(mode, d, off_in, off_out, slab_bytes, nt, grid, micro, halo, dp);
-    return;
-  }
   if (depth == 0) depth = 2;
   const int side = static_cast<int>(mode == slab::gather ? d.rows : d.cols);
   SCOPED_TRACE("mode " + std::to_string(mode) + " " + xpose_test::shape_name(d) + " offsets " +
@@ -122,11 +117,11 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
       ASSERT_EQ(a.pipe_depth, depth);
       ASSERT_LE(a.pipe_buf + (depth - 1) * a.pipe_step + a.S * a.pitch, a.smem);
     }
-    // Scatters: `depth` staging buffers after the rows, inside the block.
+    // Scatters: two staging buffers after the rows, inside the block.
     if (mode == slab::scatter) {
-      ASSERT_EQ(a.pipe_depth, depth);
+      ASSERT_EQ(a.pipe_depth, 2);
       ASSERT_GE(a.pipe_buf, static_cast<int>(a.S) * a.pitch);
-      ASSERT_LE(a.pipe_buf + depth * a.pipe_step, a.smem);
+      ASSERT_LE(a.pipe_buf + 2 * a.pipe_step, a.smem);
     }
     if (micro > 0) {
       // The micro-block kernels' preconditions (best_path_for): whole chunks per position,
@@ -799,7 +794,7 @@ TEST(BestPipePolicy, HaloSides) {
           else if (!best_pipe_scatter_side(E, c)) EXPECT_NE(h.path, best_path::slab_scatter_pipe_halo);
           EXPECT_EQ(best_halo_side(E, c, on, !unaligned), want ? c : 0);
           EXPECT_EQ(best_halo_side(E, c, off, !unaligned), 0);
-          // (The deep / direct scatters where their switches have `off` take them: the base route.)
+          // (The direct scatter where its switch has `off` take it: the base route.)
           if (want) EXPECT_EQ(best_path_base(b.path), best_path::slab_scatter);
           taken += want;
         }
@@ -910,8 +905,7 @@ TEST(BestPipePolicy, Wide) {
         {50177, 32, 8, 3, best_path::slab_scatter_micro_halo}}) {
     const matrix_desc d = matrix_desc::packed(r, c, E, b);
     EXPECT_EQ(best_path_name(best_path_for(d, 0, 0, 90, on).path), std::string(best_path_name(path))) << r << "x" << c;
-    // (8-byte rows 512 KiB apart or more where best_pipe_wide_far_default has `off` take them.)
-    if (!best_pipe_wide_far_fits(d, 0, 0, off)) EXPECT_FALSE(wide(best_path_for(d, 0, 0, 90, off).path)) << r << "x" << c;
+    EXPECT_FALSE(wide(best_path_for(d, 0, 0, 90, off).path)) << r << "x" << c;
   }
   // Their largest blocks fit the resident blocks the kernels' register caps assume
   // (best_pipe_micro_min_blocks; 228 KiB per SM, 1 KiB per block).
@@ -957,36 +951,8 @@ TEST(BestPipePolicy, WholeWide) {
   EXPECT_EQ(taken, 5 + 6 - (best_route_on(best_pipe_whole_wide_cap_default, on) ? 1 : 0));
 }
 
-// Session 7 switches (best_pipe_wide_far_default, best_pipe_wide_small_default,
-// best_pipe_whole_wide_cap_default): under the flag that has each on, exactly its class;
-// under the other flag none.
-TEST(BestPipePolicy, WideFar) {
-  using xpose::matrix_desc;
-  const bool on = !best_pipe_wide_far_default, off = best_pipe_wide_far_default;
-  int taken = 0;
-  for (int E : {1, 2, 4, 8, 16})
-    for (long long r : {16LL, 18LL, 24LL, 32LL, 48LL})
-      for (long long hw : {50176LL, 65536LL, 65538LL, 131074LL, 131073LL})
-        for (long long oo : {0LL, 1LL}) {
-          SCOPED_TRACE(std::to_string(E) + " " + std::to_string(r) + " " + std::to_string(hw) + " " + std::to_string(oo));
-          const matrix_desc g = matrix_desc::packed(r, hw, E, 2);
-          const auto o = static_cast<unsigned long long>(oo * E);
-          // 8-byte, whole chunks, 17-32 rows, rows aligned and >= 512 KiB apart, the output aligned.
-          const bool want = E == 8 && r % 2 == 0 && r > 16 && r <= 32 && hw % 2 == 0 && hw * 8 >= 512 * 1024 && oo == 0;
-          EXPECT_EQ(best_pipe_wide_far_fits(g, 0, o, on), want);
-          if (want) EXPECT_EQ(best_path_for(g, 0, o, 90, on).path, best_path::slab_gather_micro_pipe);
-          EXPECT_FALSE(best_pipe_wide_far_fits(g, 0, o, off));
-          EXPECT_FALSE(best_pipe_wide_far_fits(g, E, o, on));  // input rows off the grid: not this rule
-          taken += want;
-        }
-  EXPECT_EQ(taken, 3 * 3);  // 18, 24, 32 rows of 65536, 65538, 131074
-  // 32 x 131074 f64: the interleave gather under the default flags while the switch is off.
-  const matrix_desc d = matrix_desc::packed(32, 131074, 8);
-  EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path, best_path::slab_gather_micro_pipe);
-  if (!best_route_on(best_pipe_wide_far_default, false) && best_route_on(best_interleave_default, false))
-    EXPECT_EQ(best_path_for(d, 0, 0, 90, false).path, best_path::slab_interleave_gather);
-}
-
+// Session 7 switches (best_pipe_wide_small_default, best_pipe_whole_wide_cap_default): under
+// the flag that has each on, exactly its class; under the other flag none.
 TEST(BestPipePolicy, WideSmall) {
   using xpose::matrix_desc;
   const bool on = !best_pipe_wide_small_default, off = best_pipe_wide_small_default;
@@ -1039,16 +1005,12 @@ TEST(BestPipePolicy, WholeWideCap) {
             best_pipe_whole_wide_cap_default ? best_path::tile_few_rows : best_path::slab_whole_micro_pipe);
 }
 
-// The session-7 scatter routes (switches best_scatter_deep_default, best_scatter_direct_default,
-// best_scatter_direct_wide_default) under both flags: a deep route only where its switch has
-// the flag take it, 1-2 byte elements, the halo form exactly to unaligned output rows; a
-// direct route only where a direct switch has the flag take it and its sides fit
-// (best_scatter_direct_fits: aligned rows of u8 4-6 / f16 5-6; wide: 12, 16), the side
-// kept; never 4-8 byte elements, never gathers. Deep blocks fit 3 per SM (228 KiB, 1 KiB per block).
-TEST(BestPipePolicy, DeepScatters) {
+// The session-7 direct scatter (switch best_scatter_direct_default) under both flags: a direct
+// route only where the switch has the flag take it and its sides fit (best_scatter_direct_fits:
+// aligned rows of u8 4-6 / f16 5-6), the side kept; never 4-8 byte elements, never gathers.
+TEST(BestPipePolicy, DirectScatters) {
   using xpose::matrix_desc;
-  auto is_deep = [](best_path p) { return p == best_path::slab_scatter_deep || p == best_path::slab_scatter_deep_halo; };
-  int deep = 0, direct = 0;
+  int direct = 0;
   for (bool flag : {false, true})
     for (int E : {1, 2, 4, 8})
       for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 7LL, 8LL, 12LL, 16LL, 20LL, 24LL, 32LL, 40LL, 48LL, 64LL, 96LL, 128LL})
@@ -1063,57 +1025,25 @@ TEST(BestPipePolicy, DeepScatters) {
             const bool aligned = best_out_rows_aligned(d, out);
             const best_choice h = best_path_for(d, in, out, 90, flag);
             const best_path gp = best_path_for(padded(c, hw, E, 3, pad, 0, gap), out, in, 90, flag).path;  // gathers
-            EXPECT_FALSE(is_deep(gp) || gp == best_path::slab_scatter_direct);
-            if (is_deep(h.path)) {
-              EXPECT_TRUE(best_scatter_deep_on(E, flag) && best_scatter_deep_fits(E, h.group, aligned, h.group == 0));
-              EXPECT_EQ(h.path == best_path::slab_scatter_deep_halo, !aligned);
-              EXPECT_EQ(best_path_base(h.path), best_path::slab_scatter);
-              EXPECT_TRUE(h.group == 0 || h.group == c);
-            }
+            EXPECT_NE(gp, best_path::slab_scatter_direct);
             if (h.path == best_path::slab_scatter_direct) {
               EXPECT_EQ(h.group, c);
-              EXPECT_TRUE((best_scatter_direct_on(E, flag) && best_scatter_direct_fits(E, h.group, aligned)) ||
-                          (best_scatter_direct_wide_on(E, flag) && best_scatter_direct_wide_fits(E, h.group, aligned)));
+              EXPECT_TRUE(best_scatter_direct_on(E, flag) && best_scatter_direct_fits(E, h.group, aligned));
+              EXPECT_EQ(best_path_base(h.path), best_path::slab_scatter);
             }
-            if (E > best_pipe_max_elem) EXPECT_FALSE(is_deep(h.path) || h.path == best_path::slab_scatter_direct);
-            deep += is_deep(h.path);
+            if (E > best_pipe_max_elem) EXPECT_NE(h.path, best_path::slab_scatter_direct);
             direct += h.path == best_path::slab_scatter_direct;
           }
-  EXPECT_GT(deep, 200);
-  EXPECT_GT(direct, 30);
+  EXPECT_EQ(direct, 10);  // u8 4-6, f16 5-6: packed buffers and gapped batches of aligned stride
   // The sweep's rows of the class (packed, aligned buffers) under each flag: the direct kernel
-  // where a direct switch has the flag take the side, else the deep route where its switch
-  // does (every side has one), else the old routes.
+  // where the switch has the flag take the side, else another route.
   for (bool flag : {false, true})
     for (int E : {1, 2})
       for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 8LL, 12LL, 16LL, 24LL, 32LL, 48LL, 64LL, 96LL, 128LL})
         for (long long hw : {50176LL, 50177LL}) {
           const best_choice h = best_path_for(matrix_desc::packed(hw, c, E, 5), 0, 0, 90, flag);
           const bool aligned = hw % (16 / E) == 0;
-          const long long smin = best_slab_micro_min(90, E, best_micro_candidate, best_path::slab_scatter_micro);
-          const bool micro = smin > 0 && c >= smin && (c * E) % 16 == 0;
-          const int side = static_cast<int>(c);
-          const bool direct = (best_scatter_direct_on(E, flag) && best_scatter_direct_fits(E, side, aligned)) ||
-                              (best_scatter_direct_wide_on(E, flag) && !micro && best_scatter_direct_wide_fits(E, side, aligned));
-          const bool deep = best_scatter_deep_on(E, flag) && best_scatter_deep_fits(E, micro ? 0 : side, aligned, micro);
-          const std::string want = direct  ? "slab_scatter_direct"
-                                   : !deep ? std::string(best_path_name(h.path))
-                                   : aligned ? "slab_scatter_deep"
-                                             : "slab_scatter_deep_halo";
-          EXPECT_EQ(best_path_name(h.path), want) << flag << " " << E << " " << c << " " << hw;
+          const bool direct = best_scatter_direct_on(E, flag) && best_scatter_direct_fits(E, static_cast<int>(c), aligned);
+          EXPECT_EQ(h.path == best_path::slab_scatter_direct, direct) << flag << " " << E << " " << c << " " << hw;
         }
-  EXPECT_STREQ(best_path_name(best_path::slab_scatter_deep), "slab_scatter_deep");
-  EXPECT_STREQ(best_path_name(best_path::slab_scatter_deep_halo), "slab_scatter_deep_halo");
-  // Three deep blocks per SM: grouped sides and micro-block sides, with and without the halo.
-  for (int E : {1, 2}) {
-    const int bytes = best_class_policy_for(90, E).slab_bytes;
-    for (bool halo : {false, true}) {
-      auto smem = [&](long long s, bool micro) {
-        return E == 1 ? slab::pipe_smem_max<1>(slab::scatter, s, bytes, micro, halo, best_scatter_deep_depth)
-                      : slab::pipe_smem_max<2>(slab::scatter, s, bytes, micro, halo, best_scatter_deep_depth);
-      };
-      EXPECT_LE((smem(128, true) + 1024) * 3, 228 * 1024) << E << " " << halo;
-      for (int s : best_pipe_sides) EXPECT_LE((smem(s, false) + 1024) * 3, 228 * 1024) << E << " " << s << " " << halo;
-    }
-  }
 }

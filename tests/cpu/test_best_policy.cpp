@@ -173,7 +173,7 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
   const best_path odd = best_skew_default ? best_path::realign_skew : best_path::realign;
   // (1-2 byte elements: the sector-aligned skewed tile while best_skew_sector_default is on)
   EXPECT_EQ(path_of(matrix_desc::packed(16383, 16385, 1)),
-            best_skew_sector_default ? best_skew_sector_route(matrix_desc::packed(16383, 16385, 1), 0) : odd);
+            best_skew_sector_default ? best_path::realign_skew_sector : odd);
   EXPECT_EQ(best_path_for(matrix_desc::packed(16383, 16385, 1), 0, 0).access, 1);
   EXPECT_EQ(path_of(matrix_desc::packed(16383, 2049, 8)), odd);
   EXPECT_EQ(path_of(matrix_desc::packed(16383, 1025, 16)), best_path::tile);
@@ -595,9 +595,9 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
                   : best_gather_shift_on(E, off)          ? best_gather_shift_route(go.path, go.group, E, false)
                                                           : best_path::slab_gather)
             << c;
-        // (1-2 byte scatters: the deep / direct scatters where their switches have `off` take them.)
+        // (1-2 byte scatters: the direct scatter where its switch has `off` take it.)
         const best_path ho = best_path_for(h, 0, E, 90, off).path;
-        const bool fresh = best_scatter_deep_on(E, off) || best_scatter_direct_on(E, off);
+        const bool fresh = best_scatter_direct_on(E, off);
         EXPECT_EQ(fresh ? best_path_base(ho) : ho,
                   best_pipe_wide_fits(h, false, 0, E, off) ? best_path::slab_scatter_micro_halo : best_path::slab_scatter)
             << c;

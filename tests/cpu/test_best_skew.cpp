@@ -156,8 +156,7 @@ void production_async() {
   if (Halo) check<E, T.rows, T.chunks, T.threads, T.micro_bytes, F>(xpose::matrix_desc::packed(r - 1, c, E, 2), 1, k - 1);
 }
 
-// The production tiles of realign_skew_sector (sector halo) and, for 2-byte elements,
-// realign_skew_words (no halo): the small cases, then several tiles each way, ragged edges.
+// The production tiles of realign_skew_sector (sector halo): several tiles each way, ragged edges.
 template <int E>
 void production_sector() {
   constexpr best_tile S = best_tile_skew_sector_for(E);
@@ -170,12 +169,6 @@ void production_sector() {
     check<E, S.rows, S.chunks, S.threads, S.micro_bytes, F>(xpose::matrix_desc::packed(2 * S.rows - 1, c, E, 2), 0, o);
     if (::testing::Test::HasFatalFailure()) return;
   }
-  if constexpr (E == 2) {
-    constexpr best_tile W = best_tile_skew_words_for();
-    static_assert(best_skew_tile_valid(E, W));
-    cases<E, W.rows, W.chunks, W.threads, W.micro_bytes, 2>();
-    check<E, W.rows, W.chunks, W.threads, W.micro_bytes, 2>(xpose::matrix_desc::packed(3 * W.rows, 2 * W.chunks * k + 1, E), 1, 0);
-  }
 }
 
 // Bank model of the cp.async form's phase 2, for every warp, row shift and micro-block
@@ -183,12 +176,10 @@ void production_sector() {
 // distinct 16-byte slots; narrower rows, each word y a lane reads (a warp per wavefront)
 // on distinct banks, at most 2-way for 8-byte rows (f16: lanes differ in 2 words of 4
 // inside a chunk). Cover rows start on chunk boundaries (cp.async).
-// (OA = 32: realign_skew_sector's tiles; Words: realign_skew_words'.)
-template <int E, bool Halo, int OA = 16, bool Words = false>
+// (OA = 32: realign_skew_sector's tiles.)
+template <int E, bool Halo, int OA = 16>
 void check_cover_banks() {
-  constexpr best_tile T = OA > 16 ? best_tile_skew_sector_for(E)
-                          : Words ? best_tile_skew_words_for()
-                                  : best_tile_skew_async_for(E, Halo);
+  constexpr best_tile T = OA > 16 ? best_tile_skew_sector_for(E) : best_tile_skew_async_for(E, Halo);
   using g = skew::geom<E, T.rows, T.chunks, T.threads, T.micro_bytes, Halo, OA>;
   auto word_of = [&](int r) { return skew::cover_word<E, T.rows, T.chunks, T.threads, T.micro_bytes, Halo, OA>(r); };
   for (int r = 0; r < g::AR; ++r) {
@@ -241,11 +232,10 @@ TEST(BestSkewAsync, CoverReadsFreeOfBankConflicts) {
   check_cover_banks<4, false>();
   check_cover_banks<8, true>();
   check_cover_banks<8, false>();
-  check_cover_banks<1, true, 32>();  // (realign_skew_sector's tiles, realign_skew_words')
+  check_cover_banks<1, true, 32>();  // (realign_skew_sector's tiles)
   check_cover_banks<2, true, 32>();
   check_cover_banks<4, true, 32>();
   check_cover_banks<8, true, 32>();
-  check_cover_banks<2, false, 16, true>();
 }
 
 TEST(BestSkewSector, TilesAreValid) {
@@ -261,18 +251,16 @@ TEST(BestSkewSector, TilesAreValid) {
 TEST(BestSkewSector, RouteUnderItsSwitch) {
   using xpose::matrix_desc;
   const bool on = !best_skew_sector_default, off = best_skew_sector_default;
-  auto ours = [](best_path p) { return p == best_path::realign_skew_sector || p == best_path::realign_skew_words; };
+  auto ours = [](best_path p) { return p == best_path::realign_skew_sector; };
   for (int E : {1, 2, 4, 8}) {
     for (auto [r, c] : std::vector<std::pair<long long, long long>>{
              {5759, 5763}, {5760, 5761}, {4096, 4097}, {4095, 4099}, {2048, 2049}, {2047, 2051}, {2879, 2883}}) {
       const matrix_desc d = matrix_desc::packed(r, c, E);
       const bool aligned = (r * E) % 16 == 0;  // output rows
-      // Unaligned output rows: the sector tile (up to best_skew_sector_max_elem bytes);
-      // aligned: the words tile for 2-byte elements only (where best_skew_words_on).
+      // Unaligned output rows: the sector tile (up to best_skew_sector_max_elem bytes).
       const bool sector = E <= best_skew_sector_max_elem;
       const best_path p = best_path_for(d, 0, 0, 90, on).path;
       if (!aligned && sector) EXPECT_EQ(p, best_path::realign_skew_sector) << E << " " << r;
-      else if (aligned && E == 2 && best_skew_words_on) EXPECT_EQ(p, best_path::realign_skew_words) << r;
       else EXPECT_FALSE(ours(p)) << E << " " << r << " " << best_path_name(p);
       const best_path q = best_path_for(d, 0, E, 90, on).path;  // output one element off
       EXPECT_TRUE(sector ? q == best_path::realign_skew_sector : !ours(q)) << E << " " << r;
@@ -289,7 +277,6 @@ TEST(BestSkewSector, RouteUnderItsSwitch) {
   }
   EXPECT_EQ(best_path_for(matrix_desc::packed(4095, 4097, 16), 8, 0, 90, on).path, best_path::tile_access);
   EXPECT_STREQ(best_path_name(best_path::realign_skew_sector), "realign_skew_sector");
-  EXPECT_STREQ(best_path_name(best_path::realign_skew_words), "realign_skew_words");
 }
 
 TEST(BestSkewSectorEmulation, Production1) { production_sector<1>(); }
@@ -307,7 +294,7 @@ TEST(BestSkewSectorEmulation, SmallTiles) {
   cases<2, 16, 4, 32, 16, 5>();
   cases<4, 8, 2, 32, 16, 5>();
   cases<8, 12, 4, 64, 8, 5>();
-  cases<2, 16, 4, 32, 4, 2>();  // (realign_skew_words' 4-byte rows, no halo)
+  cases<2, 16, 4, 32, 4, 2>();  // (2-byte elements in 4-byte micro-block rows, no halo)
 }
 
 TEST(BestSkewAsync, BalancedGrid) {
@@ -408,7 +395,7 @@ TEST(BestSkewPolicy, CandidateTakesTheSkewedTile) {
   const bool on = !best_skew_default, off = best_skew_default;
   const best_path skew = best_skew_enabled ? best_path::realign_skew : best_path::realign;
   auto or_async = [](best_path old, const matrix_desc& d, unsigned long long out, bool flag) {
-    if (best_route_on(best_skew_sector_default, flag) && best_skew_sector_fits(d, out)) return best_skew_sector_route(d, out);
+    if (best_route_on(best_skew_sector_default, flag) && best_skew_sector_fits(d, out)) return best_path::realign_skew_sector;
     return best_route_on(best_skew_async_default, flag) && best_skew_async_fits(d, out) ? best_path::realign_skew_async
                                                                                        : old;
   };

@@ -27,7 +27,7 @@ inline xpose::detail::best_path or_skew_async(xpose::detail::best_path old, cons
   const auto out = static_cast<unsigned long long>(off_out * d.elem_size);
   if (xpose::detail::best_route_on(xpose::detail::best_skew_sector_default, candidate) &&
       xpose::detail::best_skew_sector_fits(d, out))
-    return xpose::detail::best_skew_sector_route(d, out);
+    return xpose::detail::best_path::realign_skew_sector;
   return xpose::detail::best_route_on(xpose::detail::best_skew_async_default, candidate) &&
                  xpose::detail::best_skew_async_fits(d, out)
              ? xpose::detail::best_path::realign_skew_async

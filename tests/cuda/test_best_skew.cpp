@@ -82,7 +82,7 @@ void check_async(const matrix_desc& d, std::uint64_t seed, index_t off_in, index
                       xpose::detail::best_skew_sector_fits(d, out);
   const bool fits = xpose::detail::best_skew_async_fits(d, out);
   check_best(d, seed, off_in, off_out,
-             sector ? std::optional(xpose::detail::best_skew_sector_route(d, out))
+             sector ? std::optional(xpose::detail::best_path::realign_skew_sector)
              : fits ? std::optional(best_path::realign_skew_async)
                     : std::nullopt,
              on);
@@ -130,7 +130,7 @@ TEST(BestSkewAsync, OddRowLengths) {
 }
 
 // The sector-aligned skewed tile (path realign_skew_sector, switch best_skew_sector_default)
-// and f16's words tile (realign_skew_words), under the flag that turns them on: output rows
+// under the flag that turns it on: output rows
 // not 16-byte aligned (the sector halo: pointers at every element residue of 32 bytes,
 // padded rows, gapped batches) and aligned ones, ragged tiles, the sweep's odd class.
 namespace {
@@ -138,8 +138,7 @@ void check_sector(const matrix_desc& d, std::uint64_t seed, index_t off_in, inde
   const bool on = !xpose::detail::best_skew_sector_default;
   const auto out = static_cast<unsigned long long>(off_out * d.elem_size);
   check_best(d, seed, off_in, off_out,
-             xpose::detail::best_skew_sector_fits(d, out) ? std::optional(xpose::detail::best_skew_sector_route(d, out))
-                                                          : std::nullopt,
+             xpose::detail::best_skew_sector_fits(d, out) ? std::optional(best_path::realign_skew_sector) : std::nullopt,
              on);
 }
 }  // namespace

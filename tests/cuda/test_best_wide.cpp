@@ -132,25 +132,21 @@ TEST(BestWide, WholeBatches) {
     check_best(d, seed++, 0, 0, whole(d), won);
 }
 
-// Session 7 candidates, each under the flag that has its switch on. Far: 8-byte gathers of
-// aligned rows at least 512 KiB apart on the pipelined micro-block gather (the interleave
-// gather's sides too), gapped batches, and the probe rows; rows off the grid or closer
-// stay exact on their routes.
+// 8-byte gathers of rows at least 512 KiB apart (session 7's probe rows for a far-rows rule, since
+// removed), gapped batches, rows off the grid: exact under both flags, whatever route they take.
 TEST(BestWide, FarGathers) {
   REQUIRE_GPU();
-  constexpr bool far_on = !xpose::detail::best_pipe_wide_far_default;
-  constexpr best_path pipe = best_path::slab_gather_micro_pipe;
-  for (index_t s : sides(8)) {
-    const std::uint64_t seed = static_cast<std::uint64_t>(s * 29);
-    check_best(matrix_desc::packed(s, 65536, 8, 2), seed, 0, 0, pipe, far_on);
-    check_best(matrix_desc::packed(s, 65538, 8, 1), seed + 1, 0, 0, pipe, far_on);
-    check_best(padded(s, 65536, 8, 2, 2, 0, 6), seed + 2, 0, 0, pipe, far_on);
-    check_best(matrix_desc::packed(s, 65538, 8, 1), seed + 3, 1, 0, std::nullopt, far_on);
-    check_best(matrix_desc::packed(s, 65534, 8, 1), seed + 4, 0, 0, std::nullopt, far_on);
-    if (HasFatalFailure()) return;
+  for (bool flag : {false, true}) {
+    for (index_t s : sides(8)) {
+      const std::uint64_t seed = static_cast<std::uint64_t>(s * 29);
+      check_best(matrix_desc::packed(s, 65536, 8, 2), seed, 0, 0, std::nullopt, flag);
+      check_best(matrix_desc::packed(s, 65538, 8, 1), seed + 1, 0, 0, std::nullopt, flag);
+      check_best(padded(s, 65536, 8, 2, 2, 0, 6), seed + 2, 0, 0, std::nullopt, flag);
+      check_best(matrix_desc::packed(s, 65538, 8, 1), seed + 3, 1, 0, std::nullopt, flag);
+      if (HasFatalFailure()) return;
+    }
+    check_best(matrix_desc::packed(32, 131074, 8), 621, 0, 0, std::nullopt, flag);
   }
-  check_best(matrix_desc::packed(32, 131074, 8), 621, 0, 0, pipe, far_on);
-  check_best(matrix_desc::packed(32, 98306, 8), 622, 0, 0, pipe, far_on);
 }
 
 // Small: f32 scatters of 8 and 16 columns to unaligned output rows on the halo kernel (odd HW,

@@ -344,7 +344,7 @@ TEST(BestShapes, OddRowLengths) {
       auto odd = [&](const matrix_desc& d, index_t off_out) {
         const auto out = static_cast<unsigned long long>(off_out * es);
         if (xpose::detail::best_skew_sector_default && xpose::detail::best_skew_sector_fits(d, out))
-          return xpose::detail::best_skew_sector_route(d, out);  // the sector-aligned tiles first
+          return xpose::detail::best_path::realign_skew_sector;  // the sector-aligned tiles first
         if (xpose::detail::best_skew_async_default && xpose::detail::best_skew_async_fits(d, out))
           return best_path::realign_skew_async;  // the cp.async skewed tile where it fits
         if (es <= 2 && xpose::detail::best_async_realign_default && xpose::detail::best_out_rows_aligned(d, out))

@@ -76,6 +76,17 @@ status sm_count(int dev, int* sms) {
   return {};
 }
 
+// Blocks of a kernel resident on the whole device (resident_blocks per SM x SMs): the grid of
+// the kernels whose blocks stride over their work (slabs, tiles, groups).
+template <auto kernel, int Slot = 0>
+status resident_slots(const target& tg, int threads, int smem, long long* slots) {
+  int occ = 0, sms = 0;
+  if (status s = resident_blocks<kernel, Slot>(tg.dev, threads, smem, &occ); !s.ok()) return s;
+  if (status s = sm_count(tg.dev, &sms); !s.ok()) return s;
+  *slots = static_cast<long long>(occ) * sms;
+  return {};
+}
+
 // Where a launch goes: the current device, read once per call, and its compute capability.
 struct target {
   int dev, cc;
@@ -180,10 +191,9 @@ status async_pipe_path(const void* in, void* out, const matrix_desc& d, const ta
       async_tile::async_pipe_kernel<E, t.rows, t.chunks, t.threads, t.micro_bytes, t.min_blocks, P.a.tpb, P.stages>;
   constexpr int smem = best_async_pipe_smem(P);
   const async_tile::args a{make_tile_args<E>(in, out, d, t), 0};
-  int occ = 0, sms = 0;
-  if (status s = resident_blocks<kernel>(tg.dev, t.threads, smem, &occ); !s.ok()) return s;
-  if (status s = sm_count(tg.dev, &sms); !s.ok()) return s;
-  const index_t groups = (a.t.total + P.a.tpb - 1) / P.a.tpb, n = static_cast<index_t>(occ) * sms;
+  long long n = 0;
+  if (status s = resident_slots<kernel>(tg, t.threads, smem, &n); !s.ok()) return s;
+  const index_t groups = (a.t.total + P.a.tpb - 1) / P.a.tpb;
   return launch<kernel>(t.threads, smem, groups < n ? groups : n, a, tg, "best async pipe kernel launch");
 }
 
@@ -262,21 +272,17 @@ status skew_path(const void* in, void* out, const matrix_desc& d, const target& 
 
 // The cp.async skewed tile: no halo where every output row starts 16-byte aligned.
 // Resident blocks (as many as fit, evened by best_balanced_grid) walk the tiles.
-// OA > 16: owned output segments start OA-byte aligned (realign_skew_sector's tiles);
-// Words: realign_skew_words' tile.
-template <int E, bool Halo, int OA = 16, bool Words = false, int S = best_skew_async_stages>
+// OA > 16: owned output segments start OA-byte aligned (realign_skew_sector's tiles).
+template <int E, bool Halo, int OA = 16, int S = best_skew_async_stages>
 status skew_async_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
-  constexpr best_tile T = OA > 16 ? best_tile_skew_sector_for(E)
-                          : Words ? best_tile_skew_words_for()
-                                  : best_tile_skew_async_for(E, Halo);
+  constexpr best_tile T = OA > 16 ? best_tile_skew_sector_for(E) : best_tile_skew_async_for(E, Halo);
   constexpr int smem = best_skew_async_smem(E, T, Halo, S, OA);
   constexpr auto kernel =
       skew::skew_async_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, Halo, S, OA>;
   const skew::args a = skew::make_args<E>(in, out, d, input_end(in, d), T);
-  int occ = 0, sms = 0;
-  if (status s = resident_blocks<kernel>(tg.dev, T.threads, smem, &occ); !s.ok()) return s;
-  if (status s = sm_count(tg.dev, &sms); !s.ok()) return s;
-  const long long grid = best_balanced_grid(a.total, static_cast<long long>(occ) * sms);
+  long long n = 0;
+  if (status s = resident_slots<kernel>(tg, T.threads, smem, &n); !s.ok()) return s;
+  const long long grid = best_balanced_grid(a.total, n);
   return launch<kernel, true>(T.threads, smem, grid, a, tg, "best skewed async kernel launch");
 }
 
@@ -334,11 +340,9 @@ status micro_path(const void* in, void* out, const matrix_desc& d, const target&
 // rows, any short side up to the table's): resident blocks, as many as fit at the largest
 // slab's shared memory (the limit and the block count are cached per kernel and device).
 // H: scatter slabs with a halo (slab_scatter_micro_halo, slab_scatter_pipe_halo); gathers
-// that shift their raw rows (slab_gather_micro_shift, slab_gather_pipe_shift). deep
-// (scatters: slab_scatter_deep, slab_scatter_deep_halo): best_scatter_deep_depth staging
-// buffers, two slabs in flight per block.
+// that shift their raw rows (slab_gather_micro_shift, slab_gather_pipe_shift).
 template <int E, int M, int SS, int MW = 0, int MINB = best_pipe_min_blocks(E, M == slab::gather, SS), bool H = false>
-status pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg, bool deep = false) {
+status pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads;
   constexpr auto kernel = slab::pipe_kernel<E, M, nt, SS, MINB, MW, H>;
   const best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
@@ -346,22 +350,19 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
   // resident blocks are counted at it, and its shared-memory limit raised to it. Shift
   // gathers: best_gather_shift_depth load buffers where that keeps as many blocks per SM
   // as two (registers bound them), else two. 16-byte micro-block gathers: shifted rows.
-  // Scatters: the deep scatters' buffers are the largest; two buffers unless deep.
   constexpr bool shift = H && M == slab::gather, shifted = slab::pipe_shifted(MW);
-  constexpr int deepest = shift ? best_gather_shift_depth : M == slab::scatter ? best_scatter_deep_depth : 2;
+  constexpr int deepest = shift ? best_gather_shift_depth : 2;
   const long long side = SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E);
   static const int smem_deep = slab::pipe_smem_max<E>(M, side, pol.slab_bytes, MW > 0, H, deepest, shifted);
   static const int smem_two = slab::pipe_smem_max<E>(M, side, pol.slab_bytes, MW > 0, H, 2, shifted);
-  int occ = 0, sms = 0;
-  if (status s = resident_blocks<kernel>(tg.dev, nt, smem_deep, &occ); !s.ok()) return s;
+  long long n = 0;
+  if (status s = resident_slots<kernel>(tg, nt, smem_deep, &n); !s.ok()) return s;
   int depth = deepest, smem_max = smem_deep;
-  if ((shift || (M == slab::scatter && !deep)) && smem_two < smem_deep) {
-    int occ_two = 0;
-    if (status s = resident_blocks<kernel, 1>(tg.dev, nt, smem_two, &occ_two); !s.ok()) return s;
-    if (!shift || occ_two > occ) depth = 2, smem_max = smem_two, occ = occ_two;
+  if (shift && smem_two < smem_deep) {
+    long long n_two = 0;
+    if (status s = resident_slots<kernel, 1>(tg, nt, smem_two, &n_two); !s.ok()) return s;
+    if (n_two > n) depth = 2, smem_max = smem_two, n = n_two;
   }
-  if (status s = sm_count(tg.dev, &sms); !s.ok()) return s;
-  const long long n = static_cast<long long>(occ) * sms;
   slab::args a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d), best_slab_bytes_for(pol, d.elements() * E),
                                          MW > 0, H, depth, shifted);
   // Slabs shortened so that the last round of slabs per block is as full as it can be
@@ -377,25 +378,25 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
 }
 
 template <int E, int M, int SS, bool H>
-status pipe_path_group(const void* in, void* out, const matrix_desc& d, const target& tg, bool deep) {
-  return pipe_path<E, M, SS, 0, best_pipe_min_blocks(E, M == slab::gather, SS, H), H>(in, out, d, tg, deep);
+status pipe_path_group(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  return pipe_path<E, M, SS, 0, best_pipe_min_blocks(E, M == slab::gather, SS, H), H>(in, out, d, tg);
 }
 
 template <int E, int M, bool H = false>
-status pipe_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg, bool deep = false) {
+status pipe_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg) {
   if constexpr (E <= best_pipe_max_elem) {
     switch (group) {
-      case 2: return pipe_path_group<E, M, 2, H>(in, out, d, tg, deep);
-      case 3: return pipe_path_group<E, M, 3, H>(in, out, d, tg, deep);
-      case 4: return pipe_path_group<E, M, 4, H>(in, out, d, tg, deep);
-      case 5: return pipe_path_group<E, M, 5, H>(in, out, d, tg, deep);
-      case 6: return pipe_path_group<E, M, 6, H>(in, out, d, tg, deep);
-      case 7: return pipe_path_group<E, M, 7, H>(in, out, d, tg, deep);
-      case 8: return pipe_path_group<E, M, 8, H>(in, out, d, tg, deep);
-      case 12: return pipe_path_group<E, M, 12, H>(in, out, d, tg, deep);
-      case 16: return pipe_path_group<E, M, 16, H>(in, out, d, tg, deep);
-      case 24: return pipe_path_group<E, M, 24, H>(in, out, d, tg, deep);
-      case 32: return pipe_path_group<E, M, 32, H>(in, out, d, tg, deep);
+      case 2: return pipe_path_group<E, M, 2, H>(in, out, d, tg);
+      case 3: return pipe_path_group<E, M, 3, H>(in, out, d, tg);
+      case 4: return pipe_path_group<E, M, 4, H>(in, out, d, tg);
+      case 5: return pipe_path_group<E, M, 5, H>(in, out, d, tg);
+      case 6: return pipe_path_group<E, M, 6, H>(in, out, d, tg);
+      case 7: return pipe_path_group<E, M, 7, H>(in, out, d, tg);
+      case 8: return pipe_path_group<E, M, 8, H>(in, out, d, tg);
+      case 12: return pipe_path_group<E, M, 12, H>(in, out, d, tg);
+      case 16: return pipe_path_group<E, M, 16, H>(in, out, d, tg);
+      case 24: return pipe_path_group<E, M, 24, H>(in, out, d, tg);
+      case 32: return pipe_path_group<E, M, 32, H>(in, out, d, tg);
       default: break;
     }
   }
@@ -407,13 +408,11 @@ status pipe_path_side(const void* in, void* out, const matrix_desc& d, int group
 template <int E, int SS>
 status direct_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads, depth = best_scatter_direct_depth;
-  constexpr auto kernel = slab::direct_kernel<E, nt, SS, best_scatter_direct_min_blocks(SS)>;
+  constexpr auto kernel = slab::direct_kernel<E, nt, SS, best_scatter_direct_min_blocks(SS), depth>;
   const best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
   static const int smem_max = slab::direct_smem_max<E>(SS, pol.slab_bytes, depth);
-  int occ = 0, sms = 0;
-  if (status s = resident_blocks<kernel>(tg.dev, nt, smem_max, &occ); !s.ok()) return s;
-  if (status s = sm_count(tg.dev, &sms); !s.ok()) return s;
-  const long long n = static_cast<long long>(occ) * sms;
+  long long n = 0;
+  if (status s = resident_slots<kernel>(tg, nt, smem_max, &n); !s.ok()) return s;
   const void* end = input_end(in, d);
   slab::args a = slab::make_direct_args<E>(in, out, d, end, best_slab_bytes_for(pol, d.elements() * E), depth);
   const long long span = best_pipe_span(a.span, a.L, a.batch, n, 16 / E);
@@ -426,12 +425,10 @@ template <int E>
 status direct_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg) {
   if constexpr (E <= best_pipe_max_elem) {
     switch (group) {
-      // (The sides best_scatter_direct_side gives: best_scatter_direct_fits, best_scatter_direct_wide_side.)
+      // (The sides best_scatter_direct_side gives: best_scatter_direct_fits.)
       case 4: return direct_path<E, 4>(in, out, d, tg);
       case 5: return direct_path<E, 5>(in, out, d, tg);
       case 6: return direct_path<E, 6>(in, out, d, tg);
-      case 12: return direct_path<E, 12>(in, out, d, tg);
-      case 16: return direct_path<E, 16>(in, out, d, tg);
       default: break;
     }
   }
@@ -565,9 +562,6 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::realign_skew_sector:
       if constexpr (E <= best_skew_sector_max_elem) return skew_async_path<E, true, best_skew_sector_bytes>(in, out, d, tg);
       break;
-    case best_path::realign_skew_words:
-      if constexpr (E == 2 && best_skew_words_on) return skew_async_path<E, false, 16, true>(in, out, d, tg);
-      break;
     case best_path::realign_async:
       if constexpr (E <= 2) return async_realign_path<E>(in, out, d, tg);
       break;
@@ -587,23 +581,7 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
         return pipe_path<E, slab::scatter, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(false), true>(
             in, out, d, tg);
       break;
-    // Deep scatters (switch best_scatter_deep_default): the grouped (group > 0) or micro-block
-    // pipelined scatter kernels, the same instantiations, with best_scatter_deep_depth buffers.
-    case best_path::slab_scatter_deep:
-      if constexpr (E <= best_pipe_max_elem) {
-        if (c.group > 0) return pipe_path_side<E, slab::scatter>(in, out, d, c.group, tg, true);
-        return pipe_path<E, slab::scatter, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(false)>(
-            in, out, d, tg, true);
-      }
-      break;
     case best_path::slab_scatter_direct: return direct_path_side<E>(in, out, d, c.group, tg);
-    case best_path::slab_scatter_deep_halo:
-      if constexpr (E <= best_pipe_max_elem) {
-        if (c.group > 0) return pipe_path_side<E, slab::scatter, true>(in, out, d, c.group, tg, true);
-        return pipe_path<E, slab::scatter, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(false), true>(
-            in, out, d, tg, true);
-      }
-      break;
   }
   return status::make(status_code::unsupported_variant, "best: path %s has no %d-byte kernel",
                       best_path_name(c.path), E);

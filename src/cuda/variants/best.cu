@@ -79,10 +79,10 @@ status sm_count(int dev, int* sms) {
 // Blocks of a kernel resident on the whole device (resident_blocks per SM x SMs): the grid of
 // the kernels whose blocks stride over their work (slabs, tiles, groups).
 template <auto kernel, int Slot = 0>
-status resident_slots(const target& tg, int threads, int smem, long long* slots) {
+status resident_slots(int dev, int threads, int smem, long long* slots) {
   int occ = 0, sms = 0;
-  if (status s = resident_blocks<kernel, Slot>(tg.dev, threads, smem, &occ); !s.ok()) return s;
-  if (status s = sm_count(tg.dev, &sms); !s.ok()) return s;
+  if (status s = resident_blocks<kernel, Slot>(dev, threads, smem, &occ); !s.ok()) return s;
+  if (status s = sm_count(dev, &sms); !s.ok()) return s;
   *slots = static_cast<long long>(occ) * sms;
   return {};
 }
@@ -192,7 +192,7 @@ status async_pipe_path(const void* in, void* out, const matrix_desc& d, const ta
   constexpr int smem = best_async_pipe_smem(P);
   const async_tile::args a{make_tile_args<E>(in, out, d, t), 0};
   long long n = 0;
-  if (status s = resident_slots<kernel>(tg, t.threads, smem, &n); !s.ok()) return s;
+  if (status s = resident_slots<kernel>(tg.dev, t.threads, smem, &n); !s.ok()) return s;
   const index_t groups = (a.t.total + P.a.tpb - 1) / P.a.tpb;
   return launch<kernel>(t.threads, smem, groups < n ? groups : n, a, tg, "best async pipe kernel launch");
 }
@@ -281,7 +281,7 @@ status skew_async_path(const void* in, void* out, const matrix_desc& d, const ta
       skew::skew_async_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, Halo, S, OA>;
   const skew::args a = skew::make_args<E>(in, out, d, input_end(in, d), T);
   long long n = 0;
-  if (status s = resident_slots<kernel>(tg, T.threads, smem, &n); !s.ok()) return s;
+  if (status s = resident_slots<kernel>(tg.dev, T.threads, smem, &n); !s.ok()) return s;
   const long long grid = best_balanced_grid(a.total, n);
   return launch<kernel, true>(T.threads, smem, grid, a, tg, "best skewed async kernel launch");
 }
@@ -356,11 +356,11 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
   static const int smem_deep = slab::pipe_smem_max<E>(M, side, pol.slab_bytes, MW > 0, H, deepest, shifted);
   static const int smem_two = slab::pipe_smem_max<E>(M, side, pol.slab_bytes, MW > 0, H, 2, shifted);
   long long n = 0;
-  if (status s = resident_slots<kernel>(tg, nt, smem_deep, &n); !s.ok()) return s;
+  if (status s = resident_slots<kernel>(tg.dev, nt, smem_deep, &n); !s.ok()) return s;
   int depth = deepest, smem_max = smem_deep;
   if (shift && smem_two < smem_deep) {
     long long n_two = 0;
-    if (status s = resident_slots<kernel, 1>(tg, nt, smem_two, &n_two); !s.ok()) return s;
+    if (status s = resident_slots<kernel, 1>(tg.dev, nt, smem_two, &n_two); !s.ok()) return s;
     if (n_two > n) depth = 2, smem_max = smem_two, n = n_two;
   }
   slab::args a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d), best_slab_bytes_for(pol, d.elements() * E),
@@ -412,7 +412,7 @@ status direct_path(const void* in, void* out, const matrix_desc& d, const target
   const best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
   static const int smem_max = slab::direct_smem_max<E>(SS, pol.slab_bytes, depth);
   long long n = 0;
-  if (status s = resident_slots<kernel>(tg, nt, smem_max, &n); !s.ok()) return s;
+  if (status s = resident_slots<kernel>(tg.dev, nt, smem_max, &n); !s.ok()) return s;
   const void* end = input_end(in, d);
   slab::args a = slab::make_direct_args<E>(in, out, d, end, best_slab_bytes_for(pol, d.elements() * E), depth);
   const long long span = best_pipe_span(a.span, a.L, a.batch, n, 16 / E);

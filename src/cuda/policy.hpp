@@ -379,6 +379,13 @@ constexpr long long best_tiny_bytes = 64 * 1024;
 /// same or faster side by side, in a stream and in a CUDA graph (docs/RESULTS.md "Session
 /// 6", call 2).
 constexpr bool best_tiny_wide_default = true;
+/// Tiny 4-8 byte matrices on a smaller narrow tile (switch best_tiny_small_default; route
+/// tile_narrow either way): 32 rows x 128 bytes by 64 threads (4 KiB a block, four times the
+/// blocks of the 16 KiB tile) with the late wait, for calls bound by one block's latency and
+/// bandwidth (a 64 KiB f64 / c64 call is four blocks on 132 SMs; session 7's final sweep ran
+/// them at 0.89-0.91 of memcpy, PyTorch's copy kernel at 0.92-0.96). Off: `best_next` takes it.
+constexpr bool best_tiny_small_default = false;
+constexpr best_tile best_tile_tiny_small_for(int /*elem_size*/) { return {32, 8, 64, 16, 8}; }
 /// Batches of small 4-8 byte matrices of at most 32 rows (and rows of at most 512 bytes)
 /// that reach the tile on the 32-row few-rows tile (switch best_few_rows_wide_default): on
 /// the 64-row tile half of every block idles (4096 x 32x32 f64 / c64: 0.84-0.86 of memcpy
@@ -396,7 +403,8 @@ constexpr bool best_route_on(bool route_default, bool candidate) { return candid
 /// Whether the tiny rule (the narrow tile) takes E-byte elements under the flag.
 constexpr bool best_tiny_narrow_on(int elem_size, bool candidate) {
   return elem_size <= 2 ? best_route_on(best_tiny_narrow_default, candidate)
-                        : elem_size <= 8 && best_route_on(best_tiny_wide_default, candidate);
+                        : elem_size <= 8 && (best_route_on(best_tiny_wide_default, candidate) ||
+                                             best_route_on(best_tiny_small_default, candidate));
 }
 /// Programmatic dependent launch (sm_90+): best's kernels start with a wait on the work
 /// before them and release the next launch at once, so that back-to-back calls (streams

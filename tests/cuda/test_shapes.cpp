@@ -107,19 +107,23 @@ TEST(BestShapes, TinyNarrowTile) {
     }
 }
 
-// Tiny 4-8 byte matrices on the narrow tile (best_tiny_wide_default's policy): ragged
-// tiles on both sides, the path asserted; offsets by one element leave the rule.
+// Tiny 4-8 byte matrices on the narrow tile (best_tiny_wide_default's policy; under the other
+// flag the small narrow tile where best_tiny_small_default has it on): ragged tiles on both
+// sides (the small tile's 32 rows x 128 bytes too), the path asserted; offsets by one element
+// leave the rule.
 TEST(BestShapes, TinyWideNarrowTile) {
   REQUIRE_GPU();
   const bool on = !xpose::detail::best_tiny_wide_default;
   std::uint64_t seed = 41;
   for (int es : {4, 8})
-    for (auto [r, c] : {std::pair<index_t, index_t>{64, 64}, {128, 128}, {64, 32}, {80, 36}, {200, 40}, {72, 100}}) {
+    for (auto [r, c] : {std::pair<index_t, index_t>{64, 64}, {128, 128}, {64, 32}, {80, 36}, {200, 40}, {72, 100},
+                        {100, 52}, {96, 20}}) {
       if (r * c * es > xpose::detail::best_tiny_bytes || c * es < 128 || (c * es) % 16 != 0) continue;
       const matrix_desc d = matrix_desc::packed(r, c, es);
       check_best(d, seed++, 0, 0, best_path::tile_narrow, on);
       check_best(d, seed++, 1, 0, std::nullopt, on);
-      check_best(d, seed++, 0, 0, std::nullopt, !on);
+      const bool small = xpose::detail::best_route_on(xpose::detail::best_tiny_small_default, !on);
+      check_best(d, seed++, 0, 0, small ? std::optional(best_path::tile_narrow) : std::nullopt, !on);
     }
 }
 

@@ -155,6 +155,15 @@ status tile_path(const void* in, void* out, const matrix_desc& d, const target& 
   constexpr auto kernel = best::tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, A>;
   const tile_args a = make_tile_args<E>(in, out, d, T);
   const char* what = "best tile kernel launch";
+  // Tiny 4-8 byte calls on the small narrow tile (switch best_tiny_small_default), waiting late.
+  if constexpr (K == narrow_tile && A == 16 && E >= 4 && E <= 8)
+    if (best_route_on(best_tiny_small_default, tg.candidate)) {
+      constexpr best_tile S = best_tile_tiny_small_for(E);
+      static_assert(best_tile_valid(E, S, false), "the small narrow tile");
+      constexpr auto small = best::tile_kernel<E, S.rows, S.chunks, S.threads, S.micro_bytes, S.min_blocks, A, 0, true>;
+      const tile_args b = make_tile_args<E>(in, out, d, S);
+      return launch<small, true>(S.threads, S.rows * S.chunks * 16, b.total, b, tg, what);
+    }
   // The narrow tile (tiny 1-2 byte calls) waiting late (switch best_late_wait_default).
   if constexpr (K == narrow_tile && A == 16)
     if (best_route_on(best_late_wait_default, tg.candidate)) {

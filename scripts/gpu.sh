@@ -6,6 +6,7 @@
 # usage: scripts/gpu.sh STEP...
 #   ctest:LABELS     ctest --preset h200 -L 'LABELS' (LABELS: cpu|gpu|fuzz|python|sanitize|dist, '|'-joined)
 #   python           pip-installs the package for sm_90, then pytest tests/python (label python)
+#   python-build | python-test   the same in two steps (the build beside another build, the tests later)
 #   lab | model | best | sweep[:DTYPES] | sweep-ab[:DTYPES[:CLASSES]] | sweep-graph | host-overhead | sweep-torch | ttc[:DTYPES] | inplace[:KINDS] | dist | dist-torch |
 #   ttc-torch:DTYPE | ttc-ab:DTYPE | librett | librett-compare | baseline | fuzz | sanitizers | compare
 #                    benchmarks and long checks (see the step functions below)
@@ -72,10 +73,17 @@ step_ctest() {
   run "ctest_${1//|/_}" ctest --preset "$PRESET" -L "$1" -j 4 --timeout 280 --output-on-failure
   grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|\*\*\*Skipped|Not Run" "$L/ctest_${1//|/_}.log" | head -25 | tee -a "$L/summary.txt"
 }
+step_python_build() {
+  run python_build env CMAKE_BUILD_PARALLEL_LEVEL=$JOBS "${PYTHON:-python3}" -m pip install --no-build-isolation --no-deps \
+    --break-system-packages -C cmake.define.CMAKE_CUDA_ARCHITECTURES=90 -C build-dir=build-py-h200 .
+}
+step_python_test() {
+  run python "${PYTHON:-python3}" -m pytest tests/python -q -rs -p no:cacheprovider
+  tail -15 "$L/python.log" | tee -a "$L/summary.txt"
+}
 step_python() {
   local PY=${PYTHON:-python3}
-  run python_build env CMAKE_BUILD_PARALLEL_LEVEL=$JOBS "$PY" -m pip install --no-build-isolation --no-deps \
-    --break-system-packages -C cmake.define.CMAKE_CUDA_ARCHITECTURES=90 -C build-dir=build-py-h200 . || return
+  step_python_build || return
   run python "$PY" -m pytest tests/python -q -rs -p no:cacheprovider
   tail -15 "$L/python.log" | tee -a "$L/summary.txt"
 }
@@ -126,6 +134,8 @@ for step in "$@"; do
   case $step in
     ctest:*) step_ctest "${step#ctest:}" ;;
     python) step_python ;;
+    python-build) step_python_build ;;
+    python-test) step_python_test ;;
     lab) md lab lab ;;
     model) run model bash -c "for b in 32x8 32x32; do $B --model --counters --size 4096x4096 --dtype f32 --block \$b --format md; done" ;;
     best) md best --variants memcpy,copy,best --dtype i8,f16,f32,f64,c128 --reps 10 \

@@ -11,7 +11,7 @@ B=build-h200/tools/xpose-bench/xpose-bench
   tar czf $FINAL/torch.tgz -C /tmp sweep_torch.txt sweep_torch.json
   LOGS=g0b timeout 60 scripts/gpu.sh host-overhead >/dev/null 2>&1 ) &
 ( export CUDA_VISIBLE_DEVICES=1 LOGS=g1 NOBUILD=1; timeout 120 scripts/gpu.sh python-test >/dev/null 2>&1
-  LOGS=g1b timeout 280 scripts/gpu.sh best sweep-graph >/dev/null 2>&1 ) &
+  LOGS=g1b timeout 330 scripts/gpu.sh best sweep-graph >/dev/null 2>&1 ) &
 wait
 cat /tmp/g0/summary.txt /tmp/g0b/summary.txt /tmp/g1/summary.txt /tmp/g1b/summary.txt > $FINAL/summary.txt 2>/dev/null
 tar czf $FINAL/logs.tgz -C $OUT .

@@ -974,7 +974,9 @@ TEST(BestPipePolicy, WideFar) {
           // 8-byte, whole chunks, 17-32 rows, rows aligned and >= 512 KiB apart, the output aligned.
           const bool want = E == 8 && r % 2 == 0 && r > 16 && r <= 32 && hw % 2 == 0 && hw * 8 >= 512 * 1024 && oo == 0;
           EXPECT_EQ(best_pipe_wide_far_fits(g, 0, o, on), want);
-          if (want) EXPECT_EQ(best_path_for(g, 0, o, 90, on).path, best_path::slab_gather_micro_pipe);
+          if (want)
+            EXPECT_EQ(best_path_for(g, 0, o, 90, on).path,
+                      best_fit_tile_or(best_path::slab_gather_micro_pipe, g, 0, o, on));  // (best_fit_wide_default)
           EXPECT_FALSE(best_pipe_wide_far_fits(g, 0, o, off));
           EXPECT_FALSE(best_pipe_wide_far_fits(g, E, o, on));  // input rows off the grid: not this rule
           taken += want;
@@ -982,7 +984,7 @@ TEST(BestPipePolicy, WideFar) {
   EXPECT_EQ(taken, 3 * 3);  // 18, 24, 32 rows of 65536, 65538, 131074
   // 32 x 131074 f64: the interleave gather under the default flags while the switch is off.
   const matrix_desc d = matrix_desc::packed(32, 131074, 8);
-  EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path, best_path::slab_gather_micro_pipe);
+  EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path, best_fit_tile_or(best_path::slab_gather_micro_pipe, d, 0, 0, on));
   if (!best_route_on(best_pipe_wide_far_default, false) && best_route_on(best_interleave_default, false))
     EXPECT_EQ(best_path_for(d, 0, 0, 90, false).path, best_path::slab_interleave_gather);
 }

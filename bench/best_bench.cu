@@ -269,17 +269,17 @@ void async_one(const async_case& c, const async_env& env) {
   async_report(what, c, occ, smem, [&] { kernel<<<grid, NT, smem, env.st>>>(a); }, env, E);
 }
 
-template <int TR, int NCH, int NT, int MB>
+template <int TR, int NCH, int NT, int MB, int E = 1, int MW = 8>
 void register_tile_one(const async_case& c, const async_env& env) {
   constexpr int smem = TR * NCH * 16;
-  auto kernel = xpose::detail::best::tile_kernel<1, TR, NCH, NT, 8, MB, 16>;
+  auto kernel = xpose::detail::best::tile_kernel<E, TR, NCH, NT, MW, MB, 16>;
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   int occ = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, NT, smem));
-  const auto a = async_tile_args(c, TR, NCH * 16, env);
+  const auto a = async_tile_args(c, TR, NCH * 16 / E, env, E);
   char what[96];
-  std::snprintf(what, sizeof what, "tile_kernel %dx%d nt %d minb %d", TR, NCH, NT, MB);
-  async_report(what, c, occ, smem, [&] { kernel<<<static_cast<unsigned>(a.total), NT, smem, env.st>>>(a); }, env);
+  std::snprintf(what, sizeof what, "tile_kernel %dx%d nt %d mw %d minb %d", TR, NCH, NT, MW, MB);
+  async_report(what, c, occ, smem, [&] { kernel<<<static_cast<unsigned>(a.total), NT, smem, env.st>>>(a); }, env, E);
 }
 
 // `best` and `best_next` (the candidate policy: the async routes while their switches
@@ -389,6 +389,47 @@ void sqw_sweep(const async_env& env, int rounds) {
   }
 }
 
+// 4-8 byte gathers of 24 and 32 rows (`best_bench --wrows [rounds]`): best, best_next (the
+// row-fitted tile, switch best_fit_wide_default) and other tile geometries: register tiles of
+// the rows x 256 / 512 bytes with 2 or 4 threads a row, the 64-row tile, the pipelined async
+// tile of 32 rows (power-of-two row blocks only); 16 and 48 rows for the rule's edges.
+template <int E>
+void wrows_case(const async_case& c, const async_env& env) {
+  variant_one("best", c, E, env);
+  variant_one("best_next", c, E, env);
+  if (c.R == 24) {
+    register_tile_one<24, 16, 48, 10, E, 16>(c, env);  // fitted (best_tile_fit_for)
+    register_tile_one<24, 16, 96, 8, E, 16>(c, env);
+    register_tile_one<24, 32, 96, 5, E, 16>(c, env);
+    register_tile_one<32, 16, 64, 8, E, 16>(c, env);  // (a quarter of the rows empty)
+  } else if (c.R == 32) {
+    register_tile_one<32, 16, 64, 8, E, 16>(c, env);  // fitted = few-rows tile
+    register_tile_one<32, 16, 128, 8, E, 16>(c, env);
+    register_tile_one<32, 32, 128, 4, E, 16>(c, env);
+    register_tile_one<32, 32, 256, 4, E, 16>(c, env);
+    async_pipe_one<32, 16, 128, 16, 8, 1, 3, E>(c, env);
+    async_pipe_one<32, 16, 64, 16, 8, 2, 2, E>(c, env);
+  } else if (c.R == 16) {
+    register_tile_one<16, 16, 32, 16, E, 16>(c, env);
+    register_tile_one<16, 16, 64, 8, E, 16>(c, env);
+  } else if (c.R == 48) {
+    register_tile_one<48, 16, 96, 5, E, 16>(c, env);
+  }
+  register_tile_one<64, 16, 256, 4, E, 16>(c, env);  // the standard tile
+}
+
+void wrows_sweep(const async_env& env, int rounds) {
+  for (int round = 0; round < rounds; ++round) {
+    std::printf("# round %d\n", round);
+    for (const async_case& c : {async_case{32, 262144, 1}, async_case{24, 50176, 6}, async_case{32, 50176, 5},
+                                async_case{24, 262144, 1}, async_case{16, 524288, 1}, async_case{48, 50176, 3}})
+      wrows_case<4>(c, env);
+    for (const async_case& c : {async_case{32, 131072, 1}, async_case{24, 50176, 3}, async_case{32, 50176, 2},
+                                async_case{32, 1024, 128}, async_case{16, 262144, 1}, async_case{48, 50176, 2}})
+      wrows_case<8>(c, env);
+  }
+}
+
 void async_sweep(const async_env& env) {
   // Odd rows with aligned output rows (realign_async's cases): the sweep's shapes.
   const async_case u8odd{5760, 5761, 1}, f16odd{4096, 4097, 1};
@@ -436,6 +477,7 @@ int main(int argc, char** argv) {
   const bool async_only = argc > 1 && std::string(argv[1]) == "--async";
   const bool sq_only = argc > 1 && std::string(argv[1]) == "--sq";  // [rounds]
   const bool sqw_only = argc > 1 && std::string(argv[1]) == "--sqw";  // [rounds]
+  const bool wrows_only = argc > 1 && std::string(argv[1]) == "--wrows";  // [rounds]
   cudaStream_t st;
   CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   cublasHandle_t blas;
@@ -491,7 +533,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&in, maxbytes));
   CK(cudaMalloc(&out, maxbytes));
   CK(cudaMalloc(&dbad, 8));
-  if (async_only || sq_only || sqw_only) {  // the 256 MiB square is in `cases`, so the buffers hold it
+  if (async_only || sq_only || sqw_only || wrows_only) {  // the 256 MiB square is in `cases`, so the buffers hold it
     fill_kernel<<<4096, 256>>>(in, maxbytes, 12345u, 1);
     unsigned char* scratch = nullptr;
     const size_t scratch_bytes = 2 * static_cast<size_t>(prop.l2CacheSize);
@@ -499,6 +541,7 @@ int main(int argc, char** argv) {
     CK(cudaDeviceSynchronize());
     if (sq_only) sq_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 3);
     else if (sqw_only) sqw_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 3);
+    else if (wrows_only) wrows_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 2);
     else async_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad});
     cudaFree(scratch);
     cudaFree(in);

@@ -1164,10 +1164,33 @@ constexpr bool best_fit_tile_on(bool candidate) {
   return best_route_on(best_fit_tile_default, candidate) || best_route_on(best_fit_dense_default, candidate);
 }
 
+/// 4-8 byte gathers of 24 and 32 rows on the row-fitted tile (switch best_fit_wide_default):
+/// aligned rows on both sides, at least best_slab_min_aspect times as many columns; a tile of
+/// exactly their rows x 256 bytes (best_tile_fit_for: 2*rows threads of 8 loads; 32 rows: the
+/// few-rows tile), whose stores are whole output rows of a warp's row blocks, in place of the
+/// pipelined micro-block gather (64-byte pieces 512 bytes apart) and the interleave gather,
+/// which ran 0.82-0.88 of memcpy on these rows (docs/RESULTS.md "Session 7", final call;
+/// the 1-2 byte 32-row gathers on the same tile 0.93-0.97). On: side by side (docs/RESULTS.md
+/// "Session 8", call 2) f32 32 x 262144 0.827 -> 0.960, f64 / c64 32 x 131072 0.82-0.83 -> 0.95,
+/// 24-row gathers 0.83-0.87 -> 0.95-0.96; `best_next` takes the routes it replaced.
+constexpr bool best_fit_wide_default = true;
+constexpr long long best_fit_wide_min_rows = 24;
+constexpr long long best_fit_wide_max_rows = 32;
+constexpr int best_fit_wide_step = 8;
+constexpr bool best_fit_wide_fits(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
+                                  bool candidate) {
+  return best_route_on(best_fit_wide_default, candidate) && (d.elem_size == 4 || d.elem_size == 8) &&
+         d.rows >= best_fit_wide_min_rows && d.rows <= best_fit_wide_max_rows && d.rows % best_fit_wide_step == 0 &&
+         d.rows * best_slab_min_aspect <= d.cols && best_in_rows_aligned(d, in_addr) &&
+         best_out_rows_aligned(d, out_addr);
+}
+
 /// Rows of the fitted tile of a gather of `rows` E-byte rows (u8: 112 on the 128-row tile:
-/// the 112-row tile took 155 registers, one block per SM; ptxas sm_90).
+/// the 112-row tile took 155 registers, one block per SM; ptxas sm_90; 4-8 bytes: multiples
+/// of best_fit_wide_step).
 constexpr int best_fit_tile_rows(int elem_size, long long rows) {
-  const int r = static_cast<int>((rows + best_fit_tile_step - 1) / best_fit_tile_step * best_fit_tile_step);
+  const int step = elem_size >= 4 ? best_fit_wide_step : best_fit_tile_step;
+  const int r = static_cast<int>((rows + step - 1) / step * step);
   return elem_size == 1 && r == 112 ? 128 : r;
 }
 
@@ -1177,8 +1200,8 @@ constexpr bool best_fit_realigns(int elem_size, int rows, bool realign, bool den
   return realign || (dense && elem_size == 1 && (rows == 48 || rows == 80));
 }
 
-/// Fitted tile of TR rows (a multiple of 16): 16 chunks a row, 2*TR threads (8 loads and
-/// one micro-block each). Blocks per SM (__launch_bounds__): 512 threads per SM as the
+/// Fitted tile of TR rows (a multiple of 16; 4-8 bytes: best_fit_wide_fits' 24 or 32): 16
+/// chunks a row, 2*TR threads (8 loads and one 16-byte row's micro-blocks each). Blocks per SM (__launch_bounds__): 512 threads per SM as the
 /// small tiles (64 registers a thread spilled 16-168 bytes, ptxas sm_90), 384 for u8 tiles
 /// of 3, 5, 7 micro-block rows (they spilled 24-28 bytes at 512); the dense form: the
 /// most blocks that compiled without spills (ptxas sm_90, nvcc 13.0; rows 48-128).
@@ -1198,6 +1221,8 @@ constexpr best_tile best_tile_fit_for(int elem_size, int rows, bool realign, boo
 /// realign_fit), or best_path::copy where it does not fit or its switch is off.
 constexpr best_path best_fit_tile_route(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
                                         bool candidate) {
+  if (d.elem_size == 4 || d.elem_size == 8)
+    return best_fit_wide_fits(d, in_addr, out_addr, candidate) ? best_path::tile_fit : best_path::copy;
   if (!best_fit_tile_on(candidate) || d.elem_size > 2 || d.rows < best_fit_tile_min_rows ||
       d.rows > best_fit_tile_max_rows || d.rows * best_slab_min_aspect > d.cols || !best_out_rows_aligned(d, out_addr))
     return best_path::copy;

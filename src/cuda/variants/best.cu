@@ -251,8 +251,17 @@ status fit_path_form(const void* in, void* out, const matrix_desc& d, const targ
 }
 
 static_assert(best_fit_tile_min_rows > 32 && best_fit_tile_max_rows <= 128, "fit_path's tiles: 48 to 128 rows");
+static_assert(best_fit_wide_min_rows == 24 && best_fit_wide_max_rows == 32, "fit_path's 4-8 byte tiles: 24, 32 rows");
 template <int E, bool Realign>
 status fit_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  // 4-8 bytes (best_fit_wide_fits): aligned rows, one form.
+  if constexpr ((E == 4 || E == 8) && !Realign) {
+    switch (best_fit_tile_rows(E, d.rows)) {
+      case 24: return fit_path_rows<E, 24, false, false>(in, out, d, tg);
+      case 32: return fit_path_rows<E, 32, false, false>(in, out, d, tg);
+      default: break;
+    }
+  }
   if constexpr (E <= 2) {
     switch (best_fit_tile_rows(E, d.rows)) {
       case 48: return fit_path_form<E, 48, Realign>(in, out, d, tg);

@@ -1180,7 +1180,8 @@ bool check_lean(const xpose::matrix_desc& d, long long off_in, long long off_out
       ASSERT_EQ(p.in, pin + b * a.stride_in + p.l0 * E);
       ASSERT_EQ(p.out, pout + b * a.stride_out + p.l0 * se);
       const int ph = slab::addr16(pout + b * a.stride_out);
-      const bool reached = ((slab::out_lag<E>(a, ph) * se - ph) & 15) == 0;
+      bool reached = false;  // (some lag aligns this matrix's boundaries: by trial, not by out_lag)
+      for (int lag = 0; lag < k; ++lag) reached = reached || ((lag * se - ph) & 15) == 0;
       if (lagged && j > 0) ASSERT_EQ(slab::addr16(p.out) == 0, reached) << t;
     }
     const int side = static_cast<int>(d.rows);

@@ -194,11 +194,21 @@ XPOSE_HDI void pipe_realign(const args& a, const pos& p, const u8* raw, u8* sm, 
 
 /// The middle phase of slab p, loaded into buffer buf: gather (after pipe_realign when
 /// a.realign, or SH: the raw rows of buf) rows -> staging; scatter staging buffer -> rows.
-template <int E, int M, int SS, bool SH = false>
+template <int E, int M, int SS, bool SH = false, bool U = false>
 XPOSE_HDI void pipe_mid(const args& a, const divisors& dv, const pos& p, u8* sm, u8* buf, int tid, int nt) {
-  if constexpr (M == gather) mid_phase<E, M, SS, SH>(a, dv, p, a.realign && !SH ? sm : buf, sm + a.stage, tid, nt);
+  if constexpr (M == gather) mid_phase<E, M, SS, SH, U>(a, dv, p, a.realign && !SH ? sm : buf, sm + a.stage, tid, nt);
   else mid_phase<E, M, SS>(a, dv, p, sm, buf, tid, nt);
 }
+
+/// Whether the lean gathers of short side SS read their rows with ld_row_words' branch window:
+/// 16-byte row units (SS <= 8); the word units of wider sides keep the plain window (with both
+/// words always loaded, ptxas took u8 / f16 12-16 rows from 56-63 to 80 registers, a block
+/// per SM fewer).
+constexpr bool lean_branch_window(int ss) { return ss <= 8; }
+
+/// Arguments of pipe_kernel: the lean gathers' (A) or the slabs'.
+template <bool A>
+using pipe_args = std::conditional_t<A, lean_args, args>;
 
 #if defined(__CUDACC__)
 /// Resident blocks (grid: as many as fit), slabs blockIdx.x, + gridDim.x, ...; slab i+1's
@@ -212,10 +222,14 @@ XPOSE_HDI void pipe_mid(const args& a, const divisors& dv, const pos& p, u8* sm,
 /// H): 16-byte micro-block gathers read their raw rows the same way, chosen at run time.
 /// Scatters: two staging buffers, a compile-time count (read at run time, for a three-buffer
 /// candidate since removed, it cost the pipelined scatters 2-4%: docs/RESULTS.md "Session 8").
-template <int E, int M, int NT, int SS, int MINB, int MW = 0, bool H = false>
-__global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
+/// A (grouped gathers, the lean form; best_gather_lean_default; arguments lean_args): slab
+/// boundaries of a.out_lags (align_out_slabs: whole output chunks from every slab but a
+/// matrix's first) and the shift gathers' row windows by branches (ld_row_words U).
+template <int E, int M, int NT, int SS, int MINB, int MW = 0, bool H = false, bool A = false>
+__global__ void __launch_bounds__(NT, MINB) pipe_kernel(pipe_args<A> a) {
   static_assert((SS > 0) != (MW > 0) && (M != whole || MW > 0), "pipelined grouped or micro-block slabs");
   static_assert(!H || M != whole, "halo / shift: gather and scatter slabs");
+  static_assert(!A || (M == gather && SS > 0), "lean form: grouped gathers");
   constexpr bool HS = H && M == scatter, SH = H && M == gather;
   constexpr bool RT = M == gather && pipe_shifted(MW);  // a.shifted read at run time
   extern __shared__ uint4 smem_raw[];
@@ -228,12 +242,12 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
   const unsigned D = SH && a.pipe_depth == 3 ? 3 : 2;  // load buffers
   for (unsigned j = 0; j + 1 < D; ++j) {
     if (t + static_cast<i64>(j) * gridDim.x < a.total)
-      pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, HS>(a, slab_at<E, M>(a, t + static_cast<i64>(j) * gridDim.x)),
+      pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, HS>(a, slab_of<E, M, A>(a, t + static_cast<i64>(j) * gridDim.x)),
                                pipe_buffer(a, sm, j), tid, NT);
     async_commit();
   }
   for (unsigned i = 0; t < a.total; t += gridDim.x, ++i) {
-    const pos p = slab_at<E, M>(a, t);
+    const pos p = slab_of<E, M, A>(a, t);
     const pos& q = loaded_with_halo<E, HS>(a, p);  // (H: a temporary, its life extended)
     // Micro gather: slab i-1's block phase may still read the buffer slab i + D - 1 takes.
     if constexpr (MW > 0 && M == gather) __syncthreads();
@@ -241,7 +255,7 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
     // which a barrier of iteration i-1 closed.
     const i64 ahead = t + (D - 1) * static_cast<i64>(gridDim.x);
     if (ahead < a.total)
-      pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, HS>(a, slab_at<E, M>(a, ahead)),
+      pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, HS>(a, slab_of<E, M, A>(a, ahead)),
                                pipe_buffer(a, sm, static_cast<int>((i + D - 1) % D)), tid, NT);
     async_commit();
     if (SH && D == 3) async_wait_all_but<2>();
@@ -265,7 +279,7 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(args a) {
       __syncthreads();
       write_phase<E, M, 0, MW, HS>(a, dv, p, sm, tid, NT);
     } else {
-      pipe_mid<E, M, SS, SH>(a, dv, q, sm, buf, tid, NT);
+      pipe_mid<E, M, SS, SH, A && lean_branch_window(SS)>(a, dv, q, sm, buf, tid, NT);
       __syncthreads();
       write_phase<E, M, SS, 0, HS>(a, dv, p, sm, tid, NT);
     }

@@ -68,6 +68,15 @@ struct args {
   int pipe_buf, pipe_step, realign, pipe_depth, shifted;
 };
 
+/// Arguments of the lean gathers (best_pipe.cuh A; a type of their own, so that the other
+/// kernels' arguments and register allocation stay as they were): matrix b's slab boundaries
+/// move back by the 4-bit field b % 16 of out_lags (positions; align_out_slabs), so that every
+/// slab of the matrix but its first starts its packed output on a 16-byte boundary and the
+/// write phase stores whole staging chunks without windows; 0: the plain slabs.
+struct lean_args : args {
+  std::uint64_t out_lags;
+};
+
 XPOSE_HDI i64 min64(i64 a, i64 b) { return a < b ? a : b; }
 XPOSE_HDI int addr16(const void* p) { return static_cast<int>(reinterpret_cast<std::uintptr_t>(p) & 15); }
 
@@ -135,6 +144,32 @@ struct pos {
   i64 l0;
 };
 
+/// Gathers: positions d (< k = 16/E) by which the slab boundaries of a matrix whose packed
+/// output starts at 16-byte phase ph move back so that they fall where its output is
+/// aligned: d * S * E = ph (mod 16; a slab span is a multiple of k, so then every boundary
+/// is). With S * E = m * 2^z (m odd): d = (ph / 2^z) * m^-1 mod 2^(4 - z), m^-1 = m^3 mod 16;
+/// 0 where ph is not a multiple of 2^z (no d reaches it) or S * E is of whole chunks.
+template <int E>
+XPOSE_HDI int out_lag(const args& a, int ph) {
+  const int se = static_cast<int>(a.S * E) & 15;
+  const int z = (se & 1) ? 0 : (se & 2) ? 1 : (se & 4) ? 2 : 3, m = se >> z;
+  if (se == 0 || (ph & ((1 << z) - 1)) != 0) return 0;
+  return ((ph >> z) * m * m * m) & ((16 >> z) - 1);
+}
+
+/// Sets a.out_lags (gathers; the lag of matrix b depends on b % 16 only) where every slab
+/// stays within a.span and none is empty: the slabs of a matrix leave room for the largest
+/// lag (slabs_per_mat * span >= L + k - 1). Returns whether it did.
+template <int E>
+bool align_out_slabs(lean_args& a) {
+  a.out_lags = 0;
+  if (a.slabs_per_mat < 2 || a.slabs_per_mat * a.span < a.L + 16 / E - 1) return false;
+  for (int b = 0; b < 16; ++b)
+    a.out_lags |= static_cast<std::uint64_t>(out_lag<E>(a, (addr16(a.out) + b * static_cast<int>(a.stride_out & 15)) & 15))
+                  << (4 * b);
+  return true;
+}
+
 template <int E, int M>
 XPOSE_HDI pos slab_at(const args& a, i64 t) {
   if constexpr (M == whole) {
@@ -148,6 +183,27 @@ XPOSE_HDI pos slab_at(const args& a, i64 t) {
     return {a.in + b * a.stride_in + (M == gather ? seg_off : packed_off),
             a.out + b * a.stride_out + (M == gather ? packed_off : seg_off), n, l0};
   }
+}
+
+/// Gather slab t of the lean gathers: slab j of matrix b covers [j*span - d, (j+1)*span - d),
+/// the first from 0, the last to L (d: b's lag in a.out_lags).
+template <int E>
+XPOSE_HDI pos lean_slab_at(const lean_args& a, i64 t) {
+  const i64 b = t / a.slabs_per_mat;
+  i64 l0 = (t - b * a.slabs_per_mat) * a.span;
+  const int d = static_cast<int>(a.out_lags >> (4 * (b & 15))) & 15;
+  const bool first = l0 == 0;
+  l0 -= first ? 0 : d;
+  const int n = static_cast<int>(min64(a.span - (first ? d : 0), a.L - l0));
+  const i64 seg_off = l0 * E, packed_off = l0 * a.S * E;
+  return {a.in + b * a.stride_in + seg_off, a.out + b * a.stride_out + packed_off, n, l0};
+}
+
+/// Slab t of a kernel whose arguments are P: the lean gathers' (A) or the plain slabs.
+template <int E, int M, bool A, class P>
+XPOSE_HDI pos slab_of(const P& a, i64 t) {
+  if constexpr (A) return lean_slab_at<E>(a, t);
+  else return slab_at<E, M>(a, t);
 }
 
 /// The positions a scatter slab loads and puts into its rows: its own, and with a halo
@@ -262,9 +318,18 @@ XPOSE_HDI row_phase row_phase_of(const args& a, const pos& p) {
 /// KW words of a row at its logical byte x (4*KW-aligned), phase ph (SH: raw rows; the
 /// row base 16-byte aligned): one aligned KW-word load, two and a window where the phase
 /// puts them across a 4*KW boundary. Without SH, the plain load at row + x.
-template <int KW, bool SH>
+/// U (the lean shift kernels): both words loaded whatever the phase, the window by a branch
+/// on its word offset (uniform across the block: the phase is the row's) instead of selects.
+template <int KW, bool SH, bool U = false>
 XPOSE_HDI void ld_row_words(const u8* row, int x, int ph, std::uint32_t (&w)[KW]) {
-  if constexpr (SH) {
+  if constexpr (SH && U) {
+    const int y = x + ph, o = y & (4 * KW - 1);
+    const u8* const q = row + (y - o);
+    std::uint32_t lo[KW], hi[KW];
+    ld_words<KW>(q, lo);
+    ld_words<KW>(q + 4 * KW, hi);
+    bytes::window_words_branch<KW>(lo, hi, o, w);
+  } else if constexpr (SH) {
     const int y = x + ph, o = y & (4 * KW - 1);
     const u8* const q = row + (y - o);
     if (o == 0) {
@@ -373,7 +438,8 @@ XPOSE_HDI void staged_group(const u8* st, int g, int lead, std::uint32_t (&in)[S
 /// + l*E; staging: element o at logical byte stage_lead + o*E.
 /// rows: the shared rows (element (s, l) at rows + 16 + s*pitch + l*E); st: the staging area.
 /// SH (gather): raw rows, element (s, l) at rows + 16 + s*pitch + phase(s) + l*E (row_phase).
-template <int E, int M, int SS, bool SH = false>
+/// U: ld_row_words' branch window (the lean shift kernels).
+template <int E, int M, int SS, bool SH = false, bool U = false>
 XPOSE_HDI void mid_phase(const args& a, const divisors& dv, const pos& p, u8* rows, u8* st, int tid, int nt) {
   static_assert(M != whole && SS > 0 && (!SH || M == gather), "grouped gather / scatter only; raw rows: gather");
   using G = group_shape<E, SS>;
@@ -388,7 +454,7 @@ XPOSE_HDI void mid_phase(const args& a, const divisors& dv, const pos& p, u8* ro
       XPOSE_UNROLL
       for (int s = 0; s < SS; ++s) {
         std::uint32_t v[W];
-        ld_row_words<W, SH>(sm + 16 + s * a.pitch, G::U * g, ph(s), v);
+        ld_row_words<W, SH, U>(sm + 16 + s * a.pitch, G::U * g, ph(s), v);
         XPOSE_UNROLL
         for (int j = 0; j < W; ++j) in[W * s + j] = v[j];
       }

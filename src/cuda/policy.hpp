@@ -769,6 +769,40 @@ constexpr bool best_in_rows_aligned(const matrix_desc& d, unsigned long long in_
   return best_out_rows_aligned(t, in_addr);
 }
 
+/// Lean form of the pipelined grouped gathers (switch best_gather_lean_default; false: only
+/// best_next takes it; same routes, slab_gather_pipe / slab_gather_pipe_shift, pipe_kernel's A):
+/// where the packed output of some matrix starts off the 16-byte grid (odd HW) or the input
+/// rows are off it (best_gather_lean_fits), the slab boundaries of each matrix move back by
+/// up to 16/E - 1 positions so that every slab but a matrix's first stores whole staging
+/// chunks (slab::align_out_slabs; the write phase's windows cost as many instructions as the
+/// middle phase's), and the shift gathers' row windows branch on their word offset instead of
+/// selecting. Why: the odd-HW shift gathers issued at the aligned kernels' rate but ran 1.4x
+/// their instructions (ncu, u8 111x6x50177 against 111x6x50176; docs/RESULTS.md "Session 8",
+/// lean gathers). On for rows of at most best_gather_lean_max_bytes per position (u8 sides 2-12,
+/// f16 2-6): side by side in GPU call 2 (docs/RESULTS.md "Session 8") those odd-HW gathers ran
+/// 4-11% faster (u8 111x6x50177 0.788 -> 0.870, f16 55x6x50177 0.840 -> 0.932); wider rows tied
+/// or lost (u8 16 rows 0.922 -> 0.872, f16 8 rows 0.913 -> 0.901). `best_next` runs the old form.
+constexpr bool best_gather_lean_default = true;
+constexpr long long best_gather_lean_max_bytes = 12;
+constexpr bool best_gather_lean_on(int elem_size, bool candidate) {
+  return best_route_on(best_gather_lean_default, candidate) && elem_size <= best_pipe_max_elem;
+}
+/// The gather kernels that have a lean form: of sides of at most best_gather_lean_max_bytes, the
+/// shift kernels and the realigning pipelined kernels of the sides without one (above
+/// best_gather_shift_max_side; none at 12 bytes). (The realigning kernels of the shift sides run
+/// aligned input rows only, and their u8 / f16 8-row form spilled.)
+constexpr bool best_gather_lean_kernel(int elem_size, bool shift, int group) {
+  return group * elem_size <= best_gather_lean_max_bytes && (shift || group > best_gather_shift_max_side);
+}
+/// Whether a grouped pipelined gather of d has anything for the lean form to change: input
+/// rows off the 16-byte grid, or a matrix's packed output (aligned rows elsewhere: the kernels
+/// best runs, unchanged).
+constexpr bool best_gather_lean_fits(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr) {
+  if (d.rows * d.elem_size > best_gather_lean_max_bytes) return false;
+  return !best_in_rows_aligned(d, in_addr) || out_addr % 16 != 0 ||
+         (d.batch > 1 && (d.stride_out * d.elem_size) % 16 != 0);
+}
+
 /// Whether a batch of small matrices takes tile_async_batch: 1-byte (2-byte: f16 = true),
 /// 33-64 rows and columns (the 64 x 64 tile at least a quarter used), 16-byte accesses.
 constexpr bool best_async_batch_fits(const matrix_desc& d, int access, bool f16 = false) {
@@ -1154,12 +1188,19 @@ constexpr long long best_fit_tile_min_rows = 33;
 constexpr long long best_fit_tile_max_rows = 128;
 constexpr int best_fit_tile_step = 16;
 
-/// Dense form of the fitted tile (switch best_fit_dense_default; false: only `best_next`
-/// takes it): more blocks per SM where ptxas fits the kernel in fewer registers without
-/// spilling (f16: 80-96 registers for aligned rows, 96 realigning; sm_90 and sm_80), and u8
-/// tiles of 48 and 80 aligned rows on the realigning kernel (120 registers, 5 and 3
-/// blocks per SM, against the tile kernel's 155: 4 and 2).
-constexpr bool best_fit_dense_default = false;
+/// Dense form of the fitted tile for 2-byte elements (switch best_fit_dense_default; false:
+/// only `best_next` takes it): more blocks per SM where ptxas fits the kernel in fewer
+/// registers without spilling (80-96 registers for aligned rows, 96 realigning; sm_90 and
+/// sm_80). f16 only: session 7's call 2 measured it faster on 5 of 8 f16 rows (3x96x50177
+/// 0.837 -> 0.921), and u8 48-row tiles on the realigning kernel slower (docs/RESULTS.md
+/// "Session 7", the row-fitted tile, round 2). On: side by side in session 8's call 2 f16
+/// 3x96x50177 0.855 -> 0.942, 3x96x50176 0.905 -> 0.932, the other f16 fitted rows within +-1.5%
+/// (docs/RESULTS.md "Session 8"); `best_next` runs the plain form.
+constexpr bool best_fit_dense_default = true;
+constexpr int best_fit_dense_elem = 2;
+constexpr bool best_fit_dense_on(int elem_size, bool candidate) {
+  return best_route_on(best_fit_dense_default, candidate) && elem_size == best_fit_dense_elem;
+}
 constexpr bool best_fit_tile_on(bool candidate) {
   return best_route_on(best_fit_tile_default, candidate) || best_route_on(best_fit_dense_default, candidate);
 }
@@ -1194,26 +1235,16 @@ constexpr int best_fit_tile_rows(int elem_size, long long rows) {
   return elem_size == 1 && r == 112 ? 128 : r;
 }
 
-/// Whether the fitted tile of TR rows runs the realigning kernel: input rows off the
-/// grid, or (dense form) u8 tiles of 48 and 80 aligned rows.
-constexpr bool best_fit_realigns(int elem_size, int rows, bool realign, bool dense) {
-  return realign || (dense && elem_size == 1 && (rows == 48 || rows == 80));
-}
-
 /// Fitted tile of TR rows (a multiple of 16; 4-8 bytes: best_fit_wide_fits' 24 or 32): 16
-/// chunks a row, 2*TR threads (8 loads and one 16-byte row's micro-blocks each). Blocks per SM (__launch_bounds__): 512 threads per SM as the
-/// small tiles (64 registers a thread spilled 16-168 bytes, ptxas sm_90), 384 for u8 tiles
-/// of 3, 5, 7 micro-block rows (they spilled 24-28 bytes at 512); the dense form: the
-/// most blocks that compiled without spills (ptxas sm_90, nvcc 13.0; rows 48-128).
+/// chunks a row, 2*TR threads (8 loads and one 16-byte row's micro-blocks each). Blocks per SM
+/// (__launch_bounds__): 512 threads per SM as the small tiles (64 registers a thread spilled 16-168 bytes, ptxas sm_90), 384 for u8 tiles
+/// of 3, 5, 7 micro-block rows (they spilled 24-28 bytes at 512); the dense form (2-byte
+/// elements): the most blocks that compiled without spills (ptxas sm_90, nvcc 13.0; rows 48-128).
 constexpr best_tile best_tile_fit_for(int elem_size, int rows, bool realign, bool dense = false) {
   const int nt = 2 * rows, i = rows / 16 - 3;  // i: 48, 64, 80, 96, 112, 128 rows
   constexpr int f16_tile[6] = {6, 6, 4, 3, 2, 3}, f16_realign[6] = {6, 5, 4, 3, 2, 2};
-  constexpr int u8_realign[6] = {5, 4, 3, 2, 2, 2};
   int mb = (elem_size == 1 && (rows & (rows - 1)) != 0 ? 384 : 512) / nt;
-  if (dense && i >= 0 && i < 6) {
-    if (elem_size == 2) mb = realign ? f16_realign[i] : f16_tile[i];
-    else if (best_fit_realigns(elem_size, rows, realign, dense)) mb = u8_realign[i];
-  }
+  if (dense && elem_size == best_fit_dense_elem && i >= 0 && i < 6) mb = realign ? f16_realign[i] : f16_tile[i];
   return {rows, 16, nt, elem_size == 1 ? 8 : 16, mb < 1 ? 1 : mb};
 }
 
@@ -1255,6 +1286,9 @@ constexpr best_choice best_scatter_new_route(const best_choice& b, int elem_size
     return {best_path::slab_scatter_direct, 16, g};
   return b;
 }
+
+constexpr best_choice best_gather_lean_route(const matrix_desc& d, unsigned long long in_addr,
+                                            unsigned long long out_addr, int cc, bool candidate);
 
 constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
                                     int cc = 90, bool candidate = false) {
@@ -1332,6 +1366,9 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   const bool wide_gather = best_pipe_wide_fits(d, true, in_addr, out_addr, candidate);
   if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && (!keep_tile || wide_gather)) {
     if (wide_gather) return {best_pipe_wide_route(d, true, out_addr), 16, 0};
+    // The lean form under the candidate flag (best_gather_lean_route).
+    if (const best_choice l = best_gather_lean_route(d, in_addr, out_addr, cc, candidate); l.path != best_path::copy)
+      return l;
     auto gather_route = [&](bool c) -> best_choice {
       if (best_interleave_fits(d, true, in_addr, out_addr, c)) return {best_path::slab_interleave_gather, 16, 0};
       // Where the default policy runs the unpipelined micro-block gather: the pipelined
@@ -1419,6 +1456,39 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
       return {half ? best_path::tile_half : best_path::tile, 16, 0};
     }
   }
+}
+
+/// The lean form's route for d under `candidate` (switch best_gather_lean_default): where the
+/// switch has the candidate flag take it, the pipelined grouped gather that the default
+/// policy runs (the candidate's other switches would take d off the pipelined kernels), and
+/// best.cu runs it in the lean form; best_path::copy where it does not take d (the default
+/// flag: best_path_for's own routes, which best.cu runs lean where the switch is on).
+constexpr best_choice best_gather_lean_route(const matrix_desc& d, unsigned long long in_addr,
+                                            unsigned long long out_addr, int cc, bool candidate) {
+  if (!candidate || !best_gather_lean_on(d.elem_size, candidate) || !best_gather_lean_fits(d, in_addr, out_addr))
+    return {best_path::copy, 0, 0};
+  const best_choice o = best_path_for(d, in_addr, out_addr, cc, false);
+  const bool shift = o.path == best_path::slab_gather_pipe_shift;
+  return (shift || o.path == best_path::slab_gather_pipe) && best_gather_lean_kernel(d.elem_size, shift, o.group)
+             ? o
+             : best_choice{best_path::copy, 0, 0};
+}
+
+/// Whether best.cu runs d's route in the lean form under `candidate` (pipe_path_group: the
+/// switch, best_gather_lean_fits and a lean kernel for the route's side).
+constexpr bool best_gather_lean_takes(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
+                                      int cc, bool candidate) {
+  if (!best_gather_lean_on(d.elem_size, candidate) || !best_gather_lean_fits(d, in_addr, out_addr)) return false;
+  const best_choice o = best_path_for(d, in_addr, out_addr, cc, candidate);
+  const bool shift = o.path == best_path::slab_gather_pipe_shift;
+  return (shift || o.path == best_path::slab_gather_pipe) && best_gather_lean_kernel(d.elem_size, shift, o.group);
+}
+
+/// p, or the lean form's route where it takes d under `candidate` (the tests assert routes through it).
+constexpr best_path best_gather_lean_or(best_path p, const matrix_desc& d, unsigned long long in_addr,
+                                        unsigned long long out_addr, bool candidate, int cc = 90) {
+  const best_path l = best_gather_lean_route(d, in_addr, out_addr, cc, candidate).path;
+  return l != best_path::copy ? l : p;
 }
 
 }  // namespace xpose::detail

@@ -1,5 +1,5 @@
 // Policy tests of the row-fitted tile (routes tile_fit / realign_fit, switches
-// best_fit_tile_default, best_fit_dense_default): its tiles (both forms) are valid for both
+// best_fit_tile_default, best_fit_dense_default: f16 only): its tiles (both forms) are valid for both
 // kernels, the row counts map to the tiles best.cu instantiates, and the route takes
 // exactly the class (1-2 byte gathers of 33-128 rows, long rows, aligned output rows)
 // under both flags.
@@ -27,10 +27,15 @@ TEST(BestFitPolicy, TilesValid) {
           EXPECT_LE(t.rows * t.chunks * 16, 48 * 1024);  // one block's shared tile, no opt-in
           EXPECT_LE(t.min_blocks * t.threads, 1024) << E << " " << rows;
           if (dense) EXPECT_GE(t.min_blocks, best_tile_fit_for(E, rows, realign).min_blocks);
-          // (The realigning kernel for odd rows in both forms; u8 48 / 80 aligned rows in the dense one.)
-          EXPECT_EQ(best_fit_realigns(E, rows, realign, dense),
-                    realign || (dense && E == 1 && (rows == 48 || rows == 80)));
+          // (The dense form is 2-byte elements' only: u8 tiles keep their form.)
+          if (E != best_fit_dense_elem) EXPECT_EQ(t.min_blocks, best_tile_fit_for(E, rows, realign).min_blocks);
         }
+  // Its switch: 2-byte elements only, under the flag that has it on.
+  const bool dense_on = !best_fit_dense_default;
+  EXPECT_TRUE(best_fit_dense_on(2, dense_on));
+  EXPECT_FALSE(best_fit_dense_on(2, !dense_on));
+  EXPECT_FALSE(best_fit_dense_on(1, dense_on));
+  EXPECT_FALSE(best_fit_dense_on(1, !dense_on));
   // The output-aligned form drops only the output segment's shuffle group.
   EXPECT_FALSE(best_tile_valid(1, best_tile{48, 16, 96, 8, 1}, true));
   EXPECT_TRUE(best_tile_valid(1, best_tile{48, 16, 96, 8, 1}, true, true));

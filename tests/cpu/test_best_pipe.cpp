@@ -25,17 +25,18 @@ using u8 = unsigned char;
 
 namespace {
 
-// Every block of pipe_kernel<E, M, .., SS, .., MW, H, D> with `grid` resident blocks of nt
-// threads (H: the scatter's halo HS, the gather's shifted raw rows SH with D load buffers).
-template <int E, int M, int SS, int MW = 0, bool H = false>
-void emulate_pipe(const slab::args& a, int nt, long long grid) {
+// Every block of pipe_kernel<E, M, .., SS, .., MW, H, A> with `grid` resident blocks of nt
+// threads (H: the scatter's halo HS, the gather's shifted raw rows SH with D load buffers;
+// A: the gathers' lean form, slabs of a.out_lags).
+template <int E, int M, int SS, int MW = 0, bool H = false, bool A = false>
+void emulate_pipe(const slab::pipe_args<A>& a, int nt, long long grid) {
   constexpr bool HS = H && M == slab::scatter, SH = H && M == slab::gather;
   const int D = SH && a.pipe_depth == 3 ? 3 : 2;
   std::vector<u8> store(static_cast<std::size_t>(a.smem) + 16);
   u8* sm = store.data() + (16 - reinterpret_cast<std::uintptr_t>(store.data()) % 16) % 16;
   const slab::divisors dv(a);
   const xpose::detail::bytes::fdiv by_nb(MW > 0 ? static_cast<int>(a.S) * E / 16 : 1);
-  auto loaded = [&](long long t) { return slab::loaded_with_halo<E, HS>(a, slab::slab_at<E, M>(a, t)); };
+  auto loaded = [&](long long t) { return slab::loaded_with_halo<E, HS>(a, slab::slab_of<E, M, A>(a, t)); };
   for (long long b = 0; b < grid && b < a.total; ++b) {
     std::fill(sm, sm + a.smem, static_cast<u8>(0xCD));
     for (int j = 0; j < D - 1; ++j)
@@ -44,7 +45,7 @@ void emulate_pipe(const slab::args& a, int nt, long long grid) {
           slab::pipe_issue<E, M, SS, MW>(a, loaded(b + j * grid), slab::pipe_buffer(a, sm, j), tid, nt);
     int i = 0;
     for (long long t = b; t < a.total; t += grid, ++i) {
-      const slab::pos p = slab::slab_at<E, M>(a, t), q = loaded(t);
+      const slab::pos p = slab::slab_of<E, M, A>(a, t), q = loaded(t);
       // Slab i + D - 1's loads before slab i's middle phase (into slab i - 1's buffer).
       if (t + (D - 1) * grid < a.total)
         for (int tid = 0; tid < nt; ++tid)
@@ -63,27 +64,27 @@ void emulate_pipe(const slab::args& a, int nt, long long grid) {
         for (int tid = 0; tid < nt; ++tid) slab::side_blocks<E, M, MW>(a, by_nb, q, sm, tid, nt, buf);
         for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, 0, MW, HS>(a, dv, p, sm, tid, nt);
       } else {
-        for (int tid = 0; tid < nt; ++tid) slab::pipe_mid<E, M, SS, SH>(a, dv, q, sm, buf, tid, nt);
+        for (int tid = 0; tid < nt; ++tid) slab::pipe_mid<E, M, SS, SH, A>(a, dv, q, sm, buf, tid, nt);
         for (int tid = 0; tid < nt; ++tid) slab::write_phase<E, M, SS, 0, HS>(a, dv, p, sm, tid, nt);
       }
     }
   }
 }
 
-template <int E, int M, bool H = false>
-void emulate_side(const slab::args& a, int nt, long long grid, int side) {
+template <int E, int M, bool H = false, bool A = false>
+void emulate_side(const slab::pipe_args<A>& a, int nt, long long grid, int side) {
   switch (side) {
-    case 2: return emulate_pipe<E, M, 2, 0, H>(a, nt, grid);
-    case 3: return emulate_pipe<E, M, 3, 0, H>(a, nt, grid);
-    case 4: return emulate_pipe<E, M, 4, 0, H>(a, nt, grid);
-    case 5: return emulate_pipe<E, M, 5, 0, H>(a, nt, grid);
-    case 6: return emulate_pipe<E, M, 6, 0, H>(a, nt, grid);
-    case 7: return emulate_pipe<E, M, 7, 0, H>(a, nt, grid);
-    case 8: return emulate_pipe<E, M, 8, 0, H>(a, nt, grid);
-    case 12: return emulate_pipe<E, M, 12, 0, H>(a, nt, grid);
-    case 16: return emulate_pipe<E, M, 16, 0, H>(a, nt, grid);
-    case 24: return emulate_pipe<E, M, 24, 0, H>(a, nt, grid);
-    case 32: return emulate_pipe<E, M, 32, 0, H>(a, nt, grid);
+    case 2: return emulate_pipe<E, M, 2, 0, H, A>(a, nt, grid);
+    case 3: return emulate_pipe<E, M, 3, 0, H, A>(a, nt, grid);
+    case 4: return emulate_pipe<E, M, 4, 0, H, A>(a, nt, grid);
+    case 5: return emulate_pipe<E, M, 5, 0, H, A>(a, nt, grid);
+    case 6: return emulate_pipe<E, M, 6, 0, H, A>(a, nt, grid);
+    case 7: return emulate_pipe<E, M, 7, 0, H, A>(a, nt, grid);
+    case 8: return emulate_pipe<E, M, 8, 0, H, A>(a, nt, grid);
+    case 12: return emulate_pipe<E, M, 12, 0, H, A>(a, nt, grid);
+    case 16: return emulate_pipe<E, M, 16, 0, H, A>(a, nt, grid);
+    case 24: return emulate_pipe<E, M, 24, 0, H, A>(a, nt, grid);
+    case 32: return emulate_pipe<E, M, 32, 0, H, A>(a, nt, grid);
     default: FAIL() << "no pipelined kernel for " << side;
   }
 }
@@ -477,8 +478,14 @@ TEST(BestPipePolicy, Paths) {
       EXPECT_EQ(best_pipe_group_for(E, s, on, true), E <= best_pipe_max_elem ? s : 0);
       EXPECT_EQ(best_pipe_group_for(E, s, on, false, false), pipe_h ? s : 0);  // (h: output rows unaligned)
       EXPECT_EQ(best_pipe_group_for(E, s, off, true), 0);
-      EXPECT_EQ(best_path_base(best_path_for(g, 0, E, 90, off).path), best_path::slab_gather);
-      EXPECT_NE(best_path_for(g, 0, E, 90, off).path, best_path::slab_gather_pipe);
+      // (The lean form's route where best_gather_lean_default has `off` take it.)
+      const best_path g_off = best_path_for(g, 0, E, 90, off).path;
+      if (best_gather_lean_or(best_path::copy, g, 0, E, off) == best_path::copy) {
+        EXPECT_EQ(best_path_base(g_off), best_path::slab_gather);
+        EXPECT_NE(g_off, best_path::slab_gather_pipe);
+      } else {
+        EXPECT_EQ(g_off, best_path_for(g, 0, E, 90, on).path);
+      }
       EXPECT_NE(best_path_for(h, E, 0, 90, off).path, best_path::slab_scatter_pipe);
     }
   }
@@ -516,8 +523,12 @@ TEST(BestPipePolicy, Paths) {
   // (or the shift kernel where the switch has `off` take it).
   EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, on).path,
             best_gather_shift_on(1, on) ? best_path::slab_gather_pipe_shift : best_path::slab_gather_pipe);
+  // (Or the lean form's route, group 7, where best_gather_lean_default has `off` take it.)
   EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, off).group,
-            best_gather_shift_on(1, off) ? 7 : 0);
+            best_gather_shift_on(1, off) ||
+                    best_gather_lean_or(best_path::copy, matrix_desc::packed(7, 4793490, 1), 0, 0, off) != best_path::copy
+                ? 7
+                : 0);
   // Micro-block gathers: pipelined under `on` with aligned rows of >= 64 bytes; unaligned
   // rows or shorter sides keep the micro-block kernel. Under `off` the micro-block kernels
   // where the micro switch has them for that flag.
@@ -550,7 +561,9 @@ TEST(BestPipePolicy, Paths) {
                                  : short_pipe               ? best_path::slab_gather_pipe
                                  : micro_off                ? best_path::slab_gather_micro
                                                             : best_path::slab_gather;
-      EXPECT_EQ(best_path_for(odd, 0, 0, 90, off).path, best_fit_tile_or(want_off, odd, 0, 0, off)) << c;
+      EXPECT_EQ(best_path_for(odd, 0, 0, 90, off).path,
+                best_gather_lean_or(best_fit_tile_or(want_off, odd, 0, 0, off), odd, 0, 0, off))
+          << c;
     }
   // Micro-block scatters: pipelined where best_pipe_micro_scatter_default has them and
   // the output rows are 16-byte aligned; else the micro-block kernel.
@@ -578,7 +591,9 @@ TEST(BestPipePolicy, Paths) {
       const best_choice c = best_path_for(d, oi, 0, 90, s_on);
       EXPECT_EQ(c.path, best_path::slab_gather_pipe);
       EXPECT_EQ(c.group, g);
-      EXPECT_NE(best_path_for(d, oi, 0, 90, s_off).path, best_path::slab_gather_pipe);
+      // (Unless the lean form's route, where best_gather_lean_default has s_off take it.)
+      if (best_gather_lean_or(best_path::copy, d, oi, 0, s_off) == best_path::copy)
+        EXPECT_NE(best_path_for(d, oi, 0, 90, s_off).path, best_path::slab_gather_pipe);
     }
     EXPECT_NE(best_path_for(matrix_desc::packed(48, 50177, 1, 13), 0, 0, 90, s_on).path, best_path::slab_gather_pipe);
     EXPECT_NE(best_path_for(matrix_desc::packed(64, 50176, 2, 5), 0, 0, 90, s_on).path, best_path::slab_gather_pipe);
@@ -706,7 +721,9 @@ TEST(BestPipePolicy, Shift) {
           if (E <= best_pipe_max_elem && !aligned && c <= best_gather_shift_max_side && c >= 2 &&
               !(c * E % 16 == 0 && c * E >= 48))
             EXPECT_EQ(h.path, best_path::slab_gather_pipe_shift) << best_path_name(h.path);
-          EXPECT_FALSE(is_shift(best_path_for(d, in, 0, 90, off).path));
+          // (Under `off`: none, except the lean form's route where best_gather_lean_default has `off` take it.)
+          if (best_gather_lean_or(best_path::copy, d, in, 0, off) == best_path::copy)
+            EXPECT_FALSE(is_shift(best_path_for(d, in, 0, 90, off).path));
           EXPECT_FALSE(is_shift(best_path_for(padded(hw, c, E, 3, 0, pad, gap), 0, in, 90, on).path));  // scatters
           shifts += is_shift(h.path);
         }
@@ -746,7 +763,11 @@ TEST(BestPipePolicy, Shift) {
     // (The row-fitted tile where best_fit_tile_default has the flag take it.)
     EXPECT_EQ(best_path_name(h.path), std::string(best_path_name(best_fit_tile_or(path, d, 0, 0, on))));
     EXPECT_EQ(h.group, g);
-    EXPECT_FALSE(is_shift(best_path_for(d, 0, 0, 90, off).path));
+    // (Under `off`, the lean form's route where best_gather_lean_default has `off` take it.)
+    if (best_gather_lean_or(best_path::copy, d, 0, 0, off) == best_path::copy)
+      EXPECT_FALSE(is_shift(best_path_for(d, 0, 0, 90, off).path));
+    else
+      EXPECT_EQ(best_path_for(d, 0, 0, 90, off).path, h.path);
   }
   // Shift blocks: best_gather_shift_depth row buffers (and the grouped staging), in at most
   // the realigning kernels' shared memory for the same side, and as many per SM as their
@@ -1046,4 +1067,139 @@ TEST(BestPipePolicy, DirectScatters) {
           const bool direct = best_scatter_direct_on(E, flag) && best_scatter_direct_fits(E, static_cast<int>(c), aligned);
           EXPECT_EQ(h.path == best_path::slab_scatter_direct, direct) << flag << " " << E << " " << c << " " << hw;
         }
+}
+
+// ---- the lean form of the grouped gathers (pipe_kernel A, switch best_gather_lean_default) ----
+
+namespace {
+
+// The lean grouped gather of d (shift: the shift kernel, raw rows and `depth` load buffers;
+// else the realigning pipelined gather) as pipe_path launches it on `grid` resident blocks:
+// the slab shortened by best_pipe_span with room for the lag, then align_out_slabs. The
+// slabs of each matrix tile [0, L) in order, none empty or longer than the span; with lags,
+// every slab but a matrix's first starts its output on a 16-byte boundary exactly where a
+// lag reaches it. Returns whether the slabs took lags.
+template <int E>
+bool check_lean(const xpose::matrix_desc& d, long long off_in, long long off_out, int slab_bytes, int nt,
+                long long grid, bool shift, int depth) {
+  constexpr long long k = 16 / E;
+  bool lagged = false;
+  SCOPED_TRACE("lean " + xpose_test::shape_name(d) + " offsets " + std::to_string(off_in) + "/" +
+               std::to_string(off_out) + " slab " + std::to_string(slab_bytes) + " nt " + std::to_string(nt) +
+               " grid " + std::to_string(grid) + (shift ? " shift" : "") + " depth " + std::to_string(depth));
+  const auto seed = static_cast<std::uint64_t>(d.rows * 41 + d.cols + off_in + off_out);
+  xpose_test::host_slab_check(d, off_in, off_out, seed, [&](const u8* pin, const u8* in_end, u8* pout) {
+    slab::args s = slab::make_pipe_args<E>(slab::gather, pin, pout, d, in_end, slab_bytes, false, shift, depth);
+    const long long span = best_pipe_span(s.span, s.L + k - 1, s.batch, grid, k);
+    if (span < s.span)
+      s = slab::make_pipe_args<E>(slab::gather, pin, pout, d, in_end, static_cast<int>(span * s.S * E), false, shift,
+                                  depth);
+    slab::lean_args a{s, 0};
+    lagged = slab::align_out_slabs<E>(a);
+    ASSERT_EQ(lagged, a.out_lags != 0 || (a.slabs_per_mat > 1 && a.slabs_per_mat * a.span >= a.L + k - 1));
+    const int se = static_cast<int>(a.S * E);
+    long long end = 0;
+    for (long long t = 0; t < a.total; ++t) {
+      const long long j = t % a.slabs_per_mat, b = t / a.slabs_per_mat;
+      const slab::pos p = slab::lean_slab_at<E>(a, t);
+      ASSERT_EQ(p.l0, j == 0 ? 0 : end) << t;
+      ASSERT_GT(p.n, 0) << t;
+      ASSERT_LE(p.n, a.span) << t;
+      end = p.l0 + p.n;
+      if (j + 1 == a.slabs_per_mat) ASSERT_EQ(end, a.L) << t;
+      ASSERT_EQ(p.in, pin + b * a.stride_in + p.l0 * E);
+      ASSERT_EQ(p.out, pout + b * a.stride_out + p.l0 * se);
+      const int ph = slab::addr16(pout + b * a.stride_out);
+      bool reached = false;  // (some lag aligns this matrix's boundaries: by trial, not by out_lag)
+      for (int lag = 0; lag < k; ++lag) reached = reached || ((lag * se - ph) & 15) == 0;
+      if (lagged && j > 0) ASSERT_EQ(slab::addr16(p.out) == 0, reached) << t;
+    }
+    const int side = static_cast<int>(d.rows);
+    if (shift) emulate_side<E, slab::gather, true, true>(a, nt, grid, side);
+    else emulate_side<E, slab::gather, false, true>(a, nt, grid, side);
+  });
+  return lagged;
+}
+
+// Every pipelined side, both kernels (shift: 2 and best_gather_shift_depth load buffers),
+// the gather layouts (input / output offsets, padded rows, gapped batches), odd and even
+// long sides, production and small slabs, one and a few resident blocks.
+template <int E>
+void lean_cases() {
+  constexpr long long k = 16 / E;
+  const int prod = best_class_policy_for(90, E).slab_bytes;
+  int lagged = 0, runs = 0;
+  for (int s : best_pipe_sides)
+    for (int bytes : {prod, 64 * E * s, 16 * E * s})
+      for (auto [nt, grid] : {std::pair<int, long long>{best_slab_threads, 3}, {32, 1 << 30}, {7, 1}})
+        for (long long L : {k - 1, 301LL, 4 * k * 17 + 5, 64 * k + 3, 5021LL}) {
+          if (bytes == prod && L < 301) continue;
+          xpose_test::slab_layouts(E, s, L, [&](int mode, const xpose::matrix_desc& d, long long oi, long long oo) {
+            if (mode != slab::gather) return;
+            for (int depth : {2, best_gather_shift_depth}) lagged += check_lean<E>(d, oi, oo, bytes, nt, grid, true, depth);
+            runs += 2;
+            // (The realigning kernels' lean form: the sides without a shift kernel.)
+            if (best_gather_lean_kernel(E, false, s)) lagged += check_lean<E>(d, oi, oo, bytes, nt, grid, false, 2), ++runs;
+          });
+          if (::testing::Test::HasFatalFailure()) return;
+        }
+  EXPECT_GT(lagged, runs / 4);  // (the cases exercise the lags, not only the plain slabs)
+}
+
+}  // namespace
+
+TEST(BestPipeEmulation, LeanGrouped1) { lean_cases<1>(); }
+TEST(BestPipeEmulation, LeanGrouped2) { lean_cases<2>(); }
+
+// out_lag: the least lag whose boundaries are aligned, for every packed side mod 16 and phase.
+TEST(BestPipeEmulation, LeanLag) {
+  slab::lean_args a{};
+  for (int E : {1, 2})
+    for (long long S = 1; S <= 40; ++S) {
+      a.S = S;
+      const int se = static_cast<int>(S * E);
+      for (int ph = 0; ph < 16; ph += E) {
+        const int d = E == 1 ? slab::out_lag<1>(a, ph) : slab::out_lag<2>(a, ph);
+        int want = 0;  // (least reaching lag, 0 where none does)
+        while (want < 16 / E && ((want * se - ph) & 15) != 0) ++want;
+        EXPECT_EQ(d, want < 16 / E ? want : 0) << E << " " << S << " " << ph;
+      }
+    }
+}
+
+// The lean form's switch and class: 1-2 byte elements; rows or matrices off the grid.
+TEST(BestPipePolicy, Lean) {
+  const bool lean = !best_gather_lean_default;
+  EXPECT_TRUE(best_gather_lean_on(1, lean));
+  EXPECT_TRUE(best_gather_lean_on(2, lean));
+  EXPECT_FALSE(best_gather_lean_on(4, lean));
+  EXPECT_FALSE(best_gather_lean_on(1, !lean));
+  using xpose::matrix_desc;
+  EXPECT_TRUE(best_gather_lean_fits(matrix_desc::packed(6, 50177, 1, 111), 0, 0));
+  EXPECT_TRUE(best_gather_lean_fits(matrix_desc::packed(2, 50177, 2, 167), 0, 0));
+  EXPECT_FALSE(best_gather_lean_fits(matrix_desc::packed(6, 50176, 1, 111), 0, 0));
+  EXPECT_TRUE(best_gather_lean_fits(matrix_desc::packed(6, 50176, 1, 111), 1, 0));
+  EXPECT_TRUE(best_gather_lean_fits(matrix_desc::packed(6, 50176, 1, 111), 0, 1));
+  matrix_desc gap = matrix_desc::packed(5, 4096, 1, 3);
+  EXPECT_FALSE(best_gather_lean_fits(gap, 0, 0));
+  gap.stride_out += 3;  // (aligned input rows, the second matrix's output off the grid)
+  EXPECT_TRUE(best_gather_lean_fits(gap, 0, 0));
+  // Rows of at most best_gather_lean_max_bytes a position only.
+  EXPECT_TRUE(best_gather_lean_fits(matrix_desc::packed(12, 50177, 1, 5), 0, 0));
+  EXPECT_FALSE(best_gather_lean_fits(matrix_desc::packed(16, 50177, 1, 5), 0, 0));
+  EXPECT_FALSE(best_gather_lean_fits(matrix_desc::packed(8, 50177, 2, 5), 0, 0));
+  // Under the flag that has it on, best.cu runs the default policy's shift gathers of those rows
+  // lean (best_gather_lean_takes); under the other flag, and for aligned rows, never.
+  for (int E : {1, 2})
+    for (long long c : {2LL, 3LL, 6LL, 8LL, 12LL, 16LL, 24LL}) {
+      const matrix_desc d = matrix_desc::packed(c, 50177, E, 5);
+      const bool want = c * E <= best_gather_lean_max_bytes;
+      EXPECT_EQ(best_gather_lean_takes(d, 0, 0, 90, lean), want) << E << " " << c;
+      EXPECT_FALSE(best_gather_lean_takes(d, 0, 0, 90, !lean)) << E << " " << c;
+      if (want) EXPECT_EQ(best_path_for(d, 0, 0, 90, lean).path, best_path::slab_gather_pipe_shift) << E << " " << c;
+      EXPECT_FALSE(best_gather_lean_takes(matrix_desc::packed(c, 50176, E, 5), 0, 0, 90, lean)) << E << " " << c;
+    }
+  // 4-byte gathers and scatters: never.
+  EXPECT_FALSE(best_gather_lean_takes(matrix_desc::packed(6, 50177, 4, 5), 0, 0, 90, lean));
+  EXPECT_FALSE(best_gather_lean_takes(matrix_desc::packed(50177, 6, 1, 5), 0, 0, 90, lean));
 }

@@ -229,12 +229,12 @@ status realign_path(const void* in, void* out, const matrix_desc& d, const targe
 }
 
 // The row-fitted tile of TR rows (route tile_fit; realign_fit: Realign, input rows off the
-// 16-byte grid; Dense: best_fit_dense_default's form), one block per tile.
+// 16-byte grid; Dense: best_fit_dense_default's form, 2-byte elements), one block per tile.
 template <int E, int TR, bool Realign, bool Dense>
 status fit_path_rows(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr best_tile T = best_tile_fit_for(E, TR, Realign, Dense);
   const tile_args a = make_tile_args<E>(in, out, d, T);
-  if constexpr (best_fit_realigns(E, TR, Realign, Dense)) {
+  if constexpr (Realign) {
     constexpr auto kernel = best::realign_tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, true>;
     const best::realign_args ra{a, static_cast<const u8*>(input_end(in, d))};
     return launch<kernel, true>(T.threads, T.rows * T.chunks * 16, a.total, ra, tg, "best fitted realign kernel launch");
@@ -246,7 +246,8 @@ status fit_path_rows(const void* in, void* out, const matrix_desc& d, const targ
 
 template <int E, int TR, bool Realign>
 status fit_path_form(const void* in, void* out, const matrix_desc& d, const target& tg) {
-  if (best_route_on(best_fit_dense_default, tg.candidate)) return fit_path_rows<E, TR, Realign, true>(in, out, d, tg);
+  if constexpr (E == best_fit_dense_elem)
+    if (best_fit_dense_on(E, tg.candidate)) return fit_path_rows<E, TR, Realign, true>(in, out, d, tg);
   return fit_path_rows<E, TR, Realign, false>(in, out, d, tg);
 }
 
@@ -359,10 +360,12 @@ status micro_path(const void* in, void* out, const matrix_desc& d, const target&
 // slab's shared memory (the limit and the block count are cached per kernel and device).
 // H: scatter slabs with a halo (slab_scatter_micro_halo, slab_scatter_pipe_halo); gathers
 // that shift their raw rows (slab_gather_micro_shift, slab_gather_pipe_shift).
-template <int E, int M, int SS, int MW = 0, int MINB = best_pipe_min_blocks(E, M == slab::gather, SS), bool H = false>
+// A: grouped gathers in the lean form (best_gather_lean_on): slabs of a.out_lags.
+template <int E, int M, int SS, int MW = 0, int MINB = best_pipe_min_blocks(E, M == slab::gather, SS), bool H = false,
+          bool A = false>
 status pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads;
-  constexpr auto kernel = slab::pipe_kernel<E, M, nt, SS, MINB, MW, H>;
+  constexpr auto kernel = slab::pipe_kernel<E, M, nt, SS, MINB, MW, H, A>;
   const best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
   // The largest block of this kernel, once (the table does not change at run time): the
   // resident blocks are counted at it, and its shared-memory limit raised to it. Shift
@@ -385,19 +388,31 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
                                          MW > 0, H, depth, shifted);
   // Slabs shortened so that the last round of slabs per block is as full as it can be
   // (gather / scatter: whole matrices keep the table's slab).
-  const long long span = M == slab::whole ? a.span : best_pipe_span(a.span, a.L, a.batch, n, 16 / E);
+  // (A: room for the slab boundaries' lag, 16/E - 1 positions, in the last slab of a matrix.)
+  const long long span = M == slab::whole ? a.span : best_pipe_span(a.span, a.L + (A ? 16 / E - 1 : 0), a.batch, n, 16 / E);
   if (span < a.span)
     a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d),
                                 static_cast<int>((span + (H && M == slab::scatter ? 16 / E : 0)) * a.S * E), MW > 0, H,
                                 depth, shifted);
   if (a.smem > smem_max)
     return status::make(status_code::unsupported_variant, "best: pipelined slab of %d bytes", a.smem);
-  return launch<kernel>(nt, a.smem, a.total < n ? a.total : n, a, tg, "best pipelined slab kernel launch");
+  if constexpr (A) {
+    slab::lean_args la{a, 0};
+    slab::align_out_slabs<E>(la);
+    return launch<kernel>(nt, a.smem, a.total < n ? a.total : n, la, tg, "best lean gather kernel launch");
+  } else {
+    return launch<kernel>(nt, a.smem, a.total < n ? a.total : n, a, tg, "best pipelined slab kernel launch");
+  }
 }
 
 template <int E, int M, int SS, bool H>
 status pipe_path_group(const void* in, void* out, const matrix_desc& d, const target& tg) {
-  return pipe_path<E, M, SS, 0, best_pipe_min_blocks(E, M == slab::gather, SS, H), H>(in, out, d, tg);
+  constexpr int minb = best_pipe_min_blocks(E, M == slab::gather, SS, H);
+  if constexpr (M == slab::gather && best_gather_lean_kernel(E, H, SS))
+    if (best_gather_lean_on(E, tg.candidate) &&
+        best_gather_lean_fits(d, reinterpret_cast<std::uintptr_t>(in), reinterpret_cast<std::uintptr_t>(out)))
+      return pipe_path<E, M, SS, 0, minb, H, true>(in, out, d, tg);
+  return pipe_path<E, M, SS, 0, minb, H>(in, out, d, tg);
 }
 
 template <int E, int M, bool H = false>

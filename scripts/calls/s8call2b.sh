@@ -15,4 +15,4 @@ runtree() { mkdir -p $OUT/$1; ( cd .wt/$1 && OUT=$OUT/$1 timeout ${BTIME:-120} b
 wait
 grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)" $OUT/main/ctest_gpu.txt
 for t in ${G0:-} ${G1:-}; do echo "######## $t"; grep -E "tests passed|tests failed|FAILED|PASSED|Failed" $OUT/$t/log.txt | head -8; done
-cd $OUT && for t in main ${G0:-} ${G1:-}; do tar czf $t.tgz $t && rm -rf $t; done; ls -la $OUT
+cd $OUT && for t in $(ls); do [ -d $t ] && tar czf $t.tgz $t && rm -rf $t; done; ls -la $OUT  # (each folder once: call 2 listed main twice and lost it)

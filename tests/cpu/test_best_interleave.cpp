@@ -167,9 +167,11 @@ TEST(BestInterleave, Classification) {
       SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c));
       const matrix_desc g = matrix_desc::packed(c, 50176, E, 256), s = matrix_desc::packed(50176, c, E, 256);
       // (8-byte 24 rows: the pipelined micro-block gather where best_pipe_wide_default has `cand` take it.)
-      EXPECT_EQ(best_path_for(g, 0, 0, 90, cand).path, best_pipe_wide_fits(g, true, 0, 0, cand)
-                                                           ? best_path::slab_gather_micro_pipe
-                                                           : best_path::slab_interleave_gather);
+      // (24 / 32 aligned rows: the row-fitted tile where best_fit_wide_default has `cand` take it.)
+      EXPECT_EQ(best_path_for(g, 0, 0, 90, cand).path,
+                best_fit_tile_or(best_pipe_wide_fits(g, true, 0, 0, cand) ? best_path::slab_gather_micro_pipe
+                                                                          : best_path::slab_interleave_gather,
+                                 g, 0, 0, cand));
       EXPECT_EQ(best_path_for(s, 0, 0, 90, cand).path == best_path::slab_interleave_scatter,
                 c <= best_interleave_scatter_max);
       EXPECT_NE(best_path_for(g, 0, 0, 90, !cand).path, best_path::slab_interleave_gather);

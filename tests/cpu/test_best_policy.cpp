@@ -68,8 +68,10 @@ TEST(BestPolicy, EveryTileShapeFitsTheKernels) {
             best_fit_tile_or(best_path::slab_gather, f32rows, 0, 0, best_f32_rows_tile_default));
   // (Unless best_pipe_wide_default has that flag take the pipelined micro-block gather.)
   EXPECT_EQ(best_path_for(f32rows, 0, 0, 90, !best_f32_rows_tile_default).path,
-            best_pipe_wide_fits(f32rows, true, 0, 0, !best_f32_rows_tile_default) ? best_path::slab_gather_micro_pipe
-                                                                                : best_path::tile);
+            best_fit_tile_or(best_pipe_wide_fits(f32rows, true, 0, 0, !best_f32_rows_tile_default)
+                                 ? best_path::slab_gather_micro_pipe
+                                 : best_path::tile,
+                             f32rows, 0, 0, !best_f32_rows_tile_default));
   EXPECT_EQ(best_path_base(best_path_for(f32rows, 4, 0, 90, !best_f32_rows_tile_default).path), best_path::slab_gather);
   // valid() can fail: chunks < 8, threads not a multiple of chunks, realign groups across warps.
   EXPECT_FALSE(best_tile_valid(4, best_tile{64, 4, 256, 16, 1}, false));
@@ -184,8 +186,10 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
   EXPECT_EQ(path_of(matrix_desc::packed(32, 1000000, 1), 1, 0), best_path::slab_gather);
   // 4-byte: the tile while best_f32_rows_tile_default is on (aligned 32-64 rows), else the slab
   // (32 rows: the pipelined micro-block gather where best_pipe_wide_default has it on).
+  // (The row-fitted tile where best_fit_wide_default is on.)
   EXPECT_EQ(best_path_base(path_of(matrix_desc::packed(32, 1000000, 4))),
-            best_f32_rows_tile_default && !best_pipe_wide_default ? best_path::tile : best_path::slab_gather);
+            best_fit_tile_or(best_f32_rows_tile_default && !best_pipe_wide_default ? best_path::tile : best_path::slab_gather,
+                             matrix_desc::packed(32, 1000000, 4), 0, 0, false));
   EXPECT_EQ(path_of(matrix_desc::packed(48, 1000000, 4)), best_f32_rows_tile_default ? best_path::tile : best_path::slab_gather);
   EXPECT_EQ(best_path_base(path_of(matrix_desc::packed(32, 1000000, 4), 1, 0)), best_path::slab_gather);
   EXPECT_EQ(path_of(matrix_desc::packed(1000000, 32, 1)), best_path::slab_scatter);

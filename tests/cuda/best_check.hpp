@@ -34,13 +34,27 @@ inline xpose::detail::best_path or_skew_async(xpose::detail::best_path old, cons
              : old;
 }
 
+/// The row-fitted tile's route where a fitted-tile switch has the `candidate` flag take the
+/// gather d (best_fit_tile_route: 1-2 byte gathers of 33-128 rows, 4-8 byte gathers of 24 / 32
+/// aligned rows), for offsets in elements; else `other`.
+inline std::optional<xpose::detail::best_path> or_fit(std::optional<xpose::detail::best_path> other,
+                                                      const matrix_desc& d, index_t off_in, index_t off_out,
+                                                      bool candidate) {
+  const auto f = xpose::detail::best_fit_tile_route(d, static_cast<unsigned long long>(off_in * d.elem_size),
+                                                    static_cast<unsigned long long>(off_out * d.elem_size), candidate);
+  return f != xpose::detail::best_path::copy ? std::optional(f) : other;
+}
+
 /// The pipelined micro-block route of a 4-8 byte slab where best_pipe_wide_default has the
-/// `candidate` flag take it (best_pipe_wide_fits), for offsets in elements; else `other`.
+/// `candidate` flag take it (best_pipe_wide_fits), for offsets in elements, the row-fitted
+/// tile's ahead of it (or_fit); else `other`.
 inline std::optional<xpose::detail::best_path> or_wide(std::optional<xpose::detail::best_path> other,
                                                        const matrix_desc& d, bool gather, index_t off_in,
                                                        index_t off_out, bool candidate) {
   const auto in = static_cast<unsigned long long>(off_in * d.elem_size),
              out = static_cast<unsigned long long>(off_out * d.elem_size);
+  if (gather && d.ld_out == d.rows)
+    if (const auto f = or_fit(std::nullopt, d, off_in, off_out, candidate)) return f;
   const bool slab = gather ? d.ld_out == d.rows : d.ld_in == d.cols;
   if (slab && xpose::detail::best_pipe_wide_fits(d, gather, in, out, candidate))
     return xpose::detail::best_pipe_wide_route(d, gather, out);

@@ -79,25 +79,29 @@ TEST(BestWide, SweepRows) {
   REQUIRE_GPU();
   constexpr best_path g = best_path::slab_gather_micro_pipe, sp = best_path::slab_scatter_micro_pipe,
                       sh = best_path::slab_scatter_micro_halo;
+  // Gathers: the row-fitted tile where best_fit_wide_default has `on` take them (or_fit).
+  auto gather = [](const matrix_desc& d, std::uint64_t seed, best_path p) {
+    check_best(d, seed, 0, 0, or_fit(p, d, 0, 0, on), on);
+  };
   check_best(matrix_desc::packed(50177, 64, 4, 2), 400, 0, 0, sh, on);
   check_best(matrix_desc::packed(50177, 48, 4, 3), 401, 0, 0, sh, on);
   check_best(matrix_desc::packed(50177, 32, 4, 5), 402, 0, 0, sh, on);
   check_best(matrix_desc::packed(50177, 24, 4, 6), 403, 0, 0, sh, on);
   check_best(matrix_desc::packed(50176, 64, 4, 2), 404, 0, 0, sp, on);
-  check_best(matrix_desc::packed(64, 50177, 4, 2), 405, 0, 0, g, on);
-  check_best(matrix_desc::packed(48, 50177, 4, 3), 406, 0, 0, g, on);
-  check_best(matrix_desc::packed(32, 50177, 4, 5), 407, 0, 0, g, on);
-  check_best(matrix_desc::packed(24, 50177, 4, 6), 408, 0, 0, g, on);
-  check_best(matrix_desc::packed(32, 50176, 4, 5), 409, 0, 0, g, on);
-  check_best(matrix_desc::packed(24, 50176, 4, 6), 410, 0, 0, best_path::slab_interleave_gather, on);
-  check_best(matrix_desc::packed(32, 262144, 4), 411, 0, 0, g, on);
-  check_best(matrix_desc::packed(32, 131072, 8), 412, 0, 0, g, on);
-  check_best(matrix_desc::packed(24, 50176, 8, 3), 413, 0, 0, g, on);
-  check_best(matrix_desc::packed(24, 50177, 8, 3), 414, 0, 0, g, on);
+  gather(matrix_desc::packed(64, 50177, 4, 2), 405, g);
+  gather(matrix_desc::packed(48, 50177, 4, 3), 406, g);
+  gather(matrix_desc::packed(32, 50177, 4, 5), 407, g);
+  gather(matrix_desc::packed(24, 50177, 4, 6), 408, g);
+  gather(matrix_desc::packed(32, 50176, 4, 5), 409, g);
+  gather(matrix_desc::packed(24, 50176, 4, 6), 410, best_path::slab_interleave_gather);
+  gather(matrix_desc::packed(32, 262144, 4), 411, g);
+  gather(matrix_desc::packed(32, 131072, 8), 412, g);
+  gather(matrix_desc::packed(24, 50176, 8, 3), 413, g);
+  gather(matrix_desc::packed(24, 50177, 8, 3), 414, g);
   check_best(matrix_desc::packed(50177, 32, 8, 3), 415, 0, 0, sh, on);
   check_best(matrix_desc::packed(50176, 24, 8, 3), 416, 0, 0, best_path::slab_scatter, on);
-  check_best(matrix_desc::packed(32, 50176, 8, 2), 417, 0, 0, best_path::slab_interleave_gather, on);
-  check_best(matrix_desc::packed(48, 50176, 4, 3), 418, 0, 0, best_path::tile, on);
+  gather(matrix_desc::packed(32, 50176, 8, 2), 417, best_path::slab_interleave_gather);
+  gather(matrix_desc::packed(48, 50176, 4, 3), 418, best_path::tile);
 }
 
 // 4-8 byte batches on the pipelined whole-matrix kernel (switch best_pipe_whole_wide_default)

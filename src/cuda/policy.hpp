@@ -383,8 +383,12 @@ constexpr bool best_tiny_wide_default = true;
 /// tile_narrow either way): 32 rows x 128 bytes by 64 threads (4 KiB a block, four times the
 /// blocks of the 16 KiB tile) with the late wait, for calls bound by one block's latency and
 /// bandwidth (a 64 KiB f64 / c64 call is four blocks on 132 SMs; session 7's final sweep ran
-/// them at 0.89-0.91 of memcpy, PyTorch's copy kernel at 0.92-0.96). Off: `best_next` takes it.
-constexpr bool best_tiny_small_default = false;
+/// them at 0.89-0.91 of memcpy, PyTorch's copy kernel at 0.92-0.96). On: side by side in session 8's
+/// final call (docs/RESULTS.md "Session 8") it ran every tiny 4-8 byte row of the sweep faster in a
+/// stream (f32 64x64 0.838 -> 0.876, 128x128 0.877 -> 0.912, f64 64x32 0.873 -> 0.915, c64 64x32
+/// 0.838 -> 0.872 of memcpy, against the 16 KiB narrow tile, both waiting late); `best_next` runs the
+/// routes before the tiny rules (both switches flip), so the 16 KiB tile no longer runs for 4-8 bytes.
+constexpr bool best_tiny_small_default = true;
 constexpr best_tile best_tile_tiny_small_for(int /*elem_size*/) { return {32, 8, 64, 16, 8}; }
 /// Batches of small 4-8 byte matrices of at most 32 rows (and rows of at most 512 bytes)
 /// that reach the tile on the 32-row few-rows tile (switch best_few_rows_wide_default): on

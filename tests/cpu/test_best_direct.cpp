@@ -190,11 +190,11 @@ TEST(BestDirectPolicy, Paths) {
   using xpose::matrix_desc;
   int taken = 0;
   for (bool flag : {false, true})
-    for (int E : {1, 2, 4})
-      for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 7LL, 8LL, 12LL, 16LL, 24LL, 32LL})
+    for (int E : {1, 2, 4, 8})
+      for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 7LL, 8LL, 12LL, 16LL, 20LL, 24LL, 32LL, 40LL, 48LL, 64LL, 96LL, 128LL})
         for (long long hw : {50176LL, 50177LL})
           for (auto [oi, oo, pad, gap] : {std::tuple<long long, long long, long long, long long>{0, 0, 0, 0},
-                                          {1, 1, 0, 0}, {0, 1, 0, 0}, {0, 0, 3, 0}, {0, 0, 0, 5}}) {
+                                          {1, 1, 0, 0}, {0, 1, 0, 0}, {0, 0, 3, 0}, {0, 0, 0, 16}, {0, 0, 0, 5}}) {
             SCOPED_TRACE(std::to_string(flag) + " " + std::to_string(E) + " " + std::to_string(c) + " " +
                          std::to_string(hw) + " " + std::to_string(oi) + "/" + std::to_string(oo) + "/" +
                          std::to_string(pad) + "/" + std::to_string(gap));
@@ -211,7 +211,18 @@ TEST(BestDirectPolicy, Paths) {
             EXPECT_NE(best_path_for(padded(c, hw, E, 3, pad, 0, gap), out, in, 90, flag).path, best_path::slab_scatter_direct);
             taken += want;
           }
-  EXPECT_EQ(taken, 5);  // u8 4-6, f16 5-6: packed, aligned buffers
+  EXPECT_EQ(taken, 10);  // u8 4-6, f16 5-6: packed buffers and gapped batches of aligned stride
+  // The sweep's rows of the class (packed, aligned buffers) under each flag: the direct kernel
+  // exactly where the switch has the flag take the side.
+  for (bool flag : {false, true})
+    for (int E : {1, 2})
+      for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 8LL, 12LL, 16LL, 24LL, 32LL, 48LL, 64LL, 96LL, 128LL})
+        for (long long hw : {50176LL, 50177LL}) {
+          const best_choice h = best_path_for(matrix_desc::packed(hw, c, E, 5), 0, 0, 90, flag);
+          const bool aligned = hw % (16 / E) == 0;
+          const bool want = best_scatter_direct_on(E, flag) && best_scatter_direct_fits(E, static_cast<int>(c), aligned);
+          EXPECT_EQ(h.path == best_path::slab_scatter_direct, want) << flag << " " << E << " " << c << " " << hw;
+        }
   // The sweep's rows the direct switch measured faster (best_scatter_direct_fits), under the flag that has it on.
   const bool on = !best_scatter_direct_default;
   for (auto [b, c, E] : {std::tuple<long long, long long, int>{167, 4, 1}, {133, 5, 1}, {111, 6, 1}, {66, 5, 2}, {55, 6, 2}}) {

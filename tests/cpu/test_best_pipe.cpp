@@ -1029,49 +1029,6 @@ TEST(BestPipePolicy, WholeWideCap) {
             best_pipe_whole_wide_cap_default ? best_path::tile_few_rows : best_path::slab_whole_micro_pipe);
 }
 
-// The session-7 direct scatter (switch best_scatter_direct_default) under both flags: a direct
-// route only where the switch has the flag take it and its sides fit (best_scatter_direct_fits:
-// aligned rows of u8 4-6 / f16 5-6), the side kept; never 4-8 byte elements, never gathers.
-TEST(BestPipePolicy, DirectScatters) {
-  using xpose::matrix_desc;
-  int direct = 0;
-  for (bool flag : {false, true})
-    for (int E : {1, 2, 4, 8})
-      for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 7LL, 8LL, 12LL, 16LL, 20LL, 24LL, 32LL, 40LL, 48LL, 64LL, 96LL, 128LL})
-        for (long long hw : {50176LL, 50177LL})
-          for (auto [oi, oo, pad, gap] : {std::tuple<long long, long long, long long, long long>{0, 0, 0, 0},
-                                          {1, 1, 0, 0}, {0, 1, 0, 0}, {0, 0, 3, 0}, {0, 0, 0, 16}, {0, 0, 0, 5}}) {
-            SCOPED_TRACE(std::to_string(flag) + " " + std::to_string(E) + " " + std::to_string(c) + " " +
-                         std::to_string(hw) + " " + std::to_string(oi) + "/" + std::to_string(oo) + "/" +
-                         std::to_string(pad) + "/" + std::to_string(gap));
-            const matrix_desc d = padded(hw, c, E, 3, 0, pad, gap);
-            const auto in = static_cast<unsigned long long>(oi * E), out = static_cast<unsigned long long>(oo * E);
-            const bool aligned = best_out_rows_aligned(d, out);
-            const best_choice h = best_path_for(d, in, out, 90, flag);
-            const best_path gp = best_path_for(padded(c, hw, E, 3, pad, 0, gap), out, in, 90, flag).path;  // gathers
-            EXPECT_NE(gp, best_path::slab_scatter_direct);
-            if (h.path == best_path::slab_scatter_direct) {
-              EXPECT_EQ(h.group, c);
-              EXPECT_TRUE(best_scatter_direct_on(E, flag) && best_scatter_direct_fits(E, h.group, aligned));
-              EXPECT_EQ(best_path_base(h.path), best_path::slab_scatter);
-            }
-            if (E > best_pipe_max_elem) EXPECT_NE(h.path, best_path::slab_scatter_direct);
-            direct += h.path == best_path::slab_scatter_direct;
-          }
-  EXPECT_EQ(direct, 10);  // u8 4-6, f16 5-6: packed buffers and gapped batches of aligned stride
-  // The sweep's rows of the class (packed, aligned buffers) under each flag: the direct kernel
-  // where the switch has the flag take the side, else another route.
-  for (bool flag : {false, true})
-    for (int E : {1, 2})
-      for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 8LL, 12LL, 16LL, 24LL, 32LL, 48LL, 64LL, 96LL, 128LL})
-        for (long long hw : {50176LL, 50177LL}) {
-          const best_choice h = best_path_for(matrix_desc::packed(hw, c, E, 5), 0, 0, 90, flag);
-          const bool aligned = hw % (16 / E) == 0;
-          const bool direct = best_scatter_direct_on(E, flag) && best_scatter_direct_fits(E, static_cast<int>(c), aligned);
-          EXPECT_EQ(h.path == best_path::slab_scatter_direct, direct) << flag << " " << E << " " << c << " " << hw;
-        }
-}
-
 // ---- the lean form of the grouped gathers (pipe_kernel A, switch best_gather_lean_default) ----
 
 namespace {

@@ -387,7 +387,8 @@ constexpr bool best_tiny_wide_default = true;
 /// final call (docs/RESULTS.md "Session 8") it ran every tiny 4-8 byte row of the sweep faster in a
 /// stream (f32 64x64 0.838 -> 0.876, 128x128 0.877 -> 0.912, f64 64x32 0.873 -> 0.915, c64 64x32
 /// 0.838 -> 0.872 of memcpy, against the 16 KiB narrow tile, both waiting late); `best_next` runs the
-/// routes before the tiny rules (both switches flip), so the 16 KiB tile no longer runs for 4-8 bytes.
+/// routes before the tiny rules (both switches flip), so the 16 KiB tile no longer runs tiny 4-8 byte
+/// calls (best_tiny_small_takes; larger narrow shapes keep it).
 constexpr bool best_tiny_small_default = true;
 constexpr best_tile best_tile_tiny_small_for(int /*elem_size*/) { return {32, 8, 64, 16, 8}; }
 /// Batches of small 4-8 byte matrices of at most 32 rows (and rows of at most 512 bytes)
@@ -409,6 +410,13 @@ constexpr bool best_tiny_narrow_on(int elem_size, bool candidate) {
   return elem_size <= 2 ? best_route_on(best_tiny_narrow_default, candidate)
                         : elem_size <= 8 && (best_route_on(best_tiny_wide_default, candidate) ||
                                              best_route_on(best_tiny_small_default, candidate));
+}
+/// Whether tile_narrow runs d on the small tile: tiny (unbatched, at most best_tiny_bytes) 4-8
+/// byte calls where the switch is on under the flag. Larger narrow shapes (best_shape::narrow)
+/// keep the 16 KiB tile: only tiny calls were measured on the small one.
+constexpr bool best_tiny_small_takes(const matrix_desc& d, bool candidate) {
+  return best_route_on(best_tiny_small_default, candidate) && d.elem_size >= 4 && d.elem_size <= 8 &&
+         d.batch <= 1 && d.rows * d.cols * d.elem_size <= best_tiny_bytes;
 }
 /// Programmatic dependent launch (sm_90+): best's kernels start with a wait on the work
 /// before them and release the next launch at once, so that back-to-back calls (streams

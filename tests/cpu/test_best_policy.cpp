@@ -520,6 +520,24 @@ TEST(BestPolicy, TinyWideMatricesOnTheNarrowTile) {
   EXPECT_EQ(best_tiny_narrow_on(1, true), best_route_on(best_tiny_narrow_default, true));
 }
 
+// tile_narrow runs the small tile only for tiny unbatched 4-8 byte calls under the flag that
+// has best_tiny_small_default on; larger narrow shapes, batches and 1-2 byte calls keep the
+// 16 KiB tile.
+TEST(BestPolicy, TinySmallTileTakesOnlyTinyCalls) {
+  using xpose::matrix_desc;
+  for (bool cand : {false, true}) {
+    const bool on = best_route_on(best_tiny_small_default, cand);
+    for (int E : {4, 8}) {
+      EXPECT_EQ(best_tiny_small_takes(matrix_desc::packed(64, 256 / E, E), cand), on) << E;
+      EXPECT_EQ(best_tiny_small_takes(matrix_desc::packed(128, 512 / E, E), cand), on) << E;  // 64 KiB
+      EXPECT_FALSE(best_tiny_small_takes(matrix_desc::packed(128, 512 / E + 1, E), cand)) << E;
+      EXPECT_FALSE(best_tiny_small_takes(matrix_desc::packed(64, 32 * 1024 / E, E), cand)) << E;  // narrow, 2 MiB
+      EXPECT_FALSE(best_tiny_small_takes(matrix_desc::packed(64, 64, E, 2), cand)) << E;       // batched
+    }
+    for (int E : {1, 2, 16}) EXPECT_FALSE(best_tiny_small_takes(matrix_desc::packed(64, 128, E), cand)) << E;
+  }
+}
+
 // Batches of 4-8 byte matrices of at most 32 rows that reach the tile take the few-rows
 // tile exactly under the flag that has best_few_rows_wide_default on.
 TEST(BestPolicy, FewRowsWideBatches) {

@@ -157,7 +157,7 @@ status tile_path(const void* in, void* out, const matrix_desc& d, const target& 
   const char* what = "best tile kernel launch";
   // Tiny 4-8 byte calls on the small narrow tile (switch best_tiny_small_default), waiting late.
   if constexpr (K == narrow_tile && A == 16 && E >= 4 && E <= 8)
-    if (best_route_on(best_tiny_small_default, tg.candidate)) {
+    if (best_tiny_small_takes(d, tg.candidate)) {
       constexpr best_tile S = best_tile_tiny_small_for(E);
       static_assert(best_tile_valid(E, S, false), "the small narrow tile");
       constexpr auto small = best::tile_kernel<E, S.rows, S.chunks, S.threads, S.micro_bytes, S.min_blocks, A, 0, true>;
@@ -246,8 +246,12 @@ status fit_path_rows(const void* in, void* out, const matrix_desc& d, const targ
 
 template <int E, int TR, bool Realign>
 status fit_path_form(const void* in, void* out, const matrix_desc& d, const target& tg) {
-  if constexpr (E == best_fit_dense_elem)
-    if (best_fit_dense_on(E, tg.candidate)) return fit_path_rows<E, TR, Realign, true>(in, out, d, tg);
+  if constexpr (E == best_fit_dense_elem) {
+    // Both switches equal: the fitted tile runs only under the flag that has the dense form on
+    // (best_fit_tile_on), so the plain 2-byte form is not built.
+    if constexpr (best_fit_tile_default == best_fit_dense_default) return fit_path_rows<E, TR, Realign, true>(in, out, d, tg);
+    else if (best_fit_dense_on(E, tg.candidate)) return fit_path_rows<E, TR, Realign, true>(in, out, d, tg);
+  }
   return fit_path_rows<E, TR, Realign, false>(in, out, d, tg);
 }
 

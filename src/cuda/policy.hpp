@@ -1207,11 +1207,17 @@ constexpr int best_fit_tile_step = 16;
 /// 0.837 -> 0.921), and u8 48-row tiles on the realigning kernel slower (docs/RESULTS.md
 /// "Session 7", the row-fitted tile, round 2). On: side by side in session 8's call 2 f16
 /// 3x96x50177 0.855 -> 0.942, 3x96x50176 0.905 -> 0.932, the other f16 fitted rows within +-1.5%
-/// (docs/RESULTS.md "Session 8"); `best_next` runs the plain form.
+/// (docs/RESULTS.md "Session 8"); `best_next` runs the plain form. Tiles of at most
+/// best_fit_dense_max_rows rows: 128-row tiles ran slower dense in both runs that timed them (f16
+/// 2x128x50177 0.950 -> 0.944 in session 8's call 2; 0.935 -> 0.889, two rounds each, in session 9's
+/// same-node comparison of session 7's tree with this one), so they keep the plain form.
 constexpr bool best_fit_dense_default = true;
 constexpr int best_fit_dense_elem = 2;
-constexpr bool best_fit_dense_on(int elem_size, bool candidate) {
-  return best_route_on(best_fit_dense_default, candidate) && elem_size == best_fit_dense_elem;
+constexpr int best_fit_dense_max_rows = 112;
+/// Whether a fitted tile of tile_rows rows runs the dense form under the flag.
+constexpr bool best_fit_dense_on(int elem_size, int tile_rows, bool candidate) {
+  return best_route_on(best_fit_dense_default, candidate) && elem_size == best_fit_dense_elem &&
+         tile_rows <= best_fit_dense_max_rows;
 }
 constexpr bool best_fit_tile_on(bool candidate) {
   return best_route_on(best_fit_tile_default, candidate) || best_route_on(best_fit_dense_default, candidate);

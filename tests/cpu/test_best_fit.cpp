@@ -32,10 +32,15 @@ TEST(BestFitPolicy, TilesValid) {
         }
   // Its switch: 2-byte elements only, under the flag that has it on.
   const bool dense_on = !best_fit_dense_default;
-  EXPECT_TRUE(best_fit_dense_on(2, dense_on));
-  EXPECT_FALSE(best_fit_dense_on(2, !dense_on));
-  EXPECT_FALSE(best_fit_dense_on(1, dense_on));
-  EXPECT_FALSE(best_fit_dense_on(1, !dense_on));
+  for (int rows : {48, 64, 80, 96, 112}) {
+    EXPECT_TRUE(best_fit_dense_on(2, rows, dense_on)) << rows;
+    EXPECT_FALSE(best_fit_dense_on(2, rows, !dense_on)) << rows;
+    EXPECT_FALSE(best_fit_dense_on(1, rows, dense_on)) << rows;
+    EXPECT_FALSE(best_fit_dense_on(1, rows, !dense_on)) << rows;
+  }
+  // 128-row tiles keep the plain form under both flags (best_fit_dense_max_rows).
+  EXPECT_FALSE(best_fit_dense_on(2, 128, dense_on));
+  EXPECT_FALSE(best_fit_dense_on(2, 128, !dense_on));
   // The output-aligned form drops only the output segment's shuffle group.
   EXPECT_FALSE(best_tile_valid(1, best_tile{48, 16, 96, 8, 1}, true));
   EXPECT_TRUE(best_tile_valid(1, best_tile{48, 16, 96, 8, 1}, true, true));

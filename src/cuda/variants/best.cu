@@ -246,11 +246,11 @@ status fit_path_rows(const void* in, void* out, const matrix_desc& d, const targ
 
 template <int E, int TR, bool Realign>
 status fit_path_form(const void* in, void* out, const matrix_desc& d, const target& tg) {
-  if constexpr (E == best_fit_dense_elem) {
+  if constexpr (E == best_fit_dense_elem && TR <= best_fit_dense_max_rows) {
     // Both switches equal: the fitted tile runs only under the flag that has the dense form on
-    // (best_fit_tile_on), so the plain 2-byte form is not built.
+    // (best_fit_tile_on), so the plain 2-byte form of these rows is not built.
     if constexpr (best_fit_tile_default == best_fit_dense_default) return fit_path_rows<E, TR, Realign, true>(in, out, d, tg);
-    else if (best_fit_dense_on(E, tg.candidate)) return fit_path_rows<E, TR, Realign, true>(in, out, d, tg);
+    else if (best_fit_dense_on(E, TR, tg.candidate)) return fit_path_rows<E, TR, Realign, true>(in, out, d, tg);
   }
   return fit_path_rows<E, TR, Realign, false>(in, out, d, tg);
 }

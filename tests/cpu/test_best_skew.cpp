@@ -436,6 +436,24 @@ TEST(BestSkewEmulation, Production2) { production<2>(); }
 TEST(BestSkewEmulation, Production4) { production<4>(); }
 TEST(BestSkewEmulation, Production8) { production<8>(); }
 
+// The fitted tiles (routes realign_skew_fit, realign_skew_async_fit; best_skew_fit_path): the
+// half-width register tile, the 48-row cp.async tile without the halo; the sweep's 96-column /
+// 96-row shapes scaled down (whole and partial tiles, batches, pointers one element off).
+template <int E>
+void production_fit() {
+  constexpr best_tile T = best_tile_skew_fit_for(E), A = best_tile_skew_async_fit_for(E);
+  static_assert(best_skew_tile_valid(E, T) && best_skew_tile_valid(E, A));
+  cases<E, T.rows, T.chunks, T.threads, T.micro_bytes>();
+  cases<E, A.rows, A.chunks, A.threads, A.micro_bytes, 2>();
+  constexpr long long k = 16 / E, tc = T.chunks * k;
+  check<E, T.rows, T.chunks, T.threads, T.micro_bytes>(xpose::matrix_desc::packed(5 * T.rows + 7, 3 * tc, E), 0, 0);
+  check<E, T.rows, T.chunks, T.threads, T.micro_bytes>(xpose::matrix_desc::packed(2 * T.rows - 1, 5 * tc, E, 2), 1, k - 1);
+  check<E, A.rows, A.chunks, A.threads, A.micro_bytes, 2>(xpose::matrix_desc::packed(2 * A.rows, 40 * k + 1, E), 0, 0);
+  check<E, A.rows, A.chunks, A.threads, A.micro_bytes, 2>(xpose::matrix_desc::packed(40, 40 * k - 1, E, 2), 1, 0);
+}
+TEST(BestSkewEmulation, Fitted4) { production_fit<4>(); }
+TEST(BestSkewEmulation, Fitted8) { production_fit<8>(); }
+
 // Small tiles: one row block plus the halo, 2-4 chunks per row, a warp or two of threads
 // (threads wrap over the rows, micro-blocks and output slots several times per tile).
 TEST(BestSkewEmulation, SmallTiles) {

@@ -248,7 +248,7 @@ enum class best_path : int {
   slab_scatter_direct,      ///< 1-2 byte grouped scatter (group: the side): staging -> registers -> output (best_direct.cuh)
   realign_skew_sector,      ///< realign_skew_async, owned output segments starting on 32-byte sectors, taller tiles
   realign_skew_fit,         ///< realign_skew on the half-width tile where it pads the matrix less (best_skew_fit_path)
-  realign_skew_async_fit,   ///< realign_skew_async on the 48-row tile where it pads the matrix less (best_skew_fit_path)
+  realign_skew_async_fit,   ///< 8-byte realign_skew_async on the 48-row tile where it pads the matrix less (best_skew_fit_path)
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -1091,7 +1091,10 @@ constexpr best_tile best_tile_skew_fit_for(int elem_size) {
   return {t.rows, t.chunks / 2, t.threads / 2, t.micro_bytes, 2 * t.min_blocks};
 }
 /// The cp.async skewed tile's alternative without the halo (route realign_skew_async_fit):
-/// 48 rows read in place of 64 (96 rows: two whole tiles, not a whole and a half one).
+/// 48 rows read in place of 64 (96 rows: two whole tiles, not a whole and a half one). For
+/// 8-byte elements only (24 row blocks): the 4-byte tile's 12 row blocks put two cover reads
+/// of a quarter warp on one bank (BestSkewAsync.CoverReadsFreeOfBankConflicts).
+constexpr int best_skew_async_fit_elem = 8;
 constexpr best_tile best_tile_skew_async_fit_for(int elem_size) {
   const best_tile t = best_tile_skew_async_for(elem_size, false);
   return {48, t.chunks, t.threads, t.micro_bytes, t.min_blocks};
@@ -1112,7 +1115,7 @@ constexpr best_path best_skew_fit_path(const matrix_desc& d, unsigned long long 
   if (d.elem_size != 4 && d.elem_size != 8) return best_path::copy;
   const int E = d.elem_size;
   if (best_route_on(best_skew_async_default, false) && best_skew_async_fits(d, out_addr))
-    return !best_skew_async_halo(E) &&
+    return E == best_skew_async_fit_elem && !best_skew_async_halo(E) &&
                    best_skew_pads_less(d, best_tile_skew_async_fit_for(E), best_tile_skew_async_for(E, false))
                ? best_path::realign_skew_async_fit
                : best_path::copy;

@@ -37,8 +37,8 @@ TEST(BestSkewFit, RegisterTile) {
   both(matrix_desc::packed(301, 80, 8), f, 23);
 }
 
-// The 48-row cp.async tile: 96 rows (two whole tiles), 40 rows (one partial tile), batches,
-// the input pointer one element off.
+// The 48-row cp.async tile (8 bytes): 96 rows (two whole tiles), 40 rows (one partial tile),
+// batches, the input pointer one element off.
 TEST(BestSkewFit, AsyncTile) {
   REQUIRE_GPU();
   const best_path f = best_path::realign_skew_async_fit;
@@ -46,9 +46,8 @@ TEST(BestSkewFit, AsyncTile) {
   both(matrix_desc::packed(96, 1001, 8, 3), f, 33);
   both(matrix_desc::packed(96, 1000, 8, 2), f, 35, 1, 0);
   both(matrix_desc::packed(40, 1001, 8, 2), f, 37);
-  both(matrix_desc::packed(96, 1001, 4), f, 39);
-  both(matrix_desc::packed(96, 999, 4, 2), f, 41, 3, 0);
-  both(matrix_desc::packed(144, 333, 4), f, 43);  // 3 tiles of 48 against 3 of 64
+  both(matrix_desc::packed(96, 999, 8, 2), f, 39, 3, 0);
+  both(matrix_desc::packed(144, 333, 8), f, 41);  // 3 tiles of 48 against 3 of 64 (192 rows)
 }
 
 // The sweep's rows (19-39 MB), as the sweep runs them.
@@ -56,5 +55,7 @@ TEST(BestSkewFit, LargeCalls) {
   REQUIRE_GPU();
   both(matrix_desc::packed(50177, 96, 4), best_path::realign_skew_fit, 51);
   both(matrix_desc::packed(96, 50177, 8), best_path::realign_skew_async_fit, 53);
-  both(matrix_desc::packed(96, 50177, 4), best_path::realign_skew_async_fit, 55);
+  // (4-byte rows: the 64-row tile under both flags.)
+  ASSERT_EQ(xpose::detail::best_skew_fit_path(matrix_desc::packed(96, 50177, 4), 0), best_path::copy);
+  for (bool cand : {false, true}) check_best(matrix_desc::packed(96, 50177, 4), 55, 0, 0, std::nullopt, cand);
 }

@@ -607,7 +607,7 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       if constexpr (E == 4 || E == 8) return skew_path<E, true>(in, out, d, tg);
       break;
     case best_path::realign_skew_async_fit:
-      if constexpr (E == 4 || E == 8) return skew_async_path<E, false, 16, best_skew_async_stages, true>(in, out, d, tg);
+      if constexpr (E == best_skew_async_fit_elem) return skew_async_path<E, false, 16, best_skew_async_stages, true>(in, out, d, tg);
       break;
     case best_path::tile_fit: return fit_path<E, false>(in, out, d, tg);
     case best_path::realign_fit: return fit_path<E, true>(in, out, d, tg);

@@ -433,7 +433,7 @@ void wrows_sweep(const async_env& env, int rounds) {
 }
 
 // The 4-8 byte single matrices below 0.86 of memcpy on the skewed tiles and slabs
-// (`best_bench --fit [rounds]`, branch w9): best, best_next (the fitted skewed tiles,
+// (`best_bench --fit [rounds]`, branch w9): best, best_next (one of them the fitted skewed tiles,
 // switch best_skew_fit_default) and other geometries of the skewed tiles, each checked
 // exactly and timed with the L2 flushed against memcpy of the same bytes.
 template <int E>

@@ -247,7 +247,7 @@ enum class best_path : int {
   realign_fit,              ///< tile_fit for input rows off the 16-byte grid: the realigning tile, stores unshifted
   slab_scatter_direct,      ///< 1-2 byte grouped scatter (group: the side): staging -> registers -> output (best_direct.cuh)
   realign_skew_sector,      ///< realign_skew_async, owned output segments starting on 32-byte sectors, taller tiles
-  realign_skew_fit,         ///< realign_skew on the half-width tile where it pads the matrix less (best_skew_fit_path)
+  realign_skew_fit,         ///< realign_skew on the half-width tile (8 bytes; 4 bytes where it pads the matrix less: best_skew_fit_path)
   realign_skew_async_fit,   ///< 8-byte realign_skew_async on the 48-row tile where it pads the matrix less (best_skew_fit_path)
 };
 
@@ -1077,13 +1077,20 @@ constexpr bool best_skew_sector_fits(const matrix_desc& d, unsigned long long ou
 }
 
 // ---- 4-8 byte skewed tiles fitted to the matrix (issue 12, branch w9) ----
-/// Switch best_skew_fit_default (false: only `best_next` takes it): where `best` runs a 4-8
-/// byte element-aligned layout on a skewed tile (realign_skew, realign_skew_async) whose tiles
-/// pad the matrix by at least 10% more than the alternative tile below, the alternative
-/// (best_skew_fit_path). The sweep's single 32-40 MiB matrices f32 1x50177x96 (64-column
-/// tiles over 96 columns) and f64 / c64 1x96x50177 (64-row tiles over 96 rows) ran 0.82-0.85
-/// of memcpy with half their tiles half empty (docs/RESULTS.md "Session 8", final call).
-constexpr bool best_skew_fit_default = false;
+/// Switch best_skew_fit_default (true: `best` takes it, `best_next` the routes of before): where
+/// `best` would run a 4-8 byte element-aligned layout on a skewed tile (realign_skew,
+/// realign_skew_async) whose tiles pad the matrix by at least 10% more than the alternative tile
+/// below, the alternative (best_skew_fit_path); 8-byte layouts on realign_skew take the half-width
+/// tile everywhere (best_skew_fit_any_elem). The sweep's single 32-40 MiB matrices f32 1x50177x96
+/// (64-column tiles over 96 columns) and f64 / c64 1x96x50177 (64-row tiles over 96 rows) ran
+/// 0.82-0.85 of memcpy with half their tiles half empty (docs/RESULTS.md "Session 8", final call).
+/// On: side by side (docs/RESULTS.md "Session 9", fitted skewed tiles) f32 1x50177x96 0.890 ->
+/// 1.018, f64 / c64 1x50177x48 0.95-0.98 -> 1.07-1.10, f64 / c64 1x96x50177 0.85-0.88 -> 0.90-0.92.
+constexpr bool best_skew_fit_default = true;
+/// Elements whose realign_skew runs the half-width tile whatever it pads (best_bench --fit: f64
+/// 2047x2051 0.929 -> 0.957, 50177x96 0.965 -> 0.991; f32 within +-1%, so 4-byte layouts take it only
+/// where it pads less).
+constexpr int best_skew_fit_any_elem = 8;
 /// The register skewed tile's alternative (route realign_skew_fit): half the chunks and threads
 /// of best_tile_skew_for, twice the blocks per SM (the same loads per thread).
 constexpr best_tile best_tile_skew_fit_for(int elem_size) {
@@ -1108,9 +1115,10 @@ constexpr bool best_skew_pads_less(const matrix_desc& d, best_tile a, best_tile 
   const long long k = 16 / d.elem_size;
   return best_tiled_area(d, a.rows, a.chunks * k) * 10 <= best_tiled_area(d, b.rows, b.chunks * k) * 9;
 }
-/// The fitted form of the skewed route that `best` (the default flag's switches) takes for
-/// the 4-8 byte element-aligned layout d, or best_path::copy where it takes none or the
-/// alternative tile does not pad d less (4-8 bytes: the class table's realign flag is set).
+/// The fitted form of the skewed route that `best` (the default flag's other switches) takes
+/// for the 4-8 byte element-aligned layout d, or best_path::copy where it takes none or the
+/// alternative tile does not pad d less (8 bytes on realign_skew: always the half-width tile;
+/// 4-8 bytes: the class table's realign flag is set).
 constexpr best_path best_skew_fit_path(const matrix_desc& d, unsigned long long out_addr) {
   if (d.elem_size != 4 && d.elem_size != 8) return best_path::copy;
   const int E = d.elem_size;
@@ -1120,17 +1128,19 @@ constexpr best_path best_skew_fit_path(const matrix_desc& d, unsigned long long 
                ? best_path::realign_skew_async_fit
                : best_path::copy;
   if (best_route_on(best_skew_default, false) && best_skew_wins(d, out_addr))
-    return best_skew_pads_less(d, best_tile_skew_fit_for(E), best_tile_skew_for(E)) ? best_path::realign_skew_fit
-                                                                                     : best_path::copy;
+    return E == best_skew_fit_any_elem || best_skew_pads_less(d, best_tile_skew_fit_for(E), best_tile_skew_for(E))
+               ? best_path::realign_skew_fit
+               : best_path::copy;
   return best_path::copy;
 }
-/// p, or the fitted skewed route where p is a realigning route of d (realign, realign_skew,
-/// realign_skew_async: d reached the element-aligned tiles) and the switch has `candidate`
-/// take d (the tests assert routes through it).
+/// p, or the fitted skewed route where p is a realigning route of d (realign: under the flag
+/// whose other switches are off; realign_skew, realign_skew_async: their fitted forms) and the
+/// switch has `candidate` take d (the tests assert routes through it).
 constexpr best_path best_skew_fit_or(best_path p, const matrix_desc& d, unsigned long long out_addr, bool candidate) {
-  if (p != best_path::realign && p != best_path::realign_skew && p != best_path::realign_skew_async) return p;
   const best_path f = best_route_on(best_skew_fit_default, candidate) ? best_skew_fit_path(d, out_addr) : best_path::copy;
-  return f != best_path::copy ? f : p;
+  const bool ours = p == best_path::realign || (p == best_path::realign_skew && f == best_path::realign_skew_fit) ||
+                    (p == best_path::realign_skew_async && f == best_path::realign_skew_async_fit);
+  return ours && f != best_path::copy ? f : p;
 }
 
 /// 4-8 byte slabs on the pipelined micro-block kernels (switch best_pipe_wide_default):

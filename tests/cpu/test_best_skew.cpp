@@ -400,10 +400,13 @@ TEST(BestSkewPolicy, CandidateTakesTheSkewedTile) {
   // tile where its switch is on and it fits (or_async).
   const bool on = !best_skew_default, off = best_skew_default;
   const best_path skew = best_skew_enabled ? best_path::realign_skew : best_path::realign;
+  // (The fitted skewed tiles where best_skew_fit_default has the flag take them.)
   auto or_async = [](best_path old, const matrix_desc& d, unsigned long long out, bool flag) {
     if (best_route_on(best_skew_sector_default, flag) && best_skew_sector_fits(d, out)) return best_path::realign_skew_sector;
-    return best_route_on(best_skew_async_default, flag) && best_skew_async_fits(d, out) ? best_path::realign_skew_async
-                                                                                       : old;
+    return best_skew_fit_or(best_route_on(best_skew_async_default, flag) && best_skew_async_fits(d, out)
+                                ? best_path::realign_skew_async
+                                : old,
+                            d, out, flag);
   };
   for (int E : {1, 2, 4, 8}) {
     const matrix_desc odd = matrix_desc::packed(16383, 16385, E);

@@ -13,7 +13,9 @@
 
 #include "../src/cuda/best_async.cuh"
 #include "../src/cuda/best_kernels.cuh"
+#include "../src/cuda/best_realign.cuh"
 #include "../src/cuda/best_skew.cuh"
+#include "../src/cuda/best_slab.cuh"
 #include "../src/cuda/policy.hpp"
 #include "bench_util.hpp"
 
@@ -430,6 +432,155 @@ void wrows_sweep(const async_env& env, int rounds) {
   }
 }
 
+// The 4-8 byte single matrices below 0.86 of memcpy on the skewed tiles and slabs
+// (`best_bench --fit [rounds]`, branch w9): best, best_next (one of them the fitted skewed tiles,
+// switch best_skew_fit_default) and other geometries of the skewed tiles, each checked
+// exactly and timed with the L2 flushed against memcpy of the same bytes.
+template <int E>
+xpose::detail::skew::args fit_skew_args(const async_case& c, xpose::detail::best_tile t, const async_env& env) {
+  const xpose::matrix_desc d = xpose::matrix_desc::packed(c.R, c.C, E, c.B);
+  return xpose::detail::skew::make_args<E>(env.in, env.out, d, env.in + c.R * c.C * c.B * E, t);
+}
+
+// Raises kernel's shared-memory limit to smem; its blocks per SM (occ) at nt threads, and
+// the resident blocks of the device (occ x SMs).
+template <class K>
+long long fit_resident(K kernel, int nt, int smem, int* occ) {
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  int dev = 0, sms = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(occ, kernel, nt, smem));
+  CK(cudaGetDevice(&dev));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  return static_cast<long long>(*occ) * sms;
+}
+
+// The register skewed tile (halo): one block per tile as best.cu launches it, or
+// (Resident) as many blocks as fit, evened by best_balanced_grid, walking the tiles.
+template <int E, int TR, int NCH, int NT, int MW, int MB, bool Resident = false>
+void fit_skew_one(const async_case& c, const async_env& env) {
+  constexpr xpose::detail::best_tile t{TR, NCH, NT, MW, MB};
+  constexpr int smem = xpose::detail::best_skew_smem(E, t);
+  auto kernel = xpose::detail::skew::skew_kernel<E, TR, NCH, NT, MW, MB>;
+  int occ = 0;
+  const long long resident = fit_resident(kernel, NT, smem, &occ);
+  const auto a = fit_skew_args<E>(c, t, env);
+  const long long grid = Resident ? xpose::detail::best_balanced_grid(a.total, resident) : a.total;
+  char what[112];
+  std::snprintf(what, sizeof what, "skew %dx%d nt %d mw %d minb %d%s tiles %lld grid %lld", TR, NCH, NT, MW, MB,
+                Resident ? " resident" : "", static_cast<long long>(a.total), grid);
+  async_report(what, c, occ, smem, [&] { kernel<<<static_cast<unsigned>(grid), NT, smem, env.st>>>(a); }, env, E);
+}
+
+// The cp.async skewed tile (no halo: output rows aligned), S cover buffers, resident
+// blocks evened by best_balanced_grid (as best.cu launches it).
+template <int E, int TR, int NCH, int NT, int MW, int MB, int S = 2>
+void fit_skew_async_one(const async_case& c, const async_env& env) {
+  constexpr xpose::detail::best_tile t{TR, NCH, NT, MW, MB};
+  constexpr int smem = xpose::detail::best_skew_async_smem(E, t, false, S);
+  auto kernel = xpose::detail::skew::skew_async_kernel<E, TR, NCH, NT, MW, MB, false, S>;
+  int occ = 0;
+  const long long resident = fit_resident(kernel, NT, smem, &occ);
+  const auto a = fit_skew_args<E>(c, t, env);
+  const long long grid = xpose::detail::best_balanced_grid(a.total, resident);
+  char what[112];
+  std::snprintf(what, sizeof what, "skew_async %dx%d nt %d mw %d minb %d stages %d tiles %lld grid %lld", TR, NCH, NT,
+                MW, MB, S, static_cast<long long>(a.total), grid);
+  async_report(what, c, occ, smem, [&] { kernel<<<static_cast<unsigned>(grid), NT, smem, env.st>>>(a); }, env, E);
+}
+
+// The row-fitted realigning tile (realign_fit's kernel) for 4-8 byte gathers of TR rows.
+template <int E, int TR>
+void fit_realign_one(const async_case& c, const async_env& env) {
+  constexpr xpose::detail::best_tile T = xpose::detail::best_tile_fit_for(E, TR, true);
+  constexpr int smem = T.rows * T.chunks * 16;
+  auto kernel = xpose::detail::best::realign_tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, true>;
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  int occ = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, T.threads, smem));
+  const xpose::detail::best::realign_args ra{async_tile_args(c, TR, T.chunks * 16 / E, env, E),
+                                             env.in + c.R * c.C * c.B * E};
+  char what[96];
+  std::snprintf(what, sizeof what, "realign_fit %dx%d nt %d minb %d", T.rows, T.chunks, T.threads, T.min_blocks);
+  async_report(what, c, occ, smem, [&] { kernel<<<static_cast<unsigned>(ra.t.total), T.threads, smem, env.st>>>(ra); },
+               env, E);
+}
+
+// Rows unaligned on the output side (the register skewed tile with its halo).
+template <int E>
+void fit_halo_case(const async_case& c, const async_env& env) {
+  variant_one("best", c, E, env);
+  variant_one("best_next", c, E, env);
+  constexpr int tr = E == 4 ? 60 : 62, tr2 = E == 4 ? 124 : 126, tr3 = E == 4 ? 28 : 30;
+  fit_skew_one<E, tr, 16, 256, 16, 4>(c, env);        // realign_skew (best_tile_skew_for)
+  fit_skew_one<E, tr, 16, 256, 16, 4, true>(c, env);  // the same, resident blocks
+  fit_skew_one<E, tr, 8, 128, 16, 8>(c, env);         // realign_skew_fit (best_tile_skew_fit_for)
+  fit_skew_one<E, tr, 8, 128, 16, 8, true>(c, env);
+  fit_skew_one<E, tr2, 8, 256, 16, 4>(c, env);
+  fit_skew_one<E, tr2, 16, 512, 16, 2>(c, env);
+  fit_skew_one<E, tr3, 16, 128, 16, 8>(c, env);
+  fit_skew_one<E, tr3, 8, 64, 16, 16>(c, env);
+}
+
+// Output rows aligned (the cp.async skewed tile without the halo).
+template <int E>
+void fit_async_case(const async_case& c, const async_env& env) {
+  variant_one("best", c, E, env);
+  variant_one("best_next", c, E, env);
+  fit_skew_async_one<E, 64, 16, 256, 16, 4>(c, env);  // realign_skew_async (best_tile_skew_async_for)
+  fit_skew_async_one<E, 48, 16, 256, 16, 4>(c, env);  // realign_skew_async_fit
+  fit_skew_async_one<E, 32, 16, 256, 16, 4>(c, env);
+  fit_skew_async_one<E, 64, 16, 256, 16, 4, 1>(c, env);
+  fit_skew_async_one<E, 48, 16, 256, 16, 4, 1>(c, env);
+  fit_skew_async_one<E, 64, 8, 128, 16, 8>(c, env);
+  fit_skew_async_one<E, 96, 16, 384, 16, 2>(c, env);
+  fit_skew_one<E, E == 4 ? 60 : 62, 16, 256, 16, 4>(c, env);  // the register tile (halo form)
+  if (c.R == 96) fit_realign_one<E, 96>(c, env);
+  if (c.R == 96) fit_realign_one<E, 48>(c, env);
+}
+
+// The slab scatter (best_slab.cuh, one block per slab) of short side SS (0: element by
+// element), MW-byte micro-blocks (0: none), at `bytes` per slab.
+template <int E, int SS, int MW, int MINB>
+void fit_slab_one(const async_case& c, int bytes, const async_env& env) {
+  namespace sl = xpose::detail::slab;
+  auto kernel = sl::slab_kernel<E, sl::scatter, xpose::detail::best_slab_threads, xpose::detail::best_slab_unroll, SS,
+                                MINB, MW>;
+  const xpose::matrix_desc d = xpose::matrix_desc::packed(c.R, c.C, E, c.B);
+  const sl::args a = sl::make_args<E>(sl::scatter, env.in, env.out, d, env.in + c.R * c.C * c.B * E, bytes,
+                                      SS > 0);
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, a.smem));
+  int occ = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, xpose::detail::best_slab_threads, a.smem));
+  char what[112];
+  std::snprintf(what, sizeof what, "slab_scatter ss %d mw %d minb %d bytes %d span %lld slabs %lld", SS, MW, MINB,
+                bytes, static_cast<long long>(a.span), static_cast<long long>(a.total));
+  async_report(what, c, occ, a.smem,
+               [&] { kernel<<<static_cast<unsigned>(a.total), xpose::detail::best_slab_threads, a.smem, env.st>>>(a); },
+               env, E);
+}
+
+void fit_sweep(const async_env& env, int rounds) {
+  for (int round = 0; round < rounds; ++round) {
+    std::printf("# round %d\n", round);
+    for (const async_case& c : {async_case{50177, 96, 1}, async_case{2879, 2883, 1}, async_case{4999, 6007, 1}})
+      fit_halo_case<4>(c, env);
+    for (const async_case& c : {async_case{2047, 2051, 1}, async_case{50177, 96, 1}}) fit_halo_case<8>(c, env);
+    for (const async_case& c : {async_case{96, 50177, 1}, async_case{2048, 2049, 1}, async_case{128, 50177, 1}})
+      fit_async_case<8>(c, env);
+    fit_async_case<4>(async_case{96, 50177, 1}, env);
+    // The f32 slab scatters (no library candidate of this branch): slab sizes of the element
+    // kernel (the route; 16 KiB the table's), the micro-block kernel, the grouped 12-column kernel.
+    for (const async_case& c : {async_case{50176, 48, 3}, async_case{50177, 12, 13}}) {
+      variant_one("best", c, 4, env);
+      variant_one("best_next", c, 4, env);
+      for (int bytes : {8192, 16384, 24576, 32768, 40960}) fit_slab_one<4, 0, 0, 1>(c, bytes, env);
+      for (int bytes : {16384, 32768}) fit_slab_one<4, 0, 16, 4>(c, bytes, env);
+      if (c.C == 12)
+        for (int bytes : {16384, 32768}) fit_slab_one<4, 12, 0, xpose::detail::best_slab_group_min_blocks>(c, bytes, env);
+    }
+  }
+}
+
 void async_sweep(const async_env& env) {
   // Odd rows with aligned output rows (realign_async's cases): the sweep's shapes.
   const async_case u8odd{5760, 5761, 1}, f16odd{4096, 4097, 1};
@@ -478,6 +629,7 @@ int main(int argc, char** argv) {
   const bool sq_only = argc > 1 && std::string(argv[1]) == "--sq";  // [rounds]
   const bool sqw_only = argc > 1 && std::string(argv[1]) == "--sqw";  // [rounds]
   const bool wrows_only = argc > 1 && std::string(argv[1]) == "--wrows";  // [rounds]
+  const bool fit_only = argc > 1 && std::string(argv[1]) == "--fit";  // [rounds]
   cudaStream_t st;
   CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   cublasHandle_t blas;
@@ -533,7 +685,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&in, maxbytes));
   CK(cudaMalloc(&out, maxbytes));
   CK(cudaMalloc(&dbad, 8));
-  if (async_only || sq_only || sqw_only || wrows_only) {  // the 256 MiB square is in `cases`, so the buffers hold it
+  if (async_only || sq_only || sqw_only || wrows_only || fit_only) {  // the 256 MiB square is in `cases`, so the buffers hold it
     fill_kernel<<<4096, 256>>>(in, maxbytes, 12345u, 1);
     unsigned char* scratch = nullptr;
     const size_t scratch_bytes = 2 * static_cast<size_t>(prop.l2CacheSize);
@@ -542,6 +694,7 @@ int main(int argc, char** argv) {
     if (sq_only) sq_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 3);
     else if (sqw_only) sqw_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 3);
     else if (wrows_only) wrows_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 2);
+    else if (fit_only) fit_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 3);
     else async_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad});
     cudaFree(scratch);
     cudaFree(in);

@@ -247,6 +247,8 @@ enum class best_path : int {
   realign_fit,              ///< tile_fit for input rows off the 16-byte grid: the realigning tile, stores unshifted
   slab_scatter_direct,      ///< 1-2 byte grouped scatter (group: the side): staging -> registers -> output (best_direct.cuh)
   realign_skew_sector,      ///< realign_skew_async, owned output segments starting on 32-byte sectors, taller tiles
+  realign_skew_fit,         ///< realign_skew on the half-width tile (8 bytes; 4 bytes where it pads the matrix less: best_skew_fit_path)
+  realign_skew_async_fit,   ///< 8-byte realign_skew_async on the 48-row tile where it pads the matrix less (best_skew_fit_path)
 };
 
 constexpr const char* best_path_name(best_path p) {
@@ -286,6 +288,8 @@ constexpr const char* best_path_name(best_path p) {
     case best_path::realign_fit: return "realign_fit";
     case best_path::slab_scatter_direct: return "slab_scatter_direct";
     case best_path::realign_skew_sector: return "realign_skew_sector";
+    case best_path::realign_skew_fit: return "realign_skew_fit";
+    case best_path::realign_skew_async_fit: return "realign_skew_async_fit";
   }
   return "?";
 }
@@ -1080,6 +1084,73 @@ constexpr bool best_skew_sector_fits(const matrix_desc& d, unsigned long long ou
   return !best_out_rows_aligned(d, out_addr) && d.elem_size <= best_skew_sector_max_elem;
 }
 
+// ---- 4-8 byte skewed tiles fitted to the matrix (issue 12, branch w9) ----
+/// Switch best_skew_fit_default (true: `best` takes it, `best_next` the routes of before): where
+/// `best` would run a 4-8 byte element-aligned layout on a skewed tile (realign_skew,
+/// realign_skew_async) whose tiles pad the matrix by at least 10% more than the alternative tile
+/// below, the alternative (best_skew_fit_path); 8-byte layouts on realign_skew take the half-width
+/// tile everywhere (best_skew_fit_any_elem). The sweep's single 32-40 MiB matrices f32 1x50177x96
+/// (64-column tiles over 96 columns) and f64 / c64 1x96x50177 (64-row tiles over 96 rows) ran
+/// 0.82-0.85 of memcpy with half their tiles half empty (docs/RESULTS.md "Session 8", final call).
+/// On: side by side (docs/RESULTS.md "Session 9", fitted skewed tiles) f32 1x50177x96 0.890 ->
+/// 1.018, f64 / c64 1x50177x48 0.95-0.98 -> 1.07-1.10, f64 / c64 1x96x50177 0.85-0.88 -> 0.90-0.92.
+constexpr bool best_skew_fit_default = true;
+/// Elements whose realign_skew runs the half-width tile whatever it pads (best_bench --fit: f64
+/// 2047x2051 0.929 -> 0.957, 50177x96 0.965 -> 0.991; f32 within +-1%, so 4-byte layouts take it only
+/// where it pads less).
+constexpr int best_skew_fit_any_elem = 8;
+/// The register skewed tile's alternative (route realign_skew_fit): half the chunks and threads
+/// of best_tile_skew_for, twice the blocks per SM (the same loads per thread).
+constexpr best_tile best_tile_skew_fit_for(int elem_size) {
+  const best_tile t = best_tile_skew_for(elem_size);
+  return {t.rows, t.chunks / 2, t.threads / 2, t.micro_bytes, 2 * t.min_blocks};
+}
+/// The cp.async skewed tile's alternative without the halo (route realign_skew_async_fit):
+/// 48 rows read in place of 64 (96 rows: two whole tiles, not a whole and a half one). For
+/// 8-byte elements only (24 row blocks): the 4-byte tile's 12 row blocks put two cover reads
+/// of a quarter warp on one bank (BestSkewAsync.CoverReadsFreeOfBankConflicts).
+constexpr int best_skew_async_fit_elem = 8;
+constexpr best_tile best_tile_skew_async_fit_for(int elem_size) {
+  const best_tile t = best_tile_skew_async_for(elem_size, false);
+  return {48, t.chunks, t.threads, t.micro_bytes, t.min_blocks};
+}
+/// Elements of one matrix a tiling of (tr owned rows) x (tc columns) covers, padding included.
+constexpr long long best_tiled_area(const matrix_desc& d, long long tr, long long tc) {
+  return (d.rows + tr - 1) / tr * tr * ((d.cols + tc - 1) / tc * tc);
+}
+/// Whether tile a pads d at least 10% less than tile b (both E-byte skewed tiles).
+constexpr bool best_skew_pads_less(const matrix_desc& d, best_tile a, best_tile b) {
+  const long long k = 16 / d.elem_size;
+  return best_tiled_area(d, a.rows, a.chunks * k) * 10 <= best_tiled_area(d, b.rows, b.chunks * k) * 9;
+}
+/// The fitted form of the skewed route that `best` (the default flag's other switches) takes
+/// for the 4-8 byte element-aligned layout d, or best_path::copy where it takes none or the
+/// alternative tile does not pad d less (8 bytes on realign_skew: always the half-width tile;
+/// 4-8 bytes: the class table's realign flag is set).
+constexpr best_path best_skew_fit_path(const matrix_desc& d, unsigned long long out_addr) {
+  if (d.elem_size != 4 && d.elem_size != 8) return best_path::copy;
+  const int E = d.elem_size;
+  if (best_route_on(best_skew_async_default, false) && best_skew_async_fits(d, out_addr))
+    return E == best_skew_async_fit_elem && !best_skew_async_halo(E) &&
+                   best_skew_pads_less(d, best_tile_skew_async_fit_for(E), best_tile_skew_async_for(E, false))
+               ? best_path::realign_skew_async_fit
+               : best_path::copy;
+  if (best_route_on(best_skew_default, false) && best_skew_wins(d, out_addr))
+    return E == best_skew_fit_any_elem || best_skew_pads_less(d, best_tile_skew_fit_for(E), best_tile_skew_for(E))
+               ? best_path::realign_skew_fit
+               : best_path::copy;
+  return best_path::copy;
+}
+/// p, or the fitted skewed route where p is a realigning route of d (realign: under the flag
+/// whose other switches are off; realign_skew, realign_skew_async: their fitted forms) and the
+/// switch has `candidate` take d (the tests assert routes through it).
+constexpr best_path best_skew_fit_or(best_path p, const matrix_desc& d, unsigned long long out_addr, bool candidate) {
+  const best_path f = best_route_on(best_skew_fit_default, candidate) ? best_skew_fit_path(d, out_addr) : best_path::copy;
+  const bool ours = p == best_path::realign || (p == best_path::realign_skew && f == best_path::realign_skew_fit) ||
+                    (p == best_path::realign_skew_async && f == best_path::realign_skew_async_fit);
+  return ours && f != best_path::copy ? f : p;
+}
+
 /// 4-8 byte slabs on the pipelined micro-block kernels (switch best_pipe_wide_default):
 /// gathers and scatters of a short side above the register-interleave kernels' (> 16,
 /// whole 16-byte chunks per position: f32 20-64, f64 / c64 18-32) with the packed side
@@ -1438,6 +1509,9 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     return n.path != b.path ? n : r;
   }
 
+  // 4-8 byte element-aligned layouts on the fitted skewed tiles (switch best_skew_fit_default).
+  if (access < 16 && best_route_on(best_skew_fit_default, candidate))
+    if (const best_path f = best_skew_fit_path(d, out_addr); f != best_path::copy) return {f, access, 0};
   // Element-aligned layouts on the sector-aligned skewed tiles (switch best_skew_sector_default).
   if (access < 16 && best_route_on(best_skew_sector_default, candidate) && best_skew_sector_fits(d, out_addr))
     return {best_path::realign_skew_sector, access, 0};

@@ -147,6 +147,7 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
     const best_path padded_out = path_of(padded(3, 5000, E, 1, 0, 16 / E, 0));
     EXPECT_TRUE(padded_out == best_path::realign || padded_out == best_path::realign_skew ||
                 padded_out == best_path::realign_skew_async || padded_out == best_path::realign_skew_sector ||
+                padded_out == best_path::realign_skew_fit || padded_out == best_path::realign_skew_async_fit ||
                 padded_out == best_path::tile_access ||
                 padded_out == best_path::tile_few_rows || padded_out == best_path::tile)
         << best_path_name(padded_out);
@@ -179,7 +180,8 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
   EXPECT_EQ(path_of(matrix_desc::packed(16383, 16385, 1)),
             best_skew_sector_default ? best_path::realign_skew_sector : odd);
   EXPECT_EQ(best_path_for(matrix_desc::packed(16383, 16385, 1), 0, 0).access, 1);
-  EXPECT_EQ(path_of(matrix_desc::packed(16383, 2049, 8)), odd);
+  EXPECT_EQ(path_of(matrix_desc::packed(16383, 2049, 8)),
+            best_skew_fit_or(odd, matrix_desc::packed(16383, 2049, 8), 0, false));  // (8 bytes: the half-width tile)
   EXPECT_EQ(path_of(matrix_desc::packed(16383, 1025, 16)), best_path::tile);
   // 32 x N, 1-byte: the measured 32-row tile when aligned, a gather slab when not.
   EXPECT_EQ(path_of(matrix_desc::packed(32, 1000000, 1)), best_path::tile_few_rows);

@@ -177,9 +177,12 @@ void production_sector() {
 // on distinct banks, at most 2-way for 8-byte rows (f16: lanes differ in 2 words of 4
 // inside a chunk). Cover rows start on chunk boundaries (cp.async).
 // (OA = 32: realign_skew_sector's tiles.)
-template <int E, bool Halo, int OA = 16>
+// (Fit: the fitted 48-row tile, best_tile_skew_async_fit_for; no halo.)
+template <int E, bool Halo, int OA = 16, bool Fit = false>
 void check_cover_banks() {
-  constexpr best_tile T = OA > 16 ? best_tile_skew_sector_for(E) : best_tile_skew_async_for(E, Halo);
+  constexpr best_tile T = Fit         ? best_tile_skew_async_fit_for(E)
+                          : OA > 16   ? best_tile_skew_sector_for(E)
+                                      : best_tile_skew_async_for(E, Halo);
   using g = skew::geom<E, T.rows, T.chunks, T.threads, T.micro_bytes, Halo, OA>;
   auto word_of = [&](int r) { return skew::cover_word<E, T.rows, T.chunks, T.threads, T.micro_bytes, Halo, OA>(r); };
   for (int r = 0; r < g::AR; ++r) {
@@ -236,6 +239,7 @@ TEST(BestSkewAsync, CoverReadsFreeOfBankConflicts) {
   check_cover_banks<2, true, 32>();
   check_cover_banks<4, true, 32>();
   check_cover_banks<8, true, 32>();
+  check_cover_banks<best_skew_async_fit_elem, false, 16, true>();  // (realign_skew_async_fit's tiles)
 }
 
 TEST(BestSkewSector, TilesAreValid) {
@@ -327,7 +331,9 @@ TEST(BestSkewAsync, RouteUnderItsSwitch) {
       // Where it won: no halo (aligned output rows) for 1, 4, 8 bytes; the halo for 2 bytes.
       const bool fits = best_out_rows_aligned(d, 0) ? E != 2 : E == 2;
       EXPECT_EQ(best_skew_async_fits(d, 0), fits) << E << " " << r;
-      EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path == best_path::realign_skew_async, fits && !sector(d, 0))
+      // (The fitted 48-row tile in its place where best_skew_fit_default is on under the same flag.)
+      EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path == best_skew_fit_or(best_path::realign_skew_async, d, 0, on),
+                fits && !sector(d, 0))
           << E << " " << r;
       EXPECT_NE(best_path_for(d, 0, 0, 90, off).path, best_path::realign_skew_async) << E;
     }
@@ -394,10 +400,13 @@ TEST(BestSkewPolicy, CandidateTakesTheSkewedTile) {
   // tile where its switch is on and it fits (or_async).
   const bool on = !best_skew_default, off = best_skew_default;
   const best_path skew = best_skew_enabled ? best_path::realign_skew : best_path::realign;
+  // (The fitted skewed tiles where best_skew_fit_default has the flag take them.)
   auto or_async = [](best_path old, const matrix_desc& d, unsigned long long out, bool flag) {
     if (best_route_on(best_skew_sector_default, flag) && best_skew_sector_fits(d, out)) return best_path::realign_skew_sector;
-    return best_route_on(best_skew_async_default, flag) && best_skew_async_fits(d, out) ? best_path::realign_skew_async
-                                                                                       : old;
+    return best_skew_fit_or(best_route_on(best_skew_async_default, flag) && best_skew_async_fits(d, out)
+                                ? best_path::realign_skew_async
+                                : old,
+                            d, out, flag);
   };
   for (int E : {1, 2, 4, 8}) {
     const matrix_desc odd = matrix_desc::packed(16383, 16385, E);
@@ -435,6 +444,26 @@ TEST(BestSkewEmulation, Production1) { production<1>(); }
 TEST(BestSkewEmulation, Production2) { production<2>(); }
 TEST(BestSkewEmulation, Production4) { production<4>(); }
 TEST(BestSkewEmulation, Production8) { production<8>(); }
+
+// The fitted tiles (routes realign_skew_fit, realign_skew_async_fit; best_skew_fit_path): the
+// half-width register tile, the 48-row cp.async tile without the halo (8 bytes); the sweep's 96-column /
+// 96-row shapes scaled down (whole and partial tiles, batches, pointers one element off).
+template <int E>
+void production_fit() {
+  constexpr best_tile T = best_tile_skew_fit_for(E), A = best_tile_skew_async_fit_for(E);
+  static_assert(best_skew_tile_valid(E, T) && best_skew_tile_valid(E, A));
+  cases<E, T.rows, T.chunks, T.threads, T.micro_bytes>();
+  constexpr long long k = 16 / E, tc = T.chunks * k;
+  check<E, T.rows, T.chunks, T.threads, T.micro_bytes>(xpose::matrix_desc::packed(5 * T.rows + 7, 3 * tc, E), 0, 0);
+  check<E, T.rows, T.chunks, T.threads, T.micro_bytes>(xpose::matrix_desc::packed(2 * T.rows - 1, 5 * tc, E, 2), 1, k - 1);
+  if constexpr (E == best_skew_async_fit_elem) {
+    cases<E, A.rows, A.chunks, A.threads, A.micro_bytes, 2>();
+    check<E, A.rows, A.chunks, A.threads, A.micro_bytes, 2>(xpose::matrix_desc::packed(2 * A.rows, 40 * k + 1, E), 0, 0);
+    check<E, A.rows, A.chunks, A.threads, A.micro_bytes, 2>(xpose::matrix_desc::packed(40, 40 * k - 1, E, 2), 1, 0);
+  }
+}
+TEST(BestSkewEmulation, Fitted4) { production_fit<4>(); }
+TEST(BestSkewEmulation, Fitted8) { production_fit<8>(); }
 
 // Small tiles: one row block plus the halo, 2-4 chunks per row, a warp or two of threads
 // (threads wrap over the rows, micro-blocks and output slots several times per tile).

@@ -21,17 +21,19 @@ namespace xpose_test {
 /// The path under `candidate` for an element-aligned layout whose old route is `old`: the
 /// cp.async skewed tile where its switch is on under that flag and it fits (policy.hpp),
 /// with the output placed off_out elements past a 256-byte boundary; the sector-aligned
-/// skewed tiles where their switch is on and they fit.
+/// skewed tiles where their switch is on and they fit; the fitted skewed tiles (4-8 bytes,
+/// best_skew_fit_or) where their switch is on and they pad less.
 inline xpose::detail::best_path or_skew_async(xpose::detail::best_path old, const matrix_desc& d, index_t off_out,
                                               bool candidate) {
   const auto out = static_cast<unsigned long long>(off_out * d.elem_size);
   if (xpose::detail::best_route_on(xpose::detail::best_skew_sector_default, candidate) &&
       xpose::detail::best_skew_sector_fits(d, out))
     return xpose::detail::best_path::realign_skew_sector;
-  return xpose::detail::best_route_on(xpose::detail::best_skew_async_default, candidate) &&
-                 xpose::detail::best_skew_async_fits(d, out)
-             ? xpose::detail::best_path::realign_skew_async
-             : old;
+  return xpose::detail::best_skew_fit_or(xpose::detail::best_route_on(xpose::detail::best_skew_async_default, candidate) &&
+                                                 xpose::detail::best_skew_async_fits(d, out)
+                                             ? xpose::detail::best_path::realign_skew_async
+                                             : old,
+                                         d, out, candidate);
 }
 
 /// The row-fitted tile's route where a fitted-tile switch has the `candidate` flag take the

@@ -83,7 +83,7 @@ void check_async(const matrix_desc& d, std::uint64_t seed, index_t off_in, index
   const bool fits = xpose::detail::best_skew_async_fits(d, out);
   check_best(d, seed, off_in, off_out,
              sector ? std::optional(xpose::detail::best_path::realign_skew_sector)
-             : fits ? std::optional(best_path::realign_skew_async)
+             : fits ? std::optional(xpose::detail::best_skew_fit_or(best_path::realign_skew_async, d, out, on))
                     : std::nullopt,
              on);
 }

@@ -345,7 +345,7 @@ TEST(BestShapes, OddRowLengths) {
       // best: the async realigning tile for 1-2 byte elements with aligned output rows
       // (best_async_realign_default), the skewed one where its switch and best_skew_wins say
       // so, else the realigning tile.
-      auto odd = [&](const matrix_desc& d, index_t off_out) {
+      auto odd_route = [&](const matrix_desc& d, index_t off_out) {
         const auto out = static_cast<unsigned long long>(off_out * es);
         if (xpose::detail::best_skew_sector_default && xpose::detail::best_skew_sector_fits(d, out))
           return xpose::detail::best_path::realign_skew_sector;  // the sector-aligned tiles first
@@ -355,6 +355,11 @@ TEST(BestShapes, OddRowLengths) {
           return best_path::realign_async;
         return xpose::detail::best_skew_default && xpose::detail::best_skew_wins(d, out) ? best_path::realign_skew
                                                                                           : best_path::realign;
+      };
+      // (The fitted skewed tiles where best_skew_fit_default is on and they pad less.)
+      auto odd = [&](const matrix_desc& d, index_t off_out) {
+        return xpose::detail::best_skew_fit_or(odd_route(d, off_out), d, static_cast<unsigned long long>(off_out * es),
+                                               false);
       };
       check_best(matrix_desc::packed(r, c, es), 130, 0, 0, odd(matrix_desc::packed(r, c, es), 0));
       check_best(matrix_desc::packed(r, c, es), 131, 1, 0, odd(matrix_desc::packed(r, c, es), 0));

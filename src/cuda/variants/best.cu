@@ -285,9 +285,10 @@ status fit_path(const void* in, void* out, const matrix_desc& d, const target& t
 
 // Skewed realigning tile (candidate policy): shared memory above 48 KiB for 1-2 byte
 // elements (grid_for raises the limit once per device).
-template <int E>
+// Fit: best_tile_skew_fit_for's half-width tile (route realign_skew_fit).
+template <int E, bool Fit = false>
 status skew_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
-  constexpr best_tile T = best_tile_skew_for(E);
+  constexpr best_tile T = Fit ? best_tile_skew_fit_for(E) : best_tile_skew_for(E);
   constexpr auto kernel = skew::skew_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks>;
   const skew::args a = skew::make_args<E>(in, out, d, input_end(in, d), T);
   return launch<kernel, true>(T.threads, best_skew_smem(E, T), a.total, a, tg, "best skewed realign kernel launch");
@@ -296,9 +297,13 @@ status skew_path(const void* in, void* out, const matrix_desc& d, const target& 
 // The cp.async skewed tile: no halo where every output row starts 16-byte aligned.
 // Resident blocks (as many as fit, evened by best_balanced_grid) walk the tiles.
 // OA > 16: owned output segments start OA-byte aligned (realign_skew_sector's tiles).
-template <int E, bool Halo, int OA = 16, int S = best_skew_async_stages>
+// Fit: best_tile_skew_async_fit_for's 48-row tile (route realign_skew_async_fit, no halo).
+template <int E, bool Halo, int OA = 16, int S = best_skew_async_stages, bool Fit = false>
 status skew_async_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
-  constexpr best_tile T = OA > 16 ? best_tile_skew_sector_for(E) : best_tile_skew_async_for(E, Halo);
+  static_assert(!Fit || (!Halo && OA == 16), "the fitted async tile: no halo");
+  constexpr best_tile T = Fit ? best_tile_skew_async_fit_for(E)
+                          : OA > 16 ? best_tile_skew_sector_for(E)
+                                    : best_tile_skew_async_for(E, Halo);
   constexpr int smem = best_skew_async_smem(E, T, Halo, S, OA);
   constexpr auto kernel =
       skew::skew_async_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, Halo, S, OA>;
@@ -601,6 +606,12 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       break;
     case best_path::realign_async:
       if constexpr (E <= 2) return async_realign_path<E>(in, out, d, tg);
+      break;
+    case best_path::realign_skew_fit:  // (4-8 bytes: best_skew_fit_path)
+      if constexpr (E == 4 || E == 8) return skew_path<E, true>(in, out, d, tg);
+      break;
+    case best_path::realign_skew_async_fit:
+      if constexpr (E == best_skew_async_fit_elem) return skew_async_path<E, false, 16, best_skew_async_stages, true>(in, out, d, tg);
       break;
     case best_path::tile_fit: return fit_path<E, false>(in, out, d, tg);
     case best_path::realign_fit: return fit_path<E, true>(in, out, d, tg);

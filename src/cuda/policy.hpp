@@ -611,6 +611,46 @@ constexpr int best_scatter_direct_side(best_path r, int group, int elem_size, bo
   return best_scatter_direct_fits(elem_size, group, out_aligned) ? group : 0;
 }
 
+/// Slab sizes of the 1-2 byte scatters to output rows off the 16-byte grid (odd HW; switch
+/// best_scatter_slab_default): the halo scatters (slab_scatter_pipe_halo, slab_scatter_micro_halo)
+/// and the unpipelined grouped scatter of sides 2-3 (slab_scatter) at the bytes per slab of
+/// best_scatter_slab_table instead of the class table's. Why: those kernels are instruction and
+/// latency bound and take about 30 us a call, so the slabs' fixed costs (halo, ragged end chunks,
+/// the last round) weigh; a first same-run sweep of the halo kernel alone at 16-24 KiB slabs is in
+/// docs/RESULTS.md "Session 8" (branch sc8, pre-shifted rows). best_next takes the table where the
+/// default policy runs those routes.
+constexpr bool best_scatter_slab_default = false;
+constexpr bool best_scatter_slab_on(int elem_size, bool candidate) {
+  return best_route_on(best_scatter_slab_default, candidate) && elem_size <= best_pipe_max_elem;
+}
+/// Bytes per slab of kernel (elem_size, side) under the slab switch; side 0: the micro-block halo
+/// kernel; pipelined: the halo kernel of that side (sides 2-3: in place of the unpipelined
+/// grouped scatter), else the unpipelined grouped scatter (its block stays under 48 KiB). 0: no
+/// entry (the class table's slab, the route the policy takes without the switch). Not measured
+/// yet: 24 KiB where the sc8 sweep won (see above).
+constexpr int best_scatter_slab_table(int elem_size, int side, bool pipelined) {
+  if (elem_size > best_pipe_max_elem) return 0;
+  if (!pipelined) return 0;
+  return side == 0 || side >= 2 ? 24576 : 0;
+}
+/// The route under the slab switch from b, the default flag's route for a 1-2 byte scatter:
+/// b's kernel (or, sides 2-3, the halo kernel of the side) with best_choice::slab bytes per slab
+/// where best_scatter_slab_table has an entry; else slab 0 (b stands).
+struct best_scatter_slab_pick {
+  best_path path;
+  int slab;
+};
+constexpr best_scatter_slab_pick best_scatter_slab_route(best_path p, int group, int elem_size, bool out_aligned) {
+  if (elem_size > best_pipe_max_elem || out_aligned) return {p, 0};
+  if (p == best_path::slab_scatter_micro_halo) return {p, best_scatter_slab_table(elem_size, 0, true)};
+  if (p == best_path::slab_scatter_pipe_halo && group >= 2) return {p, best_scatter_slab_table(elem_size, group, true)};
+  if (p == best_path::slab_scatter && (group == 2 || group == 3)) {
+    if (const int sb = best_scatter_slab_table(elem_size, group, true)) return {best_path::slab_scatter_pipe_halo, sb};
+    return {p, best_scatter_slab_table(elem_size, group, false)};
+  }
+  return {p, 0};
+}
+
 /// Shift gathers (slab_gather_micro_shift, slab_gather_pipe_shift; best_pipe.cuh with H
 /// for gathers): 1-2 byte gathers whose input rows are not all 16-byte aligned (odd HW,
 /// offset pointers, padded rows) load each segment's aligned cover chunks by cp.async
@@ -1281,6 +1321,7 @@ struct best_choice {
   best_path path;
   int access;
   int group;
+  int slab = 0;  ///< bytes per slab where best_scatter_slab_route sets them (0: the class table's)
 };
 
 /// The 1-2 byte scatter route under the direct switch (best_scatter_direct_on), from b, the
@@ -1415,13 +1456,22 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
       if (const int g = best_halo_side(d.elem_size, d.cols, c, out_aligned)) return {best_path::slab_scatter_pipe_halo, 16, g};
       return {best_path::slab_scatter, 16, best_slab_group_for(best_class_policy_for(cc, d.elem_size, c), d.elem_size, d.cols)};
     };
-    const best_choice r = scatter_route(candidate);
-    // The direct scatter (switch best_scatter_direct_default) in place of the route the policy
-    // takes without it (the default flag's other routes).
-    if (!best_scatter_direct_on(d.elem_size, candidate)) return r;
-    const best_choice b = scatter_route(false);  // (the routes it replaces: the default flag's)
-    const best_choice n = best_scatter_new_route(b, d.elem_size, out_aligned);
-    return n.path != b.path ? n : r;
+    auto scatter_choice = [&](bool c) -> best_choice {
+      const best_choice r = scatter_route(c);
+      // The direct scatter (switch best_scatter_direct_default) in place of the route the policy
+      // takes without it (the default flag's other routes).
+      if (!best_scatter_direct_on(d.elem_size, c)) return r;
+      const best_choice b = scatter_route(false);  // (the routes it replaces: the default flag's)
+      const best_choice n = best_scatter_new_route(b, d.elem_size, out_aligned);
+      return n.path != b.path ? n : r;
+    };
+    const best_choice r = scatter_choice(candidate);
+    // Scatters to unaligned rows at the slab table's sizes (switch best_scatter_slab_default), in
+    // place of the route the policy takes without it (the default flag's).
+    if (!best_scatter_slab_on(d.elem_size, candidate)) return r;
+    const best_choice b = candidate ? scatter_choice(false) : r;
+    const best_scatter_slab_pick k = best_scatter_slab_route(b.path, b.group, d.elem_size, out_aligned);
+    return k.slab > 0 ? best_choice{k.path, 16, b.group, k.slab} : r;
   }
 
   // Element-aligned layouts on the sector-aligned skewed tiles (switch best_skew_sector_default).

@@ -642,9 +642,12 @@ TEST(BestPipePolicy, Halo) {
           // 4-8 byte scatters where best_pipe_wide_default has the flag take them.)
           const bool wide_off = best_pipe_wide_fits(d, false, 0, out, off) && unaligned;
           const bool wide_on = best_pipe_wide_fits(d, false, 0, out, on) && unaligned;
-          // (f32 4-16 columns where best_pipe_wide_small_default has `off` take the halo.)
-          EXPECT_EQ(is_halo(best_path_for(d, 0, out, 90, off).path),
-                    best_halo_side(E, c, off, !unaligned) > 0 || wide_off || best_pipe_wide_small_fits(d, 0, out, off));
+          // (f32 4-16 columns where best_pipe_wide_small_default has `off` take the halo; 1-2 byte
+          // scatters where best_scatter_slab_default has `off` take the default's halo routes at the
+          // slab table's sizes, best_choice::slab.)
+          const best_choice x = best_path_for(d, 0, out, 90, off);
+          EXPECT_EQ(is_halo(x.path), best_halo_side(E, c, off, !unaligned) > 0 || wide_off ||
+                                         best_pipe_wide_small_fits(d, 0, out, off) || x.slab > 0);
           EXPECT_TRUE(!is_halo(h.path) || (E <= 2 && unaligned) || wide_on || best_pipe_wide_small_fits(d, 0, out, on));
           if (h.path == best_path::slab_scatter_pipe_halo) EXPECT_EQ(h.group, c);
           halos += is_halo(h.path);

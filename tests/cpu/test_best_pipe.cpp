@@ -1186,10 +1186,9 @@ void scatter_slab_table_cases() {
       if (::testing::Test::HasFatalFailure()) return;
     }
   }
-  const int micro = best_scatter_slab_table(E, 0, true);
-  if (micro == 0) return;
-  for (long long s : {3 * k, 6 * k, 8 * k}) {
-    if (s * E > best_class_policy_for(90, E).slab_max_short_bytes) continue;
+  for (long long s = k; s * E <= best_class_policy_for(90, E).slab_max_short_bytes; s += k) {
+    const int micro = best_scatter_slab_table(E, s, true, true);
+    if (micro == 0) continue;
     const long long L = micro / (E * s) * 5 / 2 + 3;
     for (auto [oi, oo] : {std::pair<long long, long long>{0, 0}, {1, 0}, {k - 1, k}}) {
       check_pipe<E>(slab::scatter, padded(L, s, E, 3, 0, oi, 2 * k), oo, oi, micro, best_slab_threads, 3,

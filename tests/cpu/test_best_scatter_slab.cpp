@@ -64,8 +64,11 @@ TEST(BestScatterSlab, Table) {
                               : slab::pipe_smem_max<2>(slab::scatter, s, b, false, true);
       EXPECT_LE(smem, 227 * 1024) << E << " " << s;
     }
-    if (const int b = best_scatter_slab_table(E, 0, true)) {
+    for (long long c = 16 / E; c * E <= 256; c += 16 / E) {
+      const int b = best_scatter_slab_table(E, c, true, true);
+      if (b == 0) continue;
       ++entries;
+      EXPECT_TRUE(best_scatter_slab_uses(E, 0, b)) << E << " " << c;
       const long long s = std::min<long long>(best_class_policy_for(90, E).slab_max_short, 256 / E);
       const int smem = E == 1 ? slab::pipe_smem_max<1>(slab::scatter, s, b, true, true)
                               : slab::pipe_smem_max<2>(slab::scatter, s, b, true, true);
@@ -73,35 +76,55 @@ TEST(BestScatterSlab, Table) {
     }
   }
   EXPECT_GT(entries, 0);
+  // Every entry is one of the sizes best.cu instantiates, and only those are used.
+  for (int E : {1, 2})
+    for (int ss : {0, 2, 3, 4, 5, 6, 8, 24})
+      for (int b : {8192, 12288, 16384, 20480, 24576, 28672, 32768}) {
+        bool listed = false;
+        for (int z : best_scatter_slab_sizes) listed = listed || z == b;
+        if (best_scatter_slab_uses(E, ss, b)) EXPECT_TRUE(listed) << b;
+      }
+  // The measured winners (docs/RESULTS.md "Session 9"): u8 sides 2 (16 KiB), 3, 6, 24 (24 KiB), 5
+  // (20 KiB); micro-block u8 48 / 128 (32 KiB), 96 (20 KiB); f16 micro-block 96 (20 KiB).
+  EXPECT_EQ(best_scatter_slab_table(1, 24, true), 24576);
+  EXPECT_EQ(best_scatter_slab_table(1, 5, true), 20480);
+  EXPECT_EQ(best_scatter_slab_table(1, 4, true), 0);
+  EXPECT_EQ(best_scatter_slab_table(1, 96, true, true), 20480);
+  EXPECT_EQ(best_scatter_slab_table(1, 128, true, true), 32768);
+  EXPECT_EQ(best_scatter_slab_table(2, 96, true, true), 20480);
+  EXPECT_EQ(best_scatter_slab_table(2, 64, true, true), 0);
 }
 
 // best_scatter_slab_route: the halo kernels and the unpipelined sides 2-3, to unaligned rows
 // only, 1-2 byte elements only; every other route keeps the class table's slabs.
 TEST(BestScatterSlab, Route) {
   for (int E : {1, 2}) {
-    const auto m = best_scatter_slab_route(best_path::slab_scatter_micro_halo, 0, E, false);
-    EXPECT_EQ(m.path, best_path::slab_scatter_micro_halo);
-    EXPECT_EQ(m.slab, best_scatter_slab_table(E, 0, true));
+    for (long long c : {32, 48, 64, 96, 128}) {
+      const auto m = best_scatter_slab_route(best_path::slab_scatter_micro_halo, 0, E, false, c);
+      EXPECT_EQ(m.path, best_path::slab_scatter_micro_halo);
+      EXPECT_EQ(m.slab, best_scatter_slab_table(E, c, true, true));
+      EXPECT_EQ(best_scatter_slab_route(best_path::slab_scatter_micro_halo, 0, E, true, c).slab, 0);
+    }
     for (int g : best_pipe_sides) {
-      const auto h = best_scatter_slab_route(best_path::slab_scatter_pipe_halo, g, E, false);
+      const auto h = best_scatter_slab_route(best_path::slab_scatter_pipe_halo, g, E, false, 8);
       EXPECT_EQ(h.path, best_path::slab_scatter_pipe_halo);
       EXPECT_EQ(h.slab, best_scatter_slab_table(E, g, true));
-      EXPECT_EQ(best_scatter_slab_route(best_path::slab_scatter_pipe_halo, g, E, true).slab, 0);
-      EXPECT_EQ(best_scatter_slab_route(best_path::slab_scatter_pipe, g, E, false).slab, 0);
-      EXPECT_EQ(best_scatter_slab_route(best_path::slab_scatter_direct, g, E, false).slab, 0);
-      EXPECT_EQ(best_scatter_slab_route(best_path::slab_gather_pipe_shift, g, E, false).slab, 0);
+      EXPECT_EQ(best_scatter_slab_route(best_path::slab_scatter_pipe_halo, g, E, true, 8).slab, 0);
+      EXPECT_EQ(best_scatter_slab_route(best_path::slab_scatter_pipe, g, E, false, 8).slab, 0);
+      EXPECT_EQ(best_scatter_slab_route(best_path::slab_scatter_direct, g, E, false, 8).slab, 0);
+      EXPECT_EQ(best_scatter_slab_route(best_path::slab_gather_pipe_shift, g, E, false, 8).slab, 0);
     }
     for (int g : {2, 3}) {
-      const auto u = best_scatter_slab_route(best_path::slab_scatter, g, E, false);
+      const auto u = best_scatter_slab_route(best_path::slab_scatter, g, E, false, 8);
       const int p = best_scatter_slab_table(E, g, true), q = best_scatter_slab_table(E, g, false);
       EXPECT_EQ(u.path, p > 0 ? best_path::slab_scatter_pipe_halo : best_path::slab_scatter);
       EXPECT_EQ(u.slab, p > 0 ? p : q);
-      EXPECT_EQ(best_scatter_slab_route(best_path::slab_scatter, g, E, true).slab, 0);
+      EXPECT_EQ(best_scatter_slab_route(best_path::slab_scatter, g, E, true, 8).slab, 0);
     }
-    EXPECT_EQ(best_scatter_slab_route(best_path::slab_scatter, 4, E, false).slab, 0);
-    EXPECT_EQ(best_scatter_slab_route(best_path::slab_scatter, 0, E, false).slab, 0);
+    EXPECT_EQ(best_scatter_slab_route(best_path::slab_scatter, 4, E, false, 8).slab, 0);
+    EXPECT_EQ(best_scatter_slab_route(best_path::slab_scatter, 0, E, false, 8).slab, 0);
   }
-  EXPECT_EQ(best_scatter_slab_route(best_path::slab_scatter_micro_halo, 0, 4, false).slab, 0);
+  EXPECT_EQ(best_scatter_slab_route(best_path::slab_scatter_micro_halo, 0, 4, false, 32).slab, 0);
 }
 
 // The sweep's rows: under the flag that has the switch on, the default flag's route (sides 2-3:
@@ -118,7 +141,7 @@ TEST(BestScatterSlab, SweepRows) {
       EXPECT_EQ(o.group, r.group);
     }
     EXPECT_EQ(best_path_for(d, 0, 0, 90, !on).slab, 0);
-    const best_scatter_slab_pick k = best_scatter_slab_route(r.old, r.group, r.E, false);
+    const best_scatter_slab_pick k = best_scatter_slab_route(r.old, r.group, r.E, false, r.c);
     const best_choice c = best_path_for(d, 0, 0, 90, on);
     if (k.slab > 0) {
       EXPECT_EQ(c.path, k.path);
@@ -143,7 +166,7 @@ TEST(BestScatterSlab, Layouts) {
       const best_choice c = best_path_for(d, 0, static_cast<unsigned long long>(oo * E), 90, on);
       const best_choice o = best_path_for(d, 0, static_cast<unsigned long long>(oo * E), 90, !on);
       EXPECT_EQ(o.slab, 0);
-      const best_scatter_slab_pick k = best_scatter_slab_route(o.path, o.group, E, false);
+      const best_scatter_slab_pick k = best_scatter_slab_route(o.path, o.group, E, false, 24);
       if (on) EXPECT_EQ(c.slab, k.slab);  // (!on: the default flag, the old route)
     }
   for (int E : {4, 8})

@@ -28,7 +28,7 @@ using best::u8;
 // that a block of `smem` bytes fits (raising the dynamic shared-memory limit when it needs
 // > 48 KiB) and caches the count; the first call's smem must be the kernel's largest.
 // Per call: a relaxed atomic read. Slot: another cache for the same kernel at another
-// block size (the shift gathers' two buffers: 1; the scatter slab table's slabs: 2). The limit
+// block size (the shift gathers' two buffers: 1; the scatter slab table's sizes: 2 + SB / 4096). The limit
 // is only ever raised, so that a slot asked later never lowers an earlier one's.
 template <auto kernel, int Slot = 0>
 status resident_blocks(int dev, int threads, int smem, int* blocks) {
@@ -380,13 +380,13 @@ status micro_path(const void* in, void* out, const matrix_desc& d, const target&
 // that shift their raw rows (slab_gather_micro_shift, slab_gather_pipe_shift).
 // A: grouped gathers in the lean form (best_gather_lean_on): slabs of a.out_lags.
 // SB > 0: slabs of SB bytes (best_scatter_slab_table) in place of the class table's; their
-// resident blocks in a cache slot of their own.
+// resident blocks in a cache slot of their own per size.
 template <int E, int M, int SS, int MW = 0, int MINB = best_pipe_min_blocks(E, M == slab::gather, SS), bool H = false,
           bool A = false, int SB = 0>
 status pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads;
   constexpr auto kernel = slab::pipe_kernel<E, M, nt, SS, MINB, MW, H, A>;
-  constexpr int slot = SB > 0 ? 2 : 0;
+  constexpr int slot = SB > 0 ? 2 + SB / 4096 : 0;  // (one per slab size)
   best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
   if (SB > 0) pol.slab_bytes = SB;
   // The largest block of this kernel, once (the table does not change at run time): the
@@ -427,15 +427,32 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
   }
 }
 
-// The halo scatter of side SS or micro-block rows MW (SS = 0) at slab bytes `slab`
-// (best_choice::slab: the slab table's entry, a compile-time size; 0: the class table's).
+// The halo scatter of side SS or micro-block rows MW (SS = 0) at SB bytes per slab where the slab
+// table runs it at that size (best_scatter_slab_uses).
+template <int E, int SS, int MW, int MINB, int SB>
+status halo_path_at(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  if constexpr (best_scatter_slab_uses(E, SS, SB))
+    return pipe_path<E, slab::scatter, SS, MW, MINB, true, false, SB>(in, out, d, tg);
+  return status::make(status_code::unsupported_variant, "best: no %d-byte halo slabs for side %d", SB, SS);
+}
+
+// ... at slab bytes sb_bytes (best_choice::slab: a slab table entry, one of best_scatter_slab_sizes;
+// 0: the class table's).
+template <int E, int SS, int MW, int MINB, std::size_t... Is>
+status halo_path_sized(const void* in, void* out, const matrix_desc& d, int sb_bytes, const target& tg,
+                       std::index_sequence<Is...>) {
+  if (sb_bytes == 0) return pipe_path<E, slab::scatter, SS, MW, MINB, true>(in, out, d, tg);
+  status s = status::make(status_code::unsupported_variant, "best: no %d-byte halo slabs for side %d", sb_bytes, SS);
+  (void)((sb_bytes == best_scatter_slab_sizes[Is] ? (s = halo_path_at<E, SS, MW, MINB, best_scatter_slab_sizes[Is]>(in, out, d, tg), true)
+                                                  : false) ||
+         ...);
+  return s;
+}
+
 template <int E, int SS, int MW, int MINB>
 status halo_path_sized(const void* in, void* out, const matrix_desc& d, int sb_bytes, const target& tg) {
-  constexpr int sb = best_scatter_slab_table(E, SS, true);
-  if (sb_bytes == 0) return pipe_path<E, slab::scatter, SS, MW, MINB, true>(in, out, d, tg);
-  if constexpr (sb > 0)
-    if (sb_bytes == sb) return pipe_path<E, slab::scatter, SS, MW, MINB, true, false, sb>(in, out, d, tg);
-  return status::make(status_code::unsupported_variant, "best: no %d-byte halo slabs for side %d", sb_bytes, SS);
+  return halo_path_sized<E, SS, MW, MINB>(in, out, d, sb_bytes, tg,
+                                          std::make_index_sequence<std::size(best_scatter_slab_sizes)>{});
 }
 
 template <int E, int M, int SS, bool H>

@@ -14,6 +14,7 @@
 #include "../src/cuda/best_async.cuh"
 #include "../src/cuda/best_kernels.cuh"
 #include "../src/cuda/best_realign.cuh"
+#include "../src/cuda/best_pipe.cuh"
 #include "../src/cuda/best_skew.cuh"
 #include "../src/cuda/best_slab.cuh"
 #include "../src/cuda/policy.hpp"
@@ -581,6 +582,103 @@ void fit_sweep(const async_env& env, int rounds) {
   }
 }
 
+// A 1-2 byte scatter's pipelined kernel of best.cu (pipe_kernel: grouped side SS, or micro-block
+// rows MW with SS = 0; H: the halo kernel) at `slab_bytes` slabs, launched as pipe_path does
+// with that slab size in the table: resident blocks as many as fit at the kernel's largest block
+// at that size (pipe_smem_max), slabs shortened for a full last round (best_pipe_span).
+template <int E, int SS, int MW, int MINB, bool H>
+void scatter_pipe_one(const async_case& c, const async_env& env, int slab_bytes) {
+  namespace xd = xpose::detail;
+  constexpr int nt = xd::best_slab_threads;
+  auto kernel = xd::slab::pipe_kernel<E, xd::slab::scatter, nt, SS, MINB, MW, H>;
+  xd::best_class_policy pol = xd::best_class_policy_for(90, E);
+  pol.slab_bytes = slab_bytes;
+  const long long side = SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E);
+  const int smem_max = xd::slab::pipe_smem_max<E>(xd::slab::scatter, side, slab_bytes, MW > 0, H);
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max));
+  int occ = 0, dev = 0, sms = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, nt, smem_max));
+  CK(cudaGetDevice(&dev));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const xpose::matrix_desc d = xpose::matrix_desc::packed(c.R, c.C, E, c.B);
+  const unsigned char* end = env.in + c.R * c.C * c.B * E;
+  auto make = [&](int bytes) {
+    return xd::slab::make_pipe_args<E>(xd::slab::scatter, env.in, env.out, d, end, bytes, MW > 0, H);
+  };
+  xd::slab::args a = make(xd::best_slab_bytes_for(pol, d.elements() * E));
+  const long long n = static_cast<long long>(occ) * sms;
+  const long long span = xd::best_pipe_span(a.span, a.L, a.batch, n, 16 / E);
+  if (span < a.span) a = make(static_cast<int>((span + (H ? 16 / E : 0)) * a.S * E));
+  const unsigned grid = static_cast<unsigned>(a.total < n ? a.total : n);
+  char what[128];
+  std::snprintf(what, sizeof what, "scatter pipe side %d mw %d halo %d minb %d slab %d span %lld", SS, MW, H ? 1 : 0,
+                MINB, slab_bytes, static_cast<long long>(a.span));
+  async_report(what, c, occ, a.smem, [&] { kernel<<<grid, nt, a.smem, env.st>>>(a); }, env, E);
+}
+
+// The unpipelined grouped scatter of side SS (slab_kernel, one block per slab) at `slab_bytes`.
+template <int E, int SS>
+void scatter_slab_one(const async_case& c, const async_env& env, int slab_bytes) {
+  namespace xd = xpose::detail;
+  constexpr int nt = xd::best_slab_threads;
+  auto kernel = xd::slab::slab_kernel<E, xd::slab::scatter, nt, xd::best_slab_unroll, SS, xd::best_slab_group_min_blocks>;
+  const xpose::matrix_desc d = xpose::matrix_desc::packed(c.R, c.C, E, c.B);
+  const xd::slab::args a =
+      xd::slab::make_args<E>(xd::slab::scatter, env.in, env.out, d, env.in + c.R * c.C * c.B * E, slab_bytes, true);
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, a.smem));
+  int occ = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, nt, a.smem));
+  char what[128];
+  std::snprintf(what, sizeof what, "scatter slab side %d slab %d span %lld", SS, slab_bytes, static_cast<long long>(a.span));
+  async_report(what, c, occ, a.smem, [&] { kernel<<<static_cast<unsigned>(a.total), nt, a.smem, env.st>>>(a); }, env, E);
+}
+
+constexpr int scatter_slabs[] = {12288, 16384, 20480, 24576, 32768};
+
+// One row of `best_bench --slab`: best, best_next (the slab table, best_scatter_slab_default),
+// then the route's kernel at every size of scatter_slabs: grouped side SS (H: the halo kernel;
+// U: also the unpipelined grouped kernel, up to 24 KiB) or micro-block (SS = 0).
+template <int E, int SS, bool H, bool U = false>
+void scatter_slab_case(const async_case& c, const async_env& env) {
+  namespace xd = xpose::detail;
+  for (const char* v : {"best", "best_next"}) variant_one(v, c, E, env);
+  for (int sb : scatter_slabs) {
+    if constexpr (SS > 0)
+      scatter_pipe_one<E, SS, 0, xd::best_pipe_min_blocks(E, false, SS, H), H>(c, env, sb);
+    else
+      scatter_pipe_one<E, 0, xd::best_pipe_micro_width_for(E), xd::best_pipe_micro_min_blocks(false), H>(c, env, sb);
+    if constexpr (U && SS > 0)
+      if (sb <= 24576) scatter_slab_one<E, SS>(c, env, sb);
+  }
+}
+
+// 1-2 byte scatters to odd HW, the sweep's rows below 0.85 of memcpy, and aligned twins
+// (`best_bench --slab [rounds]`): the slab size of their kernels (issue 12; switch
+// best_scatter_slab_default).
+void slab_sweep(const async_env& env, int rounds) {
+  for (int round = 0; round < rounds; ++round) {
+    std::printf("# round %d\n", round);
+    scatter_slab_case<1, 2, true, true>({50177, 2, 256}, env);
+    scatter_slab_case<1, 4, true>({50177, 4, 167}, env);
+    scatter_slab_case<1, 6, true>({50177, 6, 111}, env);
+    scatter_slab_case<2, 6, true>({50177, 6, 55}, env);
+    scatter_slab_case<1, 24, true>({50177, 24, 27}, env);
+    scatter_slab_case<2, 2, true, true>({50177, 2, 167}, env);
+    scatter_slab_case<1, 0, true>({50177, 128, 5}, env);
+    scatter_slab_case<1, 0, true>({50177, 96, 6}, env);
+    scatter_slab_case<2, 0, true>({50177, 96, 3}, env);
+    scatter_slab_case<2, 4, true>({50177, 4, 83}, env);
+    scatter_slab_case<1, 5, true>({50177, 5, 133}, env);
+    scatter_slab_case<1, 3, true, true>({50177, 3, 222}, env);
+    scatter_slab_case<1, 8, true>({50177, 8, 83}, env);
+    scatter_slab_case<1, 0, true>({50177, 48, 13}, env);
+    // Aligned twins (their kernels without a halo).
+    scatter_slab_case<1, 24, false>({50176, 24, 27}, env);
+    scatter_slab_case<1, 0, false>({50176, 96, 6}, env);
+    scatter_slab_case<2, 6, false>({50176, 6, 55}, env);
+  }
+}
+
 void async_sweep(const async_env& env) {
   // Odd rows with aligned output rows (realign_async's cases): the sweep's shapes.
   const async_case u8odd{5760, 5761, 1}, f16odd{4096, 4097, 1};
@@ -630,6 +728,7 @@ int main(int argc, char** argv) {
   const bool sqw_only = argc > 1 && std::string(argv[1]) == "--sqw";  // [rounds]
   const bool wrows_only = argc > 1 && std::string(argv[1]) == "--wrows";  // [rounds]
   const bool fit_only = argc > 1 && std::string(argv[1]) == "--fit";  // [rounds]
+  const bool slab_only = argc > 1 && std::string(argv[1]) == "--slab";  // [rounds]
   cudaStream_t st;
   CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   cublasHandle_t blas;
@@ -685,7 +784,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&in, maxbytes));
   CK(cudaMalloc(&out, maxbytes));
   CK(cudaMalloc(&dbad, 8));
-  if (async_only || sq_only || sqw_only || wrows_only || fit_only) {  // the 256 MiB square is in `cases`, so the buffers hold it
+  if (async_only || sq_only || sqw_only || wrows_only || fit_only || slab_only) {  // the 256 MiB square is in `cases`, so the buffers hold it
     fill_kernel<<<4096, 256>>>(in, maxbytes, 12345u, 1);
     unsigned char* scratch = nullptr;
     const size_t scratch_bytes = 2 * static_cast<size_t>(prop.l2CacheSize);
@@ -693,6 +792,7 @@ int main(int argc, char** argv) {
     CK(cudaDeviceSynchronize());
     if (sq_only) sq_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 3);
     else if (sqw_only) sqw_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 3);
+    else if (slab_only) slab_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 2);
     else if (wrows_only) wrows_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 2);
     else if (fit_only) fit_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 3);
     else async_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad});

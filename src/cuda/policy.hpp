@@ -623,6 +623,58 @@ constexpr int best_scatter_direct_side(best_path r, int group, int elem_size, bo
   return best_scatter_direct_fits(elem_size, group, out_aligned) ? group : 0;
 }
 
+/// Slab sizes of the 1-2 byte scatters to output rows off the 16-byte grid (odd HW; switch
+/// best_scatter_slab_default): the halo scatters (slab_scatter_pipe_halo, slab_scatter_micro_halo)
+/// and the unpipelined grouped scatter of sides 2-3 (slab_scatter, moved to the halo kernel) at the
+/// bytes per slab of best_scatter_slab_table instead of the class table's. Why: those kernels are
+/// instruction and latency bound, about 30 us a call; their speed moves by up to 0.07 of memcpy
+/// with the slab size, not monotonically, per element size and side (docs/RESULTS.md "Session 9",
+/// scatter slab sizes). best_next takes the table where the default policy runs those routes.
+constexpr bool best_scatter_slab_default = false;
+constexpr bool best_scatter_slab_on(int elem_size, bool candidate) {
+  return best_route_on(best_scatter_slab_default, candidate) && elem_size <= best_pipe_max_elem;
+}
+/// Slab sizes best.cu can run the table's entries at (each a compile-time SB of the host code).
+constexpr int best_scatter_slab_sizes[] = {12288, 16384, 20480, 24576, 32768};
+/// Bytes per slab of kernel (elem_size, side) under the slab switch: micro, the micro-block halo
+/// kernel for short side `side`; else the grouped halo kernel of that side (sides 2-3: in place of
+/// the unpipelined grouped scatter) where pipelined, the unpipelined grouped scatter where not (no
+/// entry won: best_bench --slab). 0: no entry (the class table's slab, the route it had). Entries:
+/// the rows whose best size won by 0.01 of memcpy or more in each of the three rounds of the session 9
+/// bench (docs/RESULTS.md "Session 9", scatter slab sizes).
+constexpr int best_scatter_slab_table(int elem_size, long long side, bool pipelined, bool micro = false) {
+  if (elem_size > best_pipe_max_elem || !pipelined) return 0;
+  if (micro) return side == 96 ? 20480 : elem_size == 1 && (side == 48 || side == 128) ? 32768 : 0;
+  if (elem_size != 1) return 0;
+  return side == 2 ? 16384 : side == 5 ? 20480 : side == 3 || side == 6 || side == 24 ? 24576 : 0;
+}
+/// Whether the table runs kernel (elem_size, grouped side ss; ss = 0: micro-block) at `bytes`
+/// (best.cu instantiates the host code of exactly these sizes).
+constexpr bool best_scatter_slab_uses(int elem_size, int ss, int bytes) {
+  if (ss > 0) return best_scatter_slab_table(elem_size, ss, true) == bytes;
+  for (int c = 16 / elem_size; elem_size <= best_pipe_max_elem && c * elem_size <= 256; c += 16 / elem_size)
+    if (best_scatter_slab_table(elem_size, c, true, true) == bytes) return true;
+  return false;
+}
+/// The route under the slab switch from b, the default flag's route for a 1-2 byte scatter of
+/// `cols` columns: b's kernel (or, sides 2-3, the halo kernel of the side) with best_choice::slab
+/// bytes per slab where best_scatter_slab_table has an entry; else slab 0 (b stands).
+struct best_scatter_slab_pick {
+  best_path path;
+  int slab;
+};
+constexpr best_scatter_slab_pick best_scatter_slab_route(best_path p, int group, int elem_size, bool out_aligned,
+                                                         long long cols) {
+  if (elem_size > best_pipe_max_elem || out_aligned) return {p, 0};
+  if (p == best_path::slab_scatter_micro_halo) return {p, best_scatter_slab_table(elem_size, cols, true, true)};
+  if (p == best_path::slab_scatter_pipe_halo && group >= 2) return {p, best_scatter_slab_table(elem_size, group, true)};
+  if (p == best_path::slab_scatter && (group == 2 || group == 3)) {
+    if (const int sb = best_scatter_slab_table(elem_size, group, true)) return {best_path::slab_scatter_pipe_halo, sb};
+    return {p, best_scatter_slab_table(elem_size, group, false)};
+  }
+  return {p, 0};
+}
+
 /// Shift gathers (slab_gather_micro_shift, slab_gather_pipe_shift; best_pipe.cuh with H
 /// for gathers): 1-2 byte gathers whose input rows are not all 16-byte aligned (odd HW,
 /// offset pointers, padded rows) load each segment's aligned cover chunks by cp.async
@@ -1366,6 +1418,7 @@ struct best_choice {
   best_path path;
   int access;
   int group;
+  int slab = 0;  ///< bytes per slab where best_scatter_slab_route sets them (0: the class table's)
 };
 
 /// The 1-2 byte scatter route under the direct switch (best_scatter_direct_on), from b, the
@@ -1500,13 +1553,22 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
       if (const int g = best_halo_side(d.elem_size, d.cols, c, out_aligned)) return {best_path::slab_scatter_pipe_halo, 16, g};
       return {best_path::slab_scatter, 16, best_slab_group_for(best_class_policy_for(cc, d.elem_size, c), d.elem_size, d.cols)};
     };
-    const best_choice r = scatter_route(candidate);
-    // The direct scatter (switch best_scatter_direct_default) in place of the route the policy
-    // takes without it (the default flag's other routes).
-    if (!best_scatter_direct_on(d.elem_size, candidate)) return r;
-    const best_choice b = scatter_route(false);  // (the routes it replaces: the default flag's)
-    const best_choice n = best_scatter_new_route(b, d.elem_size, out_aligned);
-    return n.path != b.path ? n : r;
+    auto scatter_choice = [&](bool c) -> best_choice {
+      const best_choice r = scatter_route(c);
+      // The direct scatter (switch best_scatter_direct_default) in place of the route the policy
+      // takes without it (the default flag's other routes).
+      if (!best_scatter_direct_on(d.elem_size, c)) return r;
+      const best_choice b = scatter_route(false);  // (the routes it replaces: the default flag's)
+      const best_choice n = best_scatter_new_route(b, d.elem_size, out_aligned);
+      return n.path != b.path ? n : r;
+    };
+    const best_choice r = scatter_choice(candidate);
+    // Scatters to unaligned rows at the slab table's sizes (switch best_scatter_slab_default), in
+    // place of the route the policy takes without it (the default flag's).
+    if (!best_scatter_slab_on(d.elem_size, candidate)) return r;
+    const best_choice b = candidate ? scatter_choice(false) : r;
+    const best_scatter_slab_pick k = best_scatter_slab_route(b.path, b.group, d.elem_size, out_aligned, d.cols);
+    return k.slab > 0 ? best_choice{k.path, 16, b.group, k.slab} : r;
   }
 
   // 4-8 byte element-aligned layouts on the fitted skewed tiles (switch best_skew_fit_default).

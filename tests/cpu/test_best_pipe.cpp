@@ -642,9 +642,12 @@ TEST(BestPipePolicy, Halo) {
           // 4-8 byte scatters where best_pipe_wide_default has the flag take them.)
           const bool wide_off = best_pipe_wide_fits(d, false, 0, out, off) && unaligned;
           const bool wide_on = best_pipe_wide_fits(d, false, 0, out, on) && unaligned;
-          // (f32 4-16 columns where best_pipe_wide_small_default has `off` take the halo.)
-          EXPECT_EQ(is_halo(best_path_for(d, 0, out, 90, off).path),
-                    best_halo_side(E, c, off, !unaligned) > 0 || wide_off || best_pipe_wide_small_fits(d, 0, out, off));
+          // (f32 4-16 columns where best_pipe_wide_small_default has `off` take the halo; 1-2 byte
+          // scatters where best_scatter_slab_default has `off` take the default's halo routes at the
+          // slab table's sizes, best_choice::slab.)
+          const best_choice x = best_path_for(d, 0, out, 90, off);
+          EXPECT_EQ(is_halo(x.path), best_halo_side(E, c, off, !unaligned) > 0 || wide_off ||
+                                         best_pipe_wide_small_fits(d, 0, out, off) || x.slab > 0);
           EXPECT_TRUE(!is_halo(h.path) || (E <= 2 && unaligned) || wide_on || best_pipe_wide_small_fits(d, 0, out, on));
           if (h.path == best_path::slab_scatter_pipe_halo) EXPECT_EQ(h.group, c);
           halos += is_halo(h.path);
@@ -1163,3 +1166,39 @@ TEST(BestPipePolicy, Lean) {
   EXPECT_FALSE(best_gather_lean_takes(matrix_desc::packed(6, 50177, 4, 5), 0, 0, 90, lean));
   EXPECT_FALSE(best_gather_lean_takes(matrix_desc::packed(50177, 6, 1, 5), 0, 0, 90, lean));
 }
+
+// The halo scatters at the scatter slab table's sizes (best_scatter_slab_table, switch
+// best_scatter_slab_default): every entry, slabs of the entry's bytes with a ragged last slab
+// (L of 2.5 spans and one more than a span), the resident grid of 3 blocks and one per slab,
+// every slab_layouts scatter (offsets, padding, gaps); micro-block sides of whole chunks.
+template <int E>
+void scatter_slab_table_cases() {
+  constexpr long long k = 16 / E;
+  for (int s : best_pipe_sides) {
+    const int bytes = best_scatter_slab_table(E, s, true);
+    if (bytes == 0) continue;
+    const long long span = bytes / (E * s);
+    // (Many slabs per block at 3 resident blocks; one block per slab, a last slab k + 1 long.)
+    for (auto [L, grid] : {std::pair<long long, long long>{span * 5 / 2 + 3, 3}, {span + k + 1, 1 << 30}}) {
+      xpose_test::slab_layouts(E, s, L, [&](int mode, const xpose::matrix_desc& d, long long oi, long long oo) {
+        if (mode == slab::scatter) check_pipe<E>(mode, d, oi, oo, bytes, best_slab_threads, grid, 0, true);
+      });
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+  for (long long s = k; s * E <= best_class_policy_for(90, E).slab_max_short_bytes; s += k) {
+    const int micro = best_scatter_slab_table(E, s, true, true);
+    if (micro == 0) continue;
+    const long long L = micro / (E * s) * 5 / 2 + 3;
+    for (auto [oi, oo] : {std::pair<long long, long long>{0, 0}, {1, 0}, {k - 1, k}}) {
+      check_pipe<E>(slab::scatter, padded(L, s, E, 3, 0, oi, 2 * k), oo, oi, micro, best_slab_threads, 3,
+                    best_pipe_micro_width_for(E), true);
+      check_pipe<E>(slab::scatter, xpose::matrix_desc::packed(L, s, E, 2), oo, oi, micro, best_slab_threads, 1 << 30,
+                    best_pipe_micro_width_for(E), true);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST(BestPipeEmulation, ScatterSlabTable1) { scatter_slab_table_cases<1>(); }
+TEST(BestPipeEmulation, ScatterSlabTable2) { scatter_slab_table_cases<2>(); }

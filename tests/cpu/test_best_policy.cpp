@@ -622,9 +622,11 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
                   : best_gather_shift_on(E, off)          ? best_gather_shift_route(go.path, go.group, E, false)
                                                           : best_path::slab_gather)
             << c;
-        // (1-2 byte scatters: the direct scatter where its switch has `off` take it.)
-        const best_path ho = best_path_for(h, 0, E, 90, off).path;
-        const bool fresh = best_scatter_direct_on(E, off);
+        // (1-2 byte scatters: the direct scatter where its switch has `off` take it; the default's
+        // halo routes at the slab table's sizes where best_scatter_slab_default has `off` take them.)
+        const best_choice hc = best_path_for(h, 0, E, 90, off);
+        const best_path ho = hc.path;
+        const bool fresh = best_scatter_direct_on(E, off) || hc.slab > 0;
         EXPECT_EQ(fresh ? best_path_base(ho) : ho,
                   best_pipe_wide_fits(h, false, 0, E, off) ? best_path::slab_scatter_micro_halo : best_path::slab_scatter)
             << c;

@@ -229,7 +229,8 @@ int sweep_main(int argc, char** argv, const std::string& command, dtype_info (*p
     if (r.variant == "best" || r.variant == "best_next") {
       const auto d = xpose::matrix_desc::packed(r.spec.rows, r.spec.cols, r.spec.dtype.bytes, r.spec.batch);
       const auto c = xpose::detail::best_path_for(d, 0, 0, meta.cc, r.variant == "best_next");
-      r.extra["path"] = xpose::detail::best_path_name(c.path) + (c.group ? "/g" + std::to_string(c.group) : "");
+      r.extra["path"] = xpose::detail::best_path_name(c.path) + (c.group ? "/g" + std::to_string(c.group) : "") +
+                        (c.slab ? "/s" + std::to_string(c.slab / 1024) + "K" : "");
     } else {
       r.extra["path"] = "-";
     }

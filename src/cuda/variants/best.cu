@@ -28,18 +28,23 @@ using best::u8;
 // that a block of `smem` bytes fits (raising the dynamic shared-memory limit when it needs
 // > 48 KiB) and caches the count; the first call's smem must be the kernel's largest.
 // Per call: a relaxed atomic read. Slot: another cache for the same kernel at another
-// (smaller) block size, asked after slot 0.
+// block size (the shift gathers' two buffers: 1; the scatter slab table's sizes: 2 + SB / 4096). The limit
+// is only ever raised, so that a slot asked later never lowers an earlier one's.
 template <auto kernel, int Slot = 0>
 status resident_blocks(int dev, int threads, int smem, int* blocks) {
   static std::atomic<int> occ_cache[64];  // per kernel (template argument), slot and device
   int occ = (dev >= 0 && dev < 64) ? occ_cache[dev].load(std::memory_order_relaxed) : 0;
   if (occ == 0) {
-    if (Slot == 0 && smem > 48 * 1024)  // (slot 1 must not lower slot 0's limit)
-      if (status s = cuda_status(
-              cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
-              "cudaFuncSetAttribute");
-          !s.ok())
-        return s;
+    if (smem > 48 * 1024) {
+      cudaFuncAttributes fa{};
+      if (status s = cuda_status(cudaFuncGetAttributes(&fa, kernel), "cudaFuncGetAttributes"); !s.ok()) return s;
+      if (smem > fa.maxDynamicSharedSizeBytes)
+        if (status s = cuda_status(
+                cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+                "cudaFuncSetAttribute");
+            !s.ok())
+          return s;
+    }
     if (status s = cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, threads, smem),
                                "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
         !s.ok())
@@ -315,14 +320,16 @@ status skew_async_path(const void* in, void* out, const matrix_desc& d, const ta
 }
 
 // SS > 0: the grouped kernel for short side SS (best_choice::group); MW > 0: micro-blocks
-// of MW-byte rows, MINB blocks per SM (best_slab_micro_for).
-template <int E, int M, int SS = 0, int MW = 0, int MINB = 1>
+// of MW-byte rows, MINB blocks per SM (best_slab_micro_for). SB > 0: slabs of SB bytes
+// (best_scatter_slab_table) in place of the class table's.
+template <int E, int M, int SS = 0, int MW = 0, int MINB = 1, int SB = 0>
 status slab_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads;
   constexpr int minb = SS > 0 ? best_slab_group_min_blocks : MINB;
   constexpr auto kernel = slab::slab_kernel<E, M, nt, best_slab_unroll, SS, minb, MW>;
   best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
   if (M == slab::scatter && MW > 0 && (d.ld_out * E) % 16 != 0) pol.slab_bytes = best_slab_micro_ragged_bytes;
+  if (SB > 0) pol.slab_bytes = SB;
   const int bytes = best_slab_bytes_for(pol, d.elements() * E);
   const slab::args a =
       slab::make_args<E>(M, in, out, d, input_end(in, d), bytes, SS > 0 || (MW > 0 && M == slab::whole));
@@ -332,14 +339,25 @@ status slab_path(const void* in, void* out, const matrix_desc& d, const target& 
   return launch<kernel, true>(nt, a.smem, a.total, a, tg, "best slab kernel launch");
 }
 
+// The grouped scatter of side SS at slab bytes `slab` (best_choice::slab: the slab table's
+// entry, a compile-time size; 0: the class table's).
+template <int E, int M, int SS>
+status slab_path_sized(const void* in, void* out, const matrix_desc& d, int sb_bytes, const target& tg) {
+  constexpr int sb = M == slab::scatter ? best_scatter_slab_table(E, SS, false) : 0;
+  if (sb_bytes == 0) return slab_path<E, M, SS>(in, out, d, tg);
+  if constexpr (sb > 0)
+    if (sb_bytes == sb) return slab_path<E, M, SS, 0, 1, sb>(in, out, d, tg);
+  return status::make(status_code::unsupported_variant, "best: no %d-byte slabs for side %d", sb_bytes, SS);
+}
+
 // Gather / scatter slab: the grouped kernel of best_slab_group_sides, or element by element.
 template <int E, int M>
-status slab_path_grouped(const void* in, void* out, const matrix_desc& d, int group, const target& tg) {
+status slab_path_grouped(const void* in, void* out, const matrix_desc& d, int group, const target& tg, int sb_bytes = 0) {
   if constexpr (E <= 4) {
     switch (group) {
       case 0: break;
-      case 2: return slab_path<E, M, 2>(in, out, d, tg);
-      case 3: return slab_path<E, M, 3>(in, out, d, tg);
+      case 2: return slab_path_sized<E, M, 2>(in, out, d, sb_bytes, tg);
+      case 3: return slab_path_sized<E, M, 3>(in, out, d, sb_bytes, tg);
       case 4: return slab_path<E, M, 4>(in, out, d, tg);
       case 5: return slab_path<E, M, 5>(in, out, d, tg);
       case 6: return slab_path<E, M, 6>(in, out, d, tg);
@@ -370,12 +388,16 @@ status micro_path(const void* in, void* out, const matrix_desc& d, const target&
 // H: scatter slabs with a halo (slab_scatter_micro_halo, slab_scatter_pipe_halo); gathers
 // that shift their raw rows (slab_gather_micro_shift, slab_gather_pipe_shift).
 // A: grouped gathers in the lean form (best_gather_lean_on): slabs of a.out_lags.
+// SB > 0: slabs of SB bytes (best_scatter_slab_table) in place of the class table's; their
+// resident blocks in a cache slot of their own per size.
 template <int E, int M, int SS, int MW = 0, int MINB = best_pipe_min_blocks(E, M == slab::gather, SS), bool H = false,
-          bool A = false>
+          bool A = false, int SB = 0>
 status pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads;
   constexpr auto kernel = slab::pipe_kernel<E, M, nt, SS, MINB, MW, H, A>;
-  const best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
+  constexpr int slot = SB > 0 ? 2 + SB / 4096 : 0;  // (one per slab size)
+  best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
+  if (SB > 0) pol.slab_bytes = SB;
   // The largest block of this kernel, once (the table does not change at run time): the
   // resident blocks are counted at it, and its shared-memory limit raised to it. Shift
   // gathers: best_gather_shift_depth load buffers where that keeps as many blocks per SM
@@ -386,7 +408,7 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
   static const int smem_deep = slab::pipe_smem_max<E>(M, side, pol.slab_bytes, MW > 0, H, deepest, shifted);
   static const int smem_two = slab::pipe_smem_max<E>(M, side, pol.slab_bytes, MW > 0, H, 2, shifted);
   long long n = 0;
-  if (status s = resident_slots<kernel>(tg.dev, nt, smem_deep, &n); !s.ok()) return s;
+  if (status s = resident_slots<kernel, slot>(tg.dev, nt, smem_deep, &n); !s.ok()) return s;
   int depth = deepest, smem_max = smem_deep;
   if (shift && smem_two < smem_deep) {
     long long n_two = 0;
@@ -414,31 +436,63 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
   }
 }
 
+// The halo scatter of side SS or micro-block rows MW (SS = 0) at SB bytes per slab where the slab
+// table runs it at that size (best_scatter_slab_uses).
+template <int E, int SS, int MW, int MINB, int SB>
+status halo_path_at(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  if constexpr (best_scatter_slab_uses(E, SS, SB))
+    return pipe_path<E, slab::scatter, SS, MW, MINB, true, false, SB>(in, out, d, tg);
+  return status::make(status_code::unsupported_variant, "best: no %d-byte halo slabs for side %d", SB, SS);
+}
+
+// ... at slab bytes sb_bytes (best_choice::slab: a slab table entry, one of best_scatter_slab_sizes;
+// 0: the class table's).
+template <int E, int SS, int MW, int MINB, std::size_t... Is>
+status halo_path_sized(const void* in, void* out, const matrix_desc& d, int sb_bytes, const target& tg,
+                       std::index_sequence<Is...>) {
+  if (sb_bytes == 0) return pipe_path<E, slab::scatter, SS, MW, MINB, true>(in, out, d, tg);
+  status s = status::make(status_code::unsupported_variant, "best: no %d-byte halo slabs for side %d", sb_bytes, SS);
+  (void)((sb_bytes == best_scatter_slab_sizes[Is] ? (s = halo_path_at<E, SS, MW, MINB, best_scatter_slab_sizes[Is]>(in, out, d, tg), true)
+                                                  : false) ||
+         ...);
+  return s;
+}
+
+template <int E, int SS, int MW, int MINB>
+status halo_path_sized(const void* in, void* out, const matrix_desc& d, int sb_bytes, const target& tg) {
+  return halo_path_sized<E, SS, MW, MINB>(in, out, d, sb_bytes, tg,
+                                          std::make_index_sequence<std::size(best_scatter_slab_sizes)>{});
+}
+
 template <int E, int M, int SS, bool H>
-status pipe_path_group(const void* in, void* out, const matrix_desc& d, const target& tg) {
+status pipe_path_group(const void* in, void* out, const matrix_desc& d, const target& tg, int sb_bytes = 0) {
   constexpr int minb = best_pipe_min_blocks(E, M == slab::gather, SS, H);
-  if constexpr (M == slab::gather && best_gather_lean_kernel(E, H, SS))
-    if (best_gather_lean_on(E, tg.candidate) &&
-        best_gather_lean_fits(d, reinterpret_cast<std::uintptr_t>(in), reinterpret_cast<std::uintptr_t>(out)))
-      return pipe_path<E, M, SS, 0, minb, H, true>(in, out, d, tg);
-  return pipe_path<E, M, SS, 0, minb, H>(in, out, d, tg);
+  if constexpr (M == slab::scatter && H) {
+    return halo_path_sized<E, SS, 0, minb>(in, out, d, sb_bytes, tg);
+  } else {
+    if constexpr (M == slab::gather && best_gather_lean_kernel(E, H, SS))
+      if (best_gather_lean_on(E, tg.candidate) &&
+          best_gather_lean_fits(d, reinterpret_cast<std::uintptr_t>(in), reinterpret_cast<std::uintptr_t>(out)))
+        return pipe_path<E, M, SS, 0, minb, H, true>(in, out, d, tg);
+    return pipe_path<E, M, SS, 0, minb, H>(in, out, d, tg);
+  }
 }
 
 template <int E, int M, bool H = false>
-status pipe_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg) {
+status pipe_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg, int sb_bytes = 0) {
   if constexpr (E <= best_pipe_max_elem) {
     switch (group) {
-      case 2: return pipe_path_group<E, M, 2, H>(in, out, d, tg);
-      case 3: return pipe_path_group<E, M, 3, H>(in, out, d, tg);
-      case 4: return pipe_path_group<E, M, 4, H>(in, out, d, tg);
-      case 5: return pipe_path_group<E, M, 5, H>(in, out, d, tg);
-      case 6: return pipe_path_group<E, M, 6, H>(in, out, d, tg);
-      case 7: return pipe_path_group<E, M, 7, H>(in, out, d, tg);
-      case 8: return pipe_path_group<E, M, 8, H>(in, out, d, tg);
-      case 12: return pipe_path_group<E, M, 12, H>(in, out, d, tg);
-      case 16: return pipe_path_group<E, M, 16, H>(in, out, d, tg);
-      case 24: return pipe_path_group<E, M, 24, H>(in, out, d, tg);
-      case 32: return pipe_path_group<E, M, 32, H>(in, out, d, tg);
+      case 2: return pipe_path_group<E, M, 2, H>(in, out, d, tg, sb_bytes);
+      case 3: return pipe_path_group<E, M, 3, H>(in, out, d, tg, sb_bytes);
+      case 4: return pipe_path_group<E, M, 4, H>(in, out, d, tg, sb_bytes);
+      case 5: return pipe_path_group<E, M, 5, H>(in, out, d, tg, sb_bytes);
+      case 6: return pipe_path_group<E, M, 6, H>(in, out, d, tg, sb_bytes);
+      case 7: return pipe_path_group<E, M, 7, H>(in, out, d, tg, sb_bytes);
+      case 8: return pipe_path_group<E, M, 8, H>(in, out, d, tg, sb_bytes);
+      case 12: return pipe_path_group<E, M, 12, H>(in, out, d, tg, sb_bytes);
+      case 16: return pipe_path_group<E, M, 16, H>(in, out, d, tg, sb_bytes);
+      case 24: return pipe_path_group<E, M, 24, H>(in, out, d, tg, sb_bytes);
+      case 32: return pipe_path_group<E, M, 32, H>(in, out, d, tg, sb_bytes);
       default: break;
     }
   }
@@ -542,7 +596,7 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
           cudaMemcpyAsync(out, in, static_cast<size_t>(d.elements()) * E, cudaMemcpyDeviceToDevice, stream),
           "cudaMemcpyAsync");
     case best_path::slab_gather: return slab_path_grouped<E, slab::gather>(in, out, d, c.group, tg);
-    case best_path::slab_scatter: return slab_path_grouped<E, slab::scatter>(in, out, d, c.group, tg);
+    case best_path::slab_scatter: return slab_path_grouped<E, slab::scatter>(in, out, d, c.group, tg, c.slab);
     case best_path::slab_whole: return slab_path<E, slab::whole>(in, out, d, tg);
     case best_path::slab_gather_micro: return micro_path<E, slab::gather, best_path::slab_gather_micro>(in, out, d, tg);
     case best_path::slab_scatter_micro:
@@ -617,7 +671,8 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::realign_fit: return fit_path<E, true>(in, out, d, tg);
     case best_path::slab_interleave_gather: return interleave_path<E, true>(in, out, d, tg);
     case best_path::slab_interleave_scatter: return interleave_path<E, false>(in, out, d, tg);
-    case best_path::slab_scatter_pipe_halo: return pipe_path_side<E, slab::scatter, true>(in, out, d, c.group, tg);
+    case best_path::slab_scatter_pipe_halo:
+      return pipe_path_side<E, slab::scatter, true>(in, out, d, c.group, tg, c.slab);
     case best_path::slab_gather_pipe_shift: return pipe_path_side<E, slab::gather, true>(in, out, d, c.group, tg);
     case best_path::slab_gather_micro_shift:
       if constexpr (E <= best_pipe_max_elem)
@@ -626,8 +681,8 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       break;
     case best_path::slab_scatter_micro_halo:
       if constexpr (E <= best_pipe_micro_max_elem)
-        return pipe_path<E, slab::scatter, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(false), true>(
-            in, out, d, tg);
+        return halo_path_sized<E, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(false)>(in, out, d,
+                                                                                                     c.slab, tg);
       break;
     case best_path::slab_scatter_direct: return direct_path_side<E>(in, out, d, c.group, tg);
   }

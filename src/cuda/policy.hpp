@@ -629,8 +629,9 @@ constexpr int best_scatter_direct_side(best_path r, int group, int elem_size, bo
 /// bytes per slab of best_scatter_slab_table instead of the class table's. Why: those kernels are
 /// instruction and latency bound, about 30 us a call; their speed moves by up to 0.07 of memcpy
 /// with the slab size, not monotonically, per element size and side (docs/RESULTS.md "Session 9",
-/// scatter slab sizes). best_next takes the table where the default policy runs those routes.
-constexpr bool best_scatter_slab_default = false;
+/// scatter slab sizes). On: every entry beat main's kernel by >= 0.01 of memcpy in each of three
+/// rounds of the kernel-alone bench (session 9's call 2); `best_next` runs the class table's slabs.
+constexpr bool best_scatter_slab_default = true;
 constexpr bool best_scatter_slab_on(int elem_size, bool candidate) {
   return best_route_on(best_scatter_slab_default, candidate) && elem_size <= best_pipe_max_elem;
 }

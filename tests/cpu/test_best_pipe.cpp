@@ -448,6 +448,13 @@ TEST(BestPipeEmulation, Layout) {
 // pipelined side, grouped scatters of the register-limited sides (best_pipe_scatter_side),
 // micro-block gathers with aligned rows of >= 64 bytes; under the other flag none; never
 // 4-byte elements or sides without a kernel. Micro-block scatters: their own switch.
+// r, the route of a 1-2 byte scatter of `cols` columns to unaligned output rows under `flag`'s other
+// switches, as the scatter slab table moves it where best_scatter_slab_default has `flag` take it
+// (sides 2-3 with an entry: the halo kernel).
+static best_path slab_moved(best_path r, int group, int E, bool flag, long long cols) {
+  return best_scatter_slab_on(E, flag) ? best_scatter_slab_route(r, group, E, false, cols).path : r;
+}
+
 TEST(BestPipePolicy, Paths) {
   using xpose::matrix_desc;
   const bool on = !best_pipe_default, off = best_pipe_default;  // candidate flags
@@ -469,9 +476,10 @@ TEST(BestPipePolicy, Paths) {
       else EXPECT_EQ(best_path_base(cg.path), best_path::slab_gather);
       // (h's output rows are unaligned: the halo kernel where its switch has `on` take it.)
       // (The other sides: the halo kernel from best_halo_side_min where best_halo_sides_default has it.)
-      EXPECT_EQ(ch.path, pipe_h                             ? best_halo_route(best_path::slab_scatter_pipe, E, on, false)
-                         : best_halo_side(E, s, on, false) ? best_path::slab_scatter_pipe_halo
-                                                           : best_path::slab_scatter);
+      EXPECT_EQ(ch.path, slab_moved(pipe_h                             ? best_halo_route(best_path::slab_scatter_pipe, E, on, false)
+                                    : best_halo_side(E, s, on, false) ? best_path::slab_scatter_pipe_halo
+                                                                      : best_path::slab_scatter,
+                                    s, E, on, s));
       if (pipe) EXPECT_EQ(cg.group, s);
       if (pipe_h) EXPECT_EQ(ch.group, s);
       EXPECT_EQ(best_pipe_group_for(E, s, on, true, false), pipe ? s : 0);
@@ -494,9 +502,10 @@ TEST(BestPipePolicy, Paths) {
   for (auto [E, s, want] : {std::tuple<int, int, bool>{1, 2, false}, {1, 3, false}, {1, 4, true}, {1, 8, true},
                             {1, 12, false}, {1, 24, true}, {2, 2, false}, {2, 4, false}, {2, 6, true}, {2, 16, false}})
     EXPECT_EQ(best_path_for(matrix_desc::packed(50177, s, E, 5), E, 0, 90, on).path,
-              want                               ? best_halo_route(best_path::slab_scatter_pipe, E, on, false)
-              : best_halo_side(E, s, on, false) ? best_path::slab_scatter_pipe_halo
-                                                : best_path::slab_scatter)
+              slab_moved(want                               ? best_halo_route(best_path::slab_scatter_pipe, E, on, false)
+                         : best_halo_side(E, s, on, false) ? best_path::slab_scatter_pipe_halo
+                                                           : best_path::slab_scatter,
+                         s, E, on, s))
         << E << " " << s;
   // Side 5 scatters: pipelined to unaligned output rows only (HW = 50176 lost pipelined).
   for (int E : {1, 2}) {
@@ -815,7 +824,9 @@ TEST(BestPipePolicy, HaloSides) {
           const best_choice h = best_path_for(d, 0, out, 90, on), b = best_path_for(d, 0, out, 90, off);
           if (want) EXPECT_TRUE(h.path == best_path::slab_scatter_pipe_halo && h.group == c);
           // (The pipelined sides reach the halo kernel through their own switch, best_scatter_halo_default.)
-          else if (!best_pipe_scatter_side(E, c)) EXPECT_NE(h.path, best_path::slab_scatter_pipe_halo);
+          // (Sides 2-3 reach it through the scatter slab table where its switch has `on` take them.)
+          else if (!best_pipe_scatter_side(E, c) && slab_moved(best_path::slab_scatter, c, E, on, c) == best_path::slab_scatter)
+            EXPECT_NE(h.path, best_path::slab_scatter_pipe_halo);
           EXPECT_EQ(best_halo_side(E, c, on, !unaligned), want ? c : 0);
           EXPECT_EQ(best_halo_side(E, c, off, !unaligned), 0);
           // (The direct scatter where its switch has `off` take it: the base route.)
@@ -830,7 +841,8 @@ TEST(BestPipePolicy, HaloSides) {
               best_path::slab_scatter);
   }
   for (auto [b, c, E] : {std::tuple<long long, long long, int>{256, 2, 1}, {222, 3, 1}, {167, 2, 2}, {111, 3, 2}})
-    EXPECT_EQ(best_path_for(matrix_desc::packed(50177, c, E, b), 0, 0, 90, on).path, best_path::slab_scatter);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(50177, c, E, b), 0, 0, 90, on).path,
+              slab_moved(best_path::slab_scatter, static_cast<int>(c), E, on, c));
 }
 
 // Balanced slabs: never longer than the table's, a multiple of k, and no more rounds of

@@ -136,7 +136,7 @@ TEST(BestScatterSlab, SweepRows) {
                  std::to_string(r.E));
     const matrix_desc d = matrix_desc::packed(r.hw, r.c, r.E, r.batch);
     const best_choice o = best_path_for(d, 0, 0, 90, false);
-    if (!on) {  // (the default flag is the old policy)
+    if (on) {  // (the switch off under the default flag: the old policy)
       EXPECT_EQ(o.path, r.old);
       EXPECT_EQ(o.group, r.group);
     }

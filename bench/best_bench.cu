@@ -504,32 +504,28 @@ void realign_fit_one(const async_case& c, const async_env& env) {
   async_report(what, c, occ, smem, [&] { kernel<<<static_cast<unsigned>(ra.t.total), NT, smem, env.st>>>(ra); }, env, E);
 }
 
-// The fitted tile of 48 / 96 u8 rows (production, best_tile_fit_for) and other thread
+// The fitted u8 tile at geometry (TR, NCH, NT, MB): the realigning one for odd input rows (a
+// realigning block must be whole warps), else the aligned one.
+template <int TR, int NCH, int NT, int MB>
+void fit_one(const async_case& c, bool odd, const async_env& env) {
+  if (!odd) register_tile_one<TR, NCH, NT, MB, 1, 8>(c, env);
+  else if constexpr (NT % 32 == 0) realign_fit_one<TR, NCH, NT, MB>(c, env);
+}
+
+// The fitted tile of 48 / 96 u8 rows (production first, best_tile_fit_for) and other thread
 // mappings: 512-byte-wide tiles (32 chunks a row), 16 loads a thread, fewer threads.
 template <int TR>
 void gfit_case(const async_case& c, bool odd, const async_env& env) {
-  if (TR == 48) {
-    if (odd) {
-      realign_fit_one<48, 16, 96, 4>(c, env);  // production
-      realign_fit_one<48, 32, 96, 4>(c, env);
-      realign_fit_one<48, 32, 192, 2>(c, env);
-    } else {
-      register_tile_one<48, 16, 96, 4, 1, 8>(c, env);  // production
-      register_tile_one<48, 32, 96, 4, 1, 8>(c, env);
-      register_tile_one<48, 32, 192, 2, 1, 8>(c, env);
-      register_tile_one<48, 16, 48, 8, 1, 8>(c, env);
-    }
-  } else if (TR == 96) {
-    if (odd) {
-      realign_fit_one<96, 16, 192, 2>(c, env);  // production
-      realign_fit_one<96, 32, 384, 1>(c, env);
-      realign_fit_one<96, 32, 192, 2>(c, env);
-    } else {
-      register_tile_one<96, 16, 192, 2, 1, 8>(c, env);  // production
-      register_tile_one<96, 32, 384, 1, 1, 8>(c, env);
-      register_tile_one<96, 32, 192, 2, 1, 8>(c, env);
-      register_tile_one<96, 16, 96, 4, 1, 8>(c, env);
-    }
+  if constexpr (TR == 48) {
+    fit_one<48, 16, 96, 4>(c, odd, env);
+    fit_one<48, 32, 96, 4>(c, odd, env);
+    fit_one<48, 32, 192, 2>(c, odd, env);
+    fit_one<48, 16, 48, 8>(c, odd, env);
+  } else {
+    fit_one<96, 16, 192, 2>(c, odd, env);
+    fit_one<96, 32, 384, 1>(c, odd, env);
+    fit_one<96, 32, 192, 2>(c, odd, env);
+    fit_one<96, 16, 96, 4>(c, odd, env);
   }
 }
 
@@ -537,7 +533,7 @@ void gfit_case(const async_case& c, bool odd, const async_env& env) {
 // row's route: H, A), and for the shift form 2 and 3 load buffers.
 template <int E, int SS, bool H, bool A>
 void gslab_case(const async_case& c, const async_env& env) {
-  for (int slab : {12288, 16384, 20480, 24576, 32768}) {
+  for (int slab : {12288, 16384, 18432, 20480, 24576, 32768}) {
     if (H) {
       gpipe_one<E, SS, H, A>(c, env, slab, 2);
       gpipe_one<E, SS, H, A>(c, env, slab, 3);

@@ -512,8 +512,9 @@ void fit_one(const async_case& c, bool odd, const async_env& env) {
   else if constexpr (NT % 32 == 0) realign_fit_one<TR, NCH, NT, MB>(c, env);
 }
 
-// The fitted tile of 48 / 96 u8 rows (production first, best_tile_fit_for) and other thread
-// mappings: 512-byte-wide tiles (32 chunks a row), 16 loads a thread, fewer threads.
+// The fitted tile of 48 / 96 u8 rows (the session-8 table's first; 96 rows now take the last,
+// best_tile_fit_for) and other thread mappings: 512-byte-wide tiles (32 chunks a row), 16 loads a
+// thread, fewer threads.
 template <int TR>
 void gfit_case(const async_case& c, bool odd, const async_env& env) {
   if constexpr (TR == 48) {

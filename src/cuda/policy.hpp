@@ -807,16 +807,18 @@ constexpr bool best_gather_lean_fits(const matrix_desc& d, unsigned long long in
          (d.batch > 1 && (d.stride_out * d.elem_size) % 16 != 0);
 }
 
-/// Larger slabs for the u8 pipelined grouped gathers (switch best_gather_slab_default; false:
-/// only `best_next` takes them): sides of best_gather_slab_min_side to _max_side rows stream slabs
+/// Larger slabs for the u8 pipelined grouped gathers (switch best_gather_slab_default; `best_next`
+/// runs the table's slabs): sides of best_gather_slab_min_side to _max_side rows stream slabs
 /// of best_gather_slab_bytes instead of the table's, where their blocks still fit as many per SM
 /// as their registers allow (3, best_pipe_min_blocks): the shift kernels (2 load buffers) and the
 /// plain kernels with aligned input rows (no rows area of their own; the realigning ones, 4 areas,
 /// would drop to 2). Why: held to 3 blocks per SM by registers, they leave shared memory for more
 /// bytes in flight per block; the halo scatter of 24 u8 columns ran 0.923 of memcpy at 24 KiB
 /// slabs against 0.836 at 16 KiB (docs/RESULTS.md "Session 8", GPU call 2, sc8). Same kernels,
-/// same route names. sm_90+ only (sm_80's 164 KiB a multiprocessor holds 2 such blocks).
-constexpr bool best_gather_slab_default = false;
+/// same route names. sm_90+ only (sm_80's 164 KiB a multiprocessor holds 2 such blocks). On:
+/// side by side (docs/RESULTS.md "Session 9", larger gather slabs) u8 83x8x50177, 55x12x50176 and
+/// 55x12x50177 ran 3-6% faster; the other sides' rows within +-1.7%.
+constexpr bool best_gather_slab_default = true;
 constexpr int best_gather_slab_bytes = 24576;
 constexpr int best_gather_slab_min_side = 8;
 constexpr int best_gather_slab_max_side = 24;  // (32 aligned rows: 384 bytes over a third of an SM)
@@ -1275,8 +1277,12 @@ constexpr int best_fit_tile_rows(int elem_size, long long rows) {
 /// (__launch_bounds__): 512 threads per SM as the small tiles (64 registers a thread spilled 16-168 bytes, ptxas sm_90), 384 for u8 tiles
 /// of 3, 5, 7 micro-block rows (they spilled 24-28 bytes at 512); the dense form (2-byte
 /// elements): the most blocks that compiled without spills (ptxas sm_90, nvcc 13.0; rows 48-128).
+/// u8 96 aligned rows: rows threads of 16 loads, 4 blocks per SM (best_bench --gather: 6x96x50176
+/// 0.876 -> 0.929 of memcpy; the realigning form spilled 12 bytes at 4 blocks, ptxas sm_90;
+/// docs/RESULTS.md "Session 9", larger gather slabs).
 constexpr best_tile best_tile_fit_for(int elem_size, int rows, bool realign, bool dense = false) {
-  const int nt = 2 * rows, i = rows / 16 - 3;  // i: 48, 64, 80, 96, 112, 128 rows
+  const bool deep = elem_size == 1 && rows == 96 && !realign;
+  const int nt = deep ? rows : 2 * rows, i = rows / 16 - 3;  // i: 48, 64, 80, 96, 112, 128 rows
   constexpr int f16_tile[6] = {6, 6, 4, 3, 2, 3}, f16_realign[6] = {6, 5, 4, 3, 2, 2};
   int mb = (elem_size == 1 && (rows & (rows - 1)) != 0 ? 384 : 512) / nt;
   if (dense && elem_size == best_fit_dense_elem && i >= 0 && i < 6) mb = realign ? f16_realign[i] : f16_tile[i];

@@ -21,6 +21,7 @@
 #include "bench_util.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -679,6 +680,159 @@ void slab_sweep(const async_env& env, int rounds) {
   }
 }
 
+// ---- 1-byte gathers C x HW -> HW x C below 0.85 (`best_bench --gather [rounds]`) ----
+
+// best / best_next with the route each takes (policy.hpp best_path_for) in the line.
+void routed_one(const char* name, const async_case& c, int E, const async_env& env) {
+  namespace xd = xpose::detail;
+  const xpose::matrix_desc d = xpose::matrix_desc::packed(c.R, c.C, E, c.B);
+  const xd::best_choice ch = xd::best_path_for(d, reinterpret_cast<std::uintptr_t>(env.in),
+                                               reinterpret_cast<std::uintptr_t>(env.out), 90,
+                                               std::string(name) == "best_next");
+  char what[96];
+  std::snprintf(what, sizeof what, "%s %s/g%d", name, xd::best_path_name(ch.path), ch.group);
+  async_report(what, c, 0, 0, [&] { (void)xpose::transpose_variant(name, env.in, env.out, d, {}, env.st); }, env, E);
+}
+
+// A pipelined grouped gather (pipe_kernel of side SS; H: the shift form; A: the lean form) at `slab_bytes` slabs and `depth` load buffers (shift form),
+// launched as best.cu's pipe_path does: resident blocks at this slab, the span balanced over
+// the last round (best_pipe_span), the lean form's slab lags; the production instantiation.
+template <int E, int SS, bool H, bool A>
+void gpipe_one(const async_case& c, const async_env& env, int slab_bytes, int depth = 2) {
+  namespace xd = xpose::detail;
+  constexpr int nt = xd::best_slab_threads;
+  constexpr int minb = xd::best_pipe_min_blocks(E, true, SS, H);
+  auto kernel = xd::slab::pipe_kernel<E, xd::slab::gather, nt, SS, minb, 0, H, A>;
+  const xpose::matrix_desc d = xpose::matrix_desc::packed(c.R, c.C, E, c.B);
+  const unsigned char* end = env.in + c.R * c.C * c.B * E;
+  auto make = [&](int bytes) {
+    return xd::slab::make_pipe_args<E>(xd::slab::gather, env.in, env.out, d, end, bytes, false, H, depth);
+  };
+  xd::slab::args a = make(slab_bytes);
+  int occ = 0, dev = 0, sms = 0, optin = 0;
+  CK(cudaGetDevice(&dev));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  // (The device's limit, never lower: best / best_next launch the same kernel in this process.)
+  CK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, nt, a.smem));
+  const long long n = static_cast<long long>(occ) * sms;
+  const long long span = xd::best_pipe_span(a.span, a.L + (A ? 16 / E - 1 : 0), a.batch, n, 16 / E);
+  if (span < a.span) a = make(static_cast<int>(span * a.S * E));
+  const unsigned grid = static_cast<unsigned>(a.total < n ? a.total : n);
+  char what[128];
+  std::snprintf(what, sizeof what, "gather pipe side %d shift %d lean %d minb %d depth %d slab %d span %lld", SS, H, A,
+                minb, depth, slab_bytes, static_cast<long long>(a.span));
+  if (occ < 1) {
+    std::printf("async,E=%d,%lldx%lldx%lld,%s,n/a (block does not fit)\n", E, c.B, c.R, c.C, what);
+    return;
+  }
+  if constexpr (A) {
+    xd::slab::lean_args la{a, 0};
+    xd::slab::align_out_slabs<E>(la);
+    async_report(what, c, occ, a.smem, [&] { kernel<<<grid, nt, a.smem, env.st>>>(la); }, env, E);
+  } else {
+    async_report(what, c, occ, a.smem, [&] { kernel<<<grid, nt, a.smem, env.st>>>(a); }, env, E);
+  }
+}
+
+// The fitted realigning tile (route realign_fit: input rows off the 16-byte grid, output rows
+// 16-byte aligned, which the caller guarantees) at geometry (TR, NCH, NT, MW, MB): one block per tile, as fit_path launches it.
+template <int TR, int NCH, int NT, int MB, int E = 1, int MW = 8>
+void realign_fit_one(const async_case& c, const async_env& env) {
+  constexpr int smem = TR * NCH * 16;
+  auto kernel = xpose::detail::best::realign_tile_kernel<E, TR, NCH, NT, MW, MB, true>;
+  int occ = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, NT, smem));
+  const xpose::detail::best::realign_args ra{async_tile_args(c, TR, NCH * 16 / E, env, E),
+                                             env.in + c.R * c.C * c.B * E};
+  char what[96];
+  std::snprintf(what, sizeof what, "realign_fit %dx%d nt %d mw %d minb %d", TR, NCH, NT, MW, MB);
+  async_report(what, c, occ, smem, [&] { kernel<<<static_cast<unsigned>(ra.t.total), NT, smem, env.st>>>(ra); }, env, E);
+}
+
+// The fitted u8 tile at geometry (TR, NCH, NT, MB): the realigning one for odd input rows (a
+// realigning block must be whole warps), else the aligned one.
+template <int TR, int NCH, int NT, int MB>
+void fit_one(const async_case& c, bool odd, const async_env& env) {
+  if (!odd) register_tile_one<TR, NCH, NT, MB, 1, 8>(c, env);
+  else if constexpr (NT % 32 == 0) realign_fit_one<TR, NCH, NT, MB>(c, env);
+}
+
+// The fitted tile of 48 / 96 u8 rows (the session-8 table's first; 96 rows now take the last,
+// best_tile_fit_for) and other thread mappings: 512-byte-wide tiles (32 chunks a row), 16 loads a
+// thread, fewer threads.
+template <int TR>
+void gfit_case(const async_case& c, bool odd, const async_env& env) {
+  if constexpr (TR == 48) {
+    fit_one<48, 16, 96, 4>(c, odd, env);
+    fit_one<48, 32, 96, 4>(c, odd, env);
+    fit_one<48, 32, 192, 2>(c, odd, env);
+    fit_one<48, 16, 48, 8>(c, odd, env);
+  } else {
+    fit_one<96, 16, 192, 2>(c, odd, env);
+    fit_one<96, 32, 384, 1>(c, odd, env);
+    fit_one<96, 32, 192, 2>(c, odd, env);
+    fit_one<96, 16, 96, 4>(c, odd, env);
+  }
+}
+
+// The grouped pipelined gather of side SS at slabs of 12-32 KiB (production kernel of the
+// row's route: H, A), and for the shift form 2 and 3 load buffers.
+template <int E, int SS, bool H, bool A>
+void gslab_case(const async_case& c, const async_env& env) {
+  for (int slab : {12288, 16384, 18432, 20480, 24576, 32768}) {
+    if (H) {
+      gpipe_one<E, SS, H, A>(c, env, slab, 2);
+      gpipe_one<E, SS, H, A>(c, env, slab, 3);
+    } else {
+      gpipe_one<E, SS, H, A>(c, env, slab);
+    }
+  }
+}
+
+void gather_sweep(const async_env& env, int rounds) {
+  const async_case g24o{24, 50177, 27}, g24a{24, 50176, 27}, g12a{12, 50176, 55}, g12o{12, 50177, 55};
+  const async_case g8o{8, 50177, 83}, g8a{8, 50176, 83}, g16a{16, 50176, 41}, g32o{32, 50177, 20};
+  const async_case f96o{96, 50177, 6}, f96a{96, 50176, 6}, f48a{48, 50176, 13}, f48o{48, 50177, 13};
+  const async_case h5o{5, 50177, 66};
+  auto both = [&](const async_case& c, int E) {
+    routed_one("best", c, E, env);
+    routed_one("best_next", c, E, env);
+  };
+  for (int round = 0; round < rounds; ++round) {
+    std::printf("# round %d\n", round);
+    both(g24o, 1);  // slab_gather_pipe/g24 (realigning pass)
+    gslab_case<1, 24, false, false>(g24o, env);
+    gslab_case<1, 24, true, false>(g24o, env);  // the shift kernel of 24 rows (not routed: session 6)
+    // (No fitted tile or micro-block gather for 24 u8 rows: their output rows are off the 16-byte grid.)
+    both(g24a, 1);
+    gslab_case<1, 24, false, false>(g24a, env);
+    both(g12a, 1);  // slab_gather_pipe/g12
+    gslab_case<1, 12, false, false>(g12a, env);
+    both(g12o, 1);  // slab_gather_pipe_shift/g12, lean
+    gslab_case<1, 12, true, true>(g12o, env);
+    both(g8o, 1);  // slab_gather_pipe_shift/g8, lean
+    gslab_case<1, 8, true, true>(g8o, env);
+    both(g8a, 1);
+    gslab_case<1, 8, false, false>(g8a, env);
+    both(g16a, 1);
+    gslab_case<1, 16, false, false>(g16a, env);
+    both(g32o, 1);
+    gslab_case<1, 32, false, false>(g32o, env);
+    both(h5o, 2);  // f16 slab_gather_pipe_shift/g5, lean
+    gslab_case<2, 5, true, true>(h5o, env);
+    for (const async_case& c : {f96o, f96a}) {
+      both(c, 1);
+      gfit_case<96>(c, c.C % 16 != 0, env);
+    }
+    for (const async_case& c : {f48a, f48o}) {
+      both(c, 1);
+      gfit_case<48>(c, c.C % 16 != 0, env);
+    }
+  }
+}
+
 void async_sweep(const async_env& env) {
   // Odd rows with aligned output rows (realign_async's cases): the sweep's shapes.
   const async_case u8odd{5760, 5761, 1}, f16odd{4096, 4097, 1};
@@ -729,6 +883,7 @@ int main(int argc, char** argv) {
   const bool wrows_only = argc > 1 && std::string(argv[1]) == "--wrows";  // [rounds]
   const bool fit_only = argc > 1 && std::string(argv[1]) == "--fit";  // [rounds]
   const bool slab_only = argc > 1 && std::string(argv[1]) == "--slab";  // [rounds]
+  const bool gather_only = argc > 1 && std::string(argv[1]) == "--gather";  // [rounds]
   cudaStream_t st;
   CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   cublasHandle_t blas;
@@ -784,7 +939,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&in, maxbytes));
   CK(cudaMalloc(&out, maxbytes));
   CK(cudaMalloc(&dbad, 8));
-  if (async_only || sq_only || sqw_only || wrows_only || fit_only || slab_only) {  // the 256 MiB square is in `cases`, so the buffers hold it
+  if (async_only || sq_only || sqw_only || wrows_only || fit_only || slab_only || gather_only) {  // the 256 MiB square is in `cases`, so the buffers hold it
     fill_kernel<<<4096, 256>>>(in, maxbytes, 12345u, 1);
     unsigned char* scratch = nullptr;
     const size_t scratch_bytes = 2 * static_cast<size_t>(prop.l2CacheSize);
@@ -795,6 +950,7 @@ int main(int argc, char** argv) {
     else if (slab_only) slab_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 2);
     else if (wrows_only) wrows_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 2);
     else if (fit_only) fit_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 3);
+    else if (gather_only) gather_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 2);
     else async_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad});
     cudaFree(scratch);
     cudaFree(in);

@@ -123,16 +123,17 @@ args make_pipe_args(int m, const void* in, void* out, const matrix_desc& d, cons
 /// segments unaligned): short side s for a grouped kernel; micro, every short side of
 /// whole chunks up to s (the rows' rounding makes the size not monotonic in the side).
 /// The launch sizes its shared-memory limit and its grid of resident blocks by it.
+/// aligned: gathers whose segments are all 16-byte aligned only (no realigning rows area).
 template <int E>
 int pipe_smem_max(int m, long long s, int slab_bytes, bool micro = false, bool halo = false, int depth = 2,
-                  bool shifted = false) {
-  static const u8 probe[16] = {};
+                  bool shifted = false, bool aligned = false) {
+  alignas(16) static const u8 probe[16] = {};
   // Whole matrices: three areas of the slab's bytes in whole groups of 8 chunks.
   if (m == whole) return 3 * ((slab_bytes + 127) / 128 * 128);
   int most = 0;
   for (long long side = micro ? 16 / E : s; side <= s; side += 16 / E) {
     matrix_desc d = m == gather ? matrix_desc::packed(side, 1 << 22, E) : matrix_desc::packed(1 << 22, side, E);
-    if (m == gather) d.ld_in += 1, d.stride_in = d.ld_in * side;
+    if (m == gather && !aligned) d.ld_in += 1, d.stride_in = d.ld_in * side;
     const int b = make_pipe_args<E>(m, probe, nullptr, d, probe, slab_bytes, micro, halo, depth, shifted).smem;
     most = b > most ? b : most;
   }

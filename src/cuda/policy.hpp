@@ -872,6 +872,39 @@ constexpr bool best_gather_lean_fits(const matrix_desc& d, unsigned long long in
          (d.batch > 1 && (d.stride_out * d.elem_size) % 16 != 0);
 }
 
+/// Larger slabs for the u8 pipelined grouped gathers (switch best_gather_slab_default; `best_next`
+/// runs the table's slabs): sides of best_gather_slab_min_side to _max_side rows stream slabs
+/// of best_gather_slab_bytes instead of the table's, where their blocks still fit as many per SM
+/// as their registers allow (3, best_pipe_min_blocks): the shift kernels (2 load buffers) and the
+/// plain kernels with aligned input rows (no rows area of their own; the realigning ones, 4 areas,
+/// would drop to 2). Why: held to 3 blocks per SM by registers, they leave shared memory for more
+/// bytes in flight per block; the halo scatter of 24 u8 columns ran 0.923 of memcpy at 24 KiB
+/// slabs against 0.836 at 16 KiB (docs/RESULTS.md "Session 8", GPU call 2, sc8). Same kernels,
+/// same route names. sm_90+ only (sm_80's 164 KiB a multiprocessor holds 2 such blocks). On:
+/// side by side (docs/RESULTS.md "Session 9", larger gather slabs) u8 83x8x50177, 55x12x50176 and
+/// 55x12x50177 ran 3-6% faster; the other sides' rows within +-1.7%.
+constexpr bool best_gather_slab_default = true;
+constexpr int best_gather_slab_bytes = 24576;
+constexpr int best_gather_slab_min_side = 8;
+constexpr int best_gather_slab_max_side = 24;  // (32 aligned rows: 384 bytes over a third of an SM)
+/// The switch's slab for a pipelined kernel (grouped gather / scatter side `side`, 0: micro-block
+/// or whole; shift: the gathers' shift kernel) of `table_bytes` in the table, for input rows all
+/// 16-byte aligned or not: the larger slab where the switch applies, else the table's.
+constexpr int best_gather_slab_for(int elem_size, bool gather, int side, int table_bytes, bool shift,
+                                   bool rows_aligned) {
+  return gather && elem_size == 1 && side >= best_gather_slab_min_side && side <= best_gather_slab_max_side &&
+                 table_bytes < best_gather_slab_bytes && (shift || rows_aligned)
+             ? best_gather_slab_bytes
+             : table_bytes;
+}
+/// Slab bytes of that kernel under the flag on compute capability cc.
+constexpr int best_pipe_slab_bytes(int elem_size, bool gather, int side, int table_bytes, bool shift,
+                                   bool rows_aligned, bool candidate, int cc) {
+  return best_route_on(best_gather_slab_default, candidate) && cc >= 90
+             ? best_gather_slab_for(elem_size, gather, side, table_bytes, shift, rows_aligned)
+             : table_bytes;
+}
+
 /// Whether a batch of small matrices takes tile_async_batch: 1-byte (2-byte: f16 = true),
 /// 33-64 rows and columns (the 64 x 64 tile at least a quarter used), 16-byte accesses.
 constexpr bool best_async_batch_fits(const matrix_desc& d, int access, bool f16 = false) {
@@ -1382,8 +1415,12 @@ constexpr int best_fit_tile_rows(int elem_size, long long rows) {
 /// (__launch_bounds__): 512 threads per SM as the small tiles (64 registers a thread spilled 16-168 bytes, ptxas sm_90), 384 for u8 tiles
 /// of 3, 5, 7 micro-block rows (they spilled 24-28 bytes at 512); the dense form (2-byte
 /// elements): the most blocks that compiled without spills (ptxas sm_90, nvcc 13.0; rows 48-128).
+/// u8 96 aligned rows: rows threads of 16 loads, 4 blocks per SM (best_bench --gather: 6x96x50176
+/// 0.876 -> 0.929 of memcpy; the realigning form spilled 12 bytes at 4 blocks, ptxas sm_90;
+/// docs/RESULTS.md "Session 9", larger gather slabs).
 constexpr best_tile best_tile_fit_for(int elem_size, int rows, bool realign, bool dense = false) {
-  const int nt = 2 * rows, i = rows / 16 - 3;  // i: 48, 64, 80, 96, 112, 128 rows
+  const bool deep = elem_size == 1 && rows == 96 && !realign;
+  const int nt = deep ? rows : 2 * rows, i = rows / 16 - 3;  // i: 48, 64, 80, 96, 112, 128 rows
   constexpr int f16_tile[6] = {6, 6, 4, 3, 2, 3}, f16_realign[6] = {6, 5, 4, 3, 2, 2};
   int mb = (elem_size == 1 && (rows & (rows - 1)) != 0 ? 384 : 512) / nt;
   if (dense && elem_size == best_fit_dense_elem && i >= 0 && i < 6) mb = realign ? f16_realign[i] : f16_tile[i];
@@ -1431,6 +1468,8 @@ constexpr best_choice best_scatter_new_route(const best_choice& b, int elem_size
 }
 
 constexpr best_choice best_gather_lean_route(const matrix_desc& d, unsigned long long in_addr,
+                                            unsigned long long out_addr, int cc, bool candidate);
+constexpr best_choice best_gather_slab_route(const matrix_desc& d, unsigned long long in_addr,
                                             unsigned long long out_addr, int cc, bool candidate);
 
 constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
@@ -1511,6 +1550,9 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     if (wide_gather) return {best_pipe_wide_route(d, true, out_addr), 16, 0};
     // The lean form under the candidate flag (best_gather_lean_route).
     if (const best_choice l = best_gather_lean_route(d, in_addr, out_addr, cc, candidate); l.path != best_path::copy)
+      return l;
+    // The larger slabs' rows under the candidate flag (best_gather_slab_route).
+    if (const best_choice l = best_gather_slab_route(d, in_addr, out_addr, cc, candidate); l.path != best_path::copy)
       return l;
     auto gather_route = [&](bool c) -> best_choice {
       if (best_interleave_fits(d, true, in_addr, out_addr, c)) return {best_path::slab_interleave_gather, 16, 0};
@@ -1629,21 +1671,48 @@ constexpr best_choice best_gather_lean_route(const matrix_desc& d, unsigned long
              : best_choice{best_path::copy, 0, 0};
 }
 
+/// The larger slabs' route (switch best_gather_slab_default) under the flag that has it on while it
+/// is a candidate: the default policy's grouped pipelined gather where it runs larger slabs there
+/// (best_gather_slab_for: side, shift kernel or aligned rows; sm_90+), in the default policy's
+/// kernel form (best_gather_form_flag), so that `best_next` times the slab alone; else copy (none).
+constexpr best_choice best_gather_slab_route(const matrix_desc& d, unsigned long long in_addr,
+                                            unsigned long long out_addr, int cc, bool candidate) {
+  if (!candidate || best_gather_slab_default || d.elem_size != 1 || cc < 90) return {best_path::copy, 0, 0};
+  const best_choice o = best_path_for(d, in_addr, out_addr, cc, false);
+  const bool shift = o.path == best_path::slab_gather_pipe_shift;
+  const int table = best_class_policy_for(cc, d.elem_size).slab_bytes;
+  return (shift || o.path == best_path::slab_gather_pipe) &&
+                 best_gather_slab_for(d.elem_size, true, o.group, table, shift, best_in_rows_aligned(d, in_addr)) != table
+             ? o
+             : best_choice{best_path::copy, 0, 0};
+}
+/// The flag whose kernel form (lean or not) a grouped pipelined gather of d runs under `candidate`:
+/// the default policy's where best_gather_slab_route takes d, else `candidate`.
+constexpr bool best_gather_form_flag(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
+                                     int cc, bool candidate) {
+  return best_gather_slab_route(d, in_addr, out_addr, cc, candidate).path != best_path::copy ? false : candidate;
+}
+
 /// Whether best.cu runs d's route in the lean form under `candidate` (pipe_path_group: the
-/// switch, best_gather_lean_fits and a lean kernel for the route's side).
+/// switch under best_gather_form_flag, best_gather_lean_fits and a lean kernel for the route's side).
 constexpr bool best_gather_lean_takes(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
                                       int cc, bool candidate) {
-  if (!best_gather_lean_on(d.elem_size, candidate) || !best_gather_lean_fits(d, in_addr, out_addr)) return false;
+  if (!best_gather_lean_on(d.elem_size, best_gather_form_flag(d, in_addr, out_addr, cc, candidate)) ||
+      !best_gather_lean_fits(d, in_addr, out_addr))
+    return false;
   const best_choice o = best_path_for(d, in_addr, out_addr, cc, candidate);
   const bool shift = o.path == best_path::slab_gather_pipe_shift;
   return (shift || o.path == best_path::slab_gather_pipe) && best_gather_lean_kernel(d.elem_size, shift, o.group);
 }
 
-/// p, or the lean form's route where it takes d under `candidate` (the tests assert routes through it).
-constexpr best_path best_gather_lean_or(best_path p, const matrix_desc& d, unsigned long long in_addr,
+/// p, or the default policy's grouped gather route that a candidate keeps under `candidate`: the
+/// lean form's (best_gather_lean_route) or the larger slabs' (best_gather_slab_route) where it takes
+/// d (the tests assert routes through it).
+constexpr best_path best_gather_kept_or(best_path p, const matrix_desc& d, unsigned long long in_addr,
                                         unsigned long long out_addr, bool candidate, int cc = 90) {
   const best_path l = best_gather_lean_route(d, in_addr, out_addr, cc, candidate).path;
-  return l != best_path::copy ? l : p;
+  const best_path g = best_gather_slab_route(d, in_addr, out_addr, cc, candidate).path;
+  return l != best_path::copy ? l : g != best_path::copy ? g : p;
 }
 
 }  // namespace xpose::detail

@@ -486,9 +486,9 @@ TEST(BestPipePolicy, Paths) {
       EXPECT_EQ(best_pipe_group_for(E, s, on, true), E <= best_pipe_max_elem ? s : 0);
       EXPECT_EQ(best_pipe_group_for(E, s, on, false, false), pipe_h ? s : 0);  // (h: output rows unaligned)
       EXPECT_EQ(best_pipe_group_for(E, s, off, true), 0);
-      // (The lean form's route where best_gather_lean_default has `off` take it.)
+      // (The kept routes where the candidate switches have `off` take them: best_gather_kept_or.)
       const best_path g_off = best_path_for(g, 0, E, 90, off).path;
-      if (best_gather_lean_or(best_path::copy, g, 0, E, off) == best_path::copy) {
+      if (best_gather_kept_or(best_path::copy, g, 0, E, off) == best_path::copy) {
         EXPECT_EQ(best_path_base(g_off), best_path::slab_gather);
         EXPECT_NE(g_off, best_path::slab_gather_pipe);
       } else {
@@ -532,10 +532,10 @@ TEST(BestPipePolicy, Paths) {
   // (or the shift kernel where the switch has `off` take it).
   EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, on).path,
             best_gather_shift_on(1, on) ? best_path::slab_gather_pipe_shift : best_path::slab_gather_pipe);
-  // (Or the lean form's route, group 7, where best_gather_lean_default has `off` take it.)
+  // (Or a kept route, group 7, where best_gather_lean_default / best_gather_slab_default have `off` take it.)
   EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, off).group,
             best_gather_shift_on(1, off) ||
-                    best_gather_lean_or(best_path::copy, matrix_desc::packed(7, 4793490, 1), 0, 0, off) != best_path::copy
+                    best_gather_kept_or(best_path::copy, matrix_desc::packed(7, 4793490, 1), 0, 0, off) != best_path::copy
                 ? 7
                 : 0);
   // Micro-block gathers: pipelined under `on` with aligned rows of >= 64 bytes; unaligned
@@ -571,7 +571,7 @@ TEST(BestPipePolicy, Paths) {
                                  : micro_off                ? best_path::slab_gather_micro
                                                             : best_path::slab_gather;
       EXPECT_EQ(best_path_for(odd, 0, 0, 90, off).path,
-                best_gather_lean_or(best_fit_tile_or(want_off, odd, 0, 0, off), odd, 0, 0, off))
+                best_gather_kept_or(best_fit_tile_or(want_off, odd, 0, 0, off), odd, 0, 0, off))
           << c;
     }
   // Micro-block scatters: pipelined where best_pipe_micro_scatter_default has them and
@@ -600,8 +600,8 @@ TEST(BestPipePolicy, Paths) {
       const best_choice c = best_path_for(d, oi, 0, 90, s_on);
       EXPECT_EQ(c.path, best_path::slab_gather_pipe);
       EXPECT_EQ(c.group, g);
-      // (Unless the lean form's route, where best_gather_lean_default has s_off take it.)
-      if (best_gather_lean_or(best_path::copy, d, oi, 0, s_off) == best_path::copy)
+      // (Unless a kept route, where best_gather_lean_default / best_gather_slab_default have s_off take it.)
+      if (best_gather_kept_or(best_path::copy, d, oi, 0, s_off) == best_path::copy)
         EXPECT_NE(best_path_for(d, oi, 0, 90, s_off).path, best_path::slab_gather_pipe);
     }
     EXPECT_NE(best_path_for(matrix_desc::packed(48, 50177, 1, 13), 0, 0, 90, s_on).path, best_path::slab_gather_pipe);
@@ -733,8 +733,8 @@ TEST(BestPipePolicy, Shift) {
           if (E <= best_pipe_max_elem && !aligned && c <= best_gather_shift_max_side && c >= 2 &&
               !(c * E % 16 == 0 && c * E >= 48))
             EXPECT_EQ(h.path, best_path::slab_gather_pipe_shift) << best_path_name(h.path);
-          // (Under `off`: none, except the lean form's route where best_gather_lean_default has `off` take it.)
-          if (best_gather_lean_or(best_path::copy, d, in, 0, off) == best_path::copy)
+          // (Under `off`: none, except a kept route (best_gather_kept_or).)
+          if (best_gather_kept_or(best_path::copy, d, in, 0, off) == best_path::copy)
             EXPECT_FALSE(is_shift(best_path_for(d, in, 0, 90, off).path));
           EXPECT_FALSE(is_shift(best_path_for(padded(hw, c, E, 3, 0, pad, gap), 0, in, 90, on).path));  // scatters
           shifts += is_shift(h.path);
@@ -775,8 +775,8 @@ TEST(BestPipePolicy, Shift) {
     // (The row-fitted tile where best_fit_tile_default has the flag take it.)
     EXPECT_EQ(best_path_name(h.path), std::string(best_path_name(best_fit_tile_or(path, d, 0, 0, on))));
     EXPECT_EQ(h.group, g);
-    // (Under `off`, the lean form's route where best_gather_lean_default has `off` take it.)
-    if (best_gather_lean_or(best_path::copy, d, 0, 0, off) == best_path::copy)
+    // (Under `off`, a kept route (best_gather_kept_or).)
+    if (best_gather_kept_or(best_path::copy, d, 0, 0, off) == best_path::copy)
       EXPECT_FALSE(is_shift(best_path_for(d, 0, 0, 90, off).path));
     else
       EXPECT_EQ(best_path_for(d, 0, 0, 90, off).path, h.path);
@@ -1170,7 +1170,10 @@ TEST(BestPipePolicy, Lean) {
       const matrix_desc d = matrix_desc::packed(c, 50177, E, 5);
       const bool want = c * E <= best_gather_lean_max_bytes;
       EXPECT_EQ(best_gather_lean_takes(d, 0, 0, 90, lean), want) << E << " " << c;
-      EXPECT_FALSE(best_gather_lean_takes(d, 0, 0, 90, !lean)) << E << " " << c;
+      // (Except where the larger slabs' candidate route keeps the default policy's form.)
+      EXPECT_EQ(best_gather_lean_takes(d, 0, 0, 90, !lean),
+                want && best_gather_slab_route(d, 0, 0, 90, !lean).path != best_path::copy)
+          << E << " " << c;
       if (want) EXPECT_EQ(best_path_for(d, 0, 0, 90, lean).path, best_path::slab_gather_pipe_shift) << E << " " << c;
       EXPECT_FALSE(best_gather_lean_takes(matrix_desc::packed(c, 50176, E, 5), 0, 0, 90, lean)) << E << " " << c;
     }
@@ -1214,3 +1217,106 @@ void scatter_slab_table_cases() {
 
 TEST(BestPipeEmulation, ScatterSlabTable1) { scatter_slab_table_cases<1>(); }
 TEST(BestPipeEmulation, ScatterSlabTable2) { scatter_slab_table_cases<2>(); }
+
+// ---- larger slabs for the u8 grouped gathers (switch best_gather_slab_default) ----
+
+// The switch's slabs: u8 grouped gathers of at least best_gather_slab_min_side rows on sm_90+
+// under the flag that has it on, shift kernels or aligned input rows; everything else keeps the
+// table's slab under both flags.
+TEST(BestPipePolicy, GatherSlab) {
+  const bool on = !best_gather_slab_default;
+  const int u8_table = best_class_policy_for(90, 1).slab_bytes, f16_table = best_class_policy_for(90, 2).slab_bytes;
+  const int big = best_gather_slab_bytes;
+  ASSERT_LT(u8_table, big);
+  for (int s : best_pipe_sides) {
+    const bool side = s >= best_gather_slab_min_side && s <= best_gather_slab_max_side;
+    for (bool shift : {false, true})
+      for (bool aligned : {false, true}) {
+        const bool want = side && (shift || aligned);
+        EXPECT_EQ(best_pipe_slab_bytes(1, true, s, u8_table, shift, aligned, on, 90), want ? big : u8_table) << s;
+        EXPECT_EQ(best_gather_slab_for(1, true, s, u8_table, shift, aligned), want ? big : u8_table) << s;
+        EXPECT_EQ(best_pipe_slab_bytes(1, true, s, u8_table, shift, aligned, !on, 90), u8_table) << s;
+        EXPECT_EQ(best_pipe_slab_bytes(1, true, s, u8_table, shift, aligned, on, 80), u8_table) << s;
+        EXPECT_EQ(best_pipe_slab_bytes(1, false, s, u8_table, shift, aligned, on, 90), u8_table) << s;
+        EXPECT_EQ(best_pipe_slab_bytes(2, true, s, f16_table, shift, aligned, on, 90), f16_table) << s;
+      }
+  }
+  // Micro-block and whole-matrix kernels (side 0): the table's.
+  EXPECT_EQ(best_pipe_slab_bytes(1, true, 0, u8_table, false, true, on, 90), u8_table);
+  // Blocks per SM at the larger slab: the kernels' register cap (best_pipe_min_blocks) still fits
+  // in sm_90's 228 KiB a multiprocessor (1 KiB reserved a block): the largest block of each side
+  // the switch takes (shift kernels with 2 load buffers, segments unaligned, of the sides that
+  // have a shift route; plain kernels, segments aligned). The realigning plain blocks would not.
+  for (int s : best_pipe_sides) {
+    if (s < best_gather_slab_min_side || s > best_gather_slab_max_side) continue;
+    const int plain = slab::pipe_smem_max<1>(slab::gather, s, big, false, false, 2, false, true);
+    EXPECT_LE(best_pipe_min_blocks(1, true, s) * (plain + 1024), 228 * 1024) << s;
+    EXPECT_GT(plain, slab::pipe_smem_max<1>(slab::gather, s, u8_table, false, false, 2, false, true)) << s;
+    const int realigning = slab::pipe_smem_max<1>(slab::gather, s, big, false, false, 2);
+    EXPECT_GT(best_pipe_min_blocks(1, true, s) * (realigning + 1024), 228 * 1024) << s;
+    if (s > best_gather_shift_max_side) continue;
+    const int shift = slab::pipe_smem_max<1>(slab::gather, s, big, false, true, 2);
+    EXPECT_LE(best_pipe_min_blocks(1, true, s, true) * (shift + 1024), 228 * 1024) << s;
+  }
+  // The sweep's u8 rows: `best`'s grouped pipelined gathers; the larger slabs under `on` where the
+  // switch applies (shift kernels, aligned rows; 24 rows of odd HW: the realigning kernel keeps its
+  // slabs), with `best`'s route and kernel form (lean or not) under `on`; while the switch is a
+  // candidate, through best_gather_slab_route.
+  using xpose::matrix_desc;
+  struct row {
+    matrix_desc d;
+    bool takes;
+  };
+  for (const row& r : {row{matrix_desc::packed(24, 50177, 1, 27), false}, row{matrix_desc::packed(24, 50176, 1, 27), true},
+                       row{matrix_desc::packed(12, 50176, 1, 55), true}, row{matrix_desc::packed(12, 50177, 1, 55), true},
+                       row{matrix_desc::packed(8, 50177, 1, 83), true}, row{matrix_desc::packed(8, 50176, 1, 83), true},
+                       row{matrix_desc::packed(16, 50177, 1, 41), true},
+                       row{matrix_desc::packed(6, 50177, 1, 111), false}, row{matrix_desc::packed(12, 50177, 2, 27), false}}) {
+    const matrix_desc& d = r.d;
+    const std::string name = xpose_test::shape_name(d);
+    const best_choice o = best_path_for(d, 0, 0, 90, false);
+    const bool shift = o.path == best_path::slab_gather_pipe_shift;
+    EXPECT_TRUE(shift || o.path == best_path::slab_gather_pipe) << name << " " << best_path_name(o.path);
+    const int table = best_class_policy_for(90, d.elem_size).slab_bytes;
+    const int slab = best_pipe_slab_bytes(d.elem_size, true, static_cast<int>(o.group), table, shift,
+                                          best_in_rows_aligned(d, 0), on, 90);
+    EXPECT_EQ(slab, r.takes ? big : table) << name;
+    EXPECT_EQ(best_gather_slab_route(d, 0, 0, 90, !on).path, best_path::copy) << name;
+    EXPECT_EQ(best_gather_slab_route(d, 0, 0, 80, on).path, best_path::copy) << name;
+    if (!r.takes) continue;
+    const best_choice c = best_path_for(d, 0, 0, 90, on);
+    EXPECT_EQ(c.path, o.path) << name;
+    EXPECT_EQ(c.group, o.group) << name;
+    EXPECT_EQ(best_gather_lean_takes(d, 0, 0, 90, on), best_gather_lean_takes(d, 0, 0, 90, false)) << name;
+    if (!best_gather_slab_default) {
+      EXPECT_NE(best_gather_slab_route(d, 0, 0, 90, on).path, best_path::copy) << name;
+      EXPECT_FALSE(best_gather_form_flag(d, 0, 0, 90, on)) << name;
+    }
+  }
+}
+
+// The u8 grouped gathers at the switch's slab: the plain, shift (2 and best_gather_shift_depth
+// load buffers) and lean kernels, every layout of slab_layouts, long sides of one to several
+// slabs with a ragged last one, one and a few resident blocks.
+TEST(BestPipeEmulation, GatherSlab1) {
+  constexpr long long k = 16;
+  const int bytes = best_gather_slab_bytes;
+  int lean_runs = 0;
+  for (int s : best_pipe_sides) {
+    if (s < best_gather_slab_min_side || s > best_gather_slab_max_side) continue;
+    for (auto [nt, grid] : {std::pair<int, long long>{best_slab_threads, 3}, {32, 1 << 30}})
+      for (long long L : {301LL, 64 * k + 3, 5021LL}) {
+        xpose_test::slab_layouts(1, s, L, [&](int mode, const xpose::matrix_desc& d, long long oi, long long oo) {
+          if (mode != slab::gather) return;
+          check_pipe<1>(mode, d, oi, oo, bytes, nt, grid, 0, false);
+          check_pipe<1>(mode, d, oi, oo, bytes, nt, grid, 0, true);
+          if (best_gather_lean_kernel(1, true, s)) {
+            for (int depth : {2, best_gather_shift_depth}) check_lean<1>(d, oi, oo, bytes, nt, grid, true, depth);
+            ++lean_runs;
+          }
+        });
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+  }
+  EXPECT_GT(lean_runs, 0);
+}

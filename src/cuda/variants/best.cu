@@ -92,6 +92,17 @@ status resident_slots(int dev, int threads, int smem, long long* slots) {
   return {};
 }
 
+// resident_slots in cache slot `slot` (1-4; slot 0 must be asked first, at the kernel's largest block).
+template <auto kernel>
+status resident_slots_at(int dev, int threads, int smem, int slot, long long* slots) {
+  switch (slot) {
+    case 1: return resident_slots<kernel, 1>(dev, threads, smem, slots);
+    case 2: return resident_slots<kernel, 2>(dev, threads, smem, slots);
+    case 3: return resident_slots<kernel, 3>(dev, threads, smem, slots);
+    default: return resident_slots<kernel, 4>(dev, threads, smem, slots);
+  }
+}
+
 // Where a launch goes: the current device, read once per call, and its compute capability.
 struct target {
   int dev, cc;
@@ -402,20 +413,41 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
   // resident blocks are counted at it, and its shared-memory limit raised to it. Shift
   // gathers: best_gather_shift_depth load buffers where that keeps as many blocks per SM
   // as two (registers bound them), else two. 16-byte micro-block gathers: shifted rows.
+  // Slabs: the table's or the larger ones of best_gather_slab_default (best_pipe_slab_bytes, by
+  // flag, device and layout: plain gathers take them for aligned rows only, so their largest block
+  // is an aligned one); the blocks of each are counted at their own largest block (slots 1-4),
+  // the kernel's limit raised once, at the largest of both (slot 0).
   constexpr bool shift = H && M == slab::gather, shifted = slab::pipe_shifted(MW);
   constexpr int deepest = shift ? best_gather_shift_depth : 2;
   const long long side = SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E);
-  static const int smem_deep = slab::pipe_smem_max<E>(M, side, pol.slab_bytes, MW > 0, H, deepest, shifted);
-  static const int smem_two = slab::pipe_smem_max<E>(M, side, pol.slab_bytes, MW > 0, H, 2, shifted);
+  const int slabs[2] = {pol.slab_bytes, best_gather_slab_for(E, M == slab::gather, SS, pol.slab_bytes, shift, !shift)};
+  const bool big_aligned = M == slab::gather && !shift && slabs[1] != slabs[0];
+  const auto smem_at = [&](int i, int depth) {
+    return slab::pipe_smem_max<E>(M, side, slabs[i], MW > 0, H, depth, shifted, i == 1 && big_aligned);
+  };
+  static const int smem_deep[2] = {smem_at(0, deepest), smem_at(1, deepest)};
+  static const int smem_two[2] = {smem_at(0, 2), smem_at(1, 2)};
+  static const int smem_top = std::max(smem_deep[0], smem_deep[1]);
+  const bool aligned = best_in_rows_aligned(d, reinterpret_cast<std::uintptr_t>(in));
+  const int c = best_pipe_slab_bytes(E, M == slab::gather, SS, pol.slab_bytes, shift, aligned, tg.candidate, tg.cc) !=
+                        slabs[0]
+                    ? 1
+                    : 0;
   long long n = 0;
-  if (status s = resident_slots<kernel, slot>(tg.dev, nt, smem_deep, &n); !s.ok()) return s;
-  int depth = deepest, smem_max = smem_deep;
-  if (shift && smem_two < smem_deep) {
+  // (SB > 0: scatters only, c = 0: one slot of the size's own, slot.)
+  static_assert(SB == 0 || M == slab::scatter, "slab sizes of the scatter slab table");
+  if (status s = resident_slots<kernel, slot>(tg.dev, nt, smem_top, &n); !s.ok()) return s;
+  if (smem_deep[c] < smem_top)
+    if (status s = resident_slots_at<kernel>(tg.dev, nt, smem_deep[c], 1 + 2 * c, &n); !s.ok()) return s;
+  int depth = deepest, smem_max = smem_deep[c];
+  if (shift && smem_two[c] < smem_deep[c]) {
     long long n_two = 0;
-    if (status s = resident_slots<kernel, 1>(tg.dev, nt, smem_two, &n_two); !s.ok()) return s;
-    if (n_two > n) depth = 2, smem_max = smem_two, n = n_two;
+    if (status s = resident_slots_at<kernel>(tg.dev, nt, smem_two[c], 2 + 2 * c, &n_two); !s.ok()) return s;
+    if (n_two > n) depth = 2, smem_max = smem_two[c], n = n_two;
   }
-  slab::args a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d), best_slab_bytes_for(pol, d.elements() * E),
+  best_class_policy call = pol;
+  call.slab_bytes = slabs[c];
+  slab::args a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d), best_slab_bytes_for(call, d.elements() * E),
                                          MW > 0, H, depth, shifted);
   // Slabs shortened so that the last round of slabs per block is as full as it can be
   // (gather / scatter: whole matrices keep the table's slab).
@@ -470,10 +502,11 @@ status pipe_path_group(const void* in, void* out, const matrix_desc& d, const ta
   if constexpr (M == slab::scatter && H) {
     return halo_path_sized<E, SS, 0, minb>(in, out, d, sb_bytes, tg);
   } else {
-    if constexpr (M == slab::gather && best_gather_lean_kernel(E, H, SS))
-      if (best_gather_lean_on(E, tg.candidate) &&
-          best_gather_lean_fits(d, reinterpret_cast<std::uintptr_t>(in), reinterpret_cast<std::uintptr_t>(out)))
+    if constexpr (M == slab::gather && best_gather_lean_kernel(E, H, SS)) {
+      const auto ia = reinterpret_cast<std::uintptr_t>(in), oa = reinterpret_cast<std::uintptr_t>(out);
+      if (best_gather_lean_on(E, best_gather_form_flag(d, ia, oa, tg.cc, tg.candidate)) && best_gather_lean_fits(d, ia, oa))
         return pipe_path<E, M, SS, 0, minb, H, true>(in, out, d, tg);
+    }
     return pipe_path<E, M, SS, 0, minb, H>(in, out, d, tg);
   }
 }

@@ -665,12 +665,15 @@ struct best_scatter_slab_pick {
   int slab;
 };
 constexpr best_scatter_slab_pick best_scatter_slab_route(best_path p, int group, int elem_size, bool out_aligned,
-                                                         long long cols) {
+                                                         long long cols, bool batched = true) {
   if (elem_size > best_pipe_max_elem || out_aligned) return {p, 0};
   if (p == best_path::slab_scatter_micro_halo) return {p, best_scatter_slab_table(elem_size, cols, true, true)};
   if (p == best_path::slab_scatter_pipe_halo && group >= 2) return {p, best_scatter_slab_table(elem_size, group, true)};
   if (p == best_path::slab_scatter && (group == 2 || group == 3)) {
-    if (const int sb = best_scatter_slab_table(elem_size, group, true)) return {best_path::slab_scatter_pipe_halo, sb};
+    // (Batches only: the one-matrix u8 11184810 x 3 ran 0.964 unpipelined, 0.885 on the halo kernel
+    // at 24 KiB in session 9's final sweep; the table's entries were measured on batches.)
+    if (const int sb = batched ? best_scatter_slab_table(elem_size, group, true) : 0)
+      return {best_path::slab_scatter_pipe_halo, sb};
     return {p, best_scatter_slab_table(elem_size, group, false)};
   }
   return {p, 0};
@@ -1610,7 +1613,8 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     // place of the route the policy takes without it (the default flag's).
     if (!best_scatter_slab_on(d.elem_size, candidate)) return r;
     const best_choice b = candidate ? scatter_choice(false) : r;
-    const best_scatter_slab_pick k = best_scatter_slab_route(b.path, b.group, d.elem_size, out_aligned, d.cols);
+    const best_scatter_slab_pick k =
+        best_scatter_slab_route(b.path, b.group, d.elem_size, out_aligned, d.cols, d.batch > 1);
     return k.slab > 0 ? best_choice{k.path, 16, b.group, k.slab} : r;
   }
 

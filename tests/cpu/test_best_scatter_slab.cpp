@@ -125,6 +125,16 @@ TEST(BestScatterSlab, Route) {
     EXPECT_EQ(best_scatter_slab_route(best_path::slab_scatter, 0, E, false, 8).slab, 0);
   }
   EXPECT_EQ(best_scatter_slab_route(best_path::slab_scatter_micro_halo, 0, 4, false, 32).slab, 0);
+  // One matrix: sides 2-3 keep the unpipelined kernel (the table's entries were measured on batches).
+  for (int g : {2, 3}) {
+    EXPECT_EQ(best_scatter_slab_route(best_path::slab_scatter, g, 1, false, g, false).path, best_path::slab_scatter);
+    EXPECT_EQ(best_scatter_slab_route(best_path::slab_scatter, g, 1, false, g, false).slab, 0);
+  }
+  const best_choice one = best_path_for(matrix_desc::packed(11184810, 3, 1), 0, 0, 90, false);
+  EXPECT_EQ(one.path, best_path::slab_scatter);
+  EXPECT_EQ(one.slab, 0);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(11184810, 3, 1, 2), 0, 0, 90, on).slab,
+            best_scatter_slab_table(1, 3, true));  // (a batch of two: the table's)
 }
 
 // The sweep's rows: under the flag that has the switch on, the default flag's route (sides 2-3:

@@ -26,7 +26,7 @@ void slab_case(const matrix_desc& d, std::uint64_t seed, index_t off_in, index_t
     const xd::best_choice c = xd::best_path_for(d, in, out, 90, flag);
     std::optional<best_path> want;
     if (flag == on) {
-      const xd::best_scatter_slab_pick k = xd::best_scatter_slab_route(old, side, E, false, d.cols);
+      const xd::best_scatter_slab_pick k = xd::best_scatter_slab_route(old, side, E, false, d.cols, d.batch > 1);
       EXPECT_EQ(c.slab, k.slab);
       if (k.slab > 0) want = k.path;  // (no entry: the flag's other routes)
     } else {

@@ -378,6 +378,10 @@ constexpr bool best_f32_rows_tile_default = true;
 /// ran 0.51 / 0.57 of a memcpy node's speed on the slab / big tile, 0.68 / 0.87 on it.
 constexpr bool best_tiny_narrow_default = true;
 constexpr long long best_tiny_bytes = 64 * 1024;
+/// A tiny call: one matrix (unbatched) of at most best_tiny_bytes (the tiny rules' size test).
+constexpr bool best_tiny_call(const matrix_desc& d) {
+  return d.batch <= 1 && d.rows * d.cols * d.elem_size <= best_tiny_bytes;
+}
 /// Tiny 4-8 byte matrices on the same narrow tile (switch best_tiny_wide_default): 64 x 64
 /// f32 is one standard tile (one block); the narrow tile spreads it over blocks and ran the
 /// same or faster side by side, in a stream and in a CUDA graph (docs/RESULTS.md "Session
@@ -420,7 +424,7 @@ constexpr bool best_tiny_narrow_on(int elem_size, bool candidate) {
 /// keep the 16 KiB tile: only tiny calls were measured on the small one.
 constexpr bool best_tiny_small_takes(const matrix_desc& d, bool candidate) {
   return best_route_on(best_tiny_small_default, candidate) && d.elem_size >= 4 && d.elem_size <= 8 &&
-         d.batch <= 1 && d.rows * d.cols * d.elem_size <= best_tiny_bytes;
+         best_tiny_call(d);
 }
 /// Programmatic dependent launch (sm_90+): best's kernels start with a wait on the work
 /// before them and release the next launch at once, so that back-to-back calls (streams
@@ -1494,8 +1498,8 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
 
   const best_class_policy p = best_class_policy_for(cc, d.elem_size, candidate);
   // Tiny matrices: the narrow tile, several blocks (best_tiny_narrow_default, best_tiny_wide_default).
-  if (best_tiny_narrow_on(d.elem_size, candidate) && access == 16 && !batched &&
-      mat * E <= best_tiny_bytes && d.rows >= 64 && d.cols * E >= 128)
+  if (best_tiny_narrow_on(d.elem_size, candidate) && access == 16 && best_tiny_call(d) && d.rows >= 64 &&
+      d.cols * E >= 128)
     return {best_path::tile_narrow, 16, 0};
   // 1-2 byte 64 x 64 batches on the cp.async tile (switches best_async_default, f16:
   // best_async_f16_default; pipelined: best_async_pipe_default).

@@ -28,8 +28,9 @@ using best::u8;
 // that a block of `smem` bytes fits (raising the dynamic shared-memory limit when it needs
 // > 48 KiB) and caches the count; the first call's smem must be the kernel's largest.
 // Per call: a relaxed atomic read. Slot: another cache for the same kernel at another
-// block size (the shift gathers' two buffers: 1; the scatter slab table's sizes: 2 + SB / 4096). The limit
-// is only ever raised, so that a slot asked later never lowers an earlier one's.
+// block size (pipe_path: 1-4 for its slab pair and the shift gathers' two buffers, resident_slots_at;
+// 5-10 for the scatter slab table's sizes, 2 + SB / 4096). The limit is only ever raised, so that a
+// slot asked later never lowers an earlier one's.
 template <auto kernel, int Slot = 0>
 status resident_blocks(int dev, int threads, int smem, int* blocks) {
   static std::atomic<int> occ_cache[64];  // per kernel (template argument), slot and device
@@ -350,7 +351,7 @@ status slab_path(const void* in, void* out, const matrix_desc& d, const target& 
   return launch<kernel, true>(nt, a.smem, a.total, a, tg, "best slab kernel launch");
 }
 
-// The grouped scatter of side SS at slab bytes `slab` (best_choice::slab: the slab table's
+// The grouped scatter of side SS at slab bytes sb_bytes (best_choice::slab: the slab table's
 // entry, a compile-time size; 0: the class table's).
 template <int E, int M, int SS>
 status slab_path_sized(const void* in, void* out, const matrix_desc& d, int sb_bytes, const target& tg) {
@@ -406,7 +407,8 @@ template <int E, int M, int SS, int MW = 0, int MINB = best_pipe_min_blocks(E, M
 status pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads;
   constexpr auto kernel = slab::pipe_kernel<E, M, nt, SS, MINB, MW, H, A>;
-  constexpr int slot = SB > 0 ? 2 + SB / 4096 : 0;  // (one per slab size)
+  constexpr int slot = SB > 0 ? 2 + SB / 4096 : 0;  // (one per slab size, clear of resident_slots_at's 1-4)
+  static_assert(SB == 0 || slot > 4, "the scatter slab table's cache slots");
   best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
   if (SB > 0) pol.slab_bytes = SB;
   // The largest block of this kernel, once (the table does not change at run time): the

@@ -8,7 +8,8 @@
 #   python           pip-installs the package for sm_90, then pytest tests/python (label python)
 #   python-build | python-test   the same in two steps (the build beside another build, the tests later)
 #   lab | model | best | sweep[:DTYPES] | sweep-ab[:DTYPES[:CLASSES]] | sweep-graph | host-overhead | sweep-torch | ttc[:DTYPES] | inplace[:KINDS] | dist | dist-torch |
-#   ttc-torch:DTYPE | ttc-ab:DTYPE | librett | librett-compare | baseline | fuzz | sanitizers | compare
+#   ttc-torch:DTYPE | ttc-ab:DTYPE | librett | librett-compare | baseline | fuzz | sanitizers | compare |
+#   trees | tree:NAME (helper trees carried in .wt: scripts/wt-trees.sh)
 #                    benchmarks and long checks (see the step functions below)
 # env: OUT (default /tmp/out), JOBS (default nproc), PRESET (default h200), STEP_TIMEOUT (s, default 300),
 #      LOGS (log folder and archive name, default gpu-logs), NOBUILD=1 (reuse the build)
@@ -128,6 +129,32 @@ step_baseline() {
   python3 bench/baseline_compare.py "$L" | tee "$L/baseline_compare.txt" | tail -3 >>"$L/summary.txt"
 }
 
+# Helper trees: each folder .wt/<name> (git-ignored; carried) is a source tree of its own, e.g. a
+# branch merged with main (scripts/wt-trees.sh makes them), with its GPU commands in .wt/<name>/tree.gpu.
+# trees: builds xpose_cuda_tests, xpose-bench and best_bench of every tree at once (JOBS shared).
+# tree:<name>: runs that tree's tree.gpu from its root, OUT=$OUT/<name> (TREE_TIME s, default 100).
+step_trees() {
+  local t n; n=$(ls .wt 2>/dev/null | wc -w); ((n > 0)) || { say "== trees: no .wt carried"; failed=$((failed + 1)); return; }
+  for t in $(ls .wt); do
+    ( cd ".wt/$t" && cmake --preset "$PRESET" -DXPOSE_BUILD_BENCH=ON >"$L/tree_${t}_configure.log" 2>&1 &&
+        cmake --build --preset "$PRESET" -j $(( JOBS / n > 2 ? JOBS / n : 2 )) --target xpose_cuda_tests xpose-bench best_bench \
+          >"$L/tree_${t}_build.log" 2>&1; echo $? >"$L/tree_${t}.rc" ) &
+  done
+  wait
+  for t in $(ls .wt); do
+    say "== tree $t build: rc=$(cat "$L/tree_${t}.rc")"
+    [ "$(cat "$L/tree_${t}.rc")" = 0 ] || { failed=$((failed + 1)); grep -hE "error" "$L/tree_${t}_build.log" "$L/tree_${t}_configure.log" | head -10 | tee -a "$L/summary.txt"; }
+  done
+}
+step_tree() {
+  local t=$1 t0=$SECONDS rc; mkdir -p "$OUT/$t"
+  [ -f ".wt/$t/tree.gpu" ] || { say "== tree $t: no .wt/$t/tree.gpu"; failed=$((failed + 1)); return; }
+  ( cd ".wt/$t" && OUT="$OUT/$t" timeout "${TREE_TIME:-100}" bash tree.gpu ) >"$OUT/$t/log.txt" 2>&1
+  rc=$?; ((rc != 0)) && failed=$((failed + 1))
+  say "== tree $t: rc=$rc ($((SECONDS - t0)) s)"
+  grep -E "tests passed|tests failed|FAILED|PASSED" "$OUT/$t/log.txt" | head -8 | tee -a "$L/summary.txt"
+}
+
 say "== build"
 [ -n "${NOBUILD:-}" ] || build || { failed=1; grep -E "error|Error" "$L/build.log" "$L/configure.log" | head -40 | tee -a "$L/summary.txt"; exit 1; }
 for step in "$@"; do
@@ -168,6 +195,8 @@ for step in "$@"; do
     dist-torch) run dist_torch torchrun --nproc_per_node 2 bench/dist_torch.py; tail -30 "$L/dist_torch.log" >>"$L/summary.txt" ;;
     fuzz) run fuzz env OUT="$L/fuzz" TIME_LIMIT=110 scripts/fuzz-gpu.sh "$BUILD"; tail -3 "$L/fuzz.log" >>"$L/summary.txt" ;;
     sanitizers) run sanitizers env OUT="$L/san" SAN_TIME=10 scripts/sanitizers.sh "$BUILD"; grep -E "^sanitizers:" "$L/sanitizers.log" >>"$L/summary.txt" ;;
+    trees) step_trees ;;
+    tree:*) step_tree "${step#tree:}" ;;
     compare) run compare bash -c "$BUILD/bench/best_bench > $L/bench.csv && python3 bench/compare.py $L/bench.csv" ;;
     *) say "unknown step '$step'"; failed=$((failed + 1)) ;;
   esac

@@ -639,8 +639,6 @@ constexpr bool best_scatter_slab_default = true;
 constexpr bool best_scatter_slab_on(int elem_size, bool candidate) {
   return best_route_on(best_scatter_slab_default, candidate) && elem_size <= best_pipe_max_elem;
 }
-/// Slab sizes best.cu can run the table's entries at (each a compile-time SB of the host code).
-constexpr int best_scatter_slab_sizes[] = {12288, 16384, 20480, 24576, 32768};
 /// Bytes per slab of kernel (elem_size, side) under the slab switch: micro, the micro-block halo
 /// kernel for short side `side`; else the grouped halo kernel of that side (sides 2-3: in place of
 /// the unpipelined grouped scatter) where pipelined, the unpipelined grouped scatter where not (no
@@ -652,14 +650,6 @@ constexpr int best_scatter_slab_table(int elem_size, long long side, bool pipeli
   if (micro) return side == 96 ? 20480 : elem_size == 1 && (side == 48 || side == 128) ? 32768 : 0;
   if (elem_size != 1) return 0;
   return side == 2 ? 16384 : side == 5 ? 20480 : side == 3 || side == 6 || side == 24 ? 24576 : 0;
-}
-/// Whether the table runs kernel (elem_size, grouped side ss; ss = 0: micro-block) at `bytes`
-/// (best.cu instantiates the host code of exactly these sizes).
-constexpr bool best_scatter_slab_uses(int elem_size, int ss, int bytes) {
-  if (ss > 0) return best_scatter_slab_table(elem_size, ss, true) == bytes;
-  for (int c = 16 / elem_size; elem_size <= best_pipe_max_elem && c * elem_size <= 256; c += 16 / elem_size)
-    if (best_scatter_slab_table(elem_size, c, true, true) == bytes) return true;
-  return false;
 }
 /// The route under the slab switch from b, the default flag's route for a 1-2 byte scatter of
 /// `cols` columns: b's kernel (or, sides 2-3, the halo kernel of the side) with best_choice::slab

@@ -5,8 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <iterator>
-#include <utility>
+#include <mutex>
 
 #include "../best_async.cuh"
 #include "../best_direct.cuh"
@@ -24,46 +23,84 @@ namespace {
 using best::tile_args;
 using best::u8;
 
-// Blocks of a kernel resident per SM on device `dev`: checks once per kernel and device
-// that a block of `smem` bytes fits (raising the dynamic shared-memory limit when it needs
-// > 48 KiB) and caches the count; the first call's smem must be the kernel's largest.
-// Per call: a relaxed atomic read. Slot: another cache for the same kernel at another
-// block size (pipe_path: 1-4 for its slab pair and the shift gathers' two buffers, resident_slots_at;
-// 5-10 for the scatter slab table's sizes, 2 + SB / 4096). The limit is only ever raised, so that a
-// slot asked later never lowers an earlier one's.
-template <auto kernel, int Slot = 0>
-status resident_blocks(int dev, int threads, int smem, int* blocks) {
-  static std::atomic<int> occ_cache[64];  // per kernel (template argument), slot and device
-  int occ = (dev >= 0 && dev < 64) ? occ_cache[dev].load(std::memory_order_relaxed) : 0;
-  if (occ == 0) {
-    if (smem > 48 * 1024) {
-      cudaFuncAttributes fa{};
-      if (status s = cuda_status(cudaFuncGetAttributes(&fa, kernel), "cudaFuncGetAttributes"); !s.ok()) return s;
-      if (smem > fa.maxDynamicSharedSizeBytes)
-        if (status s = cuda_status(
-                cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
-                "cudaFuncSetAttribute");
-            !s.ok())
-          return s;
-    }
-    if (status s = cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, threads, smem),
-                               "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-        !s.ok())
-      return s;
-    if (occ < 1)
-      return status::make(status_code::unsupported_variant, "best: a %d-byte block does not fit this device", smem);
-    if (dev >= 0 && dev < 64) occ_cache[dev].store(occ, std::memory_order_relaxed);
+// A fixed table of 32-bit keys to int values shared by threads without locks: entries fill
+// front to back and are never removed; a key of no_memo, or a full table, computes each time.
+constexpr unsigned no_memo = ~0u;
+template <int N>
+struct memo {
+  std::atomic<unsigned long long> e[N];  // (key + 1) << 32 | value; 0: empty
+
+  template <class F>
+  status get(unsigned key, int* value, F&& compute) {
+    const unsigned long long k = (static_cast<unsigned long long>(key) + 1) << 32, hi = ~0xffffffffull;
+    if (key != no_memo)
+      for (auto& x : e) {
+        const unsigned long long v = x.load(std::memory_order_relaxed);
+        if (v == 0) break;
+        if ((v & hi) == k) return *value = static_cast<int>(v & 0xffffffffu), status{};
+      }
+    if (status s = compute(value); !s.ok()) return s;
+    if (key != no_memo)
+      for (auto& x : e) {
+        unsigned long long v = 0;
+        if (x.compare_exchange_strong(v, k | static_cast<unsigned>(*value), std::memory_order_relaxed) ||
+            (v & hi) == k)
+          break;
+      }
+    return {};
   }
-  *blocks = occ;
+};
+
+// Whether a block of `smem` bytes of a kernel (of `threads` threads, its one block size) fits on
+// device `dev`: raises the kernel's dynamic shared-memory limit where a block needs > 48 KiB
+// (only ever raised) and checks that one block is resident. Cached per kernel and device as the
+// largest block checked (a smaller one fits too; up to 48 KiB checked at 48 KiB).
+template <auto kernel>
+status kernel_fits(int dev, int threads, int smem) {
+  static std::atomic<int> checked[64];
+  static std::mutex raise;
+  const int want = std::max(smem, 48 * 1024);
+  const bool cached = dev >= 0 && dev < 64;
+  if (cached && checked[dev].load(std::memory_order_relaxed) >= want) return {};
+  std::lock_guard<std::mutex> lock(raise);
+  if (want > 48 * 1024) {
+    cudaFuncAttributes fa{};
+    if (status s = cuda_status(cudaFuncGetAttributes(&fa, kernel), "cudaFuncGetAttributes"); !s.ok()) return s;
+    if (want > fa.maxDynamicSharedSizeBytes)
+      if (status s = cuda_status(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, want),
+                                 "cudaFuncSetAttribute");
+          !s.ok())
+        return s;
+  }
+  int occ = 0;
+  if (status s = cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, threads, want),
+                             "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+      !s.ok())
+    return s;
+  if (occ < 1)
+    return status::make(status_code::unsupported_variant, "best: a %d-byte block does not fit this device", smem);
+  if (cached && checked[dev].load(std::memory_order_relaxed) < want) checked[dev].store(want, std::memory_order_relaxed);
   return {};
 }
 
-// Grid of a kernel: one block per tile up to best_grid_limit, once resident_blocks has
-// checked that a block fits.
+// Blocks of a kernel resident per SM on device `dev` at blocks of `smem` bytes (kernel_fits
+// first), cached per kernel, device and block size: per call a few relaxed atomic reads.
+template <auto kernel>
+status resident_blocks(int dev, int threads, int smem, int* blocks) {
+  if (status s = kernel_fits<kernel>(dev, threads, smem); !s.ok()) return s;
+  static memo<16> occ;
+  const unsigned key = dev >= 0 && dev < 2048 ? static_cast<unsigned>(dev) << 20 | static_cast<unsigned>(smem) : no_memo;
+  return occ.get(key, blocks, [&](int* n) {
+    return cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(n, kernel, threads, smem),
+                       "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  });
+}
+
+// Grid of a kernel: one block per tile up to best_grid_limit, once kernel_fits has checked
+// that a block fits.
 template <auto kernel>
 status grid_for(int dev, int threads, int smem, index_t work, unsigned* grid) {
-  int occ = 0;
-  if (status s = resident_blocks<kernel>(dev, threads, smem, &occ); !s.ok()) return s;
+  if (status s = kernel_fits<kernel>(dev, threads, smem); !s.ok()) return s;
   *grid = static_cast<unsigned>(work < best_grid_limit ? work : best_grid_limit);
   return {};
 }
@@ -84,24 +121,26 @@ status sm_count(int dev, int* sms) {
 
 // Blocks of a kernel resident on the whole device (resident_blocks per SM x SMs): the grid of
 // the kernels whose blocks stride over their work (slabs, tiles, groups).
-template <auto kernel, int Slot = 0>
+template <auto kernel>
 status resident_slots(int dev, int threads, int smem, long long* slots) {
   int occ = 0, sms = 0;
-  if (status s = resident_blocks<kernel, Slot>(dev, threads, smem, &occ); !s.ok()) return s;
+  if (status s = resident_blocks<kernel>(dev, threads, smem, &occ); !s.ok()) return s;
   if (status s = sm_count(dev, &sms); !s.ok()) return s;
   *slots = static_cast<long long>(occ) * sms;
   return {};
 }
 
-// resident_slots in cache slot `slot` (1-4; slot 0 must be asked first, at the kernel's largest block).
-template <auto kernel>
-status resident_slots_at(int dev, int threads, int smem, int slot, long long* slots) {
-  switch (slot) {
-    case 1: return resident_slots<kernel, 1>(dev, threads, smem, slots);
-    case 2: return resident_slots<kernel, 2>(dev, threads, smem, slots);
-    case 3: return resident_slots<kernel, 3>(dev, threads, smem, slots);
-    default: return resident_slots<kernel, 4>(dev, threads, smem, slots);
-  }
+// The largest block of a slab kernel at `bytes` per slab (compute: pipe_smem_max or
+// direct_smem_max, a loop over the kernel's sides and layouts), memoized per kernel. Key:
+// bytes, the largest short side, the load buffers and a flag (no_memo where they do not fit).
+template <auto kernel, class F>
+status slab_block_smem(int bytes, long long side, int depth, bool flag, int* smem, F&& compute) {
+  static memo<16> cache;
+  const bool fits = bytes >= 0 && bytes < (1 << 17) && side >= 0 && side < 1024 && depth >= 0 && depth < 4;
+  const unsigned key = fits ? static_cast<unsigned>(bytes) | static_cast<unsigned>(side) << 17 |
+                                  static_cast<unsigned>(depth) << 27 | (flag ? 1u << 29 : 0u)
+                            : no_memo;
+  return cache.get(key, smem, [&](int* v) { return *v = compute(), status{}; });
 }
 
 // Where a launch goes: the current device, read once per call, and its compute capability.
@@ -301,7 +340,7 @@ status fit_path(const void* in, void* out, const matrix_desc& d, const target& t
 }
 
 // Skewed realigning tile (candidate policy): shared memory above 48 KiB for 1-2 byte
-// elements (grid_for raises the limit once per device).
+// elements (kernel_fits raises the limit once per device).
 // Fit: best_tile_skew_fit_for's half-width tile (route realign_skew_fit).
 template <int E, bool Fit = false>
 status skew_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
@@ -332,56 +371,44 @@ status skew_async_path(const void* in, void* out, const matrix_desc& d, const ta
 }
 
 // SS > 0: the grouped kernel for short side SS (best_choice::group); MW > 0: micro-blocks
-// of MW-byte rows, MINB blocks per SM (best_slab_micro_for). SB > 0: slabs of SB bytes
-// (best_scatter_slab_table) in place of the class table's.
-template <int E, int M, int SS = 0, int MW = 0, int MINB = 1, int SB = 0>
-status slab_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
+// of MW-byte rows, MINB blocks per SM (best_slab_micro_for). sb > 0: slabs of sb bytes
+// (best_choice::slab) in place of the class table's.
+template <int E, int M, int SS = 0, int MW = 0, int MINB = 1>
+status slab_path(const void* in, void* out, const matrix_desc& d, const target& tg, int sb = 0) {
   constexpr int nt = best_slab_threads;
   constexpr int minb = SS > 0 ? best_slab_group_min_blocks : MINB;
   constexpr auto kernel = slab::slab_kernel<E, M, nt, best_slab_unroll, SS, minb, MW>;
   best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
   if (M == slab::scatter && MW > 0 && (d.ld_out * E) % 16 != 0) pol.slab_bytes = best_slab_micro_ragged_bytes;
-  if (SB > 0) pol.slab_bytes = SB;
+  if (sb > 0) pol.slab_bytes = sb;
   const int bytes = best_slab_bytes_for(pol, d.elements() * E);
   const slab::args a =
       slab::make_args<E>(M, in, out, d, input_end(in, d), bytes, SS > 0 || (MW > 0 && M == slab::whole));
-  // Slab blocks stay under 48 KiB (table: slab and whole-matrix bytes), so grid_for's
-  // cached fit check holds for every short side.
+  // Slab blocks stay under 48 KiB (table: slab and whole-matrix bytes).
   if (a.smem > 48 * 1024) return status::make(status_code::unsupported_variant, "best: slab of %d bytes", a.smem);
   return launch<kernel, true>(nt, a.smem, a.total, a, tg, "best slab kernel launch");
 }
 
-// The grouped scatter of side SS at slab bytes sb_bytes (best_choice::slab: the slab table's
-// entry, a compile-time size; 0: the class table's).
-template <int E, int M, int SS>
-status slab_path_sized(const void* in, void* out, const matrix_desc& d, int sb_bytes, const target& tg) {
-  constexpr int sb = M == slab::scatter ? best_scatter_slab_table(E, SS, false) : 0;
-  if (sb_bytes == 0) return slab_path<E, M, SS>(in, out, d, tg);
-  if constexpr (sb > 0)
-    if (sb_bytes == sb) return slab_path<E, M, SS, 0, 1, sb>(in, out, d, tg);
-  return status::make(status_code::unsupported_variant, "best: no %d-byte slabs for side %d", sb_bytes, SS);
-}
-
 // Gather / scatter slab: the grouped kernel of best_slab_group_sides, or element by element.
 template <int E, int M>
-status slab_path_grouped(const void* in, void* out, const matrix_desc& d, int group, const target& tg, int sb_bytes = 0) {
+status slab_path_grouped(const void* in, void* out, const matrix_desc& d, int group, const target& tg, int sb = 0) {
   if constexpr (E <= 4) {
     switch (group) {
       case 0: break;
-      case 2: return slab_path_sized<E, M, 2>(in, out, d, sb_bytes, tg);
-      case 3: return slab_path_sized<E, M, 3>(in, out, d, sb_bytes, tg);
-      case 4: return slab_path<E, M, 4>(in, out, d, tg);
-      case 5: return slab_path<E, M, 5>(in, out, d, tg);
-      case 6: return slab_path<E, M, 6>(in, out, d, tg);
-      case 8: return slab_path<E, M, 8>(in, out, d, tg);
-      case 12: return slab_path<E, M, 12>(in, out, d, tg);
-      case 16: return slab_path<E, M, 16>(in, out, d, tg);
-      case 24: return slab_path<E, M, 24>(in, out, d, tg);
-      case 32: return slab_path<E, M, 32>(in, out, d, tg);
+      case 2: return slab_path<E, M, 2>(in, out, d, tg, sb);
+      case 3: return slab_path<E, M, 3>(in, out, d, tg, sb);
+      case 4: return slab_path<E, M, 4>(in, out, d, tg, sb);
+      case 5: return slab_path<E, M, 5>(in, out, d, tg, sb);
+      case 6: return slab_path<E, M, 6>(in, out, d, tg, sb);
+      case 8: return slab_path<E, M, 8>(in, out, d, tg, sb);
+      case 12: return slab_path<E, M, 12>(in, out, d, tg, sb);
+      case 16: return slab_path<E, M, 16>(in, out, d, tg, sb);
+      case 24: return slab_path<E, M, 24>(in, out, d, tg, sb);
+      case 32: return slab_path<E, M, 32>(in, out, d, tg, sb);
       default: return status::make(status_code::unsupported_variant, "best: no grouped slab kernel for %d", group);
     }
   }
-  return slab_path<E, M>(in, out, d, tg);
+  return slab_path<E, M>(in, out, d, tg, sb);
 }
 
 // Micro-block slab kernel of path P (1-4 byte elements; best_slab_micro_for).
@@ -396,59 +423,49 @@ status micro_path(const void* in, void* out, const matrix_desc& d, const target&
 
 // Pipelined slab (best_pipe.cuh): grouped (short side SS) or micro-block gather (MW-byte
 // rows, any short side up to the table's): resident blocks, as many as fit at the largest
-// slab's shared memory (the limit and the block count are cached per kernel and device).
+// block of the call's slab size (counted per kernel, device and block size).
 // H: scatter slabs with a halo (slab_scatter_micro_halo, slab_scatter_pipe_halo); gathers
 // that shift their raw rows (slab_gather_micro_shift, slab_gather_pipe_shift).
 // A: grouped gathers in the lean form (best_gather_lean_on): slabs of a.out_lags.
-// SB > 0: slabs of SB bytes (best_scatter_slab_table) in place of the class table's; their
-// resident blocks in a cache slot of their own per size.
+// sb > 0: slabs of sb bytes (best_choice::slab, best_scatter_slab_table) in place of the class table's.
 template <int E, int M, int SS, int MW = 0, int MINB = best_pipe_min_blocks(E, M == slab::gather, SS), bool H = false,
-          bool A = false, int SB = 0>
-status pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
+          bool A = false>
+status pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg, int sb = 0) {
   constexpr int nt = best_slab_threads;
   constexpr auto kernel = slab::pipe_kernel<E, M, nt, SS, MINB, MW, H, A>;
-  constexpr int slot = SB > 0 ? 2 + SB / 4096 : 0;  // (one per slab size, clear of resident_slots_at's 1-4)
-  static_assert(SB == 0 || slot > 4, "the scatter slab table's cache slots");
+  constexpr bool gather = M == slab::gather, shift = H && gather, shifted = slab::pipe_shifted(MW);
   best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
-  if (SB > 0) pol.slab_bytes = SB;
-  // The largest block of this kernel, once (the table does not change at run time): the
-  // resident blocks are counted at it, and its shared-memory limit raised to it. Shift
-  // gathers: best_gather_shift_depth load buffers where that keeps as many blocks per SM
-  // as two (registers bound them), else two. 16-byte micro-block gathers: shifted rows.
-  // Slabs: the table's or the larger ones of best_gather_slab_default (best_pipe_slab_bytes, by
-  // flag, device and layout: plain gathers take them for aligned rows only, so their largest block
-  // is an aligned one); the blocks of each are counted at their own largest block (slots 1-4),
-  // the kernel's limit raised once, at the largest of both (slot 0).
-  constexpr bool shift = H && M == slab::gather, shifted = slab::pipe_shifted(MW);
-  constexpr int deepest = shift ? best_gather_shift_depth : 2;
-  const long long side = SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E);
-  const int slabs[2] = {pol.slab_bytes, best_gather_slab_for(E, M == slab::gather, SS, pol.slab_bytes, shift, !shift)};
-  const bool big_aligned = M == slab::gather && !shift && slabs[1] != slabs[0];
-  const auto smem_at = [&](int i, int depth) {
-    return slab::pipe_smem_max<E>(M, side, slabs[i], MW > 0, H, depth, shifted, i == 1 && big_aligned);
-  };
-  static const int smem_deep[2] = {smem_at(0, deepest), smem_at(1, deepest)};
-  static const int smem_two[2] = {smem_at(0, 2), smem_at(1, 2)};
-  static const int smem_top = std::max(smem_deep[0], smem_deep[1]);
+  if (sb > 0) pol.slab_bytes = sb;
+  // Slab bytes: the table's (or sb), or the larger ones of best_gather_slab_default (best_pipe_slab_bytes,
+  // by flag, device and layout: plain gathers take them for aligned rows only, so their largest block
+  // at that size is an aligned one: big).
   const bool aligned = best_in_rows_aligned(d, reinterpret_cast<std::uintptr_t>(in));
-  const int c = best_pipe_slab_bytes(E, M == slab::gather, SS, pol.slab_bytes, shift, aligned, tg.candidate, tg.cc) !=
-                        slabs[0]
-                    ? 1
-                    : 0;
+  const int bytes = best_pipe_slab_bytes(E, gather, SS, pol.slab_bytes, shift, aligned, tg.candidate, tg.cc);
+  const bool big = gather && !shift && bytes != pol.slab_bytes;
+  const long long side = SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E);
+  // The largest block of this kernel at these slabs (over its sides; 16-byte micro-block gathers:
+  // shifted rows); the resident blocks are counted at it. Shift gathers: best_gather_shift_depth load
+  // buffers where that keeps as many blocks per SM as two (registers bound them), else two.
+  const auto smem_at = [&](int depth, int* smem) {
+    return slab_block_smem<kernel>(bytes, side, depth, big, smem, [&] {
+      return slab::pipe_smem_max<E>(M, side, bytes, MW > 0, H, depth, shifted, big);
+    });
+  };
+  int depth = shift ? best_gather_shift_depth : 2, smem_max = 0;
   long long n = 0;
-  // (SB > 0: scatters only, c = 0: one slot of the size's own, slot.)
-  static_assert(SB == 0 || M == slab::scatter, "slab sizes of the scatter slab table");
-  if (status s = resident_slots<kernel, slot>(tg.dev, nt, smem_top, &n); !s.ok()) return s;
-  if (smem_deep[c] < smem_top)
-    if (status s = resident_slots_at<kernel>(tg.dev, nt, smem_deep[c], 1 + 2 * c, &n); !s.ok()) return s;
-  int depth = deepest, smem_max = smem_deep[c];
-  if (shift && smem_two[c] < smem_deep[c]) {
+  if (status s = smem_at(depth, &smem_max); !s.ok()) return s;
+  if (status s = resident_slots<kernel>(tg.dev, nt, smem_max, &n); !s.ok()) return s;
+  if (depth > 2) {
+    int smem_two = 0;
     long long n_two = 0;
-    if (status s = resident_slots_at<kernel>(tg.dev, nt, smem_two[c], 2 + 2 * c, &n_two); !s.ok()) return s;
-    if (n_two > n) depth = 2, smem_max = smem_two[c], n = n_two;
+    if (status s = smem_at(2, &smem_two); !s.ok()) return s;
+    if (smem_two < smem_max) {
+      if (status s = resident_slots<kernel>(tg.dev, nt, smem_two, &n_two); !s.ok()) return s;
+      if (n_two > n) depth = 2, smem_max = smem_two, n = n_two;
+    }
   }
   best_class_policy call = pol;
-  call.slab_bytes = slabs[c];
+  call.slab_bytes = bytes;
   slab::args a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d), best_slab_bytes_for(call, d.elements() * E),
                                          MW > 0, H, depth, shifted);
   // Slabs shortened so that the last round of slabs per block is as full as it can be
@@ -470,64 +487,32 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
   }
 }
 
-// The halo scatter of side SS or micro-block rows MW (SS = 0) at SB bytes per slab where the slab
-// table runs it at that size (best_scatter_slab_uses).
-template <int E, int SS, int MW, int MINB, int SB>
-status halo_path_at(const void* in, void* out, const matrix_desc& d, const target& tg) {
-  if constexpr (best_scatter_slab_uses(E, SS, SB))
-    return pipe_path<E, slab::scatter, SS, MW, MINB, true, false, SB>(in, out, d, tg);
-  return status::make(status_code::unsupported_variant, "best: no %d-byte halo slabs for side %d", SB, SS);
-}
-
-// ... at slab bytes sb_bytes (best_choice::slab: a slab table entry, one of best_scatter_slab_sizes;
-// 0: the class table's).
-template <int E, int SS, int MW, int MINB, std::size_t... Is>
-status halo_path_sized(const void* in, void* out, const matrix_desc& d, int sb_bytes, const target& tg,
-                       std::index_sequence<Is...>) {
-  if (sb_bytes == 0) return pipe_path<E, slab::scatter, SS, MW, MINB, true>(in, out, d, tg);
-  status s = status::make(status_code::unsupported_variant, "best: no %d-byte halo slabs for side %d", sb_bytes, SS);
-  (void)((sb_bytes == best_scatter_slab_sizes[Is] ? (s = halo_path_at<E, SS, MW, MINB, best_scatter_slab_sizes[Is]>(in, out, d, tg), true)
-                                                  : false) ||
-         ...);
-  return s;
-}
-
-template <int E, int SS, int MW, int MINB>
-status halo_path_sized(const void* in, void* out, const matrix_desc& d, int sb_bytes, const target& tg) {
-  return halo_path_sized<E, SS, MW, MINB>(in, out, d, sb_bytes, tg,
-                                          std::make_index_sequence<std::size(best_scatter_slab_sizes)>{});
-}
-
 template <int E, int M, int SS, bool H>
-status pipe_path_group(const void* in, void* out, const matrix_desc& d, const target& tg, int sb_bytes = 0) {
+status pipe_path_group(const void* in, void* out, const matrix_desc& d, const target& tg, int sb = 0) {
   constexpr int minb = best_pipe_min_blocks(E, M == slab::gather, SS, H);
-  if constexpr (M == slab::scatter && H) {
-    return halo_path_sized<E, SS, 0, minb>(in, out, d, sb_bytes, tg);
-  } else {
-    if constexpr (M == slab::gather && best_gather_lean_kernel(E, H, SS)) {
-      const auto ia = reinterpret_cast<std::uintptr_t>(in), oa = reinterpret_cast<std::uintptr_t>(out);
-      if (best_gather_lean_on(E, best_gather_form_flag(d, ia, oa, tg.cc, tg.candidate)) && best_gather_lean_fits(d, ia, oa))
-        return pipe_path<E, M, SS, 0, minb, H, true>(in, out, d, tg);
-    }
-    return pipe_path<E, M, SS, 0, minb, H>(in, out, d, tg);
+  if constexpr (M == slab::gather && best_gather_lean_kernel(E, H, SS)) {
+    const auto ia = reinterpret_cast<std::uintptr_t>(in), oa = reinterpret_cast<std::uintptr_t>(out);
+    if (best_gather_lean_on(E, best_gather_form_flag(d, ia, oa, tg.cc, tg.candidate)) && best_gather_lean_fits(d, ia, oa))
+      return pipe_path<E, M, SS, 0, minb, H, true>(in, out, d, tg, sb);
   }
+  return pipe_path<E, M, SS, 0, minb, H>(in, out, d, tg, sb);
 }
 
 template <int E, int M, bool H = false>
-status pipe_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg, int sb_bytes = 0) {
+status pipe_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg, int sb = 0) {
   if constexpr (E <= best_pipe_max_elem) {
     switch (group) {
-      case 2: return pipe_path_group<E, M, 2, H>(in, out, d, tg, sb_bytes);
-      case 3: return pipe_path_group<E, M, 3, H>(in, out, d, tg, sb_bytes);
-      case 4: return pipe_path_group<E, M, 4, H>(in, out, d, tg, sb_bytes);
-      case 5: return pipe_path_group<E, M, 5, H>(in, out, d, tg, sb_bytes);
-      case 6: return pipe_path_group<E, M, 6, H>(in, out, d, tg, sb_bytes);
-      case 7: return pipe_path_group<E, M, 7, H>(in, out, d, tg, sb_bytes);
-      case 8: return pipe_path_group<E, M, 8, H>(in, out, d, tg, sb_bytes);
-      case 12: return pipe_path_group<E, M, 12, H>(in, out, d, tg, sb_bytes);
-      case 16: return pipe_path_group<E, M, 16, H>(in, out, d, tg, sb_bytes);
-      case 24: return pipe_path_group<E, M, 24, H>(in, out, d, tg, sb_bytes);
-      case 32: return pipe_path_group<E, M, 32, H>(in, out, d, tg, sb_bytes);
+      case 2: return pipe_path_group<E, M, 2, H>(in, out, d, tg, sb);
+      case 3: return pipe_path_group<E, M, 3, H>(in, out, d, tg, sb);
+      case 4: return pipe_path_group<E, M, 4, H>(in, out, d, tg, sb);
+      case 5: return pipe_path_group<E, M, 5, H>(in, out, d, tg, sb);
+      case 6: return pipe_path_group<E, M, 6, H>(in, out, d, tg, sb);
+      case 7: return pipe_path_group<E, M, 7, H>(in, out, d, tg, sb);
+      case 8: return pipe_path_group<E, M, 8, H>(in, out, d, tg, sb);
+      case 12: return pipe_path_group<E, M, 12, H>(in, out, d, tg, sb);
+      case 16: return pipe_path_group<E, M, 16, H>(in, out, d, tg, sb);
+      case 24: return pipe_path_group<E, M, 24, H>(in, out, d, tg, sb);
+      case 32: return pipe_path_group<E, M, 32, H>(in, out, d, tg, sb);
       default: break;
     }
   }
@@ -541,7 +526,11 @@ status direct_path(const void* in, void* out, const matrix_desc& d, const target
   constexpr int nt = best_slab_threads, depth = best_scatter_direct_depth;
   constexpr auto kernel = slab::direct_kernel<E, nt, SS, best_scatter_direct_min_blocks(SS), depth>;
   const best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
-  static const int smem_max = slab::direct_smem_max<E>(SS, pol.slab_bytes, depth);
+  int smem_max = 0;
+  if (status s = slab_block_smem<kernel>(pol.slab_bytes, SS, depth, false, &smem_max,
+                                         [&] { return slab::direct_smem_max<E>(SS, pol.slab_bytes, depth); });
+      !s.ok())
+    return s;
   long long n = 0;
   if (status s = resident_slots<kernel>(tg.dev, nt, smem_max, &n); !s.ok()) return s;
   const void* end = input_end(in, d);
@@ -716,8 +705,8 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       break;
     case best_path::slab_scatter_micro_halo:
       if constexpr (E <= best_pipe_micro_max_elem)
-        return halo_path_sized<E, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(false)>(in, out, d,
-                                                                                                     c.slab, tg);
+        return pipe_path<E, slab::scatter, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(false), true>(
+            in, out, d, tg, c.slab);
       break;
     case best_path::slab_scatter_direct: return direct_path_side<E>(in, out, d, c.group, tg);
   }

@@ -4,7 +4,7 @@
 # GPU 1: helper trees sc10 and bt10. Then, on each GPU, one round of the slab classes (sweep --class
 # CxHW,HWxC,skinny) from old (.wt/old) and from this tree, one after the other: the A/B of pipe_path's
 # run-time slab sizes (expected: same routes, ratios within the run-to-run noise).
-export OUT=${OUT:-/tmp/out}
+export OUT=${OUT:-/tmp/out} TREE_TIME=130
 ab() { for t in old new; do b=build-h200/tools/xpose-bench/xpose-bench; [ $t = old ] && b=.wt/old/$b
   timeout 100 $b sweep --class CxHW,HWxC,skinny --reps 5 --format md --out $OUT/ab/${t}_$1.md >/dev/null 2>&1; done; }
 mkdir -p $OUT/ab

@@ -726,15 +726,17 @@ TEST(BestPipePolicy, Shift) {
           }
           if (h.path == best_path::slab_gather_pipe_shift) {
             EXPECT_EQ(h.group, c);
-            EXPECT_LE(c, best_gather_shift_max_side);
+            EXPECT_TRUE(c <= best_gather_shift_max_side || (c == best_gather_shift24_side && best_gather_shift24_on(E, 90, on)));
           }
           if (is_shift(h.path)) EXPECT_TRUE(E <= best_pipe_max_elem && !aligned);
           // The kernel a grouped side would otherwise run (pipelined, or 2 rows grouped).
           if (E <= best_pipe_max_elem && !aligned && c <= best_gather_shift_max_side && c >= 2 &&
               !(c * E % 16 == 0 && c * E >= 48))
             EXPECT_EQ(h.path, best_path::slab_gather_pipe_shift) << best_path_name(h.path);
-          // (Under `off`: none, except a kept route (best_gather_kept_or).)
-          if (best_gather_kept_or(best_path::copy, d, in, 0, off) == best_path::copy)
+          // (Under `off`: none, except a kept route (best_gather_kept_or) or the u8 24-row shift
+          // gathers' candidate route.)
+          if (best_gather_kept_or(best_path::copy, d, in, 0, off) == best_path::copy &&
+              best_gather_shift24_route(d, in, 0, 90, off).path == best_path::copy)
             EXPECT_FALSE(is_shift(best_path_for(d, in, 0, 90, off).path));
           EXPECT_FALSE(is_shift(best_path_for(padded(hw, c, E, 3, 0, pad, gap), 0, in, 90, on).path));  // scatters
           shifts += is_shift(h.path);

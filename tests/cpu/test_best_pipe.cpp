@@ -470,7 +470,8 @@ TEST(BestPipePolicy, Paths) {
       const bool pipe = E <= best_pipe_max_elem && s != 2;
       // (4-byte gathers: the slab kernels or the realigning register interleave. Unaligned
       // rows: the shift kernel where best_gather_shift_route has `on` take it.)
-      const best_path gp = best_gather_shift_on(E, on) ? best_gather_shift_route(best_path::slab_gather_pipe, s, E, false)
+      const best_path gp = best_gather_shift_on(E, on) ? best_gather_shift_route(best_path::slab_gather_pipe, s, E, false,
+                                                                                 best_gather_shift24_on(E, 90, on))
                                                        : best_path::slab_gather_pipe;
       if (pipe) EXPECT_EQ(best_path_name(cg.path), std::string(best_path_name(gp)));
       else EXPECT_EQ(best_path_base(cg.path), best_path::slab_gather);
@@ -1275,7 +1276,9 @@ TEST(BestPipePolicy, GatherSlab) {
     matrix_desc d;
     bool takes;
   };
-  for (const row& r : {row{matrix_desc::packed(24, 50177, 1, 27), false}, row{matrix_desc::packed(24, 50176, 1, 27), true},
+  // (24 rows of odd HW: the shift kernel's larger slabs where best_gather_shift24_default has `on` take it.)
+  for (const row& r : {row{matrix_desc::packed(24, 50177, 1, 27), best_gather_shift24_on(1, 90, on)},
+                       row{matrix_desc::packed(24, 50176, 1, 27), true},
                        row{matrix_desc::packed(12, 50176, 1, 55), true}, row{matrix_desc::packed(12, 50177, 1, 55), true},
                        row{matrix_desc::packed(8, 50177, 1, 83), true}, row{matrix_desc::packed(8, 50176, 1, 83), true},
                        row{matrix_desc::packed(16, 50177, 1, 41), true},

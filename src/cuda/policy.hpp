@@ -710,8 +710,10 @@ constexpr bool best_gather_shift_on(int elem_size, bool candidate) {
 /// realigning pipelined kernel (16 KiB: its rows area drops it to 2 blocks per SM at 24 KiB).
 /// Why: best_bench --gather timed u8 27x24x50177 at 0.91 of memcpy on it, 0.82-0.84 on the
 /// realigning kernel (docs/RESULTS.md "Session 9", larger gather slabs). sm_90+ (the slab's).
-/// Under `best_next` it runs the default policy's slabs (best_gather_shift24_flag).
-constexpr bool best_gather_shift24_default = false;
+/// On: it won in all three side-by-side measurements of docs/RESULTS.md "Session 10", u8 gathers
+/// below 0.85. While a candidate, `best_next` ran it with the default policy's slabs
+/// (best_gather_shift24_flag); on, `best_next` runs the routes it replaced.
+constexpr bool best_gather_shift24_default = true;
 constexpr int best_gather_shift24_side = 24;
 constexpr bool best_gather_shift24_on(int elem_size, int cc, bool candidate) {
   return best_route_on(best_gather_shift24_default, candidate) && elem_size == 1 && cc >= 90;
@@ -1447,9 +1449,11 @@ constexpr int best_fit_tile_rows(int elem_size, long long rows) {
 /// blocks spilled 12 bytes on sm_90; ptxas, nvcc 13.0). Why: best_bench --gather timed
 /// 13x48x50176 at 0.87 of memcpy on 48 threads (8 blocks) against 0.84-0.85, 6x96x50177 at 0.86
 /// on 96 threads (4 blocks, spilling) against 0.84 (docs/RESULTS.md "Session 9", larger gather
-/// slabs). Switches off: only `best_next` takes them. 96 realigning rows: sm_90+ (measured there).
-constexpr bool best_fit_deep48_default = false;
-constexpr bool best_fit_deep96r_default = false;
+/// slabs). 96 realigning rows: sm_90+ (measured there). On: both won in all three side-by-side
+/// measurements of docs/RESULTS.md "Session 10", u8 gathers below 0.85; `best_next` runs the
+/// plain form.
+constexpr bool best_fit_deep48_default = true;
+constexpr bool best_fit_deep96r_default = true;
 constexpr int best_fit_deep48_min_blocks = 6;
 constexpr int best_fit_deep96r_min_blocks = 5;
 constexpr bool best_fit_deep_on(int elem_size, int tile_rows, bool realign, int cc, bool candidate) {

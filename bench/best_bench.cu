@@ -738,16 +738,17 @@ void gpipe_one(const async_case& c, const async_env& env, int slab_bytes, int de
 
 // The fitted realigning tile (route realign_fit: input rows off the 16-byte grid, output rows
 // 16-byte aligned, which the caller guarantees) at geometry (TR, NCH, NT, MW, MB): one block per tile, as fit_path launches it.
-template <int TR, int NCH, int NT, int MB, int E = 1, int MW = 8>
+// XS: the form that holds the chunk after each row's cover in shared memory (best_realign.cuh).
+template <int TR, int NCH, int NT, int MB, int E = 1, int MW = 8, bool XS = false>
 void realign_fit_one(const async_case& c, const async_env& env) {
-  constexpr int smem = TR * NCH * 16;
-  auto kernel = xpose::detail::best::realign_tile_kernel<E, TR, NCH, NT, MW, MB, true>;
+  constexpr int smem = TR * NCH * 16 + (XS ? TR * 16 : 0);
+  auto kernel = xpose::detail::best::realign_tile_kernel<E, TR, NCH, NT, MW, MB, true, XS>;
   int occ = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, NT, smem));
   const xpose::detail::best::realign_args ra{async_tile_args(c, TR, NCH * 16 / E, env, E),
                                              env.in + c.R * c.C * c.B * E};
   char what[96];
-  std::snprintf(what, sizeof what, "realign_fit %dx%d nt %d mw %d minb %d", TR, NCH, NT, MW, MB);
+  std::snprintf(what, sizeof what, "realign_fit %dx%d nt %d mw %d minb %d%s", TR, NCH, NT, MW, MB, XS ? " xs" : "");
   async_report(what, c, occ, smem, [&] { kernel<<<static_cast<unsigned>(ra.t.total), NT, smem, env.st>>>(ra); }, env, E);
 }
 
@@ -833,6 +834,39 @@ void gather_sweep(const async_env& env, int rounds) {
   }
 }
 
+// The u8 gathers below 0.85 after session 9 (`best_bench --gather10 [rounds]`, branch ga10): best,
+// best_next (the candidates: best_gather_shift24_default, best_fit_deep48_default,
+// best_fit_deep96r_default), each row's production kernel, the candidate's kernel and neighbours.
+void gather10_sweep(const async_env& env, int rounds) {
+  const async_case g24o{24, 50177, 27}, f96o{96, 50177, 6}, f48a{48, 50176, 13}, f48o{48, 50177, 13};
+  const async_case g2o{2, 50177, 256};
+  auto both = [&](const async_case& c) {
+    routed_one("best", c, 1, env);
+    routed_one("best_next", c, 1, env);
+  };
+  for (int round = 0; round < rounds; ++round) {
+    std::printf("# round %d\n", round);
+    both(g24o);
+    gpipe_one<1, 24, false, false>(g24o, env, 16384);  // production: the realigning kernel, 16 KiB
+    for (int slab : {20480, 24576, 32768}) gpipe_one<1, 24, true, false>(g24o, env, slab, 2);  // shift (24 KiB: candidate)
+    both(f96o);
+    realign_fit_one<96, 16, 192, 2>(f96o, env);  // production
+    realign_fit_one<96, 16, 96, 4>(f96o, env);   // ga9's (spills 12 bytes)
+    realign_fit_one<96, 16, 96, 5, 1, 8, true>(f96o, env);   // candidate (deep96r)
+    realign_fit_one<96, 16, 96, 4, 1, 8, true>(f96o, env);   // (spills 8 bytes, sm_90)
+    realign_fit_one<96, 16, 192, 2, 1, 8, true>(f96o, env);  // production geometry, XS
+    both(f48a);
+    register_tile_one<48, 16, 96, 4, 1, 8>(f48a, env);  // production
+    register_tile_one<48, 16, 48, 6, 1, 8>(f48a, env);  // candidate (deep48)
+    register_tile_one<48, 16, 48, 8, 1, 8>(f48a, env);  // ga9's (spills on sm_80)
+    both(f48o);
+    realign_fit_one<48, 16, 96, 4>(f48o, env);  // production
+    realign_fit_one<48, 16, 96, 4, 1, 8, true>(f48o, env);
+    both(g2o);  // slab_gather_pipe_shift/g2 (lean)
+    gslab_case<1, 2, true, true>(g2o, env);
+  }
+}
+
 void async_sweep(const async_env& env) {
   // Odd rows with aligned output rows (realign_async's cases): the sweep's shapes.
   const async_case u8odd{5760, 5761, 1}, f16odd{4096, 4097, 1};
@@ -884,6 +918,7 @@ int main(int argc, char** argv) {
   const bool fit_only = argc > 1 && std::string(argv[1]) == "--fit";  // [rounds]
   const bool slab_only = argc > 1 && std::string(argv[1]) == "--slab";  // [rounds]
   const bool gather_only = argc > 1 && std::string(argv[1]) == "--gather";  // [rounds]
+  const bool gather10_only = argc > 1 && std::string(argv[1]) == "--gather10";  // [rounds]
   cudaStream_t st;
   CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   cublasHandle_t blas;
@@ -939,7 +974,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&in, maxbytes));
   CK(cudaMalloc(&out, maxbytes));
   CK(cudaMalloc(&dbad, 8));
-  if (async_only || sq_only || sqw_only || wrows_only || fit_only || slab_only || gather_only) {  // the 256 MiB square is in `cases`, so the buffers hold it
+  if (async_only || sq_only || sqw_only || wrows_only || fit_only || slab_only || gather_only || gather10_only) {  // the 256 MiB square is in `cases`, so the buffers hold it
     fill_kernel<<<4096, 256>>>(in, maxbytes, 12345u, 1);
     unsigned char* scratch = nullptr;
     const size_t scratch_bytes = 2 * static_cast<size_t>(prop.l2CacheSize);
@@ -951,6 +986,7 @@ int main(int argc, char** argv) {
     else if (wrows_only) wrows_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 2);
     else if (fit_only) fit_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 3);
     else if (gather_only) gather_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 2);
+    else if (gather10_only) gather10_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 3);
     else async_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad});
     cudaFree(scratch);
     cudaFree(in);

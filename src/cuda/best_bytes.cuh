@@ -358,4 +358,42 @@ struct fdiv {
   }
 };
 
+#if defined(__CUDACC__)
+/// cp.async of one 16-byte chunk: `bytes` (0-16) read from src, the rest of the 16
+/// shared bytes zero-filled (partial chunks at a tile's ragged column edge).
+__device__ __forceinline__ void cp_async16(std::uint32_t dst, const u8* src, int bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(bytes) : "memory");
+#else
+  // Pre-sm_80 fallback (not built by default): a synchronous copy of the same bytes.
+  u8* d = static_cast<u8*>(__cvta_shared_to_generic(dst));
+  for (int i = 0; i < 16; ++i) d[i] = i < bytes ? src[i] : 0;
+#endif
+}
+
+__device__ __forceinline__ void cp_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+/// Waits until at most n of this thread's cp.async groups are pending (n folds to a
+/// constant once the callers' loops are unrolled; the instruction takes an immediate).
+__device__ __forceinline__ void cp_wait(int n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  switch (n) {
+    case 0: asm volatile("cp.async.wait_group 0;\n" ::: "memory"); break;
+    case 1: asm volatile("cp.async.wait_group 1;\n" ::: "memory"); break;
+    case 2: asm volatile("cp.async.wait_group 2;\n" ::: "memory"); break;
+    case 3: asm volatile("cp.async.wait_group 3;\n" ::: "memory"); break;
+    case 4: asm volatile("cp.async.wait_group 4;\n" ::: "memory"); break;
+    case 5: asm volatile("cp.async.wait_group 5;\n" ::: "memory"); break;
+    case 6: asm volatile("cp.async.wait_group 6;\n" ::: "memory"); break;
+    default: asm volatile("cp.async.wait_group 7;\n" ::: "memory"); break;
+  }
+#endif
+}
+
+#endif
+
 }  // namespace xpose::detail::bytes

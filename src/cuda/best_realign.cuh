@@ -59,8 +59,22 @@ __device__ __forceinline__ void store_realigned(const bytes::c16& d, u8* out_t, 
 /// row segment) must each lie inside one warp. OutAligned: every output row segment
 /// starts 16-byte aligned (the caller checked pointer, leading dimension, batch stride
 /// and TR*E % 16): stored as tile_kernel stores it, no shift (route realign_fit).
-template <int E, int TR, int NCH, int NT, int MW, int MinBlocks, bool OutAligned = false>
-__global__ void __launch_bounds__(NT, MinBlocks) realign_tile_kernel(realign_args ra) {
+/// Blocks per SM of the XS form's launch bounds below sm_90: at most 4 (u8 96 rows of 16 loads:
+/// 5 blocks, 128 registers, spilled 92 bytes on sm_80, none on sm_90; ptxas, nvcc 13.0).
+template <int MinBlocks, bool XS>
+constexpr int realign_min_blocks() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  return XS && MinBlocks > 4 ? 4 : MinBlocks;
+#else
+  return MinBlocks;
+#endif
+}
+
+/// XS: the chunk after each row's cover (the last lane's) goes to a slot of its own after
+/// the tile by cp.async (best_realign_smem), not to registers: the fitted tile's deep form
+/// (best_fit_deep_on) spilled holding those chunks in registers.
+template <int E, int TR, int NCH, int NT, int MW, int MinBlocks, bool OutAligned = false, bool XS = false>
+__global__ void __launch_bounds__(NT, (realign_min_blocks<MinBlocks, XS>())) realign_tile_kernel(realign_args ra) {
   const tile_args& a = ra.t;
   using geom = tile_geom<E, TR, NCH, NT, MW>;
   constexpr int k = geom::k, TC = geom::TC, RPS = geom::RPS, L = geom::L, RN = geom::RN;
@@ -70,6 +84,7 @@ __global__ void __launch_bounds__(NT, MinBlocks) realign_tile_kernel(realign_arg
   bytes::dependent_launch_entry();
   extern __shared__ uint4 smem_raw[];
   std::uint32_t* tile = reinterpret_cast<std::uint32_t*>(smem_raw);  // (TR, NCH) chunks, swizzled
+  [[maybe_unused]] u8* const xs = reinterpret_cast<u8*>(smem_raw) + TR * NCH * 16;  // XS: TR chunks
 
   const int tid = static_cast<int>(threadIdx.x);
   const int ch = tid % NCH;
@@ -87,7 +102,7 @@ __global__ void __launch_bounds__(NT, MinBlocks) realign_tile_kernel(realign_arg
 
     // Load: chunk ch of the aligned cover of each of this thread's rows, plus (last
     // lane of the row) the chunk after the last, all in flight together.
-    bytes::c16 v[L], x[L];
+    bytes::c16 v[L], x[XS ? 1 : L];
     int off[L];
 #pragma unroll
     for (int j = 0; j < L; ++j) {
@@ -96,20 +111,33 @@ __global__ void __launch_bounds__(NT, MinBlocks) realign_tile_kernel(realign_arg
       off[j] = static_cast<int>(reinterpret_cast<std::uintptr_t>(rp) & 15);
       const u8* ab = rp - off[j];
       const int need = off[j] + ncol * E;  // bytes of the cover in use, from ab
-      v[j] = x[j] = bytes::zero16();
+      v[j] = x[XS ? 0 : j] = bytes::zero16();
       if (r < nrow) {
         if (ch * 16 < need) v[j] = bytes::load_clamped<E>(ab + ch * 16, lo, hi);
-        if (ch == NCH - 1 && NCH * 16 < need) x[j] = bytes::load_clamped<E>(ab + NCH * 16, lo, hi);
+        if (ch == NCH - 1 && NCH * 16 < need) {
+          const u8* p = ab + NCH * 16;  // (past the row's start: p > lo)
+          if constexpr (!XS) x[j] = bytes::load_clamped<E>(p, lo, hi);
+          else if (p + 16 <= hi) bytes::cp_async16(static_cast<std::uint32_t>(__cvta_generic_to_shared(xs + r * 16)), p, 16);
+          else bytes::st16(xs + r * 16, bytes::load_clamped<E>(p, lo, hi));
+        }
       }
+    }
+    if constexpr (XS) {
+      bytes::cp_commit();
+      bytes::cp_wait(0);  // (each slot is written and read by the same thread)
     }
     // Shift: tile chunk ch = bytes [off, off + 16) of cover chunks ch, ch + 1.
 #pragma unroll
     for (int j = 0; j < L; ++j) {
       bytes::c16 nx;
+      if constexpr (XS) {
+        const int r = row_t + j * RPS;
+        x[0] = ch == NCH - 1 && r < nrow && NCH * 16 < off[j] + ncol * E ? bytes::ld16(xs + r * 16) : bytes::zero16();
+      }
 #pragma unroll
       for (int q = 0; q < 4; ++q) {
         const std::uint32_t s = __shfl_down_sync(0xffffffffu, v[j].w[q], 1, NCH);
-        nx.w[q] = ch == NCH - 1 ? x[j].w[q] : s;
+        nx.w[q] = ch == NCH - 1 ? x[XS ? 0 : j].w[q] : s;
       }
       v[j] = bytes::window16(v[j], nx, off[j]);
     }

@@ -705,14 +705,31 @@ constexpr int best_gather_shift_depth = 3;
 constexpr bool best_gather_shift_on(int elem_size, bool candidate) {
   return best_route_on(best_gather_shift_default, candidate) && elem_size <= best_pipe_max_elem;
 }
+/// The u8 24-row shift gathers (switch best_gather_shift24_default; false: only `best_next` takes
+/// them): u8 gathers of 24 rows off the 16-byte grid (odd HW, offset pointers) run the shift kernel
+/// at best_gather_slab_for's 24 KiB slabs (2 load buffers, 3 blocks per SM) in place of the
+/// realigning pipelined kernel (16 KiB: its rows area drops it to 2 blocks per SM at 24 KiB).
+/// Why: best_bench --gather timed u8 27x24x50177 at 0.91 of memcpy on it, 0.82-0.84 on the
+/// realigning kernel (docs/RESULTS.md "Session 9", larger gather slabs). sm_90+ (the slab's).
+/// On: it won in all three side-by-side measurements of docs/RESULTS.md "Session 10", u8 gathers
+/// below 0.85. While a candidate, `best_next` ran it with the default policy's slabs
+/// (best_gather_shift24_flag); on, `best_next` runs the routes it replaced.
+constexpr bool best_gather_shift24_default = true;
+constexpr int best_gather_shift24_side = 24;
+constexpr bool best_gather_shift24_on(int elem_size, int cc, bool candidate) {
+  return best_route_on(best_gather_shift24_default, candidate) && elem_size == 1 && cc >= 90;
+}
 /// The shift route for gather route r of group g that the policy without the shift routes
-/// takes, or r itself; rows_aligned: every input row 16-byte aligned.
-constexpr best_path best_gather_shift_route(best_path r, int group, int elem_size, bool rows_aligned) {
+/// takes, or r itself; rows_aligned: every input row 16-byte aligned; side24: the u8 24-row
+/// shift gathers on (best_gather_shift24_on).
+constexpr best_path best_gather_shift_route(best_path r, int group, int elem_size, bool rows_aligned,
+                                            bool side24 = false) {
   if (elem_size > best_pipe_max_elem || rows_aligned) return r;
   if (r == best_path::slab_gather_micro)
     return elem_size == best_gather_shift_micro_elem ? best_path::slab_gather_micro_shift : r;
+  const bool wide = side24 && elem_size == 1 && group == best_gather_shift24_side;
   if ((r == best_path::slab_gather_pipe || (r == best_path::slab_gather && group == 2)) &&
-      group <= best_gather_shift_max_side)
+      (group <= best_gather_shift_max_side || wide))
     return best_path::slab_gather_pipe_shift;
   return r;
 }
@@ -1426,11 +1443,37 @@ constexpr int best_fit_tile_rows(int elem_size, long long rows) {
 /// u8 96 aligned rows: rows threads of 16 loads, 4 blocks per SM (best_bench --gather: 6x96x50176
 /// 0.876 -> 0.929 of memcpy; the realigning form spilled 12 bytes at 4 blocks, ptxas sm_90;
 /// docs/RESULTS.md "Session 9", larger gather slabs).
-constexpr best_tile best_tile_fit_for(int elem_size, int rows, bool realign, bool dense = false) {
-  const bool deep = elem_size == 1 && rows == 96 && !realign;
+/// Deep form (deep: best_fit_deep_on) of the u8 fitted tiles of 48 aligned rows and 96 realigning
+/// rows: rows threads of 16 loads (as the 96 aligned rows' tile); 6 blocks of 48 threads per SM
+/// (8 spilled 60 bytes on sm_80), 5 of 96 realigning ones holding the chunk after each row's
+/// cover in shared memory (best_realign.cuh XS; 4 blocks on sm_80; holding it in registers, 4
+/// blocks spilled 12 bytes on sm_90; ptxas, nvcc 13.0). Why: best_bench --gather timed
+/// 13x48x50176 at 0.87 of memcpy on 48 threads (8 blocks) against 0.84-0.85, 6x96x50177 at 0.86
+/// on 96 threads (4 blocks, spilling) against 0.84 (docs/RESULTS.md "Session 9", larger gather
+/// slabs). 96 realigning rows: sm_90+ (measured there). On: both won in all three side-by-side
+/// measurements of docs/RESULTS.md "Session 10", u8 gathers below 0.85; `best_next` runs the
+/// plain form.
+constexpr bool best_fit_deep48_default = true;
+constexpr bool best_fit_deep96r_default = true;
+constexpr int best_fit_deep48_min_blocks = 6;
+constexpr int best_fit_deep96r_min_blocks = 5;
+constexpr bool best_fit_deep_on(int elem_size, int tile_rows, bool realign, int cc, bool candidate) {
+  if (elem_size != 1) return false;
+  if (tile_rows == 48 && !realign) return best_route_on(best_fit_deep48_default, candidate);
+  return tile_rows == 96 && realign && cc >= 90 && best_route_on(best_fit_deep96r_default, candidate);
+}
+/// Shared bytes of a fitted tile t (deep: its deep form; realign: the realigning kernel, whose
+/// deep form holds a chunk per row after the tile).
+constexpr int best_fit_smem(best_tile t, bool realign, bool deep) {
+  return t.rows * t.chunks * 16 + (realign && deep ? t.rows * 16 : 0);
+}
+constexpr best_tile best_tile_fit_for(int elem_size, int rows, bool realign, bool dense = false, bool deep_form = false) {
+  deep_form = deep_form && elem_size == 1;
+  const bool deep = deep_form || (elem_size == 1 && rows == 96 && !realign);
   const int nt = deep ? rows : 2 * rows, i = rows / 16 - 3;  // i: 48, 64, 80, 96, 112, 128 rows
   constexpr int f16_tile[6] = {6, 6, 4, 3, 2, 3}, f16_realign[6] = {6, 5, 4, 3, 2, 2};
   int mb = (elem_size == 1 && (rows & (rows - 1)) != 0 ? 384 : 512) / nt;
+  if (deep_form) mb = realign ? best_fit_deep96r_min_blocks : best_fit_deep48_min_blocks;
   if (dense && elem_size == best_fit_dense_elem && i >= 0 && i < 6) mb = realign ? f16_realign[i] : f16_tile[i];
   return {rows, 16, nt, elem_size == 1 ? 8 : 16, mb < 1 ? 1 : mb};
 }
@@ -1447,12 +1490,16 @@ constexpr best_path best_fit_tile_route(const matrix_desc& d, unsigned long long
   return best_in_rows_aligned(d, in_addr) ? best_path::tile_fit : best_path::realign_fit;
 }
 
-/// The fitted tile's route where it takes d under `candidate`, else p (the route the
-/// policy takes there without it; the tests assert routes through it).
+constexpr best_path best_fit_deep_route(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
+                                        int cc, bool candidate);
+/// The fitted tile's route where it takes d under `candidate` (also as the deep form's
+/// candidate, best_fit_deep_route), else p (the route the policy takes there without it; the
+/// tests assert routes through it).
 constexpr best_path best_fit_tile_or(best_path p, const matrix_desc& d, unsigned long long in_addr,
-                                     unsigned long long out_addr, bool candidate) {
+                                     unsigned long long out_addr, bool candidate, int cc = 90) {
   const best_path f = best_fit_tile_route(d, in_addr, out_addr, candidate);
-  return f != best_path::copy ? f : p;
+  const best_path g = f != best_path::copy ? f : best_fit_deep_route(d, in_addr, out_addr, cc, candidate);
+  return g != best_path::copy ? g : p;
 }
 
 /// What `best` runs for a validated, non-empty desc with input / output at the given
@@ -1479,6 +1526,8 @@ constexpr best_choice best_gather_lean_route(const matrix_desc& d, unsigned long
                                             unsigned long long out_addr, int cc, bool candidate);
 constexpr best_choice best_gather_slab_route(const matrix_desc& d, unsigned long long in_addr,
                                             unsigned long long out_addr, int cc, bool candidate);
+constexpr best_choice best_gather_shift24_route(const matrix_desc& d, unsigned long long in_addr,
+                                                unsigned long long out_addr, int cc, bool candidate);
 
 constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
                                     int cc = 90, bool candidate = false) {
@@ -1530,6 +1579,8 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
       return {whole_pipe ? best_path::slab_whole_micro_pipe : best_path::slab_whole_micro, 16, 0};
     return {best_path::slab_whole, 16, 0};
   }
+  // The u8 fitted tiles' deep form under the candidate flag (best_fit_deep_route).
+  if (const best_path f = best_fit_deep_route(d, in_addr, out_addr, cc, candidate); f != best_path::copy) return {f, 16, 0};
   // 1-2 byte gathers of 33-128 rows on the row-fitted tile (switch best_fit_tile_default).
   if (const best_path f = best_fit_tile_route(d, in_addr, out_addr, candidate); f != best_path::copy) return {f, 16, 0};
   // One short side with the other side packed: slabs, any alignment.
@@ -1562,6 +1613,9 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     // The larger slabs' rows under the candidate flag (best_gather_slab_route).
     if (const best_choice l = best_gather_slab_route(d, in_addr, out_addr, cc, candidate); l.path != best_path::copy)
       return l;
+    // The u8 24-row shift gathers under the candidate flag (best_gather_shift24_route).
+    if (const best_choice l = best_gather_shift24_route(d, in_addr, out_addr, cc, candidate); l.path != best_path::copy)
+      return l;
     auto gather_route = [&](bool c) -> best_choice {
       if (best_interleave_fits(d, true, in_addr, out_addr, c)) return {best_path::slab_interleave_gather, 16, 0};
       // Where the default policy runs the unpipelined micro-block gather: the pipelined
@@ -1583,7 +1637,8 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     // takes without them (the default flag's other routes).
     if (!best_gather_shift_on(d.elem_size, candidate)) return g;
     const best_choice b = candidate ? gather_route(false) : g;
-    const best_path s = best_gather_shift_route(b.path, b.group, d.elem_size, rows_aligned);
+    const best_path s = best_gather_shift_route(b.path, b.group, d.elem_size, rows_aligned,
+                                                best_gather_shift24_on(d.elem_size, cc, candidate));
     return s != b.path ? best_choice{s, 16, b.group} : g;
   }
   if (short_ok(d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols) {
@@ -1700,6 +1755,39 @@ constexpr best_choice best_gather_slab_route(const matrix_desc& d, unsigned long
 constexpr bool best_gather_form_flag(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
                                      int cc, bool candidate) {
   return best_gather_slab_route(d, in_addr, out_addr, cc, candidate).path != best_path::copy ? false : candidate;
+}
+
+/// The u8 24-row shift gathers' route (switch best_gather_shift24_default) under the flag that has
+/// them on while they are a candidate: the shift kernel where the default policy runs the
+/// realigning pipelined kernel of 24 rows; else copy (none).
+constexpr best_choice best_gather_shift24_route(const matrix_desc& d, unsigned long long in_addr,
+                                                unsigned long long out_addr, int cc, bool candidate) {
+  if (!candidate || best_gather_shift24_default || !best_gather_shift24_on(d.elem_size, cc, candidate))
+    return {best_path::copy, 0, 0};
+  const best_choice o = best_path_for(d, in_addr, out_addr, cc, false);
+  const best_path s = best_gather_shift_route(o.path, o.group, d.elem_size, best_in_rows_aligned(d, in_addr), true);
+  return o.path == best_path::slab_gather_pipe && s == best_path::slab_gather_pipe_shift
+             ? best_choice{s, 16, o.group}
+             : best_choice{best_path::copy, 0, 0};
+}
+/// The flag whose kernel configuration (class table, slabs) a shift gather of d runs under
+/// `candidate`: the default policy's where best_gather_shift24_route takes d, else `candidate`.
+constexpr bool best_gather_shift24_flag(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
+                                        int cc, bool candidate) {
+  return best_gather_shift24_route(d, in_addr, out_addr, cc, candidate).path != best_path::copy ? false : candidate;
+}
+
+/// The deep fitted tiles' route (switch best_fit_deep48_default / best_fit_deep96r_default) under
+/// the flag that has them on while they are a candidate: the default policy's fitted route where
+/// its tile runs the deep form under `candidate` (best_fit_deep_on); else copy (none).
+constexpr best_path best_fit_deep_route(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
+                                        int cc, bool candidate) {
+  if (!candidate) return best_path::copy;
+  const best_path f = best_fit_tile_route(d, in_addr, out_addr, false);
+  const int rows = best_fit_tile_rows(d.elem_size, d.rows);
+  return f != best_path::copy && best_fit_deep_on(d.elem_size, rows, f == best_path::realign_fit, cc, candidate)
+             ? f
+             : best_path::copy;
 }
 
 /// Whether best.cu runs d's route in the lean form under `candidate` (pipe_path_group: the

@@ -73,9 +73,10 @@ TEST(BestFitPolicy, Route) {
         const best_path want = hw % 16 == 0 ? best_path::tile_fit : best_path::realign_fit;
         EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path, want) << E << " " << c << " " << hw;
         EXPECT_EQ(best_fit_tile_route(d, 0, 0, on), want);
-        // The other flag: the dense form where its switch has that flag on, else the routes it replaced.
+        // The other flag: the dense form where its switch has that flag on (or the u8 deep form's,
+        // best_fit_tile_or), else the routes it replaced.
         const best_path other = best_path_for(d, 0, 0, 90, !on).path;
-        if (best_fit_tile_on(!on)) {
+        if (best_fit_tile_or(best_path::copy, d, 0, 0, !on) != best_path::copy) {
           EXPECT_EQ(other, want);
         } else {
           EXPECT_NE(other, best_path::tile_fit);

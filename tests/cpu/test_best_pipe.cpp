@@ -470,7 +470,8 @@ TEST(BestPipePolicy, Paths) {
       const bool pipe = E <= best_pipe_max_elem && s != 2;
       // (4-byte gathers: the slab kernels or the realigning register interleave. Unaligned
       // rows: the shift kernel where best_gather_shift_route has `on` take it.)
-      const best_path gp = best_gather_shift_on(E, on) ? best_gather_shift_route(best_path::slab_gather_pipe, s, E, false)
+      const best_path gp = best_gather_shift_on(E, on) ? best_gather_shift_route(best_path::slab_gather_pipe, s, E, false,
+                                                                                 best_gather_shift24_on(E, 90, on))
                                                        : best_path::slab_gather_pipe;
       if (pipe) EXPECT_EQ(best_path_name(cg.path), std::string(best_path_name(gp)));
       else EXPECT_EQ(best_path_base(cg.path), best_path::slab_gather);
@@ -726,15 +727,17 @@ TEST(BestPipePolicy, Shift) {
           }
           if (h.path == best_path::slab_gather_pipe_shift) {
             EXPECT_EQ(h.group, c);
-            EXPECT_LE(c, best_gather_shift_max_side);
+            EXPECT_TRUE(c <= best_gather_shift_max_side || (c == best_gather_shift24_side && best_gather_shift24_on(E, 90, on)));
           }
           if (is_shift(h.path)) EXPECT_TRUE(E <= best_pipe_max_elem && !aligned);
           // The kernel a grouped side would otherwise run (pipelined, or 2 rows grouped).
           if (E <= best_pipe_max_elem && !aligned && c <= best_gather_shift_max_side && c >= 2 &&
               !(c * E % 16 == 0 && c * E >= 48))
             EXPECT_EQ(h.path, best_path::slab_gather_pipe_shift) << best_path_name(h.path);
-          // (Under `off`: none, except a kept route (best_gather_kept_or).)
-          if (best_gather_kept_or(best_path::copy, d, in, 0, off) == best_path::copy)
+          // (Under `off`: none, except a kept route (best_gather_kept_or) or the u8 24-row shift
+          // gathers' candidate route.)
+          if (best_gather_kept_or(best_path::copy, d, in, 0, off) == best_path::copy &&
+              best_gather_shift24_route(d, in, 0, 90, off).path == best_path::copy)
             EXPECT_FALSE(is_shift(best_path_for(d, in, 0, 90, off).path));
           EXPECT_FALSE(is_shift(best_path_for(padded(hw, c, E, 3, 0, pad, gap), 0, in, 90, on).path));  // scatters
           shifts += is_shift(h.path);
@@ -772,11 +775,17 @@ TEST(BestPipePolicy, Shift) {
     const matrix_desc d = matrix_desc::packed(c, hw, E, b);
     SCOPED_TRACE(xpose_test::shape_name(d));
     const best_choice h = best_path_for(d, 0, 0, 90, on);
-    // (The row-fitted tile where best_fit_tile_default has the flag take it.)
-    EXPECT_EQ(best_path_name(h.path), std::string(best_path_name(best_fit_tile_or(path, d, 0, 0, on))));
+    // (The row-fitted tile where best_fit_tile_default has the flag take it; the u8 24-row shift
+    // gathers where best_gather_shift24_default does.)
+    const best_path want = path == best_path::slab_gather_pipe
+                               ? best_gather_shift_route(path, g, E, false, best_gather_shift24_on(E, 90, on))
+                               : path;
+    EXPECT_EQ(best_path_name(h.path), std::string(best_path_name(best_fit_tile_or(want, d, 0, 0, on))));
     EXPECT_EQ(h.group, g);
-    // (Under `off`, a kept route (best_gather_kept_or).)
-    if (best_gather_kept_or(best_path::copy, d, 0, 0, off) == best_path::copy)
+    // (Under `off`, a kept route (best_gather_kept_or), or the u8 24-row shift gathers' candidate route.)
+    if (const best_choice s24 = best_gather_shift24_route(d, 0, 0, 90, off); s24.path != best_path::copy)
+      EXPECT_EQ(best_path_for(d, 0, 0, 90, off).path, s24.path);
+    else if (best_gather_kept_or(best_path::copy, d, 0, 0, off) == best_path::copy)
       EXPECT_FALSE(is_shift(best_path_for(d, 0, 0, 90, off).path));
     else
       EXPECT_EQ(best_path_for(d, 0, 0, 90, off).path, h.path);
@@ -1285,7 +1294,9 @@ TEST(BestPipePolicy, GatherSlab) {
     matrix_desc d;
     bool takes;
   };
-  for (const row& r : {row{matrix_desc::packed(24, 50177, 1, 27), false}, row{matrix_desc::packed(24, 50176, 1, 27), true},
+  // (24 rows of odd HW: the shift kernel's larger slabs where best_gather_shift24_default has `on` take it.)
+  for (const row& r : {row{matrix_desc::packed(24, 50177, 1, 27), best_gather_shift24_on(1, 90, on)},
+                       row{matrix_desc::packed(24, 50176, 1, 27), true},
                        row{matrix_desc::packed(12, 50176, 1, 55), true}, row{matrix_desc::packed(12, 50177, 1, 55), true},
                        row{matrix_desc::packed(8, 50177, 1, 83), true}, row{matrix_desc::packed(8, 50176, 1, 83), true},
                        row{matrix_desc::packed(16, 50177, 1, 41), true},
@@ -1309,6 +1320,132 @@ TEST(BestPipePolicy, GatherSlab) {
     if (!best_gather_slab_default) {
       EXPECT_NE(best_gather_slab_route(d, 0, 0, 90, on).path, best_path::copy) << name;
       EXPECT_FALSE(best_gather_form_flag(d, 0, 0, 90, on)) << name;
+    }
+  }
+}
+
+// The u8 24-row shift gathers (switch best_gather_shift24_default) under both flags: under the flag
+// that has the switch on (sm_90+), u8 24-row gathers whose input rows are off the 16-byte grid (odd
+// HW, offset pointers, padded rows) run slab_gather_pipe_shift in the default policy's kernel
+// configuration (best_gather_shift24_flag: the larger slabs, 2 load buffers at 3 blocks per SM);
+// aligned rows, other sides, f16, sm_80 and the other flag keep their routes.
+TEST(BestPipePolicy, GatherShift24) {
+  using xpose::matrix_desc;
+  const bool on = !best_gather_shift24_default;
+  const int table = best_class_policy_for(90, 1).slab_bytes;
+  EXPECT_EQ(best_gather_shift_route(best_path::slab_gather_pipe, 24, 1, false, true), best_path::slab_gather_pipe_shift);
+  EXPECT_EQ(best_gather_shift_route(best_path::slab_gather_pipe, 24, 1, false, false), best_path::slab_gather_pipe);
+  EXPECT_EQ(best_gather_shift_route(best_path::slab_gather_pipe, 24, 2, false, true), best_path::slab_gather_pipe);
+  EXPECT_EQ(best_gather_shift_route(best_path::slab_gather_pipe, 32, 1, false, true), best_path::slab_gather_pipe);
+  EXPECT_EQ(best_gather_shift_route(best_path::slab_gather_pipe, 24, 1, true, true), best_path::slab_gather_pipe);
+  EXPECT_TRUE(best_gather_shift24_on(1, 90, on));
+  EXPECT_FALSE(best_gather_shift24_on(1, 90, !on));
+  EXPECT_FALSE(best_gather_shift24_on(1, 80, on));
+  EXPECT_FALSE(best_gather_shift24_on(2, 90, on));
+  // The kernel's blocks: 24 KiB slabs, 2 load buffers, 3 per SM (best.cu takes 2 buffers where 3 fit fewer).
+  const int big = best_gather_slab_for(1, true, 24, table, true, false);
+  EXPECT_EQ(big, best_gather_slab_bytes);
+  EXPECT_LE(best_pipe_min_blocks(1, true, 24, true) * (slab::pipe_smem_max<1>(slab::gather, 24, big, false, true, 2) + 1024),
+            228 * 1024);
+  struct row {
+    matrix_desc d;
+    long long off_in;
+    bool takes;
+  };
+  for (bool flag : {false, true})
+    for (const row& r : {row{matrix_desc::packed(24, 50177, 1, 27), 0, true}, row{matrix_desc::packed(24, 50176, 1, 27), 1, true},
+                         row{matrix_desc::packed(24, 40001, 1, 5), 15, true}, row{padded(24, 30000, 1, 3, 3, 0, 0), 0, true},
+                         row{matrix_desc::packed(24, 50176, 1, 27), 0, false},
+                         row{matrix_desc::packed(24, 50177, 2, 13), 0, false}, row{matrix_desc::packed(32, 50177, 1, 20), 0, false},
+                         row{matrix_desc::packed(16, 50177, 1, 41), 0, false}}) {
+      const matrix_desc& d = r.d;
+      const auto in = static_cast<unsigned long long>(r.off_in * d.elem_size);
+      SCOPED_TRACE(xpose_test::shape_name(d) + " in +" + std::to_string(r.off_in) + " flag " + std::to_string(flag));
+      const bool takes = r.takes && flag == on;
+      const best_choice c = best_path_for(d, in, 0, 90, flag);
+      if (takes) {
+        EXPECT_EQ(best_path_name(c.path), std::string("slab_gather_pipe_shift"));
+        EXPECT_EQ(c.group, 24);
+        // The default policy's kernel configuration: the larger slab.
+        const bool kflag = best_gather_shift24_flag(d, in, 0, 90, flag);
+        EXPECT_FALSE(kflag);
+        EXPECT_EQ(best_pipe_slab_bytes(1, true, 24, table, true, false, kflag, 90), big);
+        // While a candidate: the default policy runs the realigning pipelined kernel there.
+        if (on) EXPECT_EQ(best_path_for(d, in, 0, 90, false).path, best_path::slab_gather_pipe);
+      } else {
+        EXPECT_EQ(best_gather_shift24_route(d, in, 0, 90, flag).path, best_path::copy);
+        EXPECT_EQ(best_gather_shift24_flag(d, in, 0, 90, flag), flag);
+        if (d.rows == 24 && d.elem_size == 1) EXPECT_NE(c.path, best_path::slab_gather_pipe_shift);
+      }
+      // sm_80: never.
+      if (d.rows == 24 && d.elem_size == 1) EXPECT_NE(best_path_for(d, in, 0, 80, flag).path, best_path::slab_gather_pipe_shift);
+    }
+}
+
+// The deep form of the u8 fitted tiles (switches best_fit_deep48_default, best_fit_deep96r_default)
+// under both flags: 48 aligned rows and 96 realigning rows (sm_90+) take it under the flag that has
+// their switch on, through the default policy's fitted route (best_fit_deep_route under the
+// candidate flag); the tiles' geometry, shared bytes and validity; other rows, f16, and the other
+// flag keep the plain form.
+TEST(BestPipePolicy, FitDeep) {
+  using xpose::matrix_desc;
+  const bool on48 = !best_fit_deep48_default, on96 = !best_fit_deep96r_default;
+  const best_tile t48 = best_tile_fit_for(1, 48, false, false, true), t96 = best_tile_fit_for(1, 96, true, false, true);
+  EXPECT_EQ(t48.rows, 48);
+  EXPECT_EQ(t48.threads, 48);
+  EXPECT_EQ(t48.min_blocks, best_fit_deep48_min_blocks);
+  EXPECT_EQ(t96.threads, 96);
+  EXPECT_EQ(t96.min_blocks, best_fit_deep96r_min_blocks);
+  EXPECT_TRUE(best_tile_valid(1, t48, false));
+  EXPECT_TRUE(best_tile_valid(1, t96, true, true));
+  EXPECT_EQ(best_fit_smem(t96, true, true), 96 * 16 * 16 + 96 * 16);
+  EXPECT_EQ(best_fit_smem(t48, false, true), 48 * 16 * 16);
+  EXPECT_EQ(best_fit_smem(best_tile_fit_for(1, 96, true), true, false), 96 * 16 * 16);
+  // Shared memory of the resident blocks on sm_90 (227 KiB a multiprocessor, 1 KiB a block reserved).
+  EXPECT_LE(t96.min_blocks * (best_fit_smem(t96, true, true) + 1024), 228 * 1024);
+  EXPECT_LE(t48.min_blocks * (best_fit_smem(t48, false, true) + 1024), 228 * 1024);
+  // The plain forms unchanged (no deep form: the 96 aligned rows' tile is its own).
+  EXPECT_EQ(best_tile_fit_for(1, 48, false).threads, 96);
+  EXPECT_EQ(best_tile_fit_for(1, 96, true).threads, 192);
+  EXPECT_EQ(best_tile_fit_for(1, 96, false).threads, 96);
+  EXPECT_EQ(best_tile_fit_for(2, 48, false, false, true).threads, 96);  // (u8 only)
+  for (bool flag : {false, true}) {
+    EXPECT_EQ(best_fit_deep_on(1, 48, false, 90, flag), flag == on48);
+    EXPECT_EQ(best_fit_deep_on(1, 96, true, 90, flag), flag == on96);
+    EXPECT_FALSE(best_fit_deep_on(1, 96, true, 80, flag));
+    EXPECT_FALSE(best_fit_deep_on(1, 48, true, 90, flag));
+    EXPECT_FALSE(best_fit_deep_on(1, 96, false, 90, flag));
+    EXPECT_FALSE(best_fit_deep_on(1, 64, false, 90, flag));
+    EXPECT_FALSE(best_fit_deep_on(2, 48, false, 90, flag));
+    struct row {
+      matrix_desc d;
+      long long off_in;
+      best_path route;  // the default policy's fitted route
+      bool deep;        // the deep form under the flag that has its switch on
+      bool on;          // that flag
+    };
+    for (const row& r : {row{matrix_desc::packed(48, 50176, 1, 13), 0, best_path::tile_fit, true, on48},
+                         row{matrix_desc::packed(48, 8192, 1, 3), 0, best_path::tile_fit, true, on48},
+                         row{padded(40, 8192, 1, 3, 0, 8, 0), 0, best_path::tile_fit, true, on48},  // (48-row tile)
+                         row{matrix_desc::packed(96, 50177, 1, 6), 0, best_path::realign_fit, true, on96},
+                         row{matrix_desc::packed(96, 50176, 1, 6), 1, best_path::realign_fit, true, on96},
+                         row{padded(90, 8201, 1, 2, 0, 6, 0), 0, best_path::realign_fit, true, on96},  // (96-row tile)
+                         row{matrix_desc::packed(48, 50177, 1, 13), 0, best_path::realign_fit, false, on48},
+                         row{matrix_desc::packed(96, 50176, 1, 6), 0, best_path::tile_fit, false, on96},
+                         row{matrix_desc::packed(64, 50176, 1, 10), 0, best_path::tile_fit, false, on48},
+                         row{matrix_desc::packed(48, 50176, 2, 6), 0, best_path::tile_fit, false, on48}}) {
+      const matrix_desc& d = r.d;
+      const auto in = static_cast<unsigned long long>(r.off_in * d.elem_size);
+      SCOPED_TRACE(xpose_test::shape_name(d) + " in +" + std::to_string(r.off_in) + " flag " + std::to_string(flag));
+      ASSERT_EQ(best_fit_tile_route(d, in, 0, false), r.route);
+      const bool deep = r.deep && flag == r.on;
+      EXPECT_EQ(best_fit_deep_on(d.elem_size, best_fit_tile_rows(d.elem_size, d.rows), r.route == best_path::realign_fit, 90, flag),
+                deep);
+      const best_path got = best_path_for(d, in, 0, 90, flag).path;
+      if (deep || best_fit_tile_on(flag)) EXPECT_EQ(best_path_name(got), std::string(best_path_name(r.route)));
+      EXPECT_EQ(best_fit_tile_or(best_path::copy, d, in, 0, flag), deep || best_fit_tile_on(flag) ? r.route : best_path::copy);
+      // The candidate flag's deep route only where it runs the deep form.
+      EXPECT_EQ(best_fit_deep_route(d, in, 0, 90, flag) != best_path::copy, deep && flag);
     }
   }
 }

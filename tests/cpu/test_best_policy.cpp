@@ -615,7 +615,7 @@ TEST(BestPolicy, MicroSlabsOnlyInTheCandidate) {
         // (The shift kernel of `on`'s route where best_gather_shift_default has `off` take it.)
         // (The row-fitted tile where best_fit_tile_default has `off` take it.)
         const best_choice go = best_path_for(g, E, 0, 90, on);
-        const best_path fit_off = best_fit_tile_route(g, E, 0, off);
+        const best_path fit_off = best_fit_tile_or(best_path::copy, g, E, 0, off);
         EXPECT_EQ(best_path_for(g, E, 0, 90, off).path,
                   fit_off != best_path::copy                ? fit_off
                   : best_pipe_wide_fits(g, true, E, 0, off) ? best_path::slab_gather_micro_pipe

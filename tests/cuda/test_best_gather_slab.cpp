@@ -23,8 +23,10 @@ bool check_slab(const matrix_desc& d, std::uint64_t seed, index_t off_in, index_
   check_best(d, seed, off_in, off_out, c.path, flag);
   const bool shift = c.path == best_path::slab_gather_pipe_shift;
   const int table = xd::best_class_policy_for(90, d.elem_size).slab_bytes;
+  // (The u8 24-row shift gathers run the default policy's slabs: best_gather_shift24_flag.)
+  const bool kflag = xd::best_gather_shift24_flag(d, in, out, 90, flag);
   return (shift || c.path == best_path::slab_gather_pipe) &&
-         xd::best_pipe_slab_bytes(d.elem_size, true, c.group, table, shift, xd::best_in_rows_aligned(d, in), flag, 90) !=
+         xd::best_pipe_slab_bytes(d.elem_size, true, c.group, table, shift, xd::best_in_rows_aligned(d, in), kflag, 90) !=
              table;
 }
 
@@ -68,7 +70,9 @@ TEST(BestGatherSlab, SweepRows) {
   REQUIRE_GPU();
   for (bool flag : {false, true}) {
     const bool b = flag == on;  // (the flag that has the switch on)
-    EXPECT_EQ(check_slab(matrix_desc::packed(24, 50177, 1, 27), 260, 0, 0, flag), false);  // (realigning: kept)
+    // (Realigning: kept; the shift kernel's larger slabs where best_gather_shift24_default has the flag take it.)
+    EXPECT_EQ(check_slab(matrix_desc::packed(24, 50177, 1, 27), 260, 0, 0, flag),
+              xpose::detail::best_gather_shift24_on(1, 90, flag));
     EXPECT_EQ(check_slab(matrix_desc::packed(24, 50176, 1, 27), 261, 0, 0, flag), b);
     EXPECT_EQ(check_slab(matrix_desc::packed(12, 50176, 1, 55), 262, 0, 0, flag), b);
     EXPECT_EQ(check_slab(matrix_desc::packed(12, 50177, 1, 55), 263, 0, 0, flag), b);

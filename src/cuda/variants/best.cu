@@ -285,15 +285,18 @@ status realign_path(const void* in, void* out, const matrix_desc& d, const targe
 }
 
 // The row-fitted tile of TR rows (route tile_fit; realign_fit: Realign, input rows off the
-// 16-byte grid; Dense: best_fit_dense_default's form, 2-byte elements), one block per tile.
-template <int E, int TR, bool Realign, bool Dense>
+// 16-byte grid; Dense: best_fit_dense_default's form, 2-byte elements; Deep: best_fit_deep_on's
+// form, u8), one block per tile.
+template <int E, int TR, bool Realign, bool Dense, bool Deep = false>
 status fit_path_rows(const void* in, void* out, const matrix_desc& d, const target& tg) {
-  constexpr best_tile T = best_tile_fit_for(E, TR, Realign, Dense);
+  constexpr best_tile T = best_tile_fit_for(E, TR, Realign, Dense, Deep);
   const tile_args a = make_tile_args<E>(in, out, d, T);
   if constexpr (Realign) {
-    constexpr auto kernel = best::realign_tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, true>;
+    constexpr auto kernel =
+        best::realign_tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, true, Deep>;
     const best::realign_args ra{a, static_cast<const u8*>(input_end(in, d))};
-    return launch<kernel, true>(T.threads, T.rows * T.chunks * 16, a.total, ra, tg, "best fitted realign kernel launch");
+    return launch<kernel, true>(T.threads, best_fit_smem(T, true, Deep), a.total, ra, tg,
+                                "best fitted realign kernel launch");
   } else {
     constexpr auto kernel = best::tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, 16>;
     return launch<kernel, true>(T.threads, T.rows * T.chunks * 16, a.total, a, tg, "best fitted tile kernel launch");
@@ -308,6 +311,9 @@ status fit_path_form(const void* in, void* out, const matrix_desc& d, const targ
     if constexpr (best_fit_tile_default == best_fit_dense_default) return fit_path_rows<E, TR, Realign, true>(in, out, d, tg);
     else if (best_fit_dense_on(E, TR, tg.candidate)) return fit_path_rows<E, TR, Realign, true>(in, out, d, tg);
   }
+  if constexpr (E == 1 && ((TR == 48 && !Realign) || (TR == 96 && Realign)))
+    if (best_fit_deep_on(E, TR, Realign, tg.cc, tg.candidate))
+      return fit_path_rows<E, TR, Realign, false, true>(in, out, d, tg);
   return fit_path_rows<E, TR, Realign, false>(in, out, d, tg);
 }
 
@@ -700,7 +706,13 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::slab_interleave_scatter: return interleave_path<E, false>(in, out, d, tg);
     case best_path::slab_scatter_pipe_halo:
       return pipe_path_side<E, slab::scatter, true>(in, out, d, c.group, tg, c.slab);
-    case best_path::slab_gather_pipe_shift: return pipe_path_side<E, slab::gather, true>(in, out, d, c.group, tg);
+    case best_path::slab_gather_pipe_shift: {
+      // (The u8 24-row shift gathers as a candidate: the default policy's slabs, best_gather_shift24_flag.)
+      const target t{tg.dev, tg.cc, tg.stream,
+                     best_gather_shift24_flag(d, reinterpret_cast<std::uintptr_t>(in),
+                                              reinterpret_cast<std::uintptr_t>(out), tg.cc, tg.candidate)};
+      return pipe_path_side<E, slab::gather, true>(in, out, d, c.group, t);
+    }
     case best_path::slab_gather_micro_shift:
       if constexpr (E <= best_pipe_max_elem)
         return pipe_path<E, slab::gather, 0, best_pipe_micro_width, best_pipe_micro_min_blocks(true), true>(in, out, d,

@@ -653,9 +653,26 @@ constexpr int best_scatter_slab_table(int elem_size, long long side, bool pipeli
   if (elem_size != 1) return 0;
   return side == 2 ? 16384 : side == 5 ? 20480 : side == 3 || side == 6 || side == 24 ? 24576 : 0;
 }
+/// Scatter sides the slab table leaves out (switch best_scatter_tune_default, off): 1-2 byte
+/// grouped scatters to output rows off the 16-byte grid whose side has no best_scatter_slab_table
+/// entry (u8 4 and 8, f16 2, 4 and 6: session 9's bench found no size that won every round) on the
+/// halo kernel at best_scatter_tune_table's slab size, under either flag of the slab switch; sides
+/// 2-3 of batches move from the unpipelined kernel as the slab table moves them. A candidate of
+/// session 10 (docs/RESULTS.md "Session 10", scatter slabs); best_next runs it.
+constexpr bool best_scatter_tune_default = false;
+constexpr bool best_scatter_tune_on(int elem_size, bool candidate) {
+  return best_route_on(best_scatter_tune_default, candidate) && elem_size <= best_pipe_max_elem;
+}
+/// Bytes per slab of the grouped halo kernel of (elem_size, side) under the tune switch (one of
+/// best_scatter_slab_sizes); 0: none (the route the other switches give).
+constexpr int best_scatter_tune_table(int elem_size, long long side) {
+  if (elem_size == 2) return side == 2 || side == 6 ? 20480 : 0;
+  return 0;
+}
 /// Whether the table runs kernel (elem_size, grouped side ss; ss = 0: micro-block) at `bytes`
-/// (best.cu instantiates the host code of exactly these sizes).
+/// (best.cu instantiates the host code of exactly these sizes); the tune table's entries too.
 constexpr bool best_scatter_slab_uses(int elem_size, int ss, int bytes) {
+  if (ss > 0 && elem_size <= best_pipe_max_elem && best_scatter_tune_table(elem_size, ss) == bytes) return true;
   if (ss > 0) return best_scatter_slab_table(elem_size, ss, true) == bytes;
   for (int c = 16 / elem_size; elem_size <= best_pipe_max_elem && c * elem_size <= 256; c += 16 / elem_size)
     if (best_scatter_slab_table(elem_size, c, true, true) == bytes) return true;
@@ -680,6 +697,17 @@ constexpr best_scatter_slab_pick best_scatter_slab_route(best_path p, int group,
       return {best_path::slab_scatter_pipe_halo, sb};
     return {p, best_scatter_slab_table(elem_size, group, false)};
   }
+  return {p, 0};
+}
+
+/// The route under the tune switch from p, the default flag's route (group its side) for a 1-2
+/// byte scatter: the halo kernel at the tune table's slab where the table has an entry; else slab 0.
+constexpr best_scatter_slab_pick best_scatter_tune_route(best_path p, int group, int elem_size, bool out_aligned,
+                                                         bool batched = true) {
+  const int sb = elem_size <= best_pipe_max_elem && !out_aligned && group >= 2 ? best_scatter_tune_table(elem_size, group) : 0;
+  if (sb == 0) return {p, 0};
+  if (p == best_path::slab_scatter_pipe_halo) return {p, sb};
+  if (p == best_path::slab_scatter && (group == 2 || group == 3) && batched) return {best_path::slab_scatter_pipe_halo, sb};
   return {p, 0};
 }
 
@@ -1022,6 +1050,11 @@ constexpr best_micro best_slab_micro_for(int elem_size, best_path p) {
 /// (scatters to odd HW stayed at 0.60-0.78 against 0.81-0.85 aligned: "Shape classes
 /// (issue 12)", third round; not measured yet). Blocks stay under 40 KiB of shared memory.
 constexpr int best_slab_micro_ragged_bytes = 32768;
+/// ... by element size: 4-byte elements (the route of best_f32_micro_scatter_fits only) 16 KiB,
+/// where w9's kernel bench ran f32 13 x 50177 x 12 faster than at 32 KiB (docs/RESULTS.md "Session 9").
+constexpr int best_slab_micro_ragged_bytes_for(int elem_size) {
+  return elem_size == 4 ? 16384 : best_slab_micro_ragged_bytes;
+}
 
 /// Register-interleave slabs (slab_interleave_gather / _scatter, best_interleave.cuh):
 /// 4- and 8-byte elements, a short side in best_interleave_sides, every
@@ -1299,6 +1332,19 @@ constexpr bool best_pipe_wide_small_fits(const matrix_desc& d, unsigned long lon
                                          unsigned long long out_addr, bool candidate) {
   return best_route_on(best_pipe_wide_small_default, candidate) && d.elem_size == 4 && (d.cols == 8 || d.cols == 16) &&
          best_pipe_wide_layout(d, false, in_addr, out_addr, 8) && !best_out_rows_aligned(d, out_addr);
+}
+
+/// f32 scatters of 12 columns (3 whole 16-byte chunks a position) to output rows not all 16-byte
+/// aligned on the micro-block slab scatter (slab_scatter_micro, one block per slab, 16-byte
+/// micro-block rows, best_slab_micro_ragged_bytes_for slabs; switch best_f32_micro_scatter_default)
+/// in place of the element-by-element slab scatter: w9's kernel bench ran 13 x 50177 x 12 at
+/// 0.940 / 0.926 against 0.907 / 0.913 (docs/RESULTS.md "Session 9", next steps; the halo micro-block
+/// kernel lost on 12 columns in session 7). Off: a candidate of session 10; best_next runs it.
+constexpr bool best_f32_micro_scatter_default = false;
+constexpr bool best_f32_micro_scatter_fits(const matrix_desc& d, unsigned long long in_addr,
+                                           unsigned long long out_addr, bool candidate) {
+  return best_route_on(best_f32_micro_scatter_default, candidate) && d.elem_size == 4 && d.cols == 12 &&
+         best_pipe_wide_layout(d, false, in_addr, out_addr, 12) && !best_out_rows_aligned(d, out_addr);
 }
 
 /// 4-8 byte batches of small packed matrices on the pipelined whole-matrix micro-block
@@ -1589,6 +1635,8 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     if (best_pipe_wide_fits(d, false, in_addr, out_addr, candidate)) return {best_pipe_wide_route(d, false, out_addr), 16, 0};
     // f32 8 and 16 columns to unaligned rows on the halo kernel (switch best_pipe_wide_small_default).
     if (best_pipe_wide_small_fits(d, in_addr, out_addr, candidate)) return {best_path::slab_scatter_micro_halo, 16, 0};
+    // f32 12 columns to unaligned rows on the micro-block slab scatter (switch best_f32_micro_scatter_default).
+    if (best_f32_micro_scatter_fits(d, in_addr, out_addr, candidate)) return {best_path::slab_scatter_micro, 16, 0};
     if (best_interleave_fits(d, false, in_addr, out_addr, candidate)) return {best_path::slab_interleave_scatter, 16, 0};
     const bool out_aligned = best_out_rows_aligned(d, out_addr);
     auto scatter_route = [&](bool c) -> best_choice {
@@ -1613,10 +1661,16 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
       return n.path != b.path ? n : r;
     };
     const best_choice r = scatter_choice(candidate);
+    const best_choice b = candidate ? scatter_choice(false) : r;
+    // The sides without a slab table entry at the tune table's sizes (switch best_scatter_tune_default),
+    // in place of the default flag's route.
+    if (best_scatter_tune_on(d.elem_size, candidate)) {
+      const best_scatter_slab_pick t = best_scatter_tune_route(b.path, b.group, d.elem_size, out_aligned, d.batch > 1);
+      if (t.slab > 0) return {t.path, 16, b.group, t.slab};
+    }
     // Scatters to unaligned rows at the slab table's sizes (switch best_scatter_slab_default), in
     // place of the route the policy takes without it (the default flag's).
     if (!best_scatter_slab_on(d.elem_size, candidate)) return r;
-    const best_choice b = candidate ? scatter_choice(false) : r;
     const best_scatter_slab_pick k =
         best_scatter_slab_route(b.path, b.group, d.elem_size, out_aligned, d.cols, d.batch > 1);
     return k.slab > 0 ? best_choice{k.path, 16, b.group, k.slab} : r;

@@ -340,7 +340,7 @@ status slab_path(const void* in, void* out, const matrix_desc& d, const target& 
   constexpr int minb = SS > 0 ? best_slab_group_min_blocks : MINB;
   constexpr auto kernel = slab::slab_kernel<E, M, nt, best_slab_unroll, SS, minb, MW>;
   best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
-  if (M == slab::scatter && MW > 0 && (d.ld_out * E) % 16 != 0) pol.slab_bytes = best_slab_micro_ragged_bytes;
+  if (M == slab::scatter && MW > 0 && (d.ld_out * E) % 16 != 0) pol.slab_bytes = best_slab_micro_ragged_bytes_for(E);
   if (SB > 0) pol.slab_bytes = SB;
   const int bytes = best_slab_bytes_for(pol, d.elements() * E);
   const slab::args a =

@@ -240,28 +240,29 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(pipe_args<A> a) {
   const int tid = static_cast<int>(threadIdx.x);
   const divisors dv(a);
   const bytes::fdiv by_nb(MW > 0 ? static_cast<int>(a.S) * E / 16 : 1);
-  // Slabs t, t + step, ... below end (O: a block's run of consecutive slabs).
+  // Slabs t, t + step, ... below end (O: a block's run of consecutive slabs; else the grid's stride).
   const i64 per = O ? (a.total + gridDim.x - 1) / gridDim.x : 0;
-  const i64 step = O ? 1 : static_cast<i64>(gridDim.x);
   i64 t = O ? blockIdx.x * per : blockIdx.x;
-  const i64 end = O ? min64(a.total, t + per) : a.total;
-  if (t >= end) return;
+  const i64 run_end = O ? min64(a.total, t + per) : 0;
+#define XPOSE_PIPE_END (O ? run_end : a.total)
+#define XPOSE_PIPE_STEP (O ? i64{1} : gridDim.x)
+  if (t >= XPOSE_PIPE_END) return;
   const unsigned D = SH && a.pipe_depth == 3 ? 3 : 2;  // load buffers
   for (unsigned j = 0; j + 1 < D; ++j) {
-    if (t + static_cast<i64>(j) * step < end)
-      pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, HS>(a, slab_of<E, M, A>(a, t + static_cast<i64>(j) * step)),
+    if (t + static_cast<i64>(j) * XPOSE_PIPE_STEP < XPOSE_PIPE_END)
+      pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, HS>(a, slab_of<E, M, A>(a, t + static_cast<i64>(j) * XPOSE_PIPE_STEP)),
                                pipe_buffer(a, sm, j), tid, NT);
     async_commit();
   }
-  for (unsigned i = 0; t < end; t += step, ++i) {
+  for (unsigned i = 0; t < XPOSE_PIPE_END; t += XPOSE_PIPE_STEP, ++i) {
     const pos p = slab_of<E, M, A>(a, t);
     const pos& q = loaded_with_halo<E, HS>(a, p);  // (H: a temporary, its life extended)
     // Micro gather: slab i-1's block phase may still read the buffer slab i + D - 1 takes.
     if constexpr (MW > 0 && M == gather) __syncthreads();
     // That buffer (slab i-1's) was last read by slab i-1's middle (or realign) phase,
     // which a barrier of iteration i-1 closed.
-    const i64 ahead = t + (D - 1) * step;
-    if (ahead < end)
+    const i64 ahead = t + (D - 1) * static_cast<i64>(XPOSE_PIPE_STEP);
+    if (ahead < XPOSE_PIPE_END)
       pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, HS>(a, slab_of<E, M, A>(a, ahead)),
                                pipe_buffer(a, sm, static_cast<int>((i + D - 1) % D)), tid, NT);
     async_commit();
@@ -292,6 +293,8 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(pipe_args<A> a) {
     }
   }
 }
+#undef XPOSE_PIPE_END
+#undef XPOSE_PIPE_STEP
 #endif
 
 }  // namespace xpose::detail::slab

@@ -627,6 +627,31 @@ constexpr int best_scatter_direct_side(best_path r, int group, int elem_size, bo
   return best_scatter_direct_fits(elem_size, group, out_aligned) ? group : 0;
 }
 
+/// Direct scatters at two staging buffers (switch best_scatter_direct2_default, off; session 10): the
+/// direct kernel (best_direct.cuh, one slab in flight instead of two) at best_scatter_direct2_slab's
+/// size for the 1-2 byte scatter sides and rows where the kernel-alone bench (best_bench --scatter,
+/// three rounds, docs/RESULTS.md "Session 10", scatter slabs) ran it >= 0.01 of memcpy above `best`'s
+/// route in every round: odd HW u8 2 (0.845 -> 0.863) and 4 (0.825 -> 0.845), f16 2 (0.841 -> 0.905),
+/// 4 (0.860 -> 0.910) and 6 (0.857 -> 0.879); aligned rows f16 6 (0.845 -> 0.937). Depth 3 (the
+/// direct route's) ran below depth 2 on every row measured. A candidate: best_next runs it.
+constexpr bool best_scatter_direct2_default = false;
+constexpr bool best_scatter_direct2_on(int elem_size, bool candidate) {
+  return best_route_on(best_scatter_direct2_default, candidate) && elem_size <= best_pipe_max_elem;
+}
+/// Bytes per slab of the two-buffer direct kernel of (elem_size, side): one size per kernel (its
+/// resident blocks are counted at it); 0: none.
+constexpr int best_scatter_direct2_slab(int elem_size, long long side) {
+  if (elem_size == 1) return side == 2 || side == 4 ? 16384 : 0;
+  if (elem_size == 2) return side == 2 || side == 4 || side == 6 ? 24576 : 0;
+  return 0;
+}
+/// Whether the two-buffer direct kernel takes a scatter of that side to output rows aligned or not.
+constexpr bool best_scatter_direct2_takes(int elem_size, long long side, bool out_aligned) {
+  return best_scatter_direct2_slab(elem_size, side) > 0 && (!out_aligned || (elem_size == 2 && side == 6));
+}
+/// The direct kernel's depth for a route of best_choice::slab `slab` (0: the direct route's).
+constexpr int best_scatter_direct_depth_for(int slab) { return slab > 0 ? 2 : best_scatter_direct_depth; }
+
 /// Slab sizes of the 1-2 byte scatters to output rows off the 16-byte grid (odd HW; switch
 /// best_scatter_slab_default): the halo scatters (slab_scatter_pipe_halo, slab_scatter_micro_halo)
 /// and the unpipelined grouped scatter of sides 2-3 (slab_scatter, moved to the halo kernel) at the
@@ -653,26 +678,9 @@ constexpr int best_scatter_slab_table(int elem_size, long long side, bool pipeli
   if (elem_size != 1) return 0;
   return side == 2 ? 16384 : side == 5 ? 20480 : side == 3 || side == 6 || side == 24 ? 24576 : 0;
 }
-/// Scatter sides the slab table leaves out (switch best_scatter_tune_default, off): 1-2 byte
-/// grouped scatters to output rows off the 16-byte grid whose side has no best_scatter_slab_table
-/// entry (u8 4 and 8, f16 2, 4 and 6: session 9's bench found no size that won every round) on the
-/// halo kernel at best_scatter_tune_table's slab size, under either flag of the slab switch; sides
-/// 2-3 of batches move from the unpipelined kernel as the slab table moves them. A candidate of
-/// session 10 (docs/RESULTS.md "Session 10", scatter slabs); best_next runs it.
-constexpr bool best_scatter_tune_default = false;
-constexpr bool best_scatter_tune_on(int elem_size, bool candidate) {
-  return best_route_on(best_scatter_tune_default, candidate) && elem_size <= best_pipe_max_elem;
-}
-/// Bytes per slab of the grouped halo kernel of (elem_size, side) under the tune switch (one of
-/// best_scatter_slab_sizes); 0: none (the route the other switches give).
-constexpr int best_scatter_tune_table(int elem_size, long long side) {
-  if (elem_size == 2) return side == 2 || side == 6 ? 20480 : 0;
-  return 0;
-}
 /// Whether the table runs kernel (elem_size, grouped side ss; ss = 0: micro-block) at `bytes`
-/// (best.cu instantiates the host code of exactly these sizes); the tune table's entries too.
+/// (best.cu instantiates the host code of exactly these sizes).
 constexpr bool best_scatter_slab_uses(int elem_size, int ss, int bytes) {
-  if (ss > 0 && elem_size <= best_pipe_max_elem && best_scatter_tune_table(elem_size, ss) == bytes) return true;
   if (ss > 0) return best_scatter_slab_table(elem_size, ss, true) == bytes;
   for (int c = 16 / elem_size; elem_size <= best_pipe_max_elem && c * elem_size <= 256; c += 16 / elem_size)
     if (best_scatter_slab_table(elem_size, c, true, true) == bytes) return true;
@@ -697,17 +705,6 @@ constexpr best_scatter_slab_pick best_scatter_slab_route(best_path p, int group,
       return {best_path::slab_scatter_pipe_halo, sb};
     return {p, best_scatter_slab_table(elem_size, group, false)};
   }
-  return {p, 0};
-}
-
-/// The route under the tune switch from p, the default flag's route (group its side) for a 1-2
-/// byte scatter: the halo kernel at the tune table's slab where the table has an entry; else slab 0.
-constexpr best_scatter_slab_pick best_scatter_tune_route(best_path p, int group, int elem_size, bool out_aligned,
-                                                         bool batched = true) {
-  const int sb = elem_size <= best_pipe_max_elem && !out_aligned && group >= 2 ? best_scatter_tune_table(elem_size, group) : 0;
-  if (sb == 0) return {p, 0};
-  if (p == best_path::slab_scatter_pipe_halo) return {p, sb};
-  if (p == best_path::slab_scatter && (group == 2 || group == 3) && batched) return {best_path::slab_scatter_pipe_halo, sb};
   return {p, 0};
 }
 
@@ -1662,12 +1659,12 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     };
     const best_choice r = scatter_choice(candidate);
     const best_choice b = candidate ? scatter_choice(false) : r;
-    // The sides without a slab table entry at the tune table's sizes (switch best_scatter_tune_default),
-    // in place of the default flag's route.
-    if (best_scatter_tune_on(d.elem_size, candidate)) {
-      const best_scatter_slab_pick t = best_scatter_tune_route(b.path, b.group, d.elem_size, out_aligned, d.batch > 1);
-      if (t.slab > 0) return {t.path, 16, b.group, t.slab};
-    }
+    // The two-buffer direct kernel (switch best_scatter_direct2_default) in place of the default flag's
+    // grouped route of its sides.
+    if (best_scatter_direct2_on(d.elem_size, candidate) && b.group >= 2 && b.group == d.cols &&
+        best_path_base(b.path) == best_path::slab_scatter && b.path != best_path::slab_interleave_scatter &&
+        best_scatter_direct2_takes(d.elem_size, b.group, out_aligned))
+      return {best_path::slab_scatter_direct, 16, b.group, best_scatter_direct2_slab(d.elem_size, b.group)};
     // Scatters to unaligned rows at the slab table's sizes (switch best_scatter_slab_default), in
     // place of the route the policy takes without it (the default flag's).
     if (!best_scatter_slab_on(d.elem_size, candidate)) return r;

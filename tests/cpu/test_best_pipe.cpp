@@ -1186,12 +1186,11 @@ TEST(BestPipePolicy, Lean) {
 // best_scatter_slab_default): every entry, slabs of the entry's bytes with a ragged last slab
 // (L of 2.5 spans and one more than a span), the resident grid of 3 blocks and one per slab,
 // every slab_layouts scatter (offsets, padding, gaps); micro-block sides of whole chunks.
-// (bytes_of(s): the grouped halo kernel's slab bytes for side s, 0: none.)
-template <int E, class Bytes>
-void scatter_grouped_table_cases(Bytes bytes_of) {
+template <int E>
+void scatter_slab_table_cases() {
   constexpr long long k = 16 / E;
   for (int s : best_pipe_sides) {
-    const int bytes = bytes_of(s);
+    const int bytes = best_scatter_slab_table(E, s, true);
     if (bytes == 0) continue;
     const long long span = bytes / (E * s);
     // (Many slabs per block at 3 resident blocks; one block per slab, a last slab k + 1 long.)
@@ -1202,13 +1201,6 @@ void scatter_grouped_table_cases(Bytes bytes_of) {
       if (::testing::Test::HasFatalFailure()) return;
     }
   }
-}
-
-template <int E>
-void scatter_slab_table_cases() {
-  constexpr long long k = 16 / E;
-  scatter_grouped_table_cases<E>([](int s) { return best_scatter_slab_table(E, s, true); });
-  if (::testing::Test::HasFatalFailure()) return;
   for (long long s = k; s * E <= best_class_policy_for(90, E).slab_max_short_bytes; s += k) {
     const int micro = best_scatter_slab_table(E, s, true, true);
     if (micro == 0) continue;
@@ -1225,13 +1217,6 @@ void scatter_slab_table_cases() {
 
 TEST(BestPipeEmulation, ScatterSlabTable1) { scatter_slab_table_cases<1>(); }
 TEST(BestPipeEmulation, ScatterSlabTable2) { scatter_slab_table_cases<2>(); }
-// The tune table's entries (switch best_scatter_tune_default) the same way.
-TEST(BestPipeEmulation, ScatterTuneTable1) {
-  scatter_grouped_table_cases<1>([](int s) { return best_scatter_tune_table(1, s); });
-}
-TEST(BestPipeEmulation, ScatterTuneTable2) {
-  scatter_grouped_table_cases<2>([](int s) { return best_scatter_tune_table(2, s); });
-}
 
 // ---- larger slabs for the u8 grouped gathers (switch best_gather_slab_default) ----
 

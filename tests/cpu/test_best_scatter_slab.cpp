@@ -33,13 +33,6 @@ constexpr sweep_row rows[] = {
     {133, 50177, 5, 1, best_path::slab_scatter_pipe_halo, 5},  {222, 50177, 3, 1, best_path::slab_scatter, 3},
 };
 
-// The tune switch's pick for a row of route `old` where it has `flag` take it (best_scatter_tune_default,
-// sides without a slab table entry); slab 0: none.
-best_scatter_slab_pick tune_pick(best_path old, int group, int E, bool flag, bool batched) {
-  return best_scatter_tune_on(E, flag) ? best_scatter_tune_route(old, group, E, false, batched)
-                                       : best_scatter_slab_pick{old, 0};
-}
-
 }  // namespace
 
 // The table: 1-2 byte entries only, sizes the bench measured (best_bench --slab: 12-32 KiB in
@@ -157,15 +150,10 @@ TEST(BestScatterSlab, SweepRows) {
       EXPECT_EQ(o.path, r.old);
       EXPECT_EQ(o.group, r.group);
     }
-    // (Sides the tune table takes: its slab under the flag that has that switch on.)
-    EXPECT_EQ(best_path_for(d, 0, 0, 90, !on).slab, tune_pick(r.old, r.group, r.E, !on, r.batch > 1).slab);
+    EXPECT_EQ(best_path_for(d, 0, 0, 90, !on).slab, 0);
     const best_scatter_slab_pick k = best_scatter_slab_route(r.old, r.group, r.E, false, r.c);
-    const best_scatter_slab_pick t = tune_pick(r.old, r.group, r.E, on, r.batch > 1);
     const best_choice c = best_path_for(d, 0, 0, 90, on);
-    if (t.slab > 0) {
-      EXPECT_EQ(c.path, t.path);
-      EXPECT_EQ(c.slab, t.slab);
-    } else if (k.slab > 0) {
+    if (k.slab > 0) {
       EXPECT_EQ(c.path, k.path);
       EXPECT_EQ(c.group, r.group);
       EXPECT_EQ(c.slab, k.slab);

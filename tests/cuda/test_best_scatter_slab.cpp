@@ -25,14 +25,7 @@ void slab_case(const matrix_desc& d, std::uint64_t seed, index_t off_in, index_t
     SCOPED_TRACE(std::string(flag ? "best_next" : "best"));
     const xd::best_choice c = xd::best_path_for(d, in, out, 90, flag);
     std::optional<best_path> want;
-    // (Sides of the tune table, best_scatter_tune_default: its route where that switch has `flag` take it.)
-    const xd::best_scatter_slab_pick t = xd::best_scatter_tune_on(E, flag)
-                                             ? xd::best_scatter_tune_route(old, side, E, false, d.batch > 1)
-                                             : xd::best_scatter_slab_pick{old, 0};
-    if (t.slab > 0) {
-      EXPECT_EQ(c.slab, t.slab);
-      want = t.path;
-    } else if (flag == on) {
+    if (flag == on) {
       const xd::best_scatter_slab_pick k = xd::best_scatter_slab_route(old, side, E, false, d.cols, d.batch > 1);
       EXPECT_EQ(c.slab, k.slab);
       if (k.slab > 0) want = k.path;  // (no entry: the flag's other routes)

@@ -536,11 +536,13 @@ status pipe_path_side(const void* in, void* out, const matrix_desc& d, int group
 
 // Direct scatter (best_direct.cuh) of short side SS: resident blocks, as many as fit at
 // the largest slab's shared memory; slabs shortened for a full last round (best_pipe_span).
-template <int E, int SS>
+// SB > 0: SB-byte slabs at two staging buffers (best_scatter_direct2_slab).
+template <int E, int SS, int SB = 0>
 status direct_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
-  constexpr int nt = best_slab_threads, depth = best_scatter_direct_depth;
+  constexpr int nt = best_slab_threads, depth = best_scatter_direct_depth_for(SB);
   constexpr auto kernel = slab::direct_kernel<E, nt, SS, best_scatter_direct_min_blocks(SS), depth>;
-  const best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
+  best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
+  if (SB > 0) pol.slab_bytes = SB;
   static const int smem_max = slab::direct_smem_max<E>(SS, pol.slab_bytes, depth);
   long long n = 0;
   if (status s = resident_slots<kernel>(tg.dev, nt, smem_max, &n); !s.ok()) return s;
@@ -552,14 +554,27 @@ status direct_path(const void* in, void* out, const matrix_desc& d, const target
   return launch<kernel>(nt, a.smem, a.total < n ? a.total : n, a, tg, "best direct scatter kernel launch");
 }
 
+// ... at sb_bytes (best_choice::slab: the two-buffer kernel's size for the side; 0: the direct route's).
+// P: the side has the direct route's kernel (best_scatter_direct_fits' sides).
+template <int E, int SS, bool P>
+status direct_path_sized(const void* in, void* out, const matrix_desc& d, int sb_bytes, const target& tg) {
+  constexpr int sb = best_scatter_direct2_slab(E, SS);
+  if constexpr (P)
+    if (sb_bytes == 0) return direct_path<E, SS>(in, out, d, tg);
+  if constexpr (sb > 0)
+    if (sb_bytes == sb) return direct_path<E, SS, sb>(in, out, d, tg);
+  return status::make(status_code::unsupported_variant, "best: no %d-byte direct slabs for side %d", sb_bytes, SS);
+}
+
 template <int E>
-status direct_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg) {
+status direct_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg, int sb_bytes = 0) {
   if constexpr (E <= best_pipe_max_elem) {
     switch (group) {
-      // (The sides best_scatter_direct_side gives: best_scatter_direct_fits.)
-      case 4: return direct_path<E, 4>(in, out, d, tg);
-      case 5: return direct_path<E, 5>(in, out, d, tg);
-      case 6: return direct_path<E, 6>(in, out, d, tg);
+      // (The sides best_scatter_direct_side gives: best_scatter_direct_fits; side 2: best_scatter_direct2_slab.)
+      case 2: return direct_path_sized<E, 2, false>(in, out, d, sb_bytes, tg);
+      case 4: return direct_path_sized<E, 4, true>(in, out, d, sb_bytes, tg);
+      case 5: return direct_path_sized<E, 5, true>(in, out, d, sb_bytes, tg);
+      case 6: return direct_path_sized<E, 6, true>(in, out, d, sb_bytes, tg);
       default: break;
     }
   }
@@ -719,7 +734,7 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
         return halo_path_sized<E, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(false)>(in, out, d,
                                                                                                      c.slab, tg);
       break;
-    case best_path::slab_scatter_direct: return direct_path_side<E>(in, out, d, c.group, tg);
+    case best_path::slab_scatter_direct: return direct_path_side<E>(in, out, d, c.group, tg, c.slab);
   }
   return status::make(status_code::unsupported_variant, "best: path %s has no %d-byte kernel",
                       best_path_name(c.path), E);

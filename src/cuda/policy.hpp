@@ -630,7 +630,7 @@ constexpr int best_scatter_direct_side(best_path r, int group, int elem_size, bo
 /// Direct scatters at two staging buffers (switch best_scatter_direct2_default, off; session 10): the
 /// direct kernel (best_direct.cuh, one slab in flight instead of two) at best_scatter_direct2_slab's
 /// size for the 1-2 byte scatter sides and rows where the kernel-alone bench (best_bench --scatter,
-/// three rounds, docs/RESULTS.md "Session 10", scatter slabs) ran it >= 0.01 of memcpy above `best`'s
+/// three rounds, docs/RESULTS.md "Session 10: HWxC scatters") ran it >= 0.01 of memcpy above `best`'s
 /// route in every round: odd HW u8 2 (0.845 -> 0.863) and 4 (0.825 -> 0.845), f16 2 (0.841 -> 0.905),
 /// 4 (0.860 -> 0.910) and 6 (0.857 -> 0.879); aligned rows f16 6 (0.845 -> 0.937). Depth 3 (the
 /// direct route's) ran below depth 2 on every row measured. A candidate: best_next runs it.

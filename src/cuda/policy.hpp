@@ -1336,8 +1336,9 @@ constexpr bool best_pipe_wide_small_fits(const matrix_desc& d, unsigned long lon
 /// micro-block rows, best_slab_micro_ragged_bytes_for slabs; switch best_f32_micro_scatter_default)
 /// in place of the element-by-element slab scatter: w9's kernel bench ran 13 x 50177 x 12 at
 /// 0.940 / 0.926 against 0.907 / 0.913 (docs/RESULTS.md "Session 9", next steps; the halo micro-block
-/// kernel lost on 12 columns in session 7). Off: a candidate of session 10; best_next runs it.
-constexpr bool best_f32_micro_scatter_default = false;
+/// kernel lost on 12 columns in session 7). On: side by side 0.882 -> 0.913 (docs/RESULTS.md "Session
+/// 10: HWxC scatters"); best_next runs the element kernel.
+constexpr bool best_f32_micro_scatter_default = true;
 constexpr bool best_f32_micro_scatter_fits(const matrix_desc& d, unsigned long long in_addr,
                                            unsigned long long out_addr, bool candidate) {
   return best_route_on(best_f32_micro_scatter_default, candidate) && d.elem_size == 4 && d.cols == 12 &&

@@ -12,6 +12,11 @@
 #include <xpose/registry.hpp>
 
 #include "../src/cuda/best_async.cuh"
+// (best_direct.cuh defines direct_store_part out of line, not inline; libxpose.a's best.cu has
+// that definition too: the bench's copy under a name of its own.)
+#define direct_store_part bench_direct_store_part
+#include "../src/cuda/best_direct.cuh"
+#undef direct_store_part
 #include "../src/cuda/best_kernels.cuh"
 #include "../src/cuda/best_realign.cuh"
 #include "../src/cuda/best_pipe.cuh"
@@ -587,11 +592,13 @@ void fit_sweep(const async_env& env, int rounds) {
 // rows MW with SS = 0; H: the halo kernel) at `slab_bytes` slabs, launched as pipe_path does
 // with that slab size in the table: resident blocks as many as fit at the kernel's largest block
 // at that size (pipe_smem_max), slabs shortened for a full last round (best_pipe_span).
-template <int E, int SS, int MW, int MINB, bool H>
-void scatter_pipe_one(const async_case& c, const async_env& env, int slab_bytes) {
+// NT threads a block; O: each block's slabs consecutive (pipe_kernel O); fewer: resident blocks
+// per SM fewer than fit; balance false: the table's span (no best_pipe_span).
+template <int E, int SS, int MW, int MINB, bool H, int NT = xpose::detail::best_slab_threads, bool O = false>
+void scatter_pipe_one(const async_case& c, const async_env& env, int slab_bytes, int fewer = 0, bool balance = true) {
   namespace xd = xpose::detail;
-  constexpr int nt = xd::best_slab_threads;
-  auto kernel = xd::slab::pipe_kernel<E, xd::slab::scatter, nt, SS, MINB, MW, H>;
+  constexpr int nt = NT;
+  auto kernel = xd::slab::pipe_kernel<E, xd::slab::scatter, nt, SS, MINB, MW, H, false, O>;
   xd::best_class_policy pol = xd::best_class_policy_for(90, E);
   pol.slab_bytes = slab_bytes;
   const long long side = SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E);
@@ -607,13 +614,16 @@ void scatter_pipe_one(const async_case& c, const async_env& env, int slab_bytes)
     return xd::slab::make_pipe_args<E>(xd::slab::scatter, env.in, env.out, d, end, bytes, MW > 0, H);
   };
   xd::slab::args a = make(xd::best_slab_bytes_for(pol, d.elements() * E));
-  const long long n = static_cast<long long>(occ) * sms;
-  const long long span = xd::best_pipe_span(a.span, a.L, a.batch, n, 16 / E);
+  const long long n = static_cast<long long>(std::max(occ - fewer, 1)) * sms;
+  const long long span = balance ? xd::best_pipe_span(a.span, a.L, a.batch, n, 16 / E) : a.span;
   if (span < a.span) a = make(static_cast<int>((span + (H ? 16 / E : 0)) * a.S * E));
   const unsigned grid = static_cast<unsigned>(a.total < n ? a.total : n);
-  char what[128];
-  std::snprintf(what, sizeof what, "scatter pipe side %d mw %d halo %d minb %d slab %d span %lld", SS, MW, H ? 1 : 0,
-                MINB, slab_bytes, static_cast<long long>(a.span));
+  char what[192];
+  std::snprintf(what, sizeof what,
+                  "scatter pipe side %d mw %d halo %d nt %d minb %d order %d fewer %d balance %d slab %d span %lld grid %u "
+                  "rounds %lld",
+                  SS, MW, H ? 1 : 0, NT, MINB, O ? 1 : 0, fewer, balance ? 1 : 0, slab_bytes,
+                  static_cast<long long>(a.span), grid, static_cast<long long>((a.total + grid - 1) / grid));
   async_report(what, c, occ, a.smem, [&] { kernel<<<grid, nt, a.smem, env.st>>>(a); }, env, E);
 }
 
@@ -864,6 +874,79 @@ void gather10_sweep(const async_env& env, int rounds) {
     realign_fit_one<48, 16, 96, 4, 1, 8, true>(f48o, env);
     both(g2o);  // slab_gather_pipe_shift/g2 (lean)
     gslab_case<1, 2, true, true>(g2o, env);
+// ---- 1-2 byte scatters below 0.85 (`best_bench --scatter [rounds]`, branch sc10) ----
+
+// The direct scatter (best_direct.cuh) of side SS, DEPTH staging buffers, at `slab_bytes`
+// slabs, launched as best.cu's direct_path does (resident blocks at that size's largest block,
+// slabs balanced over the last round); odd HW too (its stores own whole chunks as the halo's).
+template <int E, int SS, int DEPTH>
+void scatter_direct_one(const async_case& c, const async_env& env, int slab_bytes) {
+  namespace xd = xpose::detail;
+  constexpr int nt = xd::best_slab_threads, minb = xd::best_scatter_direct_min_blocks(SS);
+  auto kernel = xd::slab::direct_kernel<E, nt, SS, minb, DEPTH>;
+  const int smem_max = xd::slab::direct_smem_max<E>(SS, slab_bytes, DEPTH);
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max));
+  int occ = 0, dev = 0, sms = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, nt, smem_max));
+  CK(cudaGetDevice(&dev));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const xpose::matrix_desc d = xpose::matrix_desc::packed(c.R, c.C, E, c.B);
+  const unsigned char* end = env.in + c.R * c.C * c.B * E;
+  xd::slab::args a = xd::slab::make_direct_args<E>(env.in, env.out, d, end, slab_bytes, DEPTH);
+  const long long n = static_cast<long long>(occ) * sms;
+  const long long span = xd::best_pipe_span(a.span, a.L, a.batch, n, 16 / E);
+  if (span < a.span)
+    a = xd::slab::make_direct_args<E>(env.in, env.out, d, end, static_cast<int>((span + 16 / E) * a.S * E), DEPTH);
+  const unsigned grid = static_cast<unsigned>(a.total < n ? a.total : n);
+  char what[160];
+  std::snprintf(what, sizeof what, "scatter direct side %d depth %d minb %d slab %d span %lld grid %u rounds %lld", SS,
+                DEPTH, minb, slab_bytes, static_cast<long long>(a.span), grid,
+                static_cast<long long>((a.total + grid - 1) / grid));
+  async_report(what, c, occ, a.smem, [&] { kernel<<<grid, nt, a.smem, env.st>>>(a); }, env, E);
+}
+
+// One row of `best_bench --scatter`: best / best_next with their routes, then grouped side SS's
+// pipelined kernel (H: the halo kernel, odd HW; else aligned rows) at slabs of 8-32 KiB, in slab
+// order by block (O), with a block per SM fewer, unbalanced, at 128 threads (the same registers),
+// the direct kernel (sides up to 8) at depths 3 and 2, and (U) the unpipelined grouped kernel.
+template <int E, int SS, bool H, bool U = false>
+void scatter_tune_case(const async_case& c, const async_env& env) {
+  namespace xd = xpose::detail;
+  constexpr int minb = xd::best_pipe_min_blocks(E, false, SS, H);
+  routed_one("best", c, E, env);
+  routed_one("best_next", c, E, env);
+  for (int sb : {8192, 10240, 12288, 14336, 16384, 18432, 20480, 24576, 28672, 32768})
+    scatter_pipe_one<E, SS, 0, minb, H>(c, env, sb);
+  for (int sb : {12288, 16384, 20480, 24576}) scatter_pipe_one<E, SS, 0, minb, H, xd::best_slab_threads, true>(c, env, sb);
+  for (int sb : {16384, 24576}) {
+    scatter_pipe_one<E, SS, 0, minb, H>(c, env, sb, 1);
+    scatter_pipe_one<E, SS, 0, minb, H>(c, env, sb, 0, false);
+  }
+  for (int sb : {8192, 12288, 16384}) scatter_pipe_one<E, SS, 0, 2 * minb, H, xd::best_slab_threads / 2>(c, env, sb);
+  if constexpr (SS <= 8) {
+    for (int sb : {12288, 16384, 20480, 24576}) scatter_direct_one<E, SS, 3>(c, env, sb);
+    for (int sb : {16384, 24576}) scatter_direct_one<E, SS, 2>(c, env, sb);
+  }
+  if constexpr (U)
+    for (int sb : {12288, 16384, 20480}) scatter_slab_one<E, SS>(c, env, sb);
+}
+
+// The HWxC rows below 0.85 of session 9's final sweep (issue 12) and aligned twins, `rounds`
+// times over: what makes a scatter slab fast (slab size, rounds per block, slab order, blocks
+// per SM, block size, the direct kernel).
+void scatter_tune_sweep(const async_env& env, int rounds) {
+  for (int round = 0; round < rounds; ++round) {
+    std::printf("# round %d\n", round);
+    scatter_tune_case<1, 4, true>({50177, 4, 167}, env);
+    scatter_tune_case<1, 4, false>({50176, 4, 167}, env);
+    scatter_tune_case<2, 4, true>({50177, 4, 83}, env);
+    scatter_tune_case<2, 2, true, true>({50177, 2, 167}, env);
+    scatter_tune_case<2, 6, true>({50177, 6, 55}, env);
+    scatter_tune_case<2, 6, false>({50176, 6, 55}, env);
+    scatter_tune_case<1, 6, true>({50177, 6, 111}, env);
+    scatter_tune_case<1, 2, true, true>({50177, 2, 256}, env);
+    scatter_tune_case<1, 12, true>({50177, 12, 55}, env);
+    scatter_tune_case<1, 8, true>({50177, 8, 83}, env);
   }
 }
 
@@ -919,6 +1002,7 @@ int main(int argc, char** argv) {
   const bool slab_only = argc > 1 && std::string(argv[1]) == "--slab";  // [rounds]
   const bool gather_only = argc > 1 && std::string(argv[1]) == "--gather";  // [rounds]
   const bool gather10_only = argc > 1 && std::string(argv[1]) == "--gather10";  // [rounds]
+  const bool scatter_only = argc > 1 && std::string(argv[1]) == "--scatter";  // [rounds]
   cudaStream_t st;
   CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   cublasHandle_t blas;
@@ -974,7 +1058,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&in, maxbytes));
   CK(cudaMalloc(&out, maxbytes));
   CK(cudaMalloc(&dbad, 8));
-  if (async_only || sq_only || sqw_only || wrows_only || fit_only || slab_only || gather_only || gather10_only) {  // the 256 MiB square is in `cases`, so the buffers hold it
+  if (async_only || sq_only || sqw_only || wrows_only || fit_only || slab_only || gather_only || gather10_only || scatter_only) {  // the 256 MiB square is in `cases`, so the buffers hold it
     fill_kernel<<<4096, 256>>>(in, maxbytes, 12345u, 1);
     unsigned char* scratch = nullptr;
     const size_t scratch_bytes = 2 * static_cast<size_t>(prop.l2CacheSize);
@@ -987,6 +1071,7 @@ int main(int argc, char** argv) {
     else if (fit_only) fit_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 3);
     else if (gather_only) gather_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 2);
     else if (gather10_only) gather10_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 3);
+    else if (scatter_only) scatter_tune_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad}, argc > 2 ? std::atoi(argv[2]) : 3);
     else async_sweep(async_env{in, out, scratch, scratch_bytes, st, dbad});
     cudaFree(scratch);
     cudaFree(in);

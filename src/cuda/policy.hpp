@@ -638,6 +638,32 @@ constexpr int best_scatter_direct_side(best_path r, int group, int elem_size, bo
   return best_scatter_direct_fits(elem_size, group, out_aligned) ? group : 0;
 }
 
+/// Direct scatters at two staging buffers (switch best_scatter_direct2_default, off; session 10): the
+/// direct kernel (best_direct.cuh, one slab in flight instead of two) at best_scatter_direct2_slab's
+/// size for the 1-2 byte scatter sides and rows where the kernel-alone bench (best_bench --scatter,
+/// three rounds, docs/RESULTS.md "Session 10: HWxC scatters") ran it >= 0.01 of memcpy above `best`'s
+/// route in every round: odd HW u8 2 (0.845 -> 0.863) and 4 (0.825 -> 0.845), f16 2 (0.841 -> 0.905),
+/// 4 (0.860 -> 0.910) and 6 (0.857 -> 0.879); aligned rows f16 6 (0.845 -> 0.937). Depth 3 (the
+/// direct route's) ran below depth 2 on every row measured. A candidate: best_next runs it.
+constexpr bool best_scatter_direct2_default = false;
+constexpr bool best_scatter_direct2_on(int elem_size, bool candidate) {
+  return best_route_on(best_scatter_direct2_default, candidate) && elem_size <= best_pipe_max_elem;
+}
+/// Bytes per slab of the two-buffer direct kernel of (elem_size, side): one size per kernel (its
+/// resident blocks are counted at it); 0: none.
+constexpr int best_scatter_direct2_slab(int elem_size, long long side) {
+  if (elem_size == 1) return side == 2 || side == 4 ? 16384 : 0;
+  if (elem_size == 2) return side == 2 || side == 4 || side == 6 ? 24576 : 0;
+  return 0;
+}
+/// Whether the two-buffer direct kernel takes a scatter of that side to output rows aligned or not.
+constexpr bool best_scatter_direct2_takes(int elem_size, long long side, bool out_aligned) {
+  return best_scatter_direct2_slab(elem_size, side) > 0 && (!out_aligned || (elem_size == 2 && side == 6));
+}
+/// The direct kernel's depth for a route of best_choice::slab `slab` (0: the direct route's).
+constexpr int best_scatter_direct2_depth = 2;
+constexpr int best_scatter_direct_depth_for(int slab) { return slab > 0 ? best_scatter_direct2_depth : best_scatter_direct_depth; }
+
 /// Slab sizes of the 1-2 byte scatters to output rows off the 16-byte grid (odd HW; switch
 /// best_scatter_slab_default): the halo scatters (slab_scatter_pipe_halo, slab_scatter_micro_halo)
 /// and the unpipelined grouped scatter of sides 2-3 (slab_scatter, moved to the halo kernel) at the
@@ -1040,6 +1066,11 @@ constexpr best_micro best_slab_micro_for(int elem_size, best_path p) {
 /// (scatters to odd HW stayed at 0.60-0.78 against 0.81-0.85 aligned: "Shape classes
 /// (issue 12)", third round; not measured yet). Blocks stay under 40 KiB of shared memory.
 constexpr int best_slab_micro_ragged_bytes = 32768;
+/// ... by element size: 4-byte elements (the route of best_f32_micro_scatter_fits only) 16 KiB,
+/// where w9's kernel bench ran f32 13 x 50177 x 12 faster than at 32 KiB (docs/RESULTS.md "Session 9").
+constexpr int best_slab_micro_ragged_bytes_for(int elem_size) {
+  return elem_size == 4 ? 16384 : best_slab_micro_ragged_bytes;
+}
 
 /// Register-interleave slabs (slab_interleave_gather / _scatter, best_interleave.cuh):
 /// 4- and 8-byte elements, a short side in best_interleave_sides, every
@@ -1317,6 +1348,20 @@ constexpr bool best_pipe_wide_small_fits(const matrix_desc& d, unsigned long lon
                                          unsigned long long out_addr, bool candidate) {
   return best_route_on(best_pipe_wide_small_default, candidate) && d.elem_size == 4 && (d.cols == 8 || d.cols == 16) &&
          best_pipe_wide_layout(d, false, in_addr, out_addr, 8) && !best_out_rows_aligned(d, out_addr);
+}
+
+/// f32 scatters of 12 columns (3 whole 16-byte chunks a position) to output rows not all 16-byte
+/// aligned on the micro-block slab scatter (slab_scatter_micro, one block per slab, 16-byte
+/// micro-block rows, best_slab_micro_ragged_bytes_for slabs; switch best_f32_micro_scatter_default)
+/// in place of the element-by-element slab scatter: w9's kernel bench ran 13 x 50177 x 12 at
+/// 0.940 / 0.926 against 0.907 / 0.913 (docs/RESULTS.md "Session 9", next steps; the halo micro-block
+/// kernel lost on 12 columns in session 7). On: side by side 0.882 -> 0.913 (docs/RESULTS.md "Session
+/// 10: HWxC scatters"); best_next runs the element kernel.
+constexpr bool best_f32_micro_scatter_default = true;
+constexpr bool best_f32_micro_scatter_fits(const matrix_desc& d, unsigned long long in_addr,
+                                           unsigned long long out_addr, bool candidate) {
+  return best_route_on(best_f32_micro_scatter_default, candidate) && d.elem_size == 4 && d.cols == 12 &&
+         best_pipe_wide_layout(d, false, in_addr, out_addr, 12) && !best_out_rows_aligned(d, out_addr);
 }
 
 /// 4-8 byte batches of small packed matrices on the pipelined whole-matrix micro-block
@@ -1645,6 +1690,8 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     if (best_pipe_wide_fits(d, false, in_addr, out_addr, candidate)) return {best_pipe_wide_route(d, false, out_addr), 16, 0};
     // f32 8 and 16 columns to unaligned rows on the halo kernel (switch best_pipe_wide_small_default).
     if (best_pipe_wide_small_fits(d, in_addr, out_addr, candidate)) return {best_path::slab_scatter_micro_halo, 16, 0};
+    // f32 12 columns to unaligned rows on the micro-block slab scatter (switch best_f32_micro_scatter_default).
+    if (best_f32_micro_scatter_fits(d, in_addr, out_addr, candidate)) return {best_path::slab_scatter_micro, 16, 0};
     if (best_interleave_fits(d, false, in_addr, out_addr, candidate)) return {best_path::slab_interleave_scatter, 16, 0};
     const bool out_aligned = best_out_rows_aligned(d, out_addr);
     auto scatter_route = [&](bool c) -> best_choice {
@@ -1669,10 +1716,16 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
       return n.path != b.path ? n : r;
     };
     const best_choice r = scatter_choice(candidate);
+    const best_choice b = candidate ? scatter_choice(false) : r;
+    // The two-buffer direct kernel (switch best_scatter_direct2_default) in place of the default flag's
+    // grouped route of its sides.
+    if (best_scatter_direct2_on(d.elem_size, candidate) && b.group >= 2 && b.group == d.cols &&
+        best_path_base(b.path) == best_path::slab_scatter && b.path != best_path::slab_interleave_scatter &&
+        best_scatter_direct2_takes(d.elem_size, b.group, out_aligned))
+      return {best_path::slab_scatter_direct, 16, b.group, best_scatter_direct2_slab(d.elem_size, b.group)};
     // Scatters to unaligned rows at the slab table's sizes (switch best_scatter_slab_default), in
     // place of the route the policy takes without it (the default flag's).
     if (!best_scatter_slab_on(d.elem_size, candidate)) return r;
-    const best_choice b = candidate ? scatter_choice(false) : r;
     const best_scatter_slab_pick k =
         best_scatter_slab_route(b.path, b.group, d.elem_size, out_aligned, d.cols, d.batch > 1);
     return k.slab > 0 ? best_choice{k.path, 16, b.group, k.slab} : r;

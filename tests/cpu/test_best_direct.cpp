@@ -205,13 +205,18 @@ TEST(BestDirectPolicy, Paths) {
             const int side = static_cast<int>(c);
             // (Grouped routes without them: every side here but u8 32 and f16 24, 32 (micro-block).)
             const bool grouped = E <= 2 && (c <= 16 || (E == 1 && c == 24));
-            const bool want = grouped && best_scatter_direct_on(E, flag) && best_scatter_direct_fits(E, side, aligned);
+            const bool want3 = grouped && best_scatter_direct_on(E, flag) && best_scatter_direct_fits(E, side, aligned);
+            // (The two-buffer kernel where best_scatter_direct2_default has the flag take the side.)
+            const bool want2 = grouped && best_scatter_direct2_on(E, flag) && best_scatter_direct2_takes(E, side, aligned);
+            const bool want = want3 || want2;
             EXPECT_EQ(h.path == best_path::slab_scatter_direct, want) << best_path_name(h.path);
             if (want) EXPECT_EQ(h.group, c);
+            if (want) EXPECT_EQ(h.slab, want2 ? best_scatter_direct2_slab(E, side) : 0);
             EXPECT_NE(best_path_for(padded(c, hw, E, 3, pad, 0, gap), out, in, 90, flag).path, best_path::slab_scatter_direct);
-            taken += want;
+            taken += want3 && !want2;
           }
-  EXPECT_EQ(taken, 10);  // u8 4-6, f16 5-6: packed buffers and gapped batches of aligned stride
+  // u8 4-6, f16 5-6: packed buffers and gapped batches of aligned stride (less those the two-buffer kernel takes).
+  EXPECT_EQ(taken, best_scatter_direct2_default == best_scatter_direct_default ? 8 : 10);  // (f16 6: 2 layouts)
   // The sweep's rows of the class (packed, aligned buffers) under each flag: the direct kernel
   // exactly where the switch has the flag take the side.
   for (bool flag : {false, true})
@@ -220,7 +225,8 @@ TEST(BestDirectPolicy, Paths) {
         for (long long hw : {50176LL, 50177LL}) {
           const best_choice h = best_path_for(matrix_desc::packed(hw, c, E, 5), 0, 0, 90, flag);
           const bool aligned = hw % (16 / E) == 0;
-          const bool want = best_scatter_direct_on(E, flag) && best_scatter_direct_fits(E, static_cast<int>(c), aligned);
+          const bool want = (best_scatter_direct_on(E, flag) && best_scatter_direct_fits(E, static_cast<int>(c), aligned)) ||
+                            (best_scatter_direct2_on(E, flag) && best_scatter_direct2_takes(E, c, aligned));
           EXPECT_EQ(h.path == best_path::slab_scatter_direct, want) << flag << " " << E << " " << c << " " << hw;
         }
   // The sweep's rows the direct switch measured faster (best_scatter_direct_fits), under the flag that has it on.

@@ -656,8 +656,12 @@ TEST(BestPipePolicy, Halo) {
           // scatters where best_scatter_slab_default has `off` take the default's halo routes at the
           // slab table's sizes, best_choice::slab.)
           const best_choice x = best_path_for(d, 0, out, 90, off);
-          EXPECT_EQ(is_halo(x.path), best_halo_side(E, c, off, !unaligned) > 0 || wide_off ||
-                                         best_pipe_wide_small_fits(d, 0, out, off) || x.slab > 0);
+          // (The two-buffer direct kernel where best_scatter_direct2_default has `off` take the side.)
+          const bool direct2 = best_scatter_direct2_on(E, off) && best_scatter_direct2_takes(E, c, !unaligned);
+          EXPECT_EQ(x.path == best_path::slab_scatter_direct && x.slab > 0, direct2);
+          if (!direct2)
+            EXPECT_EQ(is_halo(x.path), best_halo_side(E, c, off, !unaligned) > 0 || wide_off ||
+                                           best_pipe_wide_small_fits(d, 0, out, off) || x.slab > 0);
           EXPECT_TRUE(!is_halo(h.path) || (E <= 2 && unaligned) || wide_on || best_pipe_wide_small_fits(d, 0, out, on));
           if (h.path == best_path::slab_scatter_pipe_halo) EXPECT_EQ(h.group, c);
           halos += is_halo(h.path);

@@ -142,7 +142,9 @@ TEST(BestScatterSlab, SweepRows) {
       EXPECT_EQ(o.path, r.old);
       EXPECT_EQ(o.group, r.group);
     }
-    EXPECT_EQ(best_path_for(d, 0, 0, 90, !on).slab, 0);
+    // (Under !on, the two-buffer direct kernel's slab where best_scatter_direct2_default has !on take the side.)
+    const bool direct2 = best_scatter_direct2_on(r.E, !on) && best_scatter_direct2_takes(r.E, r.c, false);
+    EXPECT_EQ(best_path_for(d, 0, 0, 90, !on).slab, direct2 ? best_scatter_direct2_slab(r.E, r.c) : 0);
     const best_scatter_slab_pick k = best_scatter_slab_route(r.old, r.group, r.E, false, r.c);
     const best_choice c = best_path_for(d, 0, 0, 90, on);
     if (k.slab > 0) {
@@ -153,7 +155,9 @@ TEST(BestScatterSlab, SweepRows) {
       EXPECT_EQ(c.slab, 0);
     }
     for (bool flag : {false, true}) {
-      EXPECT_EQ(best_path_for(matrix_desc::packed(50176, r.c, r.E, r.batch), 0, 0, 90, flag).slab, 0);
+      const bool direct2_aligned = best_scatter_direct2_on(r.E, flag) && best_scatter_direct2_takes(r.E, r.c, true);
+      EXPECT_EQ(best_path_for(matrix_desc::packed(50176, r.c, r.E, r.batch), 0, 0, 90, flag).slab,
+                direct2_aligned ? best_scatter_direct2_slab(r.E, r.c) : 0);
       EXPECT_EQ(best_path_for(matrix_desc::packed(r.c, r.hw, r.E, r.batch), 0, 0, 90, flag).slab, 0);
     }
   }

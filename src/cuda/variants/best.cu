@@ -385,7 +385,7 @@ status slab_path(const void* in, void* out, const matrix_desc& d, const target& 
   constexpr int minb = SS > 0 ? best_slab_group_min_blocks : MINB;
   constexpr auto kernel = slab::slab_kernel<E, M, nt, best_slab_unroll, SS, minb, MW>;
   best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
-  if (M == slab::scatter && MW > 0 && (d.ld_out * E) % 16 != 0) pol.slab_bytes = best_slab_micro_ragged_bytes;
+  if (M == slab::scatter && MW > 0 && (d.ld_out * E) % 16 != 0) pol.slab_bytes = best_slab_micro_ragged_bytes_for(E);
   if (sb > 0) pol.slab_bytes = sb;
   const int bytes = best_slab_bytes_for(pol, d.elements() * E);
   const slab::args a =
@@ -528,36 +528,52 @@ status pipe_path_side(const void* in, void* out, const matrix_desc& d, int group
   return status::make(status_code::unsupported_variant, "best: no pipelined slab kernel for %d", group);
 }
 
-// Direct scatter (best_direct.cuh) of short side SS: resident blocks, as many as fit at
-// the largest slab's shared memory; slabs shortened for a full last round (best_pipe_span).
-template <int E, int SS>
-status direct_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
-  constexpr int nt = best_slab_threads, depth = best_scatter_direct_depth;
-  constexpr auto kernel = slab::direct_kernel<E, nt, SS, best_scatter_direct_min_blocks(SS), depth>;
-  const best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
+// Direct scatter (best_direct.cuh) of short side SS, Depth staging buffers: resident blocks, as
+// many as fit at the largest block of the call's slab size; slabs shortened for a full last round
+// (best_pipe_span). sb > 0: sb-byte slabs (best_choice::slab) in place of the class table's.
+template <int E, int SS, int Depth = best_scatter_direct_depth>
+status direct_path(const void* in, void* out, const matrix_desc& d, const target& tg, int sb = 0) {
+  constexpr int nt = best_slab_threads;
+  constexpr auto kernel = slab::direct_kernel<E, nt, SS, best_scatter_direct_min_blocks(SS), Depth>;
+  best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
+  if (sb > 0) pol.slab_bytes = sb;
   int smem_max = 0;
-  if (status s = slab_block_smem<kernel>(pol.slab_bytes, SS, depth, false, &smem_max,
-                                         [&] { return slab::direct_smem_max<E>(SS, pol.slab_bytes, depth); });
+  if (status s = slab_block_smem<kernel>(pol.slab_bytes, SS, Depth, false, &smem_max,
+                                         [&] { return slab::direct_smem_max<E>(SS, pol.slab_bytes, Depth); });
       !s.ok())
     return s;
   long long n = 0;
   if (status s = resident_slots<kernel>(tg.dev, nt, smem_max, &n); !s.ok()) return s;
   const void* end = input_end(in, d);
-  slab::args a = slab::make_direct_args<E>(in, out, d, end, best_slab_bytes_for(pol, d.elements() * E), depth);
+  slab::args a = slab::make_direct_args<E>(in, out, d, end, best_slab_bytes_for(pol, d.elements() * E), Depth);
   const long long span = best_pipe_span(a.span, a.L, a.batch, n, 16 / E);
-  if (span < a.span) a = slab::make_direct_args<E>(in, out, d, end, static_cast<int>((span + 16 / E) * a.S * E), depth);
+  if (span < a.span) a = slab::make_direct_args<E>(in, out, d, end, static_cast<int>((span + 16 / E) * a.S * E), Depth);
   if (a.smem > smem_max) return status::make(status_code::unsupported_variant, "best: direct slab of %d bytes", a.smem);
   return launch<kernel>(nt, a.smem, a.total < n ? a.total : n, a, tg, "best direct scatter kernel launch");
 }
 
+// ... at sb bytes per slab (best_choice::slab > 0: the two-buffer kernel, best_scatter_direct_depth_for,
+// at best_scatter_direct2_slab's size; 0: the direct route's). P: the side has the direct route's
+// kernel (best_scatter_direct_fits' sides); D2: it has a two-buffer kernel.
+template <int E, int SS, bool P>
+status direct_path_sized(const void* in, void* out, const matrix_desc& d, int sb, const target& tg) {
+  constexpr bool D2 = best_scatter_direct2_slab(E, SS) > 0;
+  if constexpr (P)
+    if (sb == 0) return direct_path<E, SS>(in, out, d, tg);
+  if constexpr (D2)
+    if (sb > 0) return direct_path<E, SS, best_scatter_direct2_depth>(in, out, d, tg, sb);
+  return status::make(status_code::unsupported_variant, "best: no %d-byte direct slabs for side %d", sb, SS);
+}
+
 template <int E>
-status direct_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg) {
+status direct_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg, int sb_bytes = 0) {
   if constexpr (E <= best_pipe_max_elem) {
     switch (group) {
-      // (The sides best_scatter_direct_side gives: best_scatter_direct_fits.)
-      case 4: return direct_path<E, 4>(in, out, d, tg);
-      case 5: return direct_path<E, 5>(in, out, d, tg);
-      case 6: return direct_path<E, 6>(in, out, d, tg);
+      // (The sides best_scatter_direct_side gives: best_scatter_direct_fits; side 2: best_scatter_direct2_slab.)
+      case 2: return direct_path_sized<E, 2, false>(in, out, d, sb_bytes, tg);
+      case 4: return direct_path_sized<E, 4, true>(in, out, d, sb_bytes, tg);
+      case 5: return direct_path_sized<E, 5, true>(in, out, d, sb_bytes, tg);
+      case 6: return direct_path_sized<E, 6, true>(in, out, d, sb_bytes, tg);
       default: break;
     }
   }
@@ -723,7 +739,7 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
         return pipe_path<E, slab::scatter, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(false), true>(
             in, out, d, tg, c.slab);
       break;
-    case best_path::slab_scatter_direct: return direct_path_side<E>(in, out, d, c.group, tg);
+    case best_path::slab_scatter_direct: return direct_path_side<E>(in, out, d, c.group, tg, c.slab);
   }
   return status::make(status_code::unsupported_variant, "best: path %s has no %d-byte kernel",
                       best_path_name(c.path), E);

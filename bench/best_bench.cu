@@ -874,6 +874,9 @@ void gather10_sweep(const async_env& env, int rounds) {
     realign_fit_one<48, 16, 96, 4, 1, 8, true>(f48o, env);
     both(g2o);  // slab_gather_pipe_shift/g2 (lean)
     gslab_case<1, 2, true, true>(g2o, env);
+  }
+}
+
 // ---- 1-2 byte scatters below 0.85 (`best_bench --scatter [rounds]`, branch sc10) ----
 
 // The direct scatter (best_direct.cuh) of side SS, DEPTH staging buffers, at `slab_bytes`

@@ -12,7 +12,8 @@ using xpose::detail::best_path;
 namespace {
 
 // d under both flags: under the flag that has the two-buffer direct kernel on, slab_scatter_direct at
-// the table's slab where it takes d's side and rows; under the other never at a slab.
+// the table's slab where it takes d's side and rows in place of a grouped slab scatter of that side
+// (the default flag's route; small u8 matrices run whole-matrix slabs); under the other never at a slab.
 void direct2_case(const matrix_desc& d, std::uint64_t seed, index_t off_in, index_t off_out) {
   namespace xd = xpose::detail;
   constexpr bool on = !xd::best_scatter_direct2_default;
@@ -22,7 +23,10 @@ void direct2_case(const matrix_desc& d, std::uint64_t seed, index_t off_in, inde
     SCOPED_TRACE(std::string(flag ? "best_next" : "best"));
     const xd::best_choice c = xd::best_path_for(d, in, out, 90, flag);
     std::optional<best_path> want;
-    if (flag == on && xd::best_scatter_direct2_takes(E, d.cols, xd::best_out_rows_aligned(d, out))) {
+    const xd::best_choice b = xd::best_path_for(d, in, out, 90, !on);  // (the route it replaces)
+    const bool grouped = b.group == d.cols && xd::best_path_base(b.path) == best_path::slab_scatter &&
+                         b.path != best_path::slab_interleave_scatter;
+    if (flag == on && grouped && xd::best_scatter_direct2_takes(E, d.cols, xd::best_out_rows_aligned(d, out))) {
       EXPECT_EQ(c.slab, xd::best_scatter_direct2_slab(E, d.cols));
       want = best_path::slab_scatter_direct;
     } else {

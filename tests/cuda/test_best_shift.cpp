@@ -17,8 +17,11 @@ constexpr bool on = !xpose::detail::best_gather_shift_default;
 constexpr best_path micro = best_path::slab_gather_micro_shift;
 constexpr best_path grouped = best_path::slab_gather_pipe_shift;
 
-// The route of a gather of unaligned rows whose route without the shift kernels is r (group g).
-best_path shifted(best_path r, int g, int es) { return xpose::detail::best_gather_shift_route(r, g, es, false); }
+// The route of a gather of unaligned rows whose route without the shift kernels is r (group g)
+// under the flag `on` (u8 24 rows: where best_gather_shift24_on has that flag take them).
+best_path shifted(best_path r, int g, int es) {
+  return xpose::detail::best_gather_shift_route(r, g, es, false, xpose::detail::best_gather_shift24_on(es, 90, on));
+}
 
 // A grouped gather of side c with unaligned input rows: odd HW, both pointers one element
 // off, padded input rows, gapped batches (2 rows: the unpipelined grouped kernel without the
@@ -106,5 +109,5 @@ TEST(BestShift, SweepRows) {
   check_best(matrix_desc::packed(2, 50177, 2, 167), 228, 0, 0, grouped, on);
   check_best(matrix_desc::packed(48, 50177, 1, 13), 220, 0, 0, best_path::slab_gather_micro, on);
   check_best(matrix_desc::packed(96, 50176, 2, 3), 222, 0, 0, best_path::slab_gather_micro_pipe, on);
-  check_best(matrix_desc::packed(24, 50177, 1, 27), 225, 0, 0, best_path::slab_gather_pipe, on);
+  check_best(matrix_desc::packed(24, 50177, 1, 27), 225, 0, 0, shifted(best_path::slab_gather_pipe, 24, 1), on);
 }

@@ -558,17 +558,6 @@ constexpr long long best_pipe_span(long long span0, long long L, long long batch
   return span < span0 ? span : span0;
 }
 
-/// Span unit (elements) of a pipelined slab: 16 bytes of the long side, or, for the micro-block
-/// scatters under switch best_scatter_span64_default (off: a candidate of session 10), 64 bytes, so
-/// that every slab writes whole 64-byte pieces of each output row (spans of 144 bytes straddle L2
-/// sectors at both ends). Why: best_bench --wide (docs/RESULTS.md "Session 10", helper bt10) ran
-/// f16 3x50176x96 at 0.83 of memcpy with spans of 144 bytes against 0.90 at 128, u8 6x50176x96 0.84
-/// against 0.905. best.cu rounds the table's span down to the unit, then balances in whole units.
-constexpr bool best_scatter_span64_default = false;
-constexpr long long best_pipe_span_unit(int elem_size, bool micro_scatter, bool candidate) {
-  return micro_scatter && best_route_on(best_scatter_span64_default, candidate) ? 64 / elem_size : 16 / elem_size;
-}
-
 /// The pipelined kernel's short side for a gather / scatter slab of short side s under
 /// the `candidate` flag (0: none, or the route is off there). rows_aligned: every row of
 /// the long side 16-byte aligned (gather: input rows; scatter: output rows). Gathers of 2

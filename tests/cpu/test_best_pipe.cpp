@@ -882,24 +882,6 @@ TEST(BestPipePolicy, BalancedSpan) {
   EXPECT_EQ(best_pipe_span(2048, 50177, 83, 396, 16), 1808);
 }
 
-// Span units: 16 bytes, except the micro-block scatters under the flag that has
-// best_scatter_span64_default on (64 bytes); whole 16-byte units in any case.
-TEST(BestPipePolicy, SpanUnit) {
-  const bool on = !best_scatter_span64_default;
-  for (int E : {1, 2, 4, 8})
-    for (bool micro : {false, true})
-      for (bool flag : {false, true}) {
-        const long long u = best_pipe_span_unit(E, micro, flag);
-        EXPECT_EQ(u, micro && flag == on ? 64 / E : 16 / E) << E << micro << flag;
-        EXPECT_EQ(u * E % 16, 0);
-        // Balanced in whole units: the spans best.cu launches write whole units of each row.
-        const long long span = best_pipe_span(8192 / E / u * u, 50176, 3, 396, u);
-        EXPECT_EQ(span % u, 0) << E;
-      }
-  // f16 3 x 50176 x 96: the 64-byte unit is 32 elements.
-  EXPECT_EQ(best_pipe_span_unit(2, true, on), 32);
-}
-
 // 4-8 byte slabs on the pipelined micro-block kernels (switch best_pipe_wide_default):
 // under the flag that has it on, exactly the gathers / scatters of short sides 17-64
 // (f32) / 17-32 (8-byte) of whole chunks with the packed side aligned, whatever the

@@ -474,13 +474,10 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
   call.slab_bytes = bytes;
   slab::args a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d), best_slab_bytes_for(call, d.elements() * E),
                                          MW > 0, H, depth, shifted);
-  // Slabs shortened so that the last round of slabs per block is as full as it can be, in whole
-  // span units (best_pipe_span_unit; gather / scatter: whole matrices keep the table's slab).
+  // Slabs shortened so that the last round of slabs per block is as full as it can be
+  // (gather / scatter: whole matrices keep the table's slab).
   // (A: room for the slab boundaries' lag, 16/E - 1 positions, in the last slab of a matrix.)
-  const long long unit = best_pipe_span_unit(E, M == slab::scatter && MW > 0, tg.candidate);
-  const long long span0 = a.span >= unit ? a.span / unit * unit : a.span;
-  const long long span =
-      M == slab::whole ? a.span : best_pipe_span(span0, a.L + (A ? 16 / E - 1 : 0), a.batch, n, unit);
+  const long long span = M == slab::whole ? a.span : best_pipe_span(a.span, a.L + (A ? 16 / E - 1 : 0), a.batch, n, 16 / E);
   if (span < a.span)
     a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d),
                                 static_cast<int>((span + (H && M == slab::scatter ? 16 / E : 0)) * a.S * E), MW > 0, H,

@@ -134,14 +134,15 @@ step_baseline() {
 # trees: builds xpose_cuda_tests, xpose-bench and best_bench of every tree at once (JOBS shared).
 # tree:<name>: runs that tree's tree.gpu from its root, OUT=$OUT/<name> (TREE_TIME s, default 100).
 step_trees() {
-  local t n; n=$(ls .wt 2>/dev/null | wc -w); ((n > 0)) || { say "== trees: no .wt carried"; failed=$((failed + 1)); return; }
-  for t in $(ls .wt); do
+  local t n trees=(); for t in .wt/*/; do [ -d "$t" ] && trees+=("$(basename "$t")"); done
+  n=${#trees[@]}; ((n > 0)) || { say "== trees: no .wt carried"; failed=$((failed + 1)); return; }
+  for t in "${trees[@]}"; do
     ( cd ".wt/$t" && cmake --preset "$PRESET" -DXPOSE_BUILD_BENCH=ON >"$L/tree_${t}_configure.log" 2>&1 &&
-        cmake --build --preset "$PRESET" -j $(( JOBS / n > 2 ? JOBS / n : 2 )) --target xpose_cuda_tests xpose-bench best_bench \
-          >"$L/tree_${t}_build.log" 2>&1; echo $? >"$L/tree_${t}.rc" ) &
+        timeout "${STEP_TIMEOUT:-300}" cmake --build --preset "$PRESET" -j $(( JOBS / n > 2 ? JOBS / n : 2 )) \
+          --target xpose_cuda_tests xpose-bench best_bench >"$L/tree_${t}_build.log" 2>&1; echo $? >"$L/tree_${t}.rc" ) &
   done
   wait
-  for t in $(ls .wt); do
+  for t in "${trees[@]}"; do
     say "== tree $t build: rc=$(cat "$L/tree_${t}.rc")"
     [ "$(cat "$L/tree_${t}.rc")" = 0 ] || { failed=$((failed + 1)); grep -hE "error" "$L/tree_${t}_build.log" "$L/tree_${t}_configure.log" | head -10 | tee -a "$L/summary.txt"; }
   done

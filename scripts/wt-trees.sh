@@ -9,6 +9,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 NOTES=${NOTES:-../wt/notes}
 head=$(git rev-parse HEAD)
+tmp=""
+trap '[ -n "$tmp" ] && { git worktree remove --force "$tmp/t" 2>/dev/null; rm -rf "$tmp"; }; git worktree prune' EXIT
+for arg in "$@"; do  # names become folders under .wt: plain names only
+  name=${arg%%=*}
+  [[ "$name" =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || { echo "wt-trees: bad tree name '$name'" >&2; exit 2; }
+done
 rm -rf .wt; mkdir -p .wt
 for arg in "$@"; do
   name=${arg%%=*}; how=""
@@ -23,7 +29,7 @@ for arg in "$@"; do
       (cd "$tmp/t" && git merge --abort 2>/dev/null || true); git archive "$name" | tar -x -C ".wt/$name"
       how="as is (its merge with HEAD conflicts)"
     fi
-    git worktree remove --force "$tmp/t"; rm -rf "$tmp"
+    git worktree remove --force "$tmp/t"; rm -rf "$tmp"; tmp=""
   fi
   if [ -f "$NOTES/$name.gpu" ]; then
     { echo "# .wt/$name: $how; commands from $NOTES/$name.gpu"

@@ -54,14 +54,16 @@ struct memo {
 // Whether a block of `smem` bytes of a kernel (of `threads` threads, its one block size) fits on
 // device `dev`: raises the kernel's dynamic shared-memory limit where a block needs > 48 KiB
 // (only ever raised) and checks that one block is resident. Cached per kernel and device as the
-// largest block checked (a smaller one fits too; up to 48 KiB checked at 48 KiB).
+// largest block checked (a smaller one fits too; up to 48 KiB checked at 48 KiB, which holds for
+// kernels without static shared memory: none of best's has any).
 template <auto kernel>
 status kernel_fits(int dev, int threads, int smem) {
   static std::atomic<int> checked[64];
   static std::mutex raise;
   const int want = std::max(smem, 48 * 1024);
   const bool cached = dev >= 0 && dev < 64;
-  if (cached && checked[dev].load(std::memory_order_relaxed) >= want) return {};
+  // (Acquire / release: a launch that finds the limit raised is ordered after the raise.)
+  if (cached && checked[dev].load(std::memory_order_acquire) >= want) return {};
   std::lock_guard<std::mutex> lock(raise);
   if (want > 48 * 1024) {
     cudaFuncAttributes fa{};
@@ -79,18 +81,19 @@ status kernel_fits(int dev, int threads, int smem) {
     return s;
   if (occ < 1)
     return status::make(status_code::unsupported_variant, "best: a %d-byte block does not fit this device", smem);
-  if (cached && checked[dev].load(std::memory_order_relaxed) < want) checked[dev].store(want, std::memory_order_relaxed);
+  if (cached && checked[dev].load(std::memory_order_relaxed) < want) checked[dev].store(want, std::memory_order_release);
   return {};
 }
 
 // Blocks of a kernel resident per SM on device `dev` at blocks of `smem` bytes (kernel_fits
-// first), cached per kernel, device and block size: per call a few relaxed atomic reads.
+// first), cached per kernel, device and block size (a table per device: a kernel runs at a few
+// block sizes, slab sizes x load buffers): per call a few relaxed atomic reads.
 template <auto kernel>
 status resident_blocks(int dev, int threads, int smem, int* blocks) {
   if (status s = kernel_fits<kernel>(dev, threads, smem); !s.ok()) return s;
-  static memo<16> occ;
-  const unsigned key = dev >= 0 && dev < 2048 ? static_cast<unsigned>(dev) << 20 | static_cast<unsigned>(smem) : no_memo;
-  return occ.get(key, blocks, [&](int* n) {
+  static memo<8> occ[64];
+  const bool cached = dev >= 0 && dev < 64;
+  return occ[cached ? dev : 0].get(cached ? static_cast<unsigned>(smem) : no_memo, blocks, [&](int* n) {
     return cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(n, kernel, threads, smem),
                        "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
   });

@@ -558,6 +558,22 @@ constexpr long long best_pipe_span(long long span0, long long L, long long batch
   return span < span0 ? span : span0;
 }
 
+/// Spans of the pipelined micro-block scatters (slab_scatter_micro_pipe, slab_scatter_micro_halo) in
+/// whole 64-byte units (switch best_scatter_span64_default; true: `best` takes them, `best_next` the
+/// spans of before): best_pipe_span's span rounded down to a multiple of 64 bytes per output row
+/// where it is longer than 64 bytes. Why: each slab writes `span` bytes to every output row it
+/// touches; a span that is not a whole number of 64-byte half-lines splits sectors between two
+/// blocks' slabs. bt10's kernel bench (session 10, `--wide`): f16 3x50176x96 0.830 of memcpy at
+/// spans of 144 bytes, 0.896-0.904 at 128; u8 6x50176x96 0.836-0.843 at 144, 0.903-0.910 at 128.
+constexpr bool best_scatter_span64_default = true;
+/// The span (elements) of a micro-block scatter under the span switch (candidate flag): `span`
+/// rounded down to a multiple of 64 / E elements where that leaves at least one unit; else span.
+constexpr long long best_scatter_span64(long long span, int elem_size, bool candidate) {
+  if (!best_route_on(best_scatter_span64_default, candidate) || elem_size > 8) return span;
+  const long long unit = 64 / elem_size;
+  return span > unit ? span / unit * unit : span;
+}
+
 /// The pipelined kernel's short side for a gather / scatter slab of short side s under
 /// the `candidate` flag (0: none, or the route is off there). rows_aligned: every row of
 /// the long side 16-byte aligned (gather: input rows; scatter: output rows). Gathers of 2
@@ -627,14 +643,16 @@ constexpr int best_scatter_direct_side(best_path r, int group, int elem_size, bo
   return best_scatter_direct_fits(elem_size, group, out_aligned) ? group : 0;
 }
 
-/// Direct scatters at two staging buffers (switch best_scatter_direct2_default, off; session 10): the
-/// direct kernel (best_direct.cuh, one slab in flight instead of two) at best_scatter_direct2_slab's
-/// size for the 1-2 byte scatter sides and rows where the kernel-alone bench (best_bench --scatter,
-/// three rounds, docs/RESULTS.md "Session 10: HWxC scatters") ran it >= 0.01 of memcpy above `best`'s
-/// route in every round: odd HW u8 2 (0.845 -> 0.863) and 4 (0.825 -> 0.845), f16 2 (0.841 -> 0.905),
-/// 4 (0.860 -> 0.910) and 6 (0.857 -> 0.879); aligned rows f16 6 (0.845 -> 0.937). Depth 3 (the
-/// direct route's) ran below depth 2 on every row measured. A candidate: best_next runs it.
-constexpr bool best_scatter_direct2_default = false;
+/// Direct scatters at two staging buffers (switch best_scatter_direct2_default; true: `best` takes
+/// it, `best_next` the routes it replaced): the direct kernel (best_direct.cuh, one slab in flight
+/// instead of two) at best_scatter_direct2_slab's size for the 1-2 byte scatter sides and rows where
+/// the kernel-alone bench (best_bench --scatter, three rounds, docs/RESULTS.md "Session 10: HWxC
+/// scatters") ran it >= 0.01 of memcpy above `best`'s route in every round: odd HW u8 2 (0.845 ->
+/// 0.863) and 4 (0.825 -> 0.845), f16 2 (0.841 -> 0.905), 4 (0.860 -> 0.910) and 6 (0.857 -> 0.879);
+/// aligned rows f16 6 (0.845 -> 0.937). Depth 3 (the direct route's) ran below depth 2 on every row
+/// measured. Switched on in session 11 after session 10's final call ran it side by side on all six
+/// rows (sweep --candidate: +0.02 to +0.08 of memcpy each).
+constexpr bool best_scatter_direct2_default = true;
 constexpr bool best_scatter_direct2_on(int elem_size, bool candidate) {
   return best_route_on(best_scatter_direct2_default, candidate) && elem_size <= best_pipe_max_elem;
 }

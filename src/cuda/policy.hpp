@@ -889,11 +889,24 @@ constexpr bool best_out_rows_aligned(const matrix_desc& d, unsigned long long ou
   return a16(out_addr) && a16(static_cast<unsigned long long>(d.ld_out * E)) &&
          (d.batch <= 1 || a16(static_cast<unsigned long long>(d.stride_out * E)));
 }
+
 /// The same for every input row.
 constexpr bool best_in_rows_aligned(const matrix_desc& d, unsigned long long in_addr) {
   matrix_desc t = d;  // the input's rows as an output's: pointer, leading dimension, batch stride
   t.ld_out = d.ld_in, t.stride_out = d.stride_in;
   return best_out_rows_aligned(t, in_addr);
+}
+
+/// p, or the two-buffer direct route where best_scatter_direct2_default has `candidate` take d in
+/// place of p, a grouped scatter route of side d.cols (the tests assert routes through it).
+constexpr best_path best_scatter_direct2_or(best_path p, const matrix_desc& d, unsigned long long out_addr,
+                                            bool candidate) {
+  const bool grouped = p == best_path::slab_scatter || p == best_path::slab_scatter_pipe ||
+                       p == best_path::slab_scatter_pipe_halo || p == best_path::slab_scatter_direct;
+  return grouped && best_scatter_direct2_on(d.elem_size, candidate) &&
+                 best_scatter_direct2_takes(d.elem_size, d.cols, best_out_rows_aligned(d, out_addr))
+             ? best_path::slab_scatter_direct
+             : p;
 }
 
 /// Lean form of the pipelined grouped gathers (switch best_gather_lean_default; false: only

@@ -82,6 +82,9 @@ inline void check_best(const matrix_desc& d, std::uint64_t seed, index_t off_in 
     const auto got = xpose::detail::best_path_for(d, in_addr, out_addr, 90, candidate);
     // The row-fitted tile, where its switch has this flag take it, precedes the gather routes.
     path = xpose::detail::best_fit_tile_or(*path, d, in_addr, out_addr, candidate);
+    // The two-buffer direct scatter, where its switch has this flag take the side, replaces the
+    // grouped scatter routes.
+    path = xpose::detail::best_scatter_direct2_or(*path, d, out_addr, candidate);
     // A base slab route also accepts its micro-block refinement (best_micro_default may
     // route the default policy there); a micro route is asserted exactly.
     using xpose::detail::best_path_base;

@@ -25,15 +25,16 @@ void slab_case(const matrix_desc& d, std::uint64_t seed, index_t off_in, index_t
     SCOPED_TRACE(std::string(flag ? "best_next" : "best"));
     const xd::best_choice c = xd::best_path_for(d, in, out, 90, flag);
     std::optional<best_path> want;
-    if (flag == on) {
+    if (xd::best_scatter_direct2_on(E, flag) &&
+        xd::best_scatter_direct2_takes(E, d.cols, xd::best_out_rows_aligned(d, out))) {
+      // (The two-buffer direct kernel where best_scatter_direct2_default has this flag take the side:
+      // ahead of the slab table.)
+      EXPECT_EQ(c.slab, xd::best_scatter_direct2_slab(E, d.cols));
+      want = best_path::slab_scatter_direct;
+    } else if (flag == on) {
       const xd::best_scatter_slab_pick k = xd::best_scatter_slab_route(old, side, E, false, d.cols, d.batch > 1);
       EXPECT_EQ(c.slab, k.slab);
       if (k.slab > 0) want = k.path;  // (no entry: the flag's other routes)
-    } else if (xd::best_scatter_direct2_on(E, flag) &&
-               xd::best_scatter_direct2_takes(E, d.cols, xd::best_out_rows_aligned(d, out))) {
-      // (The two-buffer direct kernel where best_scatter_direct2_default has this flag take the side.)
-      EXPECT_EQ(c.slab, xd::best_scatter_direct2_slab(E, d.cols));
-      want = best_path::slab_scatter_direct;
     } else {
       EXPECT_EQ(c.slab, 0);
       if (!flag) want = old;

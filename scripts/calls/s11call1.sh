@@ -3,7 +3,7 @@
 # .wt/old made here by `scripts/wt-trees.sh old=60b8bd8`: session 10's final code).
 # This tree (the two-buffer direct scatter switched on, micro-block scatter spans in 64-byte units) built
 # whole beside .wt/old (xpose-bench only); then GPU 0: every gpu-labelled test; GPU 1: old / new alternating,
-# three rounds: the HWxC sweep class (u8, f16, f32, f64; the rows both changes touch), f16 167x2x50176 alone
+# three rounds: the HWxC and skinny sweep classes (u8, f16, f32, f64; the rows both changes touch), f16 167x2x50176 alone
 # (flagged in session 10's review), then this tree's f16 64 x 64 batches as best (pipelined cp.async tile)
 # against best_next (the unpipelined batch tile) at 32-256 MiB. One archive comes back ($OUT/c1.tgz).
 export PATH=/usr/local/cuda/bin:$PATH NCCL_NVLS_ENABLE=0
@@ -17,7 +17,7 @@ wait
 ( export CUDA_VISIBLE_DEVICES=0; LOGS=g0 NOBUILD=1 STEP_TIMEOUT=270 scripts/gpu.sh ctest:gpu >/dev/null 2>&1 ) &
 ( export CUDA_VISIBLE_DEVICES=1
   for k in 0 1 2; do for t in old new; do b=$B; [ $t = old ] && b=$OB
-    timeout 80 $b sweep --class HWxC --dtype u8,f16,f32,f64 --reps 7 --format md --out $O/ab/${t}_$k.md >/dev/null 2>&1
+    timeout 80 $b sweep --class HWxC,skinny --dtype u8,f16,f32,f64 --reps 7 --format md --out $O/ab/${t}_$k.md >/dev/null 2>&1
     timeout 20 $b --variants memcpy,best --dtype f16 --size 2x50176 --batch 167 --reps 20 --format csv >>$O/ab/f16_167x2_$t.csv 2>&1
   done; done
   for n in 4096 10000 16384 32768; do

@@ -745,8 +745,7 @@ constexpr bool best_gather_shift_on(int elem_size, bool candidate) {
 /// Why: best_bench --gather timed u8 27x24x50177 at 0.91 of memcpy on it, 0.82-0.84 on the
 /// realigning kernel (docs/RESULTS.md "Session 9", larger gather slabs). sm_90+ (the slab's).
 /// On: it won in all three side-by-side measurements of docs/RESULTS.md "Session 10", u8 gathers
-/// below 0.85. While a candidate, `best_next` ran it with the default policy's slabs
-/// (best_gather_shift24_flag); on, `best_next` runs the routes it replaced.
+/// below 0.85; `best_next` runs the routes it replaced.
 constexpr bool best_gather_shift24_default = true;
 constexpr int best_gather_shift24_side = 24;
 constexpr bool best_gather_shift24_on(int elem_size, int cc, bool candidate) {
@@ -1555,16 +1554,12 @@ constexpr best_path best_fit_tile_route(const matrix_desc& d, unsigned long long
   return best_in_rows_aligned(d, in_addr) ? best_path::tile_fit : best_path::realign_fit;
 }
 
-constexpr best_path best_fit_deep_route(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
-                                        int cc, bool candidate);
-/// The fitted tile's route where it takes d under `candidate` (also as the deep form's
-/// candidate, best_fit_deep_route), else p (the route the policy takes there without it; the
-/// tests assert routes through it).
+/// The fitted tile's route where it takes d under `candidate`, else p (the route the policy
+/// takes there without it; the tests assert routes through it).
 constexpr best_path best_fit_tile_or(best_path p, const matrix_desc& d, unsigned long long in_addr,
-                                     unsigned long long out_addr, bool candidate, int cc = 90) {
+                                     unsigned long long out_addr, bool candidate) {
   const best_path f = best_fit_tile_route(d, in_addr, out_addr, candidate);
-  const best_path g = f != best_path::copy ? f : best_fit_deep_route(d, in_addr, out_addr, cc, candidate);
-  return g != best_path::copy ? g : p;
+  return f != best_path::copy ? f : p;
 }
 
 /// What `best` runs for a validated, non-empty desc with input / output at the given
@@ -1586,13 +1581,6 @@ constexpr best_choice best_scatter_new_route(const best_choice& b, int elem_size
     return {best_path::slab_scatter_direct, 16, g};
   return b;
 }
-
-constexpr best_choice best_gather_lean_route(const matrix_desc& d, unsigned long long in_addr,
-                                            unsigned long long out_addr, int cc, bool candidate);
-constexpr best_choice best_gather_slab_route(const matrix_desc& d, unsigned long long in_addr,
-                                            unsigned long long out_addr, int cc, bool candidate);
-constexpr best_choice best_gather_shift24_route(const matrix_desc& d, unsigned long long in_addr,
-                                                unsigned long long out_addr, int cc, bool candidate);
 
 constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
                                     int cc = 90, bool candidate = false) {
@@ -1644,8 +1632,6 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
       return {whole_pipe ? best_path::slab_whole_micro_pipe : best_path::slab_whole_micro, 16, 0};
     return {best_path::slab_whole, 16, 0};
   }
-  // The u8 fitted tiles' deep form under the candidate flag (best_fit_deep_route).
-  if (const best_path f = best_fit_deep_route(d, in_addr, out_addr, cc, candidate); f != best_path::copy) return {f, 16, 0};
   // 1-2 byte gathers of 33-128 rows on the row-fitted tile (switch best_fit_tile_default).
   if (const best_path f = best_fit_tile_route(d, in_addr, out_addr, candidate); f != best_path::copy) return {f, 16, 0};
   // One short side with the other side packed: slabs, any alignment.
@@ -1672,15 +1658,6 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   const bool wide_gather = best_pipe_wide_fits(d, true, in_addr, out_addr, candidate);
   if (short_ok(d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows && (!keep_tile || wide_gather)) {
     if (wide_gather) return {best_pipe_wide_route(d, true, out_addr), 16, 0};
-    // The lean form under the candidate flag (best_gather_lean_route).
-    if (const best_choice l = best_gather_lean_route(d, in_addr, out_addr, cc, candidate); l.path != best_path::copy)
-      return l;
-    // The larger slabs' rows under the candidate flag (best_gather_slab_route).
-    if (const best_choice l = best_gather_slab_route(d, in_addr, out_addr, cc, candidate); l.path != best_path::copy)
-      return l;
-    // The u8 24-row shift gathers under the candidate flag (best_gather_shift24_route).
-    if (const best_choice l = best_gather_shift24_route(d, in_addr, out_addr, cc, candidate); l.path != best_path::copy)
-      return l;
     auto gather_route = [&](bool c) -> best_choice {
       if (best_interleave_fits(d, true, in_addr, out_addr, c)) return {best_path::slab_interleave_gather, 16, 0};
       // Where the default policy runs the unpipelined micro-block gather: the pipelined
@@ -1792,97 +1769,14 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   }
 }
 
-/// The lean form's route for d under `candidate` (switch best_gather_lean_default): where the
-/// switch has the candidate flag take it, the pipelined grouped gather that the default
-/// policy runs (the candidate's other switches would take d off the pipelined kernels), and
-/// best.cu runs it in the lean form; best_path::copy where it does not take d (the default
-/// flag: best_path_for's own routes, which best.cu runs lean where the switch is on).
-constexpr best_choice best_gather_lean_route(const matrix_desc& d, unsigned long long in_addr,
-                                            unsigned long long out_addr, int cc, bool candidate) {
-  if (!candidate || !best_gather_lean_on(d.elem_size, candidate) || !best_gather_lean_fits(d, in_addr, out_addr))
-    return {best_path::copy, 0, 0};
-  const best_choice o = best_path_for(d, in_addr, out_addr, cc, false);
-  const bool shift = o.path == best_path::slab_gather_pipe_shift;
-  return (shift || o.path == best_path::slab_gather_pipe) && best_gather_lean_kernel(d.elem_size, shift, o.group)
-             ? o
-             : best_choice{best_path::copy, 0, 0};
-}
-
-/// The larger slabs' route (switch best_gather_slab_default) under the flag that has it on while it
-/// is a candidate: the default policy's grouped pipelined gather where it runs larger slabs there
-/// (best_gather_slab_for: side, shift kernel or aligned rows; sm_90+), in the default policy's
-/// kernel form (best_gather_form_flag), so that `best_next` times the slab alone; else copy (none).
-constexpr best_choice best_gather_slab_route(const matrix_desc& d, unsigned long long in_addr,
-                                            unsigned long long out_addr, int cc, bool candidate) {
-  if (!candidate || best_gather_slab_default || d.elem_size != 1 || cc < 90) return {best_path::copy, 0, 0};
-  const best_choice o = best_path_for(d, in_addr, out_addr, cc, false);
-  const bool shift = o.path == best_path::slab_gather_pipe_shift;
-  const int table = best_class_policy_for(cc, d.elem_size).slab_bytes;
-  return (shift || o.path == best_path::slab_gather_pipe) &&
-                 best_gather_slab_for(d.elem_size, true, o.group, table, shift, best_in_rows_aligned(d, in_addr)) != table
-             ? o
-             : best_choice{best_path::copy, 0, 0};
-}
-/// The flag whose kernel form (lean or not) a grouped pipelined gather of d runs under `candidate`:
-/// the default policy's where best_gather_slab_route takes d, else `candidate`.
-constexpr bool best_gather_form_flag(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
-                                     int cc, bool candidate) {
-  return best_gather_slab_route(d, in_addr, out_addr, cc, candidate).path != best_path::copy ? false : candidate;
-}
-
-/// The u8 24-row shift gathers' route (switch best_gather_shift24_default) under the flag that has
-/// them on while they are a candidate: the shift kernel where the default policy runs the
-/// realigning pipelined kernel of 24 rows; else copy (none).
-constexpr best_choice best_gather_shift24_route(const matrix_desc& d, unsigned long long in_addr,
-                                                unsigned long long out_addr, int cc, bool candidate) {
-  if (!candidate || best_gather_shift24_default || !best_gather_shift24_on(d.elem_size, cc, candidate))
-    return {best_path::copy, 0, 0};
-  const best_choice o = best_path_for(d, in_addr, out_addr, cc, false);
-  const best_path s = best_gather_shift_route(o.path, o.group, d.elem_size, best_in_rows_aligned(d, in_addr), true);
-  return o.path == best_path::slab_gather_pipe && s == best_path::slab_gather_pipe_shift
-             ? best_choice{s, 16, o.group}
-             : best_choice{best_path::copy, 0, 0};
-}
-/// The flag whose kernel configuration (class table, slabs) a shift gather of d runs under
-/// `candidate`: the default policy's where best_gather_shift24_route takes d, else `candidate`.
-constexpr bool best_gather_shift24_flag(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
-                                        int cc, bool candidate) {
-  return best_gather_shift24_route(d, in_addr, out_addr, cc, candidate).path != best_path::copy ? false : candidate;
-}
-
-/// The deep fitted tiles' route (switch best_fit_deep48_default / best_fit_deep96r_default) under
-/// the flag that has them on while they are a candidate: the default policy's fitted route where
-/// its tile runs the deep form under `candidate` (best_fit_deep_on); else copy (none).
-constexpr best_path best_fit_deep_route(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
-                                        int cc, bool candidate) {
-  if (!candidate) return best_path::copy;
-  const best_path f = best_fit_tile_route(d, in_addr, out_addr, false);
-  const int rows = best_fit_tile_rows(d.elem_size, d.rows);
-  return f != best_path::copy && best_fit_deep_on(d.elem_size, rows, f == best_path::realign_fit, cc, candidate)
-             ? f
-             : best_path::copy;
-}
-
 /// Whether best.cu runs d's route in the lean form under `candidate` (pipe_path_group: the
-/// switch under best_gather_form_flag, best_gather_lean_fits and a lean kernel for the route's side).
+/// switch, best_gather_lean_fits and a lean kernel for the route's side).
 constexpr bool best_gather_lean_takes(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
                                       int cc, bool candidate) {
-  if (!best_gather_lean_on(d.elem_size, best_gather_form_flag(d, in_addr, out_addr, cc, candidate)) ||
-      !best_gather_lean_fits(d, in_addr, out_addr))
-    return false;
+  if (!best_gather_lean_on(d.elem_size, candidate) || !best_gather_lean_fits(d, in_addr, out_addr)) return false;
   const best_choice o = best_path_for(d, in_addr, out_addr, cc, candidate);
   const bool shift = o.path == best_path::slab_gather_pipe_shift;
   return (shift || o.path == best_path::slab_gather_pipe) && best_gather_lean_kernel(d.elem_size, shift, o.group);
-}
-
-/// p, or the default policy's grouped gather route that a candidate keeps under `candidate`: the
-/// lean form's (best_gather_lean_route) or the larger slabs' (best_gather_slab_route) where it takes
-/// d (the tests assert routes through it).
-constexpr best_path best_gather_kept_or(best_path p, const matrix_desc& d, unsigned long long in_addr,
-                                        unsigned long long out_addr, bool candidate, int cc = 90) {
-  const best_path l = best_gather_lean_route(d, in_addr, out_addr, cc, candidate).path;
-  const best_path g = best_gather_slab_route(d, in_addr, out_addr, cc, candidate).path;
-  return l != best_path::copy ? l : g != best_path::copy ? g : p;
 }
 
 }  // namespace xpose::detail

@@ -499,14 +499,9 @@ TEST(BestPipePolicy, Paths) {
       EXPECT_EQ(best_pipe_group_for(E, s, on, true), E <= best_pipe_max_elem ? s : 0);
       EXPECT_EQ(best_pipe_group_for(E, s, on, false, false), pipe_h ? s : 0);  // (h: output rows unaligned)
       EXPECT_EQ(best_pipe_group_for(E, s, off, true), 0);
-      // (The kept routes where the candidate switches have `off` take them: best_gather_kept_or.)
       const best_path g_off = best_path_for(g, 0, E, 90, off).path;
-      if (best_gather_kept_or(best_path::copy, g, 0, E, off) == best_path::copy) {
-        EXPECT_EQ(best_path_base(g_off), best_path::slab_gather);
-        EXPECT_NE(g_off, best_path::slab_gather_pipe);
-      } else {
-        EXPECT_EQ(g_off, best_path_for(g, 0, E, 90, on).path);
-      }
+      EXPECT_EQ(best_path_base(g_off), best_path::slab_gather);
+      EXPECT_NE(g_off, best_path::slab_gather_pipe);
       EXPECT_NE(best_path_for(h, E, 0, 90, off).path, best_path::slab_scatter_pipe);
     }
   }
@@ -546,12 +541,7 @@ TEST(BestPipePolicy, Paths) {
   // (or the shift kernel where the switch has `off` take it).
   EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, on).path,
             best_gather_shift_on(1, on) ? best_path::slab_gather_pipe_shift : best_path::slab_gather_pipe);
-  // (Or a kept route, group 7, where best_gather_lean_default / best_gather_slab_default have `off` take it.)
-  EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, off).group,
-            best_gather_shift_on(1, off) ||
-                    best_gather_kept_or(best_path::copy, matrix_desc::packed(7, 4793490, 1), 0, 0, off) != best_path::copy
-                ? 7
-                : 0);
+  EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, off).group, best_gather_shift_on(1, off) ? 7 : 0);
   // Micro-block gathers: pipelined under `on` with aligned rows of >= 64 bytes; unaligned
   // rows or shorter sides keep the micro-block kernel. Under `off` the micro-block kernels
   // where the micro switch has them for that flag.
@@ -584,9 +574,7 @@ TEST(BestPipePolicy, Paths) {
                                  : short_pipe               ? best_path::slab_gather_pipe
                                  : micro_off                ? best_path::slab_gather_micro
                                                             : best_path::slab_gather;
-      EXPECT_EQ(best_path_for(odd, 0, 0, 90, off).path,
-                best_gather_kept_or(best_fit_tile_or(want_off, odd, 0, 0, off), odd, 0, 0, off))
-          << c;
+      EXPECT_EQ(best_path_for(odd, 0, 0, 90, off).path, best_fit_tile_or(want_off, odd, 0, 0, off)) << c;
     }
   // Micro-block scatters: pipelined where best_pipe_micro_scatter_default has them and
   // the output rows are 16-byte aligned; else the micro-block kernel.
@@ -614,9 +602,7 @@ TEST(BestPipePolicy, Paths) {
       const best_choice c = best_path_for(d, oi, 0, 90, s_on);
       EXPECT_EQ(c.path, best_path::slab_gather_pipe);
       EXPECT_EQ(c.group, g);
-      // (Unless a kept route, where best_gather_lean_default / best_gather_slab_default have s_off take it.)
-      if (best_gather_kept_or(best_path::copy, d, oi, 0, s_off) == best_path::copy)
-        EXPECT_NE(best_path_for(d, oi, 0, 90, s_off).path, best_path::slab_gather_pipe);
+      EXPECT_NE(best_path_for(d, oi, 0, 90, s_off).path, best_path::slab_gather_pipe);
     }
     EXPECT_NE(best_path_for(matrix_desc::packed(48, 50177, 1, 13), 0, 0, 90, s_on).path, best_path::slab_gather_pipe);
     EXPECT_NE(best_path_for(matrix_desc::packed(64, 50176, 2, 5), 0, 0, 90, s_on).path, best_path::slab_gather_pipe);
@@ -751,11 +737,8 @@ TEST(BestPipePolicy, Shift) {
           if (E <= best_pipe_max_elem && !aligned && c <= best_gather_shift_max_side && c >= 2 &&
               !(c * E % 16 == 0 && c * E >= 48))
             EXPECT_EQ(h.path, best_path::slab_gather_pipe_shift) << best_path_name(h.path);
-          // (Under `off`: none, except a kept route (best_gather_kept_or) or the u8 24-row shift
-          // gathers' candidate route.)
-          if (best_gather_kept_or(best_path::copy, d, in, 0, off) == best_path::copy &&
-              best_gather_shift24_route(d, in, 0, 90, off).path == best_path::copy)
-            EXPECT_FALSE(is_shift(best_path_for(d, in, 0, 90, off).path));
+          // (Under `off`: none.)
+          EXPECT_FALSE(is_shift(best_path_for(d, in, 0, 90, off).path));
           EXPECT_FALSE(is_shift(best_path_for(padded(hw, c, E, 3, 0, pad, gap), 0, in, 90, on).path));  // scatters
           shifts += is_shift(h.path);
         }
@@ -799,13 +782,7 @@ TEST(BestPipePolicy, Shift) {
                                : path;
     EXPECT_EQ(best_path_name(h.path), std::string(best_path_name(best_fit_tile_or(want, d, 0, 0, on))));
     EXPECT_EQ(h.group, g);
-    // (Under `off`, a kept route (best_gather_kept_or), or the u8 24-row shift gathers' candidate route.)
-    if (const best_choice s24 = best_gather_shift24_route(d, 0, 0, 90, off); s24.path != best_path::copy)
-      EXPECT_EQ(best_path_for(d, 0, 0, 90, off).path, s24.path);
-    else if (best_gather_kept_or(best_path::copy, d, 0, 0, off) == best_path::copy)
-      EXPECT_FALSE(is_shift(best_path_for(d, 0, 0, 90, off).path));
-    else
-      EXPECT_EQ(best_path_for(d, 0, 0, 90, off).path, h.path);
+    EXPECT_FALSE(is_shift(best_path_for(d, 0, 0, 90, off).path));  // (under `off`: none)
   }
   // Shift blocks: best_gather_shift_depth row buffers (and the grouped staging), in at most
   // the realigning kernels' shared memory for the same side, and as many per SM as their
@@ -1200,10 +1177,7 @@ TEST(BestPipePolicy, Lean) {
       const matrix_desc d = matrix_desc::packed(c, 50177, E, 5);
       const bool want = c * E <= best_gather_lean_max_bytes;
       EXPECT_EQ(best_gather_lean_takes(d, 0, 0, 90, lean), want) << E << " " << c;
-      // (Except where the larger slabs' candidate route keeps the default policy's form.)
-      EXPECT_EQ(best_gather_lean_takes(d, 0, 0, 90, !lean),
-                want && best_gather_slab_route(d, 0, 0, 90, !lean).path != best_path::copy)
-          << E << " " << c;
+      EXPECT_FALSE(best_gather_lean_takes(d, 0, 0, 90, !lean)) << E << " " << c;
       if (want) EXPECT_EQ(best_path_for(d, 0, 0, 90, lean).path, best_path::slab_gather_pipe_shift) << E << " " << c;
       EXPECT_FALSE(best_gather_lean_takes(matrix_desc::packed(c, 50176, E, 5), 0, 0, 90, lean)) << E << " " << c;
     }
@@ -1290,8 +1264,7 @@ TEST(BestPipePolicy, GatherSlab) {
   }
   // The sweep's u8 rows: `best`'s grouped pipelined gathers; the larger slabs under `on` where the
   // switch applies (shift kernels, aligned rows; 24 rows of odd HW: the realigning kernel keeps its
-  // slabs), with `best`'s route and kernel form (lean or not) under `on`; while the switch is a
-  // candidate, through best_gather_slab_route.
+  // slabs), with `best`'s route and kernel form (lean or not) under `on`.
   using xpose::matrix_desc;
   struct row {
     matrix_desc d;
@@ -1313,24 +1286,18 @@ TEST(BestPipePolicy, GatherSlab) {
     const int slab = best_pipe_slab_bytes(d.elem_size, true, static_cast<int>(o.group), table, shift,
                                           best_in_rows_aligned(d, 0), on, 90);
     EXPECT_EQ(slab, r.takes ? big : table) << name;
-    EXPECT_EQ(best_gather_slab_route(d, 0, 0, 90, !on).path, best_path::copy) << name;
-    EXPECT_EQ(best_gather_slab_route(d, 0, 0, 80, on).path, best_path::copy) << name;
     if (!r.takes) continue;
     const best_choice c = best_path_for(d, 0, 0, 90, on);
     EXPECT_EQ(c.path, o.path) << name;
     EXPECT_EQ(c.group, o.group) << name;
     EXPECT_EQ(best_gather_lean_takes(d, 0, 0, 90, on), best_gather_lean_takes(d, 0, 0, 90, false)) << name;
-    if (!best_gather_slab_default) {
-      EXPECT_NE(best_gather_slab_route(d, 0, 0, 90, on).path, best_path::copy) << name;
-      EXPECT_FALSE(best_gather_form_flag(d, 0, 0, 90, on)) << name;
-    }
   }
 }
 
 // The u8 24-row shift gathers (switch best_gather_shift24_default) under both flags: under the flag
 // that has the switch on (sm_90+), u8 24-row gathers whose input rows are off the 16-byte grid (odd
 // HW, offset pointers, padded rows) run slab_gather_pipe_shift in the default policy's kernel
-// configuration (best_gather_shift24_flag: the larger slabs, 2 load buffers at 3 blocks per SM);
+// configuration (the larger slabs, 2 load buffers at 3 blocks per SM);
 // aligned rows, other sides, f16, sm_80 and the other flag keep their routes.
 TEST(BestPipePolicy, GatherShift24) {
   using xpose::matrix_desc;
@@ -1370,15 +1337,12 @@ TEST(BestPipePolicy, GatherShift24) {
         EXPECT_EQ(best_path_name(c.path), std::string("slab_gather_pipe_shift"));
         EXPECT_EQ(c.group, 24);
         // The default policy's kernel configuration: the larger slab.
-        const bool kflag = best_gather_shift24_flag(d, in, 0, 90, flag);
-        EXPECT_FALSE(kflag);
-        EXPECT_EQ(best_pipe_slab_bytes(1, true, 24, table, true, false, kflag, 90), big);
+        EXPECT_FALSE(flag);
+        EXPECT_EQ(best_pipe_slab_bytes(1, true, 24, table, true, false, flag, 90), big);
         // While a candidate: the default policy runs the realigning pipelined kernel there.
         if (on) EXPECT_EQ(best_path_for(d, in, 0, 90, false).path, best_path::slab_gather_pipe);
-      } else {
-        EXPECT_EQ(best_gather_shift24_route(d, in, 0, 90, flag).path, best_path::copy);
-        EXPECT_EQ(best_gather_shift24_flag(d, in, 0, 90, flag), flag);
-        if (d.rows == 24 && d.elem_size == 1) EXPECT_NE(c.path, best_path::slab_gather_pipe_shift);
+      } else if (d.rows == 24 && d.elem_size == 1) {
+        EXPECT_NE(c.path, best_path::slab_gather_pipe_shift);
       }
       // sm_80: never.
       if (d.rows == 24 && d.elem_size == 1) EXPECT_NE(best_path_for(d, in, 0, 80, flag).path, best_path::slab_gather_pipe_shift);
@@ -1387,9 +1351,8 @@ TEST(BestPipePolicy, GatherShift24) {
 
 // The deep form of the u8 fitted tiles (switches best_fit_deep48_default, best_fit_deep96r_default)
 // under both flags: 48 aligned rows and 96 realigning rows (sm_90+) take it under the flag that has
-// their switch on, through the default policy's fitted route (best_fit_deep_route under the
-// candidate flag); the tiles' geometry, shared bytes and validity; other rows, f16, and the other
-// flag keep the plain form.
+// their switch on, on the default policy's fitted route; the tiles' geometry, shared bytes and
+// validity; other rows, f16, and the other flag keep the plain form.
 TEST(BestPipePolicy, FitDeep) {
   using xpose::matrix_desc;
   const bool on48 = !best_fit_deep48_default, on96 = !best_fit_deep96r_default;
@@ -1447,8 +1410,6 @@ TEST(BestPipePolicy, FitDeep) {
       const best_path got = best_path_for(d, in, 0, 90, flag).path;
       if (deep || best_fit_tile_on(flag)) EXPECT_EQ(best_path_name(got), std::string(best_path_name(r.route)));
       EXPECT_EQ(best_fit_tile_or(best_path::copy, d, in, 0, flag), deep || best_fit_tile_on(flag) ? r.route : best_path::copy);
-      // The candidate flag's deep route only where it runs the deep form.
-      EXPECT_EQ(best_fit_deep_route(d, in, 0, 90, flag) != best_path::copy, deep && flag);
     }
   }
 }

@@ -23,10 +23,8 @@ bool check_slab(const matrix_desc& d, std::uint64_t seed, index_t off_in, index_
   check_best(d, seed, off_in, off_out, c.path, flag);
   const bool shift = c.path == best_path::slab_gather_pipe_shift;
   const int table = xd::best_class_policy_for(90, d.elem_size).slab_bytes;
-  // (The u8 24-row shift gathers run the default policy's slabs: best_gather_shift24_flag.)
-  const bool kflag = xd::best_gather_shift24_flag(d, in, out, 90, flag);
   return (shift || c.path == best_path::slab_gather_pipe) &&
-         xd::best_pipe_slab_bytes(d.elem_size, true, c.group, table, shift, xd::best_in_rows_aligned(d, in), kflag, 90) !=
+         xd::best_pipe_slab_bytes(d.elem_size, true, c.group, table, shift, xd::best_in_rows_aligned(d, in), flag, 90) !=
              table;
 }
 

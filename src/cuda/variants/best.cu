@@ -504,7 +504,7 @@ status pipe_path_group(const void* in, void* out, const matrix_desc& d, const ta
   constexpr int minb = best_pipe_min_blocks(E, M == slab::gather, SS, H);
   if constexpr (M == slab::gather && best_gather_lean_kernel(E, H, SS)) {
     const auto ia = reinterpret_cast<std::uintptr_t>(in), oa = reinterpret_cast<std::uintptr_t>(out);
-    if (best_gather_lean_on(E, best_gather_form_flag(d, ia, oa, tg.cc, tg.candidate)) && best_gather_lean_fits(d, ia, oa))
+    if (best_gather_lean_on(E, tg.candidate) && best_gather_lean_fits(d, ia, oa))
       return pipe_path<E, M, SS, 0, minb, H, true>(in, out, d, tg, sb);
   }
   return pipe_path<E, M, SS, 0, minb, H>(in, out, d, tg, sb);
@@ -725,13 +725,7 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::slab_interleave_scatter: return interleave_path<E, false>(in, out, d, tg);
     case best_path::slab_scatter_pipe_halo:
       return pipe_path_side<E, slab::scatter, true>(in, out, d, c.group, tg, c.slab);
-    case best_path::slab_gather_pipe_shift: {
-      // (The u8 24-row shift gathers as a candidate: the default policy's slabs, best_gather_shift24_flag.)
-      const target t{tg.dev, tg.cc, tg.stream,
-                     best_gather_shift24_flag(d, reinterpret_cast<std::uintptr_t>(in),
-                                              reinterpret_cast<std::uintptr_t>(out), tg.cc, tg.candidate)};
-      return pipe_path_side<E, slab::gather, true>(in, out, d, c.group, t);
-    }
+    case best_path::slab_gather_pipe_shift: return pipe_path_side<E, slab::gather, true>(in, out, d, c.group, tg);
     case best_path::slab_gather_micro_shift:
       if constexpr (E <= best_pipe_max_elem)
         return pipe_path<E, slab::gather, 0, best_pipe_micro_width, best_pipe_micro_min_blocks(true), true>(in, out, d,

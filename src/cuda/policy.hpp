@@ -558,13 +558,17 @@ constexpr long long best_pipe_span(long long span0, long long L, long long batch
   return span < span0 ? span : span0;
 }
 
-/// Spans of the pipelined micro-block scatters (slab_scatter_micro_pipe, slab_scatter_micro_halo) in
+/// Spans of the pipelined micro-block scatters to aligned output rows (slab_scatter_micro_pipe) in
 /// whole 64-byte units (switch best_scatter_span64_default; true: `best` takes them, `best_next` the
 /// spans of before): best_pipe_span's span rounded down to a multiple of 64 bytes per output row
-/// where it is longer than 64 bytes. Why: each slab writes `span` bytes to every output row it
-/// touches; a span that is not a whole number of 64-byte half-lines splits sectors between two
-/// blocks' slabs. bt10's kernel bench (session 10, `--wide`): f16 3x50176x96 0.830 of memcpy at
-/// spans of 144 bytes, 0.896-0.904 at 128; u8 6x50176x96 0.836-0.843 at 144, 0.903-0.910 at 128.
+/// where that leaves at least one unit and the span is shorter than the row. Why: each slab writes
+/// `span` bytes to every output row it touches; a span that is not a whole number of 64-byte
+/// half-lines splits sectors between two blocks' slabs. Measured (session 11, GPU call 1, same-node
+/// A/B against session 10's tree, three rounds, fractions of memcpy): u8 6x50176x96 0.831 -> 0.932,
+/// f16 3x50176x96 0.829 -> 0.911, u8 5x50176x128 0.879 -> 0.902, f16 6x50176x48 0.887 -> 0.905; the
+/// other micro_pipe rows of the HWxC and skinny classes within -0.012..+0.015. Not for the halo form
+/// (slab_scatter_micro_halo, unaligned rows), where it lost: f16 2x50177x128 0.932 -> 0.761, u8
+/// 13x50177x48 0.884 -> 0.744, and 0.02-0.05 on five more rows.
 constexpr bool best_scatter_span64_default = true;
 /// The span (elements) of a micro-block scatter under the span switch (candidate flag): `span`
 /// rounded down to a multiple of 64 / E elements where that leaves at least one unit; else span.
@@ -1013,6 +1017,22 @@ constexpr long long best_async_pipe_f32_max_bytes = 64ll << 20;
 /// Whether the pipelined tile's route takes a matrix (or batch) of `bytes` with E-byte elements.
 constexpr bool best_async_pipe_fits(int elem_size, bool batch, long long bytes) {
   return bytes >= best_async_pipe_min_bytes && (elem_size == 2 || (elem_size == 1 && !batch));
+}
+/// Large f16 batches of 33-64 x 33-64 on the unpipelined cp.async batch tile (tile_async_batch, one
+/// block per group of matrices, the u8 batches' route) instead of the pipelined one (switch
+/// best_async_f16_big_default; true: `best` takes it from best_async_f16_big_min_bytes per buffer
+/// up). Why: the pipelined tile's resident blocks stride over the call and lose at large calls.
+/// Measured (session 11, GPU call 1, `xpose-bench --variants memcpy,best,best_next`, best_next =
+/// the unpipelined tile at every size; fractions of memcpy, pipelined -> unpipelined): 64x64 x 4096
+/// (32 MiB) 0.986 -> 0.972; x 10000 (78 MiB) 0.952 -> 0.960; x 16384 (128 MiB) 0.895 -> 0.952;
+/// x 32768 (256 MiB) 0.866 -> 0.955; 40x64 x 52428 (256 MiB) 0.792 -> 0.900; 48x64 x 6000 (35 MiB)
+/// 0.918 -> 0.934. `best_next` runs the unpipelined tile at every size (best_async_pipe_default and
+/// best_async_f16_default flipped).
+constexpr bool best_async_f16_big_default = true;
+constexpr long long best_async_f16_big_min_bytes = 64ll << 20;
+constexpr bool best_async_f16_big_fits(const matrix_desc& d, int access, bool candidate) {
+  return best_route_on(best_async_f16_big_default, candidate) && d.elem_size == 2 &&
+         best_async_batch_fits(d, access, true) && d.batch * d.rows * d.cols * 2 >= best_async_f16_big_min_bytes;
 }
 
 /// The route a micro-block path refines (slab_gather_micro -> slab_gather, ...); other
@@ -1610,6 +1630,8 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
   const bool async_on = E == 1 ? best_route_on(best_async_default, candidate)
                                : E == 2 && best_route_on(best_async_f16_default, candidate);
   const long long bytes = d.batch * d.rows * d.cols * E;
+  // Large f16 batches on the unpipelined batch tile (switch best_async_f16_big_default).
+  if (best_async_f16_big_fits(d, access, candidate)) return {best_path::tile_async_batch, 16, 0};
   if (pipe_on && best_async_batch_fits(d, access, true) && best_async_pipe_fits(d.elem_size, true, bytes))
     return {best_path::tile_async_pipe_batch, 16, 0};
   if (async_on && best_async_batch_fits(d, access, true)) return {best_path::tile_async_batch, 16, 0};

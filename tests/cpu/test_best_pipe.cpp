@@ -1439,3 +1439,28 @@ TEST(BestPipeEmulation, GatherSlab1) {
   }
   EXPECT_GT(lean_runs, 0);
 }
+
+// Micro-block scatter spans to aligned rows in whole 64-byte units (switch
+// best_scatter_span64_default): rounded down where that leaves a unit, under the flag that has
+// the switch on; unchanged under the other flag, for spans of at most one unit, and past 8 bytes.
+TEST(BestPipePolicy, ScatterSpan64) {
+  const bool on = !best_scatter_span64_default, off = best_scatter_span64_default;  // candidate flags
+  for (int E : {1, 2, 4, 8}) {
+    const long long unit = 64 / E;
+    for (long long span = 16 / E; span <= 40 * unit; span += 16 / E) {
+      const long long got = best_scatter_span64(span, E, on);
+      EXPECT_EQ(best_scatter_span64(span, E, off), span) << E << " " << span;
+      if (span <= unit) {
+        EXPECT_EQ(got, span) << E << " " << span;
+      } else {
+        EXPECT_EQ(got % unit, 0) << E << " " << span;
+        EXPECT_LE(got, span);
+        EXPECT_GT(got + unit, span);
+      }
+    }
+  }
+  // The measured rows' spans: 144 bytes -> 128.
+  EXPECT_EQ(best_scatter_span64(72, 2, false), best_scatter_span64_default ? 64 : 72);
+  EXPECT_EQ(best_scatter_span64(144, 1, false), best_scatter_span64_default ? 128 : 144);
+  EXPECT_EQ(best_scatter_span64(24, 16, false), 24);  // (16-byte elements: no micro-block scatter)
+}

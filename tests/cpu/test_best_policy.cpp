@@ -155,8 +155,21 @@ TEST(BestPolicy, PathsOfTheShapeClasses) {
   // 64x64 batches: whole matrices for 1-byte elements; the measured tile for wider ones.
   EXPECT_EQ(path_of(matrix_desc::packed(64, 64, 1, 10000)),
             best_route_on(best_async_default, false) ? best_path::tile_async_batch : best_path::slab_whole);
-  EXPECT_EQ(path_of(matrix_desc::packed(64, 64, 2, 10000)),
+  EXPECT_EQ(path_of(matrix_desc::packed(64, 64, 2, 4096)),
             best_route_on(best_async_pipe_default, false) ? best_path::tile_async_pipe_batch : best_path::tile_narrow);
+  // (From best_async_f16_big_min_bytes up: the unpipelined batch tile, best_async_f16_big_default.)
+  EXPECT_EQ(path_of(matrix_desc::packed(64, 64, 2, 10000)),
+            best_route_on(best_async_f16_big_default, false) ? best_path::tile_async_batch
+            : best_route_on(best_async_pipe_default, false)  ? best_path::tile_async_pipe_batch
+                                                             : best_path::tile_narrow);
+  for (bool flag : {false, true}) {  // (the threshold, under both flags: best_next's async tile at every size)
+    const long long n = best_async_f16_big_min_bytes / 8192;
+    EXPECT_EQ(best_path_for(matrix_desc::packed(64, 64, 2, n), 0, 0, 90, flag).path, best_path::tile_async_batch);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(64, 64, 2, n - 1), 0, 0, 90, flag).path,
+              flag ? best_path::tile_async_batch : best_path::tile_async_pipe_batch);
+    EXPECT_EQ(best_path_for(matrix_desc::packed(64, 64, 4, n), 0, 0, 90, flag).path,
+              best_path_for(matrix_desc::packed(64, 64, 4, n - 1), 0, 0, 90, flag).path);  // (f16 only)
+  }
   EXPECT_EQ(path_of(matrix_desc::packed(32, 32, 2, 10000)), best_path::slab_whole);
   // 32 x N c128: the tile (slabs for 16-byte elements up to 16 rows).
   EXPECT_EQ(path_of(matrix_desc::packed(32, 100000, 16)), best_path::tile);

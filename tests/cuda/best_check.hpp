@@ -88,7 +88,7 @@ inline void assert_best_route(const matrix_desc& d, std::uintptr_t in_addr, std:
   // route the default policy there); a micro route is asserted exactly.
   using xpose::detail::best_path_base;
   const auto g = path == best_path_base(path) ? best_path_base(got.path) : got.path;
-  ASSERT_EQ(xpose::detail::best_path_name(g), xpose::detail::best_path_name(path));
+  ASSERT_EQ(std::string(xpose::detail::best_path_name(g)), std::string(xpose::detail::best_path_name(path)));
 }
 
 inline void check_best(const matrix_desc& d, std::uint64_t seed, index_t off_in = 0, index_t off_out = 0,

@@ -118,6 +118,8 @@ using xpose::detail::best_route_on;
 // asserted: std::nullopt).
 std::optional<best_path> async_route(const matrix_desc& d, bool batch, bool cand) {
   const long long bytes = d.rows * d.cols * d.batch * d.elem_size;
+  // (Large f16 batches: the unpipelined batch tile where best_async_f16_big_default has the flag take it.)
+  if (batch && xpose::detail::best_async_f16_big_fits(d, 16, cand)) return best_path::tile_async_batch;
   if (best_route_on(xpose::detail::best_async_pipe_default, cand) &&
       xpose::detail::best_async_pipe_fits(d.elem_size, batch, bytes))
     return batch ? best_path::tile_async_pipe_batch : best_path::tile_async_pipe;
@@ -127,6 +129,35 @@ std::optional<best_path> async_route(const matrix_desc& d, bool batch, bool cand
   return std::nullopt;
 }
 }  // namespace
+
+// Large f16 batches (switch best_async_f16_big_default): from best_async_f16_big_min_bytes per
+// buffer up the unpipelined batch tile (best_next: at every size), one matrix below it the
+// pipelined tile under `best`; the last group partial, whole-chunk offsets, padded rows ending
+// inside a chunk, one input for many outputs; one-element offsets leave the routes.
+TEST(BestAsync, LargeTwoByteBatches) {
+  REQUIRE_GPU();
+  constexpr index_t big = xpose::detail::best_async_f16_big_min_bytes;
+  int taken = 0;
+  for (bool cand : {false, true}) {
+    auto check = [&](const matrix_desc& d, std::uint64_t seed, index_t oi, index_t oo) {
+      const std::optional<best_path> r = async_route(d, true, cand);
+      taken += !cand && r == best_path::tile_async_batch;
+      check_best(d, seed, oi, oo, r, cand);
+    };
+    check(matrix_desc::packed(64, 64, 2, big / 8192), 60, 0, 0);      // exactly the threshold
+    check(matrix_desc::packed(64, 64, 2, big / 8192 - 1), 61, 0, 0);  // one matrix below it
+    check(matrix_desc::packed(64, 64, 2, big / 8192 + 3), 62, 8, 16);  // last group partial
+    check(matrix_desc::packed(40, 64, 2, big / 5120 + 1), 63, 0, 0);
+    check(matrix_desc::packed(64, 40, 2, big / 5120 + 1), 64, 8, 0);
+    check(padded(40, 56, 2, big / 4480 + 1, 8 - 56 % 8, 8 - 40 % 8, 8), 65, 0, 0);
+    matrix_desc one_input = matrix_desc::packed(64, 64, 2, big / 8192 + 1);
+    one_input.stride_in = 0;  // one input, many outputs
+    check(one_input, 66, 0, 0);
+    check_best(matrix_desc::packed(64, 64, 2, big / 8192 + 1), 67, 1, 1, std::nullopt, cand);  // offsets by one element
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_EQ(taken, xpose::detail::best_async_f16_big_default ? 6 : 0);
+}
 
 // The pipelined async tile (tile_async_pipe; switch best_async_pipe_default) and the
 // 2-byte async tile (best_async_f16_default), under both flags: full and ragged tiles

@@ -480,9 +480,9 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
   // Slabs shortened so that the last round of slabs per block is as full as it can be
   // (gather / scatter: whole matrices keep the table's slab).
   // (A: room for the slab boundaries' lag, 16/E - 1 positions, in the last slab of a matrix.)
-  // (Micro-block scatters: in whole 64-byte units per output row, best_scatter_span64.)
+  // (Micro-block scatters to aligned rows: in whole 64-byte units per output row, best_scatter_span64.)
   long long span = M == slab::whole ? a.span : best_pipe_span(a.span, a.L + (A ? 16 / E - 1 : 0), a.batch, n, 16 / E);
-  if constexpr (M == slab::scatter && MW > 0)
+  if constexpr (M == slab::scatter && MW > 0 && !H)
     if (span < a.L) span = best_scatter_span64(span, E, tg.candidate);
   if (span < a.span)
     a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d),

@@ -568,7 +568,7 @@ constexpr long long best_pipe_span(long long span0, long long L, long long batch
 /// f16 3x50176x96 0.829 -> 0.911, u8 5x50176x128 0.879 -> 0.902, f16 6x50176x48 0.887 -> 0.905; the
 /// other micro_pipe rows of the HWxC and skinny classes within -0.012..+0.015. Not for the halo form
 /// (slab_scatter_micro_halo, unaligned rows), where it lost: f16 2x50177x128 0.932 -> 0.761, u8
-/// 13x50177x48 0.884 -> 0.744, and 0.02-0.05 on five more rows.
+/// 13x50177x48 0.884 -> 0.744, and 0.02-0.06 on seven more rows.
 constexpr bool best_scatter_span64_default = true;
 /// The span (elements) of a micro-block scatter under the span switch (candidate flag): `span`
 /// rounded down to a multiple of 64 / E elements where that leaves at least one unit; else span.
@@ -742,8 +742,8 @@ constexpr int best_gather_shift_depth = 3;
 constexpr bool best_gather_shift_on(int elem_size, bool candidate) {
   return best_route_on(best_gather_shift_default, candidate) && elem_size <= best_pipe_max_elem;
 }
-/// The u8 24-row shift gathers (switch best_gather_shift24_default; false: only `best_next` takes
-/// them): u8 gathers of 24 rows off the 16-byte grid (odd HW, offset pointers) run the shift kernel
+/// The u8 24-row shift gathers (switch best_gather_shift24_default; true: `best` takes them,
+/// `best_next` the realigning kernel): u8 gathers of 24 rows off the 16-byte grid (odd HW, offset pointers) run the shift kernel
 /// at best_gather_slab_for's 24 KiB slabs (2 load buffers, 3 blocks per SM) in place of the
 /// realigning pipelined kernel (16 KiB: its rows area drops it to 2 blocks per SM at 24 KiB).
 /// Why: best_bench --gather timed u8 27x24x50177 at 0.91 of memcpy on it, 0.82-0.84 on the
@@ -912,8 +912,8 @@ constexpr best_path best_scatter_direct2_or(best_path p, const matrix_desc& d, u
              : p;
 }
 
-/// Lean form of the pipelined grouped gathers (switch best_gather_lean_default; false: only
-/// best_next takes it; same routes, slab_gather_pipe / slab_gather_pipe_shift, pipe_kernel's A):
+/// Lean form of the pipelined grouped gathers (switch best_gather_lean_default; true: `best` takes
+/// it, `best_next` the plain form; same routes, slab_gather_pipe / slab_gather_pipe_shift, pipe_kernel's A):
 /// where the packed output of some matrix starts off the 16-byte grid (odd HW) or the input
 /// rows are off it (best_gather_lean_fits), the slab boundaries of each matrix move back by
 /// up to 16/E - 1 positions so that every slab but a matrix's first stores whole staging

@@ -5,8 +5,6 @@
 // offset by whole chunks, padded leading dimensions, gapped and packed batches; and the
 // same shapes offset by one element, which leave the route. Bitwise against the CPU
 // reference on a 0xFF-poisoned output (best_check.hpp). Skip without a GPU.
-#include <cuda_runtime.h>
-
 #include <optional>
 #include <tuple>
 #include <utility>
@@ -132,8 +130,8 @@ std::optional<best_path> async_route(const matrix_desc& d, bool batch, bool cand
 
 // Large f16 batches (switch best_async_f16_big_default): from best_async_f16_big_min_bytes per
 // buffer up the unpipelined batch tile (best_next: at every size), one matrix below it the
-// pipelined tile under `best`; the last group partial, whole-chunk offsets, padded rows ending
-// inside a chunk, one input for many outputs; one-element offsets leave the routes.
+// pipelined tile under `best`; the last group partial, whole-chunk offsets, padded rows of whole
+// chunks and rows ending inside a chunk, one input for many outputs; one-element offsets leave it.
 TEST(BestAsync, LargeTwoByteBatches) {
   REQUIRE_GPU();
   constexpr index_t big = xpose::detail::best_async_f16_big_min_bytes;
@@ -149,14 +147,19 @@ TEST(BestAsync, LargeTwoByteBatches) {
     check(matrix_desc::packed(64, 64, 2, big / 8192 + 3), 62, 8, 16);  // last group partial
     check(matrix_desc::packed(40, 64, 2, big / 5120 + 1), 63, 0, 0);
     check(matrix_desc::packed(64, 40, 2, big / 5120 + 1), 64, 8, 0);
-    check(padded(40, 56, 2, big / 4480 + 1, 8 - 56 % 8, 8 - 40 % 8, 8), 65, 0, 0);
+    check(padded(40, 56, 2, big / 4480 + 1, 8, 8, 8), 65, 0, 0);  // padded rows of whole chunks
+    // (Rows of 104 / 88 bytes in pitches of 112 / 96: each row ends inside a chunk.)
+    check(padded(44, 52, 2, big / 4576 + 1, 4, 4, 8), 68, 0, 0);
     matrix_desc one_input = matrix_desc::packed(64, 64, 2, big / 8192 + 1);
     one_input.stride_in = 0;  // one input, many outputs
     check(one_input, 66, 0, 0);
-    check_best(matrix_desc::packed(64, 64, 2, big / 8192 + 1), 67, 1, 1, std::nullopt, cand);  // offsets by one element
+    // Pointers one element off: not the batch tile (its loads are whole 16-byte chunks).
+    const matrix_desc odd = matrix_desc::packed(64, 64, 2, big / 8192 + 1);
+    EXPECT_NE(xpose::detail::best_path_for(odd, 0x10000002u, 0x20000002u, 90, cand).path, best_path::tile_async_batch);
+    check_best(odd, 67, 1, 1, std::nullopt, cand);
     if (HasFatalFailure()) return;
   }
-  EXPECT_EQ(taken, xpose::detail::best_async_f16_big_default ? 6 : 0);
+  EXPECT_EQ(taken, xpose::detail::best_async_f16_big_default ? 7 : 0);
 }
 
 // The pipelined async tile (tile_async_pipe; switch best_async_pipe_default) and the

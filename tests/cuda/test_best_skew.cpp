@@ -4,8 +4,6 @@
 // tiles, padded leading dimensions, batches with odd strides, the sweep's odd-row
 // shapes; bitwise against the CPU reference on a 0xFF-poisoned output, the input
 // ending at its allocation's end. Skip without a GPU.
-#include <cuda_runtime.h>
-
 #include <utility>
 
 #include "best_check.hpp"

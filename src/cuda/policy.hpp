@@ -570,18 +570,12 @@ constexpr long long best_pipe_span(long long span0, long long L, long long batch
 /// (slab_scatter_micro_halo, unaligned rows), where it lost: f16 2x50177x128 0.932 -> 0.761, u8
 /// 13x50177x48 0.884 -> 0.744, and 0.02-0.06 on seven more rows.
 constexpr bool best_scatter_span64_default = true;
-/// The span (elements) of a micro-block scatter to aligned rows of long side L under the span
-/// switch (candidate flag), from the table's span0 and `balanced` (best_pipe_span's span of it in
-/// 16-byte steps): where span0 is shorter than a row and longer than one unit of 64 / E elements,
-/// span0 rounded down to whole units, then balanced over the rounds of slabs per block in whole
-/// units (best_pipe_span with k = unit: never more rounds than the rounded span0 gives); else
-/// `balanced`.
-constexpr long long best_scatter_span64(long long span0, long long L, long long batch, long long resident,
-                                        int elem_size, bool candidate, long long balanced) {
-  if (!best_route_on(best_scatter_span64_default, candidate) || elem_size > 8) return balanced;
+/// The span (elements) of a micro-block scatter under the span switch (candidate flag): `span`
+/// rounded down to a multiple of 64 / E elements where that leaves at least one unit; else span.
+constexpr long long best_scatter_span64(long long span, int elem_size, bool candidate) {
+  if (!best_route_on(best_scatter_span64_default, candidate) || elem_size > 8) return span;
   const long long unit = 64 / elem_size;
-  if (span0 >= L || span0 <= unit) return balanced;
-  return best_pipe_span(span0 / unit * unit, L, batch, resident, unit);
+  return span > unit ? span / unit * unit : span;
 }
 
 /// The pipelined kernel's short side for a gather / scatter slab of short side s under

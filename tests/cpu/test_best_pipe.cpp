@@ -1441,39 +1441,26 @@ TEST(BestPipeEmulation, GatherSlab1) {
 }
 
 // Micro-block scatter spans to aligned rows in whole 64-byte units (switch
-// best_scatter_span64_default): under the flag that has the switch on, a whole number of units,
-// no longer than the table's span rounded down to units, and never more rounds of slabs per
-// resident block than that rounded span gives; the balanced span under the other flag, for
-// table spans of at most one unit or of whole rows, and past 8-byte elements.
+// best_scatter_span64_default): rounded down where that leaves a unit, under the flag that has
+// the switch on; unchanged under the other flag, for spans of at most one unit, and past 8 bytes.
 TEST(BestPipePolicy, ScatterSpan64) {
   const bool on = !best_scatter_span64_default, off = best_scatter_span64_default;  // candidate flags
-  auto rounds = [](long long span, long long L, long long batch, long long n) {
-    return (batch * ((L + span - 1) / span) + n - 1) / n;
-  };
-  long long changed = 0;
   for (int E : {1, 2, 4, 8}) {
-    const long long unit = 64 / E, k = 16 / E;
-    for (long long span0 = k; span0 <= 40 * unit; span0 += k)
-      for (long long L : {1000LL, 50176LL, 524288LL})
-        for (long long batch : {1LL, 3LL, 20LL, 167LL})
-          for (long long n : {132LL, 264LL, 396LL, 1056LL}) {
-            const long long bal = best_pipe_span(span0, L, batch, n, k);
-            EXPECT_EQ(best_scatter_span64(span0, L, batch, n, E, off, bal), bal);
-            const long long got = best_scatter_span64(span0, L, batch, n, E, on, bal);
-            if (span0 <= unit || span0 >= L) {
-              EXPECT_EQ(got, bal) << E << " " << span0 << " " << L;
-              continue;
-            }
-            changed += got != bal;
-            const long long r = span0 / unit * unit;
-            EXPECT_EQ(got % unit, 0) << E << " " << span0 << " " << L;
-            EXPECT_GE(got, unit);
-            EXPECT_LE(got, r);
-            EXPECT_LE(rounds(got, L, batch, n), rounds(r, L, batch, n)) << E << " " << span0 << " " << L;
-          }
+    const long long unit = 64 / E;
+    for (long long span = 16 / E; span <= 40 * unit; span += 16 / E) {
+      const long long got = best_scatter_span64(span, E, on);
+      EXPECT_EQ(best_scatter_span64(span, E, off), span) << E << " " << span;
+      if (span <= unit) {
+        EXPECT_EQ(got, span) << E << " " << span;
+      } else {
+        EXPECT_EQ(got % unit, 0) << E << " " << span;
+        EXPECT_LE(got, span);
+        EXPECT_GT(got + unit, span);
+      }
+    }
   }
-  EXPECT_GT(changed, 0);
-  // The measured rows' table spans: 144 bytes -> whole 64-byte units.
-  EXPECT_EQ(best_scatter_span64(72, 50176, 3, 264, 2, on, 72) % 32, 0);
-  EXPECT_EQ(best_scatter_span64(24, 50176, 3, 264, 16, on, 24), 24);  // (16-byte elements: no micro-block scatter)
+  // The measured rows' spans: 144 bytes -> 128.
+  EXPECT_EQ(best_scatter_span64(72, 2, false), best_scatter_span64_default ? 64 : 72);
+  EXPECT_EQ(best_scatter_span64(144, 1, false), best_scatter_span64_default ? 128 : 144);
+  EXPECT_EQ(best_scatter_span64(24, 16, false), 24);  // (16-byte elements: no micro-block scatter)
 }

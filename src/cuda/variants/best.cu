@@ -483,7 +483,7 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
   // (Micro-block scatters to aligned rows: in whole 64-byte units per output row, best_scatter_span64.)
   long long span = M == slab::whole ? a.span : best_pipe_span(a.span, a.L + (A ? 16 / E - 1 : 0), a.batch, n, 16 / E);
   if constexpr (M == slab::scatter && MW > 0 && !H)
-    span = best_scatter_span64(a.span, a.L, a.batch, n, E, tg.candidate, span);
+    if (span < a.L) span = best_scatter_span64(span, E, tg.candidate);
   if (span < a.span)
     a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d),
                                 static_cast<int>((span + (H && M == slab::scatter ? 16 / E : 0)) * a.S * E), MW > 0, H,

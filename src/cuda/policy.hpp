@@ -568,7 +568,10 @@ constexpr long long best_pipe_span(long long span0, long long L, long long batch
 /// f16 3x50176x96 0.829 -> 0.911, u8 5x50176x128 0.879 -> 0.902, f16 6x50176x48 0.887 -> 0.905; the
 /// other micro_pipe rows of the HWxC and skinny classes within -0.012..+0.015. Not for the halo form
 /// (slab_scatter_micro_halo, unaligned rows), where it lost: f16 2x50177x128 0.932 -> 0.761, u8
-/// 13x50177x48 0.884 -> 0.744, and 0.02-0.06 on seven more rows.
+/// 13x50177x48 0.884 -> 0.744, and 0.02-0.06 on seven more rows. Tried, not kept (call 3): the
+/// table's span rounded down first, then balanced in whole units (never more rounds than that
+/// span): level on the median of the 14 micro_pipe rows (+0.01), f16 6x50176x48 0.896 -> 0.855 in
+/// all three rounds.
 constexpr bool best_scatter_span64_default = true;
 /// The span (elements) of a micro-block scatter under the span switch (candidate flag): `span`
 /// rounded down to a multiple of 64 / E elements where that leaves at least one unit; else span.

@@ -12,11 +12,7 @@
 #include <xpose/registry.hpp>
 
 #include "../src/cuda/best_async.cuh"
-// (best_direct.cuh defines direct_store_part out of line, not inline; libxpose.a's best.cu has
-// that definition too: the bench's copy under a name of its own.)
-#define direct_store_part bench_direct_store_part
 #include "../src/cuda/best_direct.cuh"
-#undef direct_store_part
 #include "../src/cuda/best_kernels.cuh"
 #include "../src/cuda/best_realign.cuh"
 #include "../src/cuda/best_pipe.cuh"
@@ -592,13 +588,13 @@ void fit_sweep(const async_env& env, int rounds) {
 // rows MW with SS = 0; H: the halo kernel) at `slab_bytes` slabs, launched as pipe_path does
 // with that slab size in the table: resident blocks as many as fit at the kernel's largest block
 // at that size (pipe_smem_max), slabs shortened for a full last round (best_pipe_span).
-// NT threads a block; O: each block's slabs consecutive (pipe_kernel O); fewer: resident blocks
-// per SM fewer than fit; balance false: the table's span (no best_pipe_span).
-template <int E, int SS, int MW, int MINB, bool H, int NT = xpose::detail::best_slab_threads, bool O = false>
+// NT threads a block; fewer: resident blocks per SM fewer than fit; balance false: the table's
+// span (no best_pipe_span).
+template <int E, int SS, int MW, int MINB, bool H, int NT = xpose::detail::best_slab_threads>
 void scatter_pipe_one(const async_case& c, const async_env& env, int slab_bytes, int fewer = 0, bool balance = true) {
   namespace xd = xpose::detail;
   constexpr int nt = NT;
-  auto kernel = xd::slab::pipe_kernel<E, xd::slab::scatter, nt, SS, MINB, MW, H, false, O>;
+  auto kernel = xd::slab::pipe_kernel<E, xd::slab::scatter, nt, SS, MINB, MW, H>;
   xd::best_class_policy pol = xd::best_class_policy_for(90, E);
   pol.slab_bytes = slab_bytes;
   const long long side = SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E);
@@ -620,9 +616,9 @@ void scatter_pipe_one(const async_case& c, const async_env& env, int slab_bytes,
   const unsigned grid = static_cast<unsigned>(a.total < n ? a.total : n);
   char what[192];
   std::snprintf(what, sizeof what,
-                  "scatter pipe side %d mw %d halo %d nt %d minb %d order %d fewer %d balance %d slab %d span %lld grid %u "
+                  "scatter pipe side %d mw %d halo %d nt %d minb %d fewer %d balance %d slab %d span %lld grid %u "
                   "rounds %lld",
-                  SS, MW, H ? 1 : 0, NT, MINB, O ? 1 : 0, fewer, balance ? 1 : 0, slab_bytes,
+                  SS, MW, H ? 1 : 0, NT, MINB, fewer, balance ? 1 : 0, slab_bytes,
                   static_cast<long long>(a.span), grid, static_cast<long long>((a.total + grid - 1) / grid));
   async_report(what, c, occ, a.smem, [&] { kernel<<<grid, nt, a.smem, env.st>>>(a); }, env, E);
 }
@@ -909,8 +905,8 @@ void scatter_direct_one(const async_case& c, const async_env& env, int slab_byte
 }
 
 // One row of `best_bench --scatter`: best / best_next with their routes, then grouped side SS's
-// pipelined kernel (H: the halo kernel, odd HW; else aligned rows) at slabs of 8-32 KiB, in slab
-// order by block (O), with a block per SM fewer, unbalanced, at 128 threads (the same registers),
+// pipelined kernel (H: the halo kernel, odd HW; else aligned rows) at slabs of 8-32 KiB, with a
+// block per SM fewer, unbalanced, at 128 threads (the same registers),
 // the direct kernel (sides up to 8) at depths 3 and 2, and (U) the unpipelined grouped kernel.
 template <int E, int SS, bool H, bool U = false>
 void scatter_tune_case(const async_case& c, const async_env& env) {
@@ -920,7 +916,6 @@ void scatter_tune_case(const async_case& c, const async_env& env) {
   routed_one("best_next", c, E, env);
   for (int sb : {8192, 10240, 12288, 14336, 16384, 18432, 20480, 24576, 28672, 32768})
     scatter_pipe_one<E, SS, 0, minb, H>(c, env, sb);
-  for (int sb : {12288, 16384, 20480, 24576}) scatter_pipe_one<E, SS, 0, minb, H, xd::best_slab_threads, true>(c, env, sb);
   for (int sb : {16384, 24576}) {
     scatter_pipe_one<E, SS, 0, minb, H>(c, env, sb, 1);
     scatter_pipe_one<E, SS, 0, minb, H>(c, env, sb, 0, false);
@@ -935,8 +930,9 @@ void scatter_tune_case(const async_case& c, const async_env& env) {
 }
 
 // The HWxC rows below 0.85 of session 9's final sweep (issue 12) and aligned twins, `rounds`
-// times over: what makes a scatter slab fast (slab size, rounds per block, slab order, blocks
-// per SM, block size, the direct kernel).
+// times over: what makes a scatter slab fast (slab size, rounds per block, blocks per SM, block
+// size, the direct kernel; session 10 also ran each block's slabs in order, a kernel knob since
+// removed: docs/RESULTS.md "Session 10: HWxC scatters").
 void scatter_tune_sweep(const async_env& env, int rounds) {
   for (int round = 0; round < rounds; ++round) {
     std::printf("# round %d\n", round);

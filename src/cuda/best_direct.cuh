@@ -28,11 +28,12 @@
 namespace xpose::detail::slab {
 
 /// Bytes [lo, hi) of chunk c to the chunk at p (store_range): a row's first or last chunk
-/// only, out of line (inlined for every row, the kernels' registers grow).
+/// only, out of line (inlined for every row, the kernels' registers grow). Internal linkage:
+/// every translation unit that includes this header (best.cu, best_bench.cu) has its own.
 #if defined(__CUDACC__)
-__host__ __device__ __noinline__
+static __host__ __device__ __noinline__
 #else
-inline
+static inline
 #endif
 void direct_store_part(const c16 c, u8* p, int lo, int hi) {
   bytes::store_range(c, p, lo, hi);

@@ -226,9 +226,7 @@ using pipe_args = std::conditional_t<A, lean_args, args>;
 /// A (grouped gathers, the lean form; best_gather_lean_default; arguments lean_args): slab
 /// boundaries of a.out_lags (align_out_slabs: whole output chunks from every slab but a
 /// matrix's first) and the shift gathers' row windows by branches (ld_row_words U).
-/// O (bench only, best_bench --scatter): block b streams the consecutive slabs
-/// b*R .. b*R + R - 1 (R = ceil(total / grid)) instead of b, b + grid, ...
-template <int E, int M, int NT, int SS, int MINB, int MW = 0, bool H = false, bool A = false, bool O = false>
+template <int E, int M, int NT, int SS, int MINB, int MW = 0, bool H = false, bool A = false>
 __global__ void __launch_bounds__(NT, MINB) pipe_kernel(pipe_args<A> a) {
   static_assert((SS > 0) != (MW > 0) && (M != whole || MW > 0), "pipelined grouped or micro-block slabs");
   static_assert(!H || M != whole, "halo / shift: gather and scatter slabs");
@@ -240,29 +238,24 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(pipe_args<A> a) {
   const int tid = static_cast<int>(threadIdx.x);
   const divisors dv(a);
   const bytes::fdiv by_nb(MW > 0 ? static_cast<int>(a.S) * E / 16 : 1);
-  // Slabs t, t + step, ... below end (O: a block's run of consecutive slabs; else the grid's stride).
-  const i64 per = O ? (a.total + gridDim.x - 1) / gridDim.x : 0;
-  i64 t = O ? blockIdx.x * per : blockIdx.x;
-  const i64 run_end = O ? min64(a.total, t + per) : 0;
-#define XPOSE_PIPE_END (O ? run_end : a.total)
-#define XPOSE_PIPE_STEP (O ? i64{1} : gridDim.x)
-  if (t >= XPOSE_PIPE_END) return;
+  i64 t = blockIdx.x;
+  if (t >= a.total) return;
   const unsigned D = SH && a.pipe_depth == 3 ? 3 : 2;  // load buffers
   for (unsigned j = 0; j + 1 < D; ++j) {
-    if (t + static_cast<i64>(j) * XPOSE_PIPE_STEP < XPOSE_PIPE_END)
-      pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, HS>(a, slab_of<E, M, A>(a, t + static_cast<i64>(j) * XPOSE_PIPE_STEP)),
+    if (t + static_cast<i64>(j) * gridDim.x < a.total)
+      pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, HS>(a, slab_of<E, M, A>(a, t + static_cast<i64>(j) * gridDim.x)),
                                pipe_buffer(a, sm, j), tid, NT);
     async_commit();
   }
-  for (unsigned i = 0; t < XPOSE_PIPE_END; t += XPOSE_PIPE_STEP, ++i) {
+  for (unsigned i = 0; t < a.total; t += gridDim.x, ++i) {
     const pos p = slab_of<E, M, A>(a, t);
     const pos& q = loaded_with_halo<E, HS>(a, p);  // (H: a temporary, its life extended)
     // Micro gather: slab i-1's block phase may still read the buffer slab i + D - 1 takes.
     if constexpr (MW > 0 && M == gather) __syncthreads();
     // That buffer (slab i-1's) was last read by slab i-1's middle (or realign) phase,
     // which a barrier of iteration i-1 closed.
-    const i64 ahead = t + (D - 1) * static_cast<i64>(XPOSE_PIPE_STEP);
-    if (ahead < XPOSE_PIPE_END)
+    const i64 ahead = t + (D - 1) * static_cast<i64>(gridDim.x);
+    if (ahead < a.total)
       pipe_issue<E, M, SS, MW>(a, loaded_with_halo<E, HS>(a, slab_of<E, M, A>(a, ahead)),
                                pipe_buffer(a, sm, static_cast<int>((i + D - 1) % D)), tid, NT);
     async_commit();
@@ -293,8 +286,6 @@ __global__ void __launch_bounds__(NT, MINB) pipe_kernel(pipe_args<A> a) {
     }
   }
 }
-#undef XPOSE_PIPE_END
-#undef XPOSE_PIPE_STEP
 #endif
 
 }  // namespace xpose::detail::slab

@@ -674,9 +674,9 @@ constexpr int best_scatter_direct2_slab(int elem_size, long long side) {
 constexpr bool best_scatter_direct2_takes(int elem_size, long long side, bool out_aligned) {
   return best_scatter_direct2_slab(elem_size, side) > 0 && (!out_aligned || (elem_size == 2 && side == 6));
 }
-/// The direct kernel's depth for a route of best_choice::slab `slab` (0: the direct route's).
+/// The two-buffer direct kernel's staging buffers (best_choice::slab > 0; 0: the direct route's,
+/// best_scatter_direct_depth).
 constexpr int best_scatter_direct2_depth = 2;
-constexpr int best_scatter_direct_depth_for(int slab) { return slab > 0 ? best_scatter_direct2_depth : best_scatter_direct_depth; }
 
 /// Slab sizes of the 1-2 byte scatters to output rows off the 16-byte grid (odd HW; switch
 /// best_scatter_slab_default): the halo scatters (slab_scatter_pipe_halo, slab_scatter_micro_halo)

@@ -454,16 +454,6 @@ TEST(BestPipeEmulation, Layout) {
 static best_path slab_moved(best_path r, int group, int E, bool flag, long long cols) {
   return best_scatter_slab_on(E, flag) ? best_scatter_slab_route(r, group, E, false, cols).path : r;
 }
-// r, or the two-buffer direct kernel where best_scatter_direct2_default has `flag` take the grouped
-// scatter of that side (r: the route of the policy without it) to output rows aligned or not.
-static best_path direct2_moved(best_path r, int E, long long side, bool out_aligned, bool flag) {
-  const bool grouped = best_path_base(r) == best_path::slab_scatter && r != best_path::slab_interleave_scatter &&
-                       r != best_path::slab_scatter_micro && r != best_path::slab_scatter_micro_pipe &&
-                       r != best_path::slab_scatter_micro_halo;
-  return grouped && best_scatter_direct2_on(E, flag) && best_scatter_direct2_takes(E, side, out_aligned)
-             ? best_path::slab_scatter_direct
-             : r;
-}
 
 TEST(BestPipePolicy, Paths) {
   using xpose::matrix_desc;
@@ -487,12 +477,13 @@ TEST(BestPipePolicy, Paths) {
       else EXPECT_EQ(best_path_base(cg.path), best_path::slab_gather);
       // (h's output rows are unaligned: the halo kernel where its switch has `on` take it.)
       // (The other sides: the halo kernel from best_halo_side_min where best_halo_sides_default has it.)
-      // (The two-buffer direct kernel where its switch has `on` take the side: direct2_moved.)
-      EXPECT_EQ(ch.path, direct2_moved(slab_moved(pipe_h ? best_halo_route(best_path::slab_scatter_pipe, E, on, false)
-                                                  : best_halo_side(E, s, on, false) ? best_path::slab_scatter_pipe_halo
-                                                                                    : best_path::slab_scatter,
-                                                  s, E, on, s),
-                                       E, s, false, on));
+      // (The two-buffer direct kernel where its switch has `on` take the side: best_scatter_direct2_or.)
+      EXPECT_EQ(ch.path,
+                best_scatter_direct2_or(slab_moved(pipe_h ? best_halo_route(best_path::slab_scatter_pipe, E, on, false)
+                                                   : best_halo_side(E, s, on, false) ? best_path::slab_scatter_pipe_halo
+                                                                                     : best_path::slab_scatter,
+                                                   s, E, on, s),
+                                        h, 0, on));
       if (pipe) EXPECT_EQ(cg.group, s);
       if (pipe_h) EXPECT_EQ(ch.group, s);
       EXPECT_EQ(best_pipe_group_for(E, s, on, true, false), pipe ? s : 0);
@@ -510,11 +501,11 @@ TEST(BestPipePolicy, Paths) {
   for (auto [E, s, want] : {std::tuple<int, int, bool>{1, 2, false}, {1, 3, false}, {1, 4, true}, {1, 8, true},
                             {1, 12, false}, {1, 24, true}, {2, 2, false}, {2, 4, false}, {2, 6, true}, {2, 16, false}})
     EXPECT_EQ(best_path_for(matrix_desc::packed(50177, s, E, 5), E, 0, 90, on).path,
-              direct2_moved(slab_moved(want ? best_halo_route(best_path::slab_scatter_pipe, E, on, false)
-                                       : best_halo_side(E, s, on, false) ? best_path::slab_scatter_pipe_halo
-                                                                         : best_path::slab_scatter,
-                                       s, E, on, s),
-                            E, s, false, on))
+              best_scatter_direct2_or(slab_moved(want ? best_halo_route(best_path::slab_scatter_pipe, E, on, false)
+                                                 : best_halo_side(E, s, on, false) ? best_path::slab_scatter_pipe_halo
+                                                                                   : best_path::slab_scatter,
+                                                 s, E, on, s),
+                                      matrix_desc::packed(50177, s, E, 5), 0, on))
         << E << " " << s;
   // Side 5 scatters: pipelined to unaligned output rows only (HW = 50176 lost pipelined).
   for (int E : {1, 2}) {
@@ -825,8 +816,8 @@ TEST(BestPipePolicy, HaloSides) {
           const bool unaligned = !best_out_rows_aligned(d, out);
           const bool want = E <= best_pipe_max_elem && unaligned && c >= best_halo_side_min && !best_pipe_scatter_side(E, c);
           const best_choice h = best_path_for(d, 0, out, 90, on), b = best_path_for(d, 0, out, 90, off);
-          // (The two-buffer direct kernel where its switch has `on` take the side: direct2_moved.)
-          if (want && direct2_moved(best_path::slab_scatter_pipe_halo, E, c, !unaligned, on) != best_path::slab_scatter_pipe_halo)
+          // (The two-buffer direct kernel where its switch has `on` take the side: best_scatter_direct2_or.)
+          if (want && best_scatter_direct2_or(best_path::slab_scatter_pipe_halo, d, out, on) != best_path::slab_scatter_pipe_halo)
             EXPECT_TRUE(h.path == best_path::slab_scatter_direct && h.group == c);
           else if (want) EXPECT_TRUE(h.path == best_path::slab_scatter_pipe_halo && h.group == c);
           // (The pipelined sides reach the halo kernel through their own switch, best_scatter_halo_default.)
@@ -843,13 +834,14 @@ TEST(BestPipePolicy, HaloSides) {
   // The sweep rows (packed, aligned buffers); sides 2 and 3 keep the grouped kernel.
   for (auto [b, c, E] : {std::tuple<long long, long long, int>{55, 12, 1}, {27, 12, 2}, {20, 16, 2}, {83, 4, 2}}) {
     EXPECT_EQ(best_path_for(matrix_desc::packed(50177, c, E, b), 0, 0, 90, on).path,
-              direct2_moved(best_path::slab_scatter_pipe_halo, E, c, false, on));
+              best_scatter_direct2_or(best_path::slab_scatter_pipe_halo, matrix_desc::packed(50177, c, E, b), 0, on));
     EXPECT_EQ(best_path_base(best_path_for(matrix_desc::packed(50177, c, E, b), 0, 0, 90, off).path),
               best_path::slab_scatter);
   }
   for (auto [b, c, E] : {std::tuple<long long, long long, int>{256, 2, 1}, {222, 3, 1}, {167, 2, 2}, {111, 3, 2}})
     EXPECT_EQ(best_path_for(matrix_desc::packed(50177, c, E, b), 0, 0, 90, on).path,
-              direct2_moved(slab_moved(best_path::slab_scatter, static_cast<int>(c), E, on, c), E, c, false, on));
+              best_scatter_direct2_or(slab_moved(best_path::slab_scatter, static_cast<int>(c), E, on, c),
+                                      matrix_desc::packed(50177, c, E, b), 0, on));
 }
 
 // Balanced slabs: never longer than the table's, a multiple of k, and no more rounds of

@@ -555,8 +555,8 @@ status direct_path(const void* in, void* out, const matrix_desc& d, const target
   return launch<kernel>(nt, a.smem, a.total < n ? a.total : n, a, tg, "best direct scatter kernel launch");
 }
 
-// ... at sb bytes per slab (best_choice::slab > 0: the two-buffer kernel, best_scatter_direct_depth_for,
-// at best_scatter_direct2_slab's size; 0: the direct route's). P: the side has the direct route's
+// ... at sb bytes per slab (best_choice::slab > 0: the two-buffer kernel, best_scatter_direct2_depth
+// buffers, at best_scatter_direct2_slab's size; 0: the direct route's). P: the side has the direct route's
 // kernel (best_scatter_direct_fits' sides); D2: it has a two-buffer kernel.
 template <int E, int SS, bool P>
 status direct_path_sized(const void* in, void* out, const matrix_desc& d, int sb, const target& tg) {

@@ -674,6 +674,11 @@ constexpr int best_scatter_direct2_slab(int elem_size, long long side) {
 constexpr bool best_scatter_direct2_takes(int elem_size, long long side, bool out_aligned) {
   return best_scatter_direct2_slab(elem_size, side) > 0 && (!out_aligned || (elem_size == 2 && side == 6));
 }
+/// The grouped scatter routes the two-buffer direct kernel replaces (its side: the route's group).
+constexpr bool best_scatter_direct2_replaces(best_path p) {
+  return p == best_path::slab_scatter || p == best_path::slab_scatter_pipe || p == best_path::slab_scatter_pipe_halo ||
+         p == best_path::slab_scatter_direct;
+}
 /// The two-buffer direct kernel's staging buffers (best_choice::slab > 0; 0: the direct route's,
 /// best_scatter_direct_depth).
 constexpr int best_scatter_direct2_depth = 2;
@@ -907,9 +912,7 @@ constexpr bool best_in_rows_aligned(const matrix_desc& d, unsigned long long in_
 /// place of p, a grouped scatter route of side d.cols (the tests assert routes through it).
 constexpr best_path best_scatter_direct2_or(best_path p, const matrix_desc& d, unsigned long long out_addr,
                                             bool candidate) {
-  const bool grouped = p == best_path::slab_scatter || p == best_path::slab_scatter_pipe ||
-                       p == best_path::slab_scatter_pipe_halo || p == best_path::slab_scatter_direct;
-  return grouped && best_scatter_direct2_on(d.elem_size, candidate) &&
+  return best_scatter_direct2_replaces(p) && best_scatter_direct2_on(d.elem_size, candidate) &&
                  best_scatter_direct2_takes(d.elem_size, d.cols, best_out_rows_aligned(d, out_addr))
              ? best_path::slab_scatter_direct
              : p;
@@ -1742,8 +1745,7 @@ constexpr best_choice best_path_for(const matrix_desc& d, unsigned long long in_
     // The two-buffer direct kernel (switch best_scatter_direct2_default) in place of the default flag's
     // grouped route of its sides.
     if (best_scatter_direct2_on(d.elem_size, candidate) && b.group >= 2 && b.group == d.cols &&
-        best_path_base(b.path) == best_path::slab_scatter && b.path != best_path::slab_interleave_scatter &&
-        best_scatter_direct2_takes(d.elem_size, b.group, out_aligned))
+        best_scatter_direct2_replaces(b.path) && best_scatter_direct2_takes(d.elem_size, b.group, out_aligned))
       return {best_path::slab_scatter_direct, 16, b.group, best_scatter_direct2_slab(d.elem_size, b.group)};
     // Scatters to unaligned rows at the slab table's sizes (switch best_scatter_slab_default), in
     // place of the route the policy takes without it (the default flag's).

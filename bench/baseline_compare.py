@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Before/after of `best` from `scripts/gpu.sh baseline` (issue 11's done-when).
+"""Before/after of `best` from `scripts/gpu.sh baseline` (another source tree against this one).
 
 Reads LOGDIR/before_K.csv, after_K.csv, before_batch_K.csv, after_batch_K.csv (xpose-bench
---format csv of the pre-core tree and of this tree, run alternately, K = 1..rounds) and prints
+--format csv of the baseline tree and of this tree, run alternately, K = 1..rounds) and prints
 one row per case: the median over rounds of `best`'s median time before and after, their
 ratio, the per-round ratios and the bitwise checks; then the largest ratio.
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Adds PyTorch and CuPy to best_bench's CSV and prints the comparison as Markdown.
 
-Usage (GPU machine):  ./build/bench/best_bench > bench.csv
-                      python3 bench/compare.py bench.csv > table.md
+Usage (on a GPU):  ./build/bench/best_bench > bench.csv
+                   python3 bench/compare.py bench.csv > table.md
 Every framework route is checked against torch's own transpose before timing.
 GB/s are decimal and count bytes read + written. Ratios are from the same run.
 """

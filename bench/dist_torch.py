@@ -1,4 +1,4 @@
-"""PyTorch baseline for the distributed transpose (issue 15), same run:
+"""PyTorch baseline for the distributed transpose, same run:
 
   torchrun --nproc_per_node 2 bench/dist_torch.py [--sizes 8192,16384,32768,65536] [--dtype float32]
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Host time per call (µs) of xpose.transpose on tiny arrays vs the frameworks' own
-transpose (issue 12: xpose on a torch / CuPy array must cost no more host time than
+transpose (the goal: xpose on a torch / CuPy array costs no more host time than
 ``x.transpose(-1, -2).contiguous()``).
 
 Cases, each on a tiny array (default 4x4 float32, so the copy itself is negligible):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch beside `xpose-bench sweep` (issue 12; docs/RESULTS.md "Shape classes (issue 12)").
+"""PyTorch beside `xpose-bench sweep` (docs/RESULTS.md "2-D: the shape sweep").
 
 Runs the sweep (xpose-bench sweep --format json), then, in the same run on the same
 GPU, times PyTorch's `x.transpose(-1, -2).contiguous()` (`.clone()` where the transposed

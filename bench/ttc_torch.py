@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""TTC-57 against PyTorch, same run (GPU machine).
+"""TTC-57 against PyTorch, same run (on a GPU).
 
 Runs `xpose-bench ttc --dtype DT` (each case checked bitwise before it is timed, with
 its fraction of cudaMemcpy measured in that process), then, in this process, times

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Copies this machine's Google Highway (Debian libhwy-dev: headers, libhwy.so, a
-# relocatable pkg-config file) into .deps/hwy, for a machine that lacks it (the GPU
-# machine: scripts/gpu.sh picks it up; name .deps in the device tool's carry).
+# relocatable pkg-config file) into .deps/hwy, for a machine without libhwy-dev: copy the
+# tree with .deps there, and scripts/gpu.sh (or PKG_CONFIG_PATH=.deps/hwy/lib/pkgconfig
+# and LD_LIBRARY_PATH=.deps/hwy/lib) picks it up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lib=$(pkg-config --variable=libdir libhwy)

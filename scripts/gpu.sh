@@ -1,26 +1,26 @@
 #!/usr/bin/env bash
-# The one entry for work on the GPU machine (H200): builds with the CMake preset
-# (h200: sm_90), runs CTest label sets and named benchmark steps, and archives every
-# log in $OUT/gpu-logs.tgz with a one-page $OUT/summary.txt.
+# Named steps for a machine with an NVIDIA GPU and CUDA: builds with a CMake preset
+# (default h200: sm_90; PRESET picks another), runs CTest label sets and benchmark steps,
+# and archives every log in $OUT/gpu-logs.tgz with a one-page $OUT/gpu-logs-summary.txt.
 #
 # usage: scripts/gpu.sh STEP...
-#   ctest:LABELS     ctest --preset h200 -L 'LABELS' (LABELS: cpu|gpu|fuzz|python|sanitize|dist, '|'-joined)
+#   ctest:LABELS     ctest --preset $PRESET -L 'LABELS' (LABELS: cpu|gpu|fuzz|python|sanitize|dist, '|'-joined)
 #   python           pip-installs the package for sm_90, then pytest tests/python (label python)
-#   python-build | python-test   the same in two steps (the build beside another build, the tests later)
+#   python-build | python-test   the same in two steps
 #   lab | model | best | sweep[:DTYPES] | sweep-ab[:DTYPES[:CLASSES]] | sweep-graph | host-overhead | sweep-torch | ttc[:DTYPES] | inplace[:KINDS] | dist | dist-torch |
-#   ttc-torch:DTYPE | ttc-ab:DTYPE | librett | librett-compare | baseline | fuzz | sanitizers | compare |
-#   trees | tree:NAME (helper trees carried in .wt: scripts/wt-trees.sh)
-#                    benchmarks and long checks (see the step functions below)
+#   ttc-torch:DTYPE | ttc-ab:DTYPE | librett | librett-compare | baseline | fuzz | sanitizers | compare
+#                    benchmarks and long checks (see the step functions below; docs/RESULTS.md names the step of each table)
 # env: OUT (default /tmp/out), JOBS (default nproc), PRESET (default h200), STEP_TIMEOUT (s, default 300),
 #      LOGS (log folder and archive name, default gpu-logs), NOBUILD=1 (reuse the build)
 # exit: 0 when every step passed, else the number of failed steps.
-# Carried folders (git-ignored; name them in the device tool's carry):
-#   .deps      scripts/carry-hwy.sh (Google Highway for the CPU backend; always needed there)
-#   .baseline  `mkdir .baseline && git archive efb3854 | tar -x -C .baseline` (step baseline)
+# Optional folders (git-ignored):
+#   .deps/hwy       Google Highway for the CPU backend, on a machine without libhwy-dev: scripts/carry-hwy.sh
+#                   copies it there from a machine that has it
+#   BASELINE=DIR    another source tree of xpose to compare `best` against (step baseline), e.g.
+#                   `mkdir .baseline && git archive REV | tar -x -C .baseline` (the default DIR is .baseline)
 #   .peers/librett  LibreTT's public source, for side-by-side measurement only (step librett)
-# Each call sends the repository; the device machine's build persists only while it stays
-# warm (30 s), so put the steps that belong together into one call. One run per GPU at
-# once: CUDA_VISIBLE_DEVICES=k LOGS=gk NOBUILD=1 scripts/gpu.sh ... & (after one build).
+# Several GPUs: one run per GPU after one build, e.g.
+#   CUDA_VISIBLE_DEVICES=1 LOGS=g1 NOBUILD=1 scripts/gpu.sh ttc:f64 &
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -30,8 +30,8 @@ BUILD=build-$PRESET
 LOGS=${LOGS:-gpu-logs}  # several runs at once (one per GPU: CUDA_VISIBLE_DEVICES) need their own
 L=/tmp/$LOGS; rm -rf "$L"; mkdir -p "$L"
 export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0
-# The GPU machine has no Google Highway (the CPU backend's SIMD library): the caller
-# carries Debian's headers and libhwy.so in .deps/hwy (scripts/carry-hwy.sh makes it).
+# Without libhwy-dev (the CPU backend's SIMD library), the build uses a copy in .deps/hwy
+# (scripts/carry-hwy.sh makes it on a machine that has the package).
 if [ -d .deps/hwy ] && ! pkg-config --exists libhwy 2>/dev/null; then
   export PKG_CONFIG_PATH=$PWD/.deps/hwy/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
   export LD_LIBRARY_PATH=$PWD/.deps/hwy/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -90,8 +90,8 @@ step_python() {
 }
 md() { local name=$1; shift; run "$name" "$B" "$@" --format md --out "$L/$name.md"; cat "$L/$name.md" >>"$L/summary.txt" 2>/dev/null; }
 
-# xpose::dist on two GPUs (label dist holds the tests): issue 15's table with the chunk
-# sweep, 1- and 2-byte types, batches. Every row is checked exactly before it is timed.
+# xpose::dist on two GPUs (label dist holds the tests): the chunk sweep, 1- and 2-byte
+# types, batches. Every row is checked exactly before it is timed.
 step_dist() {
   local X=$BUILD/tools/xpose-dist-bench/xpose-dist-bench
   nvidia-smi topo -m >"$L/topo.txt" 2>&1
@@ -102,24 +102,25 @@ step_dist() {
 }
 
 # LibreTT (the maintained cuTT), for side-by-side measurement only: its public source
-# carried in .peers/librett (never committed), built here for sm_90, its TTC set (bench 6,
+# in .peers/librett (never committed), built here for sm_90, its TTC set (bench 6,
 # f64) run on the same GPU as xpose's ttc step.
 step_librett() {
-  [ -d .peers/librett ] || { say "== librett: .peers/librett not carried"; failed=$((failed + 1)); return; }
+  [ -d .peers/librett ] || { say "== librett: no LibreTT source in .peers/librett"; failed=$((failed + 1)); return; }
   run librett_build bash -c "cmake -S .peers/librett -B /tmp/librett -G Ninja -DENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release && cmake --build /tmp/librett -j $JOBS --target librett_bench" || return
   run librett /tmp/librett/tests/librett_bench -bench 6 -elemsize 8
   tail -25 "$L/librett.log" >>"$L/summary.txt"
 }
 
-# Before/after (issue 11: no case of the fast-path comparison slower by more than 2%):
-# the source of the commit before the plan-centred core, carried in .baseline (git
-# archive efb3854), built here; both binaries run the same rows, alternately.
-# 8192-square rows: the old binary's host checks of 16384^2 rows (4 GiB for c128) took > 150 s.
+# Before/after: another source tree of xpose in $BASELINE (default .baseline), built here;
+# both binaries run the same rows of `best`, alternately (BASELINE_ROUNDS times), and
+# bench/baseline_compare.py prints time after / before per row.
+# 8192-square rows keep the host checks short (16384^2 c128 is 4 GiB a buffer).
 BEST_ROWS=(--variants memcpy,best --dtype i8,f16,f32,f64,c128 --reps 10
            --size 8192x8192,8191x8193,100000x32,32x100000,3x1000003)
 step_baseline() {
-  [ -d .baseline ] || { say "== baseline: .baseline not carried"; failed=$((failed + 1)); return; }
-  run baseline_build bash -c "cmake -S .baseline -B /tmp/base -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release -DXPOSE_BUILD_TESTS=OFF && cmake --build /tmp/base -j $JOBS --target xpose-bench" || return
+  local base=${BASELINE:-.baseline}
+  [ -d "$base" ] || { say "== baseline: no source tree in $base"; failed=$((failed + 1)); return; }
+  run baseline_build bash -c "cmake -S $base -B /tmp/base -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release -DXPOSE_BUILD_TESTS=OFF && cmake --build /tmp/base -j $JOBS --target xpose-bench" || return
   for k in $(seq 1 "${BASELINE_ROUNDS:-1}"); do
     run "before_$k" /tmp/base/tools/xpose-bench/xpose-bench "${BEST_ROWS[@]}" --format csv --out "$L/before_$k.csv"
     run "after_$k" "$B" "${BEST_ROWS[@]}" --format csv --out "$L/after_$k.csv"
@@ -127,33 +128,6 @@ step_baseline() {
     run "after_batch_$k" "$B" --variants memcpy,best --dtype i8,f16,f32,f64,c128 --batch 10000 --size 64x64 --format csv --out "$L/after_batch_$k.csv"
   done
   python3 bench/baseline_compare.py "$L" | tee "$L/baseline_compare.txt" | tail -3 >>"$L/summary.txt"
-}
-
-# Helper trees: each folder .wt/<name> (git-ignored; carried) is a source tree of its own, e.g. a
-# branch merged with main (scripts/wt-trees.sh makes them), with its GPU commands in .wt/<name>/tree.gpu.
-# trees: builds xpose_cuda_tests, xpose-bench and best_bench of every tree at once (JOBS shared).
-# tree:<name>: runs that tree's tree.gpu from its root, OUT=$OUT/<name> (TREE_TIME s, default 100).
-step_trees() {
-  local t n trees=(); for t in .wt/*/; do [ -d "$t" ] && trees+=("$(basename "$t")"); done
-  n=${#trees[@]}; ((n > 0)) || { say "== trees: no .wt carried"; failed=$((failed + 1)); return; }
-  for t in "${trees[@]}"; do
-    ( cd ".wt/$t" && cmake --preset "$PRESET" -DXPOSE_BUILD_BENCH=ON >"$L/tree_${t}_configure.log" 2>&1 &&
-        timeout "${STEP_TIMEOUT:-300}" cmake --build --preset "$PRESET" -j $(( JOBS / n > 2 ? JOBS / n : 2 )) \
-          --target xpose_cuda_tests xpose-bench best_bench >"$L/tree_${t}_build.log" 2>&1; echo $? >"$L/tree_${t}.rc" ) &
-  done
-  wait
-  for t in "${trees[@]}"; do
-    say "== tree $t build: rc=$(cat "$L/tree_${t}.rc")"
-    [ "$(cat "$L/tree_${t}.rc")" = 0 ] || { failed=$((failed + 1)); grep -hE "error" "$L/tree_${t}_build.log" "$L/tree_${t}_configure.log" | head -10 | tee -a "$L/summary.txt"; }
-  done
-}
-step_tree() {
-  local t=$1 t0=$SECONDS rc; mkdir -p "$OUT/$t"
-  [ -f ".wt/$t/tree.gpu" ] || { say "== tree $t: no .wt/$t/tree.gpu"; failed=$((failed + 1)); return; }
-  ( cd ".wt/$t" && OUT="$OUT/$t" timeout "${TREE_TIME:-100}" bash tree.gpu ) >"$OUT/$t/log.txt" 2>&1
-  rc=$?; ((rc != 0)) && failed=$((failed + 1))
-  say "== tree $t: rc=$rc ($((SECONDS - t0)) s)"
-  grep -E "tests passed|tests failed|FAILED|PASSED" "$OUT/$t/log.txt" | head -8 | tee -a "$L/summary.txt"
 }
 
 say "== build"
@@ -196,8 +170,6 @@ for step in "$@"; do
     dist-torch) run dist_torch torchrun --nproc_per_node 2 bench/dist_torch.py; tail -30 "$L/dist_torch.log" >>"$L/summary.txt" ;;
     fuzz) run fuzz env OUT="$L/fuzz" TIME_LIMIT=110 scripts/fuzz-gpu.sh "$BUILD"; tail -3 "$L/fuzz.log" >>"$L/summary.txt" ;;
     sanitizers) run sanitizers env OUT="$L/san" SAN_TIME=10 scripts/sanitizers.sh "$BUILD"; grep -E "^sanitizers:" "$L/sanitizers.log" >>"$L/summary.txt" ;;
-    trees) step_trees ;;
-    tree:*) step_tree "${step#tree:}" ;;
     compare) run compare bash -c "$BUILD/bench/best_bench > $L/bench.csv && python3 bench/compare.py $L/bench.csv" ;;
     *) say "unknown step '$step'"; failed=$((failed + 1)) ;;
   esac

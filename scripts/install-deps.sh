@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 pkgs=(cmake ninja-build g++ make pkg-config libgtest-dev libcli11-dev nlohmann-json3-dev
       libopenblas-dev python3-venv python3-dev)
-# xpose::dist (issues 15, 16): MPI on host memory in CI; mpi4py builds against it.
+# xpose::dist: MPI on host memory in CI; mpi4py builds against it.
 pkgs+=(libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${pkgs[@]}"; do
@@ -21,7 +21,7 @@ if ((${#missing[@]})); then
     { $SUDO apt-get update -q >/dev/null && $SUDO apt-get install -y -q "${missing[@]}" >/dev/null; }
 fi
 
-# CPU backend: Google Highway; the Arm cross build of the CPU tests (issue 13):
+# CPU backend: Google Highway; the Arm cross build of the CPU tests:
 # cross compiler, qemu-user, and Highway + GoogleTest for arm64 through multiarch.
 cpu_pkgs=(libhwy-dev g++-aarch64-linux-gnu qemu-user libhwy-dev:arm64 libgtest-dev:arm64)
 cpu_missing=()
@@ -55,7 +55,7 @@ if [ ! -f "$stamp_dist" ]; then
   touch "$stamp_dist"
 fi
 
-# Issue 10: property-based tests (Hypothesis) and the CPU paths of JAX and PyTorch,
+# Property-based tests (Hypothesis) and the CPU paths of JAX and PyTorch,
 # exercised without a GPU. PyPI's torch for Linux is the CUDA build with its CUDA
 # libraries (measured: 5 min, 5.4 GB); it imports and runs on the CPU without a
 # driver. XPOSE_SKIP_TORCH=1 leaves it out (its tests then skip, saying why).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Argument fuzzer for xpose-bench (issue 10): random command lines, seeded.
+"""Argument fuzzer for xpose-bench: random command lines, seeded.
 
 Every run must exit 0, 1 or 2, never die of a signal, and print at most one line on
 stderr when it exits 2. Values mix valid ones (small sizes, so runs are short) with

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hostile command lines for xpose-bench (issue 7): each must exit with code 2, print
+# Hostile command lines for xpose-bench: each must exit with code 2, print
 # exactly one line on stderr and nothing on stdout, and never crash or hang.
 # usage: tests/cli/hostile.sh PATH/TO/xpose-bench
 set -u
@@ -62,7 +62,7 @@ expect_usage_error --size
 expect_usage_error --reps 1e99
 expect_usage_error extra-positional
 
-# issue 10: output paths checked before the run, bounds, empty names
+# output paths checked before the run, bounds, empty names
 expect_usage_error --out ''
 expect_usage_error --plot ''
 expect_usage_error --out /nonexistent-dir/x.txt

@@ -1,4 +1,4 @@
-// Must not compile under -Werror=unused-result: a discarded status (issue 10).
+// Must not compile under -Werror=unused-result: a discarded status.
 #include <xpose/xpose.hpp>
 
 bool g(const float* in, float* out) {

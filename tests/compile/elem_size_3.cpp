@@ -1,4 +1,4 @@
-// Must not compile: a 3-byte element type through the typed entries (issue 10).
+// Must not compile: a 3-byte element type through the typed entries.
 #include <xpose/xpose.hpp>
 
 struct rgb {

@@ -1,4 +1,4 @@
-// The CPU harness's ceiling check (issue 10): a transpose reported faster than the
+// The CPU harness's ceiling check: a transpose reported faster than the
 // memcpy of the same bytes means the memcpy was disturbed, and the run must say so.
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@ TEST(CpuBenchSanity, CeilingFastestIsClean) {
 }
 
 TEST(CpuBenchSanity, DisturbedCeilingIsFlagged) {
-  // Issue 10's run: memcpy 1.0 GB/s beside an OpenBLAS pool, xpose "18.4x memcpy".
+  // A disturbed run: memcpy 1.0 GB/s beside an OpenBLAS pool, xpose "18.4x memcpy".
   const auto w = ceiling_violations("1024x1024 f32", "memcpy", {{"memcpy", 1.0}, {"xpose_cpu", 18.4}, {"openblas", 0.5}});
   ASSERT_EQ(w.size(), 1u);
   EXPECT_NE(w[0].find("measurement is broken"), std::string::npos);

@@ -1,4 +1,4 @@
-// In-place transpose on the CPU (issue 14): the decomposition's index maps, the
+// In-place transpose on the CPU: the decomposition's index maps, the
 // host backend against the out-of-place oracle, and every rejected argument.
 #include <cstring>
 #include <random>

@@ -1,4 +1,4 @@
-// Regressions found by the reliability work (issue 7: fuzzer, sanitizers, hostile
+// Regressions found by the reliability work (fuzzer, sanitizers, hostile
 // inputs), one test each, named after what broke. docs/RELIABILITY.md lists them.
 #include <xpose/registry.hpp>
 
@@ -28,7 +28,7 @@ TEST(Regression, PackedDescOfOverflowingSizeIsNotUndefined) {
 }
 
 // ---------------------------------------------------------------------------
-// Issue 10 (hardening)
+// Hardening
 // ---------------------------------------------------------------------------
 
 namespace {

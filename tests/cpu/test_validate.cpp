@@ -165,7 +165,7 @@ TEST(Validate, StatusNamesAreDistinct) {
 
 // NumPy aligns complex128 to 8 bytes: the host entries take 16-byte elements at an
 // 8-byte offset (every CPU kernel moves them unaligned) and transpose them exactly;
-// the device rule (and the public validate()) keeps 16 (issue 10).
+// the device rule (and the public validate()) keeps 16.
 TEST(Validate, SixteenByteElementsNeedOnlyEightOnTheHost) {
   alignas(16) unsigned char in[8 + 6 * 16], out[8 + 6 * 16] = {}, want[6 * 16];
   for (std::size_t i = 0; i < sizeof in; ++i) in[i] = static_cast<unsigned char>(i * 13 + 5);

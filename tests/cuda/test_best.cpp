@@ -1,5 +1,5 @@
-// GPU tests of the fast path `best`: every element size x the shape classes of
-// issue 4 (ragged, skinny, tiny, huge, padded, batched) x aligned and unaligned
+// GPU tests of the fast path `best`: every element size x the shape classes
+// (ragged, skinny, tiny, huge, padded, batched) x aligned and unaligned
 // pointers, bitwise against the CPU reference on a 0xFF-poisoned output (gaps and
 // padding must stay untouched); graph capture; no allocation. Skip without a GPU.
 #include <cuda_runtime.h>

@@ -1,4 +1,4 @@
-// In-place transpose on the GPU (issue 14): the device entry against the
+// In-place transpose on the GPU: the device entry against the
 // out-of-place oracle over the shared shape list, every element size, batches,
 // workspace sizes, stream capture, and every rejected argument. Skips without a GPU.
 #include <cuda_runtime.h>

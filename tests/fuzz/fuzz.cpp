@@ -316,7 +316,7 @@ fuzz_case make_case(std::uint64_t seed, std::uint64_t index, const gen_options& 
     }
     int forced_batch = 0;  // the shape classes below choose their batch
     if (shape >= 21 && shape < 27) {
-      // Channel shuffles (issue 12's slab paths): a short side at and around the policy's
+      // Channel shuffles (the slab paths): a short side at and around the policy's
       // thresholds (grouped kernels up to 32, slabs up to 128) against a long side at
       // and around 4x it (the slab's aspect bound), or long; either orientation.
       static const index_t shorts[] = {2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 31, 32, 33, 48, 64, 65, 96, 128, 129};
@@ -328,7 +328,7 @@ fuzz_case make_case(std::uint64_t seed, std::uint64_t index, const gen_options& 
       (d.rows == sh ? d.cols : d.rows) = lo;
       forced_batch = g.percent() < 50 ? 1 : static_cast<int>(g.uniform(2, 40));
     } else if (shape >= 27 && shape < 31) {
-      // Many small matrices (issue 12's whole-matrix slabs): up to 64 x 64, many per call.
+      // Many small matrices (the whole-matrix slabs): up to 64 x 64, many per call.
       d.rows = g.uniform(1, 64);
       d.cols = g.uniform(1, 64);
       forced_batch = static_cast<int>(g.uniform(2, o.small ? 4 : 3000));
@@ -499,7 +499,7 @@ std::string locate(const run_state& s, expect_kind k, std::size_t byte, const un
 // ---------------------------------------------------------------------------
 struct stats {
   std::uint64_t cases = 0, checks = 0, hostile_checks = 0, failures = 0, skipped_variants = 0;
-  std::uint64_t streaming = 0, extreme = 0, aliasing = 0;  // coverage of the paths issue 10 found unreached
+  std::uint64_t streaming = 0, extreme = 0, aliasing = 0;  // coverage of paths random draws rarely reach
 };
 
 struct context {

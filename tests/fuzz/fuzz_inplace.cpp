@@ -1,4 +1,4 @@
-// In-place fuzzer (issue 14): random in-place transposes (small, skinny both ways,
+// In-place fuzzer: random in-place transposes (small, skinny both ways,
 // squares, primes and coprime pairs, every element size, batches) with a random
 // workspace (exact, larger, a whole matrix, too small, null) and pointer offsets,
 // on the host backend (--mode cpu) or the device entry (--mode gpu; exit 77 without

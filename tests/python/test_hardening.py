@@ -1,4 +1,4 @@
-"""Issue 10 (hardening) pins for the Python package: each test failed before its fix."""
+"""Hardening pins for the Python package: each test failed before its fix."""
 
 import shutil
 import subprocess

@@ -1,4 +1,4 @@
-"""xpose.transpose_ (in place, issue 14) on NumPy, PyTorch (CPU; CUDA when a GPU
+"""xpose.transpose_ (in place) on NumPy, PyTorch (CPU; CUDA when a GPU
 is present) and CuPy arrays: the returned view shares x's memory and holds the
 transpose bit for bit; JAX arrays and bad layouts are refused."""
 

@@ -202,7 +202,7 @@ def test_out_read_only():
 
 
 def test_out_any_non_negative_strides():
-    # The core takes any output strides whose elements stay apart (issue 11: no
+    # The core takes any output strides whose elements stay apart (no
     # unit-stride rule of the binding's own): a transposed view, a step, padding.
     x = _base((3, 4))
     out = np.full((3, 4), np.nan, np.float32).T

@@ -1,4 +1,4 @@
-"""Property-based tests of the Python bridge (Hypothesis, issue 10): random shapes,
+"""Property-based tests of the Python bridge (Hypothesis): random shapes,
 strides (negative, zero, padded, transposed views), dtypes and output layouts,
 compared bitwise with NumPy; random bad arguments must raise TypeError or ValueError."""
 

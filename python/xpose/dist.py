@@ -64,12 +64,13 @@ def _agree(infos: Sequence[Tuple]) -> Tuple[List[int], List[int]]:
     return row_off, col_off
 
 
-_AGREED_TYPES = {e.__name__: e for e in (TypeError, ValueError, OverflowError, MemoryError, IndexError)}
+_AGREED_TYPES = {e.__name__: e for e in (MemoryError, OverflowError, IndexError, TypeError, ValueError)}
 
 
 def _error(e: BaseException) -> Tuple[str, str]:
     """What a rank tells the others about its exception (plain strings: picklable)."""
-    return (type(e).__name__ if type(e) in _AGREED_TYPES.values() else "RuntimeError", f"{type(e).__name__}: {e}")
+    kind = next((n for n, t in _AGREED_TYPES.items() if isinstance(e, t)), "RuntimeError")  # NumPy's MemoryError subclass too
+    return (kind, f"{type(e).__name__}: {e}")
 
 
 def _raise_agreed(errors: Sequence[Optional[Tuple[str, str]]]) -> None:

@@ -33,13 +33,24 @@ int host_threads(int requested) noexcept {
 #endif
 }
 
+status check_host_options(const host_options& options, int* threads) noexcept {
+  const int n = host_threads(options.threads);
+  if (n == 0)
+    return status::make(status_code::invalid_argument, "host_options.threads is %d: use 0 (default) to %d",
+                        options.threads, max_host_threads());
+  if (threads != nullptr) *threads = n;
+  return {};
+}
+
 status transpose_host(const void* in, void* out, const matrix_desc& desc,
                       const host_options& options) noexcept {
-  status s = detail::validate_desc(desc, false);  // the pointers: execute_host
+  int threads = 0;
+  if (status s = check_host_options(options, &threads); !s.ok()) return s;
+  status s = detail::validate_desc(desc, false);  // the pointers: run_plan_host
   if (!s.ok() || detail::empty(desc)) return s;
   plan p;
   if (s = detail::plan_for(desc, &p); !s.ok()) return s;
-  return execute_host(p, in, out, options);
+  return detail::run_plan_host(p, in, out, threads);
 }
 
 status transpose_reference(const void* in, void* out, const matrix_desc& desc) noexcept {

@@ -11,12 +11,15 @@ namespace xpose {
 
 /// Workspace in bytes that transpose_inplace (device = true) or
 /// transpose_inplace_host (device = false) needs for `desc`: 0 for squares and
-/// vectors, else max(rows, cols) * elem_size * L lines, L = min(ceil(min(rows, cols)
-/// / 4), 1024) on the device (at most a quarter of the matrix), one more than
-/// min(ceil(min / 4), 64) on the host (docs/MODEL.md, "In-place").
+/// vectors, else max(rows, cols) * elem_size * L lines, L = min(ceil(lo / 4), 1024)
+/// on the device and min(ceil(lo / 4), 64) on the host, lo = min(rows, cols)
+/// (docs/MODEL.md, "In-place"). That is at most ceil(lo / 4) / lo of one matrix: a
+/// half for lo = 2, a third for 3, 40 % for 5, a quarter when lo is a multiple of 4,
+/// under 1/4 + 1/lo in general; never a whole matrix.
 /// `desc` must be packed: matrix_desc::packed(rows, cols, elem_size, batch).
-/// More workspace is used when given: one whole matrix or more selects the
-/// out-of-place path through the workspace.
+/// More workspace than this may be given. The host uses it for wider bands and stays
+/// in place; the device takes `best` into a workspace of a whole matrix or more and
+/// copies back.
 status inplace_workspace_size(const matrix_desc& desc, bool device, std::size_t* bytes) noexcept;
 
 /// Transposes each rows x cols matrix of `desc` in place on the current device,
@@ -29,7 +32,8 @@ status inplace_workspace_size(const matrix_desc& desc, bool device, std::size_t*
 status transpose_inplace(void* data, const matrix_desc& desc, void* workspace, std::size_t workspace_bytes,
                          cudaStream_t stream = nullptr) noexcept;
 
-/// The same on host memory with the CPU backend (OpenMP threads, synchronous).
+/// The same on host memory with the CPU backend (OpenMP threads, synchronous);
+/// check_host_options first (invalid_argument for a bad thread count).
 status transpose_inplace_host(void* data, const matrix_desc& desc, void* workspace, std::size_t workspace_bytes,
                               const host_options& options = {}) noexcept;
 

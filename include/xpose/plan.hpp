@@ -30,7 +30,10 @@ struct plan_options {
   bool conjugate = false;
 };
 
-/// A validated, normalised permutation. Fields are read-only for callers.
+/// A validated, normalised permutation. Fields are read-only for callers: execute and
+/// execute_host check every field against make_plan's result for the plan's own layouts
+/// (a normalised plan is a fixed point of make_plan) and return invalid_argument for a
+/// plan edited since, before touching memory.
 /// out element (i_0..i_{r-1}) = in element (j) with j_{axes[k]} = i_k, over the
 /// normalised dims (unit dims dropped, dims adjacent on both sides fused).
 struct plan {
@@ -59,12 +62,14 @@ layout permuted_packed(const layout& in, const int* axes, int naxes) noexcept;
 
 struct host_options;
 
-/// Runs a plan on the current CUDA device, ordered on `stream`. Checks the pointers
-/// (null, alignment, overlap, device accessible) before any write. Asynchronous,
-/// no allocation, no host synchronisation.
+/// Runs a plan on the current CUDA device, ordered on `stream`. Checks the plan's fields
+/// (invalid_argument for an edited plan) and the pointers (null, alignment, overlap,
+/// device accessible) before any write. Asynchronous, no allocation, no host
+/// synchronisation.
 status execute(const plan& p, const void* in, void* out, cudaStream_t stream = nullptr) noexcept;
 
-/// Runs a plan on the CPU (synchronous).
+/// Runs a plan on the CPU (synchronous). Checks check_host_options, the plan's fields
+/// and the pointers (host alignment) before any write.
 status execute_host(const plan& p, const void* in, void* out, const host_options& options) noexcept;
 
 }  // namespace xpose

@@ -73,6 +73,14 @@ struct host_options {
 /// when `requested` is out of range.
 [[nodiscard]] int host_threads(int requested) noexcept;
 
+/// The one check of host_options that every host entry runs first (transpose_host,
+/// permute_host, execute_host, transpose_inplace_host, dist::transpose_mpi; tools
+/// check their own thread options with it): invalid_argument when `threads` is
+/// negative or above max_host_threads(). On success `*threads` (when not null) is the
+/// count the backend runs with, host_threads(options.threads): the OpenMP default
+/// (OMP_NUM_THREADS included) is clamped to 1..max_host_threads().
+[[nodiscard]] status check_host_options(const host_options& options, int* threads = nullptr) noexcept;
+
 /// Transposes host memory with the fast CPU backend (cache-blocked, threaded).
 /// Synchronous.
 [[nodiscard]] status transpose_host(const void* in, void* out, const matrix_desc& desc,

@@ -13,8 +13,18 @@ namespace xpose::detail {
 status check_pointers(const void* in, index_t in_bytes, const void* out, index_t out_bytes, int elem_size,
                       int align) noexcept;
 
-/// check_pointers for a plan (nothing to check for an empty one).
+/// A plan's own fields, before execute trusts them: the algorithm in range and every
+/// field what make_plan gives for the plan's own (normalised) layouts, so a plan edited
+/// after make_plan is invalid_argument, never an out-of-range read (issue 29).
+status check_plan(const plan& p) noexcept;
+
+/// check_plan, then check_pointers for the plan (nothing to check for an empty one).
+/// Both backends' execute start here.
 status check_plan_pointers(const plan& p, const void* in, void* out, int align = 0) noexcept;
+
+/// The host run of a plan made here (make_plan's own result, not a caller's): pointer
+/// checks with host_align, then the CPU executor; `threads` from check_host_options.
+status run_plan_host(const plan& p, const void* in, void* out, int threads) noexcept;
 
 /// The plan of a validated matrix_desc: (b, r, c) -> (b, c, r).
 inline status plan_for(const matrix_desc& d, plan* p) noexcept {

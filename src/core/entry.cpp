@@ -22,9 +22,11 @@ status permute_host(const void* in, void* out, const layout& in_layout, const in
 
 status permute_host(const void* in, void* out, const layout& in_layout, const layout& out_layout, const int* axes,
                     int naxes, const plan_options& plan_opts, const host_options& options) noexcept {
+  int threads = 0;
+  if (status s = check_host_options(options, &threads); !s.ok()) return s;
   plan p;
   if (status s = make_plan(in_layout, out_layout, axes, naxes, plan_opts, &p); !s.ok()) return s;
-  return execute_host(p, in, out, options);
+  return detail::run_plan_host(p, in, out, threads);
 }
 
 }  // namespace xpose

@@ -88,7 +88,7 @@ status transpose_mpi(const void* in, void* out, const desc& d, void* workspace, 
   if (status s = mpi_status(MPI_Comm_rank(comm, &me), "MPI_Comm_rank"); !s.ok()) return s;
   constexpr int max_chunks = 1 << 20;
   detail::local_view v;
-  const status mine = detail::local_checks(in, out, workspace, workspace_bytes, d, P, me, opt.chunks, max_chunks, &v);
+  const status mine = detail::local_checks(in, out, workspace, workspace_bytes, d, P, me, opt, max_chunks, &v);
   try {
     std::vector<detail::record> all(static_cast<std::size_t>(P));
     std::vector<index_t> offs(2 * static_cast<std::size_t>(P) + 2);

@@ -212,7 +212,7 @@ status transpose_nccl(const void* in, void* out, const desc& d, void* workspace,
   if (ctx == nullptr) return status::make(status_code::null_pointer, "nccl_context is null");
   const int P = ctx->nranks, me = ctx->rank;
   detail::local_view v;
-  status mine = detail::local_checks(in, out, workspace, workspace_bytes, d, P, me, opt.chunks, ctx->max_chunks, &v);
+  status mine = detail::local_checks(in, out, workspace, workspace_bytes, d, P, me, opt, ctx->max_chunks, &v);
   if (mine.ok() && (!device_accessible(in) || !device_accessible(out) || !device_accessible(workspace)))
     mine = status::make(status_code::not_device_memory, "input, output or workspace is not memory the GPU can access");
   int dev = -1;

@@ -59,6 +59,13 @@ bool overlaps(const void* a, index_t a_bytes, const void* b, index_t b_bytes) {
 
 constexpr std::size_t workspace_align = 256;
 
+// The pitch bound of xpose::validate (src/validate.cpp): beyond 2^56 bytes.
+constexpr index_t max_pitch_bytes = index_t{1} << 56;
+
+bool wraps(const void* p, index_t bytes) {
+  return p != nullptr && reinterpret_cast<std::uintptr_t>(p) > UINTPTR_MAX - static_cast<std::uintptr_t>(bytes);
+}
+
 }  // namespace
 
 status resolve(const desc& d, int P, int me, local_view* v) noexcept {
@@ -101,6 +108,16 @@ status resolve(const desc& d, int P, int me, local_view* v) noexcept {
     return status::make(sc::size_overflow, "a block's size overflows 64 bits");
   v->stride_in = d.stride_in ? d.stride_in : one_in;
   v->stride_out = d.stride_out ? d.stride_out : one_out;
+  // validate()'s pitch rule, applied to every rank alike whether or not its block is
+  // empty or the pitch is used (one row, one batch): a pitch the local transposes
+  // would reject must fail here, before the agreement, not inside the first of them.
+  const index_t max_pitch = max_pitch_bytes / es;
+  if (v->ld_in > max_pitch || v->ld_out > max_pitch || v->stride_in > max_pitch || v->stride_out > max_pitch)
+    return status::make(sc::size_overflow,
+                        "a leading dimension or batch stride exceeds 2^56 bytes: ld_in=%lld ld_out=%lld stride_in=%lld "
+                        "stride_out=%lld (x %d bytes)",
+                        (long long)v->ld_in, (long long)v->ld_out, (long long)v->stride_in, (long long)v->stride_out,
+                        es);
   if (d.batch > 1 && out_rows > 0 && d.global_rows > 0 && v->stride_out < (out_rows - 1) * v->ld_out + d.global_rows)
     return status::make(sc::bad_batch_stride, "stride_out (%lld) is smaller than one output block: batches would overlap",
                         (long long)v->stride_out);
@@ -136,6 +153,8 @@ status check_memory(const void* in, const void* out, const void* ws, std::size_t
   if ((e_in && mis(in)) || (e_out && mis(out)) || (v.workspace_bytes && mis(ws)))
     return status::make(sc::misaligned, "input, output or workspace is not aligned to its %d-byte elements", es);
   const index_t b_in = e_in * es, b_out = e_out * es, b_ws = static_cast<index_t>(v.workspace_bytes);
+  if (wraps(in, b_in) || wraps(out, b_out) || wraps(ws, b_ws))
+    return status::make(sc::size_overflow, "input, output or workspace wraps the address space");
   if (overlaps(in, b_in, out, b_out) || overlaps(ws, b_ws, out, b_out) || overlaps(ws, b_ws, in, b_in))
     return status::make(sc::overlap, "input, output and workspace must not overlap");
   return {};
@@ -210,11 +229,13 @@ int chunk_count(const plan& p, int requested, int max_chunks) noexcept {
 }
 
 status local_checks(const void* in, const void* out, const void* ws, std::size_t ws_bytes, const desc& d, int P,
-                    int me, int chunks, int max_chunks, local_view* v) noexcept {
+                    int me, const options& opt, int max_chunks, local_view* v) noexcept {
   if (status s = resolve(d, P, me, v); !s.ok()) return s;
   if (status s = check_memory(in, out, ws, ws_bytes, d, *v); !s.ok()) return s;
-  if (chunks < 0 || chunks > max_chunks)
-    return status::make(sc::invalid_argument, "chunks (%d) must be in [0, %d]", chunks, max_chunks);
+  if (opt.chunks < 0 || opt.chunks > max_chunks)
+    return status::make(sc::invalid_argument, "chunks (%d) must be in [0, %d]", opt.chunks, max_chunks);
+  // The host path's local transposes run check_host_options: the same check, here.
+  if (status s = check_host_options(host_options{opt.host_threads}); !s.ok()) return s;
   return {};
 }
 

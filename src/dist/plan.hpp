@@ -52,9 +52,11 @@ struct plan {
 /// Chunk count both sides use (same on every rank: depends on agreed values only).
 int chunk_count(const plan& p, int requested, int max_chunks) noexcept;
 
-/// Every local check of one call (desc, memory, chunk request); fills v.
+/// Every local check of one call, so that the agreement carries it: the desc (with
+/// xpose::validate's rules on every pitch, used or not), memory, the chunk request and
+/// the host thread count (check_host_options). Fills v.
 status local_checks(const void* in, const void* out, const void* ws, std::size_t ws_bytes, const desc& d,
-                    int nranks, int rank, int chunks, int max_chunks, local_view* v) noexcept;
+                    int nranks, int rank, const options& opt, int max_chunks, local_view* v) noexcept;
 
 /// The plan of an agreed call; offs holds row_off then col_off (nranks + 1 each).
 plan make_plan(const desc& d, const local_view& v, int nranks, int rank, const index_t* offs, int chunks,
@@ -78,13 +80,20 @@ inline index_t chunk_weight(int K, int j) noexcept {
 /// down to a multiple of 16 so that every chunk's columns start 16-byte aligned (the
 /// fast path's widest access; an unaligned start halves the pack's bandwidth, RESULTS.md
 /// "Fast path (best)", the ragged rows).
+/// sum_{j < k} 2^min(j, 4): the rising half of the weights, in closed form.
+inline index_t rising_weights(index_t k) noexcept { return k <= 5 ? (index_t{1} << k) - 1 : 31 + 16 * (k - 5); }
+
+/// W(k) = sum_{j < k} chunk_weight(K, j) in O(1) (a loop over K made every chunk's
+/// bounds O(K) and a call O(K^2)): weights rise to m = (K-1)/2, then mirror.
+inline index_t chunk_weights_before(int K, int k) noexcept {
+  const index_t m = (K - 1) / 2;
+  if (k <= m + 1) return rising_weights(k);
+  return rising_weights(m + 1) + rising_weights(K - 1 - m) - rising_weights(K - k);
+}
+
 inline index_t chunk_begin(index_t n, int K, int k) noexcept {
   if (k >= K) return n;
-  index_t before = 0, total = 0;
-  for (int j = 0; j < K; ++j) {
-    total += chunk_weight(K, j);
-    if (j < k) before += chunk_weight(K, j);
-  }
+  const index_t before = chunk_weights_before(K, k), total = chunk_weights_before(K, K);
   const auto b = static_cast<index_t>(static_cast<unsigned __int128>(n) * static_cast<std::uint64_t>(before) /
                                       static_cast<std::uint64_t>(total));
   return b / 16 * 16;

@@ -2,8 +2,9 @@
 // and written back transposed. Rectangles: the passes of inplace_map.hpp, each a
 // per-line permutation through the caller's workspace (rows: a workspace row per
 // thread; columns: bands of columns transposed into the workspace and back). A
-// workspace of a whole matrix takes the out-of-place backend and a copy back.
-// Assumes a validated, non-empty, packed desc.
+// larger workspace gives wider bands and more row threads; the algorithm stays in
+// place whatever its size. Assumes a validated, non-empty, packed desc and a thread
+// count from check_host_options.
 #include <algorithm>
 #include <cstring>
 
@@ -179,8 +180,6 @@ void pass(byte* g, const c2r_map& m, step s, byte* ws, index_t ws_elems, int thr
 template <int ES>
 void run(byte* data, const matrix_desc& d, byte* ws, std::size_t ws_bytes, int threads) {
   const index_t one = d.rows * d.cols;
-  const std::size_t mb = matrix_bytes(d);
-  const bool through_ws = d.rows != d.cols && ws_bytes >= mb;
   const inplace::rect_plan plan = inplace::make_rect_plan(d.rows, d.cols);
   for (index_t b = 0; b < d.batch; ++b) {
     byte* a = data + b * one * ES;
@@ -188,12 +187,6 @@ void run(byte* data, const matrix_desc& d, byte* ws, std::size_t ws_bytes, int t
       square<ES>(a, d.rows, threads);
     } else if (d.rows == 1 || d.cols == 1) {
       // A vector is its own transpose in memory.
-    } else if (through_ws) {
-      blocked_transpose(a, ws, matrix_desc::packed(d.rows, d.cols, ES), threads);
-      const index_t chunk = index_t{1} << 20;
-#pragma omp parallel for num_threads(threads) schedule(static)
-      for (index_t o = 0; o < static_cast<index_t>(mb); o += chunk)
-        std::memcpy(a + o, ws + o, static_cast<std::size_t>(std::min<index_t>(chunk, static_cast<index_t>(mb) - o)));
     } else {
       for (int k = 0; k < plan.steps; ++k)
         pass<ES>(a, plan.map, plan.s[k], ws, static_cast<index_t>(ws_bytes / ES), threads);
@@ -205,9 +198,7 @@ void run(byte* data, const matrix_desc& d, byte* ws, std::size_t ws_bytes, int t
 
 void inplace_host(void* data, const matrix_desc& d, void* workspace, std::size_t workspace_bytes,
                   int threads) noexcept {
-#if defined(_OPENMP)
-  if (threads <= 0) threads = omp_get_max_threads();
-#else
+#if !defined(_OPENMP)
   threads = 1;
 #endif
   auto* p = static_cast<byte*>(data);

@@ -17,7 +17,8 @@ inline std::size_t matrix_bytes(const matrix_desc& d) noexcept {
   return static_cast<std::size_t>(d.rows) * static_cast<std::size_t>(d.cols) * static_cast<std::size_t>(d.elem_size);
 }
 
-/// CPU backend of the in-place transpose; a validated, non-empty desc.
+/// CPU backend of the in-place transpose; a validated, non-empty desc, `threads`
+/// from check_host_options (1..max_host_threads()).
 void inplace_host(void* data, const matrix_desc& d, void* workspace, std::size_t workspace_bytes,
                   int threads) noexcept;
 

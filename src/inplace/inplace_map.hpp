@@ -364,13 +364,17 @@ XPOSE_HD inline void words_to_chunks(const std::uint32_t (&in)[16 / E], std::uin
 XPOSE_HD inline int square_chunk_slot(int r, int c, int V) { return c ^ ((r / V) & 7); }
 XPOSE_HD inline int square_word_slot(int r, int w, int V) { return w ^ (((r / V) & 7) << 2); }
 
-/// Lines of max(rows, cols) elements the workspace holds (0: none needed). The
-/// host adds one line: its column passes need a band and a line per thread.
+/// Lines of max(rows, cols) elements the workspace holds (0: none needed):
+/// L = min(ceil(lo / 4), cap), lo = min(rows, cols), so at most ceil(lo / 4) / lo of
+/// one matrix (a half for lo = 2, a third for 3, a quarter for multiples of 4, below
+/// 1/4 + 1/lo in general) and never a whole one. Enough for the host's passes: a row
+/// pass needs one line, a column pass with R = lo <= 64 one line, one with R > 64 a
+/// band and a line per thread, which L >= 17 lines of C >= R elements hold.
 inline index_t workspace_lines(index_t rows, index_t cols, bool device) {
   const index_t lo = rows < cols ? rows : cols;
   if (rows == cols || lo <= 1) return 0;
   const index_t want = (lo + 3) / 4, cap = device ? 1024 : 64;
-  return (want < cap ? want : cap) + (device ? 0 : 1);
+  return want < cap ? want : cap;
 }
 
 }  // namespace xpose::detail::inplace

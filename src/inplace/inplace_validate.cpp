@@ -90,10 +90,12 @@ status inplace_workspace_size(const matrix_desc& desc, bool device, std::size_t*
 
 status transpose_inplace_host(void* data, const matrix_desc& desc, void* workspace, std::size_t workspace_bytes,
                               const host_options& options) noexcept {
+  int threads = 0;
+  if (status s = check_host_options(options, &threads); !s.ok()) return s;
   if (status s = detail::validate_inplace(data, desc, workspace, workspace_bytes, false);
       !s.ok() || detail::empty(desc))
     return s;
-  detail::inplace_host(data, desc, workspace, workspace_bytes, options.threads);
+  detail::inplace_host(data, desc, workspace, workspace_bytes, threads);
   return {};
 }
 

@@ -48,7 +48,11 @@ int normalise(const layout& in, const layout& out, const int* axes, dim* d) {
   std::stable_sort(d, d + r, [](const dim& x, const dim& y) { return x.os > y.os; });
   int m = 0;
   for (int k = 0; k < r; ++k) {
-    if (m > 0 && d[m - 1].os == d[k].n * d[k].os && d[m - 1].is == d[k].n * d[k].is) {
+    // Products in 64 bits with overflow checked: an extent times a stride near 2^62
+    // wraps (a wrapped product never equals a real stride, so no fuse).
+    index_t nos = 0, nis = 0;
+    if (m > 0 && !__builtin_mul_overflow(d[k].n, d[k].os, &nos) && !__builtin_mul_overflow(d[k].n, d[k].is, &nis) &&
+        d[m - 1].os == nos && d[m - 1].is == nis) {
       d[m - 1] = {d[m - 1].n * d[k].n, d[k].os, d[k].is, d[m - 1].axis};
       continue;
     }
@@ -181,22 +185,76 @@ status check_pointers(const void* in, index_t in_bytes, const void* out, index_t
   return {};
 }
 
+namespace {
+
+bool same_layout(const layout& a, const layout& b) {
+  if (a.rank != b.rank || a.elem_size != b.elem_size) return false;
+  for (int k = 0; k < layout::max_rank; ++k)
+    if (a.extents[k] != b.extents[k] || a.strides[k] != b.strides[k]) return false;
+  return true;
+}
+
+bool same_desc(const matrix_desc& a, const matrix_desc& b) {
+  return a.rows == b.rows && a.cols == b.cols && a.ld_in == b.ld_in && a.ld_out == b.ld_out && a.batch == b.batch &&
+         a.stride_in == b.stride_in && a.stride_out == b.stride_out && a.elem_size == b.elem_size &&
+         a.derived_stride_in == b.derived_stride_in && a.derived_stride_out == b.derived_stride_out;
+}
+
+// Every field of two plans (a new field of plan must be added here).
+bool same_plan(const plan& a, const plan& b) {
+  for (int k = 0; k < layout::max_rank; ++k)
+    if (a.axes[k] != b.axes[k]) return false;
+  return a.algo == b.algo && same_layout(a.in, b.in) && same_layout(a.out, b.out) && same_desc(a.desc, b.desc) &&
+         a.conjugate == b.conjugate && a.count == b.count && a.in_bytes == b.in_bytes && a.out_bytes == b.out_bytes;
+}
+
+}  // namespace
+
+status check_plan(const plan& p) noexcept {
+  const int a = static_cast<int>(p.algo);
+  if (a < static_cast<int>(algorithm::empty) || a > static_cast<int>(algorithm::permute_nd))
+    return status::make(sc::invalid_argument, "plan.algo is %d: not an algorithm (the plan was edited)", a);
+  if (p.count == 0) {
+    // An empty plan moves nothing; it must say so everywhere.
+    if (p.algo != algorithm::empty || p.in_bytes != 0 || p.out_bytes != 0 || p.in.rank != 0 || p.out.rank != 0)
+      return status::make(sc::invalid_argument, "an empty plan (count 0) with algorithm %s, rank %d, %lld / %lld bytes: "
+                          "the plan was edited", to_string(p.algo), p.in.rank, (long long)p.in_bytes,
+                          (long long)p.out_bytes);
+    return {};
+  }
+  // A normalised plan is a fixed point of make_plan: planning its own layouts again
+  // must give every field back. Anything else was not made by make_plan or was edited
+  // since, and could address memory outside the spans the pointer checks cover.
+  plan q;
+  if (status s = make_plan(p.in, p.out, p.axes, p.in.rank, plan_options{p.conjugate}, &q); !s.ok())
+    return status::make(sc::invalid_argument, "the plan is not one make_plan makes (%s: %s)", to_string(s.code()),
+                        s.message());
+  if (!same_plan(p, q))
+    return status::make(sc::invalid_argument,
+                        "the plan's fields disagree with make_plan's for its own layouts: it was edited after make_plan");
+  return {};
+}
+
 status check_plan_pointers(const plan& p, const void* in, void* out, int align) noexcept {
+  if (status s = check_plan(p); !s.ok()) return s;
   if (p.count == 0) return {};
   return check_pointers(in, p.in_bytes, out, p.out_bytes, p.in.elem_size, align);
+}
+
+status run_plan_host(const plan& p, const void* in, void* out, int threads) noexcept {
+  if (p.count == 0) return {};
+  if (status s = check_pointers(in, p.in_bytes, out, p.out_bytes, p.in.elem_size, host_align); !s.ok()) return s;
+  execute_plan_cpu(p, in, out, threads);
+  return {};
 }
 
 }  // namespace detail
 
 status execute_host(const plan& p, const void* in, void* out, const host_options& options) noexcept {
-  const int threads = host_threads(options.threads);  // the one bound on thread counts (issue 10)
-  if (threads == 0)
-    return status::make(sc::invalid_argument, "host_options.threads is %d: use 0 (default) to %d",
-                        options.threads, max_host_threads());
-  if (status s = detail::check_plan_pointers(p, in, out, detail::host_align); !s.ok() || p.algo == algorithm::empty)
-    return s;
-  detail::execute_plan_cpu(p, in, out, threads);
-  return {};
+  int threads = 0;
+  if (status s = check_host_options(options, &threads); !s.ok()) return s;
+  if (status s = detail::check_plan(p); !s.ok()) return s;
+  return detail::run_plan_host(p, in, out, threads);
 }
 
 }  // namespace xpose

@@ -3,6 +3,8 @@
 #include <xpose/registry.hpp>
 
 #include <climits>
+#include <functional>
+#include <utility>
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -144,4 +146,138 @@ TEST(Regression, StalePackedStrideIsRejected) {
   matrix_desc one = matrix_desc::packed(2, 3, 4);  // one matrix: strides are unused
   one.ld_in = 4;
   EXPECT_TRUE(xpose::validate(in.data(), out.data(), one).ok());
+}
+
+// Issue 29: transpose_inplace_host passed host_options.threads to OpenMP unchecked
+// (100000: SIGSEGV in libgomp, 40000: abort, INT_MAX: out-of-memory exit; -1, INT_MIN: ok).
+TEST(Regression, InplaceHostThreadCountIsChecked) {
+  for (int t : {-1, xpose::max_host_threads() + 1, 40000, 100000, INT_MAX, INT_MIN}) {
+    for (xpose::index_t r : {3, 8}) {  // a rectangle and a square
+      const matrix_desc d = matrix_desc::packed(r, 8, 4);
+      std::vector<float> data(static_cast<std::size_t>(8 * r), 1.5f), ws(64, 0.0f);
+      EXPECT_EQ(xpose::transpose_inplace_host(data.data(), d, ws.data(), ws.size() * 4, {t}).code(),
+                xpose::status_code::invalid_argument) << t;
+      EXPECT_EQ(data, std::vector<float>(static_cast<std::size_t>(8 * r), 1.5f));
+    }
+    EXPECT_EQ(xpose::check_host_options({t}).code(), xpose::status_code::invalid_argument) << t;
+  }
+  int n = 0;
+  EXPECT_TRUE(xpose::check_host_options({0}, &n).ok());
+  EXPECT_GE(n, 1);
+  EXPECT_LE(n, xpose::max_host_threads());
+  EXPECT_TRUE(xpose::check_host_options({xpose::max_host_threads()}, &n).ok());
+  EXPECT_EQ(n, xpose::max_host_threads());
+}
+
+#if defined(_OPENMP)
+// OMP_NUM_THREADS=100000 crashed the interpreter in xpose.transpose_ on a square: the
+// in-place default (threads = 0) went to OpenMP unclamped.
+TEST(Regression, HugeOpenMpDefaultIsClampedInPlace) {
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(100000);
+  const matrix_desc d = matrix_desc::packed(130, 130, 4);
+  std::vector<float> data(130 * 130);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(i);
+  const xpose::status s = xpose::transpose_inplace_host(data.data(), d, nullptr, 0);
+  omp_set_num_threads(before);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(data[1], 130.0f);
+  EXPECT_EQ(data[130], 1.0f);
+}
+#endif
+
+// Issue 29 (UBSan): make_plan's fuse step multiplied an extent by a stride near 2^62
+// in signed 64 bits (rank 2, extents {2, 2}, strides {2^62, 1}).
+TEST(Regression, FuseOfStridesNear2To62IsNotUndefined) {
+  xpose::layout in;
+  in.rank = 2;
+  in.elem_size = 1;
+  in.extents[0] = in.extents[1] = 2;
+  in.strides[0] = xpose::index_t{1} << 62;
+  in.strides[1] = 1;
+  const int axes[2] = {1, 0};
+  xpose::plan p;
+  EXPECT_TRUE(xpose::make_plan(in, xpose::permuted_packed(in, axes, 2), axes, 2, {}, &p).ok());
+  EXPECT_EQ(p.in.rank, 2);  // nothing fused
+}
+
+// Issue 29: execute / execute_host trusted a plan's fields (an out-of-range algorithm
+// returned ok having written nothing; an edited layout read out of bounds).
+TEST(Regression, EditedPlansAreRejected) {
+  std::vector<float> in(35), out(35, -1.0f);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
+  const xpose::index_t ext[2] = {5, 7};
+  const xpose::layout l = xpose::layout::packed(2, ext, 4);
+  const int axes[2] = {1, 0};
+  xpose::plan good;
+  ASSERT_TRUE(xpose::make_plan(l, xpose::permuted_packed(l, axes, 2), axes, 2, {}, &good).ok());
+  const std::vector<std::function<void(xpose::plan&)>> edits = {
+      [](xpose::plan& p) { p.algo = static_cast<xpose::algorithm>(7); },
+      [](xpose::plan& p) { p.algo = static_cast<xpose::algorithm>(-1); },
+      [](xpose::plan& p) { p.algo = xpose::algorithm::permute_nd; },
+      [](xpose::plan& p) { p.algo = xpose::algorithm::copy; },
+      [](xpose::plan& p) { p.in.extents[0] *= 4; },
+      [](xpose::plan& p) { p.in.strides[0] += 100; },
+      [](xpose::plan& p) { p.out.strides[0] = 1; },
+      [](xpose::plan& p) { p.desc.rows += 10; },
+      [](xpose::plan& p) { p.desc.ld_in = 1000; },
+      [](xpose::plan& p) { p.count += 1; },
+      [](xpose::plan& p) { p.in_bytes = 4; },
+      [](xpose::plan& p) { p.axes[0] = p.axes[1]; },
+      [](xpose::plan& p) { p.in.rank = 17; },
+      [](xpose::plan& p) { p.in.elem_size = 16; },
+      [](xpose::plan& p) { p.conjugate = true; },
+      [](xpose::plan& p) { p.count = 0; },
+  };
+  for (std::size_t e = 0; e < edits.size(); ++e) {
+    xpose::plan p = good;
+    edits[e](p);
+    EXPECT_EQ(xpose::execute_host(p, in.data(), out.data(), {}).code(), xpose::status_code::invalid_argument) << e;
+    EXPECT_EQ(xpose::execute(p, in.data(), out.data()).code(), xpose::status_code::invalid_argument) << e;
+    EXPECT_EQ(out, std::vector<float>(35, -1.0f)) << e;
+  }
+  EXPECT_TRUE(xpose::execute_host(good, in.data(), out.data(), {}).ok());
+  EXPECT_EQ(out[1], 7.0f);
+  EXPECT_TRUE(xpose::execute_host(xpose::plan{}, nullptr, nullptr, {}).ok());  // the empty plan
+}
+
+// Issue 29: the in-place workspace was above its documented bound for skinny matrices
+// (2 rows: the whole matrix on the host, which then went out-of-place through it).
+TEST(Regression, InplaceWorkspaceIsHonest) {
+  for (xpose::index_t r = 2; r <= 70; ++r)
+    for (xpose::index_t c : {r + 1, 2 * r + 3, xpose::index_t{300}, xpose::index_t{4099}}) {
+      for (bool device : {false, true})
+        for (bool tall : {false, true}) {
+          const matrix_desc d = tall ? matrix_desc::packed(c, r, 2) : matrix_desc::packed(r, c, 2);
+          std::size_t ws = 0;
+          ASSERT_TRUE(xpose::inplace_workspace_size(d, device, &ws).ok());
+          const std::size_t whole = static_cast<std::size_t>(r * c * 2), lo = static_cast<std::size_t>(r);
+          EXPECT_LE(ws * lo, whole * ((lo + 3) / 4)) << r << "x" << c;  // ceil(lo/4)/lo of the matrix
+          EXPECT_LE(2 * ws, whole) << r << "x" << c;
+        }
+    }
+  // The query's workspace suffices, exactly, for the host path.
+  for (xpose::index_t r : {2, 3, 5, 64, 65, 67}) {
+    const matrix_desc d = matrix_desc::packed(r, 301, 4);
+    std::size_t ws = 0;
+    ASSERT_TRUE(xpose::inplace_workspace_size(d, false, &ws).ok());
+    std::vector<float> data(static_cast<std::size_t>(r * 301)), w(ws / 4);
+    for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(i);
+    ASSERT_TRUE(xpose::transpose_inplace_host(data.data(), d, w.data(), ws, {2}).ok());
+    for (xpose::index_t i = 0; i < r; ++i)
+      for (xpose::index_t j = 0; j < 301; ++j)
+        ASSERT_EQ(data[static_cast<std::size_t>(j * r + i)], static_cast<float>(i * 301 + j)) << r;
+  }
+}
+
+// Issue 29 (ASan/UBSan): empty in-place host calls take no pointer, not even null ones.
+TEST(Regression, EmptyInplaceHostCallsTouchNothing) {
+  for (auto [r, c] : {std::pair<xpose::index_t, xpose::index_t>{0, 0}, {0, 5}, {5, 0}}) {
+    std::size_t ws = 1;
+    EXPECT_TRUE(xpose::inplace_workspace_size(matrix_desc::packed(r, c, 4), false, &ws).ok());
+    EXPECT_EQ(ws, 0u);
+    EXPECT_TRUE(xpose::transpose_inplace_host(nullptr, matrix_desc::packed(r, c, 4), nullptr, 0).ok());
+    EXPECT_EQ(xpose::transpose_inplace_host(nullptr, matrix_desc::packed(r, c, 4), nullptr, 0, {-1}).code(),
+              xpose::status_code::invalid_argument);
+  }
 }

@@ -3,6 +3,8 @@
 // message the same size on both ends), the agreement's decisions and the local checks.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <climits>
 #include <random>
 #include <set>
 #include <string>
@@ -246,6 +248,65 @@ TEST(DistPlan, LocalChecksNameTheProblem) {
   EXPECT_EQ(xd::workspace_size(d, 2, 0, nullptr).code(), status_code::null_pointer);
   EXPECT_EQ(xd::even_split(10, 3, 0), 4);
   EXPECT_EQ(xd::even_split(10, 3, 2), 3);
+}
+
+// Issue 29: chunk_begin summed K weights per call, so a call with K chunks cost O(K^2)
+// (10^5 chunks on a 64 x 48 matrix: over 30 s). The closed form equals the sum.
+TEST(DistPlan, ChunkBoundsAreClosedFormAndLinear) {
+  for (int K = 1; K <= 200; ++K) {
+    index_t before = 0;
+    for (int k = 0; k <= K; ++k) {
+      EXPECT_EQ(dd::chunk_weights_before(K, k), before) << K << " " << k;
+      if (k < K) before += dd::chunk_weight(K, k);
+    }
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  index_t sum = 0;
+  const int K = 1 << 20;
+  for (int k = 0; k <= K; ++k) sum += dd::chunk_begin(48, K, k);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GT(sum, 0);
+  EXPECT_LT(s, 2.0);  // 2^20 bounds: milliseconds (the sum took hours)
+}
+
+// Issue 29: checks that failed only inside a rank's first local transpose (after the
+// agreement, so the peers hung) are local checks the agreement carries: a bad host
+// thread count, and unused pitches beyond 2^56 bytes, on a rank with or without rows.
+TEST(DistPlan, EveryLocalTransposeCheckIsALocalCheck) {
+  for (index_t rows : {0, 1}) {
+    xd::desc d;
+    d.global_rows = 2;
+    d.cols = 6;
+    d.rows = rows;
+    d.out_rows = 3;
+    std::vector<float> in(12), out(12);
+    std::vector<unsigned char> ws(4096);
+    dd::local_view v;
+    const auto check = [&](const xd::desc& dd_, int threads) {
+      xd::options o;
+      o.host_threads = threads;
+      return dd::local_checks(in.data(), out.data(), ws.data(), ws.size(), dd_, 2, 0, o, 1 << 20, &v).code();
+    };
+    EXPECT_EQ(check(d, 0), status_code::ok);
+    for (int t : {-1, 100000, INT_MIN, INT_MAX}) EXPECT_EQ(check(d, t), status_code::invalid_argument) << t;
+    const index_t huge = index_t{1} << 60;
+    xd::desc bad = d;
+    bad.stride_in = huge;  // batch 1: unused
+    EXPECT_EQ(check(bad, 0), status_code::size_overflow);
+    bad = d;
+    bad.stride_out = huge;
+    EXPECT_EQ(check(bad, 0), status_code::size_overflow);
+    bad = d;
+    bad.ld_in = huge;  // unused with one row or none
+    EXPECT_EQ(check(bad, 0), status_code::size_overflow);
+    bad = d;
+    bad.ld_out = huge;
+    EXPECT_NE(check(bad, 0), status_code::ok);
+    xd::options o;
+    o.chunks = -1;
+    EXPECT_EQ(dd::local_checks(in.data(), out.data(), ws.data(), ws.size(), d, 2, 0, o, 16, &v).code(),
+              status_code::invalid_argument);
+  }
 }
 
 TEST(DistPlan, StatusNamesOfTheDistCodes) {

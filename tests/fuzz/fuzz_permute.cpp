@@ -6,6 +6,7 @@
 // between guard bytes; every byte of the buffer is compared with the independent
 // reference. Seeded: `--seed s --case i` replays one case. Modes: cpu, gpu (exit 77
 // without a GPU). Bounded by --cases and --seconds.
+#include <algorithm>
 #include <xpose/xpose.hpp>
 
 #include <chrono>
@@ -110,8 +111,30 @@ bool run_case(const fuzz_case& f, bool gpu, std::uint64_t seed, std::uint64_t in
   xpose::status s;
   if (!gpu) {
     got.assign(want.size(), 0xFF);
-    s = xpose::permute_host(src.data() + f.in_shift, got.data() + guard + f.out_shift, f.c.in, f.c.out, f.c.axes,
-                            f.naxes, po, {});
+    xpose::plan p;
+    if (index % 2 == 1 && xpose::make_plan(f.c.in, f.c.out, f.c.axes, f.naxes, po, &p).ok()) {
+      // Odd cases: plan, then an edited copy (one field off by one) must be rejected
+      // before any write (issue 29), then the plan itself through execute_host.
+      xpose::plan e = p;
+      const int k = static_cast<int>((seed ^ index) % 16), which = static_cast<int>((seed + index) % 6);
+      if (which == 0) e.count += 1;
+      if (which == 1) e.in_bytes += 1;
+      if (which == 2) e.in.strides[k] += 1;
+      if (which == 3) e.out.extents[k] += 1;
+      if (which == 4) e.algo = static_cast<xpose::algorithm>(static_cast<int>(e.algo) + 1);
+      if (which == 5) e.desc.rows += 1;
+      const xpose::status se = xpose::execute_host(e, src.data() + f.in_shift, got.data() + guard + f.out_shift, {});
+      const bool written = std::any_of(got.begin(), got.end(), [](unsigned char b) { return b != 0xFF; });
+      if (written || (se.code() != xpose::status_code::invalid_argument && !(se.ok() && e.count == 0 && p.count == 0))) {
+        std::printf("seed %llu case %llu: edited plan (edit %d, slot %d): %s, output %s\n", (unsigned long long)seed,
+                    (unsigned long long)index, which, k, xpose::to_string(se.code()), written ? "written" : "untouched");
+        return false;
+      }
+      s = xpose::execute_host(p, src.data() + f.in_shift, got.data() + guard + f.out_shift, {});
+    } else {
+      s = xpose::permute_host(src.data() + f.in_shift, got.data() + guard + f.out_shift, f.c.in, f.c.out, f.c.axes,
+                              f.naxes, po, {});
+    }
   } else {
 #if defined(XPOSE_HAS_CUDA)
     unsigned char *din = nullptr, *dout = nullptr;

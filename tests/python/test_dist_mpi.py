@@ -2,6 +2,7 @@
 P = 1..4 ranks (plus 6, oversubscribed); each rank checks its own block exactly and that
 bad sizes raise ValueError on every rank. A timeout proves that nothing hangs."""
 
+import builtins
 import os
 import shutil
 import subprocess
@@ -80,6 +81,61 @@ def _worker() -> int:
     return 1 if any(everyone) else 0
 
 
+def _bad_rank_worker() -> int:
+    """Issue 29: each bad argument on each rank in turn (the others' arguments right):
+    every rank must raise the same exception type with the same message, no rank may
+    hang (the launcher's timeout), before or after the first collective."""
+    from mpi4py import MPI
+
+    import xpose.dist
+
+    comm = MPI.COMM_WORLD
+    P, me = comm.Get_size(), comm.Get_rank()
+    good = np.arange(2 * 6, dtype=np.float32).reshape(2, 6)
+    huge = 1 << 24  # a broadcast block whose output (2^48 bytes) cannot be allocated
+    bad = [  # name, x, out_rows, keywords, expected type
+        ("x is a list", good.tolist(), None, {}, TypeError),
+        ("x is 1-D", good.ravel(), None, {}, ValueError),
+        ("x is 4-D", good[None, None], None, {}, ValueError),
+        ("object dtype", good.astype(object), None, {}, TypeError),
+        ("out_rows is a str", good, "3", {}, TypeError),
+        ("out_rows is a float", good, 2.5, {}, TypeError),
+        ("out_rows is a bool", good, True, {}, TypeError),
+        ("out_rows negative", good, -1, {}, ValueError),
+        ("out_rows above cols", good, 7, {}, ValueError),
+        ("nranks is a str", good, None, {"nranks": "2"}, TypeError),
+        ("group= for NumPy", good, None, {"group": object()}, TypeError),
+        ("dtype differs", good.astype(np.float64), None, {}, ValueError),
+    ]
+    failures = []
+    cases = [(name, culprit) for name, *_ in bad for culprit in range(P)] + [("huge block", c) for c in range(P)]
+    for name, culprit in cases:
+        if name == "huge block":  # after the first collective: MemoryError on the culprit only
+            x = np.broadcast_to(np.zeros((1, 1), np.uint8), (huge, huge)) if me == culprit else np.zeros((0, huge), np.uint8)
+            out_rows, kw, want = (huge if me == culprit else 0), {}, MemoryError
+        else:
+            _, bx, bo, bkw, want = next(b for b in bad if b[0] == name)
+            x, out_rows, kw = (bx, bo, bkw) if me == culprit else (good, None, {})
+            if name == "dtype differs" and P == 1:
+                continue
+        try:
+            xpose.dist.transpose(x, out_rows, **kw)
+            got = ("no error", "")
+        except Exception as e:  # noqa: BLE001 - compared below
+            got = (type(e).__name__ if not isinstance(e, MemoryError) else "MemoryError", str(e))
+        everyone = comm.allgather(got)
+        kind = getattr(builtins, everyone[0][0], None)
+        if len(set(everyone)) != 1 or not (isinstance(kind, type) and issubclass(kind, want)):
+            failures.append(f"{name} on rank {culprit}: {everyone}")
+    everyone = comm.allgather(failures)
+    if me == 0:
+        flat = [f for fs in everyone for f in fs]
+        for f in flat:
+            print(f, file=sys.stderr)
+        print(f"xpose.dist bad rank P={P}: {'FAIL' if flat else 'OK'} ({len(cases)} cases)")
+    return 1 if any(everyone) else 0
+
+
 def _mpirun():
     return shutil.which("mpirun") or shutil.which("mpiexec")
 
@@ -102,5 +158,23 @@ def test_dist_mpi4py(P):
     assert f"P={P}: OK" in proc.stdout
 
 
+@pytest.mark.parametrize("P", [2, 3, 5])
+def test_dist_mpi4py_one_bad_rank(P):
+    pytest.importorskip("mpi4py", reason="mpi4py is not installed (scripts/install-deps.sh installs it)")
+    launcher = _mpirun()
+    if launcher is None:
+        pytest.skip("no mpirun / mpiexec on PATH")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_NUM_THREADS="1")
+    env[WORKER] = "bad"
+    version = subprocess.run([launcher, "--version"], capture_output=True, text=True).stdout
+    flags = ["--oversubscribe"] if ("Open MPI" in version or "OpenRTE" in version) else []
+    proc = subprocess.run(
+        [launcher, "-np", str(P), *flags, sys.executable, os.path.abspath(__file__)],
+        env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert f"bad rank P={P}: OK" in proc.stdout
+
+
 if __name__ == "__main__" and os.environ.get(WORKER):
-    sys.exit(_worker())
+    sys.exit(_bad_rank_worker() if os.environ[WORKER] == "bad" else _worker())

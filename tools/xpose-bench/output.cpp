@@ -65,7 +65,8 @@ CLI::Validator finite_real(double lo, double hi) {
         errno = 0;
         char* end = nullptr;
         const double v = s.empty() || std::isspace(static_cast<unsigned char>(s[0])) ? NAN : std::strtod(s.c_str(), &end);
-        if (s.empty() || end == nullptr || *end != '\0' || !std::isfinite(v) || errno == ERANGE)
+        if (s.empty() || end == nullptr || *end != '\0' || !std::isfinite(v) || errno == ERANGE ||
+            s.find_first_not_of("0123456789.-+eE") != std::string::npos)  // no hex, no "inf"
           return "'" + s + "' is not a finite number in " + range;
         if (v < lo || v > hi) return s + " is out of range " + range;
         return "";

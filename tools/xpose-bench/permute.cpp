@@ -467,8 +467,10 @@ command add_permute_command(CLI::App& root, common_opts& common) {
   app->add_option("--shape", a->shape_s, "row-major extents, e.g. 96x75x96x75")->required();
   app->add_option("--axes", a->axes_s, "np.transpose axes, e.g. 2,1,3,0 (default: reversed)");
   add_shared_options(app, *a, common);
-  return {app, [a, &common] {
+  return {app, [a, app, &common] {
             perm_spec s;
+            if (app->count("--axes") > 0 && a->axes_s.empty())
+              usage_error("--axes is empty (leave it out for the reversed axes)");
             for (const auto& e : split_list(a->shape_s, 'x')) s.shape.push_back(parse_int(e, "extent"));
             if (s.shape.size() > 16) usage_error("--shape has more than 16 dimensions");
             const int r = static_cast<int>(s.shape.size());

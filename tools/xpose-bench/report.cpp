@@ -31,6 +31,16 @@ int cpu_threads(int requested) {
   if (t <= 0)
     usage_error("--threads must be between 0 (all cores) and " + std::to_string(xpose::max_host_threads()) + " (got " +
                 std::to_string(requested) + ")");
+  // The OpenMP workers start now, before the buffers are allocated: under a memory
+  // limit an allocation then fails as std::bad_alloc (exit 2), not as a thread that
+  // libgomp cannot create later (it exits the process).
+  int started = 0;
+#pragma omp parallel num_threads(t)
+  {
+#pragma omp atomic
+    ++started;
+  }
+  (void)started;
   return t;
 }
 

@@ -253,7 +253,8 @@ int run_cpu(const options& o, std::vector<row>& rows, run_meta& meta) {
   const bool want_numpy = std::find(list.begin(), list.end(), "numpy") != list.end();
 
   int rc = 0;
-  const bool show_progress = cases.size() > 1 && isatty_stderr();
+  // One line per case and phase: a single 8192x8192 case with NumPy and OpenBLAS takes tens of seconds.
+  const bool show_progress = isatty_stderr();
   std::vector<std::vector<row>> per_case(cases.size());
   // Input and expected output of a case: deterministic, so the OpenBLAS phase can
   // rebuild them instead of keeping every case in memory.
@@ -342,6 +343,7 @@ int run_cpu(const options& o, std::vector<row>& rows, run_meta& meta) {
     // Phase 2: NumPy in a child process; the OpenMP workers have gone to sleep by then.
     if (want_numpy) {
       row r = new_row("numpy", c);
+      if (show_progress) progress(ci, cases.size(), "numpy " + c.label());
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       if (n) run_numpy(c, o, r);
       if (r.check.rfind("FAILED", 0) == 0) rc = 1;

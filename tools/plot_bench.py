@@ -27,7 +27,8 @@ def main() -> int:
         if not r.get("timed"):
             continue
         size = r["rows"] * r["cols"] * r["batch"] * r["elem_bytes"]
-        key = f'{r["variant"]} {r["dtype"]} {r["block"]}'
+        # The block shape names a GPU ladder launch; "-" (none) is left out of the legend.
+        key = " ".join(x for x in (r["variant"], r["dtype"], r.get("block", "-")) if x and x != "-")
         series.setdefault(key, []).append((size, r["gbps"]))
     fig, ax = plt.subplots(figsize=(8, 5))
     for key, pts in sorted(series.items()):

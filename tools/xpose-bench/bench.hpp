@@ -47,6 +47,14 @@ struct options {
   std::string command;  // the command line, for evidence
 };
 
+/// Threads a CPU run uses: `requested` (0 = OpenMP's default, OMP_NUM_THREADS) bounded
+/// by xpose::max_host_threads(); never omp_get_max_threads() unclamped.
+int cpu_threads(int requested);
+
+/// Exit 2 with one line when `bytes` of host memory (all buffers of a case together)
+/// exceed what the machine has available: a run is refused before it allocates.
+void check_host_memory(long double bytes, const std::string& what);
+
 /// One measured (or failed) variant on one case.
 struct row {
   std::string variant;
@@ -73,7 +81,20 @@ struct run_meta {
   std::string peak_source;
   int threads = 0;
   std::vector<std::string> warnings;
+  std::vector<std::string> legend;  // what the columns mean, one line each (table/md header, csv/json too)
 };
+
+/// A table of strings (permute, ttc, inplace): rendered as table, csv, json or md, with
+/// its explanations, summary lines and warnings in every format.
+struct table {
+  std::string title;
+  std::vector<std::string> notes;     // above the table: what it measures, what the columns mean
+  std::vector<std::string> head;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> summary;   // below it
+  std::vector<std::string> warnings;
+};
+std::string render_table(const table& t, const std::string& format);
 
 /// Bytes a transpose of `c` moves: read + write.
 inline double bytes_moved(const case_spec& c) {
@@ -111,7 +132,8 @@ std::string render(const std::vector<row>& rows, const run_meta& meta, const std
                    const std::string& title = "");
 json to_json(const std::vector<row>& rows, const run_meta& meta);
 
-/// Progress on stderr for sweeps (only when stderr is a terminal).
+/// Progress on stderr (only when stderr is a terminal and --quiet is not given).
+void set_quiet(bool quiet);
 bool isatty_stderr();
 void progress(size_t i, size_t n, const std::string& what);
 void progress_done();
@@ -119,12 +141,9 @@ void progress_done();
 /// One line on stderr, exit code 2.
 [[noreturn]] void usage_error(const std::string& message);
 
-/// The bounds of --warmup and --reps, for every subcommand (exit 2 otherwise): an
-/// unbounded count can keep a run busy for days (issue 10).
-void check_run_counts(int warmup, int reps);
-
-/// A library call the harness cannot go on without (the reference, a setup step):
-/// on failure, one stderr line and exit code 1.
+/// A library call the harness cannot go on without: on a status other than ok, one
+/// stderr line naming it and exit code 2 (an argument the library refuses, such as a
+/// thread count, is a request this machine cannot run).
 void require_ok(const xpose::status& s, const char* what);
 
 }  // namespace xbench

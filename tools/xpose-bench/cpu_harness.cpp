@@ -176,7 +176,7 @@ void run_numpy(const case_spec& c, const options& o, row& r) {
   r.exact = true;
   r.check = "exact";
   r.timed = !r.samples_ms.empty();
-  r.extra["numpy"] = j.value("numpy", "");
+  r.extra["numpy_version"] = j.value("numpy", "");
   summarize(r);
 }
 
@@ -233,7 +233,7 @@ double rate(const row& r) { return r.timed ? r.gbps : 0; }
 }  // namespace
 
 int run_cpu(const options& o, std::vector<row>& rows, run_meta& meta) {
-  const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+  const int threads = cpu_threads(o.threads);
   meta.backend = "cpu";
   meta.threads = threads;
   meta.device = "CPU, " + std::to_string(threads) + " threads (OpenMP), SIMD target " +
@@ -253,7 +253,8 @@ int run_cpu(const options& o, std::vector<row>& rows, run_meta& meta) {
   const bool want_numpy = std::find(list.begin(), list.end(), "numpy") != list.end();
 
   int rc = 0;
-  const bool show_progress = cases.size() > 1 && isatty_stderr();
+  // One line per case and phase: a single 8192x8192 case with NumPy and OpenBLAS takes tens of seconds.
+  const bool show_progress = isatty_stderr();
   std::vector<std::vector<row>> per_case(cases.size());
   // Input and expected output of a case: deterministic, so the OpenBLAS phase can
   // rebuild them instead of keeping every case in memory.
@@ -318,7 +319,11 @@ int run_cpu(const options& o, std::vector<row>& rows, run_meta& meta) {
       std::function<void()> run;
       if (v == "memcpy") run = [&] { threaded_memcpy(out.data(), in.data(), n, threads); };
       else if (v == "naive_loop") run = [&] { naive_any(in.data(), out.data(), c); };
-      else run = [&] { (void)xpose::transpose_host(in.data(), out.data(), d, {threads}); };  // checked before timing
+      else {
+        // A status other than ok (a thread count the library refuses) stops the run: exit 2.
+        if (n) require_ok(xpose::transpose_host(in.data(), out.data(), d, {threads}), "transpose_host");
+        run = [&] { (void)xpose::transpose_host(in.data(), out.data(), d, {threads}); };  // checked before timing
+      }
       if (!check(r, run, out, v == "memcpy" ? in : want, v != "memcpy")) {
         per_case[ci].push_back(r);
         continue;
@@ -338,6 +343,7 @@ int run_cpu(const options& o, std::vector<row>& rows, run_meta& meta) {
     // Phase 2: NumPy in a child process; the OpenMP workers have gone to sleep by then.
     if (want_numpy) {
       row r = new_row("numpy", c);
+      if (show_progress) progress(ci, cases.size(), "numpy " + c.label());
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       if (n) run_numpy(c, o, r);
       if (r.check.rfind("FAILED", 0) == 0) rc = 1;
@@ -387,27 +393,45 @@ int run_cpu(const options& o, std::vector<row>& rows, run_meta& meta) {
     }
     for (row& r : cr) {
       if (r.variant != "xpose_cpu" || !r.timed) continue;
-      if (blas > 0) r.extra["x_openblas"] = x / blas;
-      if (np > 0) r.extra["x_numpy"] = x / np;
+      if (blas > 0) r.extra["vs openblas"] = x / blas;
+      if (np > 0) r.extra["vs numpy"] = x / np;
     }
     if (x > 0 && np > 0) vs_numpy.push_back(x / np);
     rows.insert(rows.end(), cr.begin(), cr.end());
   }
+  // What the columns mean: NumPy's version is said here once, not as a column.
+  std::string numpy_version;
+  bool any_blas = false, any_numpy = false;
+  for (row& r : rows) {
+    if (r.extra.contains("numpy_version")) {
+      numpy_version = r.extra["numpy_version"].get<std::string>();
+      r.extra.erase("numpy_version");
+    }
+    any_blas = any_blas || r.extra.contains("vs openblas");
+    any_numpy = any_numpy || r.extra.contains("vs numpy");
+  }
+  meta.legend.push_back("of memcpy: the variant's GB/s over a threaded memcpy of the same bytes, same threads, same run");
+  if (any_numpy)
+    meta.legend.push_back("vs numpy: xpose_cpu's GB/s over NumPy's np.ascontiguousarray(x.T) (NumPy " +
+                          (numpy_version.empty() ? std::string("?") : numpy_version) +
+                          ", a child process) on the same case; > 1: xpose_cpu is faster");
+  if (any_blas)
+    meta.legend.push_back("vs openblas: xpose_cpu's GB/s over OpenBLAS ?omatcopy's on the same case; > 1: xpose_cpu is faster");
   if (o.sweep) {
-    std::string s = "CPU sweep: xpose_cpu per case (of memcpy | x OpenBLAS | x NumPy)\n";
+    std::string s = "CPU sweep: xpose_cpu per case (of memcpy | vs openblas | vs numpy)\n";
     for (const row& r : rows) {
       if (r.variant != "xpose_cpu") continue;
       char line[200];
       std::snprintf(line, sizeof line, "  %-28s %6.2f | %6s | %6s\n", r.spec.label().c_str(), r.of_memcpy,
-                    r.extra.contains("x_openblas") ? std::to_string(r.extra["x_openblas"].get<double>()).substr(0, 5).c_str() : "-",
-                    r.extra.contains("x_numpy") ? std::to_string(r.extra["x_numpy"].get<double>()).substr(0, 5).c_str() : "-");
+                    r.extra.contains("vs openblas") ? std::to_string(r.extra["vs openblas"].get<double>()).substr(0, 5).c_str() : "-",
+                    r.extra.contains("vs numpy") ? std::to_string(r.extra["vs numpy"].get<double>()).substr(0, 5).c_str() : "-");
       s += line;
     }
     if (!vs_numpy.empty()) {
       std::sort(vs_numpy.begin(), vs_numpy.end());
-      s += "  median x NumPy: " + std::to_string(vs_numpy[vs_numpy.size() / 2]).substr(0, 5) + "\n";
+      s += "  median vs numpy: " + std::to_string(vs_numpy[vs_numpy.size() / 2]).substr(0, 5) + "\n";
     }
-    std::fputs(s.c_str(), stdout);
+    meta.notice += (meta.notice.empty() ? "" : "\n") + s.substr(0, s.size() - 1);
   }
   return rc;
 }

@@ -21,6 +21,7 @@
 #include "openblas.hpp"
 
 #include "bench.hpp"
+#include "cli.hpp"
 
 namespace xbench {
 namespace {
@@ -160,20 +161,21 @@ ip_row run_cpu_case(const ip_case& c, const options& o) {
   std::vector<unsigned char> a(p.orig), out(p.n), ws(p.wsb + 16);
   xpose::host_options ho;
   ho.threads = o.threads;
-  const xpose::status s = xpose::transpose_inplace_host(a.data(), p.d, ws.data(), p.wsb, ho);
-  r.check = s.ok() ? compare(a, p.want, c) : std::string("FAILED: ") + s.message();
+  // A status other than ok (an argument the library refuses) stops the run: exit 2.
+  require_ok(xpose::transpose_inplace_host(a.data(), p.d, ws.data(), p.wsb, ho), "transpose_inplace_host");
+  r.check = compare(a, p.want, c);
   if (r.check != "exact") return r;
   // The out-of-place baseline is checked too before it is timed.
   std::fill(out.begin(), out.end(), static_cast<unsigned char>(0xFF));
-  const xpose::status sb = xpose::transpose_host(p.orig.data(), out.data(), p.d, ho);
-  const std::string best_check = sb.ok() ? compare(out, p.want, c) : std::string("FAILED: ") + sb.message();
+  require_ok(xpose::transpose_host(p.orig.data(), out.data(), p.d, ho), "transpose_host");
+  const std::string best_check = compare(out, p.want, c);
   if (best_check != "exact") {
     r.check = "out-of-place baseline " + best_check;
     return r;
   }
   r.inplace_gbs = gbs(c, time_ms(o, [&](int i) { (void)xpose::transpose_inplace_host(a.data(), desc_of(c, i % 2 == 0), ws.data(), p.wsb, ho); }, host_timer));
   r.best_gbs = gbs(c, time_ms(o, [&](int) { (void)xpose::transpose_host(p.orig.data(), out.data(), p.d, ho); }, host_timer));
-  const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+  const int threads = cpu_threads(o.threads);
   r.copy_gbs = gbs(c, time_ms(o, [&](int) {
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (index_t k = 0; k < 64; ++k) {
@@ -283,24 +285,33 @@ std::vector<ip_case> default_cases(bool gpu, const std::vector<dtype_info>& all)
   return v;
 }
 
-std::string render_rows(const std::vector<ip_row>& rows, bool gpu) {
-  std::ostringstream s;
-  s << "== xpose-bench --inplace (" << (gpu ? "GPU" : "CPU")
-    << "): GB/s = 2 x matrix bytes per transpose / time (1e9 B/s), median of reps ==\n";
-  char buf[400];
-  std::snprintf(buf, sizeof buf, "%-7s %-16s %-5s %-20s %9s %9s %9s %7s %9s %7s %9s  %s\n", "kind", "size", "dtype",
-                "method", "ws MiB", "inplace", gpu ? "best" : "xpose_oop", "of_best", "copy", "of_copy",
-                "imatcopy", "check");
-  s << buf;
+table rows_table(const std::vector<ip_row>& rows, bool gpu) {
+  table t;
+  t.title = std::string("xpose-bench inplace (") + (gpu ? "GPU" : "CPU") + ")";
+  const std::string oop = gpu ? "best" : "xpose_oop";
+  t.notes = {"GB/s = 2 x matrix bytes per transpose / time (1e9 B/s), median of the timed runs, for every method",
+             "inplace: the in-place transpose; " + oop + ": the out-of-place " +
+                 (gpu ? std::string("best") : std::string("CPU backend")) + " on the same matrix; copy: " +
+                 (gpu ? "cudaMemcpy" : "a threaded memcpy") + " of the same bytes; of_best, of_copy: inplace over those" +
+                 (gpu ? "" : "; imatcopy: OpenBLAS ?imatcopy in place (0: not offered for this type or shape)"),
+             "ws MiB: the workspace the in-place transpose asks for (inplace_workspace_size)"};
+  t.head = {"kind", "size", "dtype", "method", "ws MiB", "inplace", oop, "of_best", "copy", "of_copy"};
+  if (!gpu) t.head.push_back("imatcopy");
+  t.head.push_back("check");
   for (const auto& r : rows) {
     const std::string size = (r.c.batch > 1 ? std::to_string(r.c.batch) + "x" : "") + std::to_string(r.c.rows) +
                              "x" + std::to_string(r.c.cols);
-    std::snprintf(buf, sizeof buf, "%-7s %-16s %-5s %-20s %9.1f %9.1f %9.1f %7.3f %9.1f %7.3f %9.1f  %s%s\n",
-                  r.c.kind.c_str(), size.c_str(), r.c.dt.name.c_str(), r.method.c_str(), r.ws_mib, r.inplace_gbs,
-                  r.best_gbs, r.best_gbs > 0 ? r.inplace_gbs / r.best_gbs : 0.0, r.copy_gbs,
-                  r.copy_gbs > 0 ? r.inplace_gbs / r.copy_gbs : 0.0, r.blas_gbs, r.check.c_str(),
-                  r.blas_check == "-" ? "" : ("; imatcopy " + r.blas_check).c_str());
-    s << buf;
+    auto f = [](double v, int prec) {
+      char b[64];
+      std::snprintf(b, sizeof b, "%.*f", prec, v);
+      return std::string(b);
+    };
+    std::vector<std::string> x = {r.c.kind, size, r.c.dt.name, r.method, f(r.ws_mib, 1), f(r.inplace_gbs, 1),
+                                  f(r.best_gbs, 1), f(r.best_gbs > 0 ? r.inplace_gbs / r.best_gbs : 0.0, 3),
+                                  f(r.copy_gbs, 1), f(r.copy_gbs > 0 ? r.inplace_gbs / r.copy_gbs : 0.0, 3)};
+    if (!gpu) x.push_back(f(r.blas_gbs, 1));
+    x.push_back(r.check + (r.blas_check == "-" ? "" : "; imatcopy " + r.blas_check));
+    t.rows.push_back(x);
   }
   // Medians of the ratios per kind: the targets are stated on them.
   for (const char* kind : {"square", "random", "skinny", "given"}) {
@@ -311,11 +322,12 @@ std::string render_rows(const std::vector<ip_row>& rows, bool gpu) {
         of_copy.push_back(r.copy_gbs > 0 ? r.inplace_gbs / r.copy_gbs : 0);
       }
     if (of_best.empty()) continue;
-    std::snprintf(buf, sizeof buf, "median %-7s of_best %.3f  of_copy %.3f  (%zu cases; min of_best %.3f)\n", kind,
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "median %-7s of_best %.3f  of_copy %.3f  (%zu cases; min of_best %.3f)", kind,
                   median(of_best), median(of_copy), of_best.size(), *std::min_element(of_best.begin(), of_best.end()));
-    s << buf;
+    t.summary.push_back(buf);
   }
-  return s.str();
+  return t;
 }
 
 }  // namespace
@@ -334,6 +346,12 @@ int run_inplace(const options& o, const std::vector<dtype_info>& all_dtypes, boo
     for (const auto& c : default_cases(gpu, all_dtypes))
       if (list.find("," + c.kind + ",") != std::string::npos) cases.push_back(c);
   }
+  // Input, expected, in-place, out-of-place, workspace and the BLAS copy: refused
+  // before the first case runs when they cannot fit.
+  if (!gpu)
+    for (const auto& c : cases)
+      check_host_memory(6.0L * c.rows * c.cols * c.batch * c.dt.bytes,
+                        "in-place " + std::to_string(c.rows) + "x" + std::to_string(c.cols) + " " + c.dt.name);
   std::vector<ip_row> rows;
   int rc = 0;
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -346,14 +364,7 @@ int run_inplace(const options& o, const std::vector<dtype_info>& all_dtypes, boo
     if (rows.back().check != "exact") rc = 1;
   }
   if (isatty_stderr()) progress_done();
-  const std::string text = render_rows(rows, gpu);
-  std::cout << text << std::flush;
-  if (!o.out_file.empty()) {
-    FILE* f = std::fopen(o.out_file.c_str(), "w");
-    if (f == nullptr) usage_error("cannot write --out file '" + o.out_file + "'");
-    std::fputs(text.c_str(), f);
-    std::fclose(f);
-  }
+  emit(render_table(rows_table(rows, gpu), o.format));
   for (const auto& r : rows)
     if (r.check != "exact") std::fprintf(stderr, "xpose-bench: in-place %lldx%lld %s: %s\n", (long long)r.c.rows,
                                          (long long)r.c.cols, r.c.dt.name.c_str(), r.check.c_str());

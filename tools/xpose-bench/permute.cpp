@@ -14,12 +14,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <omp.h>
 
 #include "bench.hpp"
+#include "cli.hpp"
 #include "cuda/nd/policy_nd.hpp"  // nd_kernel names (--ab)
 
 #if defined(XPOSE_HAS_CUDA)
@@ -174,12 +176,9 @@ result run_cpu_case(const xpose::plan& p, const std::vector<unsigned char>& in, 
   std::vector<unsigned char> out(want.size(), 0xFF);
   xpose::host_options ho;
   ho.threads = o.threads;
-  if (xpose::status s = xpose::execute_host(p, in.data(), out.data(), ho); !s.ok()) {
-    res.check = std::string("FAILED: ") + s.message();
-    return res;
-  }
+  require_ok(xpose::execute_host(p, in.data(), out.data(), ho), "execute_host");
   if ((res.check = compare(out, want, es)) != "ok") return res;
-  const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+  const int threads = cpu_threads(o.threads);
   const index_t bytes = static_cast<index_t>(want.size()), chunk = index_t{1} << 20;
   auto copy = [&] {
 #pragma omp parallel for num_threads(threads) schedule(static) if (bytes > chunk)
@@ -262,11 +261,19 @@ double median_of(std::vector<double> f) {
   return f.size() % 2 ? f[f.size() / 2] : 0.5 * (f[f.size() / 2 - 1] + f[f.size() / 2]);
 }
 
-void print_summary(const std::string& label, std::vector<double> f, const char* ref) {
-  if (f.empty()) return;
+std::string summary_line(const std::string& label, std::vector<double> f, const char* ref) {
+  if (f.empty()) return "";
   std::sort(f.begin(), f.end());
-  std::printf("summary %s: %zu cases, fraction of %s: median %.3f, min %.3f, max %.3f\n", label.c_str(), f.size(), ref,
-              median_of(f), f.front(), f.back());
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "summary %s: %zu cases, fraction of %s: median %.3f, min %.3f, max %.3f",
+                label.c_str(), f.size(), ref, median_of(f), f.front(), f.back());
+  return buf;
+}
+
+std::string fixed(double v, int prec) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", prec, v);
+  return buf;
 }
 
 // The timed runs of one case: one, or with --ab (GPU) one per permute_nd kernel, each
@@ -300,28 +307,48 @@ std::string all_kernel_names() {
   return s;
 }
 
+// Bytes of host memory one case needs: input, expected output and the output (CPU)
+// or the copy back (GPU).
+long double case_bytes(const perm_spec& s, int es) {
+  long double b = 3.0L * es;
+  for (index_t e : s.shape) b *= static_cast<long double>(e);
+  return b;
+}
+
 int run_specs(const std::vector<perm_spec>& specs, const std::vector<std::string>& dts, const run_opts& o,
-              double scale_bytes) {
+              double scale_bytes, const std::string& cmd, const std::string& format) {
   int rc = 0;
   const bool ab = o.ab && !o.cpu;
-  if (ab) {
-    std::printf("%-6s %-22s %-12s %-5s %-13s %-8s", "case", "shape (row-major)", "axes", "dtype", "algorithm", "check");
-    for (int k : o.kernels) {
-      std::string name = xpose::detail::nd_kernel_name(static_cast<xpose::detail::nd_kernel>(k));
-      if (name.rfind("vtile_", 0) == 0) name = "v_" + name.substr(6);  // a column of 9
-      std::printf(" %9.9s", name.c_str());
+  const char* ref = o.cpu ? "memcpy" : "cudaMemcpy";
+  // Every case is sized before the first runs: a case beyond the memory is refused, not run half-way.
+  for (const std::string& dt : dts)
+    for (perm_spec s : specs) {
+      if (scale_bytes > 0) scale_to(s, elem_bytes(dt), scale_bytes);
+      check_host_memory(case_bytes(s, elem_bytes(dt)), cmd + " " + (s.name == "-" ? std::string() : s.name + " ") + join(s.shape, 'x') + " " + dt);
     }
-    std::printf("  (fraction of cudaMemcpy per kernel; the vtile candidates include the run tile of strided copies; "
-                "* = ran the policy kernel)\n");
-  } else
-    std::printf("%-6s %-22s %-12s %-5s %-13s %-8s %10s %9s %9s\n", "case", "shape (row-major)", "axes", "dtype",
-                "algorithm", "check", "ms", "GB/s", o.cpu ? "of memcpy" : "of cudaMemcpy");
+  table t;
+  t.title = cmd == "ttc" ? "xpose-bench ttc: the TTC/HPTT permutations" : "xpose-bench permute";
+  t.head = {"case", "shape (row-major)", "axes", "dtype", "algorithm", "check"};
+  if (ab) {
+    for (int k : o.kernels) t.head.push_back(xpose::detail::nd_kernel_name(static_cast<xpose::detail::nd_kernel>(k)));
+    t.notes.push_back("each kernel column: its fraction of cudaMemcpy on the case; the vtile candidates include the "
+                      "run tile of strided copies; * = the policy kernel ran instead");
+  } else {
+    t.head.insert(t.head.end(), {"ms", "GB/s", std::string("of ") + ref});
+    t.notes.push_back(std::string("ms: median of ") + std::to_string(o.reps) + " timed runs; GB/s = 1e9 bytes/s counting "
+                      "read + write; of " + ref + ": the permutation's GB/s over a " + ref +
+                      " of the same bytes in the same run (" + (o.cpu ? "same threads" : "device to device") + ")");
+  }
+  t.notes.push_back("every case is checked bitwise against a plain loop on a 0xFF-poisoned output before it is timed");
+  const std::size_t total = dts.size() * specs.size();
+  std::size_t done = 0;
   for (const std::string& dt : dts) {
     const int es = elem_bytes(dt);
     const int kernels = xpose::detail::nd_kernel_count;
     std::vector<std::vector<double>> fractions(kernels), nd_fractions(kernels);  // per kernel (--ab), else [0]
     for (perm_spec s : specs) {
       if (scale_bytes > 0) scale_to(s, es, scale_bytes);
+      if (isatty_stderr()) progress(done++, total, s.name + " " + join(s.shape, 'x') + " " + dt);
       const int r = static_cast<int>(s.shape.size());
       const xpose::layout in = xpose::layout::packed(r, s.shape.data(), es);
       const xpose::layout out = xpose::permuted_packed(in, s.axes.data(), r);
@@ -336,132 +363,89 @@ int run_specs(const std::vector<perm_spec>& specs, const std::vector<std::string
         for (std::size_t i = static_cast<std::size_t>(es) - 1; i < bytes; i += static_cast<std::size_t>(es)) want[i] ^= 0x80;
       const std::vector<result> runs = run_case(p, src, want, o, es);
       std::vector<index_t> ax(s.axes.begin(), s.axes.end());
-      std::printf("%-6s %-22s %-12s %-5s %-13s", s.name.c_str(), join(s.shape, 'x').c_str(), join(ax, ',').c_str(),
-                  dt.c_str(), runs[0].algo.c_str());
-      bool ok = true;
+      std::vector<std::string> row = {s.name, join(s.shape, 'x'), join(ax, ','), dt, runs[0].algo};
+      std::string failed;
       for (const result& res : runs)
-        if (res.check != "ok") {
-          std::printf(" %s%s%s", res.kernel.c_str(), res.kernel.empty() ? "" : ": ", res.check.c_str());
-          ok = false;
-        }
-      if (!ok) {
+        if (res.check != "ok") failed += (failed.empty() ? "" : "; ") + res.kernel + (res.kernel.empty() ? "" : ": ") + res.check;
+      if (!failed.empty()) {
         rc = 1;
-        std::printf("\n");
+        row.push_back(failed);
+        row.resize(t.head.size(), "-");
+        t.rows.push_back(row);
         continue;
       }
+      row.push_back("ok");
       if (ab) {
-        std::printf(" %-8s", "ok");
         for (std::size_t k = 0; k < runs.size(); ++k) {
           const double frac = runs[k].ref_ms / runs[k].ms;
           const auto cand = static_cast<xpose::detail::nd_kernel>(o.kernels[k]);
           const bool fell_back = cand != xpose::detail::nd_kernel::policy && !runs[k].kernel.empty() &&
                                  runs[k].kernel != xpose::detail::nd_kernel_name(cand);
-          std::printf(" %8.3f%s", frac, fell_back ? "*" : " ");
+          row.push_back(fixed(frac, 3) + (fell_back ? "*" : ""));
           fractions[k].push_back(frac);
           if (p.algo == xpose::algorithm::permute_nd) nd_fractions[k].push_back(frac);
         }
-        std::printf("\n");
       } else {
         const result& res = runs[0];
         const double gbs = 2.0 * static_cast<double>(bytes) / (res.ms * 1e6), frac = res.ref_ms / res.ms;
         fractions[0].push_back(frac);
-        std::printf(" %-8s %10.3f %9.1f %9.3f\n", "ok", res.ms, gbs, frac);
+        row.insert(row.end(), {fixed(res.ms, 3), fixed(gbs, 1), fixed(frac, 3)});
       }
-      std::fflush(stdout);
+      t.rows.push_back(row);
     }
-    const char* ref = o.cpu ? "memcpy" : "cudaMemcpy";
+    auto add = [&](const std::string& l) {
+      if (!l.empty()) t.summary.push_back(l);
+    };
     if (!ab) {
-      print_summary(dt, fractions[0], ref);
+      add(summary_line(dt, fractions[0], ref));
       continue;
     }
     for (int k = 0; k < static_cast<int>(o.kernels.size()); ++k) {
       const std::string name = xpose::detail::nd_kernel_name(static_cast<xpose::detail::nd_kernel>(o.kernels[k]));
-      print_summary(dt + " " + name, fractions[k], ref);
-      print_summary(dt + " " + name + " (permute_nd only)", nd_fractions[k], ref);
+      add(summary_line(dt + " " + name, fractions[k], ref));
+      add(summary_line(dt + " " + name + " (permute_nd only)", nd_fractions[k], ref));
     }
   }
+  if (isatty_stderr()) progress_done();
+  emit(render_table(t, format));
   return rc;
 }
 
-}  // namespace
-
-int permute_main(int argc, char** argv) {
-  const std::string cmd = argv[1];
-  CLI::App app{cmd == "ttc" ? "xpose-bench ttc: the 57 TTC/HPTT permutations, checked then timed against a copy"
-                            : "xpose-bench permute: one N-d permutation, checked then timed against a copy"};
+// The options of permute and ttc (one struct: the two share most of them).
+struct perm_args {
   std::string shape_s, axes_s, dtype_s = "f32", cases_s, kernels_s;
   run_opts o;
   double scale_mib = 0;
-  if (cmd == "permute") {
-    app.add_option("--shape", shape_s, "row-major extents, e.g. 96x75x96x75")->required();
-    app.add_option("--axes", axes_s, "np.transpose axes, e.g. 2,1,3,0 (default: reversed)");
-  } else {
-    app.add_option("--scale-mib", scale_mib, "shrink each tensor to about N MiB (default: HPTT sizes; 32 with --cpu)");
-    app.add_option("--cases", cases_s, "comma-separated case numbers 0..56 (default: all)");
-  }
-  app.add_option("--dtype", dtype_s, "comma-separated: i8 u8 f16 bf16 f32 i32 f64 c64 i64 c128");
-  app.add_flag("--cpu", o.cpu, "run the CPU backend (default without a GPU)");
-  app.add_flag("--conj", o.conj, "conjugate complex elements (c64, c128)");
-  app.add_flag("--ab", o.ab, "GPU: time every N-d kernel (policy, vtile, vtile_flat, vtile_small, vtile_tuned, "
-                             "vtile_fit, vtile_rows, vtile_rows_packed, vtile_rows_occ, vtile_rows_auto, vtile_rows_wide) on each case "
-                             "in the same run");
-  app.add_option("--kernels", kernels_s, "with --ab: comma-separated N-d kernels to time (default: all)");
-  app.add_option("--threads", o.threads, "CPU threads (default: all)");
-  app.add_option("--warmup", o.warmup, "untimed runs");
-  app.add_option("--reps", o.reps, "timed runs (median reported)");
-  try {
-    app.parse(argc - 1, argv + 1);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    usage_error(e.what());
-  }
-  check_run_counts(o.warmup, o.reps);
-  if (o.threads < 0) usage_error("--threads must be >= 0");
-  if (scale_mib < 0 || scale_mib > 1e6) usage_error("--scale-mib must be in 0..1e6");
-  if (!kernels_s.empty() && !o.ab) usage_error("--kernels needs --ab");
-  for (const auto& name : split_list(kernels_s.empty() ? all_kernel_names() : kernels_s, ',')) {
+};
+
+void add_shared_options(CLI::App* app, perm_args& a, common_opts& common) {
+  app->option_defaults()->always_capture_default();
+  app->footer("Exit codes: 0 success; 1 a case failed its bitwise check, or writing the output failed; 2 bad usage "
+              "(one line on stderr, nothing run).");
+  app->add_option("--dtype", a.dtype_s, "comma-separated: i8 u8 f16 bf16 f32 i32 f64 c64 i64 c128");
+  app->add_flag("--cpu", a.o.cpu, "run the CPU backend (default without a GPU)");
+  app->add_flag("--conj", a.o.conj, "conjugate complex elements (c64, c128)");
+  app->add_flag("--ab", a.o.ab, "GPU: time every N-d kernel (" + all_kernel_names() + ") on each case in the same run");
+  app->add_option("--kernels", a.kernels_s, "with --ab: comma-separated N-d kernels to time (default: all)");
+  add_count(app, "--threads", a.o.threads, 0, xpose::max_host_threads(), "CPU threads (0: all, OMP_NUM_THREADS)");
+  add_count(app, "--warmup", a.o.warmup, 0, 10000, "untimed runs");
+  add_count(app, "--reps", a.o.reps, 1, 100000, "timed runs (median reported)");
+  add_common_options(app, common);
+}
+
+// After parsing: the checks both share, then the run.
+int run_perm(const std::string& cmd, perm_args& a, std::vector<perm_spec> specs, const common_opts& common) {
+  run_opts& o = a.o;
+  o.threads = cpu_threads(o.threads);
+  if (!a.kernels_s.empty() && !o.ab) usage_error("--kernels needs --ab");
+  for (const auto& name : split_list(a.kernels_s.empty() ? all_kernel_names() : a.kernels_s, ',')) {
     int k = 0;
     while (k < xpose::detail::nd_kernel_count && name != xpose::detail::nd_kernel_name(static_cast<xpose::detail::nd_kernel>(k))) ++k;
     if (k == xpose::detail::nd_kernel_count) usage_error("unknown N-d kernel '" + name + "' (" + all_kernel_names() + ")");
     o.kernels.push_back(k);
   }
-  std::vector<std::string> dts = split_list(dtype_s, ',');
+  std::vector<std::string> dts = split_list(a.dtype_s, ',');
   for (const auto& d : dts) (void)elem_bytes(d);
-  std::vector<perm_spec> specs;
-  if (cmd == "permute") {
-    perm_spec s;
-    for (const auto& e : split_list(shape_s, 'x')) s.shape.push_back(parse_int(e, "extent"));
-    if (s.shape.size() > 16) usage_error("--shape has more than 16 dimensions");
-    const int r = static_cast<int>(s.shape.size());
-    if (axes_s.empty())
-      for (int k = 0; k < r; ++k) s.axes.push_back(r - 1 - k);
-    else
-      for (const auto& a : split_list(axes_s, ',')) s.axes.push_back(static_cast<int>(std::min<index_t>(parse_int(a, "axis"), 1 << 20)));
-    // The library names what is wrong with the axes (bad_axes) or the size.
-    const xpose::layout in = xpose::layout::packed(r, s.shape.data(), 4);
-    xpose::plan p;
-    if (xpose::status st = xpose::make_plan(in, xpose::permuted_packed(in, s.axes.data(), static_cast<int>(s.axes.size())),
-                                            s.axes.data(), static_cast<int>(s.axes.size()), {}, &p);
-        !st.ok())
-      usage_error(std::string("permute: ") + st.message());
-    long double bytes = 16;
-    for (index_t e : s.shape) bytes *= e;
-    if (bytes > static_cast<long double>(1ll << 40)) usage_error("permute: --shape is too large");
-    s.name = "-";
-    specs.push_back(s);
-  } else {
-    std::vector<int> pick;
-    if (!cases_s.empty())
-      for (const auto& c : split_list(cases_s, ',')) {
-        const index_t i = parse_int(c, "case number");
-        if (i > 56) usage_error("case number " + c + " is out of range (0..56)");
-        pick.push_back(static_cast<int>(i));
-      }
-    else
-      for (int i = 0; i < 57; ++i) pick.push_back(i);
-    for (int i : pick) specs.push_back(from_hptt(ttc_cases()[static_cast<std::size_t>(i)], i));
-  }
   if (o.conj)
     for (const auto& d : dts)
       if (elem_bytes(d) != 8 && elem_bytes(d) != 16) usage_error("--conj needs complex dtypes (c64, c128)");
@@ -470,8 +454,66 @@ int permute_main(int argc, char** argv) {
     std::fprintf(stderr, "xpose-bench: no GPU found (%s): running the CPU backend\n", why.c_str());
     o.cpu = true;
   }
+  double scale_mib = a.scale_mib;
   if (cmd == "ttc" && scale_mib == 0 && o.cpu) scale_mib = 32;
-  return run_specs(specs, dts, o, scale_mib * 1048576.0);
+  return run_specs(specs, dts, o, scale_mib * 1048576.0, cmd, common.format);
+}
+
+}  // namespace
+
+command add_permute_command(CLI::App& root, common_opts& common) {
+  auto a = std::make_shared<perm_args>();
+  CLI::App* app = root.add_subcommand("permute", "one N-d permutation, checked bitwise then timed against a copy");
+  app->add_option("--shape", a->shape_s, "row-major extents, e.g. 96x75x96x75")->required();
+  app->add_option("--axes", a->axes_s, "np.transpose axes, e.g. 2,1,3,0 (default: reversed)");
+  add_shared_options(app, *a, common);
+  return {app, [a, app, &common] {
+            perm_spec s;
+            if (app->count("--axes") > 0 && a->axes_s.empty())
+              usage_error("--axes is empty (leave it out for the reversed axes)");
+            for (const auto& e : split_list(a->shape_s, 'x')) s.shape.push_back(parse_int(e, "extent"));
+            if (s.shape.size() > 16) usage_error("--shape has more than 16 dimensions");
+            const int r = static_cast<int>(s.shape.size());
+            if (a->axes_s.empty())
+              for (int k = 0; k < r; ++k) s.axes.push_back(r - 1 - k);
+            else
+              for (const auto& x : split_list(a->axes_s, ','))
+                s.axes.push_back(static_cast<int>(std::min<index_t>(parse_int(x, "axis"), 1 << 20)));
+            // The library names what is wrong with the axes (bad_axes) or the size.
+            const xpose::layout in = xpose::layout::packed(r, s.shape.data(), 4);
+            xpose::plan p;
+            if (xpose::status st = xpose::make_plan(in, xpose::permuted_packed(in, s.axes.data(), static_cast<int>(s.axes.size())),
+                                                    s.axes.data(), static_cast<int>(s.axes.size()), {}, &p);
+                !st.ok())
+              usage_error(std::string("permute: ") + st.message());
+            long double bytes = 16;
+            for (index_t e : s.shape) bytes *= e;
+            if (bytes > static_cast<long double>(1ll << 50)) usage_error("permute: --shape is too large");
+            s.name = "-";
+            return run_perm("permute", *a, {s}, common);
+          }};
+}
+
+command add_ttc_command(CLI::App& root, common_opts& common) {
+  auto a = std::make_shared<perm_args>();
+  CLI::App* app = root.add_subcommand("ttc", "the 57 TTC/HPTT permutations, checked bitwise then timed against a copy");
+  add_real(app, "--scale-mib", a->scale_mib, 0, 1e6, "shrink each tensor to about N MiB (0: HPTT's sizes; 32 with --cpu)");
+  app->add_option("--cases", a->cases_s, "comma-separated case numbers 0..56 (default: all)");
+  add_shared_options(app, *a, common);
+  return {app, [a, app, &common] {
+            std::vector<int> pick;
+            if (app->count("--cases") > 0)
+              for (const auto& c : split_list(a->cases_s, ',')) {
+                const index_t i = parse_int(c, "case number");
+                if (i > 56) usage_error("case number " + c + " is out of range (0..56)");
+                pick.push_back(static_cast<int>(i));
+              }
+            else
+              for (int i = 0; i < 57; ++i) pick.push_back(i);
+            std::vector<perm_spec> specs;
+            for (int i : pick) specs.push_back(from_hptt(ttc_cases()[static_cast<std::size_t>(i)], i));
+            return run_perm("ttc", *a, specs, common);
+          }};
 }
 
 }  // namespace xbench

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "bench.hpp"
+#include "cli.hpp"
 #include "expected_ratios.inc"  // const char* expected_ratios_json (data/expected_ratios.json)
 
 namespace xbench {
@@ -21,13 +22,47 @@ std::string case_spec::label() const {
 }
 
 void usage_error(const std::string& message) {
-  std::string one = message;
-  std::replace(one.begin(), one.end(), '\n', ' ');
-  std::fprintf(stderr, "xpose-bench: error: %s\n", one.c_str());
+  std::fprintf(stderr, "xpose-bench: error: %s\n", one_line(message).c_str());
   std::exit(2);
 }
 
-bool isatty_stderr() { return ::isatty(2) == 1; }
+int cpu_threads(int requested) {
+  const int t = xpose::host_threads(requested);
+  if (t <= 0)
+    usage_error("--threads must be between 0 (all cores) and " + std::to_string(xpose::max_host_threads()) + " (got " +
+                std::to_string(requested) + ")");
+  // The OpenMP workers start now, before the buffers are allocated: under a memory
+  // limit an allocation then fails as std::bad_alloc (exit 2), not as a thread that
+  // libgomp cannot create later (it exits the process).
+  int started = 0;
+#pragma omp parallel num_threads(t)
+  {
+#pragma omp atomic
+    ++started;
+  }
+  (void)started;
+  return t;
+}
+
+void check_host_memory(long double bytes, const std::string& what) {
+  long double avail = static_cast<long double>(::sysconf(_SC_AVPHYS_PAGES)) * ::sysconf(_SC_PAGESIZE);
+  if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {  // MemAvailable counts reclaimable cache too
+    char line[256];
+    long long kib = 0;
+    while (std::fgets(line, sizeof line, f))
+      if (std::sscanf(line, "MemAvailable: %lld kB", &kib) == 1) avail = static_cast<long double>(kib) * 1024;
+    std::fclose(f);
+  }
+  if (bytes > avail)
+    usage_error(what + " needs " + std::to_string(static_cast<long long>(bytes / 1e6)) + " MB of host memory; " +
+                std::to_string(static_cast<long long>(avail / 1e6)) + " MB available");
+}
+
+namespace {
+bool quiet_progress = false;
+}
+void set_quiet(bool quiet) { quiet_progress = quiet; }
+bool isatty_stderr() { return !quiet_progress && ::isatty(2) == 1; }
 void progress(size_t i, size_t n, const std::string& what) {
   std::fprintf(stderr, "\r[%zu/%zu] %-40s", i + 1, n, what.c_str());
   std::fflush(stderr);
@@ -112,7 +147,7 @@ json to_json(const std::vector<row>& rows, const run_meta& m) {
                {"peak_gbs", m.peak_gbs}, {"peak_source", m.peak_source}, {"threads", m.threads},
                {"date", m.date},       {"command", m.command},  {"cache", m.cache_note},
                {"gbps_unit", "GB/s = 1e9 bytes/s, counting bytes read + bytes written"},
-               {"warnings", m.warnings}};
+               {"notice", m.notice}, {"columns", m.legend}, {"warnings", m.warnings}};
   j["rows"] = json::array();
   for (const row& r : rows) {
     json x = {{"variant", r.variant},     {"backend", r.backend},       {"rows", r.spec.rows},
@@ -140,7 +175,10 @@ std::vector<std::vector<std::string>> cells(const std::vector<row>& rows, const 
                                             std::vector<std::string>* head) {
   const bool gpu = m.backend == "gpu";
   // Shape and dtype in their own columns: a CSV reader filters on either without parsing.
-  *head = {"shape", "dtype", "variant", "block", "ms (median)", "GB/s", gpu ? "of copy" : "of memcpy"};
+  // The block shape is the GPU ladder's; the CPU has none (no column of "-").
+  *head = {"shape", "dtype", "variant"};
+  if (gpu) head->push_back("block");
+  head->insert(head->end(), {"ms (median)", "GB/s", gpu ? "of copy" : "of memcpy"});
   if (gpu) head->insert(head->end(), {"of memcpy", "of peak"});
   head->push_back("check");
   bool any_range = std::any_of(rows.begin(), rows.end(), [](const row& r) { return !r.range.empty(); });
@@ -153,7 +191,8 @@ std::vector<std::vector<std::string>> cells(const std::vector<row>& rows, const 
   std::vector<std::vector<std::string>> out;
   for (const row& r : rows) {
     const std::string label = r.spec.label(), shape = label.substr(0, label.rfind(' '));
-    std::vector<std::string> c = {shape, r.spec.dtype.name, r.variant, r.block};
+    std::vector<std::string> c = {shape, r.spec.dtype.name, r.variant};
+    if (gpu) c.push_back(r.block);
     if (r.timed) {
       c.insert(c.end(), {fmt(r.ms_median, 4), fmt(r.gbps, 1), fmt(gpu ? r.of_copy : r.of_memcpy, 3)});
       if (gpu) c.insert(c.end(), {fmt(r.of_memcpy, 3), fmt(r.of_peak, 3)});
@@ -195,6 +234,13 @@ std::string render(const std::vector<row>& rows, const run_meta& m, const std::s
       }
       s << "\n";
     }
+    // What a CSV reader skips as comments (pandas: comment='#'), still in the file.
+    for (const auto& l : m.legend) s << "# " << l << "\n";
+    if (!m.notice.empty()) {
+      std::istringstream n(m.notice);
+      for (std::string l; std::getline(n, l);) s << "# " << l << "\n";
+    }
+    for (const auto& wmsg : m.warnings) s << "# WARNING: " << wmsg << "\n";
     return s.str();
   }
   const bool md = format == "md";
@@ -207,6 +253,7 @@ std::string render(const std::vector<row>& rows, const run_meta& m, const std::s
   s << (md ? "" : "# ") << "GB/s = 1e9 bytes/s counting read + write (2*rows*cols*elem bytes); median of "
     << (rows.empty() ? 0 : rows.front().samples_ms.size()) << " timed runs" << (md ? "  \n" : "\n");
   if (!m.cache_note.empty()) s << (md ? "" : "# ") << m.cache_note << (md ? "  \n" : "\n");
+  for (const auto& l : m.legend) s << (md ? "" : "# ") << l << (md ? "  \n" : "\n");
   if (md) s << "\n";
   std::vector<size_t> w(head.size());
   for (size_t i = 0; i < head.size(); ++i) w[i] = head[i].size();
@@ -215,7 +262,8 @@ std::string render(const std::vector<row>& rows, const run_meta& m, const std::s
   auto line = [&](const std::vector<std::string>& r) {
     for (size_t i = 0; i < r.size(); ++i) {
       if (md) s << "| ";
-      const bool left = i <= 3 || head[i] == "check" || head[i] == "expected";
+      const bool left = head[i] == "shape" || head[i] == "dtype" || head[i] == "variant" || head[i] == "block" ||
+                        head[i] == "check" || head[i] == "expected";
       s << (left ? std::left : std::right) << std::setw(static_cast<int>(w[i])) << r[i] << (md ? " " : "  ");
     }
     s << (md ? "|\n" : "\n");
@@ -232,6 +280,82 @@ std::string render(const std::vector<row>& rows, const run_meta& m, const std::s
   for (const auto& r : body) line(r);
   if (!m.notice.empty()) s << (md ? "\n" : "") << m.notice << "\n";
   for (const auto& wmsg : m.warnings) s << "WARNING: " << wmsg << "\n";
+  return s.str();
+}
+
+namespace {
+// A cell that is a number in JSON: digits with an optional sign, point and exponent.
+bool numeric(const std::string& v) {
+  if (v.empty()) return false;
+  char* end = nullptr;
+  (void)std::strtod(v.c_str(), &end);
+  return *end == '\0' && v.find_first_not_of("0123456789.-+e") == std::string::npos;
+}
+}  // namespace
+
+std::string render_table(const table& t, const std::string& format) {
+  std::ostringstream s;
+  if (format == "json") {
+    json j;
+    j["title"] = t.title;
+    j["notes"] = t.notes;
+    j["rows"] = json::array();
+    for (const auto& r : t.rows) {
+      json x = json::object();
+      for (size_t i = 0; i < t.head.size() && i < r.size(); ++i)
+        x[t.head[i]] = numeric(r[i]) ? json::parse(r[i], nullptr, false) : json(r[i]);
+      j["rows"].push_back(x);
+    }
+    j["summary"] = t.summary;
+    j["warnings"] = t.warnings;
+    return j.dump(2) + "\n";
+  }
+  if (format == "csv") {
+    auto field = [](const std::string& v) {
+      if (v.find_first_of(",\"\n") == std::string::npos) return v;
+      std::string q = "\"";
+      for (char ch : v) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+      return q + "\"";
+    };
+    for (size_t i = 0; i < t.head.size(); ++i) s << (i ? "," : "") << field(t.head[i]);
+    s << "\n";
+    for (const auto& r : t.rows) {
+      for (size_t i = 0; i < r.size(); ++i) s << (i ? "," : "") << field(r[i]);
+      s << "\n";
+    }
+    for (const auto& l : t.notes) s << "# " << l << "\n";
+    for (const auto& l : t.summary) s << "# " << l << "\n";
+    for (const auto& w : t.warnings) s << "# WARNING: " << w << "\n";
+    return s.str();
+  }
+  const bool md = format == "md";
+  if (!t.title.empty()) s << (md ? "### " : "== ") << t.title << (md ? "\n\n" : " ==\n");
+  for (const auto& l : t.notes) s << (md ? "" : "# ") << l << (md ? "  \n" : "\n");
+  if (md && !t.notes.empty()) s << "\n";
+  std::vector<size_t> w(t.head.size());
+  for (size_t i = 0; i < t.head.size(); ++i) w[i] = t.head[i].size();
+  for (const auto& r : t.rows)
+    for (size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], r[i].size());
+  auto line = [&](const std::vector<std::string>& r) {
+    for (size_t i = 0; i < r.size() && i < w.size(); ++i) {
+      if (md) s << "| ";
+      s << (numeric(r[i]) ? std::right : std::left) << std::setw(static_cast<int>(w[i])) << r[i] << (md ? " " : "  ");
+    }
+    s << (md ? "|\n" : "\n");
+  };
+  line(t.head);
+  if (md) {
+    for (size_t x : w) s << "|" << std::string(x + 2, '-');
+    s << "|\n";
+  } else {
+    size_t total = 0;
+    for (size_t x : w) total += x + 2;
+    s << std::string(total, '-') << "\n";
+  }
+  for (const auto& r : t.rows) line(r);
+  if (md && !t.summary.empty()) s << "\n";
+  for (const auto& l : t.summary) s << l << (md ? "  \n" : "\n");
+  for (const auto& x : t.warnings) s << "WARNING: " << x << (md ? "  \n" : "\n");
   return s.str();
 }
 

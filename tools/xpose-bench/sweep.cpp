@@ -14,8 +14,10 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "bench.hpp"
+#include "cli.hpp"
 #include "cuda/policy.hpp"
 
 #if defined(XPOSE_HAS_CUDA)
@@ -149,35 +151,46 @@ void graph_rows(const case_spec& c, std::vector<row>& rows) {
 
 }  // namespace
 
-int sweep_main(int argc, char** argv, const std::string& command, dtype_info (*parse_dtype)(const std::string&)) {
-  CLI::App app{"xpose-bench sweep: best against memcpy on the shape classes of issue 12"};
-  std::string dtype_s = "u8,f16,f32,f64,c64", format_s = "table", out_file;
-  std::string classes_s;
+namespace {
+struct sweep_args {
+  std::string dtype_s = "u8,f16,f32,f64,c64", classes_s;
   bool quick = false, graph = false, candidate = false;
-  int reps = 0, device = 0;
+  int reps = 5, device = 0;
   double mib = 0;
-  app.add_option("--dtype", dtype_s, "comma-separated dtypes (default u8,f16,f32,f64,c64)");
-  app.add_flag("--quick", quick, "fewer channel counts, one HW, 8 MiB buffers");
-  app.add_flag("--graph", graph, "also time the tiny cases as CUDA graph nodes against a memcpy node");
-  app.add_flag("--candidate", candidate,
-               "also run best_next (best under its candidate policy table) on every case, same run");
-  app.add_option("--class", classes_s, "only these shape classes, comma-separated (CxHW, HWxC, batch, odd, ...)");
-  app.add_option("--mib", mib, "bytes per buffer, MiB (default 32; --quick 8)");
-  app.add_option("--reps", reps, "timed runs per variant (default 5)");
-  app.add_option("--device", device, "CUDA device index");
-  app.add_option("--format", format_s, "table | csv | json | md");
-  app.add_option("--out", out_file, "also write the output to FILE");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    usage_error(e.what());
-  }
-  if (format_s != "table" && format_s != "csv" && format_s != "json" && format_s != "md")
-    usage_error("unknown --format '" + format_s + "' (table, csv, json or md)");
-  if (reps < 0 || reps > 1000) usage_error("--reps must be between 1 and 1000");
-  if (mib < 0 || mib > 4096) usage_error("--mib must be between 1 and 4096");
+};
+int run_sweep(sweep_args& a, const common_opts& common, const std::string& command,
+              dtype_info (*parse_dtype)(const std::string&));
+}  // namespace
+
+command add_sweep_command(CLI::App& root, common_opts& common, dtype_info (*parse_dtype)(const std::string&)) {
+  auto a = std::make_shared<sweep_args>();
+  CLI::App* app = root.add_subcommand("sweep", "the GPU shape-class sweep: best against memcpy on the shape classes of issue 12");
+  app->option_defaults()->always_capture_default();
+  app->footer("Exit codes: 0 success; 1 a variant failed its bitwise check, or writing the output failed; 2 bad usage "
+              "or no GPU (one line on stderr, nothing run).");
+  app->add_option("--dtype", a->dtype_s, "comma-separated dtypes");
+  app->add_flag("--quick", a->quick, "fewer channel counts, one HW, 8 MiB buffers");
+  app->add_flag("--graph", a->graph, "also time the tiny cases as CUDA graph nodes against a memcpy node");
+  app->add_flag("--candidate", a->candidate,
+                "also run best_next (best under its candidate policy table) on every case, same run");
+  app->add_option("--class", a->classes_s, "only these shape classes, comma-separated (CxHW, HWxC, batch, odd, ...)");
+  add_real(app, "--mib", a->mib, 0, 4096, "bytes per buffer, MiB (0: 32; --quick 8)");
+  add_count(app, "--reps", a->reps, 1, 1000, "timed runs per variant");
+  add_count(app, "--device", a->device, 0, 4096, "CUDA device index");
+  add_common_options(app, common);
+  return {app, [a, &common, parse_dtype] { return run_sweep(*a, common, common.command, parse_dtype); }};
+}
+
+namespace {
+int run_sweep(sweep_args& a, const common_opts& common, const std::string& command,
+              dtype_info (*parse_dtype)(const std::string&)) {
+  std::string dtype_s = a.dtype_s, classes_s = a.classes_s;
+  const bool quick = a.quick, candidate = a.candidate;
+  [[maybe_unused]] const bool graph = a.graph;  // CUDA builds
+  const int reps = a.reps, device = a.device;
+  const double mib = a.mib;
+  if (mib > 0 && mib < 1) usage_error("--mib must be 0 (the default size) or between 1 and 4096");
+  const std::string format_s = common.format;
   std::vector<dtype_info> dts;
   {
     std::string cur;
@@ -200,7 +213,7 @@ int sweep_main(int argc, char** argv, const std::string& command, dtype_info (*p
   o.variants = candidate ? std::vector<std::string>{"memcpy", "best", "best_next"}
                          : std::vector<std::string>{"memcpy", "copy", "best"};
   o.warmup = 2;
-  o.reps = reps > 0 ? reps : 5;
+  o.reps = reps;
   o.device = device;
   o.format = format_s;
   o.command = command;
@@ -252,17 +265,12 @@ int sweep_main(int argc, char** argv, const std::string& command, dtype_info (*p
     rows.insert(rows.end(), g.begin(), g.end());
   }
 #endif
-  const std::string text = render(rows, meta, o.format, "xpose-bench sweep (issue 12 shape classes)");
-  std::cout << text << std::flush;
-  if (!out_file.empty()) {
-    std::ofstream f(out_file);
-    if (!f) usage_error("cannot write --out file '" + out_file + "'");
-    f << text;
-  }
+  emit(render(rows, meta, o.format, "xpose-bench sweep (issue 12 shape classes)"));
   for (const row& r : rows)
     if (r.check.rfind("FAILED", 0) == 0)
       std::fprintf(stderr, "xpose-bench: %s %s: %s\n", r.variant.c_str(), r.spec.label().c_str(), r.check.c_str());
   return rc;
 }
+}  // namespace
 
 }  // namespace xbench

@@ -111,7 +111,10 @@ def _permute_axes(ndim: int, axes: Any) -> List[int]:
     for k, a in enumerate(ax):
         if not -ndim <= a < ndim:
             raise ValueError(f"xpose: bad_axes: axes[{k}] = {a} is out of range for rank {ndim}")
-    return [a + ndim if a < 0 else a for a in ax]
+    ax = [a + ndim if a < 0 else a for a in ax]
+    if len(set(ax)) != ndim:  # checked here too: JAX would report it only when the call runs
+        raise ValueError(f"xpose: bad_axes: axes {ax} repeat an axis")
+    return ax
 
 
 def _check_conjugate(ad: Any, x: Any, conjugate: bool) -> None:

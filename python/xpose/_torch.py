@@ -252,7 +252,7 @@ def transpose_inplace_entry(x: Tensor, shape: Tuple[int, ...], stream: Any) -> T
         with _on_stream(x, stream):
             t = _Transpose.apply(x, False, 0)
             return x.view(shape).copy_(t)
-    if x.is_conj() or x.is_neg():
+    if not torch.compiler.is_compiling() and (x.is_conj() or x.is_neg()):
         raise ValueError("xpose: resolve the lazy conjugate / negation first (x.resolve_conj())")
     with _on_stream(x, stream):
         transpose_(x)

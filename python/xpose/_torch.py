@@ -205,6 +205,8 @@ def _on_stream(x: Tensor, stream: Any) -> Any:
 def _check_out(x: Tensor, out: Any) -> None:
     if not isinstance(out, Tensor):
         raise TypeError(f"xpose: out must be a torch.Tensor like x, got {_frameworks.type_name(out)}")
+    if not torch.compiler.is_compiling() and (out.is_conj() or out.is_neg()):
+        raise ValueError("xpose: out is a lazily conjugated / negated view: pass a plain tensor")
     if torch.is_grad_enabled() and (x.requires_grad or out.requires_grad):
         # torch's own out= functions refuse the same.
         raise RuntimeError("xpose: functions with out=... arguments don't support automatic differentiation, "

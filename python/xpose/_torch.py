@@ -221,8 +221,27 @@ def _plain(x: Tensor, conjugate: bool) -> Tuple[Tensor, bool]:
     return x, conjugate
 
 
+_Tensor = torch.Tensor
+_dispatch_depth = torch._C._len_torch_dispatch_stack
+_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
+_is_tracing = torch.jit.is_tracing
+_is_compiling = torch.compiler.is_compiling
+
+
+def _eager(x: Tensor) -> bool:
+    """True when a call of the op would only reach its kernel: a plain CPU / CUDA
+    tensor that needs no autograd, outside every tracer, transform and dispatch
+    mode. Such calls run the kernel directly (the dispatcher's Python round trip
+    costs more than the transpose of a small matrix); every other call is the op."""
+    return (type(x) is _Tensor and not (x.requires_grad and torch.is_grad_enabled()) and not _is_compiling()
+            and _dispatch_depth() == 0 and not _wrapped(x) and not _is_tracing() and (x.is_cpu or x.is_cuda))
+
+
 def permute_entry(x: Tensor, axes: List[int], out: Any, stream: Any, conjugate: bool, threads: int) -> Tensor:
     x, conjugate = _plain(x, conjugate)
+    if stream is None and out is None and _eager(x):
+        _check_complex(x, conjugate)
+        return _adapter().permute(x, axes, tuple(x.shape[a] for a in axes), None, None, conjugate, threads)
     with _on_stream(x, stream):
         if out is None:
             if x.requires_grad and torch.is_grad_enabled():
@@ -237,6 +256,9 @@ def transpose_entry(x: Tensor, axes: List[int], out: Any, stream: Any, conjugate
     if out is not None:
         return permute_entry(x, axes, out, stream, conjugate, threads)
     x, conjugate = _plain(x, conjugate)
+    if stream is None and _eager(x):
+        _check_complex(x, conjugate)
+        return _adapter().permute(x, axes, None, None, None, conjugate, threads)
     with _on_stream(x, stream):
         if x.requires_grad and torch.is_grad_enabled():
             return _Transpose.apply(x, conjugate, threads)

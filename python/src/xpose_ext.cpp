@@ -20,6 +20,10 @@
 #include <cuda_runtime_api.h>
 #endif
 
+#if defined(XPOSE_HAS_JAX_FFI)
+#include "xla/ffi/api/ffi.h"
+#endif
+
 namespace nb = nanobind;
 using namespace nb::literals;
 
@@ -78,21 +82,6 @@ struct device_guard {
   explicit device_guard(int) {}
 #endif
 };
-
-void synchronize(int device, std::uintptr_t stream_handle) {
-#if defined(XPOSE_HAS_CUDA)
-  device_guard guard(device);
-  nb::gil_scoped_release nogil;
-  const cudaError_t e = cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream_handle));
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    throw std::runtime_error(std::string("xpose: cuda_error: cudaStreamSynchronize: ") + cudaGetErrorString(e));
-  }
-#else
-  (void)device;
-  (void)stream_handle;
-#endif
-}
 
 // ---- One entry: pointers, shapes and strides (elements) in, status out. Every rule
 // (ranks, axes, extents, strides, overlap, alignment, empty arrays) is the C++ core's.
@@ -202,6 +191,84 @@ void transpose_inplace(nb::handle x, const std::vector<std::int64_t>& shape, con
   if (!s.ok()) raise_status(s);
 }
 
+// ---- XLA FFI handlers (JAX): out = permute(x, axes) on XLA's buffers ----------
+// Registered by python/xpose/_jax.py for the "cpu" and "CUDA" platforms. The buffers
+// are packed row-major. Leading axes of x beyond len(axes) are batch axes added by
+// jax.vmap (vmap_method="broadcast_all"): they stay first, in order. The CUDA
+// handler enqueues on XLA's stream and never synchronises.
+#if defined(XPOSE_HAS_JAX_FFI)
+namespace ffi = xla::ffi;
+
+ffi::Error ffi_permute(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> out, ffi::Span<const std::int64_t> axes,
+                       std::int64_t conjugate, std::int64_t threads, void* stream, bool on_device) {
+  const auto din = x.dimensions(), dout = out->dimensions();
+  const std::int64_t rank = static_cast<std::int64_t>(din.size()), naxes = static_cast<std::int64_t>(axes.size());
+  if (rank > xpose::layout::max_rank || naxes > rank || static_cast<std::int64_t>(dout.size()) != rank)
+    return ffi::Error::InvalidArgument("xpose: bad_rank: input of rank " + std::to_string(rank) + " for " +
+                                       std::to_string(naxes) + " axes");
+  const int es = static_cast<int>(ffi::ByteWidth(x.element_type()));
+  const std::int64_t batch = rank - naxes;
+  int full[xpose::layout::max_rank];
+  for (std::int64_t k = 0; k < rank; ++k) full[k] = static_cast<int>(k < batch ? k : axes[k - batch] + batch);
+  const xpose::layout li = xpose::layout::packed(static_cast<int>(rank), din.begin(), es);
+  const xpose::layout lo = xpose::layout::packed(static_cast<int>(rank), dout.begin(), es);
+  xpose::plan p;
+  xpose::plan_options po;
+  po.conjugate = conjugate != 0;
+  xpose::status s = xpose::make_plan(li, lo, full, static_cast<int>(rank), po, &p);
+  if (s.ok()) {
+    if (on_device) {
+      s = xpose::execute(p, x.untyped_data(), out->untyped_data(), static_cast<cudaStream_t>(stream));
+    } else {
+      xpose::host_options opt;
+      opt.threads = static_cast<int>(threads);
+      s = xpose::execute_host(p, x.untyped_data(), out->untyped_data(), opt);
+    }
+  }
+  if (s.ok()) return ffi::Error::Success();
+  return ffi::Error::InvalidArgument(std::string("xpose: ") + xpose::to_string(s.code()) + ": " + s.message());
+}
+
+ffi::Error ffi_permute_cpu(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> out, ffi::Span<const std::int64_t> axes,
+                           std::int64_t conjugate, std::int64_t threads) {
+  return ffi_permute(x, out, axes, conjugate, threads, nullptr, false);
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(xpose_ffi_permute_cpu, ffi_permute_cpu,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Attr<ffi::Span<const std::int64_t>>("axes")
+                                  .Attr<std::int64_t>("conjugate")
+                                  .Attr<std::int64_t>("threads"));
+
+#if defined(XPOSE_HAS_CUDA)
+ffi::Error ffi_permute_cuda(void* stream, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> out,
+                            ffi::Span<const std::int64_t> axes, std::int64_t conjugate, std::int64_t threads) {
+  return ffi_permute(x, out, axes, conjugate, threads, stream, true);
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(xpose_ffi_permute_cuda, ffi_permute_cuda,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::PlatformStream<void*>>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Attr<ffi::Span<const std::int64_t>>("axes")
+                                  .Attr<std::int64_t>("conjugate")
+                                  .Attr<std::int64_t>("threads"));
+#endif
+
+/// {platform: capsule of the handler} for jax.ffi.register_ffi_target.
+nb::dict jax_ffi_handlers() {
+  nb::dict d;
+  d["cpu"] = nb::capsule(reinterpret_cast<void*>(xpose_ffi_permute_cpu));
+#if defined(XPOSE_HAS_CUDA)
+  d["CUDA"] = nb::capsule(reinterpret_cast<void*>(xpose_ffi_permute_cuda));
+#endif
+  return d;
+}
+#endif  // XPOSE_HAS_JAX_FFI
+
 }  // namespace
 
 NB_MODULE(_xpose, m) {
@@ -212,7 +279,6 @@ NB_MODULE(_xpose, m) {
         "elem_size"_a, "axes"_a, "device"_a = -1, "stream"_a = 0, "conjugate"_a = false, "threads"_a = 0,
         "out = permute(x, axes). x, out: an address (int) or a buffer-protocol object; strides in "
         "elements, None for packed row-major; device -1 = host memory.");
-  m.def("synchronize", &synchronize, "device"_a, "stream"_a, "cudaStreamSynchronize on `device`.");
   m.def("device_count", &xpose::device_count, "Number of usable CUDA devices (0 without a GPU).");
   m.def("built_with_cuda", &xpose::built_with_cuda, "True when the CUDA backend was compiled in.");
   // In-place transpose (issue 14).
@@ -222,4 +288,8 @@ NB_MODULE(_xpose, m) {
         "ws_bytes"_a, "device"_a = -1, "stream"_a = 0, "threads"_a = 0,
         "Transposes the last two axes of `x` in place; `ws` is the address of `ws_bytes` of "
         "workspace on x's device.");
+#if defined(XPOSE_HAS_JAX_FFI)
+  m.def("jax_ffi_handlers", &jax_ffi_handlers,
+        "{platform: PyCapsule} of the XLA FFI permute handler, for jax.ffi.register_ffi_target.");
+#endif
 }

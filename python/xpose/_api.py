@@ -8,7 +8,10 @@ about layouts (strides, overlap, alignment, axes, empty arrays) is the C++ core'
 
 from __future__ import annotations
 
-from typing import Any, Optional, Protocol, Tuple, TypeVar, Union, runtime_checkable
+import operator
+from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple, TypeVar, Union, runtime_checkable
+
+import numpy as np
 
 from . import _frameworks, _xpose
 from ._frameworks import stream_handle as _stream_handle
@@ -29,8 +32,6 @@ ArrayT = TypeVar("ArrayT", bound=SupportsDLPack)
 # anything with __cuda_stream__): checked at run time by _stream_handle.
 StreamLike = Union[int, Any]
 
-# Axes of a transpose of the last two axes, by rank.
-_SWAP_LAST_TWO = {2: [1, 0], 3: [0, 2, 1]}
 _adapter_by_type = _frameworks._BY_TYPE
 _adapter_of = _frameworks.adapter_of
 
@@ -65,6 +66,64 @@ def _transposed_shape(shape: Tuple[int, ...]) -> Tuple[int, ...]:
     return (*shape[:-2], shape[-1], shape[-2])
 
 
+_SWAP_LAST_TWO: Dict[int, List[int]] = {}
+
+
+def _swap_last_two(ndim: int) -> List[int]:
+    """Axes of a transpose of the last two axes (``.mT``, ``swapaxes(-1, -2)``), any batch rank."""
+    axes = _SWAP_LAST_TWO.get(ndim)
+    if axes is None:
+        if ndim < 2:
+            raise ValueError(f"xpose: expected a matrix or a batch of matrices (at least 2-D), got {ndim}-D")
+        axes = _SWAP_LAST_TWO[ndim] = [*range(ndim - 2), ndim - 1, ndim - 2]
+    return axes
+
+
+def _axis(a: Any) -> int:
+    if isinstance(a, (bool, np.bool_)):
+        raise TypeError(f"xpose: axes must be integers, got a bool ({a!r})")
+    try:
+        return operator.index(a)
+    except TypeError:
+        raise TypeError(f"xpose: axes must be integers, got {_type_name(a)} ({a!r})") from None
+
+
+def _permute_axes(ndim: int, axes: Any) -> List[int]:
+    """axes as np.transpose takes them: None (reverse), a sequence of integers, an
+    integer for a 1-D array; negative axes count from the end. Non-integers (floats,
+    bools, strings, sets, dicts, Fraction, Decimal, float arrays) raise TypeError,
+    a wrong number of axes or an axis out of range ValueError (``bad_axes``)."""
+    if axes is None:
+        return list(range(ndim - 1, -1, -1))
+    if isinstance(axes, np.ndarray):
+        if axes.dtype.kind not in "iu" or axes.ndim > 1:
+            raise TypeError(f"xpose: axes must be integers, got a {axes.ndim}-D array of dtype {axes.dtype}")
+        items: Sequence[Any] = axes.reshape(-1).tolist()
+    elif isinstance(axes, (tuple, list, range)):
+        items = axes
+    elif hasattr(type(axes), "__index__") and not isinstance(axes, (bool, np.bool_)):
+        items = (axes,)
+    else:
+        raise TypeError(f"xpose: axes must be None, an integer or a sequence of integers, got {_type_name(axes)}")
+    ax = [_axis(a) for a in items]
+    if len(ax) != ndim:
+        raise ValueError(f"xpose: bad_axes: {len(ax)} axes for a {ndim}-D array")
+    for k, a in enumerate(ax):
+        if not -ndim <= a < ndim:
+            raise ValueError(f"xpose: bad_axes: axes[{k}] = {a} is out of range for rank {ndim}")
+    ax = [a + ndim if a < 0 else a for a in ax]
+    if len(set(ax)) != ndim:  # checked here too: JAX would report it only when the call runs
+        raise ValueError(f"xpose: bad_axes: axes {ax} repeat an axis")
+    return ax
+
+
+def _check_conjugate(ad: Any, x: Any, conjugate: bool) -> None:
+    if not isinstance(conjugate, (bool, np.bool_)):
+        raise TypeError(f"xpose: conjugate must be a bool, got {_type_name(conjugate)}")
+    if conjugate and not ad.is_complex(ad.unwrap(x)[0]):
+        raise ValueError("xpose: invalid_argument: conjugate=True needs a complex dtype (complex64, complex128)")
+
+
 def _threads_arg(threads: Optional[int]) -> int:
     if threads is None:
         return 0
@@ -82,22 +141,22 @@ def _threads_arg(threads: Optional[int]) -> int:
 
 
 def transpose(x: ArrayT, out: Optional[ArrayT] = None, *, stream: Optional[StreamLike] = None,
-              threads: Optional[int] = None) -> ArrayT:
-    """Transpose a matrix, or the last two axes of a batch of matrices.
+              threads: Optional[int] = None, conjugate: bool = False) -> ArrayT:
+    """Transpose a matrix, or the last two axes of a batch of matrices (``x.mT``,
+    ``np.swapaxes(x, -1, -2)``), materialised.
 
     Parameters
     ----------
     x:
-        A 2-D array of shape ``(rows, cols)`` or a 3-D batch ``(batch, rows, cols)``
-        from NumPy, PyTorch, CuPy or JAX (anything the frameworks export through
+        An array of shape ``(..., rows, cols)`` (any number of batch axes) from
+        NumPy, PyTorch, CuPy or JAX (or anything that exports itself through
         DLPack). Any element type of 1, 2, 4, 8 or 16 bytes: bool, int8 … int64,
         uint8 … uint64, float16, bfloat16, float32, float64, complex64,
         complex128. A transpose moves bits: NaN payloads and signed zeros are kept.
     out:
-        Optional destination of shape ``(cols, rows)`` / ``(batch, cols, rows)``,
-        same framework, dtype and device as ``x``, writable, any non-negative
-        strides whose elements do not overlap each other or ``x``.
-        Not supported for JAX (its arrays are immutable).
+        Optional destination of shape ``(..., cols, rows)``, same framework, dtype
+        and device as ``x``, writable, any non-negative strides whose elements do
+        not overlap each other or ``x``. Not supported for JAX (immutable arrays).
     stream:
         GPU arrays only (checked, then unused, for CPU arrays: a wrong type raises
         TypeError for every array): a ``cudaStream_t`` as an int, a
@@ -105,59 +164,59 @@ def transpose(x: ArrayT, out: Optional[ArrayT] = None, *, stream: Optional[Strea
         ``__cuda_stream__``. Default: the framework's current stream
         (``torch.cuda.current_stream(x.device)``,
         ``cupy.cuda.get_current_stream()``), so the call is ordered with the
-        surrounding framework work without any synchronisation.
+        surrounding framework work without any synchronisation. Not for JAX
+        (XLA picks the stream).
     threads:
         CPU arrays only: threads of the CPU backend (default ``None`` = all cores,
         as ``OMP_NUM_THREADS`` says; 1 = single-threaded). Above
         ``4 x cores`` (at least 256): ValueError.
+    conjugate:
+        ``True`` conjugates complex64 / complex128 on the way (``x.mH``); ValueError
+        for other dtypes.
 
     Returns
     -------
     The transposed array, C-contiguous, of the caller's framework on the caller's
     device (``out`` itself when given).
 
-    Backends and streams
-    --------------------
-    * CPU arrays (NumPy, CPU tensors, JAX on CPU) run on the library's blocked,
-      threaded CPU backend; the call is synchronous.
-    * CUDA arrays run on the GPU that holds them (the current device is switched
-      for the call and restored). PyTorch / CuPy: asynchronous, enqueued on
-      ``stream``; the output is allocated by the framework on its current stream.
-      When you pass a different ``stream``, make sure ``x`` is ready on it (as
-      with any cross-stream use); for an output allocated here, PyTorch's
-      ``record_stream`` is called for a ``torch.cuda.Stream``.
-    * JAX on GPU: the output is a new JAX array. The transpose runs on
-      ``stream`` (default: the legacy default stream) once ``x`` is ready, and
-      the call waits for it before returning, since JAX cannot be told to order
-      its own work after a foreign stream. Not usable inside ``jax.jit``
-      (tracers raise TypeError).
+    Frameworks
+    ----------
+    * NumPy and CPU tensors / arrays run on the library's blocked, threaded CPU
+      backend; the call is synchronous.
+    * PyTorch: the call is the registered operator ``torch.ops.xpose.permute``
+      (``xpose.permute_out`` with ``out=``): differentiable (the gradient is the
+      transposed gradient), traceable by ``torch.compile(fullgraph=True)``,
+      ``torch.func`` and ``vmap``, capturable in CUDA graphs. CUDA tensors run on
+      the current stream (``stream`` makes it current for the call), never
+      synchronising the host.
+    * CuPy: asynchronous on ``stream``.
+    * JAX: an XLA FFI call (``jax.ffi.ffi_call``): usable under ``jax.jit``,
+      ``jax.grad``, ``jax.vmap``; on the GPU it runs on XLA's stream with no host
+      synchronisation. The result is committed to a device only if ``x`` was.
 
     Strided inputs
     --------------
-    * Any non-negative strides (row pitch, batch stride, a step along the last
-      axis, ``x[::2]``, ``x[:, ::2]``) go to the C++ core as they are: nothing
-      is copied first. The core's plan picks the algorithm; a transposed view
-      (``y.T``, ``y.mT``) already has the output's memory order and is copied
-      at memcpy speed, not transposed.
-    * Broadcast inputs (stride 0, ``np.broadcast_to``, ``expand``) are read in
-      place; the broadcast input is never materialised.
-    * Masked arrays keep their mask; ``np.matrix`` and other ndarray
-      subclasses come back as their own type.
+    * Any non-negative strides go to the C++ core as they are: nothing is copied
+      first. A transposed view (``y.T``, ``y.mT``) already has the output's memory
+      order and is copied at memcpy speed.
+    * Broadcast inputs (stride 0) are read in place, never materialised.
+    * Masked arrays keep their mask (permuted with the data); ``np.matrix`` and
+      other ndarray subclasses come back as their own type.
     * Negative strides, and strides that are not whole elements (a field of a
-      structured array), are first made contiguous with the framework
-      (``np.ascontiguousarray``, ``cupy.ascontiguousarray``), then transposed.
+      structured array), are first made contiguous with the framework.
 
     Raises
     ------
     TypeError
         ``x`` is not a supported array, or its dtype is not supported (object
-        dtype, 3-byte strings, …).
+        dtype, 3-byte strings, …); a non-bool ``conjugate``.
     ValueError
-        ``x`` is not 2-D or 3-D; ``out`` has the wrong shape, dtype, device,
+        ``x`` has fewer than 2 axes; ``out`` has the wrong shape, dtype, device,
         layout (``overlapping_output``), is read-only, or overlaps ``x``; a
-        pointer is misaligned.
+        pointer is misaligned; ``conjugate=True`` on a real dtype.
     RuntimeError
-        A CUDA error, or a GPU array with a library built without CUDA.
+        A CUDA error, or a GPU array with a library built without CUDA; torch's
+        autograd errors (``out=`` with an input that requires grad).
 
     Messages carry the library's status name and message, e.g.
     ``xpose: overlap: input [0x..., +64 B) and output [0x..., +64 B) overlap``.
@@ -178,48 +237,56 @@ def transpose(x: ArrayT, out: Optional[ArrayT] = None, *, stream: Optional[Strea
     shape = getattr(x, "shape", None)
     if shape is None:
         raise _unsupported(x)
-    axes = _SWAP_LAST_TWO.get(len(shape))
-    if axes is None:
-        _transposed_shape(tuple(shape))  # raises
-    return ad.permute(x, axes, None, out, stream, False, 0 if threads is None else _threads_arg(threads))
-
-
-def _permute_axes(ndim: int, axes: Any) -> list:
-    if axes is None:
-        return list(range(ndim - 1, -1, -1))
-    axes = [int(a) for a in axes]
-    # NumPy accepts negative axes; out-of-range ones go to the core (bad_axes).
-    return [a + ndim if -ndim <= a < 0 else a for a in axes]
+    axes = _SWAP_LAST_TWO.get(len(shape)) or _swap_last_two(len(shape))
+    th = 0 if threads is None else _threads_arg(threads)
+    if conjugate is not False:
+        _check_conjugate(ad, x, conjugate)
+    front = ad.front
+    if front is not None:
+        return front.transpose(x, axes, out, stream, bool(conjugate), th)
+    return ad.permute(x, axes, None, out, stream, bool(conjugate), th)
 
 
 def permute(x: ArrayT, axes: Any = None, out: Optional[ArrayT] = None, *, stream: Optional[StreamLike] = None,
-            conjugate: bool = False) -> ArrayT:
+            conjugate: bool = False, threads: Optional[int] = None) -> ArrayT:
     """Permute the axes of an N-d array: ``np.transpose(x, axes)``, materialised.
 
-    Output axis ``k`` is input axis ``axes[k]`` (negative axes count from the end;
-    ``axes=None`` reverses them). Ranks up to 16, any strides on ``x`` (negative or
-    fractional ones are copied to a contiguous array first), element sizes 1-16
-    bytes. ``out`` (optional) has the permuted shape, the same framework, dtype and
-    device, any non-negative strides whose elements do not overlap.
-    ``conjugate=True`` conjugates complex64 / complex128 on the way (a sign-bit flip).
-    Streams, devices and frameworks behave as in :func:`xpose.transpose`.
+    Output axis ``k`` is input axis ``axes[k]``. ``axes`` as NumPy takes them: a
+    sequence of integers (Python ints, NumPy integers, anything with
+    ``__index__``; negative axes count from the end), an integer for a 1-D array,
+    ``None`` (default) to reverse the axes. Ranks up to 16, any strides on ``x``
+    (negative or fractional ones are copied to a contiguous array first), element
+    sizes 1-16 bytes. ``out`` (optional) has the permuted shape, the same
+    framework, dtype and device, any non-negative strides whose elements do not
+    overlap. ``conjugate=True`` conjugates complex64 / complex128 on the way (a
+    sign-bit flip). ``stream``, ``threads``, devices and frameworks (autograd,
+    ``torch.compile``, ``jax.jit``) behave as in :func:`xpose.transpose`.
 
-    Raises ValueError for bad axes (``bad_axes``), shapes, overlap or misalignment,
-    TypeError for unsupported objects or dtypes, RuntimeError for CUDA errors.
+    Raises TypeError for axes that are not integers (floats, bools, strings, sets,
+    dicts, ``Fraction``, ``Decimal``, float arrays), unsupported objects or
+    dtypes; ValueError for a wrong number of axes, an axis out of range or
+    repeated (``bad_axes``), shapes, overlap or misalignment; RuntimeError for
+    CUDA errors.
 
     >>> import numpy as np, xpose
     >>> xpose.permute(np.arange(6).reshape(1, 2, 3), (2, 0, 1)).shape
     (3, 1, 2)
     """
-    ad = _adapter_of(x)
+    ad = _adapter_by_type.get(type(x))
     if ad is None:
-        raise _unsupported(x)
+        ad, x = _resolve(x)
+    if stream is not None:
+        _stream_handle(stream)
     ax = _permute_axes(len(x.shape), axes)
+    th = 0 if threads is None else _threads_arg(threads)
+    if conjugate is not False:
+        _check_conjugate(ad, x, conjugate)
+    front = ad.front
+    if front is not None:
+        return front.permute(x, ax, out, stream, bool(conjugate), th)
     plain = ad.unwrap(x)[0]
-    if conjugate and not ad.is_complex(plain):
-        raise ValueError("xpose: invalid_argument: conjugate=True needs a complex dtype (complex64, complex128)")
     shape = _xpose.permute_shape(list(x.shape), ax, ad.itemsize(plain))
-    return ad.permute(x, ax, shape, out, stream, conjugate, 0)
+    return ad.permute(x, ax, shape, out, stream, bool(conjugate), th)
 
 
 def transpose_(x: ArrayT, *, stream: Optional[StreamLike] = None) -> ArrayT:
@@ -228,11 +295,20 @@ def transpose_(x: ArrayT, *, stream: Optional[StreamLike] = None) -> ArrayT:
     The memory of ``x`` is rewritten to hold the ``(cols, rows)`` matrices; the
     return value is a view of that same memory with the transposed shape
     (NumPy / CuPy: ``x.reshape(...)``, PyTorch: ``x.view(...)``). ``x`` itself
-    keeps its old shape, so use the returned view afterwards. NumPy, PyTorch
-    (CPU and CUDA) and CuPy; any dtype of 1, 2, 4, 8 or 16 bytes. Squares need no
-    extra memory; other shapes borrow a workspace of at most a quarter of the
-    matrix from the framework for the duration of the call. ``stream`` as in
-    :func:`transpose` (GPU arrays; default: the framework's current stream).
+    keeps its old shape, so use the returned view afterwards. NumPy (masked
+    arrays: the mask is transposed in place with the data), PyTorch (CPU and CUDA)
+    and CuPy; any dtype of 1, 2, 4, 8 or 16 bytes. Squares need no extra memory;
+    other shapes borrow a workspace of at most a quarter of the matrix from the
+    framework for the duration of the call. ``stream`` as in :func:`transpose`
+    (GPU arrays; default: the framework's current stream).
+
+    PyTorch: the registered operator ``torch.ops.xpose.transpose_``, declared as
+    mutating ``x``: it bumps ``x``'s version counter, so a tensor saved for
+    backward and then transposed in place makes ``backward()`` raise torch's
+    "modified by an inplace operation" error. Like torch's in-place ops it refuses
+    a leaf that requires grad (RuntimeError); on another tensor that requires grad
+    (grad mode on) it is recorded by autograd as ``x.view(...).copy_(transpose)``,
+    through a temporary of the matrix's size.
 
     Raises TypeError for JAX arrays (immutable: use :func:`transpose`) and
     unsupported objects or dtypes; ValueError for arrays that are not 2-D or 3-D,
@@ -243,4 +319,10 @@ def transpose_(x: ArrayT, *, stream: Optional[StreamLike] = None) -> ArrayT:
         raise TypeError("xpose: JAX arrays are immutable: transpose_ cannot work in place (use xpose.transpose)")
     if ad is None:
         raise _unsupported(x, "a numpy.ndarray, torch.Tensor or cupy.ndarray")
-    return ad.inplace(x, _transposed_shape(tuple(x.shape)), stream)
+    if stream is not None:
+        _stream_handle(stream)
+    shape = _transposed_shape(tuple(x.shape))
+    front = ad.front
+    if front is not None:
+        return front.transpose_(x, shape, stream)
+    return ad.inplace(x, shape, stream)

@@ -61,7 +61,7 @@ class Adapter:
 
     name = ""
     immutable = False  # JAX: no out=, no in-place
-    sync_after = False  # JAX: wait for the stream (JAX cannot order its work after it)
+    front: Any = None  # torch, JAX: the entries of xpose._torch / xpose._jax take the call
 
     # -- hooks ---------------------------------------------------------------------
     def address(self, a: Any) -> Any:
@@ -98,9 +98,6 @@ class Adapter:
         """(plain array, lazily conjugated?): what the bits are and how to read them."""
         return x, False
 
-    def record_stream(self, out: Any, stream: Any) -> None:
-        """An output allocated here is used on a foreign `stream`."""
-
     # -- shared --------------------------------------------------------------------
     def strides(self, a: Any) -> Optional[List[int]]:
         """Element strides, None when packed; raises for strides that are not whole elements."""
@@ -124,14 +121,12 @@ class Adapter:
             return self.contiguous(x), None
         return x, got
 
-    def stream_for(self, x: Any, device: int, stream: Any, out: Any, ours: bool) -> int:
+    def stream_for(self, x: Any, device: int, stream: Any) -> int:
         """The cudaStream_t for a call on `device` (0 for host memory)."""
         if device < 0:
             return 0
         if stream is None:
             return self.current_stream(x, device)
-        if ours:
-            self.record_stream(out, stream)
         return stream_handle(stream)
 
     def view(self, x: Any) -> Tuple[Any, Any, Tuple[int, ...], Optional[List[int]], int, int, bool]:
@@ -148,18 +143,15 @@ class Adapter:
         x, addr, xshape, st, es, dev, lazy_conj = self.view(x)
         if shape is None:
             shape = xshape[:-2] + (xshape[-1], xshape[-2])
-        ours = out is None
-        if ours:
+        if out is None:
             out = self.empty(x, shape)
             ost = None
         else:
             self.check_out(x, out)
             ost, shape = self.strides(out), tuple(out.shape)
-        handle = 0 if dev < 0 else self.stream_for(x, dev, stream, out, ours)
+        handle = 0 if dev < 0 else self.stream_for(x, dev, stream)
         _xpose.permute(addr, self.address(out), xshape, st, shape, ost, es, axes, dev, handle,
                        conjugate != lazy_conj, threads)
-        if self.sync_after and dev >= 0:
-            _xpose.synchronize(dev, handle)
         return out
 
     def inplace(self, x: Any, shape: Tuple[int, ...], stream: Any) -> Any:
@@ -172,7 +164,7 @@ class Adapter:
         es, dev = self.itemsize(x), self.device(x)
         nbytes = _xpose.inplace_workspace_bytes(x.shape, st, es, dev >= 0)
         ws = self.workspace(x, nbytes) if nbytes else None
-        handle = self.stream_for(x, dev, stream, ws, ws is not None)
+        handle = self.stream_for(x, dev, stream)
         _xpose.transpose_inplace(self.address(x), x.shape, st, es, self.workspace_address(ws), nbytes, dev, handle)
         return self.reshape(x, shape)
 
@@ -238,6 +230,17 @@ class Numpy(Adapter):
         res = Adapter.permute(self, x.view(np.ndarray), axes, shape, plain, stream, conjugate, threads)
         return out if out is not None else res.view(type(x))
 
+    def inplace(self, x: Any, shape: Tuple[int, ...], stream: Any) -> Any:
+        if isinstance(x, np.ma.MaskedArray):  # the mask is transposed in place with the data
+            mask = np.ma.getmask(x)
+            if mask is not np.ma.nomask and not (mask.flags.c_contiguous and mask.flags.writeable):
+                raise ValueError("xpose: the mask of x is not a writable C-contiguous array")
+            Adapter.inplace(self, np.ma.getdata(x), shape, stream)
+            if mask is not np.ma.nomask:
+                Adapter.inplace(self, mask, shape, stream)
+            return x.reshape(shape)
+        return Adapter.inplace(self, x, shape, stream)
+
     def workspace(self, like: Any, nbytes: int) -> Any:
         return np.empty(nbytes // 16 + 1, dtype=np.complex128)  # 16-byte aligned
 
@@ -252,6 +255,9 @@ class Torch(Adapter):
         import torch
 
         self.torch, self.Tensor = torch, torch.Tensor
+        from . import _torch  # registers torch.ops.xpose.*
+
+        self.front = _torch.FRONT
         # Looked up once: the current raw cudaStream_t of a device, without a Stream object.
         self._raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 
@@ -277,11 +283,6 @@ class Torch(Adapter):
         if self._raw_stream is not None:
             return self._raw_stream(device)
         return self.torch.cuda.current_stream(device).cuda_stream  # pragma: no cover
-
-    def record_stream(self, out: Any, stream: Any) -> None:
-        if isinstance(stream, self.torch.cuda.Stream):
-            # The caching allocator must not recycle `out` before `stream` is done.
-            out.record_stream(stream)
 
     def check_out(self, x: Any, out: Any) -> None:
         if not isinstance(out, self.Tensor):
@@ -374,81 +375,23 @@ class Cupy(Adapter):
 
 
 class Jax(Adapter):
-    """Concrete single-device JAX arrays. CPU: a zero-copy NumPy view, then a new JAX
-    array. GPU: a fresh output buffer, and the call waits for the stream (JAX cannot
-    order its own work after a foreign stream)."""
+    """JAX arrays and tracers: every call is an XLA FFI call (xpose._jax)."""
 
     name = "jax"
     immutable = True
-    sync_after = True
 
     def __init__(self) -> None:
-        import jax
         import jax.numpy as jnp
 
-        try:
-            from jax.core import Tracer
-        except ImportError:  # pragma: no cover
-            from jax._src.core import Tracer
-        self.jax, self.jnp, self.Tracer = jax, jnp, Tracer
+        from . import _jax
 
-    def _device(self, x: Any) -> Any:
-        if not hasattr(x, "devices"):
-            raise TypeError(f"xpose: unsupported object {type_name(x)}")
-        if isinstance(x, self.Tracer):
-            raise TypeError("xpose: xpose.transpose works on concrete JAX arrays, not inside jax.jit / tracing "
-                            "(use jnp.swapaxes there)")
-        devices = list(x.devices())
-        if len(devices) != 1:
-            raise ValueError(f"xpose: x is sharded over {len(devices)} devices; pass a single-device array")
-        return devices[0]
-
-    def address(self, a: Any) -> int:
-        return a.unsafe_buffer_pointer()
+        self.jnp, self.front = jnp, _jax.FRONT
 
     def itemsize(self, a: Any) -> int:
         return np.dtype(a.dtype).itemsize
 
-    def byte_strides(self, a: Any) -> Optional[Tuple[int, ...]]:
-        return None  # JAX buffers are packed row-major
-
-    def device(self, a: Any) -> int:
-        return self._device(a).id
-
     def is_complex(self, a: Any) -> bool:
         return bool(self.jnp.issubdtype(a.dtype, self.jnp.complexfloating))
-
-    def empty(self, like: Any, shape: Tuple[int, ...]) -> Any:
-        jax, jnp, dev = self.jax, self.jnp, self._device(like)
-        # A fresh buffer owned by this call only: written once here, then handed back.
-        try:
-            out = jnp.zeros(shape, dtype=like.dtype, device=dev)
-        except TypeError:  # older JAX: no device= argument
-            with jax.default_device(dev):
-                out = jnp.zeros(shape, dtype=like.dtype)
-        # Wait until x and out exist (JAX dispatches asynchronously).
-        like.block_until_ready()
-        out.block_until_ready()
-        return out
-
-    def current_stream(self, like: Any, device: int) -> int:
-        return 0  # the legacy default stream
-
-    def permute(self, x: Any, axes: List[int], shape: Any, out: Optional[Any], stream: Any, conjugate: bool,
-                threads: int) -> Any:
-        dev = self._device(x)
-        if out is not None:
-            raise ValueError("xpose: JAX arrays are immutable: out= is not supported for JAX inputs")
-        if dev.platform not in ("cpu", "gpu", "cuda"):
-            raise TypeError(f"xpose: JAX arrays on {dev.platform} are not supported (CPU and CUDA only)")
-        if dev.platform == "cpu":
-            res = NUMPY.permute(np.asarray(x), axes, shape, None, stream, conjugate, threads)
-            return self.jax.device_put(res, dev)
-        if x.dtype == self.jnp.bool_ and x.size:
-            # Not every JAX version exports bool buffers: move the bytes as uint8.
-            res = self.permute(x.astype(self.jnp.uint8), axes, shape, None, stream, conjugate, threads)
-            return res.astype(self.jnp.bool_)
-        return Adapter.permute(self, x, axes, shape, None, stream, conjugate, threads)
 
 
 NUMPY = Numpy()

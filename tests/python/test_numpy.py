@@ -177,7 +177,7 @@ def test_unsupported_dtype(dtype):
         xpose.transpose(x)
 
 
-@pytest.mark.parametrize("shape", [(), (5,), (2, 3, 4, 5)], ids=str)
+@pytest.mark.parametrize("shape", [(), (5,)], ids=str)
 def test_bad_rank(shape):
     with pytest.raises(ValueError, match="2-D"):
         xpose.transpose(np.zeros(shape, np.float32))

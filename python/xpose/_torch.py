@@ -1,0 +1,294 @@
+"""xpose's operators for PyTorch, registered with ``torch.library.custom_op``.
+
+``torch.ops.xpose.permute`` / ``transpose`` (functional, differentiable, with a
+vmap rule), ``torch.ops.xpose.permute_out`` (writes ``out``) and
+``torch.ops.xpose.transpose_`` (in place) are what ``xpose.permute``,
+``xpose.transpose`` and ``xpose.transpose_`` call for tensors. Each has a fake
+(meta) implementation, so ``torch.compile(fullgraph=True)``, ``torch.export`` and
+``torch.func`` trace them as single nodes. The kernels run on the current CUDA
+stream (CUDA-graph capturable: no synchronisation, no allocation outside torch's
+allocator) or on the CPU backend.
+
+Autograd: the backward of a permutation is the inverse permutation of the
+gradient; of a conjugating one, its conjugate. The mutating operators bump the
+version counter of what they write (torch does it for ops declared with
+``mutates_args``), and the Python entries refuse what torch's own in-place and
+``out=`` operations refuse.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, List, Optional, Tuple
+
+import torch
+from torch import Tensor
+
+from . import _frameworks
+
+
+def _adapter() -> Any:
+    return _frameworks.named("torch")
+
+
+def _inverse(axes: List[int]) -> List[int]:
+    inv = [0] * len(axes)
+    for k, a in enumerate(axes):
+        inv[a] = k
+    return inv
+
+
+def _swap(ndim: int) -> List[int]:
+    return [*range(ndim - 2), ndim - 1, ndim - 2]
+
+
+def _check_complex(x: Tensor, conjugate: bool) -> None:
+    if conjugate and not x.is_complex():
+        raise ValueError("xpose: invalid_argument: conjugate=True needs a complex dtype (complex64, complex128)")
+
+
+def _check_axes(x: Tensor, axes: List[int]) -> None:
+    if sorted(axes) != list(range(x.dim())):
+        raise ValueError(f"xpose: bad_axes: {list(axes)} is not a permutation of the {x.dim()} axes")
+
+
+# ---- functional: permute, transpose -------------------------------------------------
+
+@torch.library.custom_op("xpose::permute", mutates_args=())
+def permute(x: Tensor, axes: List[int], conjugate: bool = False, threads: int = 0) -> Tensor:
+    """out = x.permute(axes) materialised (C-contiguous), conjugated if asked."""
+    _check_complex(x, conjugate)
+    shape = tuple(x.shape[a] for a in axes)
+    return _adapter().permute(x, list(axes), shape, None, None, conjugate, threads)
+
+
+@permute.register_fake
+def _permute_fake(x: Tensor, axes: List[int], conjugate: bool = False, threads: int = 0) -> Tensor:
+    _check_axes(x, axes)
+    _check_complex(x, conjugate)
+    return x.new_empty([x.shape[a] for a in axes])
+
+
+def _permute_setup(ctx: Any, inputs: Tuple[Any, ...], output: Tensor) -> None:
+    _, ctx.axes, ctx.conjugate, ctx.threads = inputs
+
+
+def _permute_backward(ctx: Any, grad: Tensor) -> Tuple[Optional[Tensor], None, None, None]:
+    return permute(grad, _inverse(ctx.axes), ctx.conjugate, ctx.threads), None, None, None
+
+
+permute.register_autograd(_permute_backward, setup_context=_permute_setup)
+
+
+@permute.register_vmap
+def _permute_vmap(info: Any, in_dims: Tuple[Optional[int], ...], x: Tensor, axes: List[int], conjugate: bool = False,
+                  threads: int = 0) -> Tuple[Tensor, Optional[int]]:
+    bdim = in_dims[0]
+    if bdim is None:
+        return permute(x, axes, conjugate, threads), None
+    # The batch axis first, kept first.
+    return permute(x.movedim(bdim, 0), [0, *(a + 1 for a in axes)], conjugate, threads), 0
+
+
+@torch.library.custom_op("xpose::transpose", mutates_args=())
+def transpose(x: Tensor, conjugate: bool = False, threads: int = 0) -> Tensor:
+    """out = x.mT materialised (C-contiguous), conjugated if asked (x.mH)."""
+    _check_complex(x, conjugate)
+    return _adapter().permute(x, _swap(x.dim()), None, None, None, conjugate, threads)
+
+
+@transpose.register_fake
+def _transpose_fake(x: Tensor, conjugate: bool = False, threads: int = 0) -> Tensor:
+    if x.dim() < 2:
+        raise ValueError(f"xpose: expected a matrix or a batch of matrices (at least 2-D), got {x.dim()}-D")
+    _check_complex(x, conjugate)
+    return x.new_empty([*x.shape[:-2], x.shape[-1], x.shape[-2]])
+
+
+def _transpose_setup(ctx: Any, inputs: Tuple[Any, ...], output: Tensor) -> None:
+    _, ctx.conjugate, ctx.threads = inputs
+
+
+def _transpose_backward(ctx: Any, grad: Tensor) -> Tuple[Optional[Tensor], None, None]:
+    return transpose(grad, ctx.conjugate, ctx.threads), None, None
+
+
+transpose.register_autograd(_transpose_backward, setup_context=_transpose_setup)
+
+
+@transpose.register_vmap
+def _transpose_vmap(info: Any, in_dims: Tuple[Optional[int], ...], x: Tensor, conjugate: bool = False,
+                    threads: int = 0) -> Tuple[Tensor, Optional[int]]:
+    bdim = in_dims[0]
+    if bdim is None:
+        return transpose(x, conjugate, threads), None
+    if bdim >= x.dim() - 2:  # the batch axis among the matrix axes: move it to the front
+        x, bdim = x.movedim(bdim, 0), 0
+    return transpose(x, conjugate, threads), bdim
+
+
+# ---- mutating: permute_out, transpose_ ----------------------------------------------
+
+@torch.library.custom_op("xpose::permute_out", mutates_args=("out",))
+def permute_out(x: Tensor, axes: List[int], conjugate: bool, threads: int, out: Tensor) -> None:
+    """out[...] = x.permute(axes) (conjugated if asked); out has any non-overlapping strides."""
+    _check_complex(x, conjugate)
+    _adapter().permute(x, list(axes), None, out, None, conjugate, threads)
+
+
+@permute_out.register_fake
+def _permute_out_fake(x: Tensor, axes: List[int], conjugate: bool, threads: int, out: Tensor) -> None:
+    _check_axes(x, axes)
+    _check_complex(x, conjugate)
+
+
+@torch.library.custom_op("xpose::transpose_", mutates_args=("x",))
+def transpose_(x: Tensor, threads: int = 0) -> None:
+    """Rewrites the memory of the C-contiguous x (..., R, C) to hold its (..., C, R) transpose."""
+    _adapter().inplace(x, (*x.shape[:-2], x.shape[-1], x.shape[-2]), None)
+
+
+@transpose_.register_fake
+def _transpose_inplace_fake(x: Tensor, threads: int = 0) -> None:
+    return None
+
+
+# ---- autograd for torch.func ------------------------------------------------------
+# The formulas registered above serve direct calls of torch.ops.xpose.*. torch.func
+# (grad, vjp, jacrev) needs an autograd.Function with setup_context: the entries
+# below call the ops through these when x requires grad.
+
+class _Permute(torch.autograd.Function):
+    generate_vmap_rule = True  # forward under vmap: the op's own vmap rule
+
+    @staticmethod
+    def forward(x: Tensor, axes: List[int], conjugate: bool, threads: int) -> Tensor:
+        return permute(x, axes, conjugate, threads)
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: Tuple[Any, ...], output: Tensor) -> None:
+        _, ctx.axes, ctx.conjugate, ctx.threads = inputs
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tuple[Optional[Tensor], None, None, None]:
+        return _Permute.apply(grad, _inverse(ctx.axes), ctx.conjugate, ctx.threads), None, None, None
+
+
+class _Transpose(torch.autograd.Function):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x: Tensor, conjugate: bool, threads: int) -> Tensor:
+        return transpose(x, conjugate, threads)
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: Tuple[Any, ...], output: Tensor) -> None:
+        _, ctx.conjugate, ctx.threads = inputs
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tuple[Optional[Tensor], None, None]:
+        return _Transpose.apply(grad, ctx.conjugate, ctx.threads), None, None
+
+
+# ---- the entries of xpose._api for tensors -------------------------------------------
+
+def _on_stream(x: Tensor, stream: Any) -> Any:
+    """A context making `stream` torch's current stream on x's device (the kernels use
+    the current stream); no-op without a stream or for CPU tensors."""
+    if stream is None or not x.is_cuda:
+        return contextlib.nullcontext()
+    if not isinstance(stream, torch.cuda.Stream):
+        stream = torch.cuda.ExternalStream(_frameworks.stream_handle(stream), device=x.device)
+    return torch.cuda.stream(stream)
+
+
+def _check_out(x: Tensor, out: Any) -> None:
+    if not isinstance(out, Tensor):
+        raise TypeError(f"xpose: out must be a torch.Tensor like x, got {_frameworks.type_name(out)}")
+    if not torch.compiler.is_compiling() and (out.is_conj() or out.is_neg()):
+        raise ValueError("xpose: out is a lazily conjugated / negated view: pass a plain tensor")
+    if torch.is_grad_enabled() and (x.requires_grad or out.requires_grad):
+        # torch's own out= functions refuse the same.
+        raise RuntimeError("xpose: functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
+
+
+def _plain(x: Tensor, conjugate: bool) -> Tuple[Tensor, bool]:
+    """A lazily conjugated tensor as its plain view and the conjugation folded in (no
+    copy). Traced graphs hold no lazy conjugates (torch resolves them before the op)."""
+    if not torch.compiler.is_compiling() and x.is_conj():
+        return x.conj(), not conjugate
+    return x, conjugate
+
+
+_Tensor = torch.Tensor
+_dispatch_depth = torch._C._len_torch_dispatch_stack
+_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
+_is_tracing = torch.jit.is_tracing
+_is_compiling = torch.compiler.is_compiling
+
+
+def _eager(x: Tensor) -> bool:
+    """True when a call of the op would only reach its kernel: a plain CPU / CUDA
+    tensor that needs no autograd, outside every tracer, transform and dispatch
+    mode. Such calls run the kernel directly (the dispatcher's Python round trip
+    costs more than the transpose of a small matrix); every other call is the op."""
+    return (type(x) is _Tensor and not (x.requires_grad and torch.is_grad_enabled()) and not _is_compiling()
+            and _dispatch_depth() == 0 and not _wrapped(x) and not _is_tracing() and (x.is_cpu or x.is_cuda))
+
+
+def permute_entry(x: Tensor, axes: List[int], out: Any, stream: Any, conjugate: bool, threads: int) -> Tensor:
+    x, conjugate = _plain(x, conjugate)
+    if stream is None and out is None and _eager(x):
+        _check_complex(x, conjugate)
+        return _adapter().permute(x, axes, tuple(x.shape[a] for a in axes), None, None, conjugate, threads)
+    with _on_stream(x, stream):
+        if out is None:
+            if x.requires_grad and torch.is_grad_enabled():
+                return _Permute.apply(x, axes, conjugate, threads)
+            return permute(x, axes, conjugate, threads)
+        _check_out(x, out)
+        permute_out(x, axes, conjugate, threads, out)
+        return out
+
+
+def transpose_entry(x: Tensor, axes: List[int], out: Any, stream: Any, conjugate: bool, threads: int) -> Tensor:
+    if out is not None:
+        return permute_entry(x, axes, out, stream, conjugate, threads)
+    x, conjugate = _plain(x, conjugate)
+    if stream is None and _eager(x):
+        _check_complex(x, conjugate)
+        return _adapter().permute(x, axes, None, None, None, conjugate, threads)
+    with _on_stream(x, stream):
+        if x.requires_grad and torch.is_grad_enabled():
+            return _Transpose.apply(x, conjugate, threads)
+        return transpose(x, conjugate, threads)
+
+
+def transpose_inplace_entry(x: Tensor, shape: Tuple[int, ...], stream: Any) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"xpose: unsupported object {_frameworks.type_name(x)}")
+    if torch.is_grad_enabled() and x.requires_grad:
+        if x.is_leaf:
+            raise RuntimeError("xpose: a leaf Variable that requires grad is being used in an in-place operation.")
+        # Recorded by autograd as torch records an in-place op on a view: the history
+        # of x is rebased on the transpose (through a temporary).
+        with _on_stream(x, stream):
+            t = _Transpose.apply(x, False, 0)
+            return x.view(shape).copy_(t)
+    if not torch.compiler.is_compiling() and (x.is_conj() or x.is_neg()):
+        raise ValueError("xpose: resolve the lazy conjugate / negation first (x.resolve_conj())")
+    with _on_stream(x, stream):
+        transpose_(x)
+    return x.view(shape)
+
+
+class Front:
+    """What xpose._api calls for tensors."""
+
+    permute = staticmethod(permute_entry)
+    transpose = staticmethod(transpose_entry)
+    transpose_ = staticmethod(transpose_inplace_entry)
+
+
+FRONT = Front()

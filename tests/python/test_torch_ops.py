@@ -1,0 +1,166 @@
+"""xpose's registered torch operators (torch.ops.xpose.*): autograd, torch.compile,
+torch.func, vmap, opcheck, version counters, in-place refusals; CPU tensors here,
+CUDA (with CUDA-graph capture) when a GPU is present."""
+
+import pytest
+
+import xpose
+
+torch = pytest.importorskip("torch")
+
+DEVICES = ["cpu", "cuda"]
+
+
+@pytest.fixture(params=DEVICES)
+def dev(request):
+    if request.param == "cuda":
+        if not torch.cuda.is_available() or xpose.device_count() == 0:
+            pytest.skip("no CUDA device (or xpose built without CUDA)")
+    return request.param
+
+
+def test_gradcheck(dev):
+    x = torch.randn(3, 4, 5, dtype=torch.float64, device=dev, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda a: xpose.permute(a, (2, 0, 1)), (x,))
+    assert torch.autograd.gradcheck(lambda a: xpose.transpose(a), (x,))
+    assert torch.autograd.gradgradcheck(lambda a: xpose.permute(a, (1, 2, 0)), (x,))
+    z = torch.randn(3, 4, 2, dtype=torch.complex128, device=dev, requires_grad=True)
+    for conj in (False, True):
+        assert torch.autograd.gradcheck(lambda a, c=conj: xpose.permute(a, (2, 0, 1), conjugate=c), (z,))
+        assert torch.autograd.gradcheck(lambda a, c=conj: xpose.transpose(a, conjugate=c), (z,))
+
+
+def test_outputs_carry_grad(dev):
+    w = torch.randn(4, 5, device=dev, requires_grad=True)
+    y = xpose.permute(w, (1, 0))
+    assert y.requires_grad and y.grad_fn is not None
+    (y * torch.arange(20.0, device=dev).reshape(5, 4)).sum().backward()
+    assert torch.equal(w.grad, torch.arange(20.0, device=dev).reshape(5, 4).t())
+
+
+def test_opcheck(dev):
+    x = torch.randn(3, 4, 5, device=dev)
+    cases = [
+        (torch.ops.xpose.permute.default, (x, [2, 0, 1], False, 0)),
+        (torch.ops.xpose.permute.default, (torch.randn(3, 4, dtype=torch.complex64, device=dev), [1, 0], True, 0)),
+        (torch.ops.xpose.transpose.default, (x.requires_grad_(), False, 0)),
+        (torch.ops.xpose.permute_out.default, (torch.randn(3, 4, device=dev), [1, 0], False, 0,
+                                               torch.empty(4, 3, device=dev))),
+        (torch.ops.xpose.transpose_.default, (torch.randn(3, 4, 5, device=dev), 0)),
+    ]
+    for op, args in cases:
+        torch.library.opcheck(op, args)
+
+
+def _model(a):
+    return xpose.permute(a, (1, 0, 2)) * 2 + 1, xpose.transpose(a).relu()
+
+
+def test_compile_fullgraph_no_break(dev):
+    a = torch.randn(2, 3, 4, device=dev)
+    ex = torch._dynamo.explain(_model)(a)
+    assert ex.graph_break_count == 0 and ex.graph_count == 1
+    got, want = torch.compile(_model, fullgraph=True)(a), _model(a)
+    assert all(torch.equal(g, w) for g, w in zip(got, want))
+
+
+def test_compile_inplace_and_out(dev):
+    def f(a):
+        out = torch.empty(4, 3, device=a.device)
+        xpose.transpose(a, out)
+        b = a.clone()
+        return out + 1, xpose.transpose_(b)
+
+    a = torch.randn(3, 4, device=dev)
+    ex = torch._dynamo.explain(f)(a)
+    assert ex.graph_break_count == 0
+    o, t = torch.compile(f, fullgraph=True)(a)
+    assert torch.equal(o, a.t() + 1) and torch.equal(t, a.t())
+
+
+def test_func_grad_and_vmap(dev):
+    x = torch.randn(3, 4, device=dev)
+    g = torch.func.grad(lambda a: (xpose.permute(a, (1, 0)) ** 2).sum())(x)
+    assert torch.allclose(g, 2 * x)
+    b = torch.randn(6, 3, 4, device=dev)
+    assert torch.equal(torch.vmap(lambda a: xpose.permute(a, (1, 0)))(b), b.permute(0, 2, 1))
+    for d in range(3):
+        assert torch.equal(torch.vmap(xpose.transpose, in_dims=d)(b), torch.movedim(b, d, 0).mT)
+    gb = torch.vmap(torch.func.grad(lambda a: (xpose.transpose(a) ** 2).sum()))(b)
+    assert torch.allclose(gb, 2 * b)
+
+
+def test_wrong_gradient_sequence_raises(dev):
+    x = torch.randn(4, 4, device=dev, requires_grad=True)
+    y = x * 1.0
+    z = (y ** 2).sum()
+    xpose.transpose_(y)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.backward()
+    # A saved tensor that does not require grad itself: the op bumps its version.
+    w = torch.randn(4, 4, device=dev, requires_grad=True)
+    s = torch.randn(4, 4, device=dev)
+    z = (w * s).sum()
+    v = s._version
+    xpose.transpose_(s)
+    assert s._version > v
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.backward()
+
+
+def test_inplace_on_nonleaf_is_differentiable(dev):
+    x = torch.randn(3, 5, dtype=torch.float64, device=dev, requires_grad=True)
+
+    def f(a):
+        b = a * 1.0
+        return xpose.transpose_(b) * torch.arange(15.0, dtype=torch.float64, device=dev).reshape(5, 3)
+
+    assert torch.autograd.gradcheck(f, (x,))
+
+
+def test_leaf_refused_and_out_with_grad_refused(dev):
+    leaf = torch.zeros(3, 3, device=dev, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        xpose.transpose_(leaf)
+    with torch.no_grad():  # as torch: allowed without grad mode
+        xpose.transpose_(leaf)
+    with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+        xpose.transpose(leaf, torch.empty(3, 3, device=dev))
+
+
+def test_out_bumps_version(dev):
+    out = torch.empty(5, 4, device=dev)
+    v = out._version
+    assert xpose.transpose(torch.randn(4, 5, device=dev), out) is out
+    assert out._version > v
+
+
+def test_cuda_graph_capture_and_replay(torch_cuda):
+    x = torch.randn(64, 96, device="cuda")
+    out = torch.empty(96, 64, device="cuda")
+    sq = torch.randn(2, 32, 32, device="cuda")
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):  # warm-up outside capture, as torch asks
+        y = xpose.permute(x, (1, 0))
+        xpose.transpose(x, out)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        y = xpose.permute(x, (1, 0))
+        xpose.transpose(x, out)
+        t = xpose.transpose_(sq)
+    for k in range(3):
+        x.copy_(torch.randn(64, 96, device="cuda"))
+        before = sq.clone()
+        g.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(y, x.t()) and torch.equal(out, x.t())
+        assert torch.equal(t, before.mT)
+
+
+def test_cuda_compiled_step(torch_cuda):
+    a = torch.randn(8, 64, 32, device="cuda")
+    got, want = torch.compile(_model, fullgraph=True)(a), _model(a)
+    torch.cuda.synchronize()
+    assert all(torch.equal(g, w) for g, w in zip(got, want))

@@ -33,6 +33,10 @@ namespace xpose {
 /// True when the library was compiled with its CUDA backend.
 [[nodiscard]] bool built_with_cuda() noexcept;
 
+/// The library's version, "MAJOR.MINOR.PATCH" (the same as XPOSE_VERSION_STRING in
+/// xpose/version.hpp when the headers match the library).
+[[nodiscard]] const char* version() noexcept;
+
 // ---------------------------------------------------------------------------
 // Device entry (GPU)
 // ---------------------------------------------------------------------------

@@ -273,6 +273,7 @@ nb::dict jax_ffi_handlers() {
 
 NB_MODULE(_xpose, m) {
   m.doc() = "Low-level bindings of the xpose C++ library (use xpose.transpose instead).";
+  m.attr("__version__") = xpose::version();  // the CMake project version
   m.def("permute_shape", &permute_shape, "shape"_a, "axes"_a, "elem_size"_a,
         "Output shape of permute(x, axes); raises ValueError on bad axes.");
   m.def("permute", &permute, "x"_a, "out"_a, "shape"_a, "strides"_a.none(), "out_shape"_a, "out_strides"_a.none(),

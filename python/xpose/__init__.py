@@ -16,5 +16,5 @@ for _f in (transpose, transpose_, device_count, built_with_cuda, permute):
     _f.__module__ = __name__  # help() and reprs show xpose.transpose, not xpose._api
 del _f
 
-__version__ = "0.1.0"
+from ._xpose import __version__  # the library's version (CMakeLists.txt, project(VERSION))
 __all__ = ["transpose", "transpose_", "permute", "device_count", "built_with_cuda", "__version__"]

@@ -1,13 +1,40 @@
-# ctest driver: install xpose from BUILD_DIR into WORK_DIR/prefix, then configure,
-# build and run the consumer project against it with find_package(xpose).
+# ctest driver: install xpose from BUILD_DIR into WORK_DIR/prefix, move the installed
+# tree to WORK_DIR/moved (it must be relocatable), check that its exported CMake files
+# name no absolute path, then configure, build and run the consumer project against the
+# moved tree: the shared and static libraries, and xpose::dist_mpi on two MPI ranks.
 file(REMOVE_RECURSE ${WORK_DIR})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix
                 RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "install failed: ${rc}")
 endif()
+file(RENAME ${WORK_DIR}/prefix ${WORK_DIR}/moved)
+set(prefix ${WORK_DIR}/moved)
+
+file(GLOB_RECURSE exported ${prefix}/*/cmake/xpose/*.cmake)
+if(NOT exported)
+  message(FATAL_ERROR "no exported CMake files under ${prefix}")
+endif()
+foreach(f IN LISTS exported)
+  file(STRINGS ${f} lines REGEX "(${WORK_DIR}|${BUILD_DIR}|\"/usr/|;/usr/)")
+  if(lines)
+    message(FATAL_ERROR "${f} names an absolute path: ${lines}")
+  endif()
+endforeach()
+file(GLOB version_header ${prefix}/include/xpose/version.hpp)
+if(NOT version_header)
+  message(FATAL_ERROR "xpose/version.hpp is not installed")
+endif()
+
+set(with_mpi OFF)
+file(GLOB mpi_targets ${prefix}/*/cmake/xpose/xpose_dist_mpiTargets.cmake)
+if(mpi_targets)
+  set(with_mpi ON)
+else()
+  message(STATUS "xpose::dist_mpi is not installed (no MPI found at build time): its consumer is left out")
+endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -G ${GENERATOR}
-                -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix RESULT_VARIABLE rc)
+                -DCMAKE_PREFIX_PATH=${prefix} -DWITH_DIST_MPI=${with_mpi} RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "consumer configure failed: ${rc}")
 endif()
@@ -15,7 +42,20 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIAB
 if(rc)
   message(FATAL_ERROR "consumer build failed: ${rc}")
 endif()
-execute_process(COMMAND ${WORK_DIR}/build/consumer RESULT_VARIABLE rc)
-if(rc)
-  message(FATAL_ERROR "consumer run failed: ${rc}")
+foreach(exe consumer consumer_static)
+  execute_process(COMMAND ${WORK_DIR}/build/${exe} RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "${exe} run failed: ${rc}")
+  endif()
+endforeach()
+if(with_mpi)
+  find_program(mpiexec NAMES mpiexec mpirun REQUIRED)
+  set(ENV{OMPI_ALLOW_RUN_AS_ROOT} 1)
+  set(ENV{OMPI_ALLOW_RUN_AS_ROOT_CONFIRM} 1)
+  set(ENV{OMP_NUM_THREADS} 1)
+  execute_process(COMMAND ${mpiexec} --oversubscribe -np 2 ${WORK_DIR}/build/consumer_mpi
+                  RESULT_VARIABLE rc TIMEOUT 120)
+  if(rc)
+    message(FATAL_ERROR "consumer_mpi on 2 ranks failed: ${rc}")
+  endif()
 endif()

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "old_policy.hpp"
@@ -20,6 +22,7 @@ namespace {
 
 long long probes = 0, diffs = 0;
 std::vector<long long> hits(route_row_count, 0);
+std::set<std::string> combos;
 
 void print_route(const char* what, const route& r) {
   std::printf("  %s: %s k%d tile %d,%d,%d,%d,%d A%d late%d re%d deep%d tpb%d st%d oa%d m%d side%d mw%d minb%d h%d lean%d d%d "
@@ -34,6 +37,13 @@ void probe(const matrix_desc& d, unsigned long long ia, unsigned long long oa, i
   ++probes;
   const route o = old::old_route(d, ia, oa, cc), n = route_for(d, ia, oa, cc);
   if (n.row >= 0) ++hits[n.row];
+  if (std::getenv("ROUTE_COMBOS")) {
+    char b[256];
+    std::snprintf(b, sizeof b, "E%d %s side%d mw%d minb%d h%d lean%d d%d tile%d,%d,%d,%d,%d late%d deep%d", d.elem_size,
+                  best_path_name(n.path), n.side, n.micro, n.min_blocks, n.halo, n.lean, n.depth, n.tile.rows, n.tile.chunks,
+                  n.tile.threads, n.tile.micro_bytes, n.tile.min_blocks, n.late, n.deep);
+    combos.insert(b);
+  }
   if (!(o == n)) {
     if (++diffs <= 20) {
       std::printf("DIFF E%d %lldx%lld batch %lld ld %lld/%lld stride %lld/%lld in+%llu out+%llu cc%d\n", d.elem_size,
@@ -129,5 +139,6 @@ int main(int argc, char** argv) {
               seed, probes, systematic, probes - systematic, diffs, depth_probes, depth_diffs);
   for (int i = 0; i < route_row_count; ++i)
     std::printf("  row %2d %-55s %9lld\n", i, route_rows()[i].name, hits[i]);
+  for (const std::string& c : combos) std::printf("combo %s\n", c.c_str());
   return diffs == 0 && depth_diffs == 0 ? 0 : 1;
 }

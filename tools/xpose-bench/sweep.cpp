@@ -16,7 +16,7 @@
 #include <iostream>
 
 #include "bench.hpp"
-#include "cuda/policy.hpp"
+#include "cuda/route_table.hpp"
 
 #if defined(XPOSE_HAS_CUDA)
 #include <cuda_runtime.h>
@@ -94,7 +94,7 @@ double graph_ms(cudaStream_t st, Op op, int per_graph, int reps, std::string* er
   return ms < 0 ? -1 : ms / (static_cast<double>(reps) * per_graph);
 }
 
-// Graph rows for one tiny case: "memcpy (graph)", "best (graph)" and "best_next (graph)", mean per node.
+// Graph rows for one tiny case: "memcpy (graph)" and "best (graph)", mean per node.
 // The transposed result is checked against the reference after the replays.
 void graph_rows(const case_spec& c, std::vector<row>& rows) {
   const size_t n = static_cast<size_t>(c.rows * c.cols * c.batch) * static_cast<size_t>(c.dtype.bytes);
@@ -110,10 +110,10 @@ void graph_rows(const case_spec& c, std::vector<row>& rows) {
   cudaMemcpy(din, in.data(), n, cudaMemcpyHostToDevice);
   cudaMemset(dout, 0xFF, n);
   std::string err;
-  // best, then best_next (the candidate policy, side by side), each checked after its replays.
+  // best, checked after its replays.
   std::vector<std::pair<std::string, double>> timed;
   std::vector<bool> exact;
-  for (const char* v : {"best", "best_next"}) {
+  for (const char* v : {"best"}) {
     cudaMemset(dout, 0xFF, n);
     const double t = graph_ms(
         st, [&] { return xpose::transpose_variant(v, din, dout, d, {}, st).ok(); }, 20, 50, &err);
@@ -153,14 +153,12 @@ int sweep_main(int argc, char** argv, const std::string& command, dtype_info (*p
   CLI::App app{"xpose-bench sweep: best against memcpy on the shape classes of issue 12"};
   std::string dtype_s = "u8,f16,f32,f64,c64", format_s = "table", out_file;
   std::string classes_s;
-  bool quick = false, graph = false, candidate = false;
+  bool quick = false, graph = false;
   int reps = 0, device = 0;
   double mib = 0;
   app.add_option("--dtype", dtype_s, "comma-separated dtypes (default u8,f16,f32,f64,c64)");
   app.add_flag("--quick", quick, "fewer channel counts, one HW, 8 MiB buffers");
   app.add_flag("--graph", graph, "also time the tiny cases as CUDA graph nodes against a memcpy node");
-  app.add_flag("--candidate", candidate,
-               "also run best_next (best under its candidate policy table) on every case, same run");
   app.add_option("--class", classes_s, "only these shape classes, comma-separated (CxHW, HWxC, batch, odd, ...)");
   app.add_option("--mib", mib, "bytes per buffer, MiB (default 32; --quick 8)");
   app.add_option("--reps", reps, "timed runs per variant (default 5)");
@@ -195,10 +193,7 @@ int sweep_main(int argc, char** argv, const std::string& command, dtype_info (*p
 
   const long long target = static_cast<long long>((mib > 0 ? mib : quick ? 8 : 32) * 1048576.0);
   options o;
-  // Side by side (--candidate): the reference and the two policies; the copy-kernel
-  // ceiling is left out to keep the run short.
-  o.variants = candidate ? std::vector<std::string>{"memcpy", "best", "best_next"}
-                         : std::vector<std::string>{"memcpy", "copy", "best"};
+  o.variants = {"memcpy", "copy", "best"};
   o.warmup = 2;
   o.reps = reps > 0 ? reps : 5;
   o.device = device;
@@ -226,10 +221,10 @@ int sweep_main(int argc, char** argv, const std::string& command, dtype_info (*p
   for (row& r : rows) {
     for (size_t i = 0; i < o.cases.size(); ++i)
       if (o.cases[i].label() == r.spec.label()) r.extra["class"] = classes[i];
-    if (r.variant == "best" || r.variant == "best_next") {
+    if (r.variant == "best") {
       const auto d = xpose::matrix_desc::packed(r.spec.rows, r.spec.cols, r.spec.dtype.bytes, r.spec.batch);
-      const auto c = xpose::detail::best_path_for(d, 0, 0, meta.cc, r.variant == "best_next");
-      r.extra["path"] = xpose::detail::best_path_name(c.path) + (c.group ? "/g" + std::to_string(c.group) : "") +
+      const auto c = xpose::detail::route_for(d, 0, 0, meta.cc);
+      r.extra["path"] = xpose::detail::best_path_name(c.path) + (c.side ? "/g" + std::to_string(c.side) : "") +
                         (c.slab ? "/s" + std::to_string(c.slab / 1024) + "K" : "");
     } else {
       r.extra["path"] = "-";

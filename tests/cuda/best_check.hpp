@@ -3,7 +3,7 @@
 // padding included, poisoned with 0xFF) bitwise with the CPU reference; when a path is
 // expected, also asserts that best_path_for (the classification launch_best runs)
 // picks it for these pointers. Shared by test_best.cpp and test_shapes.cpp.
-// candidate: runs `best_next` (best under the candidate policy) and asserts its path.
+// candidate: asserts the path best_path_for gives under the candidate flag (best runs the route table).
 // XPOSE_ROUTE_ONLY (xpose_route_tests, built without CUDA too): the path assertion alone, for
 // input / output at off_in / off_out elements past 256-byte boundaries, as cudaMalloc places them.
 #pragma once
@@ -117,7 +117,7 @@ inline void check_best(const matrix_desc& d, std::uint64_t seed, index_t off_in 
   }
   CUDA_OK(cudaMemcpy(din.p + oi, in.data(), in.size(), cudaMemcpyHostToDevice));
   CUDA_OK(cudaMemset(dout.p, 0xFF, want.size() + oo));
-  const xpose::status s = xpose::transpose_variant(candidate ? "best_next" : "best", din.p + oi, dout.p + oo, d);
+  const xpose::status s = xpose::transpose_variant("best", din.p + oi, dout.p + oo, d);
   ASSERT_TRUE(s.ok()) << s.message();
   CUDA_OK(cudaDeviceSynchronize());
   std::vector<unsigned char> got(want.size() + oo);

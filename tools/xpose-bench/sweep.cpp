@@ -4,7 +4,7 @@
 // length, batches of 8x8 .. 64x64, a square, vectors, tiny matrices. Every case runs
 // through the GPU harness (gpu_harness.cpp: exact check on a 0xFF-poisoned output
 // first, then event timing, memcpy of the same bytes in the same run); rows gain the
-// shape class and the path best_path_for picks. --graph adds, for the tiny cases, one
+// shape class and the route route_for picks. --graph adds, for the tiny cases, one
 // transpose captured in a CUDA graph against a memcpy node of the same bytes.
 #include <CLI/CLI.hpp>
 
@@ -18,7 +18,7 @@
 
 #include "bench.hpp"
 #include "cli.hpp"
-#include "cuda/policy.hpp"
+#include "cuda/route_table.hpp"
 
 #if defined(XPOSE_HAS_CUDA)
 #include <cuda_runtime.h>
@@ -96,7 +96,7 @@ double graph_ms(cudaStream_t st, Op op, int per_graph, int reps, std::string* er
   return ms < 0 ? -1 : ms / (static_cast<double>(reps) * per_graph);
 }
 
-// Graph rows for one tiny case: "memcpy (graph)", "best (graph)" and "best_next (graph)", mean per node.
+// Graph rows for one tiny case: "memcpy (graph)" and "best (graph)", mean per node.
 // The transposed result is checked against the reference after the replays.
 void graph_rows(const case_spec& c, std::vector<row>& rows) {
   const size_t n = static_cast<size_t>(c.rows * c.cols * c.batch) * static_cast<size_t>(c.dtype.bytes);
@@ -112,10 +112,10 @@ void graph_rows(const case_spec& c, std::vector<row>& rows) {
   cudaMemcpy(din, in.data(), n, cudaMemcpyHostToDevice);
   cudaMemset(dout, 0xFF, n);
   std::string err;
-  // best, then best_next (the candidate policy, side by side), each checked after its replays.
+  // best, checked after its replays.
   std::vector<std::pair<std::string, double>> timed;
   std::vector<bool> exact;
-  for (const char* v : {"best", "best_next"}) {
+  for (const char* v : {"best"}) {
     cudaMemset(dout, 0xFF, n);
     const double t = graph_ms(
         st, [&] { return xpose::transpose_variant(v, din, dout, d, {}, st).ok(); }, 20, 50, &err);
@@ -154,7 +154,7 @@ void graph_rows(const case_spec& c, std::vector<row>& rows) {
 namespace {
 struct sweep_args {
   std::string dtype_s = "u8,f16,f32,f64,c64", classes_s;
-  bool quick = false, graph = false, candidate = false;
+  bool quick = false, graph = false;
   int reps = 5, device = 0;
   double mib = 0;
 };
@@ -171,8 +171,6 @@ command add_sweep_command(CLI::App& root, common_opts& common, dtype_info (*pars
   app->add_option("--dtype", a->dtype_s, "comma-separated dtypes");
   app->add_flag("--quick", a->quick, "fewer channel counts, one HW, 8 MiB buffers");
   app->add_flag("--graph", a->graph, "also time the tiny cases as CUDA graph nodes against a memcpy node");
-  app->add_flag("--candidate", a->candidate,
-                "also run best_next (best under its candidate policy table) on every case, same run");
   app->add_option("--class", a->classes_s, "only these shape classes, comma-separated (CxHW, HWxC, batch, odd, ...)");
   add_real(app, "--mib", a->mib, 0, 4096, "bytes per buffer, MiB (0: 32; --quick 8)");
   add_count(app, "--reps", a->reps, 1, 1000, "timed runs per variant");
@@ -185,7 +183,7 @@ namespace {
 int run_sweep(sweep_args& a, const common_opts& common, const std::string& command,
               dtype_info (*parse_dtype)(const std::string&)) {
   std::string dtype_s = a.dtype_s, classes_s = a.classes_s;
-  const bool quick = a.quick, candidate = a.candidate;
+  const bool quick = a.quick;
   [[maybe_unused]] const bool graph = a.graph;  // CUDA builds
   const int reps = a.reps, device = a.device;
   const double mib = a.mib;
@@ -208,10 +206,7 @@ int run_sweep(sweep_args& a, const common_opts& common, const std::string& comma
 
   const long long target = static_cast<long long>((mib > 0 ? mib : quick ? 8 : 32) * 1048576.0);
   options o;
-  // Side by side (--candidate): the reference and the two policies; the copy-kernel
-  // ceiling is left out to keep the run short.
-  o.variants = candidate ? std::vector<std::string>{"memcpy", "best", "best_next"}
-                         : std::vector<std::string>{"memcpy", "copy", "best"};
+  o.variants = {"memcpy", "copy", "best"};
   o.warmup = 2;
   o.reps = reps;
   o.device = device;
@@ -234,15 +229,15 @@ int run_sweep(sweep_args& a, const common_opts& common, const std::string& comma
     meta.date = buf;
   }
   int rc = run_gpu(o, rows, meta);
-  // Shape class for every row; the path best_path_for picks for best's (the harness's
+  // Shape class for every row; the route route_for picks for best's (the harness's
   // buffers are cudaMalloc'd: 256-byte aligned).
   for (row& r : rows) {
     for (size_t i = 0; i < o.cases.size(); ++i)
       if (o.cases[i].label() == r.spec.label()) r.extra["class"] = classes[i];
-    if (r.variant == "best" || r.variant == "best_next") {
+    if (r.variant == "best") {
       const auto d = xpose::matrix_desc::packed(r.spec.rows, r.spec.cols, r.spec.dtype.bytes, r.spec.batch);
-      const auto c = xpose::detail::best_path_for(d, 0, 0, meta.cc, r.variant == "best_next");
-      r.extra["path"] = xpose::detail::best_path_name(c.path) + (c.group ? "/g" + std::to_string(c.group) : "") +
+      const auto c = xpose::detail::route_for(d, 0, 0, meta.cc);
+      r.extra["path"] = xpose::detail::best_path_name(c.path) + (c.side ? "/g" + std::to_string(c.side) : "") +
                         (c.slab ? "/s" + std::to_string(c.slab / 1024) + "K" : "");
     } else {
       r.extra["path"] = "-";

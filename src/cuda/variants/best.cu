@@ -1,6 +1,6 @@
-// Fast path `best`: best_path_for (policy.hpp) picks the path from the shape, layout and
-// alignment; this file fills the kernel arguments once and launches one block per tile
-// or slab. No allocation, no host sync, stream-ordered, graph-capturable.
+// Fast path `best`: route_for (route_table.hpp) gives the route of a call, its kernel and every
+// launch parameter; this file launches it (the kernel instantiation the route names, grids from
+// the device's occupancy). No allocation, no host sync, stream-ordered, graph-capturable.
 // Kernels: best_kernels.cuh (tile), best_realign.cuh (realigning tile), best_slab.cuh.
 #include <algorithm>
 #include <atomic>
@@ -15,7 +15,7 @@
 #include "../best_realign.cuh"
 #include "../best_skew.cuh"
 #include "../best_slab.cuh"
-#include "../policy.hpp"
+#include "../route_table.hpp"
 
 namespace xpose::detail {
 namespace {
@@ -150,7 +150,7 @@ status slab_block_smem(int bytes, long long side, int depth, bool flag, int* sme
 struct target {
   int dev, cc;
   cudaStream_t stream;
-  bool candidate;  // the policy under measurement (variant best_next)
+  const route& r;  // the call's route (route_for)
 };
 
 // Dependent: the kernel begins with bytes::dependent_launch_entry(), so on sm_90+ a small
@@ -214,18 +214,18 @@ status tile_path(const void* in, void* out, const matrix_desc& d, const target& 
   constexpr auto kernel = best::tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, A>;
   const tile_args a = make_tile_args<E>(in, out, d, T);
   const char* what = "best tile kernel launch";
-  // Tiny 4-8 byte calls on the small narrow tile (switch best_tiny_small_default), waiting late.
+  // Tiny 4-8 byte calls on the small narrow tile, waiting late.
   if constexpr (K == narrow_tile && A == 16 && E >= 4 && E <= 8)
-    if (best_tiny_small_takes(d, tg.candidate)) {
+    if (tg.r.tile == best_tile_tiny_small_for(E)) {
       constexpr best_tile S = best_tile_tiny_small_for(E);
       static_assert(best_tile_valid(E, S, false), "the small narrow tile");
       constexpr auto small = best::tile_kernel<E, S.rows, S.chunks, S.threads, S.micro_bytes, S.min_blocks, A, 0, true>;
       const tile_args b = make_tile_args<E>(in, out, d, S);
       return launch<small, true>(S.threads, S.rows * S.chunks * 16, b.total, b, tg, what);
     }
-  // The narrow tile (tiny 1-2 byte calls) waiting late (switch best_late_wait_default).
+  // The narrow tile waiting late.
   if constexpr (K == narrow_tile && A == 16)
-    if (best_route_on(best_late_wait_default, tg.candidate)) {
+    if (tg.r.late) {
       constexpr auto late = best::tile_kernel<E, T.rows, T.chunks, T.threads, T.micro_bytes, T.min_blocks, A, 0, true>;
       return launch<late, true>(T.threads, T.rows * T.chunks * 16, a.total, a, tg, what);
     }
@@ -293,6 +293,8 @@ status realign_path(const void* in, void* out, const matrix_desc& d, const targe
 template <int E, int TR, bool Realign, bool Dense, bool Deep = false>
 status fit_path_rows(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr best_tile T = best_tile_fit_for(E, TR, Realign, Dense, Deep);
+  if (!(tg.r.tile == T) || tg.r.deep != (Realign && Deep))
+    return status::make(status_code::unsupported_variant, "best: no fitted tile of %d rows in this form", TR);
   const tile_args a = make_tile_args<E>(in, out, d, T);
   if constexpr (Realign) {
     constexpr auto kernel =
@@ -308,16 +310,16 @@ status fit_path_rows(const void* in, void* out, const matrix_desc& d, const targ
 
 template <int E, int TR, bool Realign>
 status fit_path_form(const void* in, void* out, const matrix_desc& d, const target& tg) {
+  // The form whose tile the route names (2-byte tiles of up to best_fit_dense_max_rows: the dense
+  // form only; u8 48 aligned and 96 realigning rows: the deep form or the plain one).
   if constexpr (E == best_fit_dense_elem && TR <= best_fit_dense_max_rows) {
-    // Both switches equal: the fitted tile runs only under the flag that has the dense form on
-    // (best_fit_tile_on), so the plain 2-byte form of these rows is not built.
-    if constexpr (best_fit_tile_default == best_fit_dense_default) return fit_path_rows<E, TR, Realign, true>(in, out, d, tg);
-    else if (best_fit_dense_on(E, TR, tg.candidate)) return fit_path_rows<E, TR, Realign, true>(in, out, d, tg);
+    return fit_path_rows<E, TR, Realign, true>(in, out, d, tg);
+  } else {
+    if constexpr (E == 1 && ((TR == 48 && !Realign) || (TR == 96 && Realign)))
+      if (tg.r.tile == best_tile_fit_for(E, TR, Realign, false, true))
+        return fit_path_rows<E, TR, Realign, false, true>(in, out, d, tg);
+    return fit_path_rows<E, TR, Realign, false>(in, out, d, tg);
   }
-  if constexpr (E == 1 && ((TR == 48 && !Realign) || (TR == 96 && Realign)))
-    if (best_fit_deep_on(E, TR, Realign, tg.cc, tg.candidate))
-      return fit_path_rows<E, TR, Realign, false, true>(in, out, d, tg);
-  return fit_path_rows<E, TR, Realign, false>(in, out, d, tg);
 }
 
 static_assert(best_fit_tile_min_rows > 32 && best_fit_tile_max_rows <= 128, "fit_path's tiles: 48 to 128 rows");
@@ -326,14 +328,14 @@ template <int E, bool Realign>
 status fit_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   // 4-8 bytes (best_fit_wide_fits): aligned rows, one form.
   if constexpr ((E == 4 || E == 8) && !Realign) {
-    switch (best_fit_tile_rows(E, d.rows)) {
+    switch (tg.r.tile.rows) {
       case 24: return fit_path_rows<E, 24, false, false>(in, out, d, tg);
       case 32: return fit_path_rows<E, 32, false, false>(in, out, d, tg);
       default: break;
     }
   }
   if constexpr (E <= 2) {
-    switch (best_fit_tile_rows(E, d.rows)) {
+    switch (tg.r.tile.rows) {
       case 48: return fit_path_form<E, 48, Realign>(in, out, d, tg);
       case 64: return fit_path_form<E, 64, Realign>(in, out, d, tg);
       case 80: return fit_path_form<E, 80, Realign>(in, out, d, tg);
@@ -348,7 +350,7 @@ status fit_path(const void* in, void* out, const matrix_desc& d, const target& t
   return status::make(status_code::unsupported_variant, "best: no fitted tile for %d rows", static_cast<int>(d.rows));
 }
 
-// Skewed realigning tile (candidate policy): shared memory above 48 KiB for 1-2 byte
+// Skewed realigning tile: shared memory above 48 KiB for 1-2 byte
 // elements (kernel_fits raises the limit once per device).
 // Fit: best_tile_skew_fit_for's half-width tile (route realign_skew_fit).
 template <int E, bool Fit = false>
@@ -379,18 +381,14 @@ status skew_async_path(const void* in, void* out, const matrix_desc& d, const ta
   return launch<kernel, true>(T.threads, smem, grid, a, tg, "best skewed async kernel launch");
 }
 
-// SS > 0: the grouped kernel for short side SS (best_choice::group); MW > 0: micro-blocks
-// of MW-byte rows, MINB blocks per SM (best_slab_micro_for). sb > 0: slabs of sb bytes
-// (best_choice::slab) in place of the class table's.
+// SS > 0: the grouped kernel for short side SS (route::side); MW > 0: micro-blocks
+// of MW-byte rows, MINB blocks per SM (best_slab_micro_for); the route's bytes per slab.
 template <int E, int M, int SS = 0, int MW = 0, int MINB = 1>
-status slab_path(const void* in, void* out, const matrix_desc& d, const target& tg, int sb = 0) {
+status slab_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads;
   constexpr int minb = SS > 0 ? best_slab_group_min_blocks : MINB;
   constexpr auto kernel = slab::slab_kernel<E, M, nt, best_slab_unroll, SS, minb, MW>;
-  best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
-  if (M == slab::scatter && MW > 0 && (d.ld_out * E) % 16 != 0) pol.slab_bytes = best_slab_micro_ragged_bytes_for(E);
-  if (sb > 0) pol.slab_bytes = sb;
-  const int bytes = best_slab_bytes_for(pol, d.elements() * E);
+  const int bytes = tg.r.call_slab;
   const slab::args a =
       slab::make_args<E>(M, in, out, d, input_end(in, d), bytes, SS > 0 || (MW > 0 && M == slab::whole));
   // Slab blocks stay under 48 KiB (table: slab and whole-matrix bytes).
@@ -400,24 +398,24 @@ status slab_path(const void* in, void* out, const matrix_desc& d, const target& 
 
 // Gather / scatter slab: the grouped kernel of best_slab_group_sides, or element by element.
 template <int E, int M>
-status slab_path_grouped(const void* in, void* out, const matrix_desc& d, int group, const target& tg, int sb = 0) {
+status slab_path_grouped(const void* in, void* out, const matrix_desc& d, int group, const target& tg) {
   if constexpr (E <= 4) {
     switch (group) {
       case 0: break;
-      case 2: return slab_path<E, M, 2>(in, out, d, tg, sb);
-      case 3: return slab_path<E, M, 3>(in, out, d, tg, sb);
-      case 4: return slab_path<E, M, 4>(in, out, d, tg, sb);
-      case 5: return slab_path<E, M, 5>(in, out, d, tg, sb);
-      case 6: return slab_path<E, M, 6>(in, out, d, tg, sb);
-      case 8: return slab_path<E, M, 8>(in, out, d, tg, sb);
-      case 12: return slab_path<E, M, 12>(in, out, d, tg, sb);
-      case 16: return slab_path<E, M, 16>(in, out, d, tg, sb);
-      case 24: return slab_path<E, M, 24>(in, out, d, tg, sb);
-      case 32: return slab_path<E, M, 32>(in, out, d, tg, sb);
+      case 2: return slab_path<E, M, 2>(in, out, d, tg);
+      case 3: return slab_path<E, M, 3>(in, out, d, tg);
+      case 4: return slab_path<E, M, 4>(in, out, d, tg);
+      case 5: return slab_path<E, M, 5>(in, out, d, tg);
+      case 6: return slab_path<E, M, 6>(in, out, d, tg);
+      case 8: return slab_path<E, M, 8>(in, out, d, tg);
+      case 12: return slab_path<E, M, 12>(in, out, d, tg);
+      case 16: return slab_path<E, M, 16>(in, out, d, tg);
+      case 24: return slab_path<E, M, 24>(in, out, d, tg);
+      case 32: return slab_path<E, M, 32>(in, out, d, tg);
       default: return status::make(status_code::unsupported_variant, "best: no grouped slab kernel for %d", group);
     }
   }
-  return slab_path<E, M>(in, out, d, tg, sb);
+  return slab_path<E, M>(in, out, d, tg);
 }
 
 // Micro-block slab kernel of path P (1-4 byte elements; best_slab_micro_for).
@@ -436,20 +434,18 @@ status micro_path(const void* in, void* out, const matrix_desc& d, const target&
 // H: scatter slabs with a halo (slab_scatter_micro_halo, slab_scatter_pipe_halo); gathers
 // that shift their raw rows (slab_gather_micro_shift, slab_gather_pipe_shift).
 // A: grouped gathers in the lean form (best_gather_lean_on): slabs of a.out_lags.
-// sb > 0: slabs of sb bytes (best_choice::slab, best_scatter_slab_table) in place of the class table's.
+// The route's slab bytes, load buffers (route_depth: 2 where the occupancy query finds more blocks
+// at 2), lean form and 64-byte spans.
 template <int E, int M, int SS, int MW = 0, int MINB = best_pipe_min_blocks(E, M == slab::gather, SS), bool H = false,
           bool A = false>
-status pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg, int sb = 0) {
+status pipe_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads;
   constexpr auto kernel = slab::pipe_kernel<E, M, nt, SS, MINB, MW, H, A>;
   constexpr bool gather = M == slab::gather, shift = H && gather, shifted = slab::pipe_shifted(MW);
-  best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
-  if (sb > 0) pol.slab_bytes = sb;
-  // Slab bytes: the table's (or sb), or the larger ones of best_gather_slab_default (best_pipe_slab_bytes,
-  // by flag, device and layout: plain gathers take them for aligned rows only, so their largest block
-  // at that size is an aligned one: big).
-  const bool aligned = best_in_rows_aligned(d, reinterpret_cast<std::uintptr_t>(in));
-  const int bytes = best_pipe_slab_bytes(E, gather, SS, pol.slab_bytes, shift, aligned, tg.candidate, tg.cc);
+  const best_class_policy pol = best_class_policy_for(tg.cc, E);
+  // The route's slab bytes; plain gathers above the table's take them for aligned input rows only,
+  // so their largest block at that size is an aligned one: big.
+  const int bytes = tg.r.slab;
   const bool big = gather && !shift && bytes != pol.slab_bytes;
   const long long side = SS > 0 ? SS : std::min(pol.slab_max_short, pol.slab_max_short_bytes / E);
   // The largest block of this kernel at these slabs (over its sides; 16-byte micro-block gathers:
@@ -460,7 +456,7 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
       return slab::pipe_smem_max<E>(M, side, bytes, MW > 0, H, depth, shifted, big);
     });
   };
-  int depth = shift ? best_gather_shift_depth : 2, smem_max = 0;
+  int depth = tg.r.depth, smem_max = 0;
   long long n = 0;
   if (status s = smem_at(depth, &smem_max); !s.ok()) return s;
   if (status s = resident_slots<kernel>(tg.dev, nt, smem_max, &n); !s.ok()) return s;
@@ -470,20 +466,17 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
     if (status s = smem_at(2, &smem_two); !s.ok()) return s;
     if (smem_two < smem_max) {
       if (status s = resident_slots<kernel>(tg.dev, nt, smem_two, &n_two); !s.ok()) return s;
-      if (n_two > n) depth = 2, smem_max = smem_two, n = n_two;
+      if (route_depth(tg.r, n, n_two) == 2) depth = 2, smem_max = smem_two, n = n_two;
     }
   }
-  best_class_policy call = pol;
-  call.slab_bytes = bytes;
-  slab::args a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d), best_slab_bytes_for(call, d.elements() * E),
-                                         MW > 0, H, depth, shifted);
+  slab::args a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d), tg.r.call_slab, MW > 0, H, depth, shifted);
   // Slabs shortened so that the last round of slabs per block is as full as it can be
   // (gather / scatter: whole matrices keep the table's slab).
   // (A: room for the slab boundaries' lag, 16/E - 1 positions, in the last slab of a matrix.)
   // (Micro-block scatters to aligned rows: in whole 64-byte units per output row, best_scatter_span64.)
   long long span = M == slab::whole ? a.span : best_pipe_span(a.span, a.L + (A ? 16 / E - 1 : 0), a.batch, n, 16 / E);
-  if constexpr (M == slab::scatter && MW > 0 && !H)
-    if (span < a.L) span = best_scatter_span64(span, E, tg.candidate);
+  if constexpr (M == slab::scatter && MW > 0 && !H && E <= 8)
+    if (tg.r.span64 && span < a.L && span > 64 / E) span = span / (64 / E) * (64 / E);
   if (span < a.span)
     a = slab::make_pipe_args<E>(M, in, out, d, input_end(in, d),
                                 static_cast<int>((span + (H && M == slab::scatter ? 16 / E : 0)) * a.S * E), MW > 0, H,
@@ -500,31 +493,30 @@ status pipe_path(const void* in, void* out, const matrix_desc& d, const target& 
 }
 
 template <int E, int M, int SS, bool H>
-status pipe_path_group(const void* in, void* out, const matrix_desc& d, const target& tg, int sb = 0) {
+status pipe_path_group(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int minb = best_pipe_min_blocks(E, M == slab::gather, SS, H);
   if constexpr (M == slab::gather && best_gather_lean_kernel(E, H, SS)) {
-    const auto ia = reinterpret_cast<std::uintptr_t>(in), oa = reinterpret_cast<std::uintptr_t>(out);
-    if (best_gather_lean_on(E, tg.candidate) && best_gather_lean_fits(d, ia, oa))
-      return pipe_path<E, M, SS, 0, minb, H, true>(in, out, d, tg, sb);
+    if (tg.r.lean)
+      return pipe_path<E, M, SS, 0, minb, H, true>(in, out, d, tg);
   }
-  return pipe_path<E, M, SS, 0, minb, H>(in, out, d, tg, sb);
+  return pipe_path<E, M, SS, 0, minb, H>(in, out, d, tg);
 }
 
 template <int E, int M, bool H = false>
-status pipe_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg, int sb = 0) {
+status pipe_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg) {
   if constexpr (E <= best_pipe_max_elem) {
     switch (group) {
-      case 2: return pipe_path_group<E, M, 2, H>(in, out, d, tg, sb);
-      case 3: return pipe_path_group<E, M, 3, H>(in, out, d, tg, sb);
-      case 4: return pipe_path_group<E, M, 4, H>(in, out, d, tg, sb);
-      case 5: return pipe_path_group<E, M, 5, H>(in, out, d, tg, sb);
-      case 6: return pipe_path_group<E, M, 6, H>(in, out, d, tg, sb);
-      case 7: return pipe_path_group<E, M, 7, H>(in, out, d, tg, sb);
-      case 8: return pipe_path_group<E, M, 8, H>(in, out, d, tg, sb);
-      case 12: return pipe_path_group<E, M, 12, H>(in, out, d, tg, sb);
-      case 16: return pipe_path_group<E, M, 16, H>(in, out, d, tg, sb);
-      case 24: return pipe_path_group<E, M, 24, H>(in, out, d, tg, sb);
-      case 32: return pipe_path_group<E, M, 32, H>(in, out, d, tg, sb);
+      case 2: return pipe_path_group<E, M, 2, H>(in, out, d, tg);
+      case 3: return pipe_path_group<E, M, 3, H>(in, out, d, tg);
+      case 4: return pipe_path_group<E, M, 4, H>(in, out, d, tg);
+      case 5: return pipe_path_group<E, M, 5, H>(in, out, d, tg);
+      case 6: return pipe_path_group<E, M, 6, H>(in, out, d, tg);
+      case 7: return pipe_path_group<E, M, 7, H>(in, out, d, tg);
+      case 8: return pipe_path_group<E, M, 8, H>(in, out, d, tg);
+      case 12: return pipe_path_group<E, M, 12, H>(in, out, d, tg);
+      case 16: return pipe_path_group<E, M, 16, H>(in, out, d, tg);
+      case 24: return pipe_path_group<E, M, 24, H>(in, out, d, tg);
+      case 32: return pipe_path_group<E, M, 32, H>(in, out, d, tg);
       default: break;
     }
   }
@@ -533,50 +525,49 @@ status pipe_path_side(const void* in, void* out, const matrix_desc& d, int group
 
 // Direct scatter (best_direct.cuh) of short side SS, Depth staging buffers: resident blocks, as
 // many as fit at the largest block of the call's slab size; slabs shortened for a full last round
-// (best_pipe_span). sb > 0: sb-byte slabs (best_choice::slab) in place of the class table's.
+// (best_pipe_span). The route's slab bytes.
 template <int E, int SS, int Depth = best_scatter_direct_depth>
-status direct_path(const void* in, void* out, const matrix_desc& d, const target& tg, int sb = 0) {
+status direct_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int nt = best_slab_threads;
   constexpr auto kernel = slab::direct_kernel<E, nt, SS, best_scatter_direct_min_blocks(SS), Depth>;
-  best_class_policy pol = best_class_policy_for(tg.cc, E, tg.candidate);
-  if (sb > 0) pol.slab_bytes = sb;
+  const int bytes = tg.r.slab;
   int smem_max = 0;
-  if (status s = slab_block_smem<kernel>(pol.slab_bytes, SS, Depth, false, &smem_max,
-                                         [&] { return slab::direct_smem_max<E>(SS, pol.slab_bytes, Depth); });
+  if (status s = slab_block_smem<kernel>(bytes, SS, Depth, false, &smem_max,
+                                         [&] { return slab::direct_smem_max<E>(SS, bytes, Depth); });
       !s.ok())
     return s;
   long long n = 0;
   if (status s = resident_slots<kernel>(tg.dev, nt, smem_max, &n); !s.ok()) return s;
   const void* end = input_end(in, d);
-  slab::args a = slab::make_direct_args<E>(in, out, d, end, best_slab_bytes_for(pol, d.elements() * E), Depth);
+  slab::args a = slab::make_direct_args<E>(in, out, d, end, tg.r.call_slab, Depth);
   const long long span = best_pipe_span(a.span, a.L, a.batch, n, 16 / E);
   if (span < a.span) a = slab::make_direct_args<E>(in, out, d, end, static_cast<int>((span + 16 / E) * a.S * E), Depth);
   if (a.smem > smem_max) return status::make(status_code::unsupported_variant, "best: direct slab of %d bytes", a.smem);
   return launch<kernel>(nt, a.smem, a.total < n ? a.total : n, a, tg, "best direct scatter kernel launch");
 }
 
-// ... at sb bytes per slab (best_choice::slab > 0: the two-buffer kernel, best_scatter_direct2_depth
-// buffers, at best_scatter_direct2_slab's size; 0: the direct route's). P: the side has the direct route's
-// kernel (best_scatter_direct_fits' sides); D2: it has a two-buffer kernel.
+// ... at the route's staging buffers (route::depth: best_scatter_direct_depth or the two-buffer
+// kernel's best_scatter_direct2_depth). P: the side has the direct route's kernel
+// (best_scatter_direct_fits' sides); D2: it has a two-buffer kernel.
 template <int E, int SS, bool P>
-status direct_path_sized(const void* in, void* out, const matrix_desc& d, int sb, const target& tg) {
+status direct_path_sized(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr bool D2 = best_scatter_direct2_slab(E, SS) > 0;
   if constexpr (P)
-    if (sb == 0) return direct_path<E, SS>(in, out, d, tg);
+    if (tg.r.depth == best_scatter_direct_depth) return direct_path<E, SS>(in, out, d, tg);
   if constexpr (D2)
-    if (sb > 0) return direct_path<E, SS, best_scatter_direct2_depth>(in, out, d, tg, sb);
-  return status::make(status_code::unsupported_variant, "best: no %d-byte direct slabs for side %d", sb, SS);
+    if (tg.r.depth == best_scatter_direct2_depth) return direct_path<E, SS, best_scatter_direct2_depth>(in, out, d, tg);
+  return status::make(status_code::unsupported_variant, "best: no %d-buffer direct slabs for side %d", tg.r.depth, SS);
 }
 
 template <int E>
-status direct_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg, int sb_bytes = 0) {
+status direct_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg) {
   if constexpr (E <= best_pipe_max_elem) {
     switch (group) {
       // (The sides best_scatter_direct_side gives: best_scatter_direct_fits; side 2: best_scatter_direct2_slab.)
-      case 2: return direct_path_sized<E, 2, false>(in, out, d, sb_bytes, tg);
-      case 4: return direct_path_sized<E, 4, true>(in, out, d, sb_bytes, tg);
-      case 5: return direct_path_sized<E, 5, true>(in, out, d, sb_bytes, tg);
-      case 6: return direct_path_sized<E, 6, true>(in, out, d, sb_bytes, tg);
+      case 2: return direct_path_sized<E, 2, false>(in, out, d, tg);
+      case 4: return direct_path_sized<E, 4, true>(in, out, d, tg);
+      case 5: return direct_path_sized<E, 5, true>(in, out, d, tg);
+      case 6: return direct_path_sized<E, 6, true>(in, out, d, tg);
       default: break;
     }
   }
@@ -587,9 +578,8 @@ status direct_path_side(const void* in, void* out, const matrix_desc& d, int gro
 template <int E, bool Gather, int C>
 status interleave_path_c(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr int U = best_interleave_units(C), nt = best_interleave_threads(C);
-  // Gathers: the realigning form where a 16-byte boundary is off (best_interleave_fits).
-  const bool any =
-      Gather && !best_interleave_aligned(d, true, reinterpret_cast<std::uintptr_t>(in), reinterpret_cast<std::uintptr_t>(out));
+  // Gathers: the realigning form where the route says so (a 16-byte boundary is off).
+  const bool any = Gather && tg.r.realign;
   const ilv::args a = ilv::make_args<E>(Gather, in, out, d, input_end(in, d), U, any);
   constexpr int smem = nt / 32 * ilv::shape<E, C, U>::stage_bytes;
   const index_t blocks = (a.total + nt / 32 - 1) / (nt / 32);
@@ -622,42 +612,23 @@ status interleave_path(const void* in, void* out, const matrix_desc& d, const ta
   return status::make(status_code::unsupported_variant, "best: no %d-byte interleave kernel", E);
 }
 
-// Tile with A-byte accesses (A < 16, the alignment the layout allows).
 template <int E>
-status access_path(const void* in, void* out, const matrix_desc& d, int access, const target& tg) {
-  if constexpr (E <= 4) {
-    if (access == 8) return tile_path<E, 8, access_tile>(in, out, d, tg);
-    if (access == 4) return tile_path<E, 4, access_tile>(in, out, d, tg);
-  }
-  if constexpr (E == 1) {
-    if (access == 2) return tile_path<E, 2, access_tile>(in, out, d, tg);
-  }
-  return tile_path<E, E, access_tile>(in, out, d, tg);
-}
-
-template <int E>
-status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream_t stream, bool candidate) {
+status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream_t stream) {
   int dev = 0, cc = 0;
   if (status s = current_device(&dev, &cc); !s.ok()) return s;
-  const target tg{dev, cc, stream, candidate};
-  const best_choice c = best_path_for(d, reinterpret_cast<std::uintptr_t>(in), reinterpret_cast<std::uintptr_t>(out),
-                                      tg.cc, candidate);
-  switch (c.path) {
+  const route r = route_for(d, reinterpret_cast<std::uintptr_t>(in), reinterpret_cast<std::uintptr_t>(out), cc);
+  const target tg{dev, cc, stream, r};
+  switch (r.path) {
     case best_path::copy:
       return cuda_status(
           cudaMemcpyAsync(out, in, static_cast<size_t>(d.elements()) * E, cudaMemcpyDeviceToDevice, stream),
           "cudaMemcpyAsync");
-    case best_path::slab_gather: return slab_path_grouped<E, slab::gather>(in, out, d, c.group, tg);
-    case best_path::slab_scatter: return slab_path_grouped<E, slab::scatter>(in, out, d, c.group, tg, c.slab);
+    case best_path::slab_gather: return slab_path_grouped<E, slab::gather>(in, out, d, r.side, tg);
+    case best_path::slab_scatter: return slab_path_grouped<E, slab::scatter>(in, out, d, r.side, tg);
     case best_path::slab_whole: return slab_path<E, slab::whole>(in, out, d, tg);
-    case best_path::slab_gather_micro: return micro_path<E, slab::gather, best_path::slab_gather_micro>(in, out, d, tg);
     case best_path::slab_scatter_micro:
       return micro_path<E, slab::scatter, best_path::slab_scatter_micro>(in, out, d, tg);
-    case best_path::slab_whole_micro:
-      if constexpr (E <= best_whole_micro_max_elem)
-        return micro_path<E, slab::whole, best_path::slab_whole_micro>(in, out, d, tg);
-      break;
-    case best_path::slab_whole_micro_pipe:  // (4-8 bytes: best_pipe_whole_wide_fits)
+    case best_path::slab_whole_micro_pipe:
       if constexpr (E <= best_pipe_micro_max_elem) {
         constexpr best_micro mc = best_slab_micro_for(E, best_path::slab_whole_micro);
         return pipe_path<E, slab::whole, 0, mc.width, mc.min_blocks>(in, out, d, tg);
@@ -669,7 +640,6 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::realign_skew:
       if constexpr (E <= 8) return skew_path<E>(in, out, d, tg);
       break;
-    case best_path::tile_access: return access_path<E>(in, out, d, c.access, tg);
     case best_path::tile_few_rows:
       if constexpr (E <= 8) return tile_path<E, 16, few_rows_tile>(in, out, d, tg);
       break;
@@ -677,8 +647,8 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       if constexpr (E <= 8) return tile_path<E, 16, narrow_tile>(in, out, d, tg);
       break;
     case best_path::tile: return tile_path<E, 16, standard_tile>(in, out, d, tg);
-    case best_path::slab_gather_pipe: return pipe_path_side<E, slab::gather>(in, out, d, c.group, tg);
-    case best_path::slab_scatter_pipe: return pipe_path_side<E, slab::scatter>(in, out, d, c.group, tg);
+    case best_path::slab_gather_pipe: return pipe_path_side<E, slab::gather>(in, out, d, r.side, tg);
+    case best_path::slab_scatter_pipe: return pipe_path_side<E, slab::scatter>(in, out, d, r.side, tg);
     case best_path::slab_gather_micro_pipe:
       if constexpr (E <= best_pipe_micro_max_elem)
         return pipe_path<E, slab::gather, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(true)>(in, out, d,
@@ -688,9 +658,6 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
       if constexpr (E <= best_pipe_micro_max_elem)
         return pipe_path<E, slab::scatter, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(false)>(in, out,
                                                                                                               d, tg);
-      break;
-    case best_path::tile_half:
-      if constexpr (E == 1) return tile_path<E, 16, half_tile>(in, out, d, tg);
       break;
     case best_path::tile_async:
       if constexpr (E <= 2) return async_path<E, false>(in, out, d, tg);
@@ -704,8 +671,8 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::tile_async_pipe_batch:
       if constexpr (E <= 2) return async_pipe_path<E, true>(in, out, d, tg);
       break;
-    case best_path::realign_skew_async:  // (the form best_skew_async_fits routes here)
-      if constexpr (E <= 8) return skew_async_path<E, best_skew_async_halo(E)>(in, out, d, tg);
+    case best_path::realign_skew_async:  // (aligned output rows of 1, 4 and 8-byte elements: no halo)
+      if constexpr (E <= 8 && E != 2) return skew_async_path<E, false>(in, out, d, tg);
       break;
     case best_path::realign_skew_sector:
       if constexpr (E <= best_skew_sector_max_elem) return skew_async_path<E, true, best_skew_sector_bytes>(in, out, d, tg);
@@ -713,7 +680,7 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::realign_async:
       if constexpr (E <= 2) return async_realign_path<E>(in, out, d, tg);
       break;
-    case best_path::realign_skew_fit:  // (4-8 bytes: best_skew_fit_path)
+    case best_path::realign_skew_fit:
       if constexpr (E == 4 || E == 8) return skew_path<E, true>(in, out, d, tg);
       break;
     case best_path::realign_skew_async_fit:
@@ -723,47 +690,31 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::realign_fit: return fit_path<E, true>(in, out, d, tg);
     case best_path::slab_interleave_gather: return interleave_path<E, true>(in, out, d, tg);
     case best_path::slab_interleave_scatter: return interleave_path<E, false>(in, out, d, tg);
-    case best_path::slab_scatter_pipe_halo:
-      return pipe_path_side<E, slab::scatter, true>(in, out, d, c.group, tg, c.slab);
-    case best_path::slab_gather_pipe_shift: return pipe_path_side<E, slab::gather, true>(in, out, d, c.group, tg);
-    case best_path::slab_gather_micro_shift:
-      if constexpr (E <= best_pipe_max_elem)
-        return pipe_path<E, slab::gather, 0, best_pipe_micro_width, best_pipe_micro_min_blocks(true), true>(in, out, d,
-                                                                                                           tg);
-      break;
+    case best_path::slab_scatter_pipe_halo: return pipe_path_side<E, slab::scatter, true>(in, out, d, r.side, tg);
+    case best_path::slab_gather_pipe_shift: return pipe_path_side<E, slab::gather, true>(in, out, d, r.side, tg);
     case best_path::slab_scatter_micro_halo:
       if constexpr (E <= best_pipe_micro_max_elem)
         return pipe_path<E, slab::scatter, 0, best_pipe_micro_width_for(E), best_pipe_micro_min_blocks(false), true>(
-            in, out, d, tg, c.slab);
+            in, out, d, tg);
       break;
-    case best_path::slab_scatter_direct: return direct_path_side<E>(in, out, d, c.group, tg, c.slab);
+    case best_path::slab_scatter_direct: return direct_path_side<E>(in, out, d, r.side, tg);
+    default: break;
   }
   return status::make(status_code::unsupported_variant, "best: path %s has no %d-byte kernel",
-                      best_path_name(c.path), E);
-}
-
-status launch_best_policy(const void* in, void* out, const matrix_desc& d, cudaStream_t stream, bool candidate) {
-  switch (d.elem_size) {
-    case 1: return launch_best_e<1>(in, out, d, stream, candidate);
-    case 2: return launch_best_e<2>(in, out, d, stream, candidate);
-    case 4: return launch_best_e<4>(in, out, d, stream, candidate);
-    case 8: return launch_best_e<8>(in, out, d, stream, candidate);
-    case 16: return launch_best_e<16>(in, out, d, stream, candidate);
-    default: return status::make(status_code::unsupported_elem_size, "element size %d", d.elem_size);
-  }
+                      best_path_name(r.path), E);
 }
 
 }  // namespace
 
 status launch_best(const void* in, void* out, const matrix_desc& d, const launch_options&, cudaStream_t stream) {
-  return launch_best_policy(in, out, d, stream, false);
-}
-
-// The candidate policy (best_class_policy_for(.., candidate = true)), for side-by-side
-// measurement before a table change lands.
-status launch_best_next(const void* in, void* out, const matrix_desc& d, const launch_options&,
-                        cudaStream_t stream) {
-  return launch_best_policy(in, out, d, stream, true);
+  switch (d.elem_size) {
+    case 1: return launch_best_e<1>(in, out, d, stream);
+    case 2: return launch_best_e<2>(in, out, d, stream);
+    case 4: return launch_best_e<4>(in, out, d, stream);
+    case 8: return launch_best_e<8>(in, out, d, stream);
+    case 16: return launch_best_e<16>(in, out, d, stream);
+    default: return status::make(status_code::unsupported_elem_size, "element size %d", d.elem_size);
+  }
 }
 
 }  // namespace xpose::detail

@@ -385,8 +385,13 @@ int run_specs(const std::vector<perm_spec>& specs, const std::vector<std::string
 
 }  // namespace
 
+int permute_random_main(int argc, char** argv);  // permute_random.cpp
+
 int permute_main(int argc, char** argv) {
   const std::string cmd = argv[1];
+  if (cmd == "permute")
+    for (int i = 2; i < argc; ++i)
+      if (std::string(argv[i]).rfind("--random", 0) == 0) return permute_random_main(argc, argv);
   CLI::App app{cmd == "ttc" ? "xpose-bench ttc: the 57 TTC/HPTT permutations, checked then timed against a copy"
                             : "xpose-bench permute: one N-d permutation, checked then timed against a copy"};
   std::string shape_s, axes_s, dtype_s = "f32", cases_s, kernels_s;

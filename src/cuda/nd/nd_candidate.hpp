@@ -13,6 +13,9 @@ namespace xpose::detail {
 /// Process-wide; applies to launches issued after the call (relaxed atomic).
 void set_nd_candidate(nd_kernel k) noexcept;
 nd_kernel nd_candidate() noexcept;
+/// Measurement only: false sends strided copies to the element copy and run tile
+/// instead of the row stream (row_unit, nd_map.hpp).
+void set_nd_row_stream(bool on) noexcept;
 
 /// The kernel a permute_nd or strided_copy plan runs under the current candidate with
 /// these pointers (nd_route).

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The random cases of `xpose-bench permute --random N --json FILE` against torch eager
-(x.permute(axes).contiguous()), torch.compile, jax.jit(jnp.transpose) and CuPy, in one
+(x.permute(axes).contiguous(), as a clone so that permutations that fuse to a copy are
+copied as xpose copies them), torch.compile, jax.jit(jnp.transpose) and CuPy, in one
 run, timed like xpose-bench (CUDA events, warm-ups, median of reps), each as a fraction
 of a device copy of the same bytes measured in this run. Every result is checked
 bitwise against torch eager. The input is the same strided view (torch, CuPy); JAX has
@@ -65,23 +66,24 @@ def main():
         dt = dtypes[es]
         parent = torch.randint(-128, 127, (c["parent"] * es,), dtype=torch.int8, device="cuda").view(dt)
         x = parent.as_strided(shape, strides, c["offset"])
-        want = x.permute(axes).contiguous()
+        perm = lambda t: t.permute(axes).clone(memory_format=torch.contiguous_format)  # noqa: E731
+        want = perm(x)
         n = want.numel() * es
         src = torch.empty(n, dtype=torch.int8, device="cuda")
         dst = torch.empty_like(src)
         ref = timed(torch, lambda: dst.copy_(src), a.warmup, a.reps)
         r = {"id": c["id"], "class": c["class"], "xpose": c["memcpy_ms"] / c["xpose_ms"]}
-        r["eager"] = ref / timed(torch, lambda: x.permute(axes).contiguous(), a.warmup, a.reps)
+        r["eager"] = ref / timed(torch, lambda: perm(x), a.warmup, a.reps)
         if not a.no_compile:
             try:
-                f = torch.compile(lambda t: t.permute(axes).contiguous(), dynamic=False)
+                f = torch.compile(perm, dynamic=False)
                 assert torch.equal(f(x).view(torch.int8), want.view(torch.int8))
                 r["compile"] = ref / timed(torch, lambda: f(x), a.warmup, a.reps)
             except Exception as e:  # noqa: BLE001
                 print(f"  compile: {type(e).__name__}: {e}"[:200], file=sys.stderr)
             torch._dynamo.reset()
         if jax is not None:
-            xc = x.contiguous()
+            xc = x.clone(memory_format=torch.contiguous_format)  # an aligned allocation
             xj = jax.dlpack.from_dlpack(xc) if es != 16 else jnp.asarray(xc.cpu().numpy())
             fj = jax.jit(lambda t: jnp.transpose(t, axes))
             yj = fj(xj).block_until_ready()
@@ -90,9 +92,9 @@ def main():
             r["jax"] = ref / timed(torch, lambda: fj(xj).block_until_ready(), a.warmup, a.reps)
         if cp is not None:
             xp = cp.lib.stride_tricks.as_strided(cp.from_dlpack(parent)[c["offset"]:], shape, [s * es for s in strides])
-            yp = cp.ascontiguousarray(xp.transpose(axes))
+            yp = xp.transpose(axes).copy(order="C")
             assert torch.equal(torch.from_dlpack(yp).view(torch.int8), want.view(torch.int8))
-            r["cupy"] = ref / timed(torch, lambda: cp.ascontiguousarray(xp.transpose(axes)), a.warmup, a.reps)
+            r["cupy"] = ref / timed(torch, lambda: xp.transpose(axes).copy(order="C"), a.warmup, a.reps)
         rows.append(r)
         print(f"{r['id']:>4} {es:>2} {r['class']:<10} " + " ".join(f"{r[k]:8.3f}" if k in r else f"{'-':>8}" for k in cols),
               flush=True)

@@ -542,8 +542,8 @@ TEST(NdMap, RowStreamCoversEveryRowByteOnce) {
     const int u = row_unit(p, reinterpret_cast<const void*>(16 + pi), reinterpret_cast<const void*>(64 + po));
     ASSERT_GT(u, 0);
     const index_t L = p.out.extents[p.out.rank - 1] * es;
-    const int G = row_lanes(L, 4), K = 4;
-    const row_map m = make_row_map<row_map>(p, G * K);
+    const int G = row_lanes(L, u, 4), K = 4;
+    const row_map m = make_row_map<row_map>(p, u, G * K);
     EXPECT_EQ(m.row_bytes, L);
     for (index_t t = 0; t < m.items; ++t) {
       index_t io = 0, oo = 0;
@@ -554,6 +554,7 @@ TEST(NdMap, RowStreamCoversEveryRowByteOnce) {
       const index_t sh = ((ia - oa) % 16 + 16) % 16;
       ASSERT_EQ(sh % u, 0);
       const index_t nc = (oa + L + 15) / 16;
+      ASSERT_LE(nc, row_chunks_max(L, u));
       for (int sub = 0; sub < G; ++sub)
         for (int k = 0; k < K; ++k) {
           const index_t ch = static_cast<index_t>(slice) * G * K + k * G + sub, off = 16 * ch - oa;
@@ -583,6 +584,20 @@ TEST(NdMap, RowStreamCoversEveryRowByteOnce) {
       ASSERT_EQ(writes[i], 1) << "byte " << i << " iter " << iter;  // a packed output: every byte once
     }
   }
+}
+
+// The row stream's route (row_stream_takes): rows of 128 bytes and more in units below
+// 16 bytes; whole-chunk rows and short rows keep the element copy and the run tile.
+TEST(NdPolicy, RowStreamTakesLongRowsOfNarrowUnits) {
+  EXPECT_TRUE(row_stream_takes(1, 128));
+  EXPECT_TRUE(row_stream_takes(8, 8000));
+  EXPECT_FALSE(row_stream_takes(8, 120));
+  EXPECT_FALSE(row_stream_takes(16, 1472));  // TTC case 3 in f32
+  EXPECT_FALSE(row_stream_takes(0, 4096));   // conjugation, non-unit run strides
+  EXPECT_EQ(row_chunks_max(1472, 16), 92);
+  EXPECT_EQ(row_chunks_max(72, 8), 5);
+  EXPECT_EQ(row_lanes(128, 16, 4), 2);
+  EXPECT_EQ(row_lanes(1472, 4, 4), 32);
 }
 
 TEST(NdPolicy, DefaultKernelRoutes) {

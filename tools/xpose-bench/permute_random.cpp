@@ -339,9 +339,10 @@ int permute_random_main(int argc, char** argv) {
       const double memcpy_ms = time_events(warmup, reps, [&] { cudaMemcpyAsync(dout, dpar, bytes, cudaMemcpyDeviceToDevice); });
       xpose::detail::set_nd_row_stream(true);
       tn = gpu_route(p, din, dout, want, warmup, reps, memcpy_ms);
-      if (const int u = xpose::detail::row_unit(p, din, dout); u > 0) {
-        route = "row_stream/W" + std::to_string(u) + "/G" +
-                std::to_string(xpose::detail::row_lanes(p.out.extents[p.out.rank - 1] * c.es, 4));
+      const int u = xpose::detail::row_unit(p, din, dout);
+      const index_t row = p.out.extents[p.out.rank - 1] * c.es;
+      if (xpose::detail::row_stream_takes(u, row)) {
+        route = "row_stream/W" + std::to_string(u) + "/G" + std::to_string(xpose::detail::row_lanes(row, u, 4));
         if (!no_base) {
           xpose::detail::set_nd_row_stream(false);
           to = gpu_route(p, din, dout, want, warmup, reps, memcpy_ms);

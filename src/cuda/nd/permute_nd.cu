@@ -355,12 +355,12 @@ template <int W, int G>
 status launch_row_stream_lanes(const plan& p, const void* in, void* out, cudaStream_t stream) {
   const auto* i = static_cast<const unsigned char*>(in);
   auto* o = static_cast<unsigned char*>(out);
-  const row_map m = make_row_map<row_map>(p, G * row_k);
+  const row_map m = make_row_map<row_map>(p, W, G * row_k);
   const index_t blocks = (m.items + row_threads - 1) / row_threads;  // a warp per 32 items
   if (nd_index32 && fits32(m.items)) {
     nd_row_stream_kernel<W, G, row_map32>
         <<<clamp_grid(blocks, grid_limit), row_threads, 0, stream>>>(
-            make_row_map<row_map32>(p, G * row_k), i, o);
+            make_row_map<row_map32>(p, W, G * row_k), i, o);
   } else {
     nd_row_stream_kernel<W, G, row_map><<<clamp_grid(blocks, grid_limit), row_threads, 0, stream>>>(m, i, o);
   }
@@ -370,7 +370,7 @@ status launch_row_stream_lanes(const plan& p, const void* in, void* out, cudaStr
 template <int W>
 status launch_row_stream(const plan& p, const void* in, void* out, cudaStream_t stream) {
   const int r = p.out.rank;
-  switch (row_lanes(p.out.extents[r - 1] * p.in.elem_size, row_k)) {
+  switch (row_lanes(p.out.extents[r - 1] * p.in.elem_size, W, row_k)) {
     case 2: return launch_row_stream_lanes<W, 2>(p, in, out, stream);
     case 4: return launch_row_stream_lanes<W, 4>(p, in, out, stream);
     case 8: return launch_row_stream_lanes<W, 8>(p, in, out, stream);
@@ -415,13 +415,13 @@ status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t 
 void set_nd_row_stream(bool on) noexcept { g_nd_row_stream.store(on, std::memory_order_relaxed); }
 
 status launch_strided_copy(const plan& p, const void* in, void* out, cudaStream_t stream) {
-  if (const int u = row_unit(p, in, out); u > 0 && g_nd_row_stream.load(std::memory_order_relaxed)) {
+  const int u = row_unit(p, in, out);
+  if (row_stream_takes(u, p.out.extents[p.out.rank - 1] * p.in.elem_size) && g_nd_row_stream.load(std::memory_order_relaxed)) {
     switch (u) {
       case 1: return launch_row_stream<1>(p, in, out, stream);
       case 2: return launch_row_stream<2>(p, in, out, stream);
       case 4: return launch_row_stream<4>(p, in, out, stream);
-      case 8: return launch_row_stream<8>(p, in, out, stream);
-      default: return launch_row_stream<16>(p, in, out, stream);
+      default: return launch_row_stream<8>(p, in, out, stream);
     }
   }
   {

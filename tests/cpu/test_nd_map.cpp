@@ -226,7 +226,7 @@ void each_vtile(const Map& m, int ta, int tb, std::vector<unsigned char>& tile, 
 // tests run this kernel whole).
 template <int E, int V, bool Rows, class Map>
 void emulate_vtile(const xpose::plan& p, bool pack, const unsigned char* in, unsigned char* out) {
-  constexpr best_tile bt = nd_vtile_for(E, V);
+  constexpr nd_geom bt = nd_vtile_for(E, V);
   constexpr int k = 16 / E, NCH = bt.chunks, NT = bt.threads, TA = NCH * k, TB = bt.rows;
   constexpr int H = 16 / bt.micro_bytes, kk = bt.micro_bytes / E, RN = TB / k;
   constexpr int RPS = NT / NCH, L = TB / RPS, MPT = RN * NCH * H / NT, W = 32 / NCH;
@@ -274,7 +274,7 @@ bool emulate_vtile_any(const xpose::plan& p, bool pack, const unsigned char* in,
   const int E = p.in.elem_size;
   if (E < 2) return false;
   if (v < 0) v = nd_vtile_shape_for(p, pack);
-  const best_tile bt = nd_vtile_for(E, v);
+  const nd_geom bt = nd_vtile_for(E, v);
   if (!vtile_vector_ok(make_vtile_map<Map>(p, bt.chunks * 16 / E, bt.rows, pack), E, nullptr, nullptr)) return false;
   with_elem_size(E, [&](auto e) {
     constexpr int EE = decltype(e)::value;
@@ -414,7 +414,7 @@ TEST(NdMap, VectorTileGroupsOnTtcShapes) {
     for (int es : {4, 8}) {
       const int r = static_cast<int>(ext.size());
       const xpose::plan p = plan_of(ext, axes, es);
-      const best_tile t = nd_vtile_for(es, nd_vtile_shape_for(p, true));
+      const nd_geom t = nd_vtile_for(es, nd_vtile_shape_for(p, true));
       const int ta = t.chunks * 16 / es, tb = t.rows;
       const vtile_map mt = make_vtile_map<vtile_map>(p, ta, tb, true);
       EXPECT_GE(tile_fill(mt.n_a, ta) * tile_fill(mt.n_b, tb), 0.95) << "rank " << r << " es " << es;
@@ -714,7 +714,7 @@ TEST(NdPolicy, RowsAutoKeepsFlatBasesThatFill) {
 // (vtile_warp_row) are exactly the rows the warp's threads load (vtile_row_lane).
 template <int E, int V>
 void check_row_lanes() {
-  constexpr best_tile bt = nd_vtile_for(E, V);
+  constexpr nd_geom bt = nd_vtile_for(E, V);
   constexpr int k = 16 / E, NCH = bt.chunks, NT = bt.threads, RPS = NT / NCH, L = bt.rows / RPS;
   for (int tid = 0; tid < NT; ++tid)
     for (int j = 0; j < L; ++j) {

@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 template <int E, int V, bool Rows, int MinB, class Map>
 __global__ void __launch_bounds__(nd_vtile_for(E, V).threads, MinB)
     nd_vtile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
-  constexpr best_tile bt = nd_vtile_for(E, V);
+  constexpr nd_geom bt = nd_vtile_for(E, V);
   constexpr int NCH = bt.chunks, NT = bt.threads, MW = bt.micro_bytes;
   using geom = best::tile_geom<E, bt.rows, NCH, NT, MW>;
   constexpr int k = geom::k, TA = geom::TC, TB = bt.rows, RPS = geom::RPS, L = geom::L;
@@ -304,7 +304,7 @@ std::atomic<int> g_nd_candidate{static_cast<int>(nd_kernel_default)};
 // (vtile_rows_occ): the register bound nd_vtile_occ_min_blocks.
 template <int E, int V, bool Rows, bool Occ>
 status launch_vtile(const plan& p, const vtile_map& m, bool pack, const void* in, void* out, cudaStream_t stream) {
-  constexpr best_tile bt = nd_vtile_for(E, V);
+  constexpr nd_geom bt = nd_vtile_for(E, V);
   constexpr int MinB = Occ ? nd_vtile_occ_min_blocks(E, V) : bt.min_blocks;
   if (vtile_fits32(m)) {
     const vtile_map32 m32 = make_vtile_map<vtile_map32>(p, bt.chunks * 16 / E, bt.rows, pack);

@@ -394,3 +394,100 @@ inline int copy_unit(const plan& p, const void* in, const void* out) {
 }
 
 }  // namespace xpose::detail
+
+namespace xpose::detail {
+
+/// The row stream of a strided copy whose kept run (the fastest dim, unit stride on
+/// both sides) is row_bytes long: work items are (row, slice) pairs, rows in output
+/// order over the outer dims, a slice the output's 16-byte aligned chunks
+/// [slice * chunks, (slice + 1) * chunks) of the row (the first and last chunk of a
+/// row may be partial). Offsets in bytes, 64-bit; Div as in tile_map_t (fast_div32
+/// when fits32(items)).
+template <class Div>
+struct row_map_t {
+  using word = decltype(Div{}.d);
+  static constexpr int max_outer = layout::max_rank - 1;
+  int outer_rank = 0;
+  Div outer_n[max_outer];
+  index_t outer_is[max_outer] = {}, outer_os[max_outer] = {};  // bytes
+  Div slices;                 // slices per row
+  index_t row_bytes = 0;
+  index_t items = 0;          // rows * slices
+
+  /// Byte offsets of item t's row and its slice.
+  XPOSE_HD void item(index_t t, index_t* in_off, index_t* out_off, int* slice) const {
+    word rem = 0;
+    word q = slices.divmod(static_cast<word>(t), &rem);
+    *slice = static_cast<int>(rem);
+    index_t io = 0, oo = 0;
+    for (int k = outer_rank - 1; k >= 0; --k) {
+      q = outer_n[k].divmod(q, &rem);
+      io += static_cast<index_t>(rem) * outer_is[k];
+      oo += static_cast<index_t>(rem) * outer_os[k];
+    }
+    *in_off = io, *out_off = oo;
+  }
+};
+using row_map = row_map_t<fast_div>;
+using row_map32 = row_map_t<fast_div32>;
+
+/// The normal form of a strided copy: the widest unit (a power of two <= 16 bytes)
+/// dividing the row's bytes, every outer stride in bytes and both pointers; 0 where the
+/// run is not contiguous on both sides or the plan conjugates (the element copy keeps
+/// those).
+inline int row_unit(const plan& p, const void* in, const void* out) {
+  const int r = p.out.rank, E = p.in.elem_size;
+  if (p.algo != algorithm::strided_copy || p.conjugate || p.in.strides[r - 1] != 1 || p.out.strides[r - 1] != 1) return 0;
+  std::uint64_t bits = static_cast<std::uint64_t>(p.out.extents[r - 1]) * static_cast<std::uint64_t>(E);
+  bits |= reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out);
+  for (int k = 0; k < r - 1; ++k)
+    bits |= static_cast<std::uint64_t>(p.in.strides[p.axes[k]] * E) | static_cast<std::uint64_t>(p.out.strides[k] * E);
+  int u = 1;
+  while (u < 16 && bits % static_cast<std::uint64_t>(2 * u) == 0) u *= 2;
+  return u;
+}
+
+/// Output chunks a row of row_bytes in units of `unit` bytes may touch at most (its
+/// start at any multiple of the unit within a chunk).
+inline index_t row_chunks_max(index_t row_bytes, int unit) { return (row_bytes + 16 - unit + 15) / 16; }
+
+/// Lanes per row of the row stream (K chunks per lane per item): the fewest of
+/// 2, 4, 8, 16, 32 whose G * K chunks cover a row, else 32.
+inline int row_lanes(index_t row_bytes, int unit, int k) {
+  int g = 2;
+  while (g < 32 && static_cast<index_t>(g) * k < row_chunks_max(row_bytes, unit)) g *= 2;
+  return g;
+}
+
+/// Whether a strided copy whose normal form has this unit and row length takes the row
+/// stream: rows of at least 128 bytes whose unit is below 16 bytes. Measured on the
+/// H200 (random draws and TTC-57 f32, same run, bitwise exact): 128-8,000-byte rows of
+/// 1- and 2-byte units 0.24-0.81 of a copy where the element copy took 0.11-0.21;
+/// 16-byte units (rows and strides whole chunks) 0.66-0.83 where the run tile and the
+/// 16-byte element copy took 0.85-1.08, and rows under 128 bytes of 8-byte units
+/// 0.17-0.55 against 0.51-0.84: those keep the element copy and the run tile.
+inline bool row_stream_takes(int unit, index_t row_bytes) { return unit > 0 && unit < 16 && row_bytes >= 128; }
+
+/// Host: the row map of a strided copy (row_unit = unit > 0) for slices of `chunks` chunks.
+template <class Map = row_map>
+inline Map make_row_map(const plan& p, int unit, int chunks) {
+  using Div = decltype(Map{}.slices);
+  using W = typename Map::word;
+  Map m;
+  const int r = p.out.rank, E = p.in.elem_size;
+  index_t rows = 1;
+  for (int k = 0; k < r - 1; ++k) {
+    m.outer_n[m.outer_rank] = Div(static_cast<W>(p.out.extents[k]));
+    m.outer_is[m.outer_rank] = p.in.strides[p.axes[k]] * E;
+    m.outer_os[m.outer_rank] = p.out.strides[k] * E;
+    ++m.outer_rank;
+    rows *= p.out.extents[k];
+  }
+  m.row_bytes = p.out.extents[r - 1] * E;
+  const index_t sl = (row_chunks_max(m.row_bytes, unit) + chunks - 1) / chunks;
+  m.slices = Div(static_cast<W>(sl));
+  m.items = rows * sl;
+  return m;
+}
+
+}  // namespace xpose::detail

@@ -226,7 +226,7 @@ void each_vtile(const Map& m, int ta, int tb, std::vector<unsigned char>& tile, 
 // tests run this kernel whole).
 template <int E, int V, bool Rows, class Map>
 void emulate_vtile(const xpose::plan& p, bool pack, const unsigned char* in, unsigned char* out) {
-  constexpr best_tile bt = nd_vtile_for(E, V);
+  constexpr nd_geom bt = nd_vtile_for(E, V);
   constexpr int k = 16 / E, NCH = bt.chunks, NT = bt.threads, TA = NCH * k, TB = bt.rows;
   constexpr int H = 16 / bt.micro_bytes, kk = bt.micro_bytes / E, RN = TB / k;
   constexpr int RPS = NT / NCH, L = TB / RPS, MPT = RN * NCH * H / NT, W = 32 / NCH;
@@ -274,7 +274,7 @@ bool emulate_vtile_any(const xpose::plan& p, bool pack, const unsigned char* in,
   const int E = p.in.elem_size;
   if (E < 2) return false;
   if (v < 0) v = nd_vtile_shape_for(p, pack);
-  const best_tile bt = nd_vtile_for(E, v);
+  const nd_geom bt = nd_vtile_for(E, v);
   if (!vtile_vector_ok(make_vtile_map<Map>(p, bt.chunks * 16 / E, bt.rows, pack), E, nullptr, nullptr)) return false;
   with_elem_size(E, [&](auto e) {
     constexpr int EE = decltype(e)::value;
@@ -414,7 +414,7 @@ TEST(NdMap, VectorTileGroupsOnTtcShapes) {
     for (int es : {4, 8}) {
       const int r = static_cast<int>(ext.size());
       const xpose::plan p = plan_of(ext, axes, es);
-      const best_tile t = nd_vtile_for(es, nd_vtile_shape_for(p, true));
+      const nd_geom t = nd_vtile_for(es, nd_vtile_shape_for(p, true));
       const int ta = t.chunks * 16 / es, tb = t.rows;
       const vtile_map mt = make_vtile_map<vtile_map>(p, ta, tb, true);
       EXPECT_GE(tile_fill(mt.n_a, ta) * tile_fill(mt.n_b, tb), 0.95) << "rank " << r << " es " << es;
@@ -508,6 +508,98 @@ TEST(NdMap, RunTileRealisesShortRunStridedCopies) {
 // runs the default's route where that kernel can move the plan, the policy kernels
 // elsewhere (misaligned pointers, 1-byte elements, conjugation). Every candidate moves
 // TTC case 30 in f32 from aligned pointers; the run tile case 42 (64-byte runs).
+// nd_row_stream_kernel<W, G> on the host (addresses taken as byte offsets from bases
+// whose residues mod 16 are drawn): every item's lanes and chunks as the kernel takes
+// them, the full chunks' sources rebuilt from the aligned 16-byte input chunks with the
+// row's shift, the partial ones element by element; every output byte written once,
+// equal to the reference. Random kept rows of every length and shift, padded views.
+TEST(NdMap, RowStreamCoversEveryRowByteOnce) {
+  std::mt19937_64 g(5);
+  const int sizes[] = {1, 2, 4, 8, 16};
+  for (int iter = 0; iter < 300; ++iter) {
+    const int es = sizes[g() % 5], rank = 2 + static_cast<int>(g() % 4);
+    xpose_test::perm_case c;
+    c.in.rank = c.out.rank = rank;
+    c.in.elem_size = c.out.elem_size = es;
+    for (int k = 0; k < rank; ++k) c.in.extents[k] = 1 + static_cast<index_t>(g() % 6);
+    c.in.extents[rank - 1] = 1 + static_cast<index_t>(g() % 300);
+    index_t st = 1;
+    for (int k = rank - 1; k >= 0; --k) c.in.strides[k] = st, st *= c.in.extents[k] + (k < rank - 1 ? static_cast<index_t>(g() % 3) : 0);
+    for (int k = 0; k < rank; ++k) c.axes[k] = k;
+    for (int k = rank - 2; k > 0; --k) std::swap(c.axes[k], c.axes[g() % (k + 1)]);
+    c.out = xpose::permuted_packed(c.in, c.axes, rank);
+    xpose::plan p;
+    ASSERT_TRUE(xpose::make_plan(c.in, c.out, c.axes, rank, {}, &p).ok());
+    if (p.algo != xpose::algorithm::strided_copy) continue;
+    const std::size_t ni = static_cast<std::size_t>(xpose_test::span_elems(c.in) * es);
+    const std::size_t no = static_cast<std::size_t>(xpose_test::span_elems(c.out) * es);
+    const std::size_t pi = static_cast<std::size_t>(g() % (16 / es)) * es, po = static_cast<std::size_t>(g() % (16 / es)) * es;
+    const auto src = xpose_test::random_bytes(ni + 64, static_cast<std::uint64_t>(iter));
+    std::vector<unsigned char> want(no, 0xFF), got(no + 64, 0xFF);
+    std::vector<int> writes(no, 0);
+    xpose_test::reference_permute(src.data() + 16 + pi, want.data(), c.in, c.out, c.axes, false);
+    // Bases: input at 16 + pi, output at po in buffers aligned to 16 bytes.
+    const int u = row_unit(p, reinterpret_cast<const void*>(16 + pi), reinterpret_cast<const void*>(64 + po));
+    ASSERT_GT(u, 0);
+    const index_t L = p.out.extents[p.out.rank - 1] * es;
+    const int G = row_lanes(L, u, 4), K = 4;
+    const row_map m = make_row_map<row_map>(p, u, G * K);
+    EXPECT_EQ(m.row_bytes, L);
+    for (index_t t = 0; t < m.items; ++t) {
+      index_t io = 0, oo = 0;
+      int slice = 0;
+      m.item(t, &io, &oo, &slice);
+      const index_t ia = 16 + static_cast<index_t>(pi) + io, oa_full = static_cast<index_t>(po) + oo;  // addresses
+      const int oa = static_cast<int>(oa_full % 16);
+      const index_t sh = ((ia - oa) % 16 + 16) % 16;
+      ASSERT_EQ(sh % u, 0);
+      const index_t nc = (oa + L + 15) / 16;
+      ASSERT_LE(nc, row_chunks_max(L, u));
+      for (int sub = 0; sub < G; ++sub)
+        for (int k = 0; k < K; ++k) {
+          const index_t ch = static_cast<index_t>(slice) * G * K + k * G + sub, off = 16 * ch - oa;
+          if (ch >= nc) continue;
+          if (off >= 0 && off + 16 <= L) {
+            ASSERT_EQ((oa_full + off) % 16, 0);
+            const index_t a = ia + off - sh;  // aligned source chunk
+            ASSERT_EQ(a % 16, 0);
+            for (int b = 0; b < 16; ++b) {
+              got[static_cast<std::size_t>(oo + off + b)] = src[static_cast<std::size_t>(a + sh + b)];
+              ++writes[static_cast<std::size_t>(oo + off + b)];
+            }
+          } else {
+            for (int e = 0; e < 16 / u; ++e) {
+              const index_t b = off + e * u;
+              if (b < 0 || b >= L) continue;
+              for (int x = 0; x < u; ++x) {
+                got[static_cast<std::size_t>(oo + b + x)] = src[static_cast<std::size_t>(ia + b + x)];
+                ++writes[static_cast<std::size_t>(oo + b + x)];
+              }
+            }
+          }
+        }
+    }
+    for (std::size_t i = 0; i < no; ++i) {
+      ASSERT_EQ(got[i], want[i]) << "byte " << i << " iter " << iter;
+      ASSERT_EQ(writes[i], 1) << "byte " << i << " iter " << iter;  // a packed output: every byte once
+    }
+  }
+}
+
+// The row stream's route (row_stream_takes): rows of 128 bytes and more in units below
+// 16 bytes; whole-chunk rows and short rows keep the element copy and the run tile.
+TEST(NdPolicy, RowStreamTakesLongRowsOfNarrowUnits) {
+  EXPECT_TRUE(row_stream_takes(1, 128));
+  EXPECT_TRUE(row_stream_takes(8, 8000));
+  EXPECT_FALSE(row_stream_takes(8, 120));
+  EXPECT_FALSE(row_stream_takes(16, 1472));  // TTC case 3 in f32
+  EXPECT_FALSE(row_stream_takes(0, 4096));   // conjugation, non-unit run strides
+  EXPECT_EQ(row_chunks_max(1472, 16), 92);
+  EXPECT_EQ(row_chunks_max(72, 8), 5);
+  EXPECT_EQ(row_lanes(128, 16, 4), 2);
+  EXPECT_EQ(row_lanes(1472, 4, 4), 32);
+}
+
 TEST(NdPolicy, DefaultKernelRoutes) {
   const void* aligned = nullptr;
   const void* odd = reinterpret_cast<const void*>(std::uintptr_t{4});
@@ -622,7 +714,7 @@ TEST(NdPolicy, RowsAutoKeepsFlatBasesThatFill) {
 // (vtile_warp_row) are exactly the rows the warp's threads load (vtile_row_lane).
 template <int E, int V>
 void check_row_lanes() {
-  constexpr best_tile bt = nd_vtile_for(E, V);
+  constexpr nd_geom bt = nd_vtile_for(E, V);
   constexpr int k = 16 / E, NCH = bt.chunks, NT = bt.threads, RPS = NT / NCH, L = bt.rows / RPS;
   for (int tid = 0; tid < NT; ++tid)
     for (int j = 0; j < L; ++j) {

@@ -303,6 +303,41 @@ xpose::algorithm check_large(const xpose::index_t (&ext)[3], const int (&axes)[3
   return ran;
 }
 
+// Strided copies (the row stream where row_stream_takes, else the element copy and the
+// run tile): random kept rows of 1-700 elements of
+// every size, so rows of every length mod 16 and every realignment shift (the input and
+// output placed at independent element offsets), padded strides on both sides (views),
+// ranks 2-6 with the kept dim fused or not.
+TEST(PermuteGpu, RowStreamRandomRowsShiftsViews) {
+  REQUIRE_GPU();
+  std::mt19937_64 g(31);
+  const int sizes[] = {1, 2, 4, 8, 16};
+  int strided = 0;
+  for (int iter = 0; iter < 400; ++iter) {
+    const int es = sizes[g() % 5], rank = 2 + static_cast<int>(g() % 5);
+    std::vector<xpose::index_t> sh(static_cast<std::size_t>(rank));
+    for (auto& e : sh) e = 1 + static_cast<xpose::index_t>(g() % 9);
+    sh.back() = 1 + static_cast<xpose::index_t>(g() % 700);
+    perm_case c = shuffled_case(g, sh, es, rank - 2);  // the last axis kept
+    const bool view = g() % 2;
+    if (view) {  // padded input strides
+      xpose::index_t st = 1;
+      for (int k = rank - 1; k >= 0; --k) c.in.strides[k] = st, st *= sh[static_cast<std::size_t>(k)] + static_cast<xpose::index_t>(g() % 3);
+    }
+    c.out = xpose::permuted_packed(c.in, c.axes, rank);
+    if (g() % 2) {  // padded output rows
+      xpose::index_t st = 1;
+      for (int k = rank - 1; k >= 0; --k) c.out.strides[k] = st, st *= c.out.extents[k] + static_cast<xpose::index_t>(g() % 3);
+    }
+    xpose::algorithm ran{};
+    check_gpu(c, false, static_cast<std::uint64_t>(iter), &ran, static_cast<std::int64_t>(g() % 17));
+    if (HasFatalFailure()) return;
+    EXPECT_NE(ran, xpose::algorithm::permute_nd) << "iter " << iter;  // fused packed cases are copies
+    strided += ran == xpose::algorithm::strided_copy;
+  }
+  EXPECT_GT(strided, 300);
+}
+
 TEST(PermuteGpu, LargeCountBeyondThirtyTwoBits) {
   REQUIRE_GPU();
   // 2^31 + 2^21 one-byte elements, a rank-3 permute_nd: 64-bit offsets in the tile map.
@@ -310,8 +345,8 @@ TEST(PermuteGpu, LargeCountBeyondThirtyTwoBits) {
   EXPECT_EQ(check_large({2, 1025, 1 << 20}, {2, 1, 0}, 77), xpose::algorithm::permute_nd);
 }
 
-// 2^32 + 2 one-byte units in a strided copy (odd runs keep 1-byte units): more than
-// the 32-bit divisors can index, so the 64-bit copy map runs (nd_index32, policy_nd.hpp).
+// 2^32 + 2 one-byte elements in a strided copy of 6 odd rows of 715827883 bytes: the row
+// stream's 64-bit byte offsets (row_map, nd_map.hpp), about 350,000 slices a row.
 TEST(PermuteGpu, StridedCopyBeyondThirtyTwoBitUnits) {
   REQUIRE_GPU();
   if (free_gib() < 10) GTEST_SKIP() << "needs 10 GiB of free device memory";

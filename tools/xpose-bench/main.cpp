@@ -483,7 +483,13 @@ const char* exit_codes =
     "Exit codes: 0 success; 1 a variant failed its bitwise check, or writing the output or the plot failed; "
     "2 bad usage or a request this machine cannot run (one line on stderr, nothing run).";
 
+int permute_random_main(int argc, char** argv);  // permute_random.cpp
+
 int cli_main(int argc, char** argv) {
+  // `permute --random N ...`: random permutations have options of their own (permute_random.cpp).
+  if (argc > 1 && std::string(argv[1]) == "permute")
+    for (int i = 2; i < argc; ++i)
+      if (std::string(argv[i]).rfind("--random", 0) == 0) return permute_random_main(argc, argv);
   main_args m;
   common_opts common;
   for (int i = 0; i < argc; ++i) m.o.command += (i ? " " : "") + std::string(argv[i]);

@@ -13,6 +13,9 @@ namespace xpose::detail {
 /// Process-wide; applies to launches issued after the call (relaxed atomic).
 void set_nd_candidate(nd_kernel k) noexcept;
 nd_kernel nd_candidate() noexcept;
+/// Measurement only: false sends strided copies to the element copy and run tile
+/// instead of the row stream (row_unit, nd_map.hpp).
+void set_nd_row_stream(bool on) noexcept;
 
 /// The kernel a permute_nd or strided_copy plan runs under the current candidate with
 /// these pointers (nd_route).
@@ -32,7 +35,7 @@ inline vtile_choice nd_vtile_best(const plan& p, bool pack, int v_lo, int v_hi) 
   const int E = p.in.elem_size;
   vtile_choice c{v_lo, pack, -1};
   for (int v = v_lo; v < v_hi; ++v) {
-    const best_tile t = nd_vtile_for(E, v);
+    const nd_geom t = nd_vtile_for(E, v);
     const int ta = t.chunks * 16 / E, tb = t.rows;
     const vtile_groups g = make_vtile_groups(p, ta, tb, pack);
     const double f = tile_fill(g.na, ta) * tile_fill(g.nb, tb);
@@ -97,7 +100,7 @@ inline bool vtile_plan(const plan& p, const void* in, const void* out, nd_kernel
   const int E = p.in.elem_size;
   if (p.conjugate || E < 2) return false;
   *c = nd_vtile_choice(p, k);
-  const best_tile bt = nd_vtile_for(E, c->v);
+  const nd_geom bt = nd_vtile_for(E, c->v);
   *m = make_vtile_map<vtile_map>(p, bt.chunks * 16 / E, bt.rows, c->pack);
   return vtile_vector_ok(*m, E, in, out);
 }

@@ -14,6 +14,7 @@
 #include "../common.cuh"
 #include "nd_candidate.hpp"
 #include "policy_nd.hpp"
+#include "row_stream.cuh"
 
 namespace xpose::detail {
 namespace {
@@ -72,7 +73,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 template <int E, int V, bool Rows, int MinB, class Map>
 __global__ void __launch_bounds__(nd_vtile_for(E, V).threads, MinB)
     nd_vtile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
-  constexpr best_tile bt = nd_vtile_for(E, V);
+  constexpr nd_geom bt = nd_vtile_for(E, V);
   constexpr int NCH = bt.chunks, NT = bt.threads, MW = bt.micro_bytes;
   using geom = best::tile_geom<E, bt.rows, NCH, NT, MW>;
   constexpr int k = geom::k, TA = geom::TC, TB = bt.rows, RPS = geom::RPS, L = geom::L;
@@ -245,6 +246,7 @@ __global__ void __launch_bounds__(nd_copy_threads)
   }
 }
 
+
 constexpr index_t grid_limit = 0x7fffffff;
 
 template <int E, nd_shape S, bool Conj, class Map>
@@ -302,7 +304,7 @@ std::atomic<int> g_nd_candidate{static_cast<int>(nd_kernel_default)};
 // (vtile_rows_occ): the register bound nd_vtile_occ_min_blocks.
 template <int E, int V, bool Rows, bool Occ>
 status launch_vtile(const plan& p, const vtile_map& m, bool pack, const void* in, void* out, cudaStream_t stream) {
-  constexpr best_tile bt = nd_vtile_for(E, V);
+  constexpr nd_geom bt = nd_vtile_for(E, V);
   constexpr int MinB = Occ ? nd_vtile_occ_min_blocks(E, V) : bt.min_blocks;
   if (vtile_fits32(m)) {
     const vtile_map32 m32 = make_vtile_map<vtile_map32>(p, bt.chunks * 16 / E, bt.rows, pack);
@@ -348,6 +350,36 @@ status launch_run_tile_units(const plan& q, int chunks, const void* in, void* ou
   return launch_run_tile<8, Fit, Half>(q, in, out, stream);
 }
 
+
+template <int W, int G>
+status launch_row_stream_lanes(const plan& p, const void* in, void* out, cudaStream_t stream) {
+  const auto* i = static_cast<const unsigned char*>(in);
+  auto* o = static_cast<unsigned char*>(out);
+  const row_map m = make_row_map<row_map>(p, W, G * row_k);
+  const index_t blocks = (m.items + row_threads - 1) / row_threads;  // a warp per 32 items
+  if (nd_index32 && fits32(m.items)) {
+    nd_row_stream_kernel<W, G, row_map32>
+        <<<clamp_grid(blocks, grid_limit), row_threads, 0, stream>>>(
+            make_row_map<row_map32>(p, W, G * row_k), i, o);
+  } else {
+    nd_row_stream_kernel<W, G, row_map><<<clamp_grid(blocks, grid_limit), row_threads, 0, stream>>>(m, i, o);
+  }
+  return launch_status("strided_copy row stream kernel launch");
+}
+
+template <int W>
+status launch_row_stream(const plan& p, const void* in, void* out, cudaStream_t stream) {
+  const int r = p.out.rank;
+  switch (row_lanes(p.out.extents[r - 1] * p.in.elem_size, W, row_k)) {
+    case 2: return launch_row_stream_lanes<W, 2>(p, in, out, stream);
+    case 4: return launch_row_stream_lanes<W, 4>(p, in, out, stream);
+    case 8: return launch_row_stream_lanes<W, 8>(p, in, out, stream);
+    case 16: return launch_row_stream_lanes<W, 16>(p, in, out, stream);
+    default: return launch_row_stream_lanes<W, 32>(p, in, out, stream);
+  }
+}
+
+std::atomic<bool> g_nd_row_stream{true};
 }  // namespace
 
 void set_nd_candidate(nd_kernel k) noexcept { g_nd_candidate.store(static_cast<int>(k), std::memory_order_relaxed); }
@@ -380,7 +412,18 @@ status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t 
   });
 }
 
+void set_nd_row_stream(bool on) noexcept { g_nd_row_stream.store(on, std::memory_order_relaxed); }
+
 status launch_strided_copy(const plan& p, const void* in, void* out, cudaStream_t stream) {
+  const int u = row_unit(p, in, out);
+  if (row_stream_takes(u, p.out.extents[p.out.rank - 1] * p.in.elem_size) && g_nd_row_stream.load(std::memory_order_relaxed)) {
+    switch (u) {
+      case 1: return launch_row_stream<1>(p, in, out, stream);
+      case 2: return launch_row_stream<2>(p, in, out, stream);
+      case 4: return launch_row_stream<4>(p, in, out, stream);
+      default: return launch_row_stream<8>(p, in, out, stream);
+    }
+  }
   {
     plan q;
     int chunks = 0;

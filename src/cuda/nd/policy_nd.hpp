@@ -3,9 +3,42 @@
 // dim) and the block size, with the constraints of a tile checked once in valid().
 #pragma once
 
-#include "../policy.hpp"  // best_tile, best_tile_valid: the vector tile reuses best's geometry
-
 namespace xpose::detail {
+
+/// Geometry of the vector tile (nd_vtile_kernel, on best's tile scheme: rows of 16-byte
+/// chunks, k x k register micro-blocks; best_kernels.cuh): rows along B, chunks along
+/// A, threads, bytes per register-block row (16, or 8: half the registers) and the
+/// blocks per SM its registers must allow (__launch_bounds__).
+struct nd_geom {
+  int rows;
+  int chunks;
+  int threads;
+  int micro_bytes;
+  int min_blocks;
+};
+
+/// The constraints of best::tile_geom on a geometry (k = 16/E rows per micro-block,
+/// RPS rows per load step; whole micro-blocks per thread pass).
+constexpr bool nd_geom_valid(int elem_size, nd_geom t) {
+  if (elem_size <= 0 || 16 % elem_size != 0 || t.chunks <= 0 || t.threads <= 0) return false;
+  if ((t.micro_bytes != 8 && t.micro_bytes != 16) || t.micro_bytes < elem_size) return false;
+  const int k = 16 / elem_size, H = 16 / t.micro_bytes;
+  if (t.threads % t.chunks != 0) return false;
+  const int RPS = t.threads / t.chunks, RN = t.rows / k;
+  return t.rows % RPS == 0 && t.rows % k == 0 && (RN * t.chunks * H) % t.threads == 0 && t.chunks >= 8;
+}
+
+/// The full vector tile per element size (shape 0 of nd_vtile_for): the 2-D path's
+/// 256-thread tile as measured for it (docs/RESULTS.md "Fast path (best)").
+constexpr nd_geom nd_vtile_base(int elem_size) {
+  switch (elem_size) {
+    case 1: return {256, 16, 256, 8, 2};
+    case 2: return {128, 16, 256, 16, 3};
+    case 4: return {64, 16, 256, 16, 4};
+    case 8: return {64, 16, 256, 16, 4};
+    default: return {32, 32, 256, 16, 4};
+  }
+}
 
 struct nd_tile {
   int tile_a;   ///< elements along A, the input's fastest dim (a power of two, or 48)
@@ -49,7 +82,7 @@ inline constexpr bool nd_index32 = true;
 /// class. The square tile spans >= 128 bytes per side where the element size allows
 /// (one full line per row on both global sides); 4- to 16-byte elements use 128-thread
 /// blocks so that each thread keeps 8 (4, 2) loads in flight and 16 blocks fit an SM
-/// (bytes in flight per SM, the same argument as best_tile_for in policy.hpp).
+/// (bytes in flight per SM, the same argument as the 2-D path's tile table).
 /// A starting point, not yet tuned: docs/RESULTS.md, "N-d permutation (issue 17)" records what
 /// the TTC set measured with it.
 constexpr nd_tile nd_tile_for(int cc, int elem_size, nd_shape shape = nd_shape::square) {
@@ -185,7 +218,7 @@ constexpr const char* nd_kernel_name(nd_kernel k) {
 }
 
 /// Tiles of the vector tile kernel for E-byte elements (2 to 16 bytes), shape v:
-/// 0: `best`'s 16-byte tile (rows along B, 16-byte chunks along A; policy.hpp);
+/// 0: `best`'s 16-byte tile (rows along B, 16-byte chunks along A);
 /// 1: half its rows, 2: half its chunks (128 threads: the same loads per thread, twice
 /// the blocks per SM); 3: half of both (64 threads; candidate vtile_small only);
 /// 4: a quarter of its rows (64 threads), 5: a quarter of the rows and half the chunks
@@ -196,8 +229,8 @@ constexpr const char* nd_kernel_name(nd_kernel k) {
 /// the fewest tile slots idle (nd_vtile_best, nd_candidate.hpp). Static shared memory.
 /// docs/RESULTS.md, "N-d permutation (issue 17)".
 inline constexpr int nd_vtile_shapes = 7;
-constexpr best_tile nd_vtile_for(int elem_size, int v = 0) {
-  best_tile t = best_tile_for(elem_size);
+constexpr nd_geom nd_vtile_for(int elem_size, int v = 0) {
+  nd_geom t = nd_vtile_base(elem_size);
   if (v == 1 || v == 3) t.rows /= 2, t.threads /= 2, t.min_blocks *= 2;
   if (v == 2 || v == 3) t.chunks /= 2, t.threads /= 2, t.min_blocks *= 2;
   if (v == 4 || v == 5) t.rows /= 4, t.threads /= 4, t.min_blocks *= 4;
@@ -260,8 +293,8 @@ constexpr int nd_fit_run_min_blocks(int chunks, bool half = false) { return half
 constexpr bool nd_vtile_table_valid() {
   for (int e = 2; e <= 16; e *= 2)
     for (int v = 0; v < nd_vtile_shapes; ++v) {
-      const best_tile t = nd_vtile_for(e, v);
-      if (!best_tile_valid(e, t, false) || t.rows * t.chunks * 16 > 48 * 1024) return false;
+      const nd_geom t = nd_vtile_for(e, v);
+      if (!nd_geom_valid(e, t) || t.rows * t.chunks * 16 > 48 * 1024) return false;
       const int occ = nd_vtile_occ_min_blocks(e, v);
       if (t.min_blocks > 32 || t.min_blocks * t.threads > 2048 || t.rows > t.threads || 32 % t.chunks != 0) return false;
       if (occ > 32 || occ * t.threads > 2048) return false;

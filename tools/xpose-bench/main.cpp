@@ -248,6 +248,7 @@ int plot(const std::vector<row>& rows, const run_meta& meta, const std::string& 
 
 
 namespace xbench {
+int permute_random_main(int argc, char** argv);  // permute_random.cpp
 
 // Subcommands with their own options (permute.cpp, sweep.cpp).
 command add_permute_command(CLI::App& root, common_opts& common);
@@ -482,8 +483,6 @@ int run_main(main_args& m, const common_opts& common, const CLI::App& root, cons
 const char* exit_codes =
     "Exit codes: 0 success; 1 a variant failed its bitwise check, or writing the output or the plot failed; "
     "2 bad usage or a request this machine cannot run (one line on stderr, nothing run).";
-
-int permute_random_main(int argc, char** argv);  // permute_random.cpp
 
 int cli_main(int argc, char** argv) {
   // `permute --random N ...`: random permutations have options of their own (permute_random.cpp).

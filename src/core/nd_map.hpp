@@ -453,6 +453,13 @@ inline index_t row_chunks_max(index_t row_bytes, int unit) { return (row_bytes +
 
 /// Lanes per row of the row stream (K chunks per lane per item): the fewest of
 /// 2, 4, 8, 16, 32 whose G * K chunks cover a row, else 32.
+/// Whether chunk [off, off + 16) of a row of L bytes moves as one realigned 128-bit
+/// store (nd_row_stream_kernel): its aligned input pair [off - sh, off - sh + 32) (one
+/// chunk when the shift sh is 0) lies inside the row, so no byte outside it is read.
+XPOSE_HD inline bool row_chunk_whole(index_t off, index_t L, unsigned sh) {
+  return off >= 0 && off + 16 <= L && (sh == 0 || (off >= static_cast<index_t>(sh) && off - sh + 32 <= L));
+}
+
 inline int row_lanes(index_t row_bytes, int unit, int k) {
   int g = 2;
   while (g < 32 && static_cast<index_t>(g) * k < row_chunks_max(row_bytes, unit)) g *= 2;

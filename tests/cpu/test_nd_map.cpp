@@ -511,8 +511,8 @@ TEST(NdMap, RunTileRealisesShortRunStridedCopies) {
 // nd_row_stream_kernel<W, G> on the host (addresses taken as byte offsets from bases
 // whose residues mod 16 are drawn): every item's lanes and chunks as the kernel takes
 // them, the full chunks' sources rebuilt from the aligned 16-byte input chunks with the
-// row's shift, the partial ones element by element; every output byte written once,
-// equal to the reference. Random kept rows of every length and shift, padded views.
+// row's shift (those chunks inside the row), the edge ones element by element; every
+// output byte written once, equal to the reference. Random kept rows of every length and shift, padded views.
 TEST(NdMap, RowStreamCoversEveryRowByteOnce) {
   std::mt19937_64 g(5);
   const int sizes[] = {1, 2, 4, 8, 16};
@@ -559,10 +559,14 @@ TEST(NdMap, RowStreamCoversEveryRowByteOnce) {
         for (int k = 0; k < K; ++k) {
           const index_t ch = static_cast<index_t>(slice) * G * K + k * G + sub, off = 16 * ch - oa;
           if (ch >= nc) continue;
-          if (off >= 0 && off + 16 <= L) {
+          if (row_chunk_whole(off, L, static_cast<unsigned>(sh))) {
             ASSERT_EQ((oa_full + off) % 16, 0);
             const index_t a = ia + off - sh;  // aligned source chunk
             ASSERT_EQ(a % 16, 0);
+            // The aligned pair the kernel loads lies inside the row (initcheck: no
+            // uninitialised byte beside the row is read).
+            ASSERT_GE(a, ia);
+            ASSERT_LE(a + (sh != 0 ? 32 : 16), ia + L);
             for (int b = 0; b < 16; ++b) {
               got[static_cast<std::size_t>(oo + off + b)] = src[static_cast<std::size_t>(a + sh + b)];
               ++writes[static_cast<std::size_t>(oo + off + b)];

@@ -14,9 +14,11 @@ namespace xpose::detail {
 // of the item's step. Every whole 16-byte aligned chunk of the output row is one
 // 128-bit store; its source bytes come from the one or two aligned 16-byte input
 // chunks covering them, realigned by word selects and funnel shifts (the shift
-// (in - out) mod 16 is fixed per row and a multiple of the unit W). The at most two
-// partial chunks at the row's ends move in W-byte units. K chunks per lane and item,
-// every load issued before the first store.
+// (in - out) mod 16 is fixed per row and a multiple of the unit W). Chunks whose
+// input pair would reach outside the row (at most two per row end: the partial
+// chunks, and a whole one whose pair straddles the row's first or last byte) move in
+// W-byte units, so no byte outside the row is read (compute-sanitizer initcheck).
+// K chunks per lane and item, every load issued before the first store.
 inline constexpr int row_threads = 256, row_k = 4;
 
 template <int W>
@@ -63,7 +65,7 @@ __global__ void __launch_bounds__(row_threads, 2)
         const index_t c = static_cast<index_t>(slice) * (G * K) + k * G + sub;
         const index_t off = 16 * c - oa;  // of the chunk's first byte, from the row's
         lo[k] = hi[k] = make_uint4(0, 0, 0, 0);
-        if (c < nc && off >= 0 && off + 16 <= L) {
+        if (c < nc && row_chunk_whole(off, L, sh)) {
           const uint4* a = reinterpret_cast<const uint4*>(i + off - sh);
           lo[k] = a[0];
           if (sh != 0) hi[k] = a[1];
@@ -74,7 +76,7 @@ __global__ void __launch_bounds__(row_threads, 2)
         const index_t c = static_cast<index_t>(slice) * (G * K) + k * G + sub;
         const index_t off = 16 * c - oa;
         if (c >= nc) continue;
-        if (off >= 0 && off + 16 <= L) {
+        if (row_chunk_whole(off, L, sh)) {
           *reinterpret_cast<uint4*>(o + off) = realign<W>(lo[k], hi[k], sh);
         } else {
 #pragma unroll

@@ -12,12 +12,12 @@ done
   { echo "SKIPPED: libhwy-dev:arm64 is not installed (scripts/install-deps.sh)"; exit 77; }
 cmake -S "$src" -B "$work" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$src/cmake/aarch64-linux-gnu.cmake" \
   -DCMAKE_BUILD_TYPE=Release -DXPOSE_CUDA=OFF -DXPOSE_BUILD_TOOLS=OFF -DXPOSE_PYTHON=OFF >/dev/null
-cmake --build "$work" --target xpose_cpu_tests -j "${XPOSE_ARM64_JOBS:-2}" >/dev/null
+cmake --build "$work" --target xpose_cpu_backend_tests -j "${XPOSE_ARM64_JOBS:-2}" >/dev/null
 # qemu-user 7.2 (Debian 12) hangs starting a second thread on the dev machine (even a
 # plain two-thread std::thread program), so the emulated run is single-threaded and
 # takes the suites of the CPU backend and its oracle only (other suites ask for thread
 # counts explicitly); the tests that ask for thread counts, and the slowest
 # large-output ones, run natively. A hang still ends: timeout fails the test.
 export OMP_NUM_THREADS=1
-exec timeout 900 qemu-aarch64 -L /usr/aarch64-linux-gnu "$work/tests/xpose_cpu_tests" --gtest_brief=1 \
+exec timeout 900 qemu-aarch64 -L /usr/aarch64-linux-gnu "$work/tests/xpose_cpu_backend_tests" --gtest_brief=1 \
   --gtest_filter='CpuBackend*:CpuTarget*:Reference*-CpuBackend.ThreadCountsAgree:CpuBackend.LargeOutputsStreamingPath:CpuBackend.RowStripsPhasedToCacheLines:CpuBackendShapes.StreamingEveryClass'

@@ -194,6 +194,12 @@ for v in '' nan -1 0,0 0,1,2 1.5; do expect_usage_error permute --shape 2x3 --ax
 for v in '' nan 2x inf 2x2.5; do expect_usage_error cpu --size "$v"; expect_usage_error inplace --size "$v"; done
 expect_mention "--threads" --threads 100000
 expect_mention "--threads" permute --shape 2x3 --threads 100000
+# permute --random: counts, element sizes, sizes, seeds and threads out of range
+for v in '' 0 -1 100001 nan 1e9; do expect_usage_error permute --random "$v" --cpu; done
+for v in '' 3 1,3 0 32 x; do expect_usage_error permute --random 1 --dtype "$v" --cpu; done
+for v in '' 4 0:1 2:1 1:99999 nan:1 a:b; do expect_usage_error permute --random 1 --mib "$v" --cpu; done
+for v in -1 x 1.5; do expect_usage_error permute --random 1 --seed "$v" --cpu; done
+expect_mention "--threads" permute --random 1 --cpu --threads 100000
 expect_mention "--threads" ttc --threads 100000
 expect_mention "--mib" sweep --mib 0.5
 # Options of one subcommand are not silently taken by another.

@@ -51,6 +51,9 @@ struct options {
 /// by xpose::max_host_threads(); never omp_get_max_threads() unclamped.
 int cpu_threads(int requested);
 
+/// memcpy of n bytes split into `threads` page-aligned chunks (OpenMP): the CPU ceiling.
+void threaded_memcpy(void* dst, const void* src, size_t n, int threads);
+
 /// Exit 2 with one line when `bytes` of host memory (all buffers of a case together)
 /// exceed what the machine has available: a run is refused before it allocates.
 void check_host_memory(long double bytes, const std::string& what);

@@ -57,14 +57,6 @@ std::vector<unsigned char> cpu_input(const case_spec& c, size_t n) {
   return v;
 }
 
-void threaded_memcpy(void* dst, const void* src, size_t n, int threads) {
-  const size_t chunk = ((n / static_cast<size_t>(threads)) + 4095) & ~size_t{4095};
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int t = 0; t < threads; ++t) {
-    const size_t lo = std::min(n, chunk * static_cast<size_t>(t)), hi = std::min(n, lo + chunk);
-    if (hi > lo) std::memcpy(static_cast<char*>(dst) + lo, static_cast<const char*>(src) + lo, hi - lo);
-  }
-}
 
 // The textbook loop: one thread, element by element, strided writes.
 template <class T>
@@ -231,6 +223,15 @@ std::vector<case_spec> sweep_cases() {
 double rate(const row& r) { return r.timed ? r.gbps : 0; }
 
 }  // namespace
+
+void threaded_memcpy(void* dst, const void* src, size_t n, int threads) {
+  const size_t chunk = ((n / static_cast<size_t>(threads)) + 4095) & ~size_t{4095};
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int t = 0; t < threads; ++t) {
+    const size_t lo = std::min(n, chunk * static_cast<size_t>(t)), hi = std::min(n, lo + chunk);
+    if (hi > lo) std::memcpy(static_cast<char*>(dst) + lo, static_cast<const char*>(src) + lo, hi - lo);
+  }
+}
 
 int run_cpu(const options& o, std::vector<row>& rows, run_meta& meta) {
   const int threads = cpu_threads(o.threads);

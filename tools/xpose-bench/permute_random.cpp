@@ -6,6 +6,8 @@
 // that shares no code with the library), then the fraction of a cudaMemcpy of the same
 // bytes (CUDA events, warm-ups, median of reps), for the library's route and, on the
 // GPU, for the previous strided-copy route in the same run (--no-baseline skips it).
+// Without a GPU, or with --cpu, the CPU backend (T threads) against a T-thread memcpy
+// of the same bytes, timed alternately in the same run.
 // Summaries: median, 10th percentile and minimum, overall and per class. --json FILE
 // writes the cases and the results for bench/permute_random_torch.py.
 #include <CLI/CLI.hpp>
@@ -235,19 +237,28 @@ timing gpu_route(const xpose::plan& p, const unsigned char* din, unsigned char* 
 }
 #endif
 
+double elapsed_ms(const std::function<void()>& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
 }  // namespace
 
 int permute_random_main(int argc, char** argv) {
   CLI::App app{"xpose-bench permute --random N: random permutations, checked then timed against a copy"};
   int n = 0, warmup = 3, reps = 15;
   std::string seed_s, dtype_s = "1,2,4,8,16", mib_s = "16:256", json_path;
-  bool no_base = false;
+  bool no_base = false, cpu = false;
+  int threads = 0;
   app.add_option("--random", n, "number of random cases")->required();
   app.add_option("--seed", seed_s, "seed (default: a fresh one, printed)");
   app.add_option("--dtype", dtype_s, "element sizes in bytes, comma-separated (default 1,2,4,8,16)");
   app.add_option("--mib", mib_s, "LO:HI MiB per tensor (default 16:256)");
   app.add_option("--json", json_path, "write the cases and results as JSON");
   app.add_flag("--no-baseline", no_base, "GPU: skip the previous strided-copy route");
+  app.add_flag("--cpu", cpu, "time the CPU backend (the default without a GPU)");
+  app.add_option("--threads", threads, "CPU threads (default: all cores)");
   app.add_option("--warmup", warmup, "untimed runs");
   app.add_option("--reps", reps, "timed runs (median reported)");
   try {
@@ -289,15 +300,19 @@ int permute_random_main(int argc, char** argv) {
   if (seed_s.empty()) seed = std::random_device{}() ^ (static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) << 1);
   else
     try {
+      if (seed_s.find_first_not_of("0123456789") != std::string::npos) throw std::invalid_argument("");
       seed = std::stoull(seed_s);
     } catch (const std::exception&) {
-      usage_error("--seed takes a non-negative integer");
+      usage_error("--seed takes an integer in 0.." + std::to_string(~std::uint64_t{0}) + " (got '" + seed_s + "')");
     }
   std::string why;
-  const bool gpu = gpu_usable(&why);
+  const bool gpu = !cpu && gpu_usable(&why);
+  const int host_threads = cpu_threads(threads);
   std::printf("seed %llu (repeat: xpose-bench permute --random %d --seed %llu --dtype %s --mib %s)\n",
               static_cast<unsigned long long>(seed), n, static_cast<unsigned long long>(seed), dtype_s.c_str(), mib_s.c_str());
-  if (!gpu) std::printf("no GPU (%s): checks on the CPU backend only, no timing\n", why.c_str());
+  if (!gpu)
+    std::printf("CPU backend, %d threads%s%s%s: fraction of a %d-thread memcpy of the same bytes\n", host_threads,
+                cpu ? "" : " (no GPU: ", cpu ? "" : why.c_str(), cpu ? "" : ")", host_threads);
   std::fflush(stdout);
   std::mt19937_64 g(seed);
   std::printf("%-4s %-3s %-30s %-16s %-4s %-12s %-10s %-7s %8s %8s %s\n", "case", "E", "shape", "axes", "view", "algorithm",
@@ -359,10 +374,23 @@ int permute_random_main(int argc, char** argv) {
     {
       std::vector<unsigned char> got(bytes, 0xFF);
       xpose::host_options ho;
-      if (xpose::status s = xpose::execute_host(p, parent.data() + c.offset * c.es, got.data(), ho); !s.ok())
+      ho.threads = host_threads;
+      const unsigned char* hin = parent.data() + c.offset * c.es;
+      if (xpose::status s = xpose::execute_host(p, hin, got.data(), ho); !s.ok())
         tn.check = std::string("FAILED: ") + s.message();
       else if (got != want)
         tn.check = "FAILED (CPU)";
+      if (tn.check == "ok") {
+        // memcpy and xpose alternate, the copy first, so that neither sees a warmer machine.
+        std::vector<double> tm, tx;
+        for (int i = 0; i < warmup + reps; ++i) {
+          const double m = elapsed_ms([&] { threaded_memcpy(got.data(), parent.data(), bytes, host_threads); });
+          const double x = elapsed_ms([&] { (void)xpose::execute_host(p, hin, got.data(), ho); });
+          if (i >= warmup) tm.push_back(m), tx.push_back(x);
+        }
+        std::sort(tm.begin(), tm.end()), std::sort(tx.begin(), tx.end());
+        tn.ms = tx[tx.size() / 2], tn.ref_ms = tm[tm.size() / 2];
+      }
     }
     const bool ok = tn.check == "ok" && to.check == "ok";
     if (!ok) rc = 1;
@@ -393,13 +421,16 @@ int permute_random_main(int argc, char** argv) {
                                  {"memcpy_ms", tn.ref_ms},
                                  {"old_ms", to.ms}});
   }
-  auto line = [](const std::string& label, const std::vector<double>& fnew, const std::vector<double>& fold) {
+  auto line = [gpu](const std::string& label, const std::vector<double>& fnew, const std::vector<double>& fold) {
     const stats a = stats_of(fnew), b = stats_of(fold);
-    std::printf("summary %-12s %4zu cases  new: median %.3f p10 %.3f min %.3f   old: median %.3f p10 %.3f min %.3f\n",
-                label.c_str(), fnew.size(), a.median, a.p10, a.min, b.median, b.p10, b.min);
+    std::printf("summary %-12s %4zu cases  new: median %.3f p10 %.3f min %.3f", label.c_str(), fnew.size(), a.median,
+                a.p10, a.min);
+    if (gpu) std::printf("   old: median %.3f p10 %.3f min %.3f", b.median, b.p10, b.min);
+    std::printf("\n");
   };
   if (!f_new.empty()) {
-    std::printf("fraction of cudaMemcpy (old: the previous strided-copy route; other classes share one route)\n");
+    std::printf(gpu ? "fraction of cudaMemcpy (old: the previous strided-copy route; other classes share one route)\n"
+                    : "fraction of a threaded memcpy of the same bytes\n");
     line("all", f_new, f_old);
     for (const auto& [cls, v] : c_new) line(cls, v, c_old[cls]);
   }

@@ -7,7 +7,7 @@
 #   ctest:LABELS     ctest --preset $PRESET -L 'LABELS' (LABELS: cpu|gpu|fuzz|python|sanitize|dist, '|'-joined)
 #   python           pip-installs the package for sm_90, then pytest tests/python (label python)
 #   python-build | python-test   the same in two steps
-#   lab | model | best | sweep[:DTYPES] | sweep-ab[:DTYPES[:CLASSES]] | sweep-graph | host-overhead | sweep-torch | ttc[:DTYPES] | inplace[:KINDS] | dist | dist-torch |
+#   lab | model | best | sweep[:DTYPES] | sweep-graph | host-overhead | sweep-torch | ttc[:DTYPES] | inplace[:KINDS] | dist | dist-torch |
 #   ttc-torch:DTYPE | ttc-ab:DTYPE | librett | librett-compare | baseline | fuzz | sanitizers | compare
 #                    benchmarks and long checks (see the step functions below; docs/RESULTS.md names the step of each table)
 # env: OUT (default /tmp/out), JOBS (default nproc), PRESET (default h200), STEP_TIMEOUT (s, default 300),
@@ -145,10 +145,6 @@ for step in "$@"; do
     sweep) md sweep sweep; python3 bench/sweep_summary.py "$L/sweep.md" >>"$L/summary.txt" 2>&1 ;;
     sweep:*) md "sweep_${step#sweep:}" sweep --dtype "${step#sweep:}"
              python3 bench/sweep_summary.py "$L/sweep_${step#sweep:}.md" >>"$L/summary.txt" 2>&1 ;;
-    # sweep-ab[:DTYPES[:CLASSES]]: best and best_next (the candidate policy) side by side, same run
-    sweep-ab*) IFS=: read -r _ abd abc <<<"$step"
-               run sweep_ab "$B" sweep --candidate ${abd:+--dtype "$abd"} ${abc:+--class "$abc"} --format md --out "$L/sweep_ab.md"
-               python3 bench/sweep_summary.py "$L/sweep_ab.md" >>"$L/summary.txt" 2>&1 ;;
     ttc-torch:*) run "ttc_torch_${step#ttc-torch:}" python3 bench/ttc_torch.py --bench "$B" --dtype "${step#ttc-torch:}"
                  tail -3 "$L/ttc_torch_${step#ttc-torch:}.log" >>"$L/summary.txt" ;;
     librett) step_librett ;;

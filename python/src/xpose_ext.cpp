@@ -155,6 +155,10 @@ xpose::status cached_plan(const xpose::layout& li, const xpose::layout& lo, cons
   return s;
 }
 
+/// Host copies below this size keep the GIL: releasing and taking it back costs more
+/// than they do.
+constexpr xpose::index_t nogil_bytes = 64 << 10;
+
 void run_plan(const xpose::plan& p, const void* src, void* dst, int device, std::uintptr_t stream, int threads) {
   xpose::status s;
   if (device >= 0) {
@@ -164,8 +168,12 @@ void run_plan(const xpose::plan& p, const void* src, void* dst, int device, std:
   } else {
     xpose::host_options opt;
     opt.threads = threads;
-    nb::gil_scoped_release nogil;
-    s = xpose::execute_host(p, src, dst, opt);
+    if (p.out_bytes < nogil_bytes) {
+      s = xpose::execute_host(p, src, dst, opt);
+    } else {
+      nb::gil_scoped_release nogil;
+      s = xpose::execute_host(p, src, dst, opt);
+    }
   }
   if (!s.ok()) raise_status(s);
 }
@@ -220,7 +228,7 @@ void normalise_axes(nb::handle axes, int ndim, int* ax) {
 
 /// The address of an output: an int, a buffer-protocol object, or data_ptr() (torch).
 std::uintptr_t out_address(nb::handle out) {
-  if (PyObject_CheckBuffer(out.ptr())) return address_of(out);
+  if (PyLong_Check(out.ptr()) || PyObject_CheckBuffer(out.ptr())) return address_of(out);
   return nb::cast<std::uintptr_t>(out.attr("data_ptr")());
 }
 
@@ -259,11 +267,12 @@ nb::object permute_new(std::uintptr_t x, const std::vector<std::int64_t>& shape,
                           nb::none(), device, stream, conjugate, threads);
 }
 
-/// permute(x, axes) into empty(out_shape, x.dtype) for a NumPy array read through the
-/// buffer protocol. None when x is not one the core takes as it is (no buffer, object
-/// dtype, negative strides or strides that are not whole elements, rank > 16): the
-/// caller takes its general path.
-nb::object permute_buffer(nb::handle x, nb::handle axes, nb::handle empty, int threads) {
+/// permute(x, axes) into empty(out_shape, x.dtype) for an array of exactly type
+/// `ndarray` (numpy.ndarray) read through the buffer protocol. None when x is not one
+/// the core takes as it is (another type, no buffer, object dtype, negative strides or
+/// strides that are not whole elements, rank > 16): the caller takes its general path.
+nb::object permute_buffer(nb::handle ndarray, nb::handle empty, nb::handle x, nb::handle axes, int threads) {
+  if (Py_TYPE(x.ptr()) != reinterpret_cast<PyTypeObject*>(ndarray.ptr())) return nb::none();
   Py_buffer v;
   if (PyObject_GetBuffer(x.ptr(), &v, PyBUF_RECORDS_RO) != 0) {
     PyErr_Clear();
@@ -431,9 +440,9 @@ NB_MODULE(_xpose, m) {
         "empty"_a, "device"_a = -1, "stream"_a = 0, "conjugate"_a = false, "threads"_a = 0,
         "permute(x, axes) into empty(out_shape), returned; x an address, strides in elements or None "
         "(packed); axes as xpose.permute takes them.");
-  m.def("permute_buffer", &permute_buffer, "x"_a, "axes"_a.none(), "empty"_a, "threads"_a = 0,
-        "permute(x, axes) into empty(out_shape, x.dtype) for a NumPy array; None when x needs the "
-        "general path.");
+  m.def("permute_buffer", &permute_buffer, "ndarray"_a, "empty"_a, "x"_a, "axes"_a.none(), "threads"_a = 0,
+        "permute(x, axes) into empty(out_shape, x.dtype) for an array of exactly type `ndarray`; None "
+        "when x needs the general path.");
   m.def("device_count", &xpose::device_count, "Number of usable CUDA devices (0 without a GPU).");
   m.def("built_with_cuda", &xpose::built_with_cuda, "True when the CUDA backend was compiled in.");
   // In-place transpose (issue 14).

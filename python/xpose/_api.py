@@ -34,7 +34,6 @@ StreamLike = Union[int, Any]
 
 _adapter_by_type = _frameworks._BY_TYPE
 _adapter_of = _frameworks.adapter_of
-NUMPY = _frameworks.NUMPY
 
 
 def device_count() -> int:
@@ -134,22 +133,6 @@ def _threads_arg(threads: Optional[int]) -> int:
         raise ValueError(f"xpose: invalid_argument: threads must be between 0 (all cores) and the core count, "
                          f"got {threads}")
     return threads
-
-
-_np_empty = np.empty
-
-
-def _fast(ad: Any, x: Any, axes: Any, threads: int) -> Any:
-    """x permuted into a new array by one call of the extension (axes as xpose.permute
-    takes them), or None when x needs the general path: NumPy arrays of exactly
-    ``np.ndarray`` whose strides the core takes, plain eager CPU / CUDA tensors."""
-    if ad is NUMPY:
-        if type(x) is np.ndarray:
-            return _xpose.permute_buffer(x, axes, _np_empty, threads)
-        return None
-    front = ad.front
-    fast = getattr(front, "fast", None)
-    return None if fast is None else fast(x, axes, threads)
 
 
 # ---------------------------------------------------------------------------
@@ -256,8 +239,8 @@ def transpose(x: ArrayT, out: Optional[ArrayT] = None, *, stream: Optional[Strea
         raise _unsupported(x)
     axes = _SWAP_LAST_TWO.get(len(shape)) or _swap_last_two(len(shape))
     th = 0 if threads is None else _threads_arg(threads)
-    if out is None and stream is None and conjugate is False:  # hot path: one call of the extension
-        got = _fast(ad, x, axes, th)
+    if out is None and stream is None and conjugate is False and ad.fast is not None:  # hot path: one call
+        got = ad.fast(x, axes, th)
         if got is not None:
             return got
     if conjugate is not False:
@@ -298,8 +281,8 @@ def permute(x: ArrayT, axes: Any = None, out: Optional[ArrayT] = None, *, stream
         ad, x = _resolve(x)
     if stream is not None:
         _stream_handle(stream)
-    if out is None and stream is None and conjugate is False and threads is None:  # hot path: one call
-        got = _fast(ad, x, axes, 0)
+    if out is None and stream is None and conjugate is False and threads is None and ad.fast is not None:
+        got = ad.fast(x, axes, 0)  # hot path: one call of the extension
         if got is not None:
             return got
     ax = _permute_axes(len(x.shape), axes)

@@ -14,6 +14,7 @@ and contiguous arrays pass ``None`` for their strides.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -62,6 +63,9 @@ class Adapter:
     name = ""
     immutable = False  # JAX: no out=, no in-place
     front: Any = None  # torch, JAX: the entries of xpose._torch / xpose._jax take the call
+    # fast(x, axes, threads): x permuted into a new array by one call of the extension
+    # (axes as xpose.permute takes them), or None when x needs the general path.
+    fast: Any = None
 
     # -- hooks ---------------------------------------------------------------------
     def address(self, a: Any) -> Any:
@@ -183,6 +187,8 @@ class Adapter:
 
 class Numpy(Adapter):
     name = "numpy"
+    # Arrays of exactly np.ndarray whose strides the core takes (others: None).
+    fast = staticmethod(functools.partial(_xpose.permute_buffer, np.ndarray, np.empty))
 
     def address(self, a: Any) -> Any:
         return a  # buffer protocol, read in the extension
@@ -257,7 +263,7 @@ class Torch(Adapter):
         self.torch, self.Tensor = torch, torch.Tensor
         from . import _torch  # registers torch.ops.xpose.*
 
-        self.front = _torch.FRONT
+        self.front, self.fast = _torch.FRONT, _torch.fast_entry
         # Looked up once: the current raw cudaStream_t of a device, without a Stream object.
         self._raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 

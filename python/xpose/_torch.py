@@ -60,8 +60,8 @@ def _new(x: Tensor, axes: Any, conjugate: bool, threads: int) -> Optional[Tensor
     as xpose.permute takes them); x a plain CPU / CUDA tensor, the current stream.
     None above rank 16 (the general path reports it)."""
     dev = x.get_device()  # -1 for CPU tensors
-    return _xpose.permute_new(x.data_ptr(), x.shape, None if x.is_contiguous() else x.stride(), x.element_size(),
-                              axes, x.new_empty, dev, 0 if dev < 0 else _raw_stream(dev), conjugate, threads)
+    return _xpose.permute_new(x.data_ptr(), x.shape, x.stride(), x.element_size(), axes, x.new_empty, dev,
+                              0 if dev < 0 else _raw_stream(dev), conjugate, threads)
 
 
 def _kernel(x: Tensor, axes: List[int], conjugate: bool, threads: int) -> Tensor:
@@ -256,22 +256,31 @@ _dispatch_depth = torch._C._len_torch_dispatch_stack
 _wrapped = torch._C._functorch.is_functorch_wrapped_tensor
 _is_tracing = torch._C._is_tracing
 _is_compiling = torch.compiler.is_compiling
+_grad_enabled = torch.is_grad_enabled
+_increment_version = torch._C._increment_version
 
 
 def _eager(x: Tensor) -> bool:
     """True when a call of the op would only reach its kernel: a plain CPU / CUDA
-    tensor that needs no autograd, outside every tracer, transform and dispatch
-    mode. Such calls run the kernel directly (the dispatcher's Python round trip
+    tensor (no lazy conjugate or negation) that needs no autograd, outside every
+    tracer, transform and dispatch mode. Such calls run the kernel directly (the dispatcher's Python round trip
     costs more than the transpose of a small matrix); every other call is the op."""
-    return (type(x) is _Tensor and not (x.requires_grad and torch.is_grad_enabled()) and not _is_compiling()
-            and _dispatch_depth() == 0 and not _wrapped(x) and not _is_tracing() and (x.is_cpu or x.is_cuda))
+    return (type(x) is _Tensor and not (x.requires_grad and _grad_enabled()) and not _is_compiling()
+            and _dispatch_depth() == 0 and not _wrapped(x) and not _is_tracing() and (x.is_cpu or x.is_cuda)
+            and not x.is_conj() and not x.is_neg())
 
 
 def permute_entry(x: Tensor, axes: List[int], out: Any, stream: Any, conjugate: bool, threads: int) -> Tensor:
     x, conjugate = _plain(x, conjugate)
-    if stream is None and out is None and _eager(x):
-        _check_complex(x, conjugate)
-        return _kernel(x, axes, conjugate, threads)
+    if stream is None and _eager(x):
+        if out is None:
+            _check_complex(x, conjugate)
+            return _kernel(x, axes, conjugate, threads)
+        if type(out) is _Tensor and _eager(out):  # what permute_out does, without the dispatcher
+            _check_complex(x, conjugate)
+            _adapter().permute(x, axes, None, out, None, conjugate, threads)
+            _increment_version((out,))  # as for an op that mutates out
+            return out
     with _on_stream(x, stream):
         if out is None:
             if x.requires_grad and torch.is_grad_enabled():
@@ -317,7 +326,7 @@ def fast_entry(x: Tensor, axes: Any, threads: int) -> Optional[Tensor]:
     """xpose.permute / transpose of a plain eager tensor (no out, stream or conjugate) in
     one call of the extension; None when the call needs the op (autograd, tracers,
     transforms, lazy conjugates, rank > 16)."""
-    if _eager(x) and not x.is_conj() and not x.is_neg():
+    if _eager(x):
         return _new(x, axes, False, threads)
     return None
 

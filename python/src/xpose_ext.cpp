@@ -1,8 +1,9 @@
 // xpose._xpose: the nanobind bridge to the C++ library. The Python layer
-// (python/xpose/_api.py) allocates the output with the caller's framework and picks
-// the stream; this file forwards addresses, shapes, strides (elements) and the stream
-// to make_plan / execute and turns a status into an exception. It holds no rule of
-// its own: every check is the core's (include/xpose/plan.hpp).
+// (python/xpose/_api.py) picks the framework's allocator and the stream; this file
+// forwards addresses, shapes, strides (elements) and the stream to make_plan / execute
+// and turns a status into an exception. It holds no rule of its own: every check is
+// the core's (include/xpose/plan.hpp), and axes it does not take as they are go to the
+// Python validator (xpose._api._permute_axes).
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>

@@ -9,7 +9,8 @@ overlap, alignment and axes are checked by the core (``_xpose.permute``).
 Hot path (issue 12, host overhead): the adapter of a type is found with one dict
 lookup, frameworks are imported once, addresses are read without DLPack capsules
 (torch ``data_ptr``, CuPy ``data.ptr``, NumPy's buffer protocol in the extension),
-and contiguous arrays pass ``None`` for their strides.
+and contiguous arrays pass ``None`` for their strides. Issue 32: ``Adapter.fast``
+does a whole permute into a new array in one call of the extension.
 """
 
 from __future__ import annotations

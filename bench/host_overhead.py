@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Host time per call (µs) of xpose.transpose on tiny arrays vs the frameworks' own
-transpose (the goal: xpose on a torch / CuPy array costs no more host time than
-``x.transpose(-1, -2).contiguous()``).
+"""Host time per call (µs) of xpose.transpose / xpose.permute on tiny arrays vs the
+frameworks' own copies (the goal: xpose on a torch / CuPy array costs about the host
+time of ``x.transpose(-1, -2).contiguous()``).
 
 Cases, each on a tiny array (default 4x4 float32, so the copy itself is negligible):
-  numpy        np.ascontiguousarray(x.T)            vs xpose.transpose(x) [, out]
-  torch cpu    x.transpose(-1, -2).contiguous()     vs xpose.transpose(x) [, out]
+  numpy        np.ascontiguousarray(x.T)            vs xpose.transpose(x) [, out], xpose.permute(x, axes)
+  torch cpu    x.transpose(-1, -2).contiguous()     vs the same, and torch.ops.xpose.permute(x, axes)
   torch cuda   same, CUDA tensor (when torch sees a GPU)
   cupy         cupy.ascontiguousarray(x.T)          (when CuPy sees a GPU)
+axes: the axes reversed (for 2-D arrays, the transpose).
 GPU calls are asynchronous: the time is what the host spends enqueueing (the
 device is synchronised before and after each timed block, not per call).
 
@@ -32,19 +33,25 @@ import timeit
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 
-def _cases(shape: Tuple[int, ...]) -> List[Tuple[str, str, Callable[[], Any], Optional[Callable[[], None]]]]:
-    """(case, method, fn, sync) for every framework present."""
+Case = Tuple[str, str, Callable[[], Any], Optional[Callable[[], None]]]
+
+
+def _cases(shape: Tuple[int, ...]) -> List[Case]:
+    """(case, method, fn, sync) for every framework present; the first method of a case
+    is the framework's own copy (the baseline of its ratios)."""
     import numpy as np
 
     import xpose
 
     out_shape = (*shape[:-2], shape[-1], shape[-2])
-    cases: List[Tuple[str, str, Callable[[], Any], Optional[Callable[[], None]]]] = []
+    rev = tuple(range(len(shape) - 1, -1, -1))  # xpose.permute(x): the axes reversed
+    cases: List[Case] = []
     x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
     o = np.empty(out_shape, np.float32)
     cases += [("numpy", "np.ascontiguousarray(x.T)", lambda: np.ascontiguousarray(np.swapaxes(x, -1, -2)), None),
               ("numpy", "xpose.transpose(x)", lambda: xpose.transpose(x), None),
-              ("numpy", "xpose.transpose(x, out)", lambda: xpose.transpose(x, o), None)]
+              ("numpy", "xpose.transpose(x, out)", lambda: xpose.transpose(x, o), None),
+              ("numpy", "xpose.permute(x, axes)", lambda: xpose.permute(x, rev), None)]
     try:
         import torch
     except ImportError:
@@ -56,9 +63,12 @@ def _cases(shape: Tuple[int, ...]) -> List[Tuple[str, str, Callable[[], Any], Op
             to = torch.empty(out_shape, dtype=torch.float32, device=dev)
             sync = torch.cuda.synchronize if dev == "cuda" else None
             name = f"torch {dev}"
+            ops = torch.ops.xpose
             cases += [(name, "x.transpose(-1,-2).contiguous()", lambda t=t: t.transpose(-1, -2).contiguous(), sync),
                       (name, "xpose.transpose(x)", lambda t=t: xpose.transpose(t), sync),
-                      (name, "xpose.transpose(x, out)", lambda t=t, to=to: xpose.transpose(t, to), sync)]
+                      (name, "xpose.transpose(x, out)", lambda t=t, to=to: xpose.transpose(t, to), sync),
+                      (name, "xpose.permute(x, axes)", lambda t=t: xpose.permute(t, rev), sync),
+                      (name, "torch.ops.xpose.permute(x, axes)", lambda t=t: ops.permute(t, list(rev)), sync)]
     try:
         import cupy
 
@@ -72,7 +82,8 @@ def _cases(shape: Tuple[int, ...]) -> List[Tuple[str, str, Callable[[], Any], Op
         cases += [("cupy", "cupy.ascontiguousarray(x.T)", lambda: cupy.ascontiguousarray(cupy.swapaxes(c, -1, -2)),
                    sync),
                   ("cupy", "xpose.transpose(x)", lambda: xpose.transpose(c), sync),
-                  ("cupy", "xpose.transpose(x, out)", lambda: xpose.transpose(c, co), sync)]
+                  ("cupy", "xpose.transpose(x, out)", lambda: xpose.transpose(c, co), sync),
+                  ("cupy", "xpose.permute(x, axes)", lambda: xpose.permute(c, rev), sync)]
     return cases
 
 
@@ -130,15 +141,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     base: Dict[str, float] = {}
     obase: Dict[str, float] = {}
     for r in rows:
-        if not r["method"].startswith("xpose"):
-            base[r["case"]] = r["us_per_call"]
+        base.setdefault(r["case"], r["us_per_call"])  # the first method of a case
         r["vs_baseline"] = r["us_per_call"] / base[r["case"]]
         line = f"{r['case']:11} {r['method']:34} {r['us_per_call']:8.2f} {r['vs_baseline']:7.2f}x"
         if other:
             match = [o for o in other if o["case"] == r["case"] and o["method"] == r["method"]]
             if match:
-                if not r["method"].startswith("xpose"):
-                    obase[r["case"]] = match[0]["us_per_call"]
+                obase.setdefault(r["case"], match[0]["us_per_call"])
                 r["compare_us"] = match[0]["us_per_call"]
                 r["compare_vs_baseline"] = r["compare_us"] / obase[r["case"]]
                 line += f" {r['compare_us']:8.2f} {r['compare_vs_baseline']:7.2f}x"

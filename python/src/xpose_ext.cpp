@@ -1,14 +1,16 @@
 // xpose._xpose: the nanobind bridge to the C++ library. The Python layer
-// (python/xpose/_api.py) allocates the output with the caller's framework and picks
-// the stream; this file forwards addresses, shapes, strides (elements) and the stream
-// to make_plan / execute and turns a status into an exception. It holds no rule of
-// its own: every check is the core's (include/xpose/plan.hpp).
+// (python/xpose/_api.py) picks the framework's allocator and the stream; this file
+// forwards addresses, shapes, strides (elements) and the stream to make_plan / execute
+// and turns a status into an exception. It holds no rule of its own: every check is
+// the core's (include/xpose/plan.hpp), and axes it does not take as they are go to the
+// Python validator (xpose._api._permute_axes).
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -112,19 +114,53 @@ std::vector<std::int64_t> permute_shape(const std::vector<std::int64_t>& shape, 
   return std::vector<std::int64_t>(out.extents, out.extents + out.rank);
 }
 
-/// out = permute(x, axes). `device` < 0: host memory (CPU backend), else the CUDA
-/// device that holds both arrays; `stream` a cudaStream_t as an integer.
-void permute(nb::handle x, nb::handle out, const std::vector<std::int64_t>& shape, const strides_arg& strides,
-             const std::vector<std::int64_t>& out_shape, const strides_arg& out_strides, int elem_size,
-             const std::vector<int>& axes, int device, std::uintptr_t stream, bool conjugate, int threads) {
-  const xpose::layout li = to_layout(shape, strides, elem_size), lo = to_layout(out_shape, out_strides, elem_size);
-  xpose::plan p;
+/// make_plan through a small per-thread cache: a plan is a plain value that depends on
+/// the layouts, the axes and the options only, and small calls repeat them.
+xpose::status cached_plan(const xpose::layout& li, const xpose::layout& lo, const int* axes, int n, bool conjugate,
+                          xpose::plan* p) {
+  struct entry {
+    xpose::layout in, out;
+    int axes[xpose::layout::max_rank];
+    int n = -1;
+    bool conjugate = false;
+    xpose::plan plan;
+  };
+  constexpr int ways = 8;
+  thread_local entry cache[ways];
+  thread_local int next = 0;
+  const auto same = [](const xpose::layout& a, const xpose::layout& b) {
+    if (a.rank != b.rank || a.elem_size != b.elem_size) return false;
+    for (int k = 0; k < a.rank; ++k)
+      if (a.extents[k] != b.extents[k] || a.strides[k] != b.strides[k]) return false;
+    return true;
+  };
+  const bool cacheable = n >= 0 && n <= xpose::layout::max_rank && li.rank <= xpose::layout::max_rank &&
+                         lo.rank <= xpose::layout::max_rank;
+  if (cacheable) {
+    for (const entry& e : cache)
+      if (e.n == n && e.conjugate == conjugate && std::equal(axes, axes + n, e.axes) && same(e.in, li) &&
+          same(e.out, lo)) {
+        *p = e.plan;
+        return {};
+      }
+  }
   xpose::plan_options po;
   po.conjugate = conjugate;
-  if (xpose::status s = xpose::make_plan(li, lo, axes.data(), static_cast<int>(axes.size()), po, &p); !s.ok())
-    raise_status(s);
-  const auto* src = reinterpret_cast<const void*>(address_of(x));
-  auto* dst = reinterpret_cast<void*>(address_of(out));
+  const xpose::status s = xpose::make_plan(li, lo, axes, n, po, p);
+  if (s.ok() && cacheable) {
+    entry& e = cache[next];
+    next = (next + 1) % ways;
+    e.in = li, e.out = lo, e.n = n, e.conjugate = conjugate, e.plan = *p;
+    std::copy(axes, axes + n, e.axes);
+  }
+  return s;
+}
+
+/// Host copies below this size keep the GIL: releasing and taking it back costs more
+/// than they do.
+constexpr xpose::index_t nogil_bytes = 64 << 10;
+
+void run_plan(const xpose::plan& p, const void* src, void* dst, int device, std::uintptr_t stream, int threads) {
   xpose::status s;
   if (device >= 0) {
     device_guard guard(device);
@@ -133,10 +169,131 @@ void permute(nb::handle x, nb::handle out, const std::vector<std::int64_t>& shap
   } else {
     xpose::host_options opt;
     opt.threads = threads;
-    nb::gil_scoped_release nogil;
-    s = xpose::execute_host(p, src, dst, opt);
+    if (p.out_bytes < nogil_bytes) {
+      s = xpose::execute_host(p, src, dst, opt);
+    } else {
+      nb::gil_scoped_release nogil;
+      s = xpose::execute_host(p, src, dst, opt);
+    }
   }
   if (!s.ok()) raise_status(s);
+}
+
+/// out = permute(x, axes). `device` < 0: host memory (CPU backend), else the CUDA
+/// device that holds both arrays; `stream` a cudaStream_t as an integer.
+void permute(nb::handle x, nb::handle out, const std::vector<std::int64_t>& shape, const strides_arg& strides,
+             const std::vector<std::int64_t>& out_shape, const strides_arg& out_strides, int elem_size,
+             const std::vector<int>& axes, int device, std::uintptr_t stream, bool conjugate, int threads) {
+  const xpose::layout li = to_layout(shape, strides, elem_size), lo = to_layout(out_shape, out_strides, elem_size);
+  xpose::plan p;
+  if (xpose::status s = cached_plan(li, lo, axes.data(), static_cast<int>(axes.size()), conjugate, &p); !s.ok())
+    raise_status(s);
+  run_plan(p, reinterpret_cast<const void*>(address_of(x)), reinterpret_cast<void*>(address_of(out)), device, stream,
+           threads);
+}
+
+// ---- One call per small transpose (issue 32, host overhead) -----------------------
+// permute_new and permute_buffer validate the axes, plan, allocate the output with the
+// caller's framework and run, in one call from Python. Axes that are not a tuple or
+// list of in-range, distinct Python ints (NumPy integers, arrays, bools, floats, ...)
+// go to xpose._api._permute_axes, which normalises them or raises what xpose.permute
+// raises for them.
+
+/// axes (None, or np.transpose's forms) as `ndim` normalised axes into `ax`.
+void normalise_axes(nb::handle axes, int ndim, int* ax) {
+  if (axes.is_none()) {
+    for (int k = 0; k < ndim; ++k) ax[k] = ndim - 1 - k;
+    return;
+  }
+  PyObject* o = axes.ptr();
+  if ((PyTuple_CheckExact(o) || PyList_CheckExact(o)) && PySequence_Fast_GET_SIZE(o) == ndim) {
+    PyObject** items = PySequence_Fast_ITEMS(o);
+    unsigned seen = 0;
+    int k = 0;
+    for (; k < ndim; ++k) {
+      if (!PyLong_CheckExact(items[k])) break;
+      int overflow = 0;
+      long a = PyLong_AsLongAndOverflow(items[k], &overflow);
+      if (overflow || a < -ndim || a >= ndim) break;
+      if (a < 0) a += ndim;
+      if (seen & (1u << a)) break;
+      seen |= 1u << a;
+      ax[k] = static_cast<int>(a);
+    }
+    if (k == ndim) return;
+  }
+  const nb::object got = nb::module_::import_("xpose._api").attr("_permute_axes")(ndim, axes);
+  if (nb::len(got) != static_cast<std::size_t>(ndim)) raise_value("bad_axes: wrong number of axes");
+  for (int k = 0; k < ndim; ++k) ax[k] = nb::cast<int>(got[k]);
+}
+
+/// The address of an output: an int, a buffer-protocol object, or data_ptr() (torch).
+std::uintptr_t out_address(nb::handle out) {
+  if (PyLong_Check(out.ptr()) || PyObject_CheckBuffer(out.ptr())) return address_of(out);
+  return nb::cast<std::uintptr_t>(out.attr("data_ptr")());
+}
+
+/// Plans permute(in, axes) to a new packed array, allocates it with empty(shape[, dtype])
+/// and runs. `li.rank` <= max_rank.
+nb::object permute_into_new(const void* src, const xpose::layout& li, nb::handle axes, nb::handle empty,
+                            nb::handle dtype, int device, std::uintptr_t stream, bool conjugate, int threads) {
+  const int n = li.rank;
+  int ax[xpose::layout::max_rank];
+  normalise_axes(axes, n, ax);
+  xpose::index_t ext[xpose::layout::max_rank];
+  for (int k = 0; k < n; ++k) ext[k] = li.extents[ax[k]];
+  const xpose::layout lo = xpose::layout::packed(n, ext, li.elem_size);
+  xpose::plan p;
+  if (xpose::status s = cached_plan(li, lo, ax, n, conjugate, &p); !s.ok()) raise_status(s);
+  nb::object shape = nb::steal(PyTuple_New(n));
+  if (!shape.is_valid()) throw nb::python_error();
+  for (int k = 0; k < n; ++k) {
+    PyObject* e = PyLong_FromLongLong(ext[k]);
+    if (e == nullptr) throw nb::python_error();
+    PyTuple_SET_ITEM(shape.ptr(), k, e);
+  }
+  nb::object out = dtype.is_none() ? empty(shape) : empty(shape, dtype);
+  run_plan(p, src, reinterpret_cast<void*>(out_address(out)), device, stream, threads);
+  return out;
+}
+
+/// permute(x, axes) into empty(out_shape) for an array given by its address, shape,
+/// element strides (None: packed), element size, device and stream (torch tensors).
+/// None for a rank above 16: the caller takes its general path.
+nb::object permute_new(std::uintptr_t x, const std::vector<std::int64_t>& shape, const strides_arg& strides,
+                       int elem_size, nb::handle axes, nb::handle empty, int device, std::uintptr_t stream,
+                       bool conjugate, int threads) {
+  if (shape.size() > static_cast<std::size_t>(xpose::layout::max_rank)) return nb::none();
+  return permute_into_new(reinterpret_cast<const void*>(x), to_layout(shape, strides, elem_size), axes, empty,
+                          nb::none(), device, stream, conjugate, threads);
+}
+
+/// permute(x, axes) into empty(out_shape, x.dtype) for an array of exactly type
+/// `ndarray` (numpy.ndarray) read through the buffer protocol. None when x is not one
+/// the core takes as it is (another type, no buffer, object dtype, negative strides or
+/// strides that are not whole elements, rank > 16): the caller takes its general path.
+nb::object permute_buffer(nb::handle ndarray, nb::handle empty, nb::handle x, nb::handle axes, int threads) {
+  if (Py_TYPE(x.ptr()) != reinterpret_cast<PyTypeObject*>(ndarray.ptr())) return nb::none();
+  Py_buffer v;
+  if (PyObject_GetBuffer(x.ptr(), &v, PyBUF_RECORDS_RO) != 0) {
+    PyErr_Clear();
+    return nb::none();
+  }
+  struct release {
+    Py_buffer* v;
+    ~release() { PyBuffer_Release(v); }
+  } guard{&v};
+  const int n = v.ndim, es = static_cast<int>(v.itemsize);
+  if (n > xpose::layout::max_rank || es <= 0 || (v.format != nullptr && std::strchr(v.format, 'O') != nullptr))
+    return nb::none();
+  xpose::layout li;
+  li.rank = n, li.elem_size = es;
+  for (int k = 0; k < n; ++k) {
+    if (v.strides[k] < 0 || v.strides[k] % es != 0) return nb::none();
+    li.extents[k] = v.shape[k], li.strides[k] = v.strides[k] / es;
+  }
+  if (PyBuffer_IsContiguous(&v, 'C')) li = xpose::layout::packed(n, li.extents, es);
+  return permute_into_new(v.buf, li, axes, empty, x.attr("dtype"), -1, 0, false, threads);
 }
 
 // ---- In-place transpose (issue 14) -------------------------------------------
@@ -280,6 +437,13 @@ NB_MODULE(_xpose, m) {
         "elem_size"_a, "axes"_a, "device"_a = -1, "stream"_a = 0, "conjugate"_a = false, "threads"_a = 0,
         "out = permute(x, axes). x, out: an address (int) or a buffer-protocol object; strides in "
         "elements, None for packed row-major; device -1 = host memory.");
+  m.def("permute_new", &permute_new, "x"_a, "shape"_a, "strides"_a.none(), "elem_size"_a, "axes"_a.none(),
+        "empty"_a, "device"_a = -1, "stream"_a = 0, "conjugate"_a = false, "threads"_a = 0,
+        "permute(x, axes) into empty(out_shape), returned; x an address, strides in elements or None "
+        "(packed); axes as xpose.permute takes them.");
+  m.def("permute_buffer", &permute_buffer, "ndarray"_a, "empty"_a, "x"_a, "axes"_a.none(), "threads"_a = 0,
+        "permute(x, axes) into empty(out_shape, x.dtype) for an array of exactly type `ndarray`; None "
+        "when x needs the general path.");
   m.def("device_count", &xpose::device_count, "Number of usable CUDA devices (0 without a GPU).");
   m.def("built_with_cuda", &xpose::built_with_cuda, "True when the CUDA backend was compiled in.");
   // In-place transpose (issue 14).

@@ -4,6 +4,12 @@ This layer only knows the frameworks (through ``xpose._frameworks``): it allocat
 the output with the caller's framework, picks the stream and hands addresses,
 shapes, strides and the stream to one binding, ``_xpose.permute``. Every rule
 about layouts (strides, overlap, alignment, axes, empty arrays) is the C++ core's.
+
+Hot path (issue 32, host overhead): without ``out``, ``stream`` or ``conjugate``, a
+plain array goes to its adapter's ``fast`` entry, one call of the extension that
+normalises the axes, plans (cached), allocates through the framework and runs;
+whatever it does not take (subclasses, tracers, autograd, odd strides or axes) takes
+the general path below, which holds every rule and message.
 """
 
 from __future__ import annotations
@@ -239,6 +245,11 @@ def transpose(x: ArrayT, out: Optional[ArrayT] = None, *, stream: Optional[Strea
         raise _unsupported(x)
     axes = _SWAP_LAST_TWO.get(len(shape)) or _swap_last_two(len(shape))
     th = 0 if threads is None else _threads_arg(threads)
+    fast = ad.fast
+    if fast is not None and out is None and stream is None and conjugate is False:  # hot path: one call
+        got = fast(x, axes, th)
+        if got is not None:
+            return got
     if conjugate is not False:
         _check_conjugate(ad, x, conjugate)
     front = ad.front
@@ -277,6 +288,11 @@ def permute(x: ArrayT, axes: Any = None, out: Optional[ArrayT] = None, *, stream
         ad, x = _resolve(x)
     if stream is not None:
         _stream_handle(stream)
+    fast = ad.fast
+    if fast is not None and out is None and stream is None and conjugate is False and threads is None:
+        got = fast(x, axes, 0)  # hot path: one call of the extension
+        if got is not None:
+            return got
     ax = _permute_axes(len(x.shape), axes)
     th = 0 if threads is None else _threads_arg(threads)
     if conjugate is not False:

@@ -9,11 +9,13 @@ overlap, alignment and axes are checked by the core (``_xpose.permute``).
 Hot path (issue 12, host overhead): the adapter of a type is found with one dict
 lookup, frameworks are imported once, addresses are read without DLPack capsules
 (torch ``data_ptr``, CuPy ``data.ptr``, NumPy's buffer protocol in the extension),
-and contiguous arrays pass ``None`` for their strides.
+and contiguous arrays pass ``None`` for their strides. Issue 32: ``Adapter.fast``
+does a whole permute into a new array in one call of the extension.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -62,6 +64,9 @@ class Adapter:
     name = ""
     immutable = False  # JAX: no out=, no in-place
     front: Any = None  # torch, JAX: the entries of xpose._torch / xpose._jax take the call
+    # fast(x, axes, threads): x permuted into a new array by one call of the extension
+    # (axes as xpose.permute takes them), or None when x needs the general path.
+    fast: Any = None
 
     # -- hooks ---------------------------------------------------------------------
     def address(self, a: Any) -> Any:
@@ -183,6 +188,8 @@ class Adapter:
 
 class Numpy(Adapter):
     name = "numpy"
+    # Arrays of exactly np.ndarray whose strides the core takes (others: None).
+    fast = staticmethod(functools.partial(_xpose.permute_buffer, np.ndarray, np.empty))
 
     def address(self, a: Any) -> Any:
         return a  # buffer protocol, read in the extension
@@ -257,7 +264,7 @@ class Torch(Adapter):
         self.torch, self.Tensor = torch, torch.Tensor
         from . import _torch  # registers torch.ops.xpose.*
 
-        self.front = _torch.FRONT
+        self.front, self.fast = _torch.FRONT, _torch.fast_entry
         # Looked up once: the current raw cudaStream_t of a device, without a Stream object.
         self._raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 

@@ -24,7 +24,7 @@ from typing import Any, List, Optional, Tuple
 import torch
 from torch import Tensor
 
-from . import _frameworks
+from . import _frameworks, _xpose
 
 
 def _adapter() -> Any:
@@ -52,14 +52,44 @@ def _check_axes(x: Tensor, axes: List[int]) -> None:
         raise ValueError(f"xpose: bad_axes: {list(axes)} is not a permutation of the {x.dim()} axes")
 
 
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+
+def _new(x: Tensor, axes: Any, conjugate: bool, threads: int) -> Optional[Tensor]:
+    """x.permute(axes) materialised into a new tensor by one call of the extension (axes
+    as xpose.permute takes them); x a plain CPU / CUDA tensor, the current stream.
+    None above rank 16 (the general path reports it)."""
+    dev = x.get_device()  # -1 for CPU tensors
+    return _xpose.permute_new(x.data_ptr(), x.shape, x.stride(), x.element_size(), axes, x.new_empty, dev,
+                              0 if dev < 0 else _raw_stream(dev), conjugate, threads)
+
+
+def _kernel(x: Tensor, axes: List[int], conjugate: bool, threads: int) -> Tensor:
+    """The eager work of permute / transpose: x.permute(axes) materialised."""
+    if x.is_cpu or x.is_cuda:
+        if x.is_neg():
+            x = x.resolve_neg()
+        if x.is_conj():  # the core conjugates on the way: no resolve_conj copy
+            x, conjugate = x.conj(), not conjugate
+        got = _new(x, axes, conjugate, threads)
+        if got is not None:
+            return got
+    return _adapter().permute(x, list(axes), tuple(x.shape[a] for a in axes), None, None, conjugate, threads)
+
+
+def _check_matrix(x: Tensor) -> None:
+    if x.dim() < 2:
+        raise ValueError(f"xpose: expected a matrix or a batch of matrices (at least 2-D), got {x.dim()}-D")
+
+
 # ---- functional: permute, transpose -------------------------------------------------
 
 @torch.library.custom_op("xpose::permute", mutates_args=())
 def permute(x: Tensor, axes: List[int], conjugate: bool = False, threads: int = 0) -> Tensor:
     """out = x.permute(axes) materialised (C-contiguous), conjugated if asked."""
+    _check_axes(x, axes)
     _check_complex(x, conjugate)
-    shape = tuple(x.shape[a] for a in axes)
-    return _adapter().permute(x, list(axes), shape, None, None, conjugate, threads)
+    return _kernel(x, axes, conjugate, threads)
 
 
 @permute.register_fake
@@ -93,14 +123,14 @@ def _permute_vmap(info: Any, in_dims: Tuple[Optional[int], ...], x: Tensor, axes
 @torch.library.custom_op("xpose::transpose", mutates_args=())
 def transpose(x: Tensor, conjugate: bool = False, threads: int = 0) -> Tensor:
     """out = x.mT materialised (C-contiguous), conjugated if asked (x.mH)."""
+    _check_matrix(x)
     _check_complex(x, conjugate)
-    return _adapter().permute(x, _swap(x.dim()), None, None, None, conjugate, threads)
+    return _kernel(x, _swap(x.dim()), conjugate, threads)
 
 
 @transpose.register_fake
 def _transpose_fake(x: Tensor, conjugate: bool = False, threads: int = 0) -> Tensor:
-    if x.dim() < 2:
-        raise ValueError(f"xpose: expected a matrix or a batch of matrices (at least 2-D), got {x.dim()}-D")
+    _check_matrix(x)
     _check_complex(x, conjugate)
     return x.new_empty([*x.shape[:-2], x.shape[-1], x.shape[-2]])
 
@@ -224,24 +254,33 @@ def _plain(x: Tensor, conjugate: bool) -> Tuple[Tensor, bool]:
 _Tensor = torch.Tensor
 _dispatch_depth = torch._C._len_torch_dispatch_stack
 _wrapped = torch._C._functorch.is_functorch_wrapped_tensor
-_is_tracing = torch.jit.is_tracing
+_is_tracing = torch._C._is_tracing
 _is_compiling = torch.compiler.is_compiling
+_grad_enabled = torch.is_grad_enabled
+_increment_version = torch._C._increment_version
 
 
 def _eager(x: Tensor) -> bool:
     """True when a call of the op would only reach its kernel: a plain CPU / CUDA
-    tensor that needs no autograd, outside every tracer, transform and dispatch
-    mode. Such calls run the kernel directly (the dispatcher's Python round trip
+    tensor (no lazy conjugate or negation) that needs no autograd, outside every
+    tracer, transform and dispatch mode. Such calls run the kernel directly (the dispatcher's Python round trip
     costs more than the transpose of a small matrix); every other call is the op."""
-    return (type(x) is _Tensor and not (x.requires_grad and torch.is_grad_enabled()) and not _is_compiling()
-            and _dispatch_depth() == 0 and not _wrapped(x) and not _is_tracing() and (x.is_cpu or x.is_cuda))
+    return (type(x) is _Tensor and not (x.requires_grad and _grad_enabled()) and not _is_compiling()
+            and _dispatch_depth() == 0 and not _wrapped(x) and not _is_tracing() and (x.is_cpu or x.is_cuda)
+            and not x.is_conj() and not x.is_neg())
 
 
 def permute_entry(x: Tensor, axes: List[int], out: Any, stream: Any, conjugate: bool, threads: int) -> Tensor:
     x, conjugate = _plain(x, conjugate)
-    if stream is None and out is None and _eager(x):
-        _check_complex(x, conjugate)
-        return _adapter().permute(x, axes, tuple(x.shape[a] for a in axes), None, None, conjugate, threads)
+    if stream is None and _eager(x):
+        if out is None:
+            _check_complex(x, conjugate)
+            return _kernel(x, axes, conjugate, threads)
+        if type(out) is _Tensor and _eager(out):  # what permute_out does, without the dispatcher
+            _check_complex(x, conjugate)
+            _adapter().permute(x, axes, None, out, None, conjugate, threads)
+            _increment_version((out,))  # as for an op that mutates out
+            return out
     with _on_stream(x, stream):
         if out is None:
             if x.requires_grad and torch.is_grad_enabled():
@@ -258,7 +297,7 @@ def transpose_entry(x: Tensor, axes: List[int], out: Any, stream: Any, conjugate
     x, conjugate = _plain(x, conjugate)
     if stream is None and _eager(x):
         _check_complex(x, conjugate)
-        return _adapter().permute(x, axes, None, None, None, conjugate, threads)
+        return _kernel(x, axes, conjugate, threads)
     with _on_stream(x, stream):
         if x.requires_grad and torch.is_grad_enabled():
             return _Transpose.apply(x, conjugate, threads)
@@ -283,9 +322,19 @@ def transpose_inplace_entry(x: Tensor, shape: Tuple[int, ...], stream: Any) -> T
     return x.view(shape)
 
 
+def fast_entry(x: Tensor, axes: Any, threads: int) -> Optional[Tensor]:
+    """xpose.permute / transpose of a plain eager tensor (no out, stream or conjugate) in
+    one call of the extension; None when the call needs the op (autograd, tracers,
+    transforms, lazy conjugates, rank > 16)."""
+    if _eager(x):
+        return _new(x, axes, False, threads)
+    return None
+
+
 class Front:
     """What xpose._api calls for tensors."""
 
+    fast = staticmethod(fast_entry)
     permute = staticmethod(permute_entry)
     transpose = staticmethod(transpose_entry)
     transpose_ = staticmethod(transpose_inplace_entry)

@@ -1,11 +1,19 @@
 # Type stubs of the nanobind extension (python/src/xpose_ext.cpp).
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, Tuple
 
 # x / out: an address (int) or an object with the buffer protocol (NumPy).
 # strides: in elements; None for packed row-major. device: CUDA device, -1 = host.
 def permute(x: Any, out: Any, shape: Sequence[int], strides: Optional[Sequence[int]], out_shape: Sequence[int],
             out_strides: Optional[Sequence[int]], elem_size: int, axes: Sequence[int], device: int = -1,
             stream: int = 0, conjugate: bool = False, threads: int = 0) -> None: ...
+# One call per small permute into a new array (axes as xpose.permute takes them):
+# empty(shape) allocates it (torch: x.new_empty); None above rank 16.
+def permute_new(x: int, shape: Sequence[int], strides: Optional[Sequence[int]], elem_size: int, axes: Any,
+                empty: Callable[[Tuple[int, ...]], Any], device: int = -1, stream: int = 0, conjugate: bool = False,
+                threads: int = 0) -> Any: ...
+# The same for an array of exactly type `ndarray` (empty(shape, x.dtype)); None when x
+# needs the general path (another type, object dtype, negative or fractional strides).
+def permute_buffer(ndarray: type, empty: Callable[..., Any], x: Any, axes: Any, threads: int = 0) -> Any: ...
 def permute_shape(shape: Sequence[int], axes: Sequence[int], elem_size: int) -> list: ...
 def device_count() -> int: ...
 def built_with_cuda() -> bool: ...

@@ -3,6 +3,8 @@
 // no pointers, nothing to free; cheap to build per call and safe inside CUDA graphs.
 #pragma once
 
+#include <cstdint>
+
 #include "xpose/layout.hpp"
 
 struct CUstream_st;
@@ -30,10 +32,10 @@ struct plan_options {
   bool conjugate = false;
 };
 
-/// A validated, normalised permutation. Fields are read-only for callers: execute and
-/// execute_host check every field against make_plan's result for the plan's own layouts
-/// (a normalised plan is a fixed point of make_plan) and return invalid_argument for a
-/// plan edited since, before touching memory.
+/// A validated, normalised permutation. Fields are read-only for callers: make_plan
+/// seals the plan with a checksum of every other field, and execute and execute_host
+/// recompute it and return invalid_argument for a plan edited since, before touching
+/// memory.
 /// out element (i_0..i_{r-1}) = in element (j) with j_{axes[k]} = i_k, over the
 /// normalised dims (unit dims dropped, dims adjacent on both sides fused).
 struct plan {
@@ -45,6 +47,7 @@ struct plan {
   bool conjugate = false;
   index_t count = 0;                   ///< elements moved
   index_t in_bytes = 0, out_bytes = 0; ///< byte spans touched (for the pointer checks)
+  std::uint64_t seal = 0;              ///< make_plan's checksum of the fields above
 };
 
 /// Plans out = permute(in, axes): output dimension k has the extent of input

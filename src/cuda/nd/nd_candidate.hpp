@@ -105,6 +105,28 @@ inline bool vtile_plan(const plan& p, const void* in, const void* out, nd_kernel
   return vtile_vector_ok(*m, E, in, out);
 }
 
+/// The packed tile's shape (nd_ptile_for) for a permute_nd plan: the one whose packed
+/// sides (make_vtile_groups) fill the largest fraction of its slots; ties keep the lower
+/// shape (the larger tile).
+inline int nd_ptile_shape(const plan& p) {
+  const int E = p.in.elem_size;
+  int best = 0;
+  double fill = -1;
+  for (int s = 0; s < nd_ptile_shapes; ++s) {
+    const int ta = ptile_side(E, nd_ptile_for(s).la), tb = ptile_side(E, nd_ptile_for(s).lb);
+    const vtile_groups g = make_vtile_groups(p, ta, tb, true);
+    const double f = tile_fill(g.na, ta) * tile_fill(g.nb, tb);
+    if (f > fill + 1e-12) fill = f, best = s;
+  }
+  return best;
+}
+
+/// The packed tile's map for shape s.
+inline vtile_map make_ptile_map(const plan& p, int s) {
+  const int E = p.in.elem_size;
+  return make_vtile_map<vtile_map>(p, ptile_side(E, nd_ptile_for(s).la), ptile_side(E, nd_ptile_for(s).lb), true);
+}
+
 /// Whether candidate k runs the run tile's Fit variant (warp-shared row bases under the
 /// register bound nd_fit_run_min_blocks; permute_nd.cu).
 constexpr bool nd_run_tile_fit(nd_kernel k) { return k == nd_kernel::vtile_fit || nd_kernel_rows(k); }

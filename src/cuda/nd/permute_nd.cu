@@ -6,6 +6,7 @@
 // Candidates selected at run time (nd_candidate.hpp): the vector tile on packed sides
 // and the run tile of short-run strided copies; the default: nd_kernel_default.
 #include <atomic>
+#include <type_traits>
 
 #include "../../core/core.hpp"
 #include "../../core/elem.hpp"
@@ -19,44 +20,111 @@
 namespace xpose::detail {
 namespace {
 
-// One tile per step: coalesced reads along A into a (TB, TA+1) shared tile, then
-// coalesced writes along B. A thread keeps one column a (reads) / b (writes) and
-// steps THREADS/TA rows (tile_read_slot / tile_write_slot, src/core/nd_map.hpp):
-// one base offset per tile, one add per element. All loads of a thread are issued
-// before the first store. Map: tile_map or tile_map32 (32-bit index math).
-template <int E, int TA, int TB, int THREADS, int MIN_BLOCKS, bool Conj, class Map>
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
-    nd_tile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
+// The packed tile (every element size; the route of every permute_nd plan the vector
+// tile cannot move): a vtile_map's tiles of TA x TB elements on packed sides, moved in
+// words of max(E, 4) bytes (ptile_*, src/core/nd_map.hpp). Per tile: threads compute
+// the TB input row bases and the TA output row bases once (a divide per digit of a
+// packed group), then each warp loads LA-word segments of input rows (32 lanes: 128
+// contiguous bytes for 1- to 4-byte elements) into registers, unshifts them with the
+// next lane's word and stores them into the shared tile; then each warp assembles
+// output words from a column of the tile (K rows per lane, distinct banks: ptile_elem),
+// shifts them to the output row's alignment with the previous lane's word and stores
+// them: one aligned word where the row covers it, the elements one by one at the row's
+// ragged ends and along a side whose stride is not 1 (strided views).
+template <int E, int S, bool Conj>
+__global__ void __launch_bounds__(nd_ptile_threads, nd_ptile_min_blocks)
+    nd_ptile_kernel(const vtile_map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
   using T = typename uint_of<E>::type;
-  static_assert(THREADS % TA == 0 && THREADS % TB == 0 && (TA * TB) % THREADS == 0, "see nd_tile::valid()");
-  constexpr int per_thread = TA * TB / THREADS, rows_a = THREADS / TA, rows_b = THREADS / TB;
-  __shared__ T tile[TB][TA + 1];  // (TB, TA+1): padded against bank conflicts on the transposed read
+  constexpr int K = ptile_k(E), NT = nd_ptile_threads, LA = nd_ptile_for(S).la, LB = nd_ptile_for(S).lb;
+  constexpr int TA = ptile_side(E, LA), TB = ptile_side(E, LB);
+  constexpr int SA = ptile_steps(TB, LA, NT), SB = ptile_steps(TA, LB, NT);
+  static_assert(TA + TB <= NT && K * E == (E < 4 ? 4 : E) && NT % 32 == 0 && 32 % LA == 0 && 32 % LB == 0,
+                "one row base per thread; words of 4 bytes or one element");
+  using Wd = std::conditional_t<(E < 4), std::uint32_t, T>;
+  __shared__ Wd sm[ptile_smem_words(E, LA, TB)];
+  __shared__ index_t in_row[TB], out_row[TA];
+  const T* sme = reinterpret_cast<const T*>(sm);
   const T* __restrict__ in = static_cast<const T*>(in_v);
   T* __restrict__ out = static_cast<T*>(out_v);
   const int tid = static_cast<int>(threadIdx.x);
-  const tile_slot r0 = tile_read_slot<TA, TB, THREADS>(tid, 0), w0 = tile_write_slot<TA, TB, THREADS>(tid, 0);
-  const int ra = r0.a, rb0 = r0.b;  // read: column ra, rows rb0 + j * rows_a
-  const int wb = w0.b, wa0 = w0.a;  // write: column wb, rows wa0 + j * rows_b
-  const index_t in_step = rows_a * m.is_b, out_step = rows_b * m.os_a;
+  const bool ca = m.a_is == 1, cb = m.b_os == 1;  // contiguous sides: whole words
+  const int in_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(in_v) / E % K);
+  const int out_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(out_v) / E % K);
   for (index_t t = blockIdx.x; t < m.tiles; t += gridDim.x) {
-    index_t io = 0, oo = 0, a0 = 0, b0 = 0;
-    m.tile(t, &io, &oo, &a0, &b0, TA, TB);
-    const index_t na = m.n_a - a0 < TA ? m.n_a - a0 : TA;
-    const index_t nb = m.n_b - b0 < TB ? m.n_b - b0 : TB;
-    const T* src = in + io + ra * m.is_a + rb0 * m.is_b;
+    using word = decltype(m.tiles_b.d);
+    word rem = 0;
+    const word q = m.tiles_b.divmod(static_cast<word>(t), &rem);
+    const index_t b0 = static_cast<index_t>(rem) * TB;
+    m.tiles_a.divmod(q, &rem);
+    const index_t a0 = static_cast<index_t>(rem) * TA;
+    const int na = static_cast<int>(m.n_a - a0 < TA ? m.n_a - a0 : TA);
+    const int nb = static_cast<int>(m.n_b - b0 < TB ? m.n_b - b0 : TB);
+    if (tid < TA + TB) {
+      index_t io = 0, oo = 0, a0t = 0, b0t = 0;
+      m.tile(t, &io, &oo, &a0t, &b0t, TA, TB);
+      if (tid < TB) in_row[tid] = tid < nb ? io + m.b_in(b0 + tid) + a0 * m.a_is : 0;
+      else out_row[tid - TB] = tid - TB < na ? oo + m.a_out(a0 + tid - TB) + b0 * m.b_os : 0;
+    }
+    __syncthreads();  // row bases written; the previous tile's shared reads are done
+    Wd v[SA];
 #pragma unroll
-    for (int j = 0; j < per_thread; ++j) {
-      const int b = rb0 + j * rows_a;  // tile_read_slot<TA, TB, THREADS>(tid, j).b, folded
-      if (ra < na && b < nb) tile[b][ra] = src[j * in_step];
+    for (int j = 0; j < SA; ++j) {
+      const ptile_slot s = ptile_slot_of<LA, NT>(tid, j);
+      const bool rv = s.row < nb;
+      const index_t row = rv ? in_row[s.row] : 0;
+      if constexpr (K == 1) {
+        v[j] = Wd{};
+        if (rv && s.w < na) v[j] = in[row + s.w * m.a_is];
+      } else {
+        const int sh = ptile_shift<K>(in_e, row, ca), a = s.w * K - sh;  // first element of the word
+        v[j] = 0;
+        if (rv && ca && a >= 0 && a + K <= na) {
+          v[j] = *reinterpret_cast<const std::uint32_t*>(in + row + a);
+        } else if (rv) {
+#pragma unroll
+          for (int i = 0; i < K; ++i)
+            if (a + i >= 0 && a + i < na) v[j] |= static_cast<std::uint32_t>(in[row + (a + i) * m.a_is]) << (8 * E * i);
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < SA; ++j) {
+      const ptile_slot s = ptile_slot_of<LA, NT>(tid, j);
+      Wd u = v[j];
+      if constexpr (K > 1) {
+        const std::uint32_t next = __shfl_down_sync(0xffffffffu, v[j], 1, LA);
+        u = ptile_funnel(v[j], next, 8 * E * ptile_shift<K>(in_e, s.row < nb ? in_row[s.row] : 0, ca));
+      }
+      if (s.row < nb) sm[ptile_word<K, LA>(s.w, s.row)] = u;  // word w of unshifted row b
     }
     __syncthreads();
-    T* dst = out + oo + wb * m.os_b + wa0 * m.os_a;
 #pragma unroll
-    for (int j = 0; j < per_thread; ++j) {
-      const int a = wa0 + j * rows_b;  // tile_write_slot<TA, TB, THREADS>(tid, j).a, folded
-      if (a < na && wb < nb) dst[j * out_step] = pass<E, Conj>(tile[wb][a]);
+    for (int j = 0; j < SB; ++j) {
+      const ptile_slot s = ptile_slot_of<LB, NT>(tid, j);
+      const bool av = s.row < na;
+      const index_t row = av ? out_row[s.row] : 0;
+      if constexpr (K == 1) {
+        if (av && s.w < nb) out[row + s.w * m.b_os] = pass<E, Conj>(sme[ptile_elem<K, LA>(s.row, s.w)]);
+      } else {
+        std::uint32_t u = 0;  // unshifted word w of output row a: elements b = w*K + i
+#pragma unroll
+        for (int i = 0; i < K; ++i) {
+          const int b = s.w * K + i;
+          if (av && b < nb) u |= static_cast<std::uint32_t>(sme[ptile_elem<K, LA>(s.row, b)]) << (8 * E * i);
+        }
+        const std::uint32_t prev = __shfl_up_sync(0xffffffffu, u, 1, LB);
+        const int sh = ptile_shift<K>(out_e, row, cb), b = s.w * K - sh;  // first element of the word
+        const std::uint32_t x = ptile_funnel(prev, u, 8 * E * (K - sh));
+        if (av && cb && b >= 0 && b + K <= nb) {
+          *reinterpret_cast<std::uint32_t*>(out + row + b) = x;
+        } else if (av) {
+#pragma unroll
+          for (int i = 0; i < K; ++i)
+            if (b + i >= 0 && b + i < nb) out[row + (b + i) * m.b_os] = static_cast<T>(x >> (8 * E * i));
+        }
+      }
     }
-    __syncthreads();
+    __syncthreads();  // the shared tile and row bases are read before the next tile's
   }
 }
 
@@ -249,38 +317,6 @@ __global__ void __launch_bounds__(nd_copy_threads)
 
 constexpr index_t grid_limit = 0x7fffffff;
 
-template <int E, nd_shape S, bool Conj, class Map>
-status launch_tile_kernel(const Map& m, const void* in, void* out, cudaStream_t stream) {
-  constexpr nd_tile t = nd_tile_for(90, E, S);  // sm_80 shares the sm_90 table (policy_nd.hpp)
-  nd_tile_kernel<E, t.tile_a, t.tile_b, t.threads, t.min_blocks, Conj, Map>
-      <<<clamp_grid(m.tiles, grid_limit), t.threads, 0, stream>>>(m, in, out);
-  return launch_status("permute_nd tile kernel launch");
-}
-
-template <int E, bool Conj, nd_shape S>
-status launch_tiles_shaped(const plan& p, const void* in, void* out, cudaStream_t stream) {
-  constexpr nd_tile t = nd_tile_for(90, E, S);
-  static_assert(t.valid(), "nd tile constraints");
-  const tile_map m = make_tile_map<tile_map>(p, t.tile_a, t.tile_b);
-  if (nd_index32 && fits32(m.tiles))
-    return launch_tile_kernel<E, S, Conj>(make_tile_map<tile_map32>(p, t.tile_a, t.tile_b), in, out, stream);
-  return launch_tile_kernel<E, S, Conj>(m, in, out, stream);
-}
-
-template <int E, bool Conj>
-status launch_tiles(const plan& p, const void* in, void* out, cudaStream_t stream) {
-  const int r = p.out.rank, A = input_fastest(p);
-  const nd_shape s = nd_shape_for(90, E, p.out.extents[A], p.out.extents[r - 1]);
-  if constexpr (E == 4 || E == 8) {  // nd_shape_for picks the side48 classes for these sizes only
-    if (s == nd_shape::side48_a) return launch_tiles_shaped<E, Conj, nd_shape::side48_a>(p, in, out, stream);
-    if (s == nd_shape::side48_b) return launch_tiles_shaped<E, Conj, nd_shape::side48_b>(p, in, out, stream);
-    if (s == nd_shape::side48_ab) return launch_tiles_shaped<E, Conj, nd_shape::side48_ab>(p, in, out, stream);
-  }
-  if (s == nd_shape::narrow_a) return launch_tiles_shaped<E, Conj, nd_shape::narrow_a>(p, in, out, stream);
-  if (s == nd_shape::narrow_b) return launch_tiles_shaped<E, Conj, nd_shape::narrow_b>(p, in, out, stream);
-  return launch_tiles_shaped<E, Conj, nd_shape::square>(p, in, out, stream);
-}
-
 template <int U, bool Conj, class Map>
 status launch_copy_kernel(const Map& m, const void* in, void* out, cudaStream_t stream) {
   constexpr index_t per_block = static_cast<index_t>(nd_copy_threads) * nd_copy_units;
@@ -294,6 +330,18 @@ status launch_copy(const plan& p, int unit, const void* in, void* out, cudaStrea
   const copy_map m = make_copy_map<copy_map>(p, unit);
   if (nd_index32 && fits32(m.total)) return launch_copy_kernel<U, Conj>(make_copy_map<copy_map32>(p, unit), in, out, stream);
   return launch_copy_kernel<U, Conj>(m, in, out, stream);
+}
+
+template <int E, bool Conj>
+status launch_ptile(const plan& p, const void* in, void* out, cudaStream_t stream) {
+  static_assert(nd_ptile_shapes == 3, "one case per shape");
+  const int s = nd_ptile_shape(p);
+  const vtile_map m = make_ptile_map(p, s);
+  const unsigned grid = clamp_grid(m.tiles, grid_limit);
+  if (s == 1) nd_ptile_kernel<E, 1, Conj><<<grid, nd_ptile_threads, 0, stream>>>(m, in, out);
+  else if (s == 2) nd_ptile_kernel<E, 2, Conj><<<grid, nd_ptile_threads, 0, stream>>>(m, in, out);
+  else nd_ptile_kernel<E, 0, Conj><<<grid, nd_ptile_threads, 0, stream>>>(m, in, out);
+  return launch_status("permute_nd packed tile kernel launch");
 }
 
 // ---- the vector tile (candidate kernels, nd_candidate.hpp) ----
@@ -396,7 +444,7 @@ status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t 
     if (vtile_plan(p, in, out, k, &c, &m)) {
       return with_elem_size(p.in.elem_size, [&](auto e) {
         constexpr int E = decltype(e)::value;
-        if constexpr (E < 2) return launch_tiles<E, false>(p, in, out, stream);  // not reached: vtile_plan takes E >= 2
+        if constexpr (E < 2) return launch_ptile<E, false>(p, in, out, stream);  // not reached: vtile_plan takes E >= 2
         else if (k == nd_kernel::vtile_rows_occ) return launch_vtile_shaped<E, true, true>(p, c.v, m, c.pack, in, out, stream);
         else if (nd_kernel_rows(k)) return launch_vtile_shaped<E, true, false>(p, c.v, m, c.pack, in, out, stream);
         else return launch_vtile_shaped<E, false, false>(p, c.v, m, c.pack, in, out, stream);
@@ -404,11 +452,11 @@ status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t 
     }
   }
   if (p.conjugate) {
-    if (p.in.elem_size == 8) return launch_tiles<8, true>(p, in, out, stream);
-    return launch_tiles<16, true>(p, in, out, stream);
+    if (p.in.elem_size == 8) return launch_ptile<8, true>(p, in, out, stream);
+    return launch_ptile<16, true>(p, in, out, stream);
   }
   return with_elem_size(p.in.elem_size, [&](auto e) {
-    return launch_tiles<decltype(e)::value, false>(p, in, out, stream);
+    return launch_ptile<decltype(e)::value, false>(p, in, out, stream);
   });
 }
 

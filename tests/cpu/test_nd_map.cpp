@@ -32,7 +32,7 @@ using xpose::index_t;
 // assembled from the tile, shifted with the previous lane's word and stored. Every
 // global access is checked against the exact extents of the views (in_elems, out_elems
 // elements from the pointers) and every output element counted in `writes`.
-template <int E, int S>
+template <int E, int S, class Map>
 void emulate_ptile(const xpose::plan& p, const unsigned char* in, index_t in_elems, unsigned char* out,
                    index_t out_elems, std::vector<int>& writes) {
   using T = typename uint_of<E>::type;
@@ -40,7 +40,7 @@ void emulate_ptile(const xpose::plan& p, const unsigned char* in, index_t in_ele
   constexpr int TA = ptile_side(E, LA), TB = ptile_side(E, LB);
   constexpr int SA = ptile_steps(TB, LA, NT), SB = ptile_steps(TA, LB, NT);
   static_assert(TA + TB <= NT, "one row base per thread");
-  const vtile_map m = make_ptile_map(p, S);
+  const Map m = make_ptile_map<Map>(p, S);
   const bool ca = m.a_is == 1, cb = m.b_os == 1;
   const int in_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(in) / E % K);
   const int out_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / E % K);
@@ -140,14 +140,15 @@ void emulate_ptile(const xpose::plan& p, const unsigned char* in, index_t in_ele
   EXPECT_EQ(bad, 0) << "accesses outside the views or unaligned words";
 }
 
+template <class Map>
 void emulate_ptile_shape(const xpose::plan& p, int s, const unsigned char* in, index_t in_elems, unsigned char* out,
                          index_t out_elems, std::vector<int>& writes) {
   static_assert(nd_ptile_shapes == 3, "one case per shape");
   with_elem_size(p.in.elem_size, [&](auto e) {
     constexpr int E = decltype(e)::value;
-    if (s == 1) emulate_ptile<E, 1>(p, in, in_elems, out, out_elems, writes);
-    else if (s == 2) emulate_ptile<E, 2>(p, in, in_elems, out, out_elems, writes);
-    else emulate_ptile<E, 0>(p, in, in_elems, out, out_elems, writes);
+    if (s == 1) emulate_ptile<E, 1, Map>(p, in, in_elems, out, out_elems, writes);
+    else if (s == 2) emulate_ptile<E, 2, Map>(p, in, in_elems, out, out_elems, writes);
+    else emulate_ptile<E, 0, Map>(p, in, in_elems, out, out_elems, writes);
   });
 }
 
@@ -204,18 +205,21 @@ xpose::plan plan_of(std::vector<index_t> ext, std::vector<int> axes, int es = 4,
   return p;
 }
 
-// Runs the packed tile's emulation (shape s; -1: the launcher's, nd_ptile_shape) on a
-// case with both views placed `shift` elements past an aligned allocation of exactly
+// Runs the packed tile's emulation (shape s; -1: the launcher's, nd_ptile_shape; 32-bit
+// divisors unless wide) on a case with both views placed `shift` elements past an aligned allocation of exactly
 // their extent; the output poisoned with 0xFF must equal the reference byte for byte
 // and every element of the output view be written exactly once.
-void check_ptile(const nd_case& k, int s, int shift, const char* what) {
+void check_ptile(const nd_case& k, int s, int shift, const char* what, bool wide = false) {
   const xpose::plan& p = k.p;
   const index_t es = p.in.elem_size;
   const index_t ni = xpose_test::span_elems(k.c.in), no = xpose_test::span_elems(k.c.out);
   std::vector<unsigned char> ib(static_cast<std::size_t>((ni + shift) * es)), ob(static_cast<std::size_t>((no + shift) * es), 0xFF);
   std::memcpy(ib.data() + shift * es, k.in.data(), k.in.size());
   std::vector<int> writes(static_cast<std::size_t>(no), 0);
-  emulate_ptile_shape(p, s < 0 ? nd_ptile_shape(p) : s, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes);
+  const int sh = s < 0 ? nd_ptile_shape(p) : s;
+  ASSERT_TRUE(vtile_fits32(make_ptile_map(p, sh)));
+  if (wide) emulate_ptile_shape<vtile_map>(p, sh, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes);
+  else emulate_ptile_shape<vtile_map32>(p, sh, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes);
   const std::vector<unsigned char> got(ob.begin() + shift * es, ob.end());
   ASSERT_EQ(got, k.want) << what << " shape " << s << " shift " << shift << " es " << es << " rank " << p.out.rank;
   index_t n = 0;
@@ -236,7 +240,7 @@ TEST(NdMap, PackedTileEveryShapeAndShiftAndTheCopyRealiseThePermutation) {
     const xpose::plan& p = k.p;
     if (p.algo == xpose::algorithm::permute_nd) {
       const int s = static_cast<int>(g() % nd_ptile_shapes), shift = static_cast<int>(g() % 4);
-      ASSERT_NO_FATAL_FAILURE(check_ptile(k, s, shift, "random"));
+      ASSERT_NO_FATAL_FAILURE(check_ptile(k, s, shift, "random", true));
       ASSERT_NO_FATAL_FAILURE(check_ptile(k, -1, 0, "random"));
       ++nd;
     } else if (p.algo == xpose::algorithm::strided_copy) {
@@ -260,7 +264,7 @@ TEST(NdMap, PackedTileOddAndPrimeExtentsStridedViews) {
   std::mt19937_64 g(7);
   static const index_t primes[] = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 61, 97, 101, 127, 131};
   int nd = 0;
-  for (int iter = 0; iter < 300; ++iter) {
+  for (int iter = 0; iter < 120; ++iter) {
     const int es = 1 << (g() % 5), r = 2 + static_cast<int>(g() % 7);
     xpose_test::perm_case c;
     c.in.rank = c.out.rank = r;
@@ -268,7 +272,7 @@ TEST(NdMap, PackedTileOddAndPrimeExtentsStridedViews) {
     index_t n = 1;
     for (int q = 0; q < r; ++q) {
       index_t e = primes[g() % (sizeof(primes) / sizeof(primes[0]))];
-      while (e > 2 && n * e > 6000) e = e > 3 ? primes[g() % 4] : 2;
+      while (e > 2 && n * e > 4000) e = e > 3 ? primes[g() % 4] : 2;
       c.in.extents[q] = e, n *= e;
     }
     for (int q = 0; q < r; ++q) c.axes[q] = q;
@@ -278,17 +282,18 @@ TEST(NdMap, PackedTileOddAndPrimeExtentsStridedViews) {
     xpose_test::random_strides(c.out, g, false, g() % 3 != 0);
     nd_case k;
     if (!make_case(g, iter, c, &k) || k.p.algo != xpose::algorithm::permute_nd) continue;
-    for (int s = 0; s < nd_ptile_shapes; ++s) ASSERT_NO_FATAL_FAILURE(check_ptile(k, s, static_cast<int>((iter + s) % 4), "prime"));
+    for (int s = 0; s < nd_ptile_shapes; ++s)
+      ASSERT_NO_FATAL_FAILURE(check_ptile(k, s, static_cast<int>((iter + s) % 4), "prime", (iter + s) % 2 == 0));
     ++nd;
   }
-  EXPECT_GT(nd, 100);
+  EXPECT_GT(nd, 40);
 }
 
-// TTC-like extents (48, 28, 15, 112: partial tiles), scaled down, every element size.
+// TTC-like extents (48, 28, 15, 112: partial tiles), scaled down further, every element size.
 TEST(NdMap, PackedTileTtcLikeShapes) {
   std::mt19937_64 g(5);
-  const std::vector<std::vector<index_t>> shapes = {{28, 48, 28, 3, 48}, {48, 7, 5, 48}, {15, 4, 32, 3, 15, 32},
-                                                    {5, 3, 112, 7, 32}, {144, 5, 47}, {49, 6, 96}, {3, 250, 3, 7}};
+  const std::vector<std::vector<index_t>> shapes = {{28, 48, 3, 12}, {48, 7, 5, 12}, {15, 4, 8, 3, 15},
+                                                    {5, 3, 112, 7},  {144, 5, 47},   {49, 6, 96}, {3, 250, 3, 7}};
   int iter = 0;
   for (const auto& sh : shapes)
     for (int es : {1, 2, 4, 8, 16})

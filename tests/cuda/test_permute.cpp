@@ -134,8 +134,8 @@ TEST(PermuteGpu, PackedEntryAndBadAxes) {
 }
 
 // TTC-like extents (48, 28, 15, 32, 112 and neighbours 47/49/144) with random axes:
-// the side48 tile classes (4- and 8-byte elements), partial tiles, and the strided
-// copy's short runs with 16-byte units and 4 units per thread (policy_nd.hpp).
+// partial tiles of the vector and packed tiles, and the strided copy's short runs with
+// 16-byte units and 4 units per thread (policy_nd.hpp).
 TEST(PermuteGpu, TtcLikeShapesEveryTileClass) {
   REQUIRE_GPU();
   std::mt19937_64 g(57);
@@ -159,6 +159,47 @@ TEST(PermuteGpu, TtcLikeShapesEveryTileClass) {
       }
   EXPECT_GT(nd, 40);
   EXPECT_GT(copies, 20);
+}
+
+// The packed tile (nd_ptile_kernel): ranks 2-8 of odd and prime extents, every element
+// size (1-byte elements and odd extents always take it), conjugation, input views of
+// shuffled padded strides, both pointers shifted by 0-3 elements (every alignment of a
+// 4-byte word), under the policy candidate and the default (which routes what the vector
+// tile cannot move to it).
+TEST(PermuteGpu, PackedTileOddExtentsEveryShiftAndSize) {
+  REQUIRE_GPU();
+  std::mt19937_64 g(31);
+  static const xpose::index_t primes[] = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 61, 97, 101, 127, 131, 251};
+  const std::vector<xpose::detail::nd_kernel> cands = {xpose::detail::nd_kernel::policy, xpose::detail::nd_kernel_default};
+  int nd = 0, packed = 0;
+  for (int iter = 0; iter < 400; ++iter) {
+    const int es = 1 << (g() % 5), r = 2 + static_cast<int>(g() % 7);
+    perm_case c;
+    c.in.rank = c.out.rank = r;
+    c.in.elem_size = c.out.elem_size = es;
+    xpose::index_t n = 1;
+    for (int q = 0; q < r; ++q) {
+      xpose::index_t e = primes[g() % (sizeof(primes) / sizeof(primes[0]))];
+      while (e > 2 && n * e > 200000) e = e > 3 ? primes[g() % 4] : 2;
+      c.in.extents[q] = e, n *= e;
+    }
+    for (int q = 0; q < r; ++q) c.axes[q] = q;
+    for (int q = r - 1; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
+    for (int q = 0; q < r; ++q) c.out.extents[q] = c.in.extents[c.axes[q]];
+    xpose_test::random_strides(c.in, g, false, g() % 2 == 0);
+    xpose_test::random_strides(c.out, g, false, g() % 3 != 0);
+    const bool conj = (es == 8 || es == 16) && g() % 2 == 0;
+    xpose::algorithm ran{};
+    std::vector<xpose::detail::nd_kernel> ks;
+    check_gpu_each(c, conj, 900 + static_cast<std::uint64_t>(iter), static_cast<std::int64_t>(iter % 4), cands, &ran, &ks);
+    if (HasFatalFailure()) return;
+    if (ran != xpose::algorithm::permute_nd) continue;
+    ++nd;
+    packed += ks.size() == 2 && ks[1] == xpose::detail::nd_kernel::policy;
+    if (es == 1 || conj) EXPECT_EQ(ks.back(), xpose::detail::nd_kernel::policy) << "iter " << iter;
+  }
+  EXPECT_GT(nd, 150);
+  EXPECT_GT(packed, 100);
 }
 
 // Selects a permute_nd candidate kernel (nd_candidate.hpp) for the scope, as
@@ -340,7 +381,7 @@ TEST(PermuteGpu, RowStreamRandomRowsShiftsViews) {
 
 TEST(PermuteGpu, LargeCountBeyondThirtyTwoBits) {
   REQUIRE_GPU();
-  // 2^31 + 2^21 one-byte elements, a rank-3 permute_nd: 64-bit offsets in the tile map.
+  // 2^31 + 2^21 one-byte elements, a rank-3 permute_nd: 64-bit offsets in the packed tile's map.
   if (free_gib() < 5) GTEST_SKIP() << "needs 5 GiB of free device memory";
   EXPECT_EQ(check_large({2, 1025, 1 << 20}, {2, 1, 0}, 77), xpose::algorithm::permute_nd);
 }

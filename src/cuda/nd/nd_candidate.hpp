@@ -121,10 +121,11 @@ inline int nd_ptile_shape(const plan& p) {
   return best;
 }
 
-/// The packed tile's map for shape s.
-inline vtile_map make_ptile_map(const plan& p, int s) {
+/// The packed tile's map for shape s (Map: vtile_map, or vtile_map32 where vtile_fits32).
+template <class Map = vtile_map>
+inline Map make_ptile_map(const plan& p, int s) {
   const int E = p.in.elem_size;
-  return make_vtile_map<vtile_map>(p, ptile_side(E, nd_ptile_for(s).la), ptile_side(E, nd_ptile_for(s).lb), true);
+  return make_vtile_map<Map>(p, ptile_side(E, nd_ptile_for(s).la), ptile_side(E, nd_ptile_for(s).lb), true);
 }
 
 /// Whether candidate k runs the run tile's Fit variant (warp-shared row bases under the

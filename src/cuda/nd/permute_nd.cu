@@ -31,9 +31,10 @@ namespace {
 // shifts them to the output row's alignment with the previous lane's word and stores
 // them: one aligned word where the row covers it, the elements one by one at the row's
 // ragged ends and along a side whose stride is not 1 (strided views).
-template <int E, int S, bool Conj>
-__global__ void __launch_bounds__(nd_ptile_threads, nd_ptile_min_blocks)
-    nd_ptile_kernel(const vtile_map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
+// Map: vtile_map, or vtile_map32 where every index fits (vtile_fits32).
+template <int E, int S, bool Conj, class Map>
+__global__ void __launch_bounds__(nd_ptile_threads, nd_ptile_min_blocks(E, S))
+    nd_ptile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
   using T = typename uint_of<E>::type;
   constexpr int K = ptile_k(E), NT = nd_ptile_threads, LA = nd_ptile_for(S).la, LB = nd_ptile_for(S).lb;
   constexpr int TA = ptile_side(E, LA), TB = ptile_side(E, LB);
@@ -332,16 +333,22 @@ status launch_copy(const plan& p, int unit, const void* in, void* out, cudaStrea
   return launch_copy_kernel<U, Conj>(m, in, out, stream);
 }
 
+template <int E, bool Conj, class Map>
+status launch_ptile_map(const Map& m, int s, const void* in, void* out, cudaStream_t stream) {
+  static_assert(nd_ptile_shapes == 3, "one case per shape");
+  const unsigned grid = clamp_grid(m.tiles, grid_limit);
+  if (s == 1) nd_ptile_kernel<E, 1, Conj, Map><<<grid, nd_ptile_threads, 0, stream>>>(m, in, out);
+  else if (s == 2) nd_ptile_kernel<E, 2, Conj, Map><<<grid, nd_ptile_threads, 0, stream>>>(m, in, out);
+  else nd_ptile_kernel<E, 0, Conj, Map><<<grid, nd_ptile_threads, 0, stream>>>(m, in, out);
+  return launch_status("permute_nd packed tile kernel launch");
+}
+
 template <int E, bool Conj>
 status launch_ptile(const plan& p, const void* in, void* out, cudaStream_t stream) {
-  static_assert(nd_ptile_shapes == 3, "one case per shape");
   const int s = nd_ptile_shape(p);
-  const vtile_map m = make_ptile_map(p, s);
-  const unsigned grid = clamp_grid(m.tiles, grid_limit);
-  if (s == 1) nd_ptile_kernel<E, 1, Conj><<<grid, nd_ptile_threads, 0, stream>>>(m, in, out);
-  else if (s == 2) nd_ptile_kernel<E, 2, Conj><<<grid, nd_ptile_threads, 0, stream>>>(m, in, out);
-  else nd_ptile_kernel<E, 0, Conj><<<grid, nd_ptile_threads, 0, stream>>>(m, in, out);
-  return launch_status("permute_nd packed tile kernel launch");
+  const vtile_map m = make_ptile_map<vtile_map>(p, s);
+  if (vtile_fits32(m)) return launch_ptile_map<E, Conj>(make_ptile_map<vtile_map32>(p, s), s, in, out, stream);
+  return launch_ptile_map<E, Conj>(m, s, in, out, stream);
 }
 
 // ---- the vector tile (candidate kernels, nd_candidate.hpp) ----

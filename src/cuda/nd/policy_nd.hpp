@@ -50,17 +50,20 @@ inline constexpr bool nd_index32 = true;
 /// (words of max(E, 4) bytes) per input row and per output row, 256 threads; the sides
 /// are ptile_side(E, lanes) elements (E = 1: 125 x 125, 125 x 29, 29 x 125). The
 /// launcher takes the shape whose packed sides (make_vtile_groups) fill the most slots.
-/// Register bound: nd_ptile_min_blocks blocks of 256 threads per SM, spill-free on sm_80
-/// and sm_90.
 struct nd_pgeom {
   int la, lb;
 };
-inline constexpr int nd_ptile_shapes = 3, nd_ptile_threads = 256, nd_ptile_min_blocks = 2;
+inline constexpr int nd_ptile_shapes = 3, nd_ptile_threads = 256;
 constexpr nd_pgeom nd_ptile_for(int s) {
   if (s == 1) return {32, 8};
   if (s == 2) return {8, 32};
   return {32, 32};
 }
+/// Register bound in blocks of 256 threads per SM: unbounded, ptxas took 86 (sm_80) and 78
+/// (sm_90) registers for the 1-byte 125 x 125 tile (16 loads per thread), 70 and 48 for
+/// 2-byte tiles, at most 56 and 45 for the rest; 3 blocks (85 registers) for the first,
+/// 4 (64) for the others, spill-free on sm_80 and sm_90.
+constexpr int nd_ptile_min_blocks(int elem_size, int s) { return elem_size == 1 && s == 0 ? 3 : 4; }
 
 /// Block size of the strided-copy kernel, and units (<= 16 bytes each) per thread:
 /// all nd_copy_units loads of a thread are issued before its first store, so a

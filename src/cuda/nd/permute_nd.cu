@@ -1,10 +1,11 @@
-// GPU kernels of the N-d plans: the tiled permutation (a shared tile spanning the
-// input's fastest dim A and the output's fastest dim B, outer dims enumerated by
-// the grid with fast divisors) and the strided copy of contiguous runs in units of
-// up to 16 bytes. No allocation, no host sync, graph-capturable; 64-bit offsets,
+// GPU kernels of the N-d plans: the tiled permutation (a shared tile whose sides pack
+// the input's and the output's fastest dims, outer dims enumerated by the grid with
+// fast divisors: the vector tile, and the packed tile for everything else) and the
+// strided copy of contiguous runs in units of up to 16 bytes. No allocation, no host sync, graph-capturable; 64-bit offsets,
 // grid-stride loops for counts beyond the grid limit. Index maps: src/core/nd_map.hpp.
 // Candidates selected at run time (nd_candidate.hpp): the vector tile on packed sides
-// and the run tile of short-run strided copies; the default: nd_kernel_default.
+// and the run tile of short-run strided copies; the default: nd_kernel_default. What a
+// candidate cannot move takes the packed tile (nd_ptile_kernel).
 #include <atomic>
 #include <type_traits>
 

@@ -59,10 +59,11 @@ constexpr nd_pgeom nd_ptile_for(int s) {
   if (s == 2) return {8, 32};
   return {32, 32};
 }
-/// Register bound in blocks of 256 threads per SM: unbounded, ptxas took 86 (sm_80) and 78
-/// (sm_90) registers for the 1-byte 125 x 125 tile (16 loads per thread), 70 and 48 for
-/// 2-byte tiles, at most 56 and 45 for the rest; 3 blocks (85 registers) for the first,
-/// 4 (64) for the others, spill-free on sm_80 and sm_90.
+/// Register bound in blocks of 256 threads per SM: under a bound of 2 blocks (128
+/// registers) ptxas took 86 (sm_80) and 78 (sm_90) for the 1-byte 125 x 125 tile (16
+/// loads per thread), 70 and 48 for 2-byte tiles, at most 56 and 45 for the rest; 3
+/// blocks (85 registers) for the first, 4 (64) for the others: 29-78 registers, no
+/// spills on sm_80 and sm_90.
 constexpr int nd_ptile_min_blocks(int elem_size, int s) { return elem_size == 1 && s == 0 ? 3 : 4; }
 
 /// Block size of the strided-copy kernel, and units (<= 16 bytes each) per thread:

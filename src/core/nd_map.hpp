@@ -175,17 +175,16 @@ inline vtile_groups make_vtile_groups(const plan& p, int ta, int tb, bool pack) 
   return g;
 }
 
-/// Host: the packed tile map of a permute_nd plan for tiles of ta x tb elements, on the
-/// groups of make_vtile_groups.
+/// Host: the packed tile map of a permute_nd plan for tiles of ta x tb elements on the
+/// groups grp (A: input dims r-1 .. r-grp.ga, B: output dims r-1 .. r-grp.gb).
 template <class Map = vtile_map>
-inline Map make_vtile_map(const plan& p, int ta, int tb, bool pack) {
+inline Map make_vtile_map_on(const plan& p, const vtile_groups& grp, index_t ta, index_t tb) {
   using Div = decltype(Map{}.tiles_a);
   using W = typename Map::word;
   Map m;
   const int r = p.out.rank;
   int out_of[layout::max_rank] = {};  // input dim -> output dim
   for (int k = 0; k < r; ++k) out_of[p.axes[k]] = k;
-  const vtile_groups grp = make_vtile_groups(p, ta, tb, pack);
   const int ga = grp.ga, gb = grp.gb;
   const index_t na = grp.na, nb = grp.nb;
   char side[layout::max_rank] = {};  // per input dim: 'a', 'b' or 0 (outer)
@@ -217,6 +216,13 @@ inline Map make_vtile_map(const plan& p, int ta, int tb, bool pack) {
   m.tiles_b = Div(static_cast<W>(t_b));
   m.tiles = outer * t_a * t_b;
   return m;
+}
+
+/// Host: the packed tile map of a permute_nd plan for tiles of ta x tb elements, on the
+/// groups of make_vtile_groups.
+template <class Map = vtile_map>
+inline Map make_vtile_map(const plan& p, int ta, int tb, bool pack) {
+  return make_vtile_map_on<Map>(p, make_vtile_groups(p, ta, tb, pack), ta, tb);
 }
 
 /// True when the vector tile kernel can move map m's tiles in 16-byte chunks of
@@ -320,6 +326,45 @@ XPOSE_HD inline std::uint32_t ptile_funnel(std::uint32_t lo, std::uint32_t hi, i
 #else
   return s <= 0 ? lo : s >= 32 ? hi : (lo >> s) | (hi << (32 - s));
 #endif
+}
+
+/// The flat tile (nd_ftile_kernel): a permute_nd plan whose A group (every input dim
+/// faster than the output's fastest dim B0, contiguous, unit stride) is short (n_a <=
+/// ftile_items elements) and followed in the input by B0 (input stride n_a): the input
+/// of all of A x a run of B0 is one contiguous span, however short A is. A tile covers
+/// all of A and nseg = ftile_items / n_a segments of ftile_seg(E) consecutive b of B0;
+/// its span (ftile_words words of max(E, 4) bytes at most, at any alignment) is loaded
+/// word by word into a shared tile (word q at ftile_pos(q): one word of skew per 32, so
+/// that a warp reading a column of stride n_a words hits distinct banks), then each warp
+/// stores one segment of one output row a (32 words, as the packed tile's store side).
+inline constexpr int ftile_items = 64, ftile_words = 2048;
+constexpr int ftile_seg(int elem_size) { return ptile_side(elem_size, 32); }
+constexpr int ftile_smem_words() { return ftile_words + ftile_words / 32; }
+XPOSE_HD inline int ftile_pos(int q) { return q + (q >> 5); }
+/// Segments per tile for an A group of n_a elements.
+inline int ftile_segs(index_t n_a) { return static_cast<int>(ftile_items / n_a); }
+/// The groups of the flat tile (gb = 1), or false where the plan is not of its class.
+inline bool ftile_groups(const plan& p, vtile_groups* g) {
+  const int r = p.out.rank, jb = p.axes[r - 1];
+  if (jb >= r - 1) return false;
+  index_t na = 1;
+  for (int j = r - 1; j > jb; --j) {
+    if (p.in.strides[j] != na) return false;
+    na *= p.in.extents[j];
+  }
+  if (p.in.strides[jb] != na || na > ftile_items) return false;
+  g->ga = r - 1 - jb, g->gb = 1, g->na = na, g->nb = p.out.extents[r - 1];
+  return true;
+}
+/// Fraction of the flat tile's output segments (32 words each) the plan fills.
+inline double ftile_fill(const vtile_groups& g, int elem_size) {
+  const int segs = ftile_segs(g.na);
+  return static_cast<double>(g.na * segs) / ftile_items * tile_fill(g.nb, segs * ftile_seg(elem_size));
+}
+/// Host: the flat tile's map (ta = n_a: one tile along A; tb = nseg * ftile_seg(E)).
+template <class Map = vtile_map>
+inline Map make_ftile_map(const plan& p, const vtile_groups& g) {
+  return make_vtile_map_on<Map>(p, g, g.na, static_cast<index_t>(ftile_segs(g.na)) * ftile_seg(p.in.elem_size));
 }
 
 /// True when a map over n positions can use the 32-bit divisors: every divisor and

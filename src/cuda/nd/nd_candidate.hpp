@@ -121,6 +121,17 @@ inline int nd_ptile_shape(const plan& p) {
   return best;
 }
 
+/// Whether a permute_nd plan that takes the packed tile runs the flat tile instead
+/// (ftile_groups, nd_map.hpp): where it is of its class and fills more of its slots than
+/// the packed tile's best shape does; *g: its groups.
+inline bool nd_ftile_takes(const plan& p, vtile_groups* g) {
+  if (!ftile_groups(p, g)) return false;
+  const int E = p.in.elem_size, s = nd_ptile_shape(p);
+  const int ta = ptile_side(E, nd_ptile_for(s).la), tb = ptile_side(E, nd_ptile_for(s).lb);
+  const vtile_groups pg = make_vtile_groups(p, ta, tb, true);
+  return ftile_fill(*g, E) > tile_fill(pg.na, ta) * tile_fill(pg.nb, tb) + 1e-12;
+}
+
 /// The packed tile's map for shape s (Map: vtile_map, or vtile_map32 where vtile_fits32).
 template <class Map = vtile_map>
 inline Map make_ptile_map(const plan& p, int s) {

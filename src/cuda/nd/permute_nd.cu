@@ -130,6 +130,101 @@ __global__ void __launch_bounds__(nd_ptile_threads, nd_ptile_min_blocks(E, S))
   }
 }
 
+// The flat tile (the packed tile's class where the input's fastest group A is short and
+// followed in the input by the output's fastest dim B0: ftile_*, src/core/nd_map.hpp):
+// per tile the threads < n_a compute the output row bases, then the block loads the
+// tile's contiguous input span (all of A x nseg segments of B0) in aligned words of
+// max(E, 4) bytes (elements at its two ragged ends) into the skewed shared tile as they
+// lie (element f of the span at position f + sh, sh its first element's position in its
+// word); each warp then assembles one 32-word segment of one output row a from the
+// column (elements b * n_a + a), shifts it to the row's alignment with the previous
+// lane's word and stores it as the packed tile does.
+template <int E, bool Conj, class Map>
+__global__ void __launch_bounds__(nd_ptile_threads, 4)
+    nd_ftile_kernel(const Map m, const int nseg, const void* __restrict__ in_v, void* __restrict__ out_v) {
+  using T = typename uint_of<E>::type;
+  constexpr int K = ptile_k(E), NT = nd_ptile_threads, SEG = ftile_seg(E);
+  constexpr int SA = ftile_words / NT, SB = ftile_items * 32 / NT;
+  static_assert(ftile_words % NT == 0 && (ftile_items * 32) % NT == 0 && K * E == (E < 4 ? 4 : E), "whole steps");
+  using Wd = std::conditional_t<(E < 4), std::uint32_t, T>;
+  __shared__ Wd sm[ftile_smem_words()];
+  __shared__ index_t out_row[ftile_items], in_base;
+  const T* sme = reinterpret_cast<const T*>(sm);
+  const T* __restrict__ in = static_cast<const T*>(in_v);
+  T* __restrict__ out = static_cast<T*>(out_v);
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32;
+  const bool cb = m.b_os == 1;
+  const int na = static_cast<int>(m.n_a), tb = nseg * SEG;
+  const int in_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(in_v) / E % K);
+  const int out_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(out_v) / E % K);
+  for (index_t t = blockIdx.x; t < m.tiles; t += gridDim.x) {
+    using word = decltype(m.tiles_b.d);
+    word rem = 0;
+    m.tiles_b.divmod(static_cast<word>(t), &rem);
+    const index_t b0 = static_cast<index_t>(rem) * tb;
+    const int nb = static_cast<int>(m.n_b - b0 < tb ? m.n_b - b0 : tb), span = na * nb;
+    if (tid < na) {
+      index_t io = 0, oo = 0, a0t = 0, b0t = 0;
+      m.tile(t, &io, &oo, &a0t, &b0t, na, tb);
+      out_row[tid] = oo + m.a_out(tid) + b0 * m.b_os;
+      if (tid == 0) in_base = io + m.b_in(b0);
+    }
+    __syncthreads();  // row bases written; the previous tile's shared reads are done
+    const index_t in0 = in_base;
+    const int sh = ptile_shift<K>(in_e, in0, true);
+    Wd v[SA];
+#pragma unroll
+    for (int j = 0; j < SA; ++j) {
+      const int f = (j * NT + tid) * K - sh;  // first element of the word in the span
+      if constexpr (K == 1) {
+        v[j] = f < span ? in[in0 + f] : Wd{};
+      } else {
+        v[j] = 0;
+        if (f >= 0 && f + K <= span) {
+          v[j] = *reinterpret_cast<const std::uint32_t*>(in + in0 + f);
+        } else if (f < span) {
+#pragma unroll
+          for (int i = 0; i < K; ++i)
+            if (f + i >= 0 && f + i < span) v[j] |= static_cast<std::uint32_t>(in[in0 + f + i]) << (8 * E * i);
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < SA; ++j) sm[ftile_pos(j * NT + tid)] = v[j];
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < SB; ++j) {
+      const int item = j * (NT / 32) + tid / 32, seg = item / na, a = item - seg * na;
+      const int bs = seg * SEG, ns = nb - bs < SEG ? nb - bs : SEG;  // the segment's elements
+      const bool av = seg < nseg && ns > 0;
+      const index_t row = av ? out_row[a] + bs * m.b_os : 0;
+      auto elem = [&](int b) {  // element (a, bs + b) of the tile
+        const int e = (bs + b) * na + a + sh;
+        return sme[ftile_pos(e / K) * K + e % K];
+      };
+      if constexpr (K == 1) {
+        if (av && lane < ns) out[row + lane * m.b_os] = pass<E, Conj>(elem(lane));
+      } else {
+        std::uint32_t u = 0;  // unshifted word lane of the segment: elements b = lane*K + i
+#pragma unroll
+        for (int i = 0; i < K; ++i)
+          if (av && lane * K + i < ns) u |= static_cast<std::uint32_t>(elem(lane * K + i)) << (8 * E * i);
+        const std::uint32_t prev = __shfl_up_sync(0xffffffffu, u, 1);
+        const int so = ptile_shift<K>(out_e, row, cb), b = lane * K - so;  // first element of the word
+        const std::uint32_t x = ptile_funnel(prev, u, 8 * E * (K - so));
+        if (av && cb && b >= 0 && b + K <= ns) {
+          *reinterpret_cast<std::uint32_t*>(out + row + b) = x;
+        } else if (av) {
+#pragma unroll
+          for (int i = 0; i < K; ++i)
+            if (b + i >= 0 && b + i < ns) out[row + (b + i) * m.b_os] = static_cast<T>(x >> (8 * E * i));
+        }
+      }
+    }
+    __syncthreads();  // the shared tile and row bases are read before the next tile's
+  }
+}
+
 // The vector tile: best's 16-byte tile (TB rows of NCH chunks, XOR-swizzled shared
 // tile, k x k register micro-transposes; best_kernels.cuh) on the packed sides of a
 // vtile_map: row b of the tile is read at io + b_in(b0 + b) + a0, output row a written
@@ -344,8 +439,20 @@ status launch_ptile_map(const Map& m, int s, const void* in, void* out, cudaStre
   return launch_status("permute_nd packed tile kernel launch");
 }
 
+template <int E, bool Conj, class Map>
+status launch_ftile_map(const Map& m, int nseg, const void* in, void* out, cudaStream_t stream) {
+  nd_ftile_kernel<E, Conj, Map><<<clamp_grid(m.tiles, grid_limit), nd_ptile_threads, 0, stream>>>(m, nseg, in, out);
+  return launch_status("permute_nd flat tile kernel launch");
+}
+
 template <int E, bool Conj>
 status launch_ptile(const plan& p, const void* in, void* out, cudaStream_t stream) {
+  vtile_groups g;
+  if (nd_ftile_takes(p, &g)) {
+    const vtile_map m = make_ftile_map<vtile_map>(p, g);
+    if (vtile_fits32(m)) return launch_ftile_map<E, Conj>(make_ftile_map<vtile_map32>(p, g), ftile_segs(g.na), in, out, stream);
+    return launch_ftile_map<E, Conj>(m, ftile_segs(g.na), in, out, stream);
+  }
   const int s = nd_ptile_shape(p);
   const vtile_map m = make_ptile_map<vtile_map>(p, s);
   if (vtile_fits32(m)) return launch_ptile_map<E, Conj>(make_ptile_map<vtile_map32>(p, s), s, in, out, stream);

@@ -202,6 +202,42 @@ TEST(PermuteGpu, PackedTileOddExtentsEveryShiftAndSize) {
   EXPECT_GT(packed, 100);
 }
 
+// The flat tile (nd_ftile_kernel): short input-fastest groups (1-61 elements, one or two
+// dims) directly followed in the input by the output's fastest dim (NHWC -> NCHW with
+// C = 3, ...), every element size, conjugation, output views with gaps, both pointers
+// shifted by 0-3 elements, under the policy candidate and the default.
+TEST(PermuteGpu, FlatTileShortInputFastestGroup) {
+  REQUIRE_GPU();
+  std::mt19937_64 g(47);
+  static const xpose::index_t shorts[] = {1, 2, 3, 4, 5, 7, 8, 12, 13, 31, 61};
+  static const xpose::index_t longs[] = {29, 125, 251, 1000, 1301, 4099, 20011};
+  const std::vector<xpose::detail::nd_kernel> cands = {xpose::detail::nd_kernel::policy, xpose::detail::nd_kernel_default};
+  int flat = 0;
+  for (int iter = 0; iter < 200; ++iter) {
+    const int es = 1 << (g() % 5);
+    const xpose::index_t c = shorts[g() % 11], x = longs[g() % 7], n = 1 + static_cast<xpose::index_t>(g() % 5);
+    const bool two = iter % 3 == 0 && c <= 13;  // a two-dim A group, its dims swapped on output
+    std::vector<xpose::index_t> ext = two ? std::vector<xpose::index_t>{n, x, c, 2} : std::vector<xpose::index_t>{n, x, c};
+    const std::vector<int> axes = two ? std::vector<int>{0, 3, 2, 1} : std::vector<int>{0, 2, 1};
+    const int r = static_cast<int>(ext.size());
+    perm_case pc;
+    pc.in = xpose::layout::packed(r, ext.data(), es);
+    for (int q = 0; q < r; ++q) pc.axes[q] = axes[static_cast<std::size_t>(q)];
+    pc.out = xpose::permuted_packed(pc.in, pc.axes, r);
+    if (iter % 2) xpose_test::random_strides(pc.out, g, false, iter % 4 == 1);
+    const bool conj = (es == 8 || es == 16) && g() % 2 == 0;
+    xpose::plan p;
+    ASSERT_TRUE(xpose::make_plan(pc.in, pc.out, pc.axes, r, {conj}, &p).ok());
+    xpose::detail::vtile_groups fg;
+    flat += p.algo == xpose::algorithm::permute_nd && xpose::detail::nd_ftile_takes(p, &fg);
+    xpose::algorithm ran{};
+    std::vector<xpose::detail::nd_kernel> ks;
+    check_gpu_each(pc, conj, 1700 + static_cast<std::uint64_t>(iter), static_cast<std::int64_t>(iter % 4), cands, &ran, &ks);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GT(flat, 30);
+}
+
 // Selects a permute_nd candidate kernel (nd_candidate.hpp) for the scope, as
 // `xpose-bench ttc --ab` does, and restores the library default.
 struct candidate_scope {

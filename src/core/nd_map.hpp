@@ -6,6 +6,8 @@
 #include "xpose/plan.hpp"
 #include "fast_div.hpp"
 
+#include <algorithm>
+
 namespace xpose::detail {
 
 /// Units in output order (a unit is one element, or several when copy_unit widens
@@ -365,6 +367,61 @@ inline double ftile_fill(const vtile_groups& g, int elem_size) {
 template <class Map = vtile_map>
 inline Map make_ftile_map(const plan& p, const vtile_groups& g) {
   return make_vtile_map_on<Map>(p, g, g.na, static_cast<index_t>(ftile_segs(g.na)) * ftile_seg(p.in.elem_size));
+}
+
+/// The row tile (nd_rtile_kernel): a strided copy whose kept rows (R elements, unit
+/// stride on both sides, R*E < 128 bytes) lie back to back along the input's fastest
+/// outer dim and along the output's (both strides R), seen as a permutation q of rows
+/// (rank r-1, strides in elements). A tile of ta x tb rows (input-fastest x
+/// output-fastest; q's packed groups) reads tb input spans of ta*R elements and writes ta
+/// output spans of tb*R elements, each in aligned words of max(E, 4) bytes (elements at
+/// the spans' ends). Input span j's words lie in the shared tile as loaded (words
+/// [j*sw, (j+1)*sw), its first element at position sh_j of its first word); an output
+/// word gathers its elements (row j, element i*R + c of span j) from there.
+inline constexpr int rtile_bytes = 16384, rtile_threads = 256;
+constexpr int rtile_words(int elem_size) { return rtile_bytes / (elem_size < 4 ? 4 : elem_size); }
+struct rtile_geom {
+  int R = 1, ta = 1, tb = 1, sw = 1, ow = 1;  // row elements, tile rows, words per input and output span
+  fast_div32 r_div, sw_div, ow_div;
+};
+/// Words covering n elements at any position of the first in its word.
+constexpr int rtile_span_words(int n, int elem_size) { return (n + 2 * ptile_k(elem_size) - 2) / ptile_k(elem_size); }
+/// Host: the row plan q of a strided copy of the row tile's class and its row length R.
+inline bool rtile_plan(const plan& p, plan* q, index_t* R) {
+  const int r = p.out.rank, E = p.in.elem_size;
+  if (p.algo != algorithm::strided_copy || r < 3 || p.in.strides[r - 1] != 1 || p.out.strides[r - 1] != 1) return false;
+  *R = p.out.extents[r - 1];
+  if (*R * E >= 128) return false;
+  *q = p;
+  q->algo = algorithm::permute_nd;
+  q->in.rank = q->out.rank = r - 1;
+  q->count = p.count / *R;
+  return q->axes[r - 2] != r - 2 && q->in.strides[r - 2] == *R && q->out.strides[r - 2] == *R;
+}
+/// Host: the row tile's groups and geometry for row plan q: square tiles of about
+/// rtile_bytes * 0.8 where the extents allow, a short side's slack given to the other;
+/// both sides' spans within the shared tile, ta + tb row bases within the block.
+inline rtile_geom make_rtile_geom(const plan& q, index_t R, vtile_groups* g) {
+  const int E = q.in.elem_size, W = rtile_words(E);
+  const index_t L = R * E, cap = rtile_bytes * 4 / 5;
+  index_t t = 1;
+  while ((t + 1) * (t + 1) * L <= cap) ++t;
+  *g = make_vtile_groups(q, static_cast<int>(t), static_cast<int>(t), true);
+  index_t ta = g->na < t ? g->na : t, tb = g->nb < t ? g->nb : t;
+  if (ta < t) tb = std::min<index_t>(g->nb, cap / (ta * L));
+  if (tb < t) ta = std::min<index_t>(g->na, cap / (tb * L));
+  auto fits = [&] {
+    return ta + tb <= rtile_threads && tb * rtile_span_words(static_cast<int>(ta * R), E) <= W &&
+           ta * rtile_span_words(static_cast<int>(tb * R), E) <= W;
+  };
+  while (!fits()) (ta > tb ? ta : tb) -= 1;
+  rtile_geom m;
+  m.R = static_cast<int>(R), m.ta = static_cast<int>(ta), m.tb = static_cast<int>(tb);
+  m.sw = rtile_span_words(m.ta * m.R, E), m.ow = rtile_span_words(m.tb * m.R, E);
+  m.r_div = fast_div32(static_cast<std::uint32_t>(m.R));
+  m.sw_div = fast_div32(static_cast<std::uint32_t>(m.sw));
+  m.ow_div = fast_div32(static_cast<std::uint32_t>(m.ow));
+  return m;
 }
 
 /// True when a map over n positions can use the 32-bit divisors: every divisor and

@@ -257,6 +257,112 @@ void emulate_ftile_any(const xpose::plan& p, const vtile_groups& g, const unsign
   });
 }
 
+// nd_rtile_kernel<E> on the host, as emulate_ptile: per tile the span bases, every
+// thread's loads of the input spans (whole aligned words, elements at their ends) into
+// the poisoned shared tile, then every thread's output word gathered from it and stored.
+// in/out: the views' pointers; offsets in elements of the row plan q.
+template <int E>
+void emulate_rtile(const xpose::plan& q, index_t R, const unsigned char* in, index_t in_elems, unsigned char* out,
+                   index_t out_elems, std::vector<int>& writes, bool wide) {
+  constexpr int K = ptile_k(E), V = K * E, NT = rtile_threads, W = rtile_words(E), S = W / NT;
+  vtile_groups grp;
+  const rtile_geom g = make_rtile_geom(q, R, &grp);
+  const vtile_map m = make_vtile_map_on<vtile_map>(q, grp, g.ta, g.tb);
+  const vtile_map32 m32 = make_vtile_map_on<vtile_map32>(q, grp, g.ta, g.tb);
+  EXPECT_TRUE(vtile_fits32(m));
+  EXPECT_LE(g.ta + g.tb, NT);
+  EXPECT_LE(g.tb * g.sw, W);
+  EXPECT_LE(g.ta * g.ow, W);
+  const int in_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(in) / E % K);
+  const int out_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / E % K);
+  int bad = 0;
+  auto load = [&](index_t off, int n, void* dst) {
+    if (off < 0 || off + n > in_elems) return void(++bad);
+    std::memcpy(dst, in + off * E, static_cast<std::size_t>(n * E));
+  };
+  auto store = [&](index_t off, int n, const void* src) {
+    if (off < 0 || off + n > out_elems) return void(++bad);
+    std::memcpy(out + off * E, src, static_cast<std::size_t>(n * E));
+    for (int i = 0; i < n; ++i) ++writes[static_cast<std::size_t>(off + i)];
+  };
+  std::vector<unsigned char> sm(static_cast<std::size_t>(W * V));
+  std::vector<index_t> in_row(NT), out_row(NT);
+  std::vector<int> reg_e(NT);
+  for (index_t t = 0; t < m.tiles; ++t) {
+    index_t io, oo, a0, b0;
+    if (wide) m.tile(t, &io, &oo, &a0, &b0, g.ta, g.tb);
+    else m32.tile(t, &io, &oo, &a0, &b0, g.ta, g.tb);
+    const int na = static_cast<int>(m.n_a - a0 < g.ta ? m.n_a - a0 : g.ta);
+    const int nb = static_cast<int>(m.n_b - b0 < g.tb ? m.n_b - b0 : g.tb);
+    for (int b = 0; b < nb; ++b) {
+      in_row[b] = io + (wide ? m.b_in(b0 + b) : m32.b_in(b0 + b)) + a0 * m.a_is;
+      reg_e[b] = b * g.sw * K + ptile_shift<K>(in_e, in_row[b], true);
+    }
+    for (int a = 0; a < na; ++a) out_row[a] = oo + (wide ? m.a_out(a0 + a) : m32.a_out(a0 + a)) + b0 * m.b_os;
+    std::memset(sm.data(), 0xA5, sm.size());
+    const int span_a = na * g.R, span_b = nb * g.R;
+    for (int tid = 0; tid < NT; ++tid)
+      for (int j = 0; j < S; ++j) {
+        std::uint32_t w = 0;
+        const int jr = static_cast<int>(g.sw_div.divmod(static_cast<std::uint32_t>(j * NT + tid), &w));
+        unsigned char v[16] = {};
+        if (jr < nb) {
+          const index_t row = in_row[jr];
+          if (K == 1) {
+            if (static_cast<int>(w) < span_a) load(row + w, 1, v);
+          } else {
+            const int e = static_cast<int>(w) * K - ptile_shift<K>(in_e, row, true);
+            if (e >= 0 && e + K <= span_a) {
+              if ((reinterpret_cast<std::uintptr_t>(in) + static_cast<std::uintptr_t>((row + e) * E)) % 4 != 0) ++bad;
+              load(row + e, K, v);
+            } else if (e < span_a) {
+              for (int i = 0; i < K; ++i)
+                if (e + i >= 0 && e + i < span_a) load(row + e + i, 1, v + i * E);
+            }
+          }
+        }
+        std::memcpy(&sm[static_cast<std::size_t>(j * NT + tid) * V], v, V);
+      }
+    for (int tid = 0; tid < NT; ++tid)
+      for (int j = 0; j < S; ++j) {
+        std::uint32_t w = 0;
+        const int i = static_cast<int>(g.ow_div.divmod(static_cast<std::uint32_t>(j * NT + tid), &w));
+        if (i >= na) continue;
+        const index_t row = out_row[i];
+        const int so = ptile_shift<K>(out_e, row, true), e0 = static_cast<int>(w) * K - so;
+        if (e0 >= span_b) continue;
+        std::uint32_t c = 0;
+        const int e = e0 < 0 ? 0 : e0;
+        int jj = static_cast<int>(g.r_div.divmod(static_cast<std::uint32_t>(e), &c));
+        auto elem = [&](unsigned char* dst) {
+          const std::size_t at = static_cast<std::size_t>(reg_e[jj] + i * g.R + static_cast<int>(c)) * E;
+          if (at + E > sm.size()) return void(++bad);
+          std::memcpy(dst, &sm[at], E);
+        };
+        if (K == 1) {
+          unsigned char x[16];
+          elem(x);
+          store(row + e, 1, x);
+          continue;
+        }
+        unsigned char x[4] = {};
+        for (int k = 0; k < K; ++k) {
+          if (e0 + k < 0 || e0 + k >= span_b) continue;
+          elem(x + k * E);
+          if (++c == static_cast<std::uint32_t>(g.R)) c = 0, ++jj;
+        }
+        if (e0 >= 0 && e0 + K <= span_b) {
+          if ((reinterpret_cast<std::uintptr_t>(out) + static_cast<std::uintptr_t>((row + e0) * E)) % 4 != 0) ++bad;
+          store(row + e0, K, x);
+        } else {
+          for (int k = 0; k < K; ++k)
+            if (e0 + k >= 0 && e0 + k < span_b) store(row + e0 + k, 1, x + k * E);
+        }
+      }
+  }
+  EXPECT_EQ(bad, 0) << "accesses outside the views or the shared tile, or unaligned words";
+}
+
 // nd_copy_kernel on the host: blocks of nd_copy_threads threads, nd_copy_units slots each.
 template <class Map>
 void emulate_copy(const xpose::plan& p, const unsigned char* in, unsigned char* out) {
@@ -442,6 +548,57 @@ TEST(NdMap, FlatTileShortInputFastestGroup) {
   EXPECT_GE(ftile_fill(fg, 1), 0.74);  // the packed tile's best: 3/29 of its A side
   ASSERT_TRUE(nd_ftile_takes(plan_of({4, 1000, 3}, {0, 2, 1}, 1), &fg));  // 3 KB per tile: 0.375
   for (int e = 1; e <= 16; e *= 2) EXPECT_LE(ftile_smem_words() * (e < 4 ? 4 : e) + ftile_items * 8 + 8, 48 * 1024);
+}
+
+// The row tile's class: strided copies of kept rows under 128 bytes (1-31 elements of
+// every size) that lie back to back on both sides, ranks 3-6 of odd extents, output
+// views with gaps between outer dims, both views at every shift of a word, both index
+// widths; every such plan that the run tile cannot take routes to the row tile.
+TEST(NdMap, RowTileShortKeptRows) {
+  std::mt19937_64 g(13);
+  int taken = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    const int es = 1 << (g() % 5), r = 3 + static_cast<int>(g() % 4);
+    std::vector<index_t> ext(static_cast<std::size_t>(r));
+    index_t n = 1;
+    for (int q = 0; q < r; ++q) {
+      ext[static_cast<std::size_t>(q)] = 1 + static_cast<index_t>(g() % (q == r - 1 ? 31 : 23));
+      n *= ext[static_cast<std::size_t>(q)];
+    }
+    if (n > 60000) continue;
+    xpose_test::perm_case c;
+    c.in = xpose::layout::packed(r, ext.data(), es);
+    for (int q = 0; q < r; ++q) c.axes[q] = q;
+    for (int q = r - 2; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);  // the last axis kept
+    c.out = xpose::permuted_packed(c.in, c.axes, r);
+    if (iter % 3 == 1) {  // gaps after the output's two fastest dims
+      c.out.strides[r - 3] += static_cast<index_t>(1 + g() % 5);
+      for (int q = r - 4; q >= 0; --q) c.out.strides[q] = c.out.strides[q + 1] * c.out.extents[q + 1];
+    }
+    nd_case k;
+    if (!make_case(g, iter, c, &k)) continue;
+    xpose::plan q;
+    index_t R = 0;
+    if (!nd_rtile_takes(k.p, &q, &R)) continue;
+    const int shift = iter % 4;
+    const index_t ni = xpose_test::span_elems(k.c.in), no = xpose_test::span_elems(k.c.out);
+    std::vector<unsigned char> ib(static_cast<std::size_t>((ni + shift) * es)), ob(static_cast<std::size_t>((no + shift) * es), 0xFF);
+    std::memcpy(ib.data() + shift * es, k.in.data(), k.in.size());
+    std::vector<int> writes(static_cast<std::size_t>(no), 0);
+    with_elem_size(es, [&](auto e) {
+      emulate_rtile<decltype(e)::value>(q, R, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes, iter % 2 == 0);
+    });
+    const std::vector<unsigned char> got(ob.begin() + shift * es, ob.end());
+    ASSERT_EQ(got, k.want) << "iter " << iter << " es " << es << " R " << R << " rank " << r;
+    index_t cnt = 0;
+    for (int w : writes) {
+      ASSERT_LE(w, 1) << "an element written twice";
+      cnt += w;
+    }
+    ASSERT_EQ(cnt, k.p.count);
+    ++taken;
+  }
+  EXPECT_GT(taken, 40);
 }
 
 // TTC-like extents (48, 28, 15, 112: partial tiles), scaled down further, every element size.

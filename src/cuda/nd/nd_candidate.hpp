@@ -132,6 +132,14 @@ inline bool nd_ftile_takes(const plan& p, vtile_groups* g) {
   return ftile_fill(*g, E) > tile_fill(pg.na, ta) * tile_fill(pg.nb, tb) + 1e-12;
 }
 
+/// Whether a strided copy runs the row tile (rtile_plan, nd_map.hpp): where it is of its
+/// class and the run tile (whole 16-byte chunks) cannot take it; *q, *R: its row plan.
+inline bool nd_rtile_takes(const plan& p, plan* q, index_t* R) {
+  plan rq;
+  int chunks = 0;
+  return !runs_plan(p, &rq, &chunks) && rtile_plan(p, q, R);
+}
+
 /// The packed tile's map for shape s (Map: vtile_map, or vtile_map32 where vtile_fits32).
 template <class Map = vtile_map>
 inline Map make_ptile_map(const plan& p, int s) {

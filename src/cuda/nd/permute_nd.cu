@@ -225,6 +225,109 @@ __global__ void __launch_bounds__(nd_ptile_threads, 4)
   }
 }
 
+// The row tile (strided copies of kept rows under 128 bytes that lie back to back on both
+// sides: rtile_*, src/core/nd_map.hpp). Per tile: threads compute the tb input and ta
+// output span bases, then the block loads the input spans (ta*R elements each) word by
+// word, as they lie, into the shared tile, and stores the output spans (tb*R elements
+// each) in aligned words gathered element by element from it: one word where the span
+// covers it, the elements one by one at its two ends. Map: q's vtile_map (or
+// vtile_map32), strides in elements.
+template <int E, bool Conj, class Map>
+__global__ void __launch_bounds__(rtile_threads, 3)
+    nd_rtile_kernel(const Map m, const rtile_geom g, const void* __restrict__ in_v, void* __restrict__ out_v) {
+  using T = typename uint_of<E>::type;
+  constexpr int K = ptile_k(E), NT = rtile_threads, W = rtile_words(E), S = W / NT;
+  static_assert(W % NT == 0 && K * E == (E < 4 ? 4 : E), "whole steps");
+  using Wd = std::conditional_t<(E < 4), std::uint32_t, T>;
+  __shared__ Wd sm[W];
+  __shared__ index_t in_row[NT], out_row[NT];
+  __shared__ int reg_e[NT];  // span j's first element in the shared tile: j*sw*K + sh_j
+  const T* sme = reinterpret_cast<const T*>(sm);
+  const T* __restrict__ in = static_cast<const T*>(in_v);
+  T* __restrict__ out = static_cast<T*>(out_v);
+  const int tid = static_cast<int>(threadIdx.x), R = g.R;
+  const int in_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(in_v) / E % K);
+  const int out_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(out_v) / E % K);
+  for (index_t t = blockIdx.x; t < m.tiles; t += gridDim.x) {
+    using word = decltype(m.tiles_b.d);
+    word rem = 0;
+    const word q = m.tiles_b.divmod(static_cast<word>(t), &rem);
+    const index_t b0 = static_cast<index_t>(rem) * g.tb;
+    m.tiles_a.divmod(q, &rem);
+    const index_t a0 = static_cast<index_t>(rem) * g.ta;
+    const int na = static_cast<int>(m.n_a - a0 < g.ta ? m.n_a - a0 : g.ta);
+    const int nb = static_cast<int>(m.n_b - b0 < g.tb ? m.n_b - b0 : g.tb);
+    if (tid < na + nb) {
+      index_t io = 0, oo = 0, a0t = 0, b0t = 0;
+      m.tile(t, &io, &oo, &a0t, &b0t, g.ta, g.tb);
+      if (tid < nb) {
+        const index_t row = io + m.b_in(b0 + tid) + a0 * m.a_is;
+        in_row[tid] = row;
+        reg_e[tid] = tid * g.sw * K + ptile_shift<K>(in_e, row, true);
+      } else {
+        out_row[tid - nb] = oo + m.a_out(a0 + tid - nb) + b0 * m.b_os;
+      }
+    }
+    __syncthreads();  // span bases written; the previous tile's shared reads are done
+    const int span_a = na * R, span_b = nb * R;
+    Wd v[S];
+#pragma unroll
+    for (int j = 0; j < S; ++j) {
+      std::uint32_t w = 0;
+      const int jr = static_cast<int>(g.sw_div.divmod(static_cast<std::uint32_t>(j * NT + tid), &w));
+      const bool rv = jr < nb;
+      const index_t row = rv ? in_row[jr] : 0;
+      if constexpr (K == 1) {
+        v[j] = rv && static_cast<int>(w) < span_a ? in[row + w] : Wd{};
+      } else {
+        const int e = static_cast<int>(w) * K - ptile_shift<K>(in_e, row, true);
+        v[j] = 0;
+        if (rv && e >= 0 && e + K <= span_a) {
+          v[j] = *reinterpret_cast<const std::uint32_t*>(in + row + e);
+        } else if (rv && e < span_a) {
+#pragma unroll
+          for (int i = 0; i < K; ++i)
+            if (e + i >= 0 && e + i < span_a) v[j] |= static_cast<std::uint32_t>(in[row + e + i]) << (8 * E * i);
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < S; ++j) sm[j * NT + tid] = v[j];
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < S; ++j) {
+      std::uint32_t w = 0;
+      const int i = static_cast<int>(g.ow_div.divmod(static_cast<std::uint32_t>(j * NT + tid), &w));
+      if (i >= na) continue;
+      const index_t row = out_row[i];
+      const int so = ptile_shift<K>(out_e, row, true), e0 = static_cast<int>(w) * K - so;  // first element of the word
+      if (e0 >= span_b) continue;
+      std::uint32_t c = 0;
+      const int e = e0 < 0 ? 0 : e0;
+      int jj = static_cast<int>(g.r_div.divmod(static_cast<std::uint32_t>(e), &c));  // element e: row jj, element c
+      if constexpr (K == 1) {
+        out[row + e] = pass<E, Conj>(sme[reg_e[jj] + i * R + static_cast<int>(c)]);
+      } else {
+        std::uint32_t x = 0;
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          if (e0 + k < 0 || e0 + k >= span_b) continue;
+          x |= static_cast<std::uint32_t>(sme[reg_e[jj] + i * R + static_cast<int>(c)]) << (8 * E * k);
+          if (++c == static_cast<std::uint32_t>(R)) c = 0, ++jj;
+        }
+        if (e0 >= 0 && e0 + K <= span_b) {
+          *reinterpret_cast<std::uint32_t*>(out + row + e0) = x;
+        } else {
+#pragma unroll
+          for (int k = 0; k < K; ++k)
+            if (e0 + k >= 0 && e0 + k < span_b) out[row + e0 + k] = static_cast<T>(x >> (8 * E * k));
+        }
+      }
+    }
+    __syncthreads();  // the shared tile and span bases are read before the next tile's
+  }
+}
+
 // The vector tile: best's 16-byte tile (TB rows of NCH chunks, XOR-swizzled shared
 // tile, k x k register micro-transposes; best_kernels.cuh) on the packed sides of a
 // vtile_map: row b of the tile is read at io + b_in(b0 + b) + a0, output row a written
@@ -446,6 +549,20 @@ status launch_ftile_map(const Map& m, int nseg, const void* in, void* out, cudaS
 }
 
 template <int E, bool Conj>
+status launch_rtile(const plan& q, index_t R, const void* in, void* out, cudaStream_t stream) {
+  vtile_groups g;
+  const rtile_geom gm = make_rtile_geom(q, R, &g);
+  const vtile_map m = make_vtile_map_on<vtile_map>(q, g, gm.ta, gm.tb);
+  const unsigned grid = clamp_grid(m.tiles, grid_limit);
+  if (vtile_fits32(m)) {
+    nd_rtile_kernel<E, Conj, vtile_map32><<<grid, rtile_threads, 0, stream>>>(make_vtile_map_on<vtile_map32>(q, g, gm.ta, gm.tb), gm, in, out);
+  } else {
+    nd_rtile_kernel<E, Conj, vtile_map><<<grid, rtile_threads, 0, stream>>>(m, gm, in, out);
+  }
+  return launch_status("strided copy row tile kernel launch");
+}
+
+template <int E, bool Conj>
 status launch_ptile(const plan& p, const void* in, void* out, cudaStream_t stream) {
   vtile_groups g;
   if (nd_ftile_takes(p, &g)) {
@@ -585,6 +702,17 @@ status launch_strided_copy(const plan& p, const void* in, void* out, cudaStream_
       case 2: return launch_row_stream<2>(p, in, out, stream);
       case 4: return launch_row_stream<4>(p, in, out, stream);
       default: return launch_row_stream<8>(p, in, out, stream);
+    }
+  }
+  {
+    plan q;
+    index_t R = 0;
+    if (nd_rtile_takes(p, &q, &R)) {
+      if (p.conjugate) {
+        if (p.in.elem_size == 8) return launch_rtile<8, true>(q, R, in, out, stream);
+        return launch_rtile<16, true>(q, R, in, out, stream);
+      }
+      return with_elem_size(p.in.elem_size, [&](auto e) { return launch_rtile<decltype(e)::value, false>(q, R, in, out, stream); });
     }
   }
   {

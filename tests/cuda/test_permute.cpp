@@ -238,6 +238,44 @@ TEST(PermuteGpu, FlatTileShortInputFastestGroup) {
   EXPECT_GT(flat, 30);
 }
 
+// The row tile (nd_rtile_kernel): strided copies of kept rows under 128 bytes (1-31
+// elements of every size) back to back on both sides, ranks 3-6 of odd extents,
+// conjugation, output views with gaps after the output's two fastest dims, both pointers
+// shifted by 0-3 elements.
+TEST(PermuteGpu, RowTileShortKeptRows) {
+  REQUIRE_GPU();
+  std::mt19937_64 g(53);
+  int taken = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    const int es = 1 << (g() % 5), r = 3 + static_cast<int>(g() % 4);
+    std::vector<xpose::index_t> ext(static_cast<std::size_t>(r));
+    xpose::index_t n = 1;
+    for (int q = 0; q < r; ++q) {
+      ext[static_cast<std::size_t>(q)] = 1 + static_cast<xpose::index_t>(g() % (q == r - 1 ? 31 : 61));
+      n *= ext[static_cast<std::size_t>(q)];
+    }
+    if (n > 2000000) continue;
+    perm_case c;
+    c.in = xpose::layout::packed(r, ext.data(), es);
+    for (int q = 0; q < r; ++q) c.axes[q] = q;
+    for (int q = r - 2; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);  // the last axis kept
+    c.out = xpose::permuted_packed(c.in, c.axes, r);
+    if (iter % 3 == 1) {
+      c.out.strides[r - 3] += static_cast<xpose::index_t>(1 + g() % 5);
+      for (int q = r - 4; q >= 0; --q) c.out.strides[q] = c.out.strides[q + 1] * c.out.extents[q + 1];
+    }
+    const bool conj = (es == 8 || es == 16) && g() % 2 == 0;
+    xpose::plan p, q;
+    xpose::index_t R = 0;
+    if (!xpose::make_plan(c.in, c.out, c.axes, r, {conj}, &p).ok()) continue;
+    taken += xpose::detail::nd_rtile_takes(p, &q, &R);
+    xpose::algorithm ran{};
+    check_gpu(c, conj, 2100 + static_cast<std::uint64_t>(iter), &ran, iter % 4);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GT(taken, 60);
+}
+
 // Selects a permute_nd candidate kernel (nd_candidate.hpp) for the scope, as
 // `xpose-bench ttc --ab` does, and restores the library default.
 struct candidate_scope {

@@ -235,7 +235,7 @@ TEST(PermuteGpu, FlatTileShortInputFastestGroup) {
     check_gpu_each(pc, conj, 1700 + static_cast<std::uint64_t>(iter), static_cast<std::int64_t>(iter % 4), cands, &ran, &ks);
     if (HasFatalFailure()) return;
   }
-  EXPECT_GT(flat, 30);
+  EXPECT_GT(flat, 15);  // 21 of the 90 permute_nd plans (the rest: 2-D transposes, the packed tile)
 }
 
 // The row tile (nd_rtile_kernel): strided copies of kept rows under 128 bytes (1-31

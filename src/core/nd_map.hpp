@@ -398,6 +398,16 @@ inline bool rtile_plan(const plan& p, plan* q, index_t* R) {
   q->count = p.count / *R;
   return q->axes[r - 2] != r - 2 && q->in.strides[r - 2] == *R && q->out.strides[r - 2] == *R;
 }
+/// Host: row plan q (rows of R elements) in units of `unit` bytes (row_unit of its strided
+/// copy, a multiple of the element size dividing the rows' bytes and every stride).
+inline void rtile_widen(plan* q, index_t* R, int unit) {
+  const int E = q->in.elem_size;
+  if (unit <= E) return;
+  const index_t f = unit / E;
+  for (int k = 0; k < q->in.rank; ++k) q->in.strides[k] /= f, q->out.strides[k] /= f;
+  q->in.elem_size = q->out.elem_size = unit;
+  *R /= f;
+}
 /// Host: the row tile's groups and geometry for row plan q: square tiles of about
 /// rtile_bytes * 0.8 where the extents allow, a short side's slack given to the other;
 /// both sides' spans within the shared tile, ta + tb row bases within the block.

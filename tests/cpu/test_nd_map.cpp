@@ -556,7 +556,7 @@ TEST(NdMap, FlatTileShortInputFastestGroup) {
 // widths; every such plan that the run tile cannot take routes to the row tile.
 TEST(NdMap, RowTileShortKeptRows) {
   std::mt19937_64 g(13);
-  int taken = 0;
+  int taken = 0, widened = 0;
   for (int iter = 0; iter < 300; ++iter) {
     const int es = 1 << (g() % 5), r = 3 + static_cast<int>(g() % 4);
     std::vector<index_t> ext(static_cast<std::size_t>(r));
@@ -579,26 +579,33 @@ TEST(NdMap, RowTileShortKeptRows) {
     if (!make_case(g, iter, c, &k)) continue;
     xpose::plan q;
     index_t R = 0;
-    if (!nd_rtile_takes(k.p, &q, &R)) continue;
     const int shift = iter % 4;
     const index_t ni = xpose_test::span_elems(k.c.in), no = xpose_test::span_elems(k.c.out);
-    std::vector<unsigned char> ib(static_cast<std::size_t>((ni + shift) * es)), ob(static_cast<std::size_t>((no + shift) * es), 0xFF);
-    std::memcpy(ib.data() + shift * es, k.in.data(), k.in.size());
-    std::vector<int> writes(static_cast<std::size_t>(no), 0);
-    with_elem_size(es, [&](auto e) {
-      emulate_rtile<decltype(e)::value>(q, R, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes, iter % 2 == 0);
+    // allocations aligned to 16 bytes (std::vector<__int128>-like): a shift of 0 widens the unit
+    std::vector<std::uint64_t> ibw(static_cast<std::size_t>(((ni + shift) * es + 7) / 8 + 2)), obw(static_cast<std::size_t>(((no + shift) * es + 7) / 8 + 2));
+    unsigned char* ib = reinterpret_cast<unsigned char*>(ibw.data() + (reinterpret_cast<std::uintptr_t>(ibw.data()) % 16 ? 1 : 0));
+    unsigned char* ob = reinterpret_cast<unsigned char*>(obw.data() + (reinterpret_cast<std::uintptr_t>(obw.data()) % 16 ? 1 : 0));
+    std::memset(ob, 0xFF, static_cast<std::size_t>((no + shift) * es));
+    std::memcpy(ib + shift * es, k.in.data(), k.in.size());
+    if (!nd_rtile_takes(k.p, &q, &R, ib + shift * es, ob + shift * es)) continue;
+    widened += q.in.elem_size > es;
+    std::vector<int> writes(static_cast<std::size_t>(no * es / q.in.elem_size), 0);
+    const index_t qe = q.in.elem_size;
+    with_elem_size(q.in.elem_size, [&](auto e) {
+      emulate_rtile<decltype(e)::value>(q, R, ib + shift * es, ni * es / qe, ob + shift * es, no * es / qe, writes, iter % 2 == 0);
     });
-    const std::vector<unsigned char> got(ob.begin() + shift * es, ob.end());
+    const std::vector<unsigned char> got(ob + shift * es, ob + (shift + no) * es);
     ASSERT_EQ(got, k.want) << "iter " << iter << " es " << es << " R " << R << " rank " << r;
     index_t cnt = 0;
     for (int w : writes) {
       ASSERT_LE(w, 1) << "an element written twice";
       cnt += w;
     }
-    ASSERT_EQ(cnt, k.p.count);
+    ASSERT_EQ(cnt * qe, k.p.count * es);
     ++taken;
   }
   EXPECT_GT(taken, 40);
+  EXPECT_GT(widened, 5);
 }
 
 // TTC-like extents (48, 28, 15, 112: partial tiles), scaled down further, every element size.

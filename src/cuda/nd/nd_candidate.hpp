@@ -133,11 +133,14 @@ inline bool nd_ftile_takes(const plan& p, vtile_groups* g) {
 }
 
 /// Whether a strided copy runs the row tile (rtile_plan, nd_map.hpp): where it is of its
-/// class and the run tile (whole 16-byte chunks) cannot take it; *q, *R: its row plan.
-inline bool nd_rtile_takes(const plan& p, plan* q, index_t* R) {
+/// class and the run tile (whole 16-byte chunks) cannot take it; *q, *R: its row plan in
+/// the widest unit the rows, strides and pointers allow (rtile_widen, row_unit).
+inline bool nd_rtile_takes(const plan& p, plan* q, index_t* R, const void* in = nullptr, const void* out = nullptr) {
   plan rq;
   int chunks = 0;
-  return !runs_plan(p, &rq, &chunks) && rtile_plan(p, q, R);
+  if (runs_plan(p, &rq, &chunks) || !rtile_plan(p, q, R)) return false;
+  rtile_widen(q, R, row_unit(p, in, out));
+  return true;
 }
 
 /// The packed tile's map for shape s (Map: vtile_map, or vtile_map32 where vtile_fits32).

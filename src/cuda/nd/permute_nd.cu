@@ -707,12 +707,12 @@ status launch_strided_copy(const plan& p, const void* in, void* out, cudaStream_
   {
     plan q;
     index_t R = 0;
-    if (nd_rtile_takes(p, &q, &R)) {
+    if (nd_rtile_takes(p, &q, &R, in, out)) {
       if (p.conjugate) {
         if (p.in.elem_size == 8) return launch_rtile<8, true>(q, R, in, out, stream);
         return launch_rtile<16, true>(q, R, in, out, stream);
       }
-      return with_elem_size(p.in.elem_size, [&](auto e) { return launch_rtile<decltype(e)::value, false>(q, R, in, out, stream); });
+      return with_elem_size(q.in.elem_size, [&](auto e) { return launch_rtile<decltype(e)::value, false>(q, R, in, out, stream); });
     }
   }
   {

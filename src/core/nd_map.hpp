@@ -6,62 +6,14 @@
 #include "xpose/plan.hpp"
 #include "fast_div.hpp"
 
+#include <algorithm>
+
 namespace xpose::detail {
 
-/// Tiles of tile_a x tile_b elements along A (the input's fastest dim) and B (the
-/// output's fastest dim); every other dim is "outer". Tile t = (outer, ta, tb), tb fastest.
-/// Div is fast_div (64-bit indices) or fast_div32 (every index below 2^32: one
-/// 32-bit multiply-high per digit instead of a 64-bit one); offsets are 64-bit either way.
-template <class Div>
-struct tile_map_t {
-  using word = decltype(Div{}.d);
-  static constexpr int max_outer = layout::max_rank - 2;
-  int outer_rank = 0;
-  Div outer_n[max_outer];
-  index_t outer_is[max_outer] = {}, outer_os[max_outer] = {};
-  Div tiles_b, tiles_a;
-  index_t n_a = 0, n_b = 0, is_a = 0, os_a = 0, is_b = 0, os_b = 0;
-  index_t tiles = 0;  // total number of tiles
-
-  /// Base offsets (of element (a0, b0) of the tile) and the tile's origin along A and B.
-  XPOSE_HD void tile(index_t t, index_t* in_off, index_t* out_off, index_t* a0, index_t* b0, int ta_size,
-                     int tb_size) const {
-    word rem = 0;
-    word q = tiles_b.divmod(static_cast<word>(t), &rem);
-    *b0 = static_cast<index_t>(rem) * tb_size;
-    q = tiles_a.divmod(q, &rem);
-    *a0 = static_cast<index_t>(rem) * ta_size;
-    index_t io = *a0 * is_a + *b0 * is_b, oo = *a0 * os_a + *b0 * os_b;
-    for (int k = outer_rank - 1; k >= 0; --k) {
-      q = outer_n[k].divmod(q, &rem);
-      io += static_cast<index_t>(rem) * outer_is[k];
-      oo += static_cast<index_t>(rem) * outer_os[k];
-    }
-    *in_off = io, *out_off = oo;
-  }
-};
-using tile_map = tile_map_t<fast_div>;
-using tile_map32 = tile_map_t<fast_div32>;
-
-/// Slots of a tile kernel thread (THREADS threads, tile TA x TB, THREADS a multiple
-/// of TA and of TB, TA*TB a multiple of THREADS; TA, TB need not be powers of two):
-/// its j-th read is element (a, b) = (tid % TA, tid / TA + j * (THREADS / TA)), its
-/// j-th write (tid / TB + j * (THREADS / TB), tid % TB), j < TA*TB/THREADS. Each
-/// side covers the tile exactly once (tests/cpu/test_nd_map.cpp).
-struct tile_slot {
-  int a, b;
-};
-template <int TA, int TB, int THREADS>
-XPOSE_HD inline tile_slot tile_read_slot(int tid, int j) {
-  return {tid % TA, tid / TA + j * (THREADS / TA)};
-}
-template <int TA, int TB, int THREADS>
-XPOSE_HD inline tile_slot tile_write_slot(int tid, int j) {
-  return {tid / TB + j * (THREADS / TB), tid % TB};
-}
-
 /// Units in output order (a unit is one element, or several when copy_unit widens
-/// contiguous runs); the last dim is a run of `run` units. Div as in tile_map_t.
+/// contiguous runs); the last dim is a run of `run` units. Div is fast_div (64-bit
+/// indices) or fast_div32 (every index below 2^32: one 32-bit multiply-high per digit
+/// instead of a 64-bit one); offsets are 64-bit either way.
 template <class Div>
 struct copy_map_t {
   using word = decltype(Div{}.d);
@@ -102,7 +54,7 @@ XPOSE_HD inline index_t copy_slot(index_t blk, int tid, int j) {
 /// row stays one contiguous run where the fastest dims are short (48, 32, 15). With the
 /// combined indices a (A group) and b (B group), element (a, b) of a tile is read at
 /// io + a * a_is + b_in(b) and written at oo + a_out(a) + b * b_os, (io, oo) the offsets
-/// of the outer dims. Tile t = (outer, ta, tb), tb fastest; Div as in tile_map_t.
+/// of the outer dims. Tile t = (outer, ta, tb), tb fastest; Div as in copy_map_t.
 template <class Div>
 struct vtile_map_t {
   using word = decltype(Div{}.d);
@@ -225,17 +177,16 @@ inline vtile_groups make_vtile_groups(const plan& p, int ta, int tb, bool pack) 
   return g;
 }
 
-/// Host: the packed tile map of a permute_nd plan for tiles of ta x tb elements, on the
-/// groups of make_vtile_groups.
+/// Host: the packed tile map of a permute_nd plan for tiles of ta x tb elements on the
+/// groups grp (A: input dims r-1 .. r-grp.ga, B: output dims r-1 .. r-grp.gb).
 template <class Map = vtile_map>
-inline Map make_vtile_map(const plan& p, int ta, int tb, bool pack) {
+inline Map make_vtile_map_on(const plan& p, const vtile_groups& grp, index_t ta, index_t tb) {
   using Div = decltype(Map{}.tiles_a);
   using W = typename Map::word;
   Map m;
   const int r = p.out.rank;
   int out_of[layout::max_rank] = {};  // input dim -> output dim
   for (int k = 0; k < r; ++k) out_of[p.axes[k]] = k;
-  const vtile_groups grp = make_vtile_groups(p, ta, tb, pack);
   const int ga = grp.ga, gb = grp.gb;
   const index_t na = grp.na, nb = grp.nb;
   char side[layout::max_rank] = {};  // per input dim: 'a', 'b' or 0 (outer)
@@ -267,6 +218,13 @@ inline Map make_vtile_map(const plan& p, int ta, int tb, bool pack) {
   m.tiles_b = Div(static_cast<W>(t_b));
   m.tiles = outer * t_a * t_b;
   return m;
+}
+
+/// Host: the packed tile map of a permute_nd plan for tiles of ta x tb elements, on the
+/// groups of make_vtile_groups.
+template <class Map = vtile_map>
+inline Map make_vtile_map(const plan& p, int ta, int tb, bool pack) {
+  return make_vtile_map_on<Map>(p, make_vtile_groups(p, ta, tb, pack), ta, tb);
 }
 
 /// True when the vector tile kernel can move map m's tiles in 16-byte chunks of
@@ -323,37 +281,162 @@ XPOSE_HD inline run_slot run_store_slot(int tid, int j) {
   return {q / (TB * U), q % (TB * U)};
 }
 
+/// The packed tile (nd_ptile_kernel): a vtile_map's tiles of TA x TB elements moved in
+/// words of V = max(E, 4) bytes, K = V/E elements each, so that a warp moves >= 128
+/// contiguous bytes per access on both sides for every element size. Element a of a
+/// contiguous tile row lies at "virtual" position a + sh of the row's V-aligned words
+/// (sh = the row's first element's position in its word, ptile_shift): a thread loads
+/// or stores one aligned word (whole, or element by element at the row's ragged ends
+/// and where the side's stride is not 1: sh = 0 there), and a funnel shift with the
+/// next (loads) or previous (stores) lane's word moves between virtual and unshifted
+/// words. The shared tile holds unshifted rows: element (a, b) at ptile_elem.
+constexpr int ptile_k(int elem_size) { return elem_size < 4 ? 4 / elem_size : 1; }
+/// Elements of a tile side covered by `lanes` words at any shift (lanes*K - K + 1).
+constexpr int ptile_side(int elem_size, int lanes) { return lanes * ptile_k(elem_size) - ptile_k(elem_size) + 1; }
+/// Steps of NT threads over `rows` rows of `lanes` lanes each.
+constexpr int ptile_steps(int rows, int lanes, int threads) { return (rows + threads / lanes - 1) / (threads / lanes); }
+/// Words of the shared tile of TB rows of LA words, one word of skew per K rows
+/// (element (a, b) of the tile at ptile_elem): the store side's reads of a column, K
+/// rows per lane, hit distinct banks.
+constexpr int ptile_smem_words(int elem_size, int la, int tb) { return tb * la + (tb - 1) / ptile_k(elem_size); }
+template <int K, int LA>
+XPOSE_HD inline int ptile_word(int w, int b) { return b * LA + b / K + w; }
+template <int K, int LA>
+XPOSE_HD inline int ptile_elem(int a, int b) { return ptile_word<K, LA>(0, b) * K + a; }
+
+/// The j-th load of thread tid: word w of tile row b (LA lanes per row); the j-th store:
+/// word w of output row a (LB lanes per row).
+struct ptile_slot {
+  int row, w;
+};
+template <int L, int NT>
+XPOSE_HD inline ptile_slot ptile_slot_of(int tid, int j) {
+  return {tid / L + j * (NT / L), tid % L};
+}
+
+/// Position of element offset `off` (elements from a base whose own position in its
+/// word is base_e) in its K-element word; 0 where the side is not contiguous.
+template <int K>
+XPOSE_HD inline int ptile_shift(int base_e, index_t off, bool contiguous) {
+  return contiguous ? static_cast<int>((static_cast<index_t>(base_e) + off) & (K - 1)) : 0;
+}
+
+/// The low 32 bits of (hi:lo) >> s, s in [0, 32] (the GPU's clamped funnel shift).
+XPOSE_HD inline std::uint32_t ptile_funnel(std::uint32_t lo, std::uint32_t hi, int s) {
+#if defined(__CUDA_ARCH__)
+  return __funnelshift_rc(lo, hi, static_cast<unsigned>(s));
+#else
+  return s <= 0 ? lo : s >= 32 ? hi : (lo >> s) | (hi << (32 - s));
+#endif
+}
+
+/// The flat tile (nd_ftile_kernel): a permute_nd plan whose A group (every input dim
+/// faster than the output's fastest dim B0, contiguous, unit stride) is short (n_a <=
+/// ftile_items elements) and followed in the input by B0 (input stride n_a): the input
+/// of all of A x a run of B0 is one contiguous span, however short A is. A tile covers
+/// all of A and nseg = ftile_items / n_a segments of ftile_seg(E) consecutive b of B0;
+/// its span (ftile_words words of max(E, 4) bytes at most, at any alignment) is loaded
+/// word by word into a shared tile (word q at ftile_pos(q): one word of skew per 32, so
+/// that a warp reading a column of stride n_a words hits distinct banks), then each warp
+/// stores one segment of one output row a (32 words, as the packed tile's store side).
+inline constexpr int ftile_items = 64, ftile_words = 2048;
+constexpr int ftile_seg(int elem_size) { return ptile_side(elem_size, 32); }
+constexpr int ftile_smem_words() { return ftile_words + ftile_words / 32; }
+XPOSE_HD inline int ftile_pos(int q) { return q + (q >> 5); }
+/// Segments per tile for an A group of n_a elements.
+inline int ftile_segs(index_t n_a) { return static_cast<int>(ftile_items / n_a); }
+/// The groups of the flat tile (gb = 1), or false where the plan is not of its class.
+inline bool ftile_groups(const plan& p, vtile_groups* g) {
+  const int r = p.out.rank, jb = p.axes[r - 1];
+  if (jb >= r - 1) return false;
+  index_t na = 1;
+  for (int j = r - 1; j > jb; --j) {
+    if (p.in.strides[j] != na) return false;
+    na *= p.in.extents[j];
+  }
+  if (p.in.strides[jb] != na || na > ftile_items) return false;
+  g->ga = r - 1 - jb, g->gb = 1, g->na = na, g->nb = p.out.extents[r - 1];
+  return true;
+}
+/// Fraction of the flat tile's output segments (32 words each) the plan fills.
+inline double ftile_fill(const vtile_groups& g, int elem_size) {
+  const int segs = ftile_segs(g.na);
+  return static_cast<double>(g.na * segs) / ftile_items * tile_fill(g.nb, segs * ftile_seg(elem_size));
+}
+/// Host: the flat tile's map (ta = n_a: one tile along A; tb = nseg * ftile_seg(E)).
+template <class Map = vtile_map>
+inline Map make_ftile_map(const plan& p, const vtile_groups& g) {
+  return make_vtile_map_on<Map>(p, g, g.na, static_cast<index_t>(ftile_segs(g.na)) * ftile_seg(p.in.elem_size));
+}
+
+/// The row tile (nd_rtile_kernel): a strided copy whose kept rows (R elements, unit
+/// stride on both sides, R*E < 128 bytes) lie back to back along the input's fastest
+/// outer dim and along the output's (both strides R), seen as a permutation q of rows
+/// (rank r-1, strides in elements). A tile of ta x tb rows (input-fastest x
+/// output-fastest; q's packed groups) reads tb input spans of ta*R elements and writes ta
+/// output spans of tb*R elements, each in aligned words of max(E, 4) bytes (elements at
+/// the spans' ends). Input span j's words lie in the shared tile as loaded (words
+/// [j*sw, (j+1)*sw), its first element at position sh_j of its first word); an output
+/// word gathers its elements (row j, element i*R + c of span j) from there.
+inline constexpr int rtile_bytes = 16384, rtile_threads = 256;
+constexpr int rtile_words(int elem_size) { return rtile_bytes / (elem_size < 4 ? 4 : elem_size); }
+struct rtile_geom {
+  int R = 1, ta = 1, tb = 1, sw = 1, ow = 1;  // row elements, tile rows, words per input and output span
+  fast_div32 r_div, sw_div, ow_div;
+};
+/// Words covering n elements at any position of the first in its word.
+constexpr int rtile_span_words(int n, int elem_size) { return (n + 2 * ptile_k(elem_size) - 2) / ptile_k(elem_size); }
+/// Host: the row plan q of a strided copy of the row tile's class and its row length R.
+inline bool rtile_plan(const plan& p, plan* q, index_t* R) {
+  const int r = p.out.rank, E = p.in.elem_size;
+  if (p.algo != algorithm::strided_copy || r < 3 || p.in.strides[r - 1] != 1 || p.out.strides[r - 1] != 1) return false;
+  *R = p.out.extents[r - 1];
+  if (*R * E >= 128) return false;
+  *q = p;
+  q->algo = algorithm::permute_nd;
+  q->in.rank = q->out.rank = r - 1;
+  q->count = p.count / *R;
+  return q->axes[r - 2] != r - 2 && q->in.strides[r - 2] == *R && q->out.strides[r - 2] == *R;
+}
+/// Host: row plan q (rows of R elements) in units of `unit` bytes (row_unit of its strided
+/// copy, a multiple of the element size dividing the rows' bytes and every stride).
+inline void rtile_widen(plan* q, index_t* R, int unit) {
+  const int E = q->in.elem_size;
+  if (unit <= E) return;
+  const index_t f = unit / E;
+  for (int k = 0; k < q->in.rank; ++k) q->in.strides[k] /= f, q->out.strides[k] /= f;
+  q->in.elem_size = q->out.elem_size = unit;
+  *R /= f;
+}
+/// Host: the row tile's groups and geometry for row plan q: square tiles of about
+/// rtile_bytes * 0.8 where the extents allow, a short side's slack given to the other;
+/// both sides' spans within the shared tile, ta + tb row bases within the block.
+inline rtile_geom make_rtile_geom(const plan& q, index_t R, vtile_groups* g) {
+  const int E = q.in.elem_size, W = rtile_words(E);
+  const index_t L = R * E, cap = rtile_bytes * 4 / 5;
+  index_t t = 1;
+  while ((t + 1) * (t + 1) * L <= cap) ++t;
+  *g = make_vtile_groups(q, static_cast<int>(t), static_cast<int>(t), true);
+  index_t ta = g->na < t ? g->na : t, tb = g->nb < t ? g->nb : t;
+  if (ta < t) tb = std::min<index_t>(g->nb, cap / (ta * L));
+  if (tb < t) ta = std::min<index_t>(g->na, cap / (tb * L));
+  auto fits = [&] {
+    return ta + tb <= rtile_threads && tb * rtile_span_words(static_cast<int>(ta * R), E) <= W &&
+           ta * rtile_span_words(static_cast<int>(tb * R), E) <= W;
+  };
+  while (!fits()) (ta > tb ? ta : tb) -= 1;
+  rtile_geom m;
+  m.R = static_cast<int>(R), m.ta = static_cast<int>(ta), m.tb = static_cast<int>(tb);
+  m.sw = rtile_span_words(m.ta * m.R, E), m.ow = rtile_span_words(m.tb * m.R, E);
+  m.r_div = fast_div32(static_cast<std::uint32_t>(m.R));
+  m.sw_div = fast_div32(static_cast<std::uint32_t>(m.sw));
+  m.ow_div = fast_div32(static_cast<std::uint32_t>(m.ow));
+  return m;
+}
+
 /// True when a map over n positions can use the 32-bit divisors: every divisor and
 /// every dividend of its decomposition is at most n.
 inline bool fits32(index_t n) { return n >= 1 && n <= static_cast<index_t>(0xffffffffu); }
-
-/// Host: the tile map of a permute_nd plan (Map: tile_map, or tile_map32 when fits32(tiles)).
-template <class Map = tile_map>
-inline Map make_tile_map(const plan& p, int ta_size, int tb_size) {
-  using Div = decltype(Map{}.tiles_a);
-  Map m;
-  const int r = p.out.rank, B = r - 1;
-  int A = B;
-  for (int k = 0; k < r; ++k)
-    if (p.axes[k] == r - 1) A = k;
-  index_t outer = 1;
-  for (int k = 0; k < r; ++k) {
-    if (k == A || k == B) continue;
-    m.outer_n[m.outer_rank] = Div(static_cast<typename Map::word>(p.out.extents[k]));
-    m.outer_is[m.outer_rank] = p.in.strides[p.axes[k]];
-    m.outer_os[m.outer_rank] = p.out.strides[k];
-    ++m.outer_rank;
-    outer *= p.out.extents[k];
-  }
-  m.n_a = p.out.extents[A], m.n_b = p.out.extents[B];
-  m.is_a = p.in.strides[p.axes[A]], m.os_a = p.out.strides[A];
-  m.is_b = p.in.strides[p.axes[B]], m.os_b = p.out.strides[B];
-  const index_t ta = (m.n_a + ta_size - 1) / ta_size, tb = (m.n_b + tb_size - 1) / tb_size;
-  m.tiles_a = Div(static_cast<typename Map::word>(ta));
-  m.tiles_b = Div(static_cast<typename Map::word>(tb));
-  m.tiles = outer * ta * tb;
-  return m;
-}
 
 /// Host: the copy map of a strided_copy plan in units of `unit` bytes (a multiple
 /// of the element size when the run is contiguous on both sides, see copy_unit).
@@ -401,7 +484,7 @@ namespace xpose::detail {
 /// both sides) is row_bytes long: work items are (row, slice) pairs, rows in output
 /// order over the outer dims, a slice the output's 16-byte aligned chunks
 /// [slice * chunks, (slice + 1) * chunks) of the row (the first and last chunk of a
-/// row may be partial). Offsets in bytes, 64-bit; Div as in tile_map_t (fast_div32
+/// row may be partial). Offsets in bytes, 64-bit; Div as in copy_map_t (fast_div32
 /// when fits32(items)).
 template <class Div>
 struct row_map_t {

@@ -1,6 +1,6 @@
 // The GPU kernels' index maps and thread slots (src/core/nd_map.hpp) run on the
 // host: emulating the tile and copy kernels thread by thread with them, for every
-// tile of the policy table (src/cuda/nd/policy_nd.hpp) and both index widths, must
+// shape of the tile tables (src/cuda/nd/policy_nd.hpp) and both index widths, must
 // reproduce the reference permutation exactly.
 #include <gtest/gtest.h>
 #include <xpose/xpose.hpp>
@@ -24,33 +24,343 @@ namespace {
 using namespace xpose::detail;
 using xpose::index_t;
 
-// nd_tile_kernel<E, TA, TB, THREADS> on the host: per tile, every thread's read
-// slots fill a poisoned shared tile, then every thread's write slots store it.
-template <int TA, int TB, int THREADS, class Map>
-void emulate_tiles(const xpose::plan& p, const unsigned char* in, unsigned char* out) {
-  static_assert(THREADS % TA == 0 && THREADS % TB == 0 && (TA * TB) % THREADS == 0, "kernel constraints");
-  const std::int64_t es = p.in.elem_size;
-  constexpr int per_thread = TA * TB / THREADS;
-  const Map m = make_tile_map<Map>(p, TA, TB);
-  std::vector<unsigned char> tile(static_cast<std::size_t>(TA * TB * es));
+// nd_ptile_kernel<E, S> on the host, thread by thread and step by step as the kernel
+// runs them: per tile, the row bases, every thread's loads (whole aligned words, or
+// elements at ragged ends and along strided sides) into registers, the unshift with the
+// next lane's word (__shfl_down_sync within LA lanes: the segment's last lane gets its
+// own word), the writes into a poisoned shared tile, then every thread's output words
+// assembled from the tile, shifted with the previous lane's word and stored. Every
+// global access is checked against the exact extents of the views (in_elems, out_elems
+// elements from the pointers) and every output element counted in `writes`.
+template <int E, int S, class Map>
+void emulate_ptile(const xpose::plan& p, const unsigned char* in, index_t in_elems, unsigned char* out,
+                   index_t out_elems, std::vector<int>& writes) {
+  using T = typename uint_of<E>::type;
+  constexpr int K = ptile_k(E), V = K * E, NT = nd_ptile_threads, LA = nd_ptile_for(S).la, LB = nd_ptile_for(S).lb;
+  constexpr int TA = ptile_side(E, LA), TB = ptile_side(E, LB);
+  constexpr int SA = ptile_steps(TB, LA, NT), SB = ptile_steps(TA, LB, NT);
+  static_assert(TA + TB <= NT, "one row base per thread");
+  const Map m = make_ptile_map<Map>(p, S);
+  const bool ca = m.a_is == 1, cb = m.b_os == 1;
+  const int in_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(in) / E % K);
+  const int out_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / E % K);
+  int bad = 0;
+  auto load = [&](index_t off, int n, void* dst) {  // n elements at element offset off
+    if (off < 0 || off + n > in_elems) return void(++bad);
+    std::memcpy(dst, in + off * E, static_cast<std::size_t>(n * E));
+  };
+  auto store = [&](index_t off, int n, const void* src) {
+    if (off < 0 || off + n > out_elems) return void(++bad);
+    std::memcpy(out + off * E, src, static_cast<std::size_t>(n * E));
+    for (int i = 0; i < n; ++i) ++writes[static_cast<std::size_t>(off + i)];
+  };
+  std::vector<unsigned char> sm(static_cast<std::size_t>(ptile_smem_words(E, LA, TB) * V));
+  std::vector<index_t> in_row(TB), out_row(TA);
+  std::vector<unsigned char> reg(static_cast<std::size_t>(NT * (SA > SB ? SA : SB) * V));
+  auto word = [&](int tid, int j) { return reg.data() + (static_cast<std::size_t>(tid) * (SA > SB ? SA : SB) + j) * V; };
+  auto u32 = [](const unsigned char* b) { std::uint32_t x; std::memcpy(&x, b, 4); return x; };
   for (index_t t = 0; t < m.tiles; ++t) {
     index_t io, oo, a0, b0;
     m.tile(t, &io, &oo, &a0, &b0, TA, TB);
-    const index_t na = m.n_a - a0 < TA ? m.n_a - a0 : TA, nb = m.n_b - b0 < TB ? m.n_b - b0 : TB;
-    std::memset(tile.data(), 0xA5, tile.size());
-    for (int tid = 0; tid < THREADS; ++tid)
-      for (int j = 0; j < per_thread; ++j) {
-        const tile_slot s = tile_read_slot<TA, TB, THREADS>(tid, j);
-        if (s.a < na && s.b < nb)
-          std::memcpy(&tile[static_cast<std::size_t>((s.b * TA + s.a) * es)], in + (io + s.a * m.is_a + s.b * m.is_b) * es, es);
+    const int na = static_cast<int>(m.n_a - a0 < TA ? m.n_a - a0 : TA);
+    const int nb = static_cast<int>(m.n_b - b0 < TB ? m.n_b - b0 : TB);
+    for (int b = 0; b < TB; ++b) in_row[b] = b < nb ? io + m.b_in(b0 + b) + a0 * m.a_is : 0;
+    for (int a = 0; a < TA; ++a) out_row[a] = a < na ? oo + m.a_out(a0 + a) + b0 * m.b_os : 0;
+    std::memset(sm.data(), 0xA5, sm.size());
+    std::fill(reg.begin(), reg.end(), 0x5A);
+    for (int tid = 0; tid < NT; ++tid)
+      for (int j = 0; j < SA; ++j) {
+        const ptile_slot s = ptile_slot_of<LA, NT>(tid, j);
+        const bool rv = s.row < nb;
+        const index_t row = rv ? in_row[s.row] : 0;
+        unsigned char* v = word(tid, j);
+        std::memset(v, 0, V);
+        if (K == 1) {
+          if (rv && s.w < na) load(row + s.w * m.a_is, 1, v);
+          continue;
+        }
+        const int sh = ptile_shift<K>(in_e, row, ca), a = s.w * K - sh;
+        if (rv && ca && a >= 0 && a + K <= na) {
+          if ((reinterpret_cast<std::uintptr_t>(in) + static_cast<std::uintptr_t>((row + a) * E)) % 4 != 0) ++bad;
+          load(row + a, K, v);
+        } else if (rv) {
+          for (int i = 0; i < K; ++i)
+            if (a + i >= 0 && a + i < na) load(row + (a + i) * m.a_is, 1, v + i * E);
+        }
       }
-    for (int tid = 0; tid < THREADS; ++tid)
-      for (int j = 0; j < per_thread; ++j) {
-        const tile_slot s = tile_write_slot<TA, TB, THREADS>(tid, j);
-        if (s.a < na && s.b < nb)
-          std::memcpy(out + (oo + s.a * m.os_a + s.b * m.os_b) * es, &tile[static_cast<std::size_t>((s.b * TA + s.a) * es)], es);
+    for (int tid = 0; tid < NT; ++tid)
+      for (int j = 0; j < SA; ++j) {
+        const ptile_slot s = ptile_slot_of<LA, NT>(tid, j);
+        if (s.row >= nb) continue;
+        const std::size_t w = static_cast<std::size_t>(ptile_word<K, LA>(s.w, s.row)) * V;
+        if (w + V > sm.size()) return void(ADD_FAILURE() << "shared tile overrun");
+        if (K == 1) {
+          std::memcpy(&sm[w], word(tid, j), V);
+        } else {
+          const int next = tid % LA == LA - 1 ? tid : tid + 1;
+          const std::uint32_t u = ptile_funnel(u32(word(tid, j)), u32(word(next, j)), 8 * E * ptile_shift<K>(in_e, in_row[s.row], ca));
+          std::memcpy(&sm[w], &u, 4);
+        }
+      }
+    std::fill(reg.begin(), reg.end(), 0x5A);
+    for (int tid = 0; tid < NT; ++tid)  // the store side's unshifted words
+      for (int j = 0; j < SB; ++j) {
+        const ptile_slot s = ptile_slot_of<LB, NT>(tid, j);
+        unsigned char* u = word(tid, j);
+        std::memset(u, 0, V);
+        for (int i = 0; i < K; ++i) {
+          const int b = s.w * K + i;
+          if (s.row < na && b < nb) std::memcpy(u + i * E, &sm[static_cast<std::size_t>(ptile_elem<K, LA>(s.row, b)) * E], E);
+        }
+      }
+    for (int tid = 0; tid < NT; ++tid)
+      for (int j = 0; j < SB; ++j) {
+        const ptile_slot s = ptile_slot_of<LB, NT>(tid, j);
+        if (s.row >= na) continue;
+        const index_t row = out_row[s.row];
+        if (K == 1) {
+          if (s.w < nb) store(row + s.w * m.b_os, 1, word(tid, j));
+          continue;
+        }
+        const int prev = tid % LB == 0 ? tid : tid - 1;
+        const int sh = ptile_shift<K>(out_e, row, cb), b = s.w * K - sh;
+        const std::uint32_t x = ptile_funnel(u32(word(prev, j)), u32(word(tid, j)), 8 * E * (K - sh));
+        unsigned char xb[4];
+        std::memcpy(xb, &x, 4);
+        if (cb && b >= 0 && b + K <= nb) {
+          if ((reinterpret_cast<std::uintptr_t>(out) + static_cast<std::uintptr_t>((row + b) * E)) % 4 != 0) ++bad;
+          store(row + b, K, xb);
+        } else {
+          for (int i = 0; i < K; ++i)
+            if (b + i >= 0 && b + i < nb) store(row + (b + i) * m.b_os, 1, xb + i * E);
+        }
       }
   }
+  (void)sizeof(T);
+  EXPECT_EQ(bad, 0) << "accesses outside the views or unaligned words";
+}
+
+template <class Map>
+void emulate_ptile_shape(const xpose::plan& p, int s, const unsigned char* in, index_t in_elems, unsigned char* out,
+                         index_t out_elems, std::vector<int>& writes) {
+  static_assert(nd_ptile_shapes == 3, "one case per shape");
+  with_elem_size(p.in.elem_size, [&](auto e) {
+    constexpr int E = decltype(e)::value;
+    if (s == 1) emulate_ptile<E, 1, Map>(p, in, in_elems, out, out_elems, writes);
+    else if (s == 2) emulate_ptile<E, 2, Map>(p, in, in_elems, out, out_elems, writes);
+    else emulate_ptile<E, 0, Map>(p, in, in_elems, out, out_elems, writes);
+  });
+}
+
+// nd_ftile_kernel<E> on the host, as emulate_ptile: per tile the output row bases and
+// the span's base, every thread's loads of the span (whole aligned words, elements at its
+// ends) into the skewed, poisoned shared tile, then every warp's segment words assembled
+// from it, shifted with the previous lane's word (lane 0 gets its own) and stored.
+template <int E, class Map>
+void emulate_ftile(const xpose::plan& p, const vtile_groups& g, const unsigned char* in, index_t in_elems,
+                   unsigned char* out, index_t out_elems, std::vector<int>& writes) {
+  constexpr int K = ptile_k(E), V = K * E, NT = nd_ptile_threads, SEG = ftile_seg(E);
+  constexpr int SA = ftile_words / NT, SB = ftile_items * 32 / NT;
+  const Map m = make_ftile_map<Map>(p, g);
+  const int na = static_cast<int>(m.n_a), nseg = ftile_segs(g.na), tb = nseg * SEG;
+  const bool cb = m.b_os == 1;
+  const int in_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(in) / E % K);
+  const int out_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / E % K);
+  int bad = 0;
+  auto load = [&](index_t off, int n, void* dst) {
+    if (off < 0 || off + n > in_elems) return void(++bad);
+    std::memcpy(dst, in + off * E, static_cast<std::size_t>(n * E));
+  };
+  auto store = [&](index_t off, int n, const void* src) {
+    if (off < 0 || off + n > out_elems) return void(++bad);
+    std::memcpy(out + off * E, src, static_cast<std::size_t>(n * E));
+    for (int i = 0; i < n; ++i) ++writes[static_cast<std::size_t>(off + i)];
+  };
+  std::vector<unsigned char> sm(static_cast<std::size_t>(ftile_smem_words() * V));
+  std::vector<index_t> out_row(ftile_items);
+  std::vector<unsigned char> reg(static_cast<std::size_t>(NT * SB * V));
+  auto word = [&](int tid, int j) { return reg.data() + (static_cast<std::size_t>(tid) * SB + j) * V; };
+  auto u32 = [](const unsigned char* b) { std::uint32_t x; std::memcpy(&x, b, 4); return x; };
+  for (index_t t = 0; t < m.tiles; ++t) {
+    index_t io, oo, a0, b0;
+    m.tile(t, &io, &oo, &a0, &b0, na, tb);
+    if (a0 != 0) ++bad;
+    const int nb = static_cast<int>(m.n_b - b0 < tb ? m.n_b - b0 : tb), span = na * nb;
+    for (int a = 0; a < na; ++a) out_row[a] = oo + m.a_out(a) + b0 * m.b_os;
+    const index_t in0 = io + m.b_in(b0);
+    const int sh = ptile_shift<K>(in_e, in0, true);
+    std::memset(sm.data(), 0xA5, sm.size());
+    for (int tid = 0; tid < NT; ++tid)
+      for (int j = 0; j < SA; ++j) {
+        unsigned char v[16] = {};
+        const int f = (j * NT + tid) * K - sh;
+        if (K == 1) {
+          if (f < span) load(in0 + f, 1, v);
+        } else if (f >= 0 && f + K <= span) {
+          if ((reinterpret_cast<std::uintptr_t>(in) + static_cast<std::uintptr_t>((in0 + f) * E)) % 4 != 0) ++bad;
+          load(in0 + f, K, v);
+        } else if (f < span) {
+          for (int i = 0; i < K; ++i)
+            if (f + i >= 0 && f + i < span) load(in0 + f + i, 1, v + i * E);
+        }
+        const std::size_t w = static_cast<std::size_t>(ftile_pos(j * NT + tid)) * V;
+        if (w + V > sm.size()) return void(ADD_FAILURE() << "shared tile overrun");
+        std::memcpy(&sm[w], v, V);
+      }
+    std::fill(reg.begin(), reg.end(), 0x5A);
+    for (int tid = 0; tid < NT; ++tid)
+      for (int j = 0; j < SB; ++j) {
+        const int lane = tid % 32, item = j * (NT / 32) + tid / 32, seg = item / na, a = item - seg * na;
+        const int bs = seg * SEG, ns = nb - bs < SEG ? nb - bs : SEG;
+        unsigned char* u = word(tid, j);
+        std::memset(u, 0, V);
+        for (int i = 0; i < K; ++i) {
+          if (!(seg < nseg && ns > 0 && lane * K + i < ns)) continue;
+          const int e = (bs + lane * K + i) * na + a + sh;
+          const std::size_t at = static_cast<std::size_t>(ftile_pos(e / K) * K + e % K) * E;
+          if (at + E > sm.size()) return void(ADD_FAILURE() << "shared tile overread");
+          std::memcpy(u + i * E, &sm[at], E);
+        }
+      }
+    for (int tid = 0; tid < NT; ++tid)
+      for (int j = 0; j < SB; ++j) {
+        const int lane = tid % 32, item = j * (NT / 32) + tid / 32, seg = item / na, a = item - seg * na;
+        const int bs = seg * SEG, ns = nb - bs < SEG ? nb - bs : SEG;
+        if (!(seg < nseg && ns > 0)) continue;
+        const index_t row = out_row[a] + bs * m.b_os;
+        if (K == 1) {
+          if (lane < ns) store(row + lane * m.b_os, 1, word(tid, j));
+          continue;
+        }
+        const int prev = lane == 0 ? tid : tid - 1;
+        const int so = ptile_shift<K>(out_e, row, cb), b = lane * K - so;
+        const std::uint32_t x = ptile_funnel(u32(word(prev, j)), u32(word(tid, j)), 8 * E * (K - so));
+        unsigned char xb[4];
+        std::memcpy(xb, &x, 4);
+        if (cb && b >= 0 && b + K <= ns) {
+          if ((reinterpret_cast<std::uintptr_t>(out) + static_cast<std::uintptr_t>((row + b) * E)) % 4 != 0) ++bad;
+          store(row + b, K, xb);
+        } else {
+          for (int i = 0; i < K; ++i)
+            if (b + i >= 0 && b + i < ns) store(row + (b + i) * m.b_os, 1, xb + i * E);
+        }
+      }
+  }
+  EXPECT_EQ(bad, 0) << "accesses outside the views or unaligned words";
+}
+
+template <class Map>
+void emulate_ftile_any(const xpose::plan& p, const vtile_groups& g, const unsigned char* in, index_t in_elems,
+                       unsigned char* out, index_t out_elems, std::vector<int>& writes) {
+  with_elem_size(p.in.elem_size, [&](auto e) {
+    emulate_ftile<decltype(e)::value, Map>(p, g, in, in_elems, out, out_elems, writes);
+  });
+}
+
+// nd_rtile_kernel<E> on the host, as emulate_ptile: per tile the span bases, every
+// thread's loads of the input spans (whole aligned words, elements at their ends) into
+// the poisoned shared tile, then every thread's output word gathered from it and stored.
+// in/out: the views' pointers; offsets in elements of the row plan q.
+template <int E>
+void emulate_rtile(const xpose::plan& q, index_t R, const unsigned char* in, index_t in_elems, unsigned char* out,
+                   index_t out_elems, std::vector<int>& writes, bool wide) {
+  constexpr int K = ptile_k(E), V = K * E, NT = rtile_threads, W = rtile_words(E), S = W / NT;
+  vtile_groups grp;
+  const rtile_geom g = make_rtile_geom(q, R, &grp);
+  const vtile_map m = make_vtile_map_on<vtile_map>(q, grp, g.ta, g.tb);
+  const vtile_map32 m32 = make_vtile_map_on<vtile_map32>(q, grp, g.ta, g.tb);
+  EXPECT_TRUE(vtile_fits32(m));
+  EXPECT_LE(g.ta + g.tb, NT);
+  EXPECT_LE(g.tb * g.sw, W);
+  EXPECT_LE(g.ta * g.ow, W);
+  const int in_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(in) / E % K);
+  const int out_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / E % K);
+  int bad = 0;
+  auto load = [&](index_t off, int n, void* dst) {
+    if (off < 0 || off + n > in_elems) return void(++bad);
+    std::memcpy(dst, in + off * E, static_cast<std::size_t>(n * E));
+  };
+  auto store = [&](index_t off, int n, const void* src) {
+    if (off < 0 || off + n > out_elems) return void(++bad);
+    std::memcpy(out + off * E, src, static_cast<std::size_t>(n * E));
+    for (int i = 0; i < n; ++i) ++writes[static_cast<std::size_t>(off + i)];
+  };
+  std::vector<unsigned char> sm(static_cast<std::size_t>(W * V));
+  std::vector<index_t> in_row(NT), out_row(NT);
+  std::vector<int> reg_e(NT);
+  for (index_t t = 0; t < m.tiles; ++t) {
+    index_t io, oo, a0, b0;
+    if (wide) m.tile(t, &io, &oo, &a0, &b0, g.ta, g.tb);
+    else m32.tile(t, &io, &oo, &a0, &b0, g.ta, g.tb);
+    const int na = static_cast<int>(m.n_a - a0 < g.ta ? m.n_a - a0 : g.ta);
+    const int nb = static_cast<int>(m.n_b - b0 < g.tb ? m.n_b - b0 : g.tb);
+    for (int b = 0; b < nb; ++b) {
+      in_row[b] = io + (wide ? m.b_in(b0 + b) : m32.b_in(b0 + b)) + a0 * m.a_is;
+      reg_e[b] = b * g.sw * K + ptile_shift<K>(in_e, in_row[b], true);
+    }
+    for (int a = 0; a < na; ++a) out_row[a] = oo + (wide ? m.a_out(a0 + a) : m32.a_out(a0 + a)) + b0 * m.b_os;
+    std::memset(sm.data(), 0xA5, sm.size());
+    const int span_a = na * g.R, span_b = nb * g.R;
+    for (int tid = 0; tid < NT; ++tid)
+      for (int j = 0; j < S; ++j) {
+        std::uint32_t w = 0;
+        const int jr = static_cast<int>(g.sw_div.divmod(static_cast<std::uint32_t>(j * NT + tid), &w));
+        unsigned char v[16] = {};
+        if (jr < nb) {
+          const index_t row = in_row[jr];
+          if (K == 1) {
+            if (static_cast<int>(w) < span_a) load(row + w, 1, v);
+          } else {
+            const int e = static_cast<int>(w) * K - ptile_shift<K>(in_e, row, true);
+            if (e >= 0 && e + K <= span_a) {
+              if ((reinterpret_cast<std::uintptr_t>(in) + static_cast<std::uintptr_t>((row + e) * E)) % 4 != 0) ++bad;
+              load(row + e, K, v);
+            } else if (e < span_a) {
+              for (int i = 0; i < K; ++i)
+                if (e + i >= 0 && e + i < span_a) load(row + e + i, 1, v + i * E);
+            }
+          }
+        }
+        std::memcpy(&sm[static_cast<std::size_t>(j * NT + tid) * V], v, V);
+      }
+    for (int tid = 0; tid < NT; ++tid)
+      for (int j = 0; j < S; ++j) {
+        std::uint32_t w = 0;
+        const int i = static_cast<int>(g.ow_div.divmod(static_cast<std::uint32_t>(j * NT + tid), &w));
+        if (i >= na) continue;
+        const index_t row = out_row[i];
+        const int so = ptile_shift<K>(out_e, row, true), e0 = static_cast<int>(w) * K - so;
+        if (e0 >= span_b) continue;
+        std::uint32_t c = 0;
+        const int e = e0 < 0 ? 0 : e0;
+        int jj = static_cast<int>(g.r_div.divmod(static_cast<std::uint32_t>(e), &c));
+        auto elem = [&](unsigned char* dst) {
+          const std::size_t at = static_cast<std::size_t>(reg_e[jj] + i * g.R + static_cast<int>(c)) * E;
+          if (at + E > sm.size()) return void(++bad);
+          std::memcpy(dst, &sm[at], E);
+        };
+        if (K == 1) {
+          unsigned char x[16];
+          elem(x);
+          store(row + e, 1, x);
+          continue;
+        }
+        unsigned char x[4] = {};
+        for (int k = 0; k < K; ++k) {
+          if (e0 + k < 0 || e0 + k >= span_b) continue;
+          elem(x + k * E);
+          if (++c == static_cast<std::uint32_t>(g.R)) c = 0, ++jj;
+        }
+        if (e0 >= 0 && e0 + K <= span_b) {
+          if ((reinterpret_cast<std::uintptr_t>(out) + static_cast<std::uintptr_t>((row + e0) * E)) % 4 != 0) ++bad;
+          store(row + e0, K, x);
+        } else {
+          for (int k = 0; k < K; ++k)
+            if (e0 + k >= 0 && e0 + k < span_b) store(row + e0 + k, 1, x + k * E);
+        }
+      }
+  }
+  EXPECT_EQ(bad, 0) << "accesses outside the views or the shared tile, or unaligned words";
 }
 
 // nd_copy_kernel on the host: blocks of nd_copy_threads threads, nd_copy_units slots each.
@@ -67,27 +377,6 @@ void emulate_copy(const xpose::plan& p, const unsigned char* in, unsigned char* 
         m.element(i, &io, &oo);
         std::memcpy(out + oo * unit, in + io * unit, static_cast<std::size_t>(unit));
       }
-}
-
-template <int E, nd_shape S, class Map>
-void emulate_policy_tile(const xpose::plan& p, const unsigned char* in, unsigned char* out) {
-  constexpr nd_tile t = nd_tile_for(90, E, S);
-  emulate_tiles<t.tile_a, t.tile_b, t.threads, Map>(p, in, out);
-}
-
-template <class Map>
-void emulate_shape(const xpose::plan& p, nd_shape s, const unsigned char* in, unsigned char* out) {
-  with_elem_size(p.in.elem_size, [&](auto e) {
-    constexpr int E = decltype(e)::value;
-    switch (s) {
-      case nd_shape::narrow_a: return emulate_policy_tile<E, nd_shape::narrow_a, Map>(p, in, out);
-      case nd_shape::narrow_b: return emulate_policy_tile<E, nd_shape::narrow_b, Map>(p, in, out);
-      case nd_shape::side48_a: return emulate_policy_tile<E, nd_shape::side48_a, Map>(p, in, out);
-      case nd_shape::side48_b: return emulate_policy_tile<E, nd_shape::side48_b, Map>(p, in, out);
-      case nd_shape::side48_ab: return emulate_policy_tile<E, nd_shape::side48_ab, Map>(p, in, out);
-      default: return emulate_policy_tile<E, nd_shape::square, Map>(p, in, out);
-    }
-  });
 }
 
 struct nd_case {
@@ -127,81 +416,235 @@ xpose::plan plan_of(std::vector<index_t> ext, std::vector<int> axes, int es = 4,
   return p;
 }
 
-const nd_shape all_shapes[] = {nd_shape::square,   nd_shape::narrow_a, nd_shape::narrow_b,
-                               nd_shape::side48_a, nd_shape::side48_b, nd_shape::side48_ab};
+constexpr int ftile_route = 100;  // check_ptile's s for the flat tile
 
-TEST(NdMap, EveryPolicyTileAndBothIndexWidthsRealiseThePermutation) {
+// Runs the packed tile's emulation (shape s; -1: the launcher's route, the flat tile where
+// nd_ftile_takes, else the shape of nd_ptile_shape; ftile_route: the flat tile; 32-bit
+// divisors unless wide) on a case with both views placed `shift` elements past an aligned allocation of exactly
+// their extent; the output poisoned with 0xFF must equal the reference byte for byte
+// and every element of the output view be written exactly once.
+void check_ptile(const nd_case& k, int s, int shift, const char* what, bool wide = false) {
+  const xpose::plan& p = k.p;
+  const index_t es = p.in.elem_size;
+  const index_t ni = xpose_test::span_elems(k.c.in), no = xpose_test::span_elems(k.c.out);
+  std::vector<unsigned char> ib(static_cast<std::size_t>((ni + shift) * es)), ob(static_cast<std::size_t>((no + shift) * es), 0xFF);
+  std::memcpy(ib.data() + shift * es, k.in.data(), k.in.size());
+  std::vector<int> writes(static_cast<std::size_t>(no), 0);
+  const int sh = s < 0 ? nd_ptile_shape(p) : s;
+  vtile_groups fg;
+  if (s == ftile_route || (s < 0 && nd_ftile_takes(p, &fg))) {
+    ASSERT_TRUE(ftile_groups(p, &fg)) << what;
+    ASSERT_TRUE(vtile_fits32(make_ftile_map(p, fg)));
+    if (wide) emulate_ftile_any<vtile_map>(p, fg, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes);
+    else emulate_ftile_any<vtile_map32>(p, fg, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes);
+  } else {
+    ASSERT_TRUE(vtile_fits32(make_ptile_map(p, sh)));
+    if (wide) emulate_ptile_shape<vtile_map>(p, sh, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes);
+    else emulate_ptile_shape<vtile_map32>(p, sh, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes);
+  }
+  const std::vector<unsigned char> got(ob.begin() + shift * es, ob.end());
+  ASSERT_EQ(got, k.want) << what << " shape " << s << " shift " << shift << " es " << es << " rank " << p.out.rank;
+  index_t n = 0;
+  for (int w : writes) {
+    ASSERT_LE(w, 1) << what << " an element written twice";
+    n += w;
+  }
+  ASSERT_EQ(n, p.count) << what;
+}
+
+TEST(NdMap, PackedTileEveryShapeAndShiftAndTheCopyRealiseThePermutation) {
   std::mt19937_64 g(31);
   int nd = 0, copies = 0;
   for (int iter = 0; iter < 400; ++iter) {
     const int es = 1 << (g() % 5);
     nd_case k;
-    ASSERT_TRUE(make_case(g, iter, xpose_test::random_case(g, 1 + static_cast<int>(g() % 8), es, 5000, g() % 2), &k));
+    ASSERT_TRUE(make_case(g, iter, xpose_test::random_case(g, 2 + static_cast<int>(g() % 7), es, 5000, g() % 2), &k));
     const xpose::plan& p = k.p;
-    if (p.algo != xpose::algorithm::permute_nd && p.algo != xpose::algorithm::strided_copy) continue;
-    for (int wide = 0; wide < 2; ++wide) {
-      std::vector<unsigned char> got(k.want.size(), 0xFF);
-      const nd_shape s = all_shapes[g() % 6];
-      if (p.algo == xpose::algorithm::permute_nd) {
-        if (wide) emulate_shape<tile_map>(p, s, k.in.data(), got.data());
-        else emulate_shape<tile_map32>(p, s, k.in.data(), got.data());
-      } else if (wide) {
-        emulate_copy<copy_map>(p, k.in.data(), got.data());
-      } else {
-        emulate_copy<copy_map32>(p, k.in.data(), got.data());
+    if (p.algo == xpose::algorithm::permute_nd) {
+      const int s = static_cast<int>(g() % nd_ptile_shapes), shift = static_cast<int>(g() % 4);
+      ASSERT_NO_FATAL_FAILURE(check_ptile(k, s, shift, "random", true));
+      ASSERT_NO_FATAL_FAILURE(check_ptile(k, -1, 0, "random"));
+      ++nd;
+    } else if (p.algo == xpose::algorithm::strided_copy) {
+      for (int wide = 0; wide < 2; ++wide) {
+        std::vector<unsigned char> got(k.want.size(), 0xFF);
+        if (wide) emulate_copy<copy_map>(p, k.in.data(), got.data());
+        else emulate_copy<copy_map32>(p, k.in.data(), got.data());
+        ASSERT_EQ(got, k.want) << "iter " << iter << " wide " << wide;
       }
-      ASSERT_EQ(got, k.want) << "iter " << iter << " algo " << xpose::to_string(p.algo) << " shape "
-                             << static_cast<int>(s) << " wide " << wide;
+      ++copies;
     }
-    (p.algo == xpose::algorithm::permute_nd ? nd : copies)++;
   }
   EXPECT_GT(nd, 50);
   EXPECT_GT(copies, 10);
 }
 
-// TTC-like extents (48, 28, 15, 112: the side48 and partial-tile cases), scaled down.
-TEST(NdMap, TtcLikeShapesWithThePolicyTheKernelsUse) {
+// Ranks 2-8 of odd and prime extents (the short fastest dims that left one-dim tile sides
+// mostly idle), every element size, input views of shuffled strides with gaps, both
+// views at every alignment shift of a word, every packed tile shape.
+TEST(NdMap, PackedTileOddAndPrimeExtentsStridedViews) {
+  std::mt19937_64 g(7);
+  static const index_t primes[] = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 61, 97, 101, 127, 131};
+  int nd = 0;
+  for (int iter = 0; iter < 120; ++iter) {
+    const int es = 1 << (g() % 5), r = 2 + static_cast<int>(g() % 7);
+    xpose_test::perm_case c;
+    c.in.rank = c.out.rank = r;
+    c.in.elem_size = c.out.elem_size = es;
+    index_t n = 1;
+    for (int q = 0; q < r; ++q) {
+      index_t e = primes[g() % (sizeof(primes) / sizeof(primes[0]))];
+      while (e > 2 && n * e > 4000) e = e > 3 ? primes[g() % 4] : 2;
+      c.in.extents[q] = e, n *= e;
+    }
+    for (int q = 0; q < r; ++q) c.axes[q] = q;
+    for (int q = r - 1; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
+    for (int q = 0; q < r; ++q) c.out.extents[q] = c.in.extents[c.axes[q]];
+    xpose_test::random_strides(c.in, g, false, g() % 2 == 0);
+    xpose_test::random_strides(c.out, g, false, g() % 3 != 0);
+    nd_case k;
+    if (!make_case(g, iter, c, &k) || k.p.algo != xpose::algorithm::permute_nd) continue;
+    for (int s = 0; s < nd_ptile_shapes; ++s)
+      ASSERT_NO_FATAL_FAILURE(check_ptile(k, s, static_cast<int>((iter + s) % 4), "prime", (iter + s) % 2 == 0));
+    ++nd;
+  }
+  EXPECT_GT(nd, 40);
+}
+
+// The flat tile's class: a short input-fastest group (1-61 elements, one or two dims)
+// followed in the input by the output's fastest dim (NHWC -> NCHW with C = 3, ...), every
+// element size, output views with gaps, every shift; the launcher takes the flat tile for
+// it and fills most of its slots.
+TEST(NdMap, FlatTileShortInputFastestGroup) {
+  std::mt19937_64 g(11);
+  static const index_t shorts[] = {1, 2, 3, 4, 5, 7, 8, 12, 13, 31, 61};
+  static const index_t longs[] = {1, 2, 29, 124, 125, 126, 250, 251, 1000, 1301};
+  int taken = 0;
+  for (int iter = 0; iter < 160; ++iter) {
+    const int es = 1 << (g() % 5);
+    const index_t c = shorts[g() % 11], x = longs[g() % 10], n = 1 + static_cast<index_t>(g() % 3);
+    const bool two = iter % 3 == 0 && c <= 13;  // a two-dim A group: (c, 2) with its dims swapped on output
+    xpose_test::perm_case pc;
+    std::vector<index_t> ext = two ? std::vector<index_t>{n, x, c, 2} : std::vector<index_t>{n, x, c};
+    const int r = static_cast<int>(ext.size());
+    pc.in = xpose::layout::packed(r, ext.data(), es);
+    const std::vector<int> axes = two ? std::vector<int>{0, 3, 2, 1} : std::vector<int>{0, 2, 1};
+    for (int q = 0; q < r; ++q) pc.axes[q] = axes[static_cast<std::size_t>(q)];
+    pc.out = xpose::permuted_packed(pc.in, pc.axes, r);
+    if (iter % 2) xpose_test::random_strides(pc.out, g, false, iter % 4 == 1);
+    nd_case k;
+    ASSERT_TRUE(make_case(g, iter, pc, &k));
+    vtile_groups fg;
+    if (k.p.algo != xpose::algorithm::permute_nd || !ftile_groups(k.p, &fg)) continue;
+    ASSERT_NO_FATAL_FAILURE(check_ptile(k, ftile_route, iter % 4, "flat", iter % 2 == 0));
+    ASSERT_NO_FATAL_FAILURE(check_ptile(k, -1, (iter + 1) % 4, "flat route"));
+    taken += nd_ftile_takes(k.p, &fg);
+  }
+  EXPECT_GT(taken, 5);
+  vtile_groups fg;
+  const xpose::plan p = plan_of({2, 8000, 3}, {0, 2, 1}, 1);  // NHWC -> NCHW, C = 3, bytes
+  ASSERT_TRUE(nd_ftile_takes(p, &fg));
+  EXPECT_EQ(fg.na, 3);
+  EXPECT_GE(ftile_fill(fg, 1), 0.74);  // the packed tile's best: 3/29 of its A side
+  ASSERT_TRUE(nd_ftile_takes(plan_of({4, 1000, 3}, {0, 2, 1}, 1), &fg));  // 3 KB per tile: 0.375
+  for (int e = 1; e <= 16; e *= 2) EXPECT_LE(ftile_smem_words() * (e < 4 ? 4 : e) + ftile_items * 8 + 8, 48 * 1024);
+}
+
+// The row tile's class: strided copies of kept rows under 128 bytes (1-31 elements of
+// every size) that lie back to back on both sides, ranks 3-6 of odd extents, output
+// views with gaps between outer dims, both views at every shift of a word, both index
+// widths; every such plan that the run tile cannot take routes to the row tile.
+TEST(NdMap, RowTileShortKeptRows) {
+  std::mt19937_64 g(13);
+  int taken = 0, widened = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    const int es = 1 << (g() % 5), r = 3 + static_cast<int>(g() % 4);
+    std::vector<index_t> ext(static_cast<std::size_t>(r));
+    index_t n = 1;
+    for (int q = 0; q < r; ++q) {
+      ext[static_cast<std::size_t>(q)] = 1 + static_cast<index_t>(g() % (q == r - 1 ? 31 : 23));
+      n *= ext[static_cast<std::size_t>(q)];
+    }
+    if (n > 60000) continue;
+    xpose_test::perm_case c;
+    c.in = xpose::layout::packed(r, ext.data(), es);
+    for (int q = 0; q < r; ++q) c.axes[q] = q;
+    for (int q = r - 2; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);  // the last axis kept
+    c.out = xpose::permuted_packed(c.in, c.axes, r);
+    if (iter % 3 == 1) {  // gaps after the output's two fastest dims
+      c.out.strides[r - 3] += static_cast<index_t>(1 + g() % 5);
+      for (int q = r - 4; q >= 0; --q) c.out.strides[q] = c.out.strides[q + 1] * c.out.extents[q + 1];
+    }
+    nd_case k;
+    if (!make_case(g, iter, c, &k)) continue;
+    xpose::plan q;
+    index_t R = 0;
+    const int shift = iter % 4;
+    const index_t ni = xpose_test::span_elems(k.c.in), no = xpose_test::span_elems(k.c.out);
+    // allocations aligned to 16 bytes (std::vector<__int128>-like): a shift of 0 widens the unit
+    std::vector<std::uint64_t> ibw(static_cast<std::size_t>(((ni + shift) * es + 7) / 8 + 2)), obw(static_cast<std::size_t>(((no + shift) * es + 7) / 8 + 2));
+    unsigned char* ib = reinterpret_cast<unsigned char*>(ibw.data() + (reinterpret_cast<std::uintptr_t>(ibw.data()) % 16 ? 1 : 0));
+    unsigned char* ob = reinterpret_cast<unsigned char*>(obw.data() + (reinterpret_cast<std::uintptr_t>(obw.data()) % 16 ? 1 : 0));
+    std::memset(ob, 0xFF, static_cast<std::size_t>((no + shift) * es));
+    std::memcpy(ib + shift * es, k.in.data(), k.in.size());
+    if (!nd_rtile_takes(k.p, &q, &R, ib + shift * es, ob + shift * es)) continue;
+    widened += q.in.elem_size > es;
+    std::vector<int> writes(static_cast<std::size_t>(no * es / q.in.elem_size), 0);
+    const index_t qe = q.in.elem_size;
+    with_elem_size(q.in.elem_size, [&](auto e) {
+      emulate_rtile<decltype(e)::value>(q, R, ib + shift * es, ni * es / qe, ob + shift * es, no * es / qe, writes, iter % 2 == 0);
+    });
+    const std::vector<unsigned char> got(ob + shift * es, ob + (shift + no) * es);
+    ASSERT_EQ(got, k.want) << "iter " << iter << " es " << es << " R " << R << " rank " << r;
+    index_t cnt = 0;
+    for (int w : writes) {
+      ASSERT_LE(w, 1) << "an element written twice";
+      cnt += w;
+    }
+    ASSERT_EQ(cnt * qe, k.p.count * es);
+    ++taken;
+  }
+  EXPECT_GT(taken, 40);
+  EXPECT_GT(widened, 5);
+}
+
+// TTC-like extents (48, 28, 15, 112: partial tiles), scaled down further, every element size.
+TEST(NdMap, PackedTileTtcLikeShapes) {
   std::mt19937_64 g(5);
-  const std::vector<std::vector<index_t>> shapes = {{28, 48, 28, 3, 48}, {48, 7, 5, 48}, {15, 4, 32, 3, 15, 32},
-                                                    {5, 3, 112, 7, 32}, {144, 5, 47}, {49, 6, 96}};
+  const std::vector<std::vector<index_t>> shapes = {{28, 48, 3, 12}, {48, 7, 5, 12}, {15, 4, 8, 3, 15},
+                                                    {5, 3, 112, 7},  {144, 5, 47},   {49, 6, 96}, {3, 250, 3, 7}};
   int iter = 0;
   for (const auto& sh : shapes)
-    for (int es : {4, 8, 16, 2})
-      for (int perm = 0; perm < 6; ++perm, ++iter) {
-        const xpose_test::perm_case c = shuffled_case(g, sh, es);
+    for (int es : {1, 2, 4, 8, 16})
+      for (int perm = 0; perm < 2; ++perm, ++iter) {
         nd_case k;
-        ASSERT_TRUE(make_case(g, iter, c, &k));
-        const xpose::plan& p = k.p;
-        std::vector<unsigned char> got(k.want.size(), 0xFF);
-        if (p.algo == xpose::algorithm::permute_nd) {
-          const int A = input_fastest(p);
-          const nd_shape s = nd_shape_for(90, es, p.out.extents[A], p.out.extents[p.out.rank - 1]);
-          emulate_shape<tile_map32>(p, s, k.in.data(), got.data());
-        } else if (p.algo == xpose::algorithm::strided_copy) {
-          emulate_copy<copy_map32>(p, k.in.data(), got.data());
-        } else {
-          continue;
-        }
-        ASSERT_EQ(got, k.want) << "shape " << iter << " es " << es;
+        ASSERT_TRUE(make_case(g, iter, shuffled_case(g, sh, es), &k));
+        if (k.p.algo == xpose::algorithm::permute_nd) ASSERT_NO_FATAL_FAILURE(check_ptile(k, -1, iter % 4, "ttc"));
       }
 }
 
-TEST(NdPolicy, Side48ClassesWhereTheyWasteLess) {
-  // nd_side48 == false (the revert switch) keeps the square tile.
-  EXPECT_EQ(nd_shape_for(90, 4, 48, 48), nd_side48 ? nd_shape::side48_ab : nd_shape::square);
-  EXPECT_EQ(nd_shape_for(90, 4, 48, 352), nd_side48 ? nd_shape::side48_a : nd_shape::square);
-  EXPECT_EQ(nd_shape_for(90, 8, 352, 144), nd_side48 ? nd_shape::side48_b : nd_shape::square);
-  EXPECT_EQ(nd_shape_for(90, 4, 96, 96), nd_shape::square);
-  EXPECT_EQ(nd_shape_for(90, 4, 112, 32), nd_shape::square);
-  EXPECT_EQ(nd_shape_for(90, 4, 8, 48), nd_shape::narrow_a);
-  EXPECT_EQ(nd_shape_for(90, 2, 48, 48), nd_shape::square);   // 64x64 tiles: no side48 class
-  EXPECT_EQ(nd_shape_for(90, 16, 48, 48), nd_shape::square);  // 16x16 tiles cover 48 exactly
-  const nd_tile t = nd_tile_for(90, 4, nd_shape::side48_ab);
-  EXPECT_TRUE(t.valid());
-  EXPECT_EQ(t.tile_a, 48);
-  EXPECT_EQ(t.tile_b, 48);
+// The chooser packs short fastest dims into full tile sides, and an exact 125 x 125
+// transpose fills its tile.
+TEST(NdPolicy, PackedTileFillsShortFastestDims) {
+  auto fill = [](const xpose::plan& p) {
+    const int s = nd_ptile_shape(p), E = p.in.elem_size;
+    const vtile_map m = make_ptile_map(p, s);
+    return tile_fill(m.n_a, ptile_side(E, nd_ptile_for(s).la)) * tile_fill(m.n_b, ptile_side(E, nd_ptile_for(s).lb));
+  };
+  EXPECT_EQ(nd_ptile_shape(plan_of({125, 125}, {1, 0}, 1)), 0);
+  EXPECT_DOUBLE_EQ(fill(plan_of({125, 125}, {1, 0}, 1)), 1.0);
+  // one dim per side: 5/32 x 100/128 (1 byte), 5/64 x 64/64 (2 bytes) of the old scalar tile
+  EXPECT_GE(fill(plan_of({100, 5, 5, 5}, {3, 2, 1, 0}, 1)), 0.8);  // A: 5*5*5 = 125, B: 100
+  EXPECT_GE(fill(plan_of({64, 3, 7, 5}, {3, 2, 1, 0}, 2)), 0.65);  // A: 105 over 63-element sides
+  EXPECT_GE(fill(plan_of({29, 61, 3}, {2, 1, 0}, 2)), 0.8);
+  // every shape fits its shared tile, row bases and registers (nd_ptile_kernel)
+  for (int e = 1; e <= 16; e *= 2)
+    for (int s = 0; s < nd_ptile_shapes; ++s) {
+      const int ta = ptile_side(e, nd_ptile_for(s).la), tb = ptile_side(e, nd_ptile_for(s).lb);
+      EXPECT_LE(ta + tb, nd_ptile_threads);
+      EXPECT_LE(ptile_smem_words(e, nd_ptile_for(s).la, tb) * (e < 4 ? 4 : e) + (ta + tb) * 8, 48 * 1024);
+    }
 }
-
 
 // Calls f(io, oo, a0, b0, na, nb) for every tile of a vtile_map (its offsets, origin and
 // the extents left from it), the emulated shared tile poisoned before each.

@@ -134,8 +134,8 @@ TEST(PermuteGpu, PackedEntryAndBadAxes) {
 }
 
 // TTC-like extents (48, 28, 15, 32, 112 and neighbours 47/49/144) with random axes:
-// the side48 tile classes (4- and 8-byte elements), partial tiles, and the strided
-// copy's short runs with 16-byte units and 4 units per thread (policy_nd.hpp).
+// partial tiles of the vector and packed tiles, and the strided copy's short runs with
+// 16-byte units and 4 units per thread (policy_nd.hpp).
 TEST(PermuteGpu, TtcLikeShapesEveryTileClass) {
   REQUIRE_GPU();
   std::mt19937_64 g(57);
@@ -159,6 +159,121 @@ TEST(PermuteGpu, TtcLikeShapesEveryTileClass) {
       }
   EXPECT_GT(nd, 40);
   EXPECT_GT(copies, 20);
+}
+
+// The packed tile (nd_ptile_kernel): ranks 2-8 of odd and prime extents, every element
+// size (1-byte elements and odd extents always take it), conjugation, input views of
+// shuffled padded strides, both pointers shifted by 0-3 elements (every alignment of a
+// 4-byte word), under the policy candidate and the default (which routes what the vector
+// tile cannot move to it).
+TEST(PermuteGpu, PackedTileOddExtentsEveryShiftAndSize) {
+  REQUIRE_GPU();
+  std::mt19937_64 g(31);
+  static const xpose::index_t primes[] = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 61, 97, 101, 127, 131, 251};
+  const std::vector<xpose::detail::nd_kernel> cands = {xpose::detail::nd_kernel::policy, xpose::detail::nd_kernel_default};
+  int nd = 0, packed = 0;
+  for (int iter = 0; iter < 400; ++iter) {
+    const int es = 1 << (g() % 5), r = 2 + static_cast<int>(g() % 7);
+    perm_case c;
+    c.in.rank = c.out.rank = r;
+    c.in.elem_size = c.out.elem_size = es;
+    xpose::index_t n = 1;
+    for (int q = 0; q < r; ++q) {
+      xpose::index_t e = primes[g() % (sizeof(primes) / sizeof(primes[0]))];
+      while (e > 2 && n * e > 200000) e = e > 3 ? primes[g() % 4] : 2;
+      c.in.extents[q] = e, n *= e;
+    }
+    for (int q = 0; q < r; ++q) c.axes[q] = q;
+    for (int q = r - 1; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
+    for (int q = 0; q < r; ++q) c.out.extents[q] = c.in.extents[c.axes[q]];
+    xpose_test::random_strides(c.in, g, false, g() % 2 == 0);
+    xpose_test::random_strides(c.out, g, false, g() % 3 != 0);
+    const bool conj = (es == 8 || es == 16) && g() % 2 == 0;
+    xpose::algorithm ran{};
+    std::vector<xpose::detail::nd_kernel> ks;
+    check_gpu_each(c, conj, 900 + static_cast<std::uint64_t>(iter), static_cast<std::int64_t>(iter % 4), cands, &ran, &ks);
+    if (HasFatalFailure()) return;
+    if (ran != xpose::algorithm::permute_nd) continue;
+    ++nd;
+    packed += ks.size() == 2 && ks[1] == xpose::detail::nd_kernel::policy;
+    if (es == 1 || conj) EXPECT_EQ(ks.back(), xpose::detail::nd_kernel::policy) << "iter " << iter;
+  }
+  EXPECT_GT(nd, 150);
+  EXPECT_GT(packed, 100);
+}
+
+// The flat tile (nd_ftile_kernel): short input-fastest groups (1-61 elements, one or two
+// dims) directly followed in the input by the output's fastest dim (NHWC -> NCHW with
+// C = 3, ...), every element size, conjugation, output views with gaps, both pointers
+// shifted by 0-3 elements, under the policy candidate and the default.
+TEST(PermuteGpu, FlatTileShortInputFastestGroup) {
+  REQUIRE_GPU();
+  std::mt19937_64 g(47);
+  static const xpose::index_t shorts[] = {1, 2, 3, 4, 5, 7, 8, 12, 13, 31, 61};
+  static const xpose::index_t longs[] = {29, 125, 251, 1000, 1301, 4099, 20011};
+  const std::vector<xpose::detail::nd_kernel> cands = {xpose::detail::nd_kernel::policy, xpose::detail::nd_kernel_default};
+  int flat = 0;
+  for (int iter = 0; iter < 200; ++iter) {
+    const int es = 1 << (g() % 5);
+    const xpose::index_t c = shorts[g() % 11], x = longs[g() % 7], n = 1 + static_cast<xpose::index_t>(g() % 5);
+    const bool two = iter % 3 == 0 && c <= 13;  // a two-dim A group, its dims swapped on output
+    std::vector<xpose::index_t> ext = two ? std::vector<xpose::index_t>{n, x, c, 2} : std::vector<xpose::index_t>{n, x, c};
+    const std::vector<int> axes = two ? std::vector<int>{0, 3, 2, 1} : std::vector<int>{0, 2, 1};
+    const int r = static_cast<int>(ext.size());
+    perm_case pc;
+    pc.in = xpose::layout::packed(r, ext.data(), es);
+    for (int q = 0; q < r; ++q) pc.axes[q] = axes[static_cast<std::size_t>(q)];
+    pc.out = xpose::permuted_packed(pc.in, pc.axes, r);
+    if (iter % 2) xpose_test::random_strides(pc.out, g, false, iter % 4 == 1);
+    const bool conj = (es == 8 || es == 16) && g() % 2 == 0;
+    xpose::plan p;
+    ASSERT_TRUE(xpose::make_plan(pc.in, pc.out, pc.axes, r, {conj}, &p).ok());
+    xpose::detail::vtile_groups fg;
+    flat += p.algo == xpose::algorithm::permute_nd && xpose::detail::nd_ftile_takes(p, &fg);
+    xpose::algorithm ran{};
+    std::vector<xpose::detail::nd_kernel> ks;
+    check_gpu_each(pc, conj, 1700 + static_cast<std::uint64_t>(iter), static_cast<std::int64_t>(iter % 4), cands, &ran, &ks);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GT(flat, 15);  // 21 of the 90 permute_nd plans (the rest: 2-D transposes, the packed tile)
+}
+
+// The row tile (nd_rtile_kernel): strided copies of kept rows under 128 bytes (1-31
+// elements of every size) back to back on both sides, ranks 3-6 of odd extents,
+// conjugation, output views with gaps after the output's two fastest dims, both pointers
+// shifted by 0-3 elements.
+TEST(PermuteGpu, RowTileShortKeptRows) {
+  REQUIRE_GPU();
+  std::mt19937_64 g(53);
+  int taken = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    const int es = 1 << (g() % 5), r = 3 + static_cast<int>(g() % 4);
+    std::vector<xpose::index_t> ext(static_cast<std::size_t>(r));
+    xpose::index_t n = 1;
+    for (int q = 0; q < r; ++q) {
+      ext[static_cast<std::size_t>(q)] = 1 + static_cast<xpose::index_t>(g() % (q == r - 1 ? 31 : 61));
+      n *= ext[static_cast<std::size_t>(q)];
+    }
+    if (n > 2000000) continue;
+    perm_case c;
+    c.in = xpose::layout::packed(r, ext.data(), es);
+    for (int q = 0; q < r; ++q) c.axes[q] = q;
+    for (int q = r - 2; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);  // the last axis kept
+    c.out = xpose::permuted_packed(c.in, c.axes, r);
+    if (iter % 3 == 1) {
+      c.out.strides[r - 3] += static_cast<xpose::index_t>(1 + g() % 5);
+      for (int q = r - 4; q >= 0; --q) c.out.strides[q] = c.out.strides[q + 1] * c.out.extents[q + 1];
+    }
+    const bool conj = (es == 8 || es == 16) && g() % 2 == 0;
+    xpose::plan p, q;
+    xpose::index_t R = 0;
+    if (!xpose::make_plan(c.in, c.out, c.axes, r, {conj}, &p).ok()) continue;
+    taken += xpose::detail::nd_rtile_takes(p, &q, &R);
+    xpose::algorithm ran{};
+    check_gpu(c, conj, 2100 + static_cast<std::uint64_t>(iter), &ran, iter % 4);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GT(taken, 60);
 }
 
 // Selects a permute_nd candidate kernel (nd_candidate.hpp) for the scope, as
@@ -340,7 +455,7 @@ TEST(PermuteGpu, RowStreamRandomRowsShiftsViews) {
 
 TEST(PermuteGpu, LargeCountBeyondThirtyTwoBits) {
   REQUIRE_GPU();
-  // 2^31 + 2^21 one-byte elements, a rank-3 permute_nd: 64-bit offsets in the tile map.
+  // 2^31 + 2^21 one-byte elements, a rank-3 permute_nd: 64-bit offsets in the packed tile's map.
   if (free_gib() < 5) GTEST_SKIP() << "needs 5 GiB of free device memory";
   EXPECT_EQ(check_large({2, 1025, 1 << 20}, {2, 1, 0}, 77), xpose::algorithm::permute_nd);
 }

@@ -105,6 +105,51 @@ inline bool vtile_plan(const plan& p, const void* in, const void* out, nd_kernel
   return vtile_vector_ok(*m, E, in, out);
 }
 
+/// The packed tile's shape (nd_ptile_for) for a permute_nd plan: the one whose packed
+/// sides (make_vtile_groups) fill the largest fraction of its slots; ties keep the lower
+/// shape (the larger tile).
+inline int nd_ptile_shape(const plan& p) {
+  const int E = p.in.elem_size;
+  int best = 0;
+  double fill = -1;
+  for (int s = 0; s < nd_ptile_shapes; ++s) {
+    const int ta = ptile_side(E, nd_ptile_for(s).la), tb = ptile_side(E, nd_ptile_for(s).lb);
+    const vtile_groups g = make_vtile_groups(p, ta, tb, true);
+    const double f = tile_fill(g.na, ta) * tile_fill(g.nb, tb);
+    if (f > fill + 1e-12) fill = f, best = s;
+  }
+  return best;
+}
+
+/// Whether a permute_nd plan that takes the packed tile runs the flat tile instead
+/// (ftile_groups, nd_map.hpp): where it is of its class and fills more of its slots than
+/// the packed tile's best shape does; *g: its groups.
+inline bool nd_ftile_takes(const plan& p, vtile_groups* g) {
+  if (!ftile_groups(p, g)) return false;
+  const int E = p.in.elem_size, s = nd_ptile_shape(p);
+  const int ta = ptile_side(E, nd_ptile_for(s).la), tb = ptile_side(E, nd_ptile_for(s).lb);
+  const vtile_groups pg = make_vtile_groups(p, ta, tb, true);
+  return ftile_fill(*g, E) > tile_fill(pg.na, ta) * tile_fill(pg.nb, tb) + 1e-12;
+}
+
+/// Whether a strided copy runs the row tile (rtile_plan, nd_map.hpp): where it is of its
+/// class and the run tile (whole 16-byte chunks) cannot take it; *q, *R: its row plan in
+/// the widest unit the rows, strides and pointers allow (rtile_widen, row_unit).
+inline bool nd_rtile_takes(const plan& p, plan* q, index_t* R, const void* in = nullptr, const void* out = nullptr) {
+  plan rq;
+  int chunks = 0;
+  if (runs_plan(p, &rq, &chunks) || !rtile_plan(p, q, R)) return false;
+  rtile_widen(q, R, row_unit(p, in, out));
+  return true;
+}
+
+/// The packed tile's map for shape s (Map: vtile_map, or vtile_map32 where vtile_fits32).
+template <class Map = vtile_map>
+inline Map make_ptile_map(const plan& p, int s) {
+  const int E = p.in.elem_size;
+  return make_vtile_map<Map>(p, ptile_side(E, nd_ptile_for(s).la), ptile_side(E, nd_ptile_for(s).lb), true);
+}
+
 /// Whether candidate k runs the run tile's Fit variant (warp-shared row bases under the
 /// register bound nd_fit_run_min_blocks; permute_nd.cu).
 constexpr bool nd_run_tile_fit(nd_kernel k) { return k == nd_kernel::vtile_fit || nd_kernel_rows(k); }

@@ -1,11 +1,13 @@
-// GPU kernels of the N-d plans: the tiled permutation (a shared tile spanning the
-// input's fastest dim A and the output's fastest dim B, outer dims enumerated by
-// the grid with fast divisors) and the strided copy of contiguous runs in units of
-// up to 16 bytes. No allocation, no host sync, graph-capturable; 64-bit offsets,
+// GPU kernels of the N-d plans: the tiled permutation (a shared tile whose sides pack
+// the input's and the output's fastest dims, outer dims enumerated by the grid with
+// fast divisors: the vector tile, and the packed tile for everything else) and the
+// strided copy of contiguous runs in units of up to 16 bytes. No allocation, no host sync, graph-capturable; 64-bit offsets,
 // grid-stride loops for counts beyond the grid limit. Index maps: src/core/nd_map.hpp.
 // Candidates selected at run time (nd_candidate.hpp): the vector tile on packed sides
-// and the run tile of short-run strided copies; the default: nd_kernel_default.
+// and the run tile of short-run strided copies; the default: nd_kernel_default. What a
+// candidate cannot move takes the packed tile (nd_ptile_kernel).
 #include <atomic>
+#include <type_traits>
 
 #include "../../core/core.hpp"
 #include "../../core/elem.hpp"
@@ -19,44 +21,310 @@
 namespace xpose::detail {
 namespace {
 
-// One tile per step: coalesced reads along A into a (TB, TA+1) shared tile, then
-// coalesced writes along B. A thread keeps one column a (reads) / b (writes) and
-// steps THREADS/TA rows (tile_read_slot / tile_write_slot, src/core/nd_map.hpp):
-// one base offset per tile, one add per element. All loads of a thread are issued
-// before the first store. Map: tile_map or tile_map32 (32-bit index math).
-template <int E, int TA, int TB, int THREADS, int MIN_BLOCKS, bool Conj, class Map>
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
-    nd_tile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
+// The packed tile (every element size; the route of every permute_nd plan the vector
+// tile cannot move): a vtile_map's tiles of TA x TB elements on packed sides, moved in
+// words of max(E, 4) bytes (ptile_*, src/core/nd_map.hpp). Per tile: threads compute
+// the TB input row bases and the TA output row bases once (a divide per digit of a
+// packed group), then each warp loads LA-word segments of input rows (32 lanes: 128
+// contiguous bytes for 1- to 4-byte elements) into registers, unshifts them with the
+// next lane's word and stores them into the shared tile; then each warp assembles
+// output words from a column of the tile (K rows per lane, distinct banks: ptile_elem),
+// shifts them to the output row's alignment with the previous lane's word and stores
+// them: one aligned word where the row covers it, the elements one by one at the row's
+// ragged ends and along a side whose stride is not 1 (strided views).
+// Map: vtile_map, or vtile_map32 where every index fits (vtile_fits32).
+template <int E, int S, bool Conj, class Map>
+__global__ void __launch_bounds__(nd_ptile_threads, nd_ptile_min_blocks(E, S))
+    nd_ptile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
   using T = typename uint_of<E>::type;
-  static_assert(THREADS % TA == 0 && THREADS % TB == 0 && (TA * TB) % THREADS == 0, "see nd_tile::valid()");
-  constexpr int per_thread = TA * TB / THREADS, rows_a = THREADS / TA, rows_b = THREADS / TB;
-  __shared__ T tile[TB][TA + 1];  // (TB, TA+1): padded against bank conflicts on the transposed read
+  constexpr int K = ptile_k(E), NT = nd_ptile_threads, LA = nd_ptile_for(S).la, LB = nd_ptile_for(S).lb;
+  constexpr int TA = ptile_side(E, LA), TB = ptile_side(E, LB);
+  constexpr int SA = ptile_steps(TB, LA, NT), SB = ptile_steps(TA, LB, NT);
+  static_assert(TA + TB <= NT && K * E == (E < 4 ? 4 : E) && NT % 32 == 0 && 32 % LA == 0 && 32 % LB == 0,
+                "one row base per thread; words of 4 bytes or one element");
+  using Wd = std::conditional_t<(E < 4), std::uint32_t, T>;
+  __shared__ Wd sm[ptile_smem_words(E, LA, TB)];
+  __shared__ index_t in_row[TB], out_row[TA];
+  const T* sme = reinterpret_cast<const T*>(sm);
   const T* __restrict__ in = static_cast<const T*>(in_v);
   T* __restrict__ out = static_cast<T*>(out_v);
   const int tid = static_cast<int>(threadIdx.x);
-  const tile_slot r0 = tile_read_slot<TA, TB, THREADS>(tid, 0), w0 = tile_write_slot<TA, TB, THREADS>(tid, 0);
-  const int ra = r0.a, rb0 = r0.b;  // read: column ra, rows rb0 + j * rows_a
-  const int wb = w0.b, wa0 = w0.a;  // write: column wb, rows wa0 + j * rows_b
-  const index_t in_step = rows_a * m.is_b, out_step = rows_b * m.os_a;
+  const bool ca = m.a_is == 1, cb = m.b_os == 1;  // contiguous sides: whole words
+  const int in_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(in_v) / E % K);
+  const int out_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(out_v) / E % K);
   for (index_t t = blockIdx.x; t < m.tiles; t += gridDim.x) {
-    index_t io = 0, oo = 0, a0 = 0, b0 = 0;
-    m.tile(t, &io, &oo, &a0, &b0, TA, TB);
-    const index_t na = m.n_a - a0 < TA ? m.n_a - a0 : TA;
-    const index_t nb = m.n_b - b0 < TB ? m.n_b - b0 : TB;
-    const T* src = in + io + ra * m.is_a + rb0 * m.is_b;
+    using word = decltype(m.tiles_b.d);
+    word rem = 0;
+    const word q = m.tiles_b.divmod(static_cast<word>(t), &rem);
+    const index_t b0 = static_cast<index_t>(rem) * TB;
+    m.tiles_a.divmod(q, &rem);
+    const index_t a0 = static_cast<index_t>(rem) * TA;
+    const int na = static_cast<int>(m.n_a - a0 < TA ? m.n_a - a0 : TA);
+    const int nb = static_cast<int>(m.n_b - b0 < TB ? m.n_b - b0 : TB);
+    if (tid < TA + TB) {
+      index_t io = 0, oo = 0, a0t = 0, b0t = 0;
+      m.tile(t, &io, &oo, &a0t, &b0t, TA, TB);
+      if (tid < TB) in_row[tid] = tid < nb ? io + m.b_in(b0 + tid) + a0 * m.a_is : 0;
+      else out_row[tid - TB] = tid - TB < na ? oo + m.a_out(a0 + tid - TB) + b0 * m.b_os : 0;
+    }
+    __syncthreads();  // row bases written; the previous tile's shared reads are done
+    Wd v[SA];
 #pragma unroll
-    for (int j = 0; j < per_thread; ++j) {
-      const int b = rb0 + j * rows_a;  // tile_read_slot<TA, TB, THREADS>(tid, j).b, folded
-      if (ra < na && b < nb) tile[b][ra] = src[j * in_step];
+    for (int j = 0; j < SA; ++j) {
+      const ptile_slot s = ptile_slot_of<LA, NT>(tid, j);
+      const bool rv = s.row < nb;
+      const index_t row = rv ? in_row[s.row] : 0;
+      if constexpr (K == 1) {
+        v[j] = Wd{};
+        if (rv && s.w < na) v[j] = in[row + s.w * m.a_is];
+      } else {
+        const int sh = ptile_shift<K>(in_e, row, ca), a = s.w * K - sh;  // first element of the word
+        v[j] = 0;
+        if (rv && ca && a >= 0 && a + K <= na) {
+          v[j] = *reinterpret_cast<const std::uint32_t*>(in + row + a);
+        } else if (rv) {
+#pragma unroll
+          for (int i = 0; i < K; ++i)
+            if (a + i >= 0 && a + i < na) v[j] |= static_cast<std::uint32_t>(in[row + (a + i) * m.a_is]) << (8 * E * i);
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < SA; ++j) {
+      const ptile_slot s = ptile_slot_of<LA, NT>(tid, j);
+      Wd u = v[j];
+      if constexpr (K > 1) {
+        const std::uint32_t next = __shfl_down_sync(0xffffffffu, v[j], 1, LA);
+        u = ptile_funnel(v[j], next, 8 * E * ptile_shift<K>(in_e, s.row < nb ? in_row[s.row] : 0, ca));
+      }
+      if (s.row < nb) sm[ptile_word<K, LA>(s.w, s.row)] = u;  // word w of unshifted row b
     }
     __syncthreads();
-    T* dst = out + oo + wb * m.os_b + wa0 * m.os_a;
 #pragma unroll
-    for (int j = 0; j < per_thread; ++j) {
-      const int a = wa0 + j * rows_b;  // tile_write_slot<TA, TB, THREADS>(tid, j).a, folded
-      if (a < na && wb < nb) dst[j * out_step] = pass<E, Conj>(tile[wb][a]);
+    for (int j = 0; j < SB; ++j) {
+      const ptile_slot s = ptile_slot_of<LB, NT>(tid, j);
+      const bool av = s.row < na;
+      const index_t row = av ? out_row[s.row] : 0;
+      if constexpr (K == 1) {
+        if (av && s.w < nb) out[row + s.w * m.b_os] = pass<E, Conj>(sme[ptile_elem<K, LA>(s.row, s.w)]);
+      } else {
+        std::uint32_t u = 0;  // unshifted word w of output row a: elements b = w*K + i
+#pragma unroll
+        for (int i = 0; i < K; ++i) {
+          const int b = s.w * K + i;
+          if (av && b < nb) u |= static_cast<std::uint32_t>(sme[ptile_elem<K, LA>(s.row, b)]) << (8 * E * i);
+        }
+        const std::uint32_t prev = __shfl_up_sync(0xffffffffu, u, 1, LB);
+        const int sh = ptile_shift<K>(out_e, row, cb), b = s.w * K - sh;  // first element of the word
+        const std::uint32_t x = ptile_funnel(prev, u, 8 * E * (K - sh));
+        if (av && cb && b >= 0 && b + K <= nb) {
+          *reinterpret_cast<std::uint32_t*>(out + row + b) = x;
+        } else if (av) {
+#pragma unroll
+          for (int i = 0; i < K; ++i)
+            if (b + i >= 0 && b + i < nb) out[row + (b + i) * m.b_os] = static_cast<T>(x >> (8 * E * i));
+        }
+      }
     }
+    __syncthreads();  // the shared tile and row bases are read before the next tile's
+  }
+}
+
+// The flat tile (the packed tile's class where the input's fastest group A is short and
+// followed in the input by the output's fastest dim B0: ftile_*, src/core/nd_map.hpp):
+// per tile the threads < n_a compute the output row bases, then the block loads the
+// tile's contiguous input span (all of A x nseg segments of B0) in aligned words of
+// max(E, 4) bytes (elements at its two ragged ends) into the skewed shared tile as they
+// lie (element f of the span at position f + sh, sh its first element's position in its
+// word); each warp then assembles one 32-word segment of one output row a from the
+// column (elements b * n_a + a), shifts it to the row's alignment with the previous
+// lane's word and stores it as the packed tile does.
+template <int E, bool Conj, class Map>
+__global__ void __launch_bounds__(nd_ptile_threads, 4)
+    nd_ftile_kernel(const Map m, const int nseg, const void* __restrict__ in_v, void* __restrict__ out_v) {
+  using T = typename uint_of<E>::type;
+  constexpr int K = ptile_k(E), NT = nd_ptile_threads, SEG = ftile_seg(E);
+  constexpr int SA = ftile_words / NT, SB = ftile_items * 32 / NT;
+  static_assert(ftile_words % NT == 0 && (ftile_items * 32) % NT == 0 && K * E == (E < 4 ? 4 : E), "whole steps");
+  using Wd = std::conditional_t<(E < 4), std::uint32_t, T>;
+  __shared__ Wd sm[ftile_smem_words()];
+  __shared__ index_t out_row[ftile_items], in_base;
+  const T* sme = reinterpret_cast<const T*>(sm);
+  const T* __restrict__ in = static_cast<const T*>(in_v);
+  T* __restrict__ out = static_cast<T*>(out_v);
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32;
+  const bool cb = m.b_os == 1;
+  const int na = static_cast<int>(m.n_a), tb = nseg * SEG;
+  const int in_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(in_v) / E % K);
+  const int out_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(out_v) / E % K);
+  for (index_t t = blockIdx.x; t < m.tiles; t += gridDim.x) {
+    using word = decltype(m.tiles_b.d);
+    word rem = 0;
+    m.tiles_b.divmod(static_cast<word>(t), &rem);
+    const index_t b0 = static_cast<index_t>(rem) * tb;
+    const int nb = static_cast<int>(m.n_b - b0 < tb ? m.n_b - b0 : tb), span = na * nb;
+    if (tid < na) {
+      index_t io = 0, oo = 0, a0t = 0, b0t = 0;
+      m.tile(t, &io, &oo, &a0t, &b0t, na, tb);
+      out_row[tid] = oo + m.a_out(tid) + b0 * m.b_os;
+      if (tid == 0) in_base = io + m.b_in(b0);
+    }
+    __syncthreads();  // row bases written; the previous tile's shared reads are done
+    const index_t in0 = in_base;
+    const int sh = ptile_shift<K>(in_e, in0, true);
+    Wd v[SA];
+#pragma unroll
+    for (int j = 0; j < SA; ++j) {
+      const int f = (j * NT + tid) * K - sh;  // first element of the word in the span
+      if constexpr (K == 1) {
+        v[j] = f < span ? in[in0 + f] : Wd{};
+      } else {
+        v[j] = 0;
+        if (f >= 0 && f + K <= span) {
+          v[j] = *reinterpret_cast<const std::uint32_t*>(in + in0 + f);
+        } else if (f < span) {
+#pragma unroll
+          for (int i = 0; i < K; ++i)
+            if (f + i >= 0 && f + i < span) v[j] |= static_cast<std::uint32_t>(in[in0 + f + i]) << (8 * E * i);
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < SA; ++j) sm[ftile_pos(j * NT + tid)] = v[j];
     __syncthreads();
+#pragma unroll
+    for (int j = 0; j < SB; ++j) {
+      const int item = j * (NT / 32) + tid / 32, seg = item / na, a = item - seg * na;
+      const int bs = seg * SEG, ns = nb - bs < SEG ? nb - bs : SEG;  // the segment's elements
+      const bool av = seg < nseg && ns > 0;
+      const index_t row = av ? out_row[a] + bs * m.b_os : 0;
+      auto elem = [&](int b) {  // element (a, bs + b) of the tile
+        const int e = (bs + b) * na + a + sh;
+        return sme[ftile_pos(e / K) * K + e % K];
+      };
+      if constexpr (K == 1) {
+        if (av && lane < ns) out[row + lane * m.b_os] = pass<E, Conj>(elem(lane));
+      } else {
+        std::uint32_t u = 0;  // unshifted word lane of the segment: elements b = lane*K + i
+#pragma unroll
+        for (int i = 0; i < K; ++i)
+          if (av && lane * K + i < ns) u |= static_cast<std::uint32_t>(elem(lane * K + i)) << (8 * E * i);
+        const std::uint32_t prev = __shfl_up_sync(0xffffffffu, u, 1);
+        const int so = ptile_shift<K>(out_e, row, cb), b = lane * K - so;  // first element of the word
+        const std::uint32_t x = ptile_funnel(prev, u, 8 * E * (K - so));
+        if (av && cb && b >= 0 && b + K <= ns) {
+          *reinterpret_cast<std::uint32_t*>(out + row + b) = x;
+        } else if (av) {
+#pragma unroll
+          for (int i = 0; i < K; ++i)
+            if (b + i >= 0 && b + i < ns) out[row + (b + i) * m.b_os] = static_cast<T>(x >> (8 * E * i));
+        }
+      }
+    }
+    __syncthreads();  // the shared tile and row bases are read before the next tile's
+  }
+}
+
+// The row tile (strided copies of kept rows under 128 bytes that lie back to back on both
+// sides: rtile_*, src/core/nd_map.hpp). Per tile: threads compute the tb input and ta
+// output span bases, then the block loads the input spans (ta*R elements each) word by
+// word, as they lie, into the shared tile, and stores the output spans (tb*R elements
+// each) in aligned words gathered element by element from it: one word where the span
+// covers it, the elements one by one at its two ends. Map: q's vtile_map (or
+// vtile_map32), strides in elements.
+template <int E, bool Conj, class Map>
+__global__ void __launch_bounds__(rtile_threads, 3)
+    nd_rtile_kernel(const Map m, const rtile_geom g, const void* __restrict__ in_v, void* __restrict__ out_v) {
+  using T = typename uint_of<E>::type;
+  constexpr int K = ptile_k(E), NT = rtile_threads, W = rtile_words(E), S = W / NT;
+  static_assert(W % NT == 0 && K * E == (E < 4 ? 4 : E), "whole steps");
+  using Wd = std::conditional_t<(E < 4), std::uint32_t, T>;
+  __shared__ Wd sm[W];
+  __shared__ index_t in_row[NT], out_row[NT];
+  __shared__ int reg_e[NT];  // span j's first element in the shared tile: j*sw*K + sh_j
+  const T* sme = reinterpret_cast<const T*>(sm);
+  const T* __restrict__ in = static_cast<const T*>(in_v);
+  T* __restrict__ out = static_cast<T*>(out_v);
+  const int tid = static_cast<int>(threadIdx.x), R = g.R;
+  const int in_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(in_v) / E % K);
+  const int out_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(out_v) / E % K);
+  for (index_t t = blockIdx.x; t < m.tiles; t += gridDim.x) {
+    using word = decltype(m.tiles_b.d);
+    word rem = 0;
+    const word q = m.tiles_b.divmod(static_cast<word>(t), &rem);
+    const index_t b0 = static_cast<index_t>(rem) * g.tb;
+    m.tiles_a.divmod(q, &rem);
+    const index_t a0 = static_cast<index_t>(rem) * g.ta;
+    const int na = static_cast<int>(m.n_a - a0 < g.ta ? m.n_a - a0 : g.ta);
+    const int nb = static_cast<int>(m.n_b - b0 < g.tb ? m.n_b - b0 : g.tb);
+    if (tid < na + nb) {
+      index_t io = 0, oo = 0, a0t = 0, b0t = 0;
+      m.tile(t, &io, &oo, &a0t, &b0t, g.ta, g.tb);
+      if (tid < nb) {
+        const index_t row = io + m.b_in(b0 + tid) + a0 * m.a_is;
+        in_row[tid] = row;
+        reg_e[tid] = tid * g.sw * K + ptile_shift<K>(in_e, row, true);
+      } else {
+        out_row[tid - nb] = oo + m.a_out(a0 + tid - nb) + b0 * m.b_os;
+      }
+    }
+    __syncthreads();  // span bases written; the previous tile's shared reads are done
+    const int span_a = na * R, span_b = nb * R;
+    Wd v[S];
+#pragma unroll
+    for (int j = 0; j < S; ++j) {
+      std::uint32_t w = 0;
+      const int jr = static_cast<int>(g.sw_div.divmod(static_cast<std::uint32_t>(j * NT + tid), &w));
+      const bool rv = jr < nb;
+      const index_t row = rv ? in_row[jr] : 0;
+      if constexpr (K == 1) {
+        v[j] = rv && static_cast<int>(w) < span_a ? in[row + w] : Wd{};
+      } else {
+        const int e = static_cast<int>(w) * K - ptile_shift<K>(in_e, row, true);
+        v[j] = 0;
+        if (rv && e >= 0 && e + K <= span_a) {
+          v[j] = *reinterpret_cast<const std::uint32_t*>(in + row + e);
+        } else if (rv && e < span_a) {
+#pragma unroll
+          for (int i = 0; i < K; ++i)
+            if (e + i >= 0 && e + i < span_a) v[j] |= static_cast<std::uint32_t>(in[row + e + i]) << (8 * E * i);
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < S; ++j) sm[j * NT + tid] = v[j];
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < S; ++j) {
+      std::uint32_t w = 0;
+      const int i = static_cast<int>(g.ow_div.divmod(static_cast<std::uint32_t>(j * NT + tid), &w));
+      if (i >= na) continue;
+      const index_t row = out_row[i];
+      const int so = ptile_shift<K>(out_e, row, true), e0 = static_cast<int>(w) * K - so;  // first element of the word
+      if (e0 >= span_b) continue;
+      std::uint32_t c = 0;
+      const int e = e0 < 0 ? 0 : e0;
+      int jj = static_cast<int>(g.r_div.divmod(static_cast<std::uint32_t>(e), &c));  // element e: row jj, element c
+      if constexpr (K == 1) {
+        out[row + e] = pass<E, Conj>(sme[reg_e[jj] + i * R + static_cast<int>(c)]);
+      } else {
+        std::uint32_t x = 0;
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          if (e0 + k < 0 || e0 + k >= span_b) continue;
+          x |= static_cast<std::uint32_t>(sme[reg_e[jj] + i * R + static_cast<int>(c)]) << (8 * E * k);
+          if (++c == static_cast<std::uint32_t>(R)) c = 0, ++jj;
+        }
+        if (e0 >= 0 && e0 + K <= span_b) {
+          *reinterpret_cast<std::uint32_t*>(out + row + e0) = x;
+        } else {
+#pragma unroll
+          for (int k = 0; k < K; ++k)
+            if (e0 + k >= 0 && e0 + k < span_b) out[row + e0 + k] = static_cast<T>(x >> (8 * E * k));
+        }
+      }
+    }
+    __syncthreads();  // the shared tile and span bases are read before the next tile's
   }
 }
 
@@ -249,38 +517,6 @@ __global__ void __launch_bounds__(nd_copy_threads)
 
 constexpr index_t grid_limit = 0x7fffffff;
 
-template <int E, nd_shape S, bool Conj, class Map>
-status launch_tile_kernel(const Map& m, const void* in, void* out, cudaStream_t stream) {
-  constexpr nd_tile t = nd_tile_for(90, E, S);  // sm_80 shares the sm_90 table (policy_nd.hpp)
-  nd_tile_kernel<E, t.tile_a, t.tile_b, t.threads, t.min_blocks, Conj, Map>
-      <<<clamp_grid(m.tiles, grid_limit), t.threads, 0, stream>>>(m, in, out);
-  return launch_status("permute_nd tile kernel launch");
-}
-
-template <int E, bool Conj, nd_shape S>
-status launch_tiles_shaped(const plan& p, const void* in, void* out, cudaStream_t stream) {
-  constexpr nd_tile t = nd_tile_for(90, E, S);
-  static_assert(t.valid(), "nd tile constraints");
-  const tile_map m = make_tile_map<tile_map>(p, t.tile_a, t.tile_b);
-  if (nd_index32 && fits32(m.tiles))
-    return launch_tile_kernel<E, S, Conj>(make_tile_map<tile_map32>(p, t.tile_a, t.tile_b), in, out, stream);
-  return launch_tile_kernel<E, S, Conj>(m, in, out, stream);
-}
-
-template <int E, bool Conj>
-status launch_tiles(const plan& p, const void* in, void* out, cudaStream_t stream) {
-  const int r = p.out.rank, A = input_fastest(p);
-  const nd_shape s = nd_shape_for(90, E, p.out.extents[A], p.out.extents[r - 1]);
-  if constexpr (E == 4 || E == 8) {  // nd_shape_for picks the side48 classes for these sizes only
-    if (s == nd_shape::side48_a) return launch_tiles_shaped<E, Conj, nd_shape::side48_a>(p, in, out, stream);
-    if (s == nd_shape::side48_b) return launch_tiles_shaped<E, Conj, nd_shape::side48_b>(p, in, out, stream);
-    if (s == nd_shape::side48_ab) return launch_tiles_shaped<E, Conj, nd_shape::side48_ab>(p, in, out, stream);
-  }
-  if (s == nd_shape::narrow_a) return launch_tiles_shaped<E, Conj, nd_shape::narrow_a>(p, in, out, stream);
-  if (s == nd_shape::narrow_b) return launch_tiles_shaped<E, Conj, nd_shape::narrow_b>(p, in, out, stream);
-  return launch_tiles_shaped<E, Conj, nd_shape::square>(p, in, out, stream);
-}
-
 template <int U, bool Conj, class Map>
 status launch_copy_kernel(const Map& m, const void* in, void* out, cudaStream_t stream) {
   constexpr index_t per_block = static_cast<index_t>(nd_copy_threads) * nd_copy_units;
@@ -294,6 +530,50 @@ status launch_copy(const plan& p, int unit, const void* in, void* out, cudaStrea
   const copy_map m = make_copy_map<copy_map>(p, unit);
   if (nd_index32 && fits32(m.total)) return launch_copy_kernel<U, Conj>(make_copy_map<copy_map32>(p, unit), in, out, stream);
   return launch_copy_kernel<U, Conj>(m, in, out, stream);
+}
+
+template <int E, bool Conj, class Map>
+status launch_ptile_map(const Map& m, int s, const void* in, void* out, cudaStream_t stream) {
+  static_assert(nd_ptile_shapes == 3, "one case per shape");
+  const unsigned grid = clamp_grid(m.tiles, grid_limit);
+  if (s == 1) nd_ptile_kernel<E, 1, Conj, Map><<<grid, nd_ptile_threads, 0, stream>>>(m, in, out);
+  else if (s == 2) nd_ptile_kernel<E, 2, Conj, Map><<<grid, nd_ptile_threads, 0, stream>>>(m, in, out);
+  else nd_ptile_kernel<E, 0, Conj, Map><<<grid, nd_ptile_threads, 0, stream>>>(m, in, out);
+  return launch_status("permute_nd packed tile kernel launch");
+}
+
+template <int E, bool Conj, class Map>
+status launch_ftile_map(const Map& m, int nseg, const void* in, void* out, cudaStream_t stream) {
+  nd_ftile_kernel<E, Conj, Map><<<clamp_grid(m.tiles, grid_limit), nd_ptile_threads, 0, stream>>>(m, nseg, in, out);
+  return launch_status("permute_nd flat tile kernel launch");
+}
+
+template <int E, bool Conj>
+status launch_rtile(const plan& q, index_t R, const void* in, void* out, cudaStream_t stream) {
+  vtile_groups g;
+  const rtile_geom gm = make_rtile_geom(q, R, &g);
+  const vtile_map m = make_vtile_map_on<vtile_map>(q, g, gm.ta, gm.tb);
+  const unsigned grid = clamp_grid(m.tiles, grid_limit);
+  if (vtile_fits32(m)) {
+    nd_rtile_kernel<E, Conj, vtile_map32><<<grid, rtile_threads, 0, stream>>>(make_vtile_map_on<vtile_map32>(q, g, gm.ta, gm.tb), gm, in, out);
+  } else {
+    nd_rtile_kernel<E, Conj, vtile_map><<<grid, rtile_threads, 0, stream>>>(m, gm, in, out);
+  }
+  return launch_status("strided copy row tile kernel launch");
+}
+
+template <int E, bool Conj>
+status launch_ptile(const plan& p, const void* in, void* out, cudaStream_t stream) {
+  vtile_groups g;
+  if (nd_ftile_takes(p, &g)) {
+    const vtile_map m = make_ftile_map<vtile_map>(p, g);
+    if (vtile_fits32(m)) return launch_ftile_map<E, Conj>(make_ftile_map<vtile_map32>(p, g), ftile_segs(g.na), in, out, stream);
+    return launch_ftile_map<E, Conj>(m, ftile_segs(g.na), in, out, stream);
+  }
+  const int s = nd_ptile_shape(p);
+  const vtile_map m = make_ptile_map<vtile_map>(p, s);
+  if (vtile_fits32(m)) return launch_ptile_map<E, Conj>(make_ptile_map<vtile_map32>(p, s), s, in, out, stream);
+  return launch_ptile_map<E, Conj>(m, s, in, out, stream);
 }
 
 // ---- the vector tile (candidate kernels, nd_candidate.hpp) ----
@@ -396,7 +676,7 @@ status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t 
     if (vtile_plan(p, in, out, k, &c, &m)) {
       return with_elem_size(p.in.elem_size, [&](auto e) {
         constexpr int E = decltype(e)::value;
-        if constexpr (E < 2) return launch_tiles<E, false>(p, in, out, stream);  // not reached: vtile_plan takes E >= 2
+        if constexpr (E < 2) return launch_ptile<E, false>(p, in, out, stream);  // not reached: vtile_plan takes E >= 2
         else if (k == nd_kernel::vtile_rows_occ) return launch_vtile_shaped<E, true, true>(p, c.v, m, c.pack, in, out, stream);
         else if (nd_kernel_rows(k)) return launch_vtile_shaped<E, true, false>(p, c.v, m, c.pack, in, out, stream);
         else return launch_vtile_shaped<E, false, false>(p, c.v, m, c.pack, in, out, stream);
@@ -404,11 +684,11 @@ status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t 
     }
   }
   if (p.conjugate) {
-    if (p.in.elem_size == 8) return launch_tiles<8, true>(p, in, out, stream);
-    return launch_tiles<16, true>(p, in, out, stream);
+    if (p.in.elem_size == 8) return launch_ptile<8, true>(p, in, out, stream);
+    return launch_ptile<16, true>(p, in, out, stream);
   }
   return with_elem_size(p.in.elem_size, [&](auto e) {
-    return launch_tiles<decltype(e)::value, false>(p, in, out, stream);
+    return launch_ptile<decltype(e)::value, false>(p, in, out, stream);
   });
 }
 
@@ -422,6 +702,17 @@ status launch_strided_copy(const plan& p, const void* in, void* out, cudaStream_
       case 2: return launch_row_stream<2>(p, in, out, stream);
       case 4: return launch_row_stream<4>(p, in, out, stream);
       default: return launch_row_stream<8>(p, in, out, stream);
+    }
+  }
+  {
+    plan q;
+    index_t R = 0;
+    if (nd_rtile_takes(p, &q, &R, in, out)) {
+      if (p.conjugate) {
+        if (p.in.elem_size == 8) return launch_rtile<8, true>(q, R, in, out, stream);
+        return launch_rtile<16, true>(q, R, in, out, stream);
+      }
+      return with_elem_size(q.in.elem_size, [&](auto e) { return launch_rtile<decltype(e)::value, false>(q, R, in, out, stream); });
     }
   }
   {

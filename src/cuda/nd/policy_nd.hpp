@@ -1,6 +1,6 @@
-// Tiles of the N-d kernels as data: per compute capability and element size, the
-// tile of permute_nd (elements along the input's fastest dim x the output's fastest
-// dim) and the block size, with the constraints of a tile checked once in valid().
+// Tiles of the N-d kernels as data: per element size and shape, the vector tile, the
+// packed tile and the run tile of permute_nd and strided copies, with their
+// constraints checked at compile time.
 #pragma once
 
 namespace xpose::detail {
@@ -40,102 +40,31 @@ constexpr nd_geom nd_vtile_base(int elem_size) {
   }
 }
 
-struct nd_tile {
-  int tile_a;   ///< elements along A, the input's fastest dim (a power of two, or 48)
-  int tile_b;   ///< elements along B, the output's fastest dim (a power of two, or 48)
-  int threads;  ///< per block
-  int elem_size;
-  /// Blocks per SM its registers must allow (__launch_bounds__): the 32-bit index
-  /// math left unbounded costs occupancy; 8- and 16-byte tiles would spill under the
-  /// bound and keep the compiler's choice (1). Checked without spills for sm_80 and
-  /// sm_90. docs/RESULTS.md, "N-d permutation (issue 17)".
-  int min_blocks = 1;
-
-  /// Both tile sides divide the block (a thread keeps one column on each side; the
-  /// sides need not be powers of two, see tile_read_slot in src/core/nd_map.hpp),
-  /// whole passes of the block over the tile, the shared tile (padded by one element
-  /// per row) within the 48 KiB static limit.
-  constexpr bool valid() const {
-    return tile_a > 0 && tile_b > 0 && threads % 32 == 0 && threads <= 1024 && threads % tile_a == 0 &&
-           min_blocks >= 1 && min_blocks * threads <= 2048 &&
-           threads % tile_b == 0 && (tile_a * tile_b) % threads == 0 &&
-           (tile_a + 1) * tile_b * elem_size <= 48 * 1024;
-  }
-};
-
-/// Shape classes of permute_nd: a fastest dim shorter than half the square tile's
-/// side leaves most of a square tile empty, so the tile is halved along it (and, for
-/// 4- to 16-byte elements, doubled along the other: same elements per block).
-/// side48_*: for 4- and 8-byte elements, a fastest dim that 48-element tiles cover
-/// with less waste than 32-element ones (48, 144, ...; a 48 cut into 32 + 16 leaves
-/// half-empty tiles) gets a 48-element side on A, B or both.
-enum class nd_shape { square, narrow_a, narrow_b, side48_a, side48_b, side48_ab };
-
-/// Policy switches of the N-d kernels, each one line to revert if the H200 shows a
-/// regression (docs/RESULTS.md, "N-d permutation (issue 17)"):
-/// nd_side48: allow the side48_* classes (false: the square/narrow table only).
-/// nd_index32: 32-bit fast divisors when every index of a map fits (false: 64-bit only).
-inline constexpr bool nd_side48 = true;
+/// nd_index32: 32-bit fast divisors when every index of a map fits (false: 64-bit only;
+/// docs/RESULTS.md, "N-d permutation (issue 17)").
 inline constexpr bool nd_index32 = true;
 
-/// The tile for a device of compute capability `cc`, E-byte elements and a shape
-/// class. The square tile spans >= 128 bytes per side where the element size allows
-/// (one full line per row on both global sides); 4- to 16-byte elements use 128-thread
-/// blocks so that each thread keeps 8 (4, 2) loads in flight and 16 blocks fit an SM
-/// (bytes in flight per SM, the same argument as the 2-D path's tile table).
-/// A starting point, not yet tuned: docs/RESULTS.md, "N-d permutation (issue 17)" records what
-/// the TTC set measured with it.
-constexpr nd_tile nd_tile_for(int cc, int elem_size, nd_shape shape = nd_shape::square) {
-  (void)cc;  // one table for sm_80 and sm_90 until a measurement separates them
-  nd_tile t{};
-  switch (elem_size) {
-    case 1: t = {64, 64, 256, 1}; break;  // 128x64: 32 loads and 128-171 registers per thread
-    case 2: t = {64, 64, 256, 2}; break;
-    case 4: t = {32, 32, 128, 4}; break;
-    case 8: t = {32, 32, 128, 8}; break;
-    default: t = {16, 16, 128, 16}; break;
-  }
-  // 1- and 2-byte tiles only shrink: doubling a side doubled the loads (and the
-  // 64-bit addresses) a thread keeps live, 96-128 registers per thread.
-  const bool keep_area = elem_size >= 4;
-  if (shape == nd_shape::narrow_a) t.tile_a /= 2, t.tile_b *= keep_area ? 2 : 1;
-  if (shape == nd_shape::narrow_b) t.tile_b /= 2, t.tile_a *= keep_area ? 2 : 1;
-  // 48-element sides (4- and 8-byte elements only; other sizes keep the square tile):
-  // 192 threads are a multiple of 48 and 32; 48x48 is 12 loads per thread, 48x32 8.
-  const bool side48 = elem_size == 4 || elem_size == 8;
-  if (side48 && (shape == nd_shape::side48_a || shape == nd_shape::side48_ab)) t.tile_a = 48, t.threads = 192;
-  if (side48 && (shape == nd_shape::side48_b || shape == nd_shape::side48_ab)) t.tile_b = 48, t.threads = 192;
-  if (elem_size == 4) t.min_blocks = t.threads == 192 ? 6 : 2048 / t.threads;
-  if (elem_size <= 2) t.min_blocks = 6;  // 256 threads: 40 registers (32 spilled on sm_80)
-  return t;
+/// The packed tile (nd_ptile_kernel, permute_nd.cu; words and shifts: ptile_* in
+/// src/core/nd_map.hpp): every permute_nd plan the vector tile cannot move (1-byte
+/// elements, odd extents, unaligned pointers or strides, conjugation). Shape s: lanes
+/// (words of max(E, 4) bytes) per input row and per output row, 256 threads; the sides
+/// are ptile_side(E, lanes) elements (E = 1: 125 x 125, 125 x 29, 29 x 125). The
+/// launcher takes the shape whose packed sides (make_vtile_groups) fill the most slots.
+struct nd_pgeom {
+  int la, lb;
+};
+inline constexpr int nd_ptile_shapes = 3, nd_ptile_threads = 256;
+constexpr nd_pgeom nd_ptile_for(int s) {
+  if (s == 1) return {32, 8};
+  if (s == 2) return {8, 32};
+  return {32, 32};
 }
-
-/// Elements a tile side of `t` leaves idle over an extent n.
-constexpr long long nd_side_waste(long long n, int t) { return (n + t - 1) / t * t - n; }
-
-/// The class of a permutation whose fastest dims have nA (input) and nB (output) elements.
-constexpr nd_shape nd_shape_for(int cc, int elem_size, long long n_a, long long n_b) {
-  const nd_tile sq = nd_tile_for(cc, elem_size);
-  if (2 * n_a <= sq.tile_a && n_b > sq.tile_b) return nd_shape::narrow_a;
-  if (2 * n_b <= sq.tile_b && n_a > sq.tile_a) return nd_shape::narrow_b;
-  if (nd_side48 && sq.tile_a == 32 && sq.tile_b == 32) {
-    const bool a48 = nd_side_waste(n_a, 48) < nd_side_waste(n_a, 32);
-    const bool b48 = nd_side_waste(n_b, 48) < nd_side_waste(n_b, 32);
-    if (a48 && b48) return nd_shape::side48_ab;
-    if (a48) return nd_shape::side48_a;
-    if (b48) return nd_shape::side48_b;
-  }
-  return nd_shape::square;
-}
-
-constexpr bool nd_table_valid() {
-  for (int e = 1; e <= 16; e *= 2)
-    for (nd_shape s : {nd_shape::square, nd_shape::narrow_a, nd_shape::narrow_b, nd_shape::side48_a,
-                       nd_shape::side48_b, nd_shape::side48_ab})
-      if (!nd_tile_for(90, e, s).valid()) return false;
-  return true;
-}
-static_assert(nd_table_valid(), "every nd tile satisfies its constraints");
+/// Register bound in blocks of 256 threads per SM: under a bound of 2 blocks (128
+/// registers) ptxas took 86 (sm_80) and 78 (sm_90) for the 1-byte 125 x 125 tile (16
+/// loads per thread), 70 and 48 for 2-byte tiles, at most 56 and 45 for the rest; 3
+/// blocks (85 registers) for the first, 4 (64) for the others: 29-78 registers, no
+/// spills on sm_80 and sm_90.
+constexpr int nd_ptile_min_blocks(int elem_size, int s) { return elem_size == 1 && s == 0 ? 3 : 4; }
 
 /// Block size of the strided-copy kernel, and units (<= 16 bytes each) per thread:
 /// all nd_copy_units loads of a thread are issued before its first store, so a
@@ -145,7 +74,7 @@ constexpr int nd_copy_units = 4;
 
 /// Kernels of permute_nd, for the same-run comparison of `xpose-bench ttc --ab`
 /// (src/cuda/nd/nd_candidate.hpp selects one at run time; internal, not public API):
-/// policy: nd_tile_kernel with the table above (scalar accesses, one dim per side);
+/// policy: the packed tile (nd_ptile_kernel, shapes above) for every permute_nd plan;
 /// vtile: the vector tile kernel on packed sides (make_vtile_map, pack = true);
 /// vtile_flat: the same kernel with one dim per side (pack = false);
 /// vtile_small: vtile that may also take the quarter tile (shape 3: 32x32 for f32);
@@ -170,8 +99,8 @@ constexpr int nd_copy_units = 4;
 /// 256-thread shape 0 where it fills at least nd_wide_fill of its slots (f32 A/Bs: shape
 /// 0 ran ahead of the 128-thread shapes on fully filled rank-3 and rank-5 reversals,
 /// behind them on partly filled tiles; f16 behind either way).
-/// Shapes vtile cannot move in 16-byte chunks, 1-byte elements and conjugation keep
-/// the policy kernel.
+/// Shapes vtile cannot move in 16-byte chunks, 1-byte elements and conjugation take
+/// the packed tile.
 enum class nd_kernel : int {
   policy = 0,
   vtile = 1,

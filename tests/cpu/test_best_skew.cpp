@@ -382,8 +382,6 @@ TEST(BestSkewFit, Tiles) {
     EXPECT_LT(best_skew_async_smem(E, a, false, best_skew_async_stages),
               best_skew_async_smem(E, best_tile_skew_async_for(E, false), false, best_skew_async_stages));
   }
-  EXPECT_EQ(best_path_name(best_path::realign_skew_fit), std::string("realign_skew_fit"));
-  EXPECT_EQ(best_path_name(best_path::realign_skew_async_fit), std::string("realign_skew_async_fit"));
 }
 
 TEST(BestSkewFit, PadsLess) {

@@ -1,7 +1,7 @@
 // interleave_bench: the register-interleave slab kernel (src/cuda/best_interleave.cuh)
-// at other geometries than the policy's, on the sweep's channel-shuffle cases
+// at other geometries than the table's (best_geom.hpp), on the sweep's channel-shuffle cases
 // (batch x C x 50176 and back, 32 MiB per buffer), against cudaMemcpyAsync of the same
-// bytes and the registered variants best / best_next, in one run. L2 is flushed before
+// bytes and the registered variant best, in one run. L2 is flushed before
 // every timed call; every output is checked bitwise against the CPU reference.
 // Output, one line per (case, route):
 //   case,route,median_us,GB/s,ratio_to_memcpy,check
@@ -10,7 +10,7 @@
 #include <xpose/xpose.hpp>
 
 #include "../src/cuda/best_interleave.cuh"
-#include "../src/cuda/policy.hpp"
+#include "../src/cuda/best_geom.hpp"
 #include "bench_util.hpp"
 
 #include <algorithm>
@@ -93,12 +93,11 @@ void one_case(bench& b, const char* dtype) {
   b.memcpy_us = 0;
   b.memcpy_us = b.time_us([&] { CK(cudaMemcpyAsync(b.out, b.in, n, cudaMemcpyDeviceToDevice, b.st)); });
   std::printf("%s,memcpy,%.2f,%.1f,1.000,-\n", b.name.c_str(), b.memcpy_us, 2.0 * n / (b.memcpy_us * 1e3));
-  for (const char* v : {"best", "best_next"})
-    b.report(v, [&] {
-      if (!xpose::transpose_variant(v, b.in, b.out, b.d, {32, 8}, b.st).ok()) std::exit(1);
-    });
+  b.report("best", [&] {
+    if (!xpose::transpose_variant("best", b.in, b.out, b.d, {32, 8}, b.st).ok()) std::exit(1);
+  });
   constexpr int U = best_interleave_units(C), NT = best_interleave_threads(C);
-  geometry<E, C, Gather, U, NT, 1, Any>(b);  // the policy's
+  geometry<E, C, Gather, U, NT, 1, Any>(b);  // the table's
   geometry<E, C, Gather, U, NT, 4, Any>(b);  // fewer, longer-lived blocks
   geometry<E, C, Gather, U * 2, NT, 1, Any>(b);
   if constexpr (U > 1) geometry<E, C, Gather, U / 2, NT, 1, Any>(b);

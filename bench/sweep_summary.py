@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Summarises `xpose-bench sweep --format md` tables: for each dtype, the median and
 minimum fraction of cudaMemcpy of `best` over the sweep, the cases below 0.85, and the
-median per shape class, as a markdown table (docs/RESULTS.md). When the table also has
-`best_next` rows (`sweep --candidate`), the same summary for it follows, then the
-side-by-side: per dtype and class the median of best_next / best (same run), and the
-cases where they differ by more than 3%.
+median per shape class, as a markdown table (docs/RESULTS.md). With --against, the sweep of
+another tree (built side by side, run on the same machine) is summarised too, then the
+side-by-side: per dtype and class the median of theirs / ours, and the cases where they differ
+by more than 3%.
 
-usage: python3 bench/sweep_summary.py sweep.md [sweep2.md ...]
+usage: python3 bench/sweep_summary.py sweep.md [sweep2.md ...] [--against other.md ...]
 """
 import statistics
 import sys
@@ -50,7 +50,7 @@ def summary(by, variant):
 
 
 def side_by_side(a, b):
-    print("\nbest_next / best (same run), median per dtype and class; then every case off by > 3%:\n")
+    print("\nagainst / this tree, median per dtype and class; then every case off by > 3%:\n")
     pairs = {}
     for dt, v in a.items():
         base = {(x[1], x[2]): x for x in v}
@@ -70,17 +70,19 @@ def side_by_side(a, b):
     for dt, v in pairs.items():
         for o, n in v:
             if o[0] > 0 and abs(n[0] / o[0] - 1) > 0.03:
-                print(f"- {dt} {o[1]} {o[2]}: best {o[0]:.3f} ({o[3]}) -> best_next {n[0]:.3f} ({n[3]})"
+                print(f"- {dt} {o[1]} {o[2]}: best {o[0]:.3f} ({o[3]}) -> against {n[0]:.3f} ({n[3]})"
                       f"{'' if n[4] == 'exact' else ' NOT EXACT'}")
 
 
 def main():
-    a = collect(sys.argv[1:], "best")
+    args = sys.argv[1:]
+    ours, theirs = (args[: args.index("--against")], args[args.index("--against") + 1 :]) if "--against" in args else (args, [])
+    a = collect(ours, "best")
     summary(a, "best")
-    b = collect(sys.argv[1:], "best_next")
-    if b:
+    if theirs:
+        b = collect(theirs, "best")
         print()
-        summary(b, "best_next")
+        summary(b, "best (against)")
         side_by_side(a, b)
 
 

@@ -1,5 +1,5 @@
-// The asynchronous-copy tile of `best` (routes tile_async / tile_async_batch, switch
-// best_async_default in policy.hpp): tile_kernel's tile and register micro-blocks, but
+// The asynchronous-copy tile of `best` (routes tile_async / tile_async_batch; docs/RESULTS.md
+// "2-D: cp.async tiles for squares and batches"): tile_kernel's tile and register micro-blocks, but
 // the input side goes global -> shared with cp.async (sm_80+) instead of through
 // registers. Why: the 1-byte tile_kernel holds its L loaded chunks and its 16x8-byte
 // micro-block in registers, which caps it at 128 registers and 2 blocks per SM (3
@@ -15,7 +15,7 @@
 #include <cstdint>
 
 #include "best_bytes.cuh"
-#include "policy.hpp"
+#include "best_geom.hpp"
 #if defined(__CUDACC__)
 #include "best_kernels.cuh"
 #include "best_realign.cuh"
@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(NT, MinBlocks) async_tile_kernel(args aa) {
   }
 }
 
-/// The pipelined async tile (route tile_async_pipe, switch best_async_pipe_default): the
+/// The pipelined async tile (route tile_async_pipe): the
 /// same tiles and micro-blocks on resident blocks (grid = blocks that fit at once, from
 /// best.cu) that stride over the groups of TPB tiles with S shared stages: the loads of
 /// the next S - 1 groups are in flight while the block transposes and stores the current
@@ -227,7 +227,7 @@ __device__ __forceinline__ void copy_chunk_clamped(std::uint32_t dst, u8* dst_ge
                                                    const u8* hi) {
   // Only whole chunks go by cp.async: compute-sanitizer counts a cp.async with a source
   // size below 16 as a 16-byte read (memcheck and initcheck flagged the input's last,
-  // partial chunk in session 4's GPU call 4), so partial chunks at either end of the view
+  // partial chunk), so partial chunks at either end of the view
   // are read byte by byte, the rest of the 16 bytes zero-filled.
   if (src >= lo && hi - src >= 16) {
     cp_async16(dst, src, 16);

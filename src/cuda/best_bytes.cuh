@@ -1,7 +1,7 @@
 // 16-byte chunk helpers shared by the realigning tile kernel (best_realign.cuh) and the
 // slab kernels (best_slab.cuh): aligned loads clamped to a view, byte windows over two
 // chunks (funnel shifts), element insert/extract, partial stores. Host-device, so that
-// the CPU tests (tests/cpu/test_best_policy.cpp) run the same index and byte math on
+// the CPU tests (tests/cpu/test_best_slab.cpp) run the same index and byte math on
 // host buffers; on the host, memory goes through memcpy.
 #pragma once
 

@@ -1,5 +1,5 @@
-// Direct scatter of `best` (route slab_scatter_direct, switch best_scatter_direct_default in
-// policy.hpp): 1-2 byte scatters of short sides up to 8 (HW x C -> C x HW) with no rows area
+// Direct scatter of `best` (route slab_scatter_direct; docs/RESULTS.md "2-D: slab scatters of
+// 1-2 byte elements"): 1-2 byte scatters of short sides up to 8 (HW x C -> C x HW) with no rows area
 // in shared memory.
 //
 // Why: the grouped scatters (best_slab.cuh, best_pipe.cuh) pass every byte through shared
@@ -18,7 +18,7 @@
 // in its segments, whole up to the row's end, and the first slab of a row also the chunk
 // the row starts in; every output chunk by one lane, one store except at the rows' ends.
 // (A wide form for sides 12 and 16, 8-byte pieces of two 4-byte word groups, lost everywhere
-// side by side and was removed: docs/RESULTS.md "Session 7".)
+// side by side and was removed.)
 // The phases are host-device: the CPU tests (tests/cpu/test_best_direct.cpp) run them lane
 // by lane, a warp's pieces before its stores.
 #pragma once

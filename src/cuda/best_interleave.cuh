@@ -1,7 +1,7 @@
-// Register-interleave kernels of `best` (candidate route, switch best_interleave_default):
+// Register-interleave kernels of `best` (routes slab_interleave_gather / _scatter):
 // one short side of C rows (best_interleave_sides) with the other side
 // packed, 4- and 8-byte elements, every 16-byte boundary the layout needs aligned
-// (best_interleave_fits, policy.hpp). NCHW -> NHWC (gather) and back (scatter). Gathers
+// (route_table.hpp). NCHW -> NHWC (gather) and back (scatter). Gathers
 // also at any E-aligned layout (Any: each row unit a window of two aligned chunks, the
 // second one the next lane's first by shuffle, so 31 units per 32 lanes; the packed
 // range stored as windows of the staging with partial end chunks).
@@ -178,7 +178,7 @@ XPOSE_HDI void phase1(const args& a, const tile& p, u8* st, int lane) {
     // Only the view's last row can end inside a unit (rows of whole 16-byte chunks; Any:
     // the unit's two aligned chunks): tiles short of it load without clamping. Any: the
     // first row's first aligned chunk starts before the row, so a tile at the view's start
-    // clamps too (otherwise it reads bytes before the view: initcheck, session 4 call 5).
+    // clamps too (otherwise it reads bytes before the view: initcheck).
     const bool inside = (!Any || p.in >= a.in + 16) && p.in + (C - 1) * a.ld_seg + 16 * p.nu + (Any ? 16 : 0) <= a.in_end;
     constexpr int LU = Any ? 31 : 32;  // units per lane row of the tile (tile_units_for)
     XPOSE_UNROLL

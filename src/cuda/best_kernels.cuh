@@ -14,7 +14,7 @@
 
 #include "best_bytes.cuh"
 #include "common.cuh"
-#include "policy.hpp"
+#include "best_geom.hpp"
 
 namespace xpose::detail::best {
 
@@ -208,7 +208,7 @@ __device__ __forceinline__ void store_micro(const std::uint32_t (&w)[k][KW], u8*
 /// side by side, are kk output chunks of 16 bytes.
 /// LateWait: as a programmatic dependent, release the next launch at once but wait for the
 /// work before this one only just before the first load, so that the tile's index math
-/// overlaps that work's tail (switch best_late_wait_default: tiny calls in CUDA graphs).
+/// overlaps that work's tail (route::late: tiny calls in CUDA graphs).
 template <int E, int TR, int NCH, int NT, int MW, int MinBlocks, int A, int Hint = 0, bool LateWait = false>
 __global__ void __launch_bounds__(NT, MinBlocks) tile_kernel(tile_args a) {
   using geom = tile_geom<E, TR, NCH, NT, MW>;

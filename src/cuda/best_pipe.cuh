@@ -1,13 +1,12 @@
 // Pipelined slab kernels of `best` (routes slab_gather_pipe / slab_scatter_pipe and
-// slab_gather_micro_pipe / slab_scatter_micro_pipe, switch best_pipe_default in
-// policy.hpp): the slab kernels' phases (best_slab.cuh: grouped and micro-block) on
+// slab_gather_micro_pipe / slab_scatter_micro_pipe; docs/RESULTS.md "2-D: pipelined slabs"): the slab kernels' phases (best_slab.cuh: grouped and micro-block) on
 // resident blocks that each stream many slabs, with the next slab's loads in flight
 // while the block interleaves and stores the current one.
 //
 // Why: the grouped kernels' middle phase needs 70-126 registers, so only 2-3 blocks of
 // 256 threads fit on an SM, and each block runs load -> barrier -> interleave -> barrier
 // -> store with nothing in flight outside its load phase. The sweep's 1-2 byte slab rows
-// track those register counts (docs/RESULTS.md "Shape classes (issue 12)", final sweep):
+// track those register counts (docs/RESULTS.md "2-D: pipelined slabs"):
 // 4 blocks per SM (u8 scatter C = 3, 12) at 0.89-1.02 of memcpy, 2 blocks (C = 6, 8,
 // 24) at 0.54-0.74. Here the loads are asynchronous copies straight to shared memory
 // (sm_80+: cp.async; they hold no registers), double-buffered: slab i+1's chunks are
@@ -221,9 +220,9 @@ using pipe_args = std::conditional_t<A, lean_args, args>;
 /// chunks); gathers shift their raw rows in the middle phase's reads (SH; no realigning
 /// pass, no rows area; a.pipe_depth load buffers, slabs depth - 1 ahead). a.shifted (without
 /// H): 16-byte micro-block gathers read their raw rows the same way, chosen at run time.
-/// Scatters: two staging buffers, a compile-time count (read at run time, for a three-buffer
-/// candidate since removed, it cost the pipelined scatters 2-4%: docs/RESULTS.md "Session 8").
-/// A (grouped gathers, the lean form; best_gather_lean_default; arguments lean_args): slab
+/// Scatters: two staging buffers, a compile-time count (read at run time it cost the
+/// pipelined scatters 2-4%).
+/// A (grouped gathers, the lean form, route::lean; arguments lean_args): slab
 /// boundaries of a.out_lags (align_out_slabs: whole output chunks from every slab but a
 /// matrix's first) and the shift gathers' row windows by branches (ld_row_words U).
 template <int E, int M, int NT, int SS, int MINB, int MW = 0, bool H = false, bool A = false>

@@ -72,7 +72,7 @@ constexpr int realign_min_blocks() {
 
 /// XS: the chunk after each row's cover (the last lane's) goes to a slot of its own after
 /// the tile by cp.async (best_realign_smem), not to registers: the fitted tile's deep form
-/// (best_fit_deep_on) spilled holding those chunks in registers.
+/// (route::deep) spilled holding those chunks in registers.
 template <int E, int TR, int NCH, int NT, int MW, int MinBlocks, bool OutAligned = false, bool XS = false>
 __global__ void __launch_bounds__(NT, (realign_min_blocks<MinBlocks, XS>())) realign_tile_kernel(realign_args ra) {
   const tile_args& a = ra.t;

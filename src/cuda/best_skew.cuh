@@ -32,7 +32,7 @@
 
 #include "best_async.cuh"
 #include "best_bytes.cuh"
-#include "policy.hpp"
+#include "best_geom.hpp"
 
 namespace xpose::detail::skew {
 

@@ -1,5 +1,5 @@
 // Slab kernels of `best`: shapes with one short side, or batches of small matrices,
-// at any element alignment (docs/RESULTS.md, "Shape classes (issue 12)").
+// at any element alignment (docs/RESULTS.md, "2-D: slab kernels (gather, scatter, whole matrices)").
 //
 // A slab is a range of the long side with the whole short side (S rows of n elements).
 // One side of it is S row segments (anywhere, any E-aligned address), the other side
@@ -29,7 +29,7 @@
 //           between them.
 // Loads never touch a byte outside the input view [in, in_end); stores never touch a
 // byte outside the slab's own output elements. The phases are host-device functions:
-// the CPU tests run a block's phases on host buffers (tests/cpu/test_best_policy.cpp).
+// the CPU tests run a block's phases on host buffers (tests/cpu/test_best_slab.cpp).
 #pragma once
 
 #include <xpose/view.hpp>
@@ -81,7 +81,7 @@ XPOSE_HDI i64 min64(i64 a, i64 b) { return a < b ? a : b; }
 XPOSE_HDI int addr16(const void* p) { return static_cast<int>(reinterpret_cast<std::uintptr_t>(p) & 15); }
 
 /// Slab geometry for E-byte elements and a slab of about `slab_bytes`; the caller
-/// (best_path_for) has checked the layout conditions of the mode. grouped: the kernel
+/// (the route table) has checked the layout conditions of the mode. grouped: the kernel
 /// has the short side as its template argument SS (adds the staging area); for whole,
 /// the micro-block kernel (input and output staged as whole, swizzled chunks). halo
 /// (scatter): rows and staging hold k = 16/E positions past the slab (loaded_with_halo),
@@ -507,7 +507,7 @@ XPOSE_HDI void mid_phase(const args& a, const divisors& dv, const pos& p, u8* sm
 /// bytes of a row: consecutive threads take them (conflict-free shared accesses; 4-byte
 /// rows: 2-way), the next threads the next row block, so a warp's packed-side accesses
 /// are runs of 32-64 contiguous bytes (GP = 32 left 16-byte pieces: u8 gathers at 0.5-0.6
-/// of memcpy, "Shape classes (issue 12)", third round).
+/// of memcpy).
 template <int E, int MW>
 struct micro_shape {
   static constexpr int k = 16 / E;
@@ -565,7 +565,7 @@ XPOSE_HDI void whole_blocks(const args& a, const pos& p, const u8* src, u8* dst,
 /// output range (whole 16-byte chunks, positions past the slab skipped); scatter: the
 /// packed input range -> registers -> shared rows (element (s, l) at 16 + s*pitch +
 /// l*E, the layout read_phase / write_phase use). Needs a.S % k == 0 and the slab's
-/// packed base 16-byte aligned (best_path_for checks both). staged (scatter): the packed
+/// packed base 16-byte aligned (the route table checks both). staged (scatter): the packed
 /// input range already in shared memory, chunk v at staged + 16*fold_swizzle(v).
 /// SH (gather): raw rows (row_phase). a.shifted (gather, MW = 16, without SH): the same
 /// raw-row reads, chosen at run time (the pipelined kernel's raw load buffer; no realigning

@@ -55,10 +55,6 @@ struct route {
   int row = -1;          ///< index of the table row that chose it
 };
 
-constexpr bool operator==(const best_tile& a, const best_tile& b) {
-  return a.rows == b.rows && a.chunks == b.chunks && a.threads == b.threads && a.micro_bytes == b.micro_bytes &&
-         a.min_blocks == b.min_blocks;
-}
 constexpr bool operator==(const route& a, const route& b) {
   return a.path == b.path && a.kernel == b.kernel && a.tile == b.tile && a.access == b.access && a.late == b.late &&
          a.realign == b.realign && a.deep == b.deep && a.tpb == b.tpb && a.stages == b.stages && a.oa == b.oa &&
@@ -99,6 +95,9 @@ constexpr bool in_list(long long s, const int* b, const int* e) {
   return false;
 }
 constexpr bool pipe_side(long long s) { return in_list(s, std::begin(best_pipe_sides), std::end(best_pipe_sides)); }
+constexpr bool interleave_side(long long s) {
+  return in_list(s, std::begin(best_interleave_sides), std::end(best_interleave_sides));
+}
 constexpr int group_side(int E, long long s) {  // the grouped slab kernel's side, 0: none
   return best_slab_group_for(best_class_policy_for(0, E), E, s);
 }
@@ -118,7 +117,7 @@ constexpr bool wide_pipe(const route_facts& f, bool gather) {
 }
 constexpr bool interleave(const route_facts& f, bool gather) {
   const long long s = gather ? f.rows : f.cols;
-  if ((f.E != 4 && f.E != 8) || !best_interleave_side(s) || (!gather && s > best_interleave_scatter_max)) return false;
+  if ((f.E != 4 && f.E != 8) || !interleave_side(s) || (!gather && s > best_interleave_scatter_max)) return false;
   if ((gather ? f.ira : f.ora) && (gather ? f.pout : f.pin)) return true;
   return gather && s <= best_interleave_realign_max && f.in_e && f.out_e;
 }
@@ -187,11 +186,10 @@ constexpr route scatter_pipe(const route_facts& f, int g, bool halo, int sb = 0)
                     best_pipe_min_blocks(f.E, false, g, halo), halo, sb);
 }
 constexpr route micro_pipe(const route_facts& f, best_path p, int mode, bool halo, int sb = 0) {
-  const int w = p == best_path::slab_gather_micro_shift ? best_pipe_micro_width : best_pipe_micro_width_for(f.E);
-  return pipe_route(f, p, mode, 0, w, best_pipe_micro_min_blocks(mode == 0), halo, sb);
+  return pipe_route(f, p, mode, 0, best_pipe_micro_width_for(f.E), best_pipe_micro_min_blocks(mode == 0), halo, sb);
 }
 constexpr route whole_pipe(const route_facts& f) {
-  const best_micro m = best_slab_micro_for(f.E, best_path::slab_whole_micro);
+  const best_micro m = best_slab_micro_for(f.E, false);
   return pipe_route(f, best_path::slab_whole_micro_pipe, 2, 0, m.width, m.min_blocks, false);
 }
 constexpr route direct_route(const route_facts& f, int g, int sb) {
@@ -276,133 +274,133 @@ using F = const route_facts&;
 using B = best_path;
 // clang-format off
 constexpr route_row rows[] = {
-  {"vector", [](F f) { return f.vector; }, [](F) { return route{}; }, "2-D shapes"},
+  {"vector", [](F f) { return f.vector; }, [](F) { return route{}; }, "2-D: the shape sweep"},
   // ---- tiny calls (latency-bound): the narrow tile, several blocks, waiting late ----
   {"tiny 1-2 byte", [](F f) { return f.E <= 2 && f.tiny; },
-   [](F f) { return tile_route(B::tile_narrow, best_tile_shaped(f.E, best_shape::narrow), 16, true); }, "2-D shapes: tiny calls"},
+   [](F f) { return tile_route(B::tile_narrow, best_tile_shaped(f.E, best_shape::narrow), 16, true); }, "2-D: tiny calls and CUDA graphs"},
   {"tiny 4-8 byte", [](F f) { return f.E <= 8 && f.tiny; },
-   [](F f) { return tile_route(B::tile_narrow, best_tile_tiny_small_for(f.E), 16, true); }, "2-D shapes: tiny calls"},
+   [](F f) { return tile_route(B::tile_narrow, best_tile_tiny_small_for(f.E), 16, true); }, "2-D: tiny calls and CUDA graphs"},
   // ---- batches of small matrices ----
   {"f16 64x64 batch >= 64 MiB", [](F f) { return f.E == 2 && async_batch(f) && f.bytes >= best_async_f16_big_min_bytes; },
-   [](F f) { return async_route(f, true, false); }, "2-D shapes: batches"},
+   [](F f) { return async_route(f, true, false); }, "2-D: cp.async tiles for squares and batches"},
   {"f16 64x64 batch >= 16 MiB", [](F f) { return f.E == 2 && async_batch(f) && f.bytes >= best_async_pipe_min_bytes; },
-   [](F f) { return async_route(f, true, true); }, "2-D shapes: batches"},
+   [](F f) { return async_route(f, true, true); }, "2-D: cp.async tiles for squares and batches"},
   {"u8 64x64 batch", [](F f) { return f.E == 1 && async_batch(f); }, [](F f) { return async_route(f, true, false); },
-   "2-D shapes: batches"},
+   "2-D: cp.async tiles for squares and batches"},
   {"f64 4-8 KiB matrices", [](F f) { return whole_wide_cap(f); },
-   [](F f) { return tile_route(B::tile_few_rows, best_tile_shaped(f.E, best_shape::few_rows)); }, "2-D shapes: batches"},
+   [](F f) { return tile_route(B::tile_few_rows, best_tile_shaped(f.E, best_shape::few_rows)); }, "2-D: small and narrow tiles for few rows"},
   {"4-8 byte whole-chunk matrices", [](F f) {
      return (f.E == 4 || f.E == 8) && f.packed && f.rows > 1 && f.cols > 1 && (f.rows * f.E) % 16 == 0 &&
             (f.cols * f.E) % 16 == 0 && f.mat * f.E <= best_pipe_whole_wide_max_bytes && f.in16 && f.out16; },
-   [](F f) { return whole_pipe(f); }, "2-D shapes: batches"},
+   [](F f) { return whole_pipe(f); }, "2-D: 4-8 byte pipelined micro-block slabs"},
   {"1-2 byte whole-chunk matrices", [](F f) {
      return f.whole && f.E <= 2 && (f.rows * f.E) % 8 == 0 && (f.cols * f.E) % (f.E == 1 ? 4 : 8) == 0 &&
             (f.mat * f.E) % 16 == 0 && f.in16 && f.out16; },
-   [](F f) { return whole_pipe(f); }, "2-D shapes: batches"},
+   [](F f) { return whole_pipe(f); }, "2-D: pipelined slabs"},
   {"small matrices", [](F f) { return f.whole; }, [](F f) { return slab_route(f, B::slab_whole, 2, 0, 0, 1); },
-   "2-D shapes: batches"},
+   "2-D: slab kernels (gather, scatter, whole matrices)"},
   // ---- gathers (few rows) on the row-fitted tile ----
   {"4-8 byte 24-32 row gather", [](F f) {
      return (f.E == 4 || f.E == 8) && f.rows >= best_fit_wide_min_rows && f.rows <= best_fit_wide_max_rows &&
             f.rows % best_fit_wide_step == 0 && f.rows * best_slab_min_aspect <= f.cols && f.ira && f.ora; },
-   [](F f) { return fit_route(f); }, "2-D shapes: gathers"},
+   [](F f) { return fit_route(f); }, "2-D: row-fitted tiles"},
   {"1-2 byte 33-128 row gather", [](F f) {
      return f.E <= 2 && f.rows >= best_fit_tile_min_rows && f.rows <= best_fit_tile_max_rows &&
             f.rows * best_slab_min_aspect <= f.cols && f.ora; },
-   [](F f) { return fit_route(f); }, "2-D shapes: gathers"},
+   [](F f) { return fit_route(f); }, "2-D: row-fitted tiles"},
   // ---- gather slabs (rows short, output packed) ----
   {"4-8 byte wide gather", [](F f) { return f.gather && wide_pipe(f, true); },
-   [](F f) { return micro_pipe(f, B::slab_gather_micro_pipe, 0, false); }, "2-D shapes: gathers"},
+   [](F f) { return micro_pipe(f, B::slab_gather_micro_pipe, 0, false); }, "2-D: 4-8 byte pipelined micro-block slabs"},
   {"4-8 byte interleave gather", [](F f) { return f.gather && interleave(f, true); },
-   [](F f) { return interleave_route(f, true); }, "2-D shapes: gathers"},
+   [](F f) { return interleave_route(f, true); }, "2-D: register-interleave slabs (4-8 byte channel shuffles)"},
   {"f16 24-32 row gather", [](F f) { return f.gather && gather_short_pipe(f); },
-   [](F f) { return gather_pipe(f, static_cast<int>(f.rows), false); }, "2-D shapes: gathers"},
+   [](F f) { return gather_pipe(f, static_cast<int>(f.rows), false); }, "2-D: pipelined slabs"},
   {"1-2 byte pipelined gather", [](F f) { return f.gather && gather_pipe_side(f); },
-   [](F f) { return gather_pipe(f, static_cast<int>(f.rows), gather_shifts(f)); }, "2-D shapes: gathers"},
+   [](F f) { return gather_pipe(f, static_cast<int>(f.rows), gather_shifts(f)); }, "2-D: shift and lean gathers from unaligned rows"},
   {"1-2 byte 2-row gather, unaligned rows", [](F f) { return f.gather && f.E <= 2 && f.rows == 2 && !f.ira; },
-   [](F f) { return gather_pipe(f, 2, true); }, "2-D shapes: gathers"},
+   [](F f) { return gather_pipe(f, 2, true); }, "2-D: shift and lean gathers from unaligned rows"},
   {"gather", [](F f) { return f.gather; },
    [](F f) { const int g = group_side(f.E, f.rows); return slab_route(f, B::slab_gather, 0, g, 0, g > 0 ? best_slab_group_min_blocks : 1); },
-   "2-D shapes: gathers"},
+   "2-D: slab kernels (gather, scatter, whole matrices)"},
   // ---- scatter slabs (cols short, input packed) ----
   {"4-8 byte wide scatter", [](F f) { return f.scatter && wide_pipe(f, false); },
    [](F f) { return f.ora ? micro_pipe(f, B::slab_scatter_micro_pipe, 1, false) : micro_pipe(f, B::slab_scatter_micro_halo, 1, true); },
-   "2-D shapes: scatters"},
+   "2-D: 4-8 byte pipelined micro-block slabs"},
   {"f32 8, 16 column scatter, unaligned rows", [](F f) {
      return f.scatter && f.E == 4 && (f.cols == 8 || f.cols == 16) && wide_layout(f, false, 8) && !f.ora; },
-   [](F f) { return micro_pipe(f, B::slab_scatter_micro_halo, 1, true); }, "2-D shapes: scatters"},
+   [](F f) { return micro_pipe(f, B::slab_scatter_micro_halo, 1, true); }, "2-D: 4-8 byte pipelined micro-block slabs"},
   {"f32 12 column scatter, unaligned rows", [](F f) {
      return f.scatter && f.E == 4 && f.cols == 12 && wide_layout(f, false, 12) && !f.ora; },
-   [](F f) { return slab_route(f, B::slab_scatter_micro, 1, 0, best_slab_micro_for(f.E, B::slab_scatter_micro).width, 4); },
-   "2-D shapes: scatters"},
+   [](F f) { return slab_route(f, B::slab_scatter_micro, 1, 0, best_slab_micro_for(f.E, true).width, 4); },
+   "2-D: 4-8 byte pipelined micro-block slabs"},
   {"4-8 byte interleave scatter", [](F f) { return f.scatter && interleave(f, false); },
-   [](F f) { return interleave_route(f, false); }, "2-D shapes: scatters"},
+   [](F f) { return interleave_route(f, false); }, "2-D: register-interleave slabs (4-8 byte channel shuffles)"},
   {"1-2 byte two-buffer direct scatter", [](F f) {
      return f.scatter && f.E <= 2 && best_scatter_direct2_takes(f.E, f.cols, f.ora); },
-   [](F f) { return direct_route(f, static_cast<int>(f.cols), best_scatter_direct2_slab(f.E, f.cols)); }, "2-D shapes: scatters"},
+   [](F f) { return direct_route(f, static_cast<int>(f.cols), best_scatter_direct2_slab(f.E, f.cols)); }, "2-D: slab scatters of 1-2 byte elements"},
   {"1-2 byte direct scatter, aligned rows", [](F f) {
      return f.scatter && f.E <= 2 && best_scatter_direct_fits(f.E, static_cast<int>(f.cols), f.ora); },
-   [](F f) { return direct_route(f, static_cast<int>(f.cols), 0); }, "2-D shapes: scatters"},
+   [](F f) { return direct_route(f, static_cast<int>(f.cols), 0); }, "2-D: slab scatters of 1-2 byte elements"},
   {"1-2 byte micro-block scatter, aligned rows", [](F f) { return f.scatter && f.E <= 2 && micro_side(f, f.cols, false) && f.ora; },
-   [](F f) { return micro_pipe(f, B::slab_scatter_micro_pipe, 1, false); }, "2-D shapes: scatters"},
+   [](F f) { return micro_pipe(f, B::slab_scatter_micro_pipe, 1, false); }, "2-D: pipelined slabs"},
   {"1-2 byte micro-block scatter, unaligned rows", [](F f) { return f.scatter && f.E <= 2 && micro_side(f, f.cols, false); },
    [](F f) { return micro_pipe(f, B::slab_scatter_micro_halo, 1, true, best_scatter_slab_table(f.E, f.cols, true, true)); },
-   "2-D shapes: scatters"},
+   "2-D: halo scatters to unaligned rows"},
   {"1-2 byte pipelined scatter", [](F f) { return f.scatter && scatter_pipe_side(f); },
    [](F f) { const int g = static_cast<int>(f.cols); return scatter_pipe(f, g, !f.ora, f.ora ? 0 : scatter_halo_slab(f, g)); },
-   "2-D shapes: scatters"},
+   "2-D: pipelined slabs"},
   {"1-2 byte halo scatter", [](F f) {
      return f.scatter && f.E <= 2 && !f.ora && f.cols >= best_halo_side_min && pipe_side(f.cols); },
    [](F f) { const int g = static_cast<int>(f.cols); return scatter_pipe(f, g, true, scatter_halo_slab(f, g)); },
-   "2-D shapes: scatters"},
+   "2-D: halo scatters to unaligned rows"},
   {"u8 2-3 column batch scatter, unaligned rows", [](F f) {
      return f.scatter && f.E == 1 && !f.ora && f.batched && (f.cols == 2 || f.cols == 3); },
    [](F f) { const int g = static_cast<int>(f.cols); return scatter_pipe(f, g, true, scatter_halo_slab(f, g)); },
-   "2-D shapes: scatters"},
+   "2-D: halo scatters to unaligned rows"},
   {"scatter", [](F f) { return f.scatter; },
    [](F f) { const int g = group_side(f.E, f.cols); return slab_route(f, B::slab_scatter, 1, g, 0, g > 0 ? best_slab_group_min_blocks : 1); },
-   "2-D shapes: scatters"},
+   "2-D: slab kernels (gather, scatter, whole matrices)"},
   // ---- element-aligned layouts (access < 16): realigning tiles ----
   {"f64 aligned output rows, 48-row skewed tile", [](F f) {
      return f.access < 16 && f.E == 8 && f.ora && pads_less(f, best_tile_skew_async_fit_for(8), best_tile_skew_async_for(8, false)); },
    [](F f) { return skew_async_route(B::realign_skew_async_fit, best_tile_skew_async_fit_for(f.E), false, 16); },
-   "2-D shapes: unaligned rows"},
+   "2-D: skewed realigning tiles"},
   {"4-8 byte unaligned output rows, half-width skewed tile", [](F f) {
      return f.access < 16 && (f.E == 4 || f.E == 8) && !f.ora && skew_wins(f) &&
             (f.E == 8 || pads_less(f, best_tile_skew_fit_for(f.E), best_tile_skew_for(f.E))); },
    [](F f) { route r = tile_route(B::realign_skew_fit, best_tile_skew_fit_for(f.E)); r.kernel = route_kernel::skew; return r; },
-   "2-D shapes: unaligned rows"},
+   "2-D: skewed realigning tiles"},
   {"1-2 byte unaligned output rows, sector tile", [](F f) { return f.access < 16 && f.E <= 2 && !f.ora; },
    [](F f) { return skew_async_route(B::realign_skew_sector, best_tile_skew_sector_for(f.E), true, best_skew_sector_bytes); },
-   "2-D shapes: unaligned rows"},
+   "2-D: skewed realigning tiles"},
   {"1, 4, 8 byte aligned output rows, skewed cp.async tile", [](F f) { return f.access < 16 && f.E != 2 && f.E <= 8 && f.ora; },
    [](F f) { return skew_async_route(B::realign_skew_async, best_tile_skew_async_for(f.E, false), false, 16); },
-   "2-D shapes: unaligned rows"},
+   "2-D: skewed realigning tiles"},
   {"f16 aligned output rows, cp.async realigning tile", [](F f) { return f.access < 16 && f.E == 2; },
    [](F f) { route r = tile_route(B::realign_async, best_tile_async_realign_for(f.E)); r.kernel = route_kernel::async_realign; return r; },
-   "2-D shapes: unaligned rows"},
+   "2-D: skewed realigning tiles"},
   {"4-8 byte unaligned output rows, skewed tile", [](F f) { return f.access < 16 && f.E <= 8 && skew_wins(f); },
    [](F f) { route r = tile_route(B::realign_skew, best_tile_skew_for(f.E)); r.kernel = route_kernel::skew; return r; },
-   "2-D shapes: unaligned rows"},
+   "2-D: skewed realigning tiles"},
   {"4-8 byte element-aligned rows, realigning tile", [](F f) { return f.access < 16 && f.E <= 8; },
    [](F f) { route r = tile_route(B::realign, best_tile_realign_for(f.E)); r.kernel = route_kernel::realign; return r; },
-   "2-D shapes: unaligned rows"},
+   "2-D: skewed realigning tiles"},
   // ---- 16-byte aligned tiles ----
   {"4-8 byte batch of <= 32 rows", [](F f) { return (f.E == 4 || f.E == 8) && f.batched && f.rows <= 32 && f.cols * f.E <= 512; },
-   [](F f) { return tile_route(B::tile_few_rows, best_tile_shaped(f.E, best_shape::few_rows)); }, "2-D shapes: tiles"},
+   [](F f) { return tile_route(B::tile_few_rows, best_tile_shaped(f.E, best_shape::few_rows)); }, "2-D: small and narrow tiles for few rows"},
   {"1-2 byte <= 32 rows", [](F f) { return f.E <= 2 && f.rows <= 32; },
-   [](F f) { return tile_route(B::tile_few_rows, best_tile_shaped(f.E, best_shape::few_rows)); }, "2-D shapes: tiles"},
+   [](F f) { return tile_route(B::tile_few_rows, best_tile_shaped(f.E, best_shape::few_rows)); }, "2-D: small and narrow tiles for few rows"},
   {"1-2 byte <= 64 rows or <= 128-byte rows", [](F f) { return f.E <= 2 && (f.rows <= 64 || f.cols * f.E <= 128); },
-   [](F f) { return tile_route(B::tile_narrow, best_tile_shaped(f.E, best_shape::narrow), 16, true); }, "2-D shapes: tiles"},
+   [](F f) { return tile_route(B::tile_narrow, best_tile_shaped(f.E, best_shape::narrow), 16, true); }, "2-D: small and narrow tiles for few rows"},
   {"1-2 byte >= 16 MiB, < 768 tiles", [](F f) {
      return f.E <= 2 && f.tiles256 < best_half_max_tiles && f.bytes >= best_async_pipe_min_bytes; },
-   [](F f) { return async_route(f, false, true); }, "2-D shapes: squares"},
+   [](F f) { return async_route(f, false, true); }, "2-D: cp.async tiles for squares and batches"},
   {"u8 < 768 tiles", [](F f) { return f.E == 1 && f.tiles256 < best_half_max_tiles; },
-   [](F f) { return async_route(f, false, false); }, "2-D shapes: squares"},
+   [](F f) { return async_route(f, false, false); }, "2-D: cp.async tiles for squares and batches"},
   {"f32 16-64 MiB", [](F f) {
      return f.E == 4 && f.bytes >= best_async_pipe_min_bytes && f.bytes <= best_async_pipe_f32_max_bytes && f.rows >= 64 && f.cols >= 64; },
-   [](F f) { return async_route(f, false, true); }, "2-D shapes: squares"},
-  {"tile", [](F) { return true; }, [](F f) { return tile_route(B::tile, best_tile_for(f.E)); }, "2-D shapes: squares"},
+   [](F f) { return async_route(f, false, true); }, "2-D: cp.async tiles for squares and batches"},
+  {"tile", [](F) { return true; }, [](F f) { return tile_route(B::tile, best_tile_for(f.E)); }, "2-D: the tile, one block per tile"},
 };
 // clang-format on
 }  // namespace route_detail

@@ -1,26 +1,16 @@
 // Helpers for the GPU tests: CUDA call checks, the no-GPU skip, a device buffer.
-// XPOSE_ROUTE_ONLY (xpose_route_tests, no CUDA): the GPU tests' route assertions alone
-// (best_check.hpp), runnable anywhere; no device buffers, no CUDA calls.
 #pragma once
 
-#ifndef XPOSE_ROUTE_ONLY
 #include <cuda_runtime.h>
-#endif
 #include <gtest/gtest.h>
 #include <xpose/xpose.hpp>
 
 #include <cstddef>
 
-#ifdef XPOSE_ROUTE_ONLY
-#define CUDA_OK(x) static_assert(false, "xpose_route_tests: no CUDA calls")
-#define REQUIRE_GPU() (void)0
-#else
 #define CUDA_OK(x) ASSERT_EQ((x), cudaSuccess) << #x
 #define REQUIRE_GPU() \
   if (xpose::device_count() == 0) GTEST_SKIP() << "no CUDA device"
-#endif
 
-#ifndef XPOSE_ROUTE_ONLY
 namespace xpose_test {
 
 /// cudaMalloc'd bytes, freed on scope exit; p is null when the allocation failed.
@@ -36,4 +26,3 @@ struct dev_buf {
 };
 
 }  // namespace xpose_test
-#endif

@@ -1,4 +1,4 @@
-// Shared by the host emulations of the slab kernels (test_best_policy.cpp,
+// Shared by the host emulations of the slab kernels (test_best_slab.cpp,
 // test_best_pipe.cpp): buffers of exact extent around a kernel run on the host, the
 // comparison with the CPU reference, and the layouts every gather / scatter slab is
 // checked on.

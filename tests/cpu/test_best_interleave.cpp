@@ -1,8 +1,8 @@
 // Host-side checks of the register-interleave slab kernels (best_interleave.cuh): the
 // kernel's two warp phases run on host buffers, tile by tile, lane by lane, against
 // the CPU reference (every short side with a kernel, 4- and 8-byte elements, ragged long sides,
-// batches with gaps, padded rows); the staging skews; and the classification
-// (best_interleave_fits, best_path_for under the switch).
+// batches with gaps, padded rows), on layouts inside the route table's interleave condition;
+// the staging skews.
 #include <gtest/gtest.h>
 
 #include <iterator>
@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "cuda/best_interleave.cuh"
-#include "cuda/policy.hpp"
+#include "cuda/route_table.hpp"
 #include "test_util.hpp"
 
 using namespace xpose::detail;
@@ -57,11 +57,12 @@ void check(bool gather, const xpose::matrix_desc& d, long long off_in = 0, long 
   std::vector<u8> want(no, 0xFF);
   ASSERT_TRUE(xpose::transpose_reference(src.data(), want.data(), d).ok());
   const auto ia = reinterpret_cast<std::uintptr_t>(pin), oa = reinterpret_cast<std::uintptr_t>(pout);
-  const bool aligned = best_interleave_aligned(d, gather, ia, oa);
+  const route_facts f = route_facts_for(d, ia, oa, 90);
+  const bool aligned = gather ? f.ira && f.pout : f.ora && f.pin;
   // (Scatters above best_interleave_scatter_max and realigned gathers above
   // best_interleave_realign_max keep the slab kernels; the kernel is still exact.)
   if (gather ? aligned || C <= best_interleave_realign_max : C <= best_interleave_scatter_max)
-    ASSERT_TRUE(best_interleave_fits(d, gather, ia, oa, aligned ? !best_interleave_default : !best_interleave_realign_default));
+    ASSERT_TRUE(route_detail::interleave(f, gather));
   const ilv::args a = ilv::make_args<E>(gather, pin, pout, d, pin + ni, U, gather && !aligned);
   if (!gather) emulate<E, C, U, false>(a);
   else if (aligned) emulate<E, C, U, true>(a);
@@ -157,59 +158,4 @@ TEST(BestInterleave, StagingSkews) {
   EXPECT_LE(best_interleave_threads(32) / 32 * S32::stage_bytes, 48 * 1024);
   EXPECT_EQ(S32::G, 4);
   EXPECT_EQ(S32::NG, 8);
-}
-
-TEST(BestInterleave, Classification) {
-  using xpose::matrix_desc;
-  const bool cand = !best_interleave_default;  // the policy under which the route is on
-  for (int E : {4, 8})
-    for (long long c : {2LL, 3LL, 16LL, 24LL}) {
-      SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c));
-      const matrix_desc g = matrix_desc::packed(c, 50176, E, 256), s = matrix_desc::packed(50176, c, E, 256);
-      // (8-byte 24 rows: the pipelined micro-block gather where best_pipe_wide_default has `cand` take it.)
-      // (24 / 32 aligned rows: the row-fitted tile where best_fit_wide_default has `cand` take it.)
-      EXPECT_EQ(best_path_for(g, 0, 0, 90, cand).path,
-                best_fit_tile_or(best_pipe_wide_fits(g, true, 0, 0, cand) ? best_path::slab_gather_micro_pipe
-                                                                          : best_path::slab_interleave_gather,
-                                 g, 0, 0, cand));
-      EXPECT_EQ(best_path_for(s, 0, 0, 90, cand).path == best_path::slab_interleave_scatter,
-                c <= best_interleave_scatter_max);
-      EXPECT_NE(best_path_for(g, 0, 0, 90, !cand).path, best_path::slab_interleave_gather);
-      EXPECT_NE(best_path_for(s, 0, 0, 90, !cand).path, best_path::slab_interleave_scatter);
-      // Any 16-byte boundary off: the slab kernels.
-      EXPECT_EQ(best_path_base(best_path_for(g, E, 0, 90, cand).path), best_path::slab_gather);
-      EXPECT_EQ(best_path_base(best_path_for(g, 0, E, 90, cand).path), best_path::slab_gather);
-      EXPECT_EQ(best_path_base(best_path_for(s, 0, E, 90, cand).path), best_path::slab_scatter);
-      // (Gathers realign under their own switch.)
-      // (Gathers realign under their own switch, up to best_interleave_realign_max.)
-      EXPECT_EQ(best_path_for(matrix_desc::packed(c, 50177, E, 256), 0, 0, 90, cand).path ==
-                    best_path::slab_interleave_gather,
-                best_route_on(best_interleave_realign_default, cand) && c <= best_interleave_realign_max);
-      EXPECT_NE(best_path_for(matrix_desc::packed(50177, c, E, 256), 0, 0, 90, cand).path,
-                best_path::slab_interleave_scatter);
-      EXPECT_EQ(best_path_base(best_path::slab_interleave_gather), best_path::slab_gather);
-    }
-  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(17, 50176, 4), true, 0, 0, cand));
-  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(50176, 30, 8), false, 0, 0, cand));
-  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(50176, 24, 8), false, 0, 0, cand));  // scatters up to 16
-  EXPECT_TRUE(best_interleave_fits(matrix_desc::packed(24, 50176, 8), true, 0, 0, cand));
-  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(3, 50176, 2), true, 0, 0, cand));
-  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(3, 50176, 16), true, 0, 0, cand));
-  // A single matrix: batch strides do not matter.
-  EXPECT_TRUE(best_interleave_aligned(matrix_desc::packed(3, 50176, 4, 1), true, 0, 0));
-  EXPECT_FALSE(best_interleave_aligned(padded(3, 50176, 4, 2, 0, 0, 1), true, 0, 0));
-  // Off boundaries: gathers realign under their own switch, scatters keep the slab kernels.
-  const bool realign = !best_interleave_realign_default;
-  const matrix_desc odd = matrix_desc::packed(3, 50177, 4, 256);
-  EXPECT_TRUE(best_interleave_fits(odd, true, 0, 0, realign));
-  EXPECT_FALSE(best_interleave_fits(odd, true, 0, 0, !realign));
-  EXPECT_TRUE(best_interleave_fits(matrix_desc::packed(3, 50176, 4, 256), true, 4, 0, realign));
-  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(3, 50176, 4, 256), true, 2, 0, realign));  // not E-aligned
-  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(50177, 3, 4, 256), false, 0, 0, realign));
-  EXPECT_EQ(best_path_for(odd, 0, 0, 90, realign).path, best_path::slab_interleave_gather);
-  // Sides above best_interleave_realign_max keep the slab kernels when realigned.
-  EXPECT_TRUE(best_interleave_fits(matrix_desc::packed(16, 50177, 8, 2), true, 0, 0, realign));
-  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(20, 50177, 8, 2), true, 0, 0, realign));
-  EXPECT_FALSE(best_interleave_fits(matrix_desc::packed(32, 50177, 8, 2), true, 0, 0, realign));
-  EXPECT_TRUE(best_interleave_fits(matrix_desc::packed(32, 50176, 8, 2), true, 0, 0, !best_interleave_default));
 }

@@ -5,7 +5,7 @@
 // against the CPU reference; every pipelined short side, 1- and 2-byte elements,
 // ragged ends, pointers offset by elements, padded and gapped layouts, inputs allocated
 // to their exact extent (ASan in the sanitize preset sees any overrun), 0xFF poison in
-// the output's padding. Plus the route's policy: which shapes take it under which flag.
+// the output's padding.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -125,7 +125,7 @@ void check_pipe(int mode, const xpose::matrix_desc& d, long long off_in, long lo
       ASSERT_LE(a.pipe_buf + 2 * a.pipe_step, a.smem);
     }
     if (micro > 0) {
-      // The micro-block kernels' preconditions (best_path_for): whole chunks per position,
+      // The micro-block kernels' preconditions (the route table's): whole chunks per position,
       // every slab's packed side 16-byte aligned.
       ASSERT_EQ((a.S * E) % 16, 0);
       ASSERT_EQ(slab::addr16(mode == slab::gather ? a.out : a.in), 0);
@@ -225,24 +225,17 @@ void micro_pipe_cases(bool halo = false, bool shift = false) {
 // Whole matrices on the pipelined kernel (slab_whole_micro_pipe): batches of the shapes
 // the micro-block whole route takes (8-, 16-, 32-, 24-row and non-square matrices), slabs
 // of many matrices and of one, a ragged last slab, one resident block and one per slab;
-// both pointers aligned and the batch packed (the route's preconditions), each shape one
-// the flag that has the switch on routes to the pipelined kernel; the input is allocated
+// both pointers aligned and the batch packed (the route's preconditions); the input is allocated
 // to its exact extent (ASan: no read past it).
 template <int E>
 void whole_pipe_cases() {
-  constexpr best_micro mc = best_slab_micro_for(E, best_path::slab_whole_micro);
-  // (4-8 byte elements: their own switch, best_pipe_whole_wide_default.)
-  const bool on = E <= best_pipe_max_elem ? !best_pipe_whole_default : !best_pipe_whole_wide_default;
+  constexpr best_micro mc = best_slab_micro_for(E, false);
   const int prod = best_class_policy_for(90, E).slab_bytes;
   int ran = 0;
   for (auto [r, c] : {std::pair<long long, long long>{8, 8}, {16, 16}, {32, 32}, {8, 16}, {16, 8}, {24, 16}, {16, 32}}) {
     for (long long batch : {2LL, 7LL, 301LL}) {
       {
         const xpose::matrix_desc d = xpose::matrix_desc::packed(r, c, E, batch);
-        // (Unless best_pipe_whole_wide_cap sends the matrix to the few-rows tile under `on`.)
-        EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path,
-                  best_pipe_whole_wide_cap(d, 0, 0, on) ? best_path::tile_few_rows : best_path::slab_whole_micro_pipe)
-            << r << "x" << c;
         const long long mat = r * c * E;
         for (int bytes : {prod, static_cast<int>(2 * mat), static_cast<int>(mat)}) {
           for (auto [nt, grid] : {std::pair<int, long long>{best_slab_threads, 3}, {7, 1}, {64, 1 << 30}}) {
@@ -444,409 +437,9 @@ TEST(BestPipeEmulation, Layout) {
   }
 }
 
-// The routes: under the flag that has them on, 1-2 byte grouped gathers of every
-// pipelined side, grouped scatters of the register-limited sides (best_pipe_scatter_side),
-// micro-block gathers with aligned rows of >= 64 bytes; under the other flag none; never
-// 4-byte elements or sides without a kernel. Micro-block scatters: their own switch.
-// r, the route of a 1-2 byte scatter of `cols` columns to unaligned output rows under `flag`'s other
-// switches, as the scatter slab table moves it where best_scatter_slab_default has `flag` take it
-// (sides 2-3 with an entry: the halo kernel).
-static best_path slab_moved(best_path r, int group, int E, bool flag, long long cols) {
-  return best_scatter_slab_on(E, flag) ? best_scatter_slab_route(r, group, E, false, cols).path : r;
-}
-
-TEST(BestPipePolicy, Paths) {
-  using xpose::matrix_desc;
-  const bool on = !best_pipe_default, off = best_pipe_default;  // candidate flags
-  EXPECT_TRUE(best_route_on(best_pipe_default, on));
-  for (int E : {1, 2, 4}) {
-    for (int s : best_pipe_sides) {
-      SCOPED_TRACE("E " + std::to_string(E) + " side " + std::to_string(s));
-      // Output packed side off 16 bytes: no micro-block kernel, the grouped route.
-      const matrix_desc g = matrix_desc::packed(s, 50177, E, 5), h = matrix_desc::packed(50177, s, E, 5);
-      const auto cg = best_path_for(g, 0, E, 90, on), ch = best_path_for(h, E, 0, 90, on);
-      // (Unaligned rows: 2-row gathers keep the grouped kernel.)
-      const bool pipe_h = E <= best_pipe_max_elem && best_pipe_scatter_side(E, s);
-      const bool pipe = E <= best_pipe_max_elem && s != 2;
-      // (4-byte gathers: the slab kernels or the realigning register interleave. Unaligned
-      // rows: the shift kernel where best_gather_shift_route has `on` take it.)
-      const best_path gp = best_gather_shift_on(E, on) ? best_gather_shift_route(best_path::slab_gather_pipe, s, E, false,
-                                                                                 best_gather_shift24_on(E, 90, on))
-                                                       : best_path::slab_gather_pipe;
-      if (pipe) EXPECT_EQ(best_path_name(cg.path), std::string(best_path_name(gp)));
-      else EXPECT_EQ(best_path_base(cg.path), best_path::slab_gather);
-      // (h's output rows are unaligned: the halo kernel where its switch has `on` take it.)
-      // (The other sides: the halo kernel from best_halo_side_min where best_halo_sides_default has it.)
-      // (The two-buffer direct kernel where its switch has `on` take the side: best_scatter_direct2_or.)
-      EXPECT_EQ(ch.path,
-                best_scatter_direct2_or(slab_moved(pipe_h ? best_halo_route(best_path::slab_scatter_pipe, E, on, false)
-                                                   : best_halo_side(E, s, on, false) ? best_path::slab_scatter_pipe_halo
-                                                                                     : best_path::slab_scatter,
-                                                   s, E, on, s),
-                                        h, 0, on));
-      if (pipe) EXPECT_EQ(cg.group, s);
-      if (pipe_h) EXPECT_EQ(ch.group, s);
-      EXPECT_EQ(best_pipe_group_for(E, s, on, true, false), pipe ? s : 0);
-      EXPECT_EQ(best_pipe_group_for(E, s, on, true), E <= best_pipe_max_elem ? s : 0);
-      EXPECT_EQ(best_pipe_group_for(E, s, on, false, false), pipe_h ? s : 0);  // (h: output rows unaligned)
-      EXPECT_EQ(best_pipe_group_for(E, s, off, true), 0);
-      const best_path g_off = best_path_for(g, 0, E, 90, off).path;
-      EXPECT_EQ(best_path_base(g_off), best_path::slab_gather);
-      EXPECT_NE(g_off, best_path::slab_gather_pipe);
-      EXPECT_NE(best_path_for(h, E, 0, 90, off).path, best_path::slab_scatter_pipe);
-    }
-  }
-  // The measured split of the scatters: u8 4-8, 16-32 and f16 5-8 pipelined; u8 2, 3, 12
-  // and f16 2-4, 12, 16 on the unpipelined grouped kernel.
-  for (auto [E, s, want] : {std::tuple<int, int, bool>{1, 2, false}, {1, 3, false}, {1, 4, true}, {1, 8, true},
-                            {1, 12, false}, {1, 24, true}, {2, 2, false}, {2, 4, false}, {2, 6, true}, {2, 16, false}})
-    EXPECT_EQ(best_path_for(matrix_desc::packed(50177, s, E, 5), E, 0, 90, on).path,
-              best_scatter_direct2_or(slab_moved(want ? best_halo_route(best_path::slab_scatter_pipe, E, on, false)
-                                                 : best_halo_side(E, s, on, false) ? best_path::slab_scatter_pipe_halo
-                                                                                   : best_path::slab_scatter,
-                                                 s, E, on, s),
-                                      matrix_desc::packed(50177, s, E, 5), 0, on))
-        << E << " " << s;
-  // Side 5 scatters: pipelined to unaligned output rows only (HW = 50176 lost pipelined).
-  for (int E : {1, 2}) {
-    const best_path unaligned = best_halo_route(best_path::slab_scatter_pipe, E, on, false);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(50177, 5, E, 5), 0, 0, 90, on).path, unaligned);
-    // (Aligned rows of sides 5 and 6: the direct scatter where its switch has `on` take it.)
-    const bool direct = best_scatter_direct_on(E, on);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(50176, 5, E, 5), 0, 0, 90, on).path,
-              direct && best_scatter_direct_fits(E, 5, true) ? best_path::slab_scatter_direct : best_path::slab_scatter);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(50176, 5, E, 5), 0, E, 90, on).path, unaligned);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(50176, 6, E, 5), 0, 0, 90, on).path,
-              direct && best_scatter_direct_fits(E, 6, true) ? best_path::slab_scatter_direct : best_path::slab_scatter_pipe);
-  }
-  // 2-row gathers: pipelined with aligned rows only (unaligned: the grouped kernel, or the
-  // shift kernel where best_gather_shift_default has the flag take it).
-  for (int E : {1, 2}) {
-    const best_path odd2 = best_gather_shift_on(E, on) ? best_path::slab_gather_pipe_shift : best_path::slab_gather;
-    EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50176, E, 5), 0, 0, 90, on).path, best_path::slab_gather_pipe);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50177, E, 5), 0, 0, 90, on).path, odd2);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(2, 50176, E, 5), E, 0, 90, on).path, odd2);
-  }
-  // 7 x N (unaligned rows): the pipelined kernel under `on` (its shift kernel where
-  // best_gather_shift_default has `on` take it), the element-by-element slab under `off`
-  // (or the shift kernel where the switch has `off` take it).
-  EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, on).path,
-            best_gather_shift_on(1, on) ? best_path::slab_gather_pipe_shift : best_path::slab_gather_pipe);
-  EXPECT_EQ(best_path_for(matrix_desc::packed(7, 4793490, 1), 0, 0, 90, off).group, best_gather_shift_on(1, off) ? 7 : 0);
-  // Micro-block gathers: pipelined under `on` with aligned rows of >= 64 bytes; unaligned
-  // rows or shorter sides keep the micro-block kernel. Under `off` the micro-block kernels
-  // where the micro switch has them for that flag.
-  const bool micro_off = best_micro_on(
-      best_route_on(best_pipe_default, off) || best_route_on(best_pipe_micro_scatter_default, off) ? false : off);
-  for (int E : {1, 2})
-    for (long long c : {24LL, 48LL, 96LL, 128LL}) {
-      if (c * E % 16 != 0) continue;
-      const matrix_desc aligned = matrix_desc::packed(c, 50176, E, 5), odd = matrix_desc::packed(c, 50177, E, 5);
-      const bool tile = c * E >= 32 && c <= 64;  // aligned 32-64 rows: the small tile (not a slab)
-      // (The row-fitted tile where best_fit_tile_default has the flag take it.)
-      if (!tile)
-        EXPECT_EQ(best_path_for(aligned, 0, 0, 90, on).path,
-                  best_fit_tile_or(c * E >= 64 ? best_path::slab_gather_micro_pipe : best_path::slab_gather_micro,
-                                   aligned, 0, 0, on))
-            << c;
-      // (The pipelined grouped kernel where best_pipe_short_default has the flag take it.)
-      auto short_pipe_for = [&](bool flag) {
-        return best_route_on(best_pipe_short_default, flag) && best_pipe_group_for(E, c, !best_pipe_default, true, false) == c;
-      };
-      const best_path odd_on = short_pipe_for(on) ? best_path::slab_gather_pipe : best_path::slab_gather_micro;
-      EXPECT_EQ(best_path_for(odd, 0, 0, 90, on).path,
-                best_fit_tile_or(
-                    best_gather_shift_on(E, on) ? best_gather_shift_route(odd_on, static_cast<int>(c), E, false) : odd_on,
-                    odd, 0, 0, on))
-          << c;
-      const bool short_pipe = short_pipe_for(off);
-      // (The shift kernel of `on`'s route where best_gather_shift_default has `off` take it.)
-      const best_path want_off = best_gather_shift_on(E, off) ? best_gather_shift_route(odd_on, static_cast<int>(c), E, false)
-                                 : short_pipe               ? best_path::slab_gather_pipe
-                                 : micro_off                ? best_path::slab_gather_micro
-                                                            : best_path::slab_gather;
-      EXPECT_EQ(best_path_for(odd, 0, 0, 90, off).path, best_fit_tile_or(want_off, odd, 0, 0, off)) << c;
-    }
-  // Micro-block scatters: pipelined where best_pipe_micro_scatter_default has them and
-  // the output rows are 16-byte aligned; else the micro-block kernel.
-  for (bool flag : {false, true})
-    for (int E : {1, 2}) {
-      SCOPED_TRACE(std::to_string(E) + (flag ? " candidate" : " default"));
-      const matrix_desc odd = matrix_desc::packed(50177, 128, E, 5), even = matrix_desc::packed(50176, 128, E, 5);
-      EXPECT_NE(best_path_for(odd, 0, 0, 90, flag).path, best_path::slab_scatter_micro_pipe);
-      EXPECT_NE(best_path_for(even, 0, E, 90, flag).path, best_path::slab_scatter_micro_pipe);
-      const auto got = best_path_for(even, 0, 0, 90, flag).path;
-      if (best_route_on(best_pipe_micro_scatter_default, flag))
-        EXPECT_EQ(got, best_path::slab_scatter_micro_pipe);
-      else EXPECT_NE(got, best_path::slab_scatter_micro_pipe);
-    }
-  // Micro-block gathers the default policy runs unpipelined (f16 24 rows; 32 unaligned
-  // rows): the pipelined grouped kernel under the flag of best_pipe_short_default; sides
-  // without one (u8 48) and pipelined micro gathers (f16 64 aligned) unchanged.
-  {
-    const bool s_on = !best_pipe_short_default, s_off = best_pipe_short_default;
-    for (auto [d, oi, g] : {std::tuple<matrix_desc, unsigned long long, int>{matrix_desc::packed(24, 50176, 2, 13), 0, 24},
-                            {matrix_desc::packed(24, 50177, 2, 13), 0, 24},
-                            {matrix_desc::packed(32, 50177, 2, 10), 0, 32},
-                            {matrix_desc::packed(32, 50176, 2, 10), 2, 32}}) {
-      SCOPED_TRACE(xpose_test::shape_name(d));
-      const best_choice c = best_path_for(d, oi, 0, 90, s_on);
-      EXPECT_EQ(c.path, best_path::slab_gather_pipe);
-      EXPECT_EQ(c.group, g);
-      EXPECT_NE(best_path_for(d, oi, 0, 90, s_off).path, best_path::slab_gather_pipe);
-    }
-    EXPECT_NE(best_path_for(matrix_desc::packed(48, 50177, 1, 13), 0, 0, 90, s_on).path, best_path::slab_gather_pipe);
-    EXPECT_NE(best_path_for(matrix_desc::packed(64, 50176, 2, 5), 0, 0, 90, s_on).path, best_path::slab_gather_pipe);
-  }
-  // Sides without a kernel (9, 10) keep the slab kernels.
-  EXPECT_EQ(best_path_for(matrix_desc::packed(9, 50177, 1, 2), 0, 0, 90, on).path, best_path::slab_gather);
-  EXPECT_EQ(best_path_for(matrix_desc::packed(50177, 10, 1, 2), 0, 0, 90, on).path, best_path::slab_scatter);
-}
-
-// The halo routes: under the flag that has them on, exactly the 1-2 byte micro-block and
-// pipelined grouped scatters to output rows that are not all 16-byte aligned (odd HW,
-// offset pointers, padded rows, gapped batches), the grouped side kept; while the switch
-// is off, the candidate differs from the default in the halo routes alone (1-2 byte
-// scatters). Never gathers or 4-byte elements.
-TEST(BestPipePolicy, Halo) {
-  using xpose::matrix_desc;
-  const bool on = !best_scatter_halo_default, off = best_scatter_halo_default;
-  EXPECT_TRUE(best_route_on(best_scatter_halo_default, on));
-  EXPECT_FALSE(best_route_on(best_scatter_halo_default, off));
-  auto halo_of = [](best_path p) {
-    return p == best_path::slab_scatter_micro  ? best_path::slab_scatter_micro_halo
-           : p == best_path::slab_scatter_pipe ? best_path::slab_scatter_pipe_halo
-                                               : p;
-  };
-  auto is_halo = [](best_path p) {
-    return p == best_path::slab_scatter_micro_halo || p == best_path::slab_scatter_pipe_halo;
-  };
-  int halos = 0;
-  for (int E : {1, 2, 4})
-    for (long long c : {2LL, 3LL, 5LL, 6LL, 8LL, 12LL, 24LL, 32LL, 48LL, 64LL, 96LL, 128LL})
-      for (long long hw : {50176LL, 50177LL})
-        for (auto [oo, pad, gap] : {std::tuple<long long, long long, long long>{0, 0, 0}, {1, 0, 0}, {0, 16, 0},
-                                    {0, 3, 0}, {0, 0, 16}, {0, 0, 5}}) {
-          SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c) + " " + std::to_string(hw) + " " +
-                       std::to_string(oo) + "/" + std::to_string(pad) + "/" + std::to_string(gap));
-          const matrix_desc d = padded(hw, c, E, 3, 0, pad, gap);
-          const auto out = static_cast<unsigned long long>(oo * E);
-          const best_choice h = best_path_for(d, 0, out, 90, on);
-          const bool unaligned = !best_out_rows_aligned(d, out);
-          if (!best_scatter_halo_default && E <= best_pipe_max_elem) {
-            const best_choice b = best_path_for(d, 0, out, 90, off);
-            EXPECT_EQ(h.path, E <= 2 && unaligned ? halo_of(b.path) : b.path);
-            EXPECT_EQ(h.group, b.group);
-          }
-          // (Under `off`, the sides the default keeps unpipelined where best_halo_sides_default has them;
-          // 4-8 byte scatters where best_pipe_wide_default has the flag take them.)
-          const bool wide_off = best_pipe_wide_fits(d, false, 0, out, off) && unaligned;
-          const bool wide_on = best_pipe_wide_fits(d, false, 0, out, on) && unaligned;
-          // (f32 4-16 columns where best_pipe_wide_small_default has `off` take the halo; 1-2 byte
-          // scatters where best_scatter_slab_default has `off` take the default's halo routes at the
-          // slab table's sizes, best_choice::slab.)
-          const best_choice x = best_path_for(d, 0, out, 90, off);
-          // (The two-buffer direct kernel where best_scatter_direct2_default has `off` take the side.)
-          const bool direct2 = best_scatter_direct2_on(E, off) && best_scatter_direct2_takes(E, c, !unaligned);
-          EXPECT_EQ(x.path == best_path::slab_scatter_direct && x.slab > 0, direct2);
-          if (!direct2)
-            EXPECT_EQ(is_halo(x.path), best_halo_side(E, c, off, !unaligned) > 0 || wide_off ||
-                                           best_pipe_wide_small_fits(d, 0, out, off) || x.slab > 0);
-          EXPECT_TRUE(!is_halo(h.path) || (E <= 2 && unaligned) || wide_on || best_pipe_wide_small_fits(d, 0, out, on));
-          if (h.path == best_path::slab_scatter_pipe_halo) EXPECT_EQ(h.group, c);
-          halos += is_halo(h.path);
-          // Gathers never.
-          EXPECT_FALSE(is_halo(best_path_for(padded(c, hw, E, 3, pad, 0, gap), out, 0, 90, on).path));
-        }
-  EXPECT_GT(halos, 100);
-  // The sweep's slowest rows (packed, aligned buffers).
-  for (auto [b, hw, c, E, path] : {std::tuple<long long, long long, long long, int, best_path>{
-                                       2, 50177, 128, 2, best_path::slab_scatter_micro_halo},
-                                   {6, 50177, 96, 1, best_path::slab_scatter_micro_halo},
-                                   {83, 50177, 8, 1, best_path::slab_scatter_pipe_halo},
-                                   {5, 50177, 128, 1, best_path::slab_scatter_micro_halo},
-                                   {3, 50177, 96, 2, best_path::slab_scatter_micro_halo},
-                                   {27, 50177, 24, 1, best_path::slab_scatter_pipe_halo},
-                                   {13, 50177, 48, 1, best_path::slab_scatter_micro_halo},
-                                   {5, 50176, 128, 1, best_path::slab_scatter_micro_pipe}}) {
-    const matrix_desc d = matrix_desc::packed(hw, c, E, b);
-    EXPECT_EQ(best_path_name(best_path_for(d, 0, 0, 90, on).path), std::string(best_path_name(path))) << hw << " " << c;
-    EXPECT_EQ(best_path_base(path), best_path::slab_scatter);
-  }
-  // The halo kernels' largest blocks fit as many per SM as the kernels without it
-  // (best_pipe_micro_min_blocks, best_pipe_min_blocks; 228 KiB per SM, 1 KiB per block).
-  for (int E : {1, 2}) {
-    const int bytes = best_class_policy_for(90, E).slab_bytes;
-    const int m1 = E == 1 ? slab::pipe_smem_max<1>(slab::scatter, 128, bytes, true, true)
-                          : slab::pipe_smem_max<2>(slab::scatter, 128, bytes, true, true);
-    EXPECT_LE((m1 + 1024) * best_pipe_micro_min_blocks(false), 228 * 1024) << E;
-    for (int s : best_pipe_sides) {
-      const int g = E == 1 ? slab::pipe_smem_max<1>(slab::scatter, s, bytes, false, true)
-                           : slab::pipe_smem_max<2>(slab::scatter, s, bytes, false, true);
-      EXPECT_LE((g + 1024) * best_pipe_min_blocks(E, false, s, true), 228 * 1024) << E << " " << s;
-    }
-  }
-}
-
-// The shift routes: under the flag that has them on, 1-2 byte gathers whose input rows are
-// not all 16-byte aligned (odd HW, offset pointers, padded rows, gapped batches): the
-// pipelined grouped gathers and 2-row grouped gathers of up to best_gather_shift_max_side
-// rows and the f16 micro-block gathers, on the shift kernel of that route, the group kept;
-// under the other flag the route it replaces; never scatters, aligned rows, 4-byte
-// elements, u8 micro-block gathers or wider sides (docs/RESULTS.md "Session 6").
-TEST(BestPipePolicy, Shift) {
-  using xpose::matrix_desc;
-  const bool on = !best_gather_shift_default, off = best_gather_shift_default;
-  EXPECT_TRUE(best_gather_shift_on(1, on));
-  EXPECT_FALSE(best_gather_shift_on(4, on));
-  EXPECT_FALSE(best_gather_shift_on(1, off));
-  auto is_shift = [](best_path p) {
-    return p == best_path::slab_gather_micro_shift || p == best_path::slab_gather_pipe_shift;
-  };
-  int shifts = 0;
-  for (int E : {1, 2, 4})
-    for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 8LL, 12LL, 16LL, 24LL, 32LL, 48LL, 64LL, 96LL, 128LL})
-      for (long long hw : {50176LL, 50177LL})
-        for (auto [oi, pad, gap] : {std::tuple<long long, long long, long long>{0, 0, 0}, {1, 0, 0}, {0, 16, 0},
-                                    {0, 3, 0}, {0, 0, 16}, {0, 0, 5}}) {
-          SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c) + " " + std::to_string(hw) + " " +
-                       std::to_string(oi) + "/" + std::to_string(pad) + "/" + std::to_string(gap));
-          const matrix_desc d = padded(c, hw, E, 3, pad, 0, gap);
-          const auto in = static_cast<unsigned long long>(oi * E);
-          const best_choice h = best_path_for(d, in, 0, 90, on);
-          const bool aligned = best_in_rows_aligned(d, in);
-          if (h.path == best_path::slab_gather_micro_shift) {
-            EXPECT_EQ(E, best_gather_shift_micro_elem);
-            EXPECT_EQ(c * E % 16, 0);
-          }
-          if (h.path == best_path::slab_gather_pipe_shift) {
-            EXPECT_EQ(h.group, c);
-            EXPECT_TRUE(c <= best_gather_shift_max_side || (c == best_gather_shift24_side && best_gather_shift24_on(E, 90, on)));
-          }
-          if (is_shift(h.path)) EXPECT_TRUE(E <= best_pipe_max_elem && !aligned);
-          // The kernel a grouped side would otherwise run (pipelined, or 2 rows grouped).
-          if (E <= best_pipe_max_elem && !aligned && c <= best_gather_shift_max_side && c >= 2 &&
-              !(c * E % 16 == 0 && c * E >= 48))
-            EXPECT_EQ(h.path, best_path::slab_gather_pipe_shift) << best_path_name(h.path);
-          // (Under `off`: none.)
-          EXPECT_FALSE(is_shift(best_path_for(d, in, 0, 90, off).path));
-          EXPECT_FALSE(is_shift(best_path_for(padded(hw, c, E, 3, 0, pad, gap), 0, in, 90, on).path));  // scatters
-          shifts += is_shift(h.path);
-        }
-  EXPECT_GT(shifts, 100);
-  // The sweep's 1-2 byte gathers of round 1 (docs/RESULTS.md "Session 6"; packed, aligned
-  // buffers): batch, rows, HW, E, route under `on`, group. Winners on the shift kernels; the
-  // rows that lost or tied keep their routes.
-  for (auto [b, c, hw, E, path, g] : {std::tuple<long long, long long, long long, int, best_path, int>{
-                                          13, 48, 50177, 1, best_path::slab_gather_micro, 0},
-                                      {10, 64, 50177, 1, best_path::slab_gather_micro, 0},
-                                      {6, 96, 50176, 1, best_path::slab_gather_micro_pipe, 0},
-                                      {5, 128, 50177, 1, best_path::slab_gather_micro, 0},
-                                      {2, 128, 50177, 2, best_path::slab_gather_micro_shift, 0},
-                                      {3, 96, 50177, 2, best_path::slab_gather_micro_shift, 0},
-                                      {5, 64, 50177, 2, best_path::slab_gather_micro_shift, 0},
-                                      {6, 48, 50177, 2, best_path::slab_gather_micro_shift, 0},
-                                      {3, 96, 50176, 2, best_path::slab_gather_micro_pipe, 0},
-                                      {2, 128, 50176, 2, best_path::slab_gather_micro_pipe, 0},
-                                      {222, 3, 50177, 1, best_path::slab_gather_pipe_shift, 3},
-                                      {167, 4, 50177, 1, best_path::slab_gather_pipe_shift, 4},
-                                      {133, 5, 50177, 1, best_path::slab_gather_pipe_shift, 5},
-                                      {111, 6, 50177, 1, best_path::slab_gather_pipe_shift, 6},
-                                      {83, 8, 50177, 1, best_path::slab_gather_pipe_shift, 8},
-                                      {55, 12, 50177, 1, best_path::slab_gather_pipe_shift, 12},
-                                      {41, 16, 50177, 1, best_path::slab_gather_pipe_shift, 16},
-                                      {27, 24, 50177, 1, best_path::slab_gather_pipe, 24},
-                                      {20, 32, 50177, 1, best_path::slab_gather_pipe, 32},
-                                      {83, 4, 50177, 2, best_path::slab_gather_pipe_shift, 4},
-                                      {66, 5, 50177, 2, best_path::slab_gather_pipe_shift, 5},
-                                      {55, 6, 50177, 2, best_path::slab_gather_pipe_shift, 6},
-                                      {13, 24, 50177, 2, best_path::slab_gather_pipe, 24},
-                                      {256, 2, 50177, 1, best_path::slab_gather_pipe_shift, 2},
-                                      {167, 2, 50177, 2, best_path::slab_gather_pipe_shift, 2}}) {
-    const matrix_desc d = matrix_desc::packed(c, hw, E, b);
-    SCOPED_TRACE(xpose_test::shape_name(d));
-    const best_choice h = best_path_for(d, 0, 0, 90, on);
-    // (The row-fitted tile where best_fit_tile_default has the flag take it; the u8 24-row shift
-    // gathers where best_gather_shift24_default does.)
-    const best_path want = path == best_path::slab_gather_pipe
-                               ? best_gather_shift_route(path, g, E, false, best_gather_shift24_on(E, 90, on))
-                               : path;
-    EXPECT_EQ(best_path_name(h.path), std::string(best_path_name(best_fit_tile_or(want, d, 0, 0, on))));
-    EXPECT_EQ(h.group, g);
-    EXPECT_FALSE(is_shift(best_path_for(d, 0, 0, 90, off).path));  // (under `off`: none)
-  }
-  // Shift blocks: best_gather_shift_depth row buffers (and the grouped staging), in at most
-  // the realigning kernels' shared memory for the same side, and as many per SM as their
-  // register caps assume.
-  constexpr int depth = best_gather_shift_depth;
-  for (int E : {1, 2}) {
-    const int bytes = best_class_policy_for(90, E).slab_bytes;
-    auto smem = [&](long long s, bool micro, bool shift) {
-      return E == 1 ? slab::pipe_smem_max<1>(slab::gather, s, bytes, micro, shift, shift ? depth : 2)
-                    : slab::pipe_smem_max<2>(slab::gather, s, bytes, micro, shift, shift ? depth : 2);
-    };
-    EXPECT_LE(smem(128, true, true), smem(128, true, false));
-    // (Two buffers: smaller blocks, the depth best.cu takes where they fit one more per SM.)
-    const int two = E == 1 ? slab::pipe_smem_max<1>(slab::gather, 128, bytes, true, true, 2)
-                           : slab::pipe_smem_max<2>(slab::gather, 128, bytes, true, true, 2);
-    EXPECT_LT(two, smem(128, true, true));
-    EXPECT_LE((smem(128, true, true) + 1024) * best_pipe_micro_min_blocks(true), 228 * 1024);
-    for (int s : best_pipe_sides) {
-      EXPECT_LE(smem(s, false, true), smem(s, false, false)) << s;
-      EXPECT_LE((smem(s, false, true) + 1024) * best_pipe_min_blocks(E, true, s), 228 * 1024) << s;
-    }
-  }
-}
-
-// The halo kernel for the scatter sides the default keeps on the unpipelined grouped kernel
-// (switch best_halo_sides_default): under the flag that has it on, exactly those 1-2 byte
-// sides (not best_pipe_scatter_side) to output rows not all 16-byte aligned, the side kept;
-// under the other flag the grouped kernel; aligned rows and 4-byte elements never.
-TEST(BestPipePolicy, HaloSides) {
-  using xpose::matrix_desc;
-  const bool on = !best_halo_sides_default, off = best_halo_sides_default;
-  int taken = 0;
-  for (int E : {1, 2, 4})
-    for (long long c : {2LL, 3LL, 4LL, 5LL, 6LL, 7LL, 8LL, 12LL, 16LL, 24LL, 32LL})
-      for (long long hw : {50176LL, 50177LL})
-        for (long long oo : {0LL, 1LL}) {
-          SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c) + " " + std::to_string(hw) + " " + std::to_string(oo));
-          const matrix_desc d = matrix_desc::packed(hw, c, E, 3);
-          const auto out = static_cast<unsigned long long>(oo * E);
-          const bool unaligned = !best_out_rows_aligned(d, out);
-          const bool want = E <= best_pipe_max_elem && unaligned && c >= best_halo_side_min && !best_pipe_scatter_side(E, c);
-          const best_choice h = best_path_for(d, 0, out, 90, on), b = best_path_for(d, 0, out, 90, off);
-          // (The two-buffer direct kernel where its switch has `on` take the side: best_scatter_direct2_or.)
-          if (want && best_scatter_direct2_or(best_path::slab_scatter_pipe_halo, d, out, on) != best_path::slab_scatter_pipe_halo)
-            EXPECT_TRUE(h.path == best_path::slab_scatter_direct && h.group == c);
-          else if (want) EXPECT_TRUE(h.path == best_path::slab_scatter_pipe_halo && h.group == c);
-          // (The pipelined sides reach the halo kernel through their own switch, best_scatter_halo_default.)
-          // (Sides 2-3 reach it through the scatter slab table where its switch has `on` take them.)
-          else if (!best_pipe_scatter_side(E, c) && slab_moved(best_path::slab_scatter, c, E, on, c) == best_path::slab_scatter)
-            EXPECT_NE(h.path, best_path::slab_scatter_pipe_halo);
-          EXPECT_EQ(best_halo_side(E, c, on, !unaligned), want ? c : 0);
-          EXPECT_EQ(best_halo_side(E, c, off, !unaligned), 0);
-          // (The direct scatter where its switch has `off` take it: the base route.)
-          if (want) EXPECT_EQ(best_path_base(b.path), best_path::slab_scatter);
-          taken += want;
-        }
-  EXPECT_EQ(taken, 1 * 3 + 3 * 3);  // u8 12; f16 4, 12, 16; odd HW, or the output offset
-  // The sweep rows (packed, aligned buffers); sides 2 and 3 keep the grouped kernel.
-  for (auto [b, c, E] : {std::tuple<long long, long long, int>{55, 12, 1}, {27, 12, 2}, {20, 16, 2}, {83, 4, 2}}) {
-    EXPECT_EQ(best_path_for(matrix_desc::packed(50177, c, E, b), 0, 0, 90, on).path,
-              best_scatter_direct2_or(best_path::slab_scatter_pipe_halo, matrix_desc::packed(50177, c, E, b), 0, on));
-    EXPECT_EQ(best_path_base(best_path_for(matrix_desc::packed(50177, c, E, b), 0, 0, 90, off).path),
-              best_path::slab_scatter);
-  }
-  for (auto [b, c, E] : {std::tuple<long long, long long, int>{256, 2, 1}, {222, 3, 1}, {167, 2, 2}, {111, 3, 2}})
-    EXPECT_EQ(best_path_for(matrix_desc::packed(50177, c, E, b), 0, 0, 90, on).path,
-              best_scatter_direct2_or(slab_moved(best_path::slab_scatter, static_cast<int>(c), E, on, c),
-                                      matrix_desc::packed(50177, c, E, b), 0, on));
-}
-
 // Balanced slabs: never longer than the table's, a multiple of k, and no more rounds of
 // slabs per resident block than the table's span gives; the last round fuller.
-TEST(BestPipePolicy, BalancedSpan) {
+TEST(BestPipe, BalancedSpan) {
   for (long long k : {8LL, 16LL})
     for (long long span0 : {k, 64 * k, 2048LL})
       for (long long L : {1LL, 7LL, 1000LL, 50176LL, 50177LL, 4793490LL})
@@ -868,182 +461,7 @@ TEST(BestPipePolicy, BalancedSpan) {
   EXPECT_EQ(best_pipe_span(2048, 50177, 83, 396, 16), 1808);
 }
 
-// 4-8 byte slabs on the pipelined micro-block kernels (switch best_pipe_wide_default):
-// under the flag that has it on, exactly the gathers / scatters of short sides 17-64
-// (f32) / 17-32 (8-byte) of whole chunks with the packed side aligned, whatever the
-// other side's alignment (gathers: the realigning pass; scatters: the halo kernel to
-// unaligned output rows); under the other flag none of them. 1-2 and 16-byte elements,
-// short sides of the interleave kernels and packed sides off the grid never.
-TEST(BestPipePolicy, Wide) {
-  using xpose::matrix_desc;
-  const bool on = !best_pipe_wide_default, off = best_pipe_wide_default;
-  auto wide = [](best_path p) {
-    return p == best_path::slab_gather_micro_pipe || p == best_path::slab_scatter_micro_pipe ||
-           p == best_path::slab_scatter_micro_halo;
-  };
-  int taken = 0;
-  for (int E : {1, 2, 4, 8, 16})
-    for (long long c : {8LL, 16LL, 18LL, 20LL, 24LL, 25LL, 32LL, 48LL, 64LL})
-      for (long long hw : {50176LL, 50177LL})
-        for (long long oo : {0LL, 1LL}) {
-          SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c) + " " + std::to_string(hw) + " " + std::to_string(oo));
-          const auto o = static_cast<unsigned long long>(oo * E);
-          const long long most = E == 4 ? 64 : 32;
-          const bool whole = (c * E) % 16 == 0 && c > 16 && c <= most && (E == 4 || E == 8);
-          // Gathers: the packed output at o, the input rows odd or offset.
-          const matrix_desc g = matrix_desc::packed(c, hw, E, 3), s = matrix_desc::packed(hw, c, E, 3);
-          // (Aligned output rows: f32 of 64 columns only, best_pipe_wide_aligned.)
-          const bool out_aligned = hw % 2 == 0;
-          const bool g_want = whole && oo == 0, s_want = whole && oo == 0 && (!out_aligned || (E == 4 && c == 64));
-          EXPECT_EQ(best_path_for(g, E, o, 90, on).path == best_path::slab_gather_micro_pipe, g_want);
-          EXPECT_EQ(best_pipe_wide_fits(g, true, E, o, on), (E == 4 || E == 8) && whole && oo == 0);
-          if (E >= 4) EXPECT_NE(best_path_for(g, E, o, 90, off).path, best_path::slab_gather_micro_pipe);
-          EXPECT_FALSE(best_pipe_wide_fits(g, true, 0, 0, off));
-          // Scatters: the packed input at o; output rows aligned (50176) or not (50177, offset).
-          const best_path sp = best_path_for(s, o, E * (hw % 2), 90, on).path;
-          if (s_want)
-            EXPECT_EQ(sp, out_aligned ? best_path::slab_scatter_micro_pipe : best_path::slab_scatter_micro_halo);
-          else if (E >= 4 && !best_pipe_wide_small_fits(s, o, E * (hw % 2), on))  // (best_pipe_wide_small_default)
-            EXPECT_FALSE(wide(sp));
-          // (f32 4-16 columns: best_pipe_wide_small_default's halo, tested in WideSmall.)
-          if (E >= 4 && !best_pipe_wide_small_fits(s, o, 0, off)) EXPECT_FALSE(wide(best_path_for(s, o, 0, 90, off).path));
-          taken += g_want + s_want;
-        }
-  // f32 20, 24, 32, 48, 64 and 8-byte 18, 20, 24, 32: gathers (input rows offset) of both long
-  // sides, scatters to odd HW, and the f32 64-column scatter to aligned rows.
-  EXPECT_EQ(taken, (5 + 4) * 3 + 1);
-  // Aligned rows: only where best_pipe_wide_aligned says (measured faster); else the route before.
-  for (auto [r, c, E, b, gather, want] : {std::tuple<long long, long long, int, long long, bool, bool>{32, 50176, 4, 5, true, true},
-                                          {48, 50176, 4, 3, true, false},  // the tile
-                                          {24, 50176, 4, 6, true, false},  // the interleave gather
-                                          {24, 50176, 8, 3, true, true},
-                                          {32, 50176, 8, 2, true, false},  // the interleave gather
-                                          {32, 131072, 8, 1, true, true},  // rows 1 MiB apart
-                                          {50176, 64, 4, 2, false, true},
-                                          {50176, 48, 4, 3, false, false},
-                                          {50176, 32, 8, 2, false, false}}) {
-    const matrix_desc d = matrix_desc::packed(r, c, E, b);
-    EXPECT_EQ(best_pipe_wide_fits(d, gather, 0, 0, on), want) << r << "x" << c << " " << E;
-    EXPECT_EQ(wide(best_path_for(d, 0, 0, 90, on).path), want && best_fit_tile_route(d, 0, 0, on) == best_path::copy)
-        << r << "x" << c << " " << E;  // (24 / 32 aligned rows: the row-fitted tile, best_fit_wide_default)
-  }
-  // The sweep's rows (packed, aligned buffers) under `on`; the 32-64 row f32 tile gives way.
-  for (auto [r, c, E, b, path] :
-       {std::tuple<long long, long long, int, long long, best_path>{50177, 64, 4, 2, best_path::slab_scatter_micro_halo},
-        {50177, 24, 4, 6, best_path::slab_scatter_micro_halo},
-        {50176, 64, 4, 2, best_path::slab_scatter_micro_pipe},
-        {64, 50177, 4, 2, best_path::slab_gather_micro_pipe},
-        {32, 50176, 4, 5, best_path::slab_gather_micro_pipe},
-        {32, 262144, 4, 1, best_path::slab_gather_micro_pipe},
-        {24, 50177, 4, 6, best_path::slab_gather_micro_pipe},
-        {32, 131072, 8, 1, best_path::slab_gather_micro_pipe},
-        {24, 50177, 8, 3, best_path::slab_gather_micro_pipe},
-        {50177, 32, 8, 3, best_path::slab_scatter_micro_halo}}) {
-    const matrix_desc d = matrix_desc::packed(r, c, E, b);
-    EXPECT_EQ(best_path_name(best_path_for(d, 0, 0, 90, on).path),
-              std::string(best_path_name(best_fit_tile_or(path, d, 0, 0, on))))
-        << r << "x" << c;
-    EXPECT_FALSE(wide(best_path_for(d, 0, 0, 90, off).path)) << r << "x" << c;
-  }
-  // Their largest blocks fit the resident blocks the kernels' register caps assume
-  // (best_pipe_micro_min_blocks; 228 KiB per SM, 1 KiB per block).
-  for (bool halo : {false, true}) {
-    const int s4 = slab::pipe_smem_max<4>(slab::scatter, 64, best_class_policy_for(90, 4).slab_bytes, true, halo);
-    const int s8 = slab::pipe_smem_max<8>(slab::scatter, 32, best_class_policy_for(90, 8).slab_bytes, true, halo);
-    EXPECT_LE((s4 + 1024) * best_pipe_micro_min_blocks(false), 228 * 1024);
-    EXPECT_LE((s8 + 1024) * best_pipe_micro_min_blocks(false), 228 * 1024);
-  }
-  EXPECT_LE((slab::pipe_smem_max<4>(slab::gather, 64, 16384, true) + 1024) * best_pipe_micro_min_blocks(true),
-            228 * 1024);
-  // (Gathers read unaligned rows shifted from the load buffers: no rows area besides them.)
-  EXPECT_LT(slab::pipe_smem_max<4>(slab::gather, 64, 16384, true, false, 2, true),
-            slab::pipe_smem_max<4>(slab::gather, 64, 16384, true));
-  EXPECT_LE((slab::pipe_smem_max<8>(slab::gather, 32, 16384, true) + 1024) * best_pipe_micro_min_blocks(true),
-            228 * 1024);
-}
-
-// 4-8 byte batches on the pipelined whole-matrix kernel (switch best_pipe_whole_wide_default):
-// under the flag that has it on, exactly the packed batches of whole-chunk matrices of at
-// most 8 KiB with both pointers aligned; under the other flag none.
-TEST(BestPipePolicy, WholeWide) {
-  using xpose::matrix_desc;
-  const bool on = !best_pipe_whole_wide_default, off = best_pipe_whole_wide_default;
-  int taken = 0;
-  for (int E : {1, 2, 4, 8, 16})
-    for (auto [r, c] : {std::pair<long long, long long>{8, 8}, {16, 16}, {32, 32}, {64, 64}, {12, 12}, {6, 8}, {24, 16}})
-      for (long long oo : {0LL, 1LL}) {
-        SCOPED_TRACE(std::to_string(E) + " " + std::to_string(r) + "x" + std::to_string(c) + " " + std::to_string(oo));
-        const matrix_desc d = matrix_desc::packed(r, c, E, 4096);
-        const auto o = static_cast<unsigned long long>(oo * E);
-        const bool want = (E == 4 || E == 8) && (r * E) % 16 == 0 && (c * E) % 16 == 0 && r * c * E <= 8192 && oo == 0 &&
-                          !best_pipe_whole_wide_cap(d, 0, o, on);
-        EXPECT_EQ(best_pipe_whole_wide_fits(d, 0, o, on), want);
-        EXPECT_FALSE(best_pipe_whole_wide_fits(d, 0, o, off));
-        if (want) EXPECT_EQ(best_path_for(d, 0, o, 90, on).path, best_path::slab_whole_micro_pipe);
-        if (E >= 4) EXPECT_NE(best_path_for(d, o, 0, 90, off).path, best_path::slab_whole_micro_pipe);
-        // A gapped batch is not whole matrices.
-        EXPECT_FALSE(best_pipe_whole_wide_fits(padded(r, c, E, 3, 0, 0, 2), 0, 0, on));
-        taken += want;
-      }
-  // f32: all but 6x8 and 64x64; 8-byte: all but 64x64 (and 32x32 where best_pipe_whole_wide_cap has `on` cap it)
-  EXPECT_EQ(taken, 5 + 6 - (best_route_on(best_pipe_whole_wide_cap_default, on) ? 1 : 0));
-}
-
-// Session 7 switches (best_pipe_wide_small_default, best_pipe_whole_wide_cap_default): under
-// the flag that has each on, exactly its class; under the other flag none.
-TEST(BestPipePolicy, WideSmall) {
-  using xpose::matrix_desc;
-  const bool on = !best_pipe_wide_small_default, off = best_pipe_wide_small_default;
-  int taken = 0;
-  for (int E : {1, 2, 4, 8})
-    for (long long c : {2LL, 3LL, 4LL, 6LL, 8LL, 12LL, 16LL, 20LL, 24LL})
-      for (long long hw : {50176LL, 50177LL})
-        for (long long oo : {0LL, 1LL}) {
-          SCOPED_TRACE(std::to_string(E) + " " + std::to_string(c) + " " + std::to_string(hw) + " " + std::to_string(oo));
-          const matrix_desc s = matrix_desc::packed(hw, c, E, 3);
-          const auto o = static_cast<unsigned long long>(oo * E);
-          // f32, 8 and 16 columns, output rows unaligned (odd HW), input aligned.
-          const bool want = E == 4 && (c == 8 || c == 16) && hw % 2 == 1 && oo == 0;
-          EXPECT_EQ(best_pipe_wide_small_fits(s, o, 0, on), want);
-          if (want) EXPECT_EQ(best_path_for(s, o, 0, 90, on).path, best_path::slab_scatter_micro_halo);
-          EXPECT_FALSE(best_pipe_wide_small_fits(s, o, 0, off));
-          if (E == 4 && c <= 16) EXPECT_NE(best_path_for(s, o, 0, 90, off).path, best_path::slab_scatter_micro_halo);
-          taken += want;
-        }
-  EXPECT_EQ(taken, 2);  // 8, 16 columns
-  // Output one element off: rows unaligned although HW is even.
-  EXPECT_TRUE(best_pipe_wide_small_fits(matrix_desc::packed(50176, 16, 4, 3), 0, 4, on));
-  EXPECT_EQ(best_path_for(matrix_desc::packed(50177, 16, 4, 10), 0, 0, 90, on).path, best_path::slab_scatter_micro_halo);
-}
-
-TEST(BestPipePolicy, WholeWideCap) {
-  using xpose::matrix_desc;
-  const bool on = !best_pipe_whole_wide_cap_default, off = best_pipe_whole_wide_cap_default;
-  int taken = 0;
-  for (int E : {1, 2, 4, 8, 16})
-    for (auto [r, c] : {std::pair<long long, long long>{8, 8}, {16, 16}, {32, 32}, {16, 64}, {64, 16}, {16, 32}, {32, 24}})
-      for (long long oo : {0LL, 1LL}) {
-        SCOPED_TRACE(std::to_string(E) + " " + std::to_string(r) + "x" + std::to_string(c) + " " + std::to_string(oo));
-        const matrix_desc d = matrix_desc::packed(r, c, E, 4096);
-        const auto o = static_cast<unsigned long long>(oo * E);
-        const bool want = E == 8 && r * c * E > 4096 && r * c * E <= 8192 && r <= 32 && oo == 0;
-        EXPECT_EQ(best_pipe_whole_wide_cap(d, 0, o, on), want);
-        if (want) EXPECT_EQ(best_path_for(d, 0, o, 90, on).path, best_path::tile_few_rows);
-        EXPECT_FALSE(best_pipe_whole_wide_cap(d, 0, o, off));
-        // The gapped batch is not whole matrices.
-        EXPECT_FALSE(best_pipe_whole_wide_cap(padded(r, c, E, 3, 0, 0, 2), 0, 0, on));
-        taken += want;
-      }
-  EXPECT_EQ(taken, 3);  // 8-byte 32x32, 16x64, 32x24
-  // The sweep's rows: 4096 x 32 x 32 f64 / c64 on the few-rows tile under `on`, the
-  // pipelined whole-matrix kernel under the default flags.
-  const matrix_desc d = matrix_desc::packed(32, 32, 8, 4096);
-  EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path, best_path::tile_few_rows);
-  EXPECT_EQ(best_path_for(d, 0, 0, 90, false).path,
-            best_pipe_whole_wide_cap_default ? best_path::tile_few_rows : best_path::slab_whole_micro_pipe);
-}
-
-// ---- the lean form of the grouped gathers (pipe_kernel A, switch best_gather_lean_default) ----
+// ---- the lean form of the grouped gathers (pipe_kernel A) ----
 
 namespace {
 
@@ -1141,45 +559,7 @@ TEST(BestPipeEmulation, LeanLag) {
     }
 }
 
-// The lean form's switch and class: 1-2 byte elements; rows or matrices off the grid.
-TEST(BestPipePolicy, Lean) {
-  const bool lean = !best_gather_lean_default;
-  EXPECT_TRUE(best_gather_lean_on(1, lean));
-  EXPECT_TRUE(best_gather_lean_on(2, lean));
-  EXPECT_FALSE(best_gather_lean_on(4, lean));
-  EXPECT_FALSE(best_gather_lean_on(1, !lean));
-  using xpose::matrix_desc;
-  EXPECT_TRUE(best_gather_lean_fits(matrix_desc::packed(6, 50177, 1, 111), 0, 0));
-  EXPECT_TRUE(best_gather_lean_fits(matrix_desc::packed(2, 50177, 2, 167), 0, 0));
-  EXPECT_FALSE(best_gather_lean_fits(matrix_desc::packed(6, 50176, 1, 111), 0, 0));
-  EXPECT_TRUE(best_gather_lean_fits(matrix_desc::packed(6, 50176, 1, 111), 1, 0));
-  EXPECT_TRUE(best_gather_lean_fits(matrix_desc::packed(6, 50176, 1, 111), 0, 1));
-  matrix_desc gap = matrix_desc::packed(5, 4096, 1, 3);
-  EXPECT_FALSE(best_gather_lean_fits(gap, 0, 0));
-  gap.stride_out += 3;  // (aligned input rows, the second matrix's output off the grid)
-  EXPECT_TRUE(best_gather_lean_fits(gap, 0, 0));
-  // Rows of at most best_gather_lean_max_bytes a position only.
-  EXPECT_TRUE(best_gather_lean_fits(matrix_desc::packed(12, 50177, 1, 5), 0, 0));
-  EXPECT_FALSE(best_gather_lean_fits(matrix_desc::packed(16, 50177, 1, 5), 0, 0));
-  EXPECT_FALSE(best_gather_lean_fits(matrix_desc::packed(8, 50177, 2, 5), 0, 0));
-  // Under the flag that has it on, best.cu runs the default policy's shift gathers of those rows
-  // lean (best_gather_lean_takes); under the other flag, and for aligned rows, never.
-  for (int E : {1, 2})
-    for (long long c : {2LL, 3LL, 6LL, 8LL, 12LL, 16LL, 24LL}) {
-      const matrix_desc d = matrix_desc::packed(c, 50177, E, 5);
-      const bool want = c * E <= best_gather_lean_max_bytes;
-      EXPECT_EQ(best_gather_lean_takes(d, 0, 0, 90, lean), want) << E << " " << c;
-      EXPECT_FALSE(best_gather_lean_takes(d, 0, 0, 90, !lean)) << E << " " << c;
-      if (want) EXPECT_EQ(best_path_for(d, 0, 0, 90, lean).path, best_path::slab_gather_pipe_shift) << E << " " << c;
-      EXPECT_FALSE(best_gather_lean_takes(matrix_desc::packed(c, 50176, E, 5), 0, 0, 90, lean)) << E << " " << c;
-    }
-  // 4-byte gathers and scatters: never.
-  EXPECT_FALSE(best_gather_lean_takes(matrix_desc::packed(6, 50177, 4, 5), 0, 0, 90, lean));
-  EXPECT_FALSE(best_gather_lean_takes(matrix_desc::packed(50177, 6, 1, 5), 0, 0, 90, lean));
-}
-
-// The halo scatters at the scatter slab table's sizes (best_scatter_slab_table, switch
-// best_scatter_slab_default): every entry, slabs of the entry's bytes with a ragged last slab
+// The halo scatters at the scatter slab table's sizes (best_scatter_slab_table): every entry, slabs of the entry's bytes with a ragged last slab
 // (L of 2.5 spans and one more than a span), the resident grid of 3 blocks and one per slab,
 // every slab_layouts scatter (offsets, padding, gaps); micro-block sides of whole chunks.
 template <int E>
@@ -1214,197 +594,7 @@ void scatter_slab_table_cases() {
 TEST(BestPipeEmulation, ScatterSlabTable1) { scatter_slab_table_cases<1>(); }
 TEST(BestPipeEmulation, ScatterSlabTable2) { scatter_slab_table_cases<2>(); }
 
-// ---- larger slabs for the u8 grouped gathers (switch best_gather_slab_default) ----
-
-// The switch's slabs: u8 grouped gathers of at least best_gather_slab_min_side rows on sm_90+
-// under the flag that has it on, shift kernels or aligned input rows; everything else keeps the
-// table's slab under both flags.
-TEST(BestPipePolicy, GatherSlab) {
-  const bool on = !best_gather_slab_default;
-  const int u8_table = best_class_policy_for(90, 1).slab_bytes, f16_table = best_class_policy_for(90, 2).slab_bytes;
-  const int big = best_gather_slab_bytes;
-  ASSERT_LT(u8_table, big);
-  for (int s : best_pipe_sides) {
-    const bool side = s >= best_gather_slab_min_side && s <= best_gather_slab_max_side;
-    for (bool shift : {false, true})
-      for (bool aligned : {false, true}) {
-        const bool want = side && (shift || aligned);
-        EXPECT_EQ(best_pipe_slab_bytes(1, true, s, u8_table, shift, aligned, on, 90), want ? big : u8_table) << s;
-        EXPECT_EQ(best_gather_slab_for(1, true, s, u8_table, shift, aligned), want ? big : u8_table) << s;
-        EXPECT_EQ(best_pipe_slab_bytes(1, true, s, u8_table, shift, aligned, !on, 90), u8_table) << s;
-        EXPECT_EQ(best_pipe_slab_bytes(1, true, s, u8_table, shift, aligned, on, 80), u8_table) << s;
-        EXPECT_EQ(best_pipe_slab_bytes(1, false, s, u8_table, shift, aligned, on, 90), u8_table) << s;
-        EXPECT_EQ(best_pipe_slab_bytes(2, true, s, f16_table, shift, aligned, on, 90), f16_table) << s;
-      }
-  }
-  // Micro-block and whole-matrix kernels (side 0): the table's.
-  EXPECT_EQ(best_pipe_slab_bytes(1, true, 0, u8_table, false, true, on, 90), u8_table);
-  // Blocks per SM at the larger slab: the kernels' register cap (best_pipe_min_blocks) still fits
-  // in sm_90's 228 KiB a multiprocessor (1 KiB reserved a block): the largest block of each side
-  // the switch takes (shift kernels with 2 load buffers, segments unaligned, of the sides that
-  // have a shift route; plain kernels, segments aligned). The realigning plain blocks would not.
-  for (int s : best_pipe_sides) {
-    if (s < best_gather_slab_min_side || s > best_gather_slab_max_side) continue;
-    const int plain = slab::pipe_smem_max<1>(slab::gather, s, big, false, false, 2, false, true);
-    EXPECT_LE(best_pipe_min_blocks(1, true, s) * (plain + 1024), 228 * 1024) << s;
-    EXPECT_GT(plain, slab::pipe_smem_max<1>(slab::gather, s, u8_table, false, false, 2, false, true)) << s;
-    const int realigning = slab::pipe_smem_max<1>(slab::gather, s, big, false, false, 2);
-    EXPECT_GT(best_pipe_min_blocks(1, true, s) * (realigning + 1024), 228 * 1024) << s;
-    if (s > best_gather_shift_max_side) continue;
-    const int shift = slab::pipe_smem_max<1>(slab::gather, s, big, false, true, 2);
-    EXPECT_LE(best_pipe_min_blocks(1, true, s, true) * (shift + 1024), 228 * 1024) << s;
-  }
-  // The sweep's u8 rows: `best`'s grouped pipelined gathers; the larger slabs under `on` where the
-  // switch applies (shift kernels, aligned rows; 24 rows of odd HW: the realigning kernel keeps its
-  // slabs), with `best`'s route and kernel form (lean or not) under `on`.
-  using xpose::matrix_desc;
-  struct row {
-    matrix_desc d;
-    bool takes;
-  };
-  // (24 rows of odd HW: the shift kernel's larger slabs where best_gather_shift24_default has `on` take it.)
-  for (const row& r : {row{matrix_desc::packed(24, 50177, 1, 27), best_gather_shift24_on(1, 90, on)},
-                       row{matrix_desc::packed(24, 50176, 1, 27), true},
-                       row{matrix_desc::packed(12, 50176, 1, 55), true}, row{matrix_desc::packed(12, 50177, 1, 55), true},
-                       row{matrix_desc::packed(8, 50177, 1, 83), true}, row{matrix_desc::packed(8, 50176, 1, 83), true},
-                       row{matrix_desc::packed(16, 50177, 1, 41), true},
-                       row{matrix_desc::packed(6, 50177, 1, 111), false}, row{matrix_desc::packed(12, 50177, 2, 27), false}}) {
-    const matrix_desc& d = r.d;
-    const std::string name = xpose_test::shape_name(d);
-    const best_choice o = best_path_for(d, 0, 0, 90, false);
-    const bool shift = o.path == best_path::slab_gather_pipe_shift;
-    EXPECT_TRUE(shift || o.path == best_path::slab_gather_pipe) << name << " " << best_path_name(o.path);
-    const int table = best_class_policy_for(90, d.elem_size).slab_bytes;
-    const int slab = best_pipe_slab_bytes(d.elem_size, true, static_cast<int>(o.group), table, shift,
-                                          best_in_rows_aligned(d, 0), on, 90);
-    EXPECT_EQ(slab, r.takes ? big : table) << name;
-    if (!r.takes) continue;
-    const best_choice c = best_path_for(d, 0, 0, 90, on);
-    EXPECT_EQ(c.path, o.path) << name;
-    EXPECT_EQ(c.group, o.group) << name;
-    EXPECT_EQ(best_gather_lean_takes(d, 0, 0, 90, on), best_gather_lean_takes(d, 0, 0, 90, false)) << name;
-  }
-}
-
-// The u8 24-row shift gathers (switch best_gather_shift24_default) under both flags: under the flag
-// that has the switch on (sm_90+), u8 24-row gathers whose input rows are off the 16-byte grid (odd
-// HW, offset pointers, padded rows) run slab_gather_pipe_shift in the default policy's kernel
-// configuration (the larger slabs, 2 load buffers at 3 blocks per SM);
-// aligned rows, other sides, f16, sm_80 and the other flag keep their routes.
-TEST(BestPipePolicy, GatherShift24) {
-  using xpose::matrix_desc;
-  const bool on = !best_gather_shift24_default;
-  const int table = best_class_policy_for(90, 1).slab_bytes;
-  EXPECT_EQ(best_gather_shift_route(best_path::slab_gather_pipe, 24, 1, false, true), best_path::slab_gather_pipe_shift);
-  EXPECT_EQ(best_gather_shift_route(best_path::slab_gather_pipe, 24, 1, false, false), best_path::slab_gather_pipe);
-  EXPECT_EQ(best_gather_shift_route(best_path::slab_gather_pipe, 24, 2, false, true), best_path::slab_gather_pipe);
-  EXPECT_EQ(best_gather_shift_route(best_path::slab_gather_pipe, 32, 1, false, true), best_path::slab_gather_pipe);
-  EXPECT_EQ(best_gather_shift_route(best_path::slab_gather_pipe, 24, 1, true, true), best_path::slab_gather_pipe);
-  EXPECT_TRUE(best_gather_shift24_on(1, 90, on));
-  EXPECT_FALSE(best_gather_shift24_on(1, 90, !on));
-  EXPECT_FALSE(best_gather_shift24_on(1, 80, on));
-  EXPECT_FALSE(best_gather_shift24_on(2, 90, on));
-  // The kernel's blocks: 24 KiB slabs, 2 load buffers, 3 per SM (best.cu takes 2 buffers where 3 fit fewer).
-  const int big = best_gather_slab_for(1, true, 24, table, true, false);
-  EXPECT_EQ(big, best_gather_slab_bytes);
-  EXPECT_LE(best_pipe_min_blocks(1, true, 24, true) * (slab::pipe_smem_max<1>(slab::gather, 24, big, false, true, 2) + 1024),
-            228 * 1024);
-  struct row {
-    matrix_desc d;
-    long long off_in;
-    bool takes;
-  };
-  for (bool flag : {false, true})
-    for (const row& r : {row{matrix_desc::packed(24, 50177, 1, 27), 0, true}, row{matrix_desc::packed(24, 50176, 1, 27), 1, true},
-                         row{matrix_desc::packed(24, 40001, 1, 5), 15, true}, row{padded(24, 30000, 1, 3, 3, 0, 0), 0, true},
-                         row{matrix_desc::packed(24, 50176, 1, 27), 0, false},
-                         row{matrix_desc::packed(24, 50177, 2, 13), 0, false}, row{matrix_desc::packed(32, 50177, 1, 20), 0, false},
-                         row{matrix_desc::packed(16, 50177, 1, 41), 0, false}}) {
-      const matrix_desc& d = r.d;
-      const auto in = static_cast<unsigned long long>(r.off_in * d.elem_size);
-      SCOPED_TRACE(xpose_test::shape_name(d) + " in +" + std::to_string(r.off_in) + " flag " + std::to_string(flag));
-      const bool takes = r.takes && flag == on;
-      const best_choice c = best_path_for(d, in, 0, 90, flag);
-      if (takes) {
-        EXPECT_EQ(best_path_name(c.path), std::string("slab_gather_pipe_shift"));
-        EXPECT_EQ(c.group, 24);
-        // The default policy's kernel configuration: the larger slab.
-        EXPECT_FALSE(flag);
-        EXPECT_EQ(best_pipe_slab_bytes(1, true, 24, table, true, false, flag, 90), big);
-        // While a candidate: the default policy runs the realigning pipelined kernel there.
-        if (on) EXPECT_EQ(best_path_for(d, in, 0, 90, false).path, best_path::slab_gather_pipe);
-      } else if (d.rows == 24 && d.elem_size == 1) {
-        EXPECT_NE(c.path, best_path::slab_gather_pipe_shift);
-      }
-      // sm_80: never.
-      if (d.rows == 24 && d.elem_size == 1) EXPECT_NE(best_path_for(d, in, 0, 80, flag).path, best_path::slab_gather_pipe_shift);
-    }
-}
-
-// The deep form of the u8 fitted tiles (switches best_fit_deep48_default, best_fit_deep96r_default)
-// under both flags: 48 aligned rows and 96 realigning rows (sm_90+) take it under the flag that has
-// their switch on, on the default policy's fitted route; the tiles' geometry, shared bytes and
-// validity; other rows, f16, and the other flag keep the plain form.
-TEST(BestPipePolicy, FitDeep) {
-  using xpose::matrix_desc;
-  const bool on48 = !best_fit_deep48_default, on96 = !best_fit_deep96r_default;
-  const best_tile t48 = best_tile_fit_for(1, 48, false, false, true), t96 = best_tile_fit_for(1, 96, true, false, true);
-  EXPECT_EQ(t48.rows, 48);
-  EXPECT_EQ(t48.threads, 48);
-  EXPECT_EQ(t48.min_blocks, best_fit_deep48_min_blocks);
-  EXPECT_EQ(t96.threads, 96);
-  EXPECT_EQ(t96.min_blocks, best_fit_deep96r_min_blocks);
-  EXPECT_TRUE(best_tile_valid(1, t48, false));
-  EXPECT_TRUE(best_tile_valid(1, t96, true, true));
-  EXPECT_EQ(best_fit_smem(t96, true, true), 96 * 16 * 16 + 96 * 16);
-  EXPECT_EQ(best_fit_smem(t48, false, true), 48 * 16 * 16);
-  EXPECT_EQ(best_fit_smem(best_tile_fit_for(1, 96, true), true, false), 96 * 16 * 16);
-  // Shared memory of the resident blocks on sm_90 (227 KiB a multiprocessor, 1 KiB a block reserved).
-  EXPECT_LE(t96.min_blocks * (best_fit_smem(t96, true, true) + 1024), 228 * 1024);
-  EXPECT_LE(t48.min_blocks * (best_fit_smem(t48, false, true) + 1024), 228 * 1024);
-  // The plain forms unchanged (no deep form: the 96 aligned rows' tile is its own).
-  EXPECT_EQ(best_tile_fit_for(1, 48, false).threads, 96);
-  EXPECT_EQ(best_tile_fit_for(1, 96, true).threads, 192);
-  EXPECT_EQ(best_tile_fit_for(1, 96, false).threads, 96);
-  EXPECT_EQ(best_tile_fit_for(2, 48, false, false, true).threads, 96);  // (u8 only)
-  for (bool flag : {false, true}) {
-    EXPECT_EQ(best_fit_deep_on(1, 48, false, 90, flag), flag == on48);
-    EXPECT_EQ(best_fit_deep_on(1, 96, true, 90, flag), flag == on96);
-    EXPECT_FALSE(best_fit_deep_on(1, 96, true, 80, flag));
-    EXPECT_FALSE(best_fit_deep_on(1, 48, true, 90, flag));
-    EXPECT_FALSE(best_fit_deep_on(1, 96, false, 90, flag));
-    EXPECT_FALSE(best_fit_deep_on(1, 64, false, 90, flag));
-    EXPECT_FALSE(best_fit_deep_on(2, 48, false, 90, flag));
-    struct row {
-      matrix_desc d;
-      long long off_in;
-      best_path route;  // the default policy's fitted route
-      bool deep;        // the deep form under the flag that has its switch on
-      bool on;          // that flag
-    };
-    for (const row& r : {row{matrix_desc::packed(48, 50176, 1, 13), 0, best_path::tile_fit, true, on48},
-                         row{matrix_desc::packed(48, 8192, 1, 3), 0, best_path::tile_fit, true, on48},
-                         row{padded(40, 8192, 1, 3, 0, 8, 0), 0, best_path::tile_fit, true, on48},  // (48-row tile)
-                         row{matrix_desc::packed(96, 50177, 1, 6), 0, best_path::realign_fit, true, on96},
-                         row{matrix_desc::packed(96, 50176, 1, 6), 1, best_path::realign_fit, true, on96},
-                         row{padded(90, 8201, 1, 2, 0, 6, 0), 0, best_path::realign_fit, true, on96},  // (96-row tile)
-                         row{matrix_desc::packed(48, 50177, 1, 13), 0, best_path::realign_fit, false, on48},
-                         row{matrix_desc::packed(96, 50176, 1, 6), 0, best_path::tile_fit, false, on96},
-                         row{matrix_desc::packed(64, 50176, 1, 10), 0, best_path::tile_fit, false, on48},
-                         row{matrix_desc::packed(48, 50176, 2, 6), 0, best_path::tile_fit, false, on48}}) {
-      const matrix_desc& d = r.d;
-      const auto in = static_cast<unsigned long long>(r.off_in * d.elem_size);
-      SCOPED_TRACE(xpose_test::shape_name(d) + " in +" + std::to_string(r.off_in) + " flag " + std::to_string(flag));
-      ASSERT_EQ(best_fit_tile_route(d, in, 0, false), r.route);
-      const bool deep = r.deep && flag == r.on;
-      EXPECT_EQ(best_fit_deep_on(d.elem_size, best_fit_tile_rows(d.elem_size, d.rows), r.route == best_path::realign_fit, 90, flag),
-                deep);
-      const best_path got = best_path_for(d, in, 0, 90, flag).path;
-      if (deep || best_fit_tile_on(flag)) EXPECT_EQ(best_path_name(got), std::string(best_path_name(r.route)));
-      EXPECT_EQ(best_fit_tile_or(best_path::copy, d, in, 0, flag), deep || best_fit_tile_on(flag) ? r.route : best_path::copy);
-    }
-  }
-}
+// ---- larger slabs for the u8 grouped gathers (best_gather_slab_for) ----
 
 // The u8 grouped gathers at the switch's slab: the plain, shift (2 and best_gather_shift_depth
 // load buffers) and lean kernels, every layout of slab_layouts, long sides of one to several
@@ -1432,27 +622,43 @@ TEST(BestPipeEmulation, GatherSlab1) {
   EXPECT_GT(lean_runs, 0);
 }
 
-// Micro-block scatter spans to aligned rows in whole 64-byte units (switch
-// best_scatter_span64_default): rounded down where that leaves a unit, under the flag that has
-// the switch on; unchanged under the other flag, for spans of at most one unit, and past 8 bytes.
-TEST(BestPipePolicy, ScatterSpan64) {
-  const bool on = !best_scatter_span64_default, off = best_scatter_span64_default;  // candidate flags
-  for (int E : {1, 2, 4, 8}) {
-    const long long unit = 64 / E;
-    for (long long span = 16 / E; span <= 40 * unit; span += 16 / E) {
-      const long long got = best_scatter_span64(span, E, on);
-      EXPECT_EQ(best_scatter_span64(span, E, off), span) << E << " " << span;
-      if (span <= unit) {
-        EXPECT_EQ(got, span) << E << " " << span;
-      } else {
-        EXPECT_EQ(got % unit, 0) << E << " " << span;
-        EXPECT_LE(got, span);
-        EXPECT_GT(got + unit, span);
-      }
+// The halo scatters' slab table: entries only for 1-2 byte elements, every block inside an SM.
+TEST(BestPipe, ScatterSlabTableFits) {
+  for (int E : {4, 8, 16})
+    for (int s : {0, 2, 3, 4, 8, 24, 32}) EXPECT_EQ(best_scatter_slab_table(E, s, true) + best_scatter_slab_table(E, s, false), 0);
+  for (int s : {2, 3}) {
+    for (int E : {1, 2}) {
+      const int b = best_scatter_slab_table(E, s, false);
+      if (b == 0) continue;
+      EXPECT_TRUE(b >= 12288 && b <= 32768 && b % 4096 == 0) << b;
+      const xpose::matrix_desc d = xpose::matrix_desc::packed(50177, s, E, 8);
+      static const unsigned char probe[16] = {};
+      const int smem = E == 1 ? slab::make_args<1>(slab::scatter, probe, nullptr, d, probe, b, true).smem
+                              : slab::make_args<2>(slab::scatter, probe, nullptr, d, probe, b, true).smem;
+      EXPECT_LE(smem, 48 * 1024);
     }
   }
-  // The measured rows' spans: 144 bytes -> 128.
-  EXPECT_EQ(best_scatter_span64(72, 2, false), best_scatter_span64_default ? 64 : 72);
-  EXPECT_EQ(best_scatter_span64(144, 1, false), best_scatter_span64_default ? 128 : 144);
-  EXPECT_EQ(best_scatter_span64(24, 16, false), 24);  // (16-byte elements: no micro-block scatter)
+  int entries = 0;
+  for (int E : {1, 2}) {
+    for (int s : best_pipe_sides) {
+      const int b = best_scatter_slab_table(E, s, true);
+      if (b == 0) continue;
+      ++entries;
+      EXPECT_TRUE(b >= 12288 && b <= 32768 && b % 4096 == 0) << b;
+      const int smem = E == 1 ? slab::pipe_smem_max<1>(slab::scatter, s, b, false, true)
+                              : slab::pipe_smem_max<2>(slab::scatter, s, b, false, true);
+      EXPECT_LE(smem, 227 * 1024) << E << " " << s;
+    }
+    for (long long c = 16 / E; c * E <= 256; c += 16 / E) {
+      const int b = best_scatter_slab_table(E, c, true, true);
+      if (b == 0) continue;
+      ++entries;
+      EXPECT_TRUE(b >= 12288 && b <= 32768 && b % 4096 == 0) << b;
+      const long long s = std::min<long long>(best_class_policy_for(90, E).slab_max_short, 256 / E);
+      const int smem = E == 1 ? slab::pipe_smem_max<1>(slab::scatter, s, b, true, true)
+                              : slab::pipe_smem_max<2>(slab::scatter, s, b, true, true);
+      EXPECT_LE(smem, 227 * 1024) << E;
+    }
+  }
+  EXPECT_GT(entries, 0);
 }

@@ -1,5 +1,5 @@
-// Host emulation of the skewed realigning tile (src/cuda/best_skew.cuh, path
-// realign_skew of the candidate policy): every block's three phases run thread by
+// Host emulation of the skewed realigning tile (src/cuda/best_skew.cuh, routes
+// realign_skew*): every block's three phases run thread by
 // thread on host buffers, in the order the kernel's barriers impose, against the CPU
 // reference. Every element size, the production tiles and small ones (many tiles,
 // ragged edges, tiles that own nothing), pointers offset by every residue, padded
@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <set>
+#include <string>
 #include <tuple>
 
 #include "cuda/best_skew.cuh"
@@ -69,7 +70,7 @@ void emulate_async(const skew::args& a) {
 // elements from a 16-byte boundary; compares the whole output buffer.
 // Form: 0 the register form, 1 the cp.async form with the halo, 2 without it (aligned
 // output rows only), 3 with the 32-byte sector halo (realign_skew_sector), 5 the register
-// form with the 32-byte sector halo (measured in session 7's call 1, not routed).
+// form with the 32-byte sector halo (not routed).
 template <int E, int TR, int NCH, int NT, int MW, int Form = 0>
 void check(const xpose::matrix_desc& d, long long off_in, long long off_out) {
   SCOPED_TRACE(xpose_test::shape_name(d) + " offsets " + std::to_string(off_in) + "/" + std::to_string(off_out) +
@@ -252,37 +253,6 @@ TEST(BestSkewSector, TilesAreValid) {
   }
 }
 
-TEST(BestSkewSector, RouteUnderItsSwitch) {
-  using xpose::matrix_desc;
-  const bool on = !best_skew_sector_default, off = best_skew_sector_default;
-  auto ours = [](best_path p) { return p == best_path::realign_skew_sector; };
-  for (int E : {1, 2, 4, 8}) {
-    for (auto [r, c] : std::vector<std::pair<long long, long long>>{
-             {5759, 5763}, {5760, 5761}, {4096, 4097}, {4095, 4099}, {2048, 2049}, {2047, 2051}, {2879, 2883}}) {
-      const matrix_desc d = matrix_desc::packed(r, c, E);
-      const bool aligned = (r * E) % 16 == 0;  // output rows
-      // Unaligned output rows: the sector tile (up to best_skew_sector_max_elem bytes).
-      const bool sector = E <= best_skew_sector_max_elem;
-      const best_path p = best_path_for(d, 0, 0, 90, on).path;
-      if (!aligned && sector) EXPECT_EQ(p, best_path::realign_skew_sector) << E << " " << r;
-      else EXPECT_FALSE(ours(p)) << E << " " << r << " " << best_path_name(p);
-      const best_path q = best_path_for(d, 0, E, 90, on).path;  // output one element off
-      EXPECT_TRUE(sector ? q == best_path::realign_skew_sector : !ours(q)) << E << " " << r;
-      EXPECT_FALSE(ours(best_path_for(d, 0, 0, 90, off).path)) << E;
-    }
-    // A batch stride off 16 bytes: the halo.
-    if (E <= best_skew_sector_max_elem)
-      EXPECT_EQ(best_path_for(xpose_test::padded(256, 257, E, 3, 0, 0, 1), 0, 0, 90, on).path,
-                best_path::realign_skew_sector);
-    // Aligned layouts, slabs and 16-byte elements keep their routes.
-    for (const matrix_desc& d : {matrix_desc::packed(4096, 4096, E), matrix_desc::packed(3, 1000001, E),
-                                 matrix_desc::packed(1000001, 3, E)})
-      EXPECT_FALSE(ours(best_path_for(d, 0, 0, 90, on).path)) << E;
-  }
-  EXPECT_EQ(best_path_for(matrix_desc::packed(4095, 4097, 16), 8, 0, 90, on).path, best_path::tile_access);
-  EXPECT_STREQ(best_path_name(best_path::realign_skew_sector), "realign_skew_sector");
-}
-
 TEST(BestSkewSectorEmulation, Production1) { production_sector<1>(); }
 TEST(BestSkewSectorEmulation, Production2) { production_sector<2>(); }
 TEST(BestSkewSectorEmulation, Production4) { production_sector<4>(); }
@@ -314,44 +284,6 @@ TEST(BestSkewAsync, BalancedGrid) {
     }
 }
 
-TEST(BestSkewAsync, RouteUnderItsSwitch) {
-  using xpose::matrix_desc;
-  const bool on = !best_skew_async_default, off = best_skew_async_default;
-  // The sector-aligned tiles come first where their switch is on under the same flag.
-  auto sector = [&](const matrix_desc& d, unsigned long long out) {
-    return best_route_on(best_skew_sector_default, on) && best_skew_sector_fits(d, out);
-  };
-  for (int E : {1, 2, 4, 8}) {
-    for (auto [r, c] : std::vector<std::pair<long long, long long>>{
-             {5759, 5763}, {5760, 5761}, {4096, 4097}, {4095, 4099}, {2048, 2049}, {2047, 2051}, {96, 50177},
-             {128, 50177}, {64, 50177}}) {
-      const best_class_policy cp = best_class_policy_for(90, E);
-      if (r <= cp.slab_max_short && r * E <= cp.slab_max_short_bytes) continue;  // gathers: slab routes
-      const matrix_desc d = matrix_desc::packed(r, c, E);
-      // Where it won: no halo (aligned output rows) for 1, 4, 8 bytes; the halo for 2 bytes.
-      const bool fits = best_out_rows_aligned(d, 0) ? E != 2 : E == 2;
-      EXPECT_EQ(best_skew_async_fits(d, 0), fits) << E << " " << r;
-      // (The fitted 48-row tile in its place where best_skew_fit_default is on under the same flag.)
-      EXPECT_EQ(best_path_for(d, 0, 0, 90, on).path == best_skew_fit_or(best_path::realign_skew_async, d, 0, on),
-                fits && !sector(d, 0))
-          << E << " " << r;
-      EXPECT_NE(best_path_for(d, 0, 0, 90, off).path, best_path::realign_skew_async) << E;
-    }
-    // Pointers one element off: the output pointer decides the form.
-    EXPECT_EQ(best_path_for(matrix_desc::packed(4096, 4096, E), E, 0, 90, on).path == best_path::realign_skew_async,
-              E != 2);
-    EXPECT_EQ(best_path_for(matrix_desc::packed(4096, 4096, E), 0, E, 90, on).path == best_path::realign_skew_async,
-              E == 2 && !sector(matrix_desc::packed(4096, 4096, E), E));
-    // Aligned layouts and slabs keep their routes.
-    EXPECT_NE(best_path_for(matrix_desc::packed(4096, 4096, E), 0, 0, 90, on).path, best_path::realign_skew_async);
-    EXPECT_NE(best_path_for(matrix_desc::packed(3, 1000001, E), 0, 0, 90, on).path, best_path::realign_skew_async);
-    EXPECT_NE(best_path_for(matrix_desc::packed(1000001, 3, E), 0, 0, 90, on).path, best_path::realign_skew_async);
-  }
-  EXPECT_FALSE(best_skew_async_fits(matrix_desc::packed(4095, 4097, 16), 0));
-  EXPECT_EQ(best_path_for(matrix_desc::packed(4095, 4097, 16), 8, 0, 90, on).path, best_path::tile_access);
-  EXPECT_STREQ(best_path_name(best_path::realign_skew_async), "realign_skew_async");
-}
-
 TEST(BestSkewAsyncEmulation, Production1) {
   production_async<1, true>();
   production_async<1, false>();
@@ -380,7 +312,7 @@ TEST(BestSkewAsyncEmulation, SmallTiles) {
   cases<8, 6, 4, 32, 8, 2>();
 }
 
-TEST(BestSkewPolicy, TilesAreValid) {
+TEST(BestSkew, TilesAreValid) {
   for (int E : {1, 2, 4, 8}) {
     EXPECT_TRUE(best_skew_tile_valid(E, best_tile_skew_for(E))) << E;
     EXPECT_LE(best_skew_smem(E, best_tile_skew_for(E)), 227 * 1024) << E;
@@ -393,59 +325,12 @@ TEST(BestSkewPolicy, TilesAreValid) {
   EXPECT_FALSE(best_skew_tile_valid(1, best_tile{4096, 16, 256, 8, 1}));  // shared memory
 }
 
-TEST(BestSkewPolicy, CandidateTakesTheSkewedTile) {
-  using xpose::matrix_desc;
-  // The flag under which the skewed route is on (best_skew_default: best, else best_next)
-  // and the one under which the realigning tile stays; under either, the cp.async skewed
-  // tile where its switch is on and it fits (or_async).
-  const bool on = !best_skew_default, off = best_skew_default;
-  const best_path skew = best_skew_enabled ? best_path::realign_skew : best_path::realign;
-  // (The fitted skewed tiles where best_skew_fit_default has the flag take them.)
-  auto or_async = [](best_path old, const matrix_desc& d, unsigned long long out, bool flag) {
-    if (best_route_on(best_skew_sector_default, flag) && best_skew_sector_fits(d, out)) return best_path::realign_skew_sector;
-    return best_skew_fit_or(best_route_on(best_skew_async_default, flag) && best_skew_async_fits(d, out)
-                                ? best_path::realign_skew_async
-                                : old,
-                            d, out, flag);
-  };
-  for (int E : {1, 2, 4, 8}) {
-    const matrix_desc odd = matrix_desc::packed(16383, 16385, E);
-    EXPECT_EQ(best_path_for(odd, 0, 0, 90, on).path, or_async(skew, odd, 0, on)) << E;
-    EXPECT_EQ(best_path_for(odd, 0, 0, 90, off).path, or_async(best_path::realign, odd, 0, off)) << E;
-    // Aligned rows stay on a tile under both (1-byte elements: the half tile under its switch).
-    for (bool f : {false, true}) {
-      const best_path t = best_path_for(matrix_desc::packed(16384, 16384, E), 0, 0, 90, f).path;
-      EXPECT_TRUE(t == best_path::tile || (E == 1 && t == best_path::tile_half)) << E << " " << best_path_name(t);
-    }
-  }
-  EXPECT_EQ(best_path_for(matrix_desc::packed(4095, 4097, 16), 8, 0, 90, on).path, best_path::tile_access);
-  // The measured exceptions (RESULTS "Shape classes (issue 12)", third round): 1-2 byte
-  // elements with 16-byte aligned output rows, and row counts the skewed tile pads more.
-  auto cand = [&](const matrix_desc& d, unsigned long long out = 0) { return best_path_for(d, 0, out, 90, on).path; };
-  auto want = [&](best_path old, const matrix_desc& d, unsigned long long out = 0) { return or_async(old, d, out, on); };
-  // (Aligned output rows of 1-2 byte elements: realign_async where its switch is on.)
-  const best_path aligned_out = best_route_on(best_async_realign_default, on) ? best_path::realign_async : best_path::realign;
-  for (auto [d, out, old] : std::vector<std::tuple<matrix_desc, unsigned long long, best_path>>{
-           {matrix_desc::packed(5760, 5761, 1), 0, aligned_out},
-           {matrix_desc::packed(5760, 5761, 1), 3, skew},  // output pointer offset: rows unaligned
-           {matrix_desc::packed(5759, 5763, 1), 0, skew},
-           {matrix_desc::packed(4096, 4097, 2), 0, aligned_out},
-           {matrix_desc::packed(4095, 4099, 2), 0, skew},
-           {matrix_desc::packed(2880, 2881, 4), 0, skew},  // aligned output rows: still the skewed tile
-           {matrix_desc::packed(2048, 2049, 8), 0, skew},
-           {matrix_desc::packed(96, 50177, 4), 0, skew},
-           {matrix_desc::packed(128, 50177, 4), 0, best_path::realign},  // 3 x 60 rows against 2 x 64
-           {matrix_desc::packed(50177, 128, 4), 0, skew}})
-    EXPECT_EQ(cand(d, out), want(old, d, out)) << xpose_test::shape_name(d);
-  EXPECT_STREQ(best_path_name(best_path::realign_skew), "realign_skew");
-}
-
 TEST(BestSkewEmulation, Production1) { production<1>(); }
 TEST(BestSkewEmulation, Production2) { production<2>(); }
 TEST(BestSkewEmulation, Production4) { production<4>(); }
 TEST(BestSkewEmulation, Production8) { production<8>(); }
 
-// The fitted tiles (routes realign_skew_fit, realign_skew_async_fit; best_skew_fit_path): the
+// The fitted tiles (routes realign_skew_fit, realign_skew_async_fit): the
 // half-width register tile, the 48-row cp.async tile without the halo (8 bytes); the sweep's 96-column /
 // 96-row shapes scaled down (whole and partial tiles, batches, pointers one element off).
 template <int E>
@@ -476,4 +361,39 @@ TEST(BestSkewEmulation, SmallTiles) {
   cases<4, 12, 4, 64, 8>();
   cases<8, 2, 2, 32, 16>();
   cases<8, 6, 4, 32, 8>();
+}
+
+// The fitted skewed tiles of 4-8 byte element-aligned layouts (realign_skew_fit,
+// realign_skew_async_fit): their tables, and where they pad less (best_skew_pads_less).
+TEST(BestSkewFit, Tiles) {
+  for (int E : {4, 8}) {
+    const best_tile f = best_tile_skew_fit_for(E), t = best_tile_skew_for(E);
+    EXPECT_TRUE(best_skew_tile_valid(E, f)) << E;
+    // Half the chunks and threads, twice the blocks: the same loads per thread, rows owned.
+    EXPECT_EQ(f.chunks * 2, t.chunks);
+    EXPECT_EQ(f.threads * 2, t.threads);
+    EXPECT_EQ(f.rows, t.rows);
+    EXPECT_EQ(best_skew_smem(E, f) * 2, best_skew_smem(E, t)) << E;
+    if (E != best_skew_async_fit_elem) continue;
+    const best_tile a = best_tile_skew_async_fit_for(E);
+    EXPECT_TRUE(best_skew_tile_valid(E, a)) << E;
+    EXPECT_EQ(a.rows, 48);
+    EXPECT_EQ(a.rows % (16 / E), 0);
+    EXPECT_LT(best_skew_async_smem(E, a, false, best_skew_async_stages),
+              best_skew_async_smem(E, best_tile_skew_async_for(E, false), false, best_skew_async_stages));
+  }
+}
+
+TEST(BestSkewFit, PadsLess) {
+  // 96 rows: two 48-row tiles against a 64-row and a half-empty one (25% less).
+  const best_tile a48 = best_tile_skew_async_fit_for(8), a64 = best_tile_skew_async_for(8, false);
+  EXPECT_TRUE(best_skew_pads_less(xpose::matrix_desc::packed(96, 50177, 8), a48, a64));
+  EXPECT_FALSE(best_skew_pads_less(xpose::matrix_desc::packed(128, 50177, 8), a48, a64));
+  EXPECT_FALSE(best_skew_pads_less(xpose::matrix_desc::packed(2048, 2049, 8), a48, a64));
+  EXPECT_FALSE(best_skew_pads_less(xpose::matrix_desc::packed(100, 4001, 8), a48, a64));  // 144 against 128 rows
+  // 96 columns of f32: three 32-column tiles against a 64-column and a half-empty one.
+  const best_tile h = best_tile_skew_fit_for(4), s = best_tile_skew_for(4);
+  EXPECT_TRUE(best_skew_pads_less(xpose::matrix_desc::packed(50177, 96, 4), h, s));
+  EXPECT_FALSE(best_skew_pads_less(xpose::matrix_desc::packed(2879, 2883, 4), h, s));  // 2912 against 2944 columns
+  EXPECT_FALSE(best_skew_pads_less(xpose::matrix_desc::packed(50177, 128, 4), h, s));
 }

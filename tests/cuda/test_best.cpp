@@ -112,7 +112,7 @@ TEST(Best, RealignEveryOffset) {
   }
 }
 
-// Small tiles for 1- and 2-byte elements (policy: best_shape_for): 16-byte-aligned
+// Small tiles for 1- and 2-byte elements (tile_few_rows, tile_narrow): 16-byte-aligned
 // shapes with <= 32 rows (few_rows), <= 64 rows or <= 128-byte rows (narrow), full and
 // partial tiles, batches, and the same shapes unaligned (realigning path).
 TEST(Best, SmallTilesForSmallElements) {

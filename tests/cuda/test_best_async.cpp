@@ -1,11 +1,9 @@
 // GPU tests of the cp.async tile (src/cuda/best_async.cuh; routes tile_async and
-// tile_async_batch), run under the flag where its switch best_async_default puts it
-// (best_next while off, best once on), each asserting the route: full and ragged tiles
+// tile_async_batch, tile_async_pipe, tile_async_pipe_batch, realign_async): full and ragged tiles
 // (row and column edges inside a chunk: cp.async's zero-filled partial chunks), pointers
 // offset by whole chunks, padded leading dimensions, gapped and packed batches; and the
 // same shapes offset by one element, which leave the route. Bitwise against the CPU
 // reference on a 0xFF-poisoned output (best_check.hpp). Skip without a GPU.
-#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -13,30 +11,16 @@
 #include "best_check.hpp"
 
 using namespace xpose_test;
-using xpose::detail::best_path;
 
-namespace {
-constexpr bool on = !xpose::detail::best_async_default;  // candidate flag of the async route
-// The route of an aligned 1-byte matrix of the async range under the flag `on`: the
-// pipelined tile where its switch has that flag take it and the call moves at least
-// best_async_pipe_min_bytes, else the async tile.
-best_path u8_async_route(const matrix_desc& d) {
-  const bool pipe = xpose::detail::best_route_on(xpose::detail::best_async_pipe_default, on) &&
-                    d.rows * d.cols * d.batch >= xpose::detail::best_async_pipe_min_bytes;
-  return pipe ? best_path::tile_async_pipe : best_path::tile_async;
-}
-}
-
-// (Shapes above best_tiny_bytes: tiny 1-byte matrices take the narrow tile under the candidate.)
 TEST(BestAsync, SquaresAndRaggedTiles) {
   REQUIRE_GPU();
   for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{
            {256, 512}, {304, 400}, {1040, 2064}, {4096, 4096}, {5760, 5760}, {2064, 1040}, {144, 4112}}) {
     const matrix_desc d = matrix_desc::packed(r, c, 1);
-    check_best(d, static_cast<std::uint64_t>(r * 3 + c), 0, 0, u8_async_route(d), on);
-    check_best(d, 7, 16, 48, u8_async_route(d), on);  // whole-chunk offsets
-    check_best(d, 8, 1, 0, std::nullopt, on);             // one element: realigning routes
-    check_best(d, 9, 0, 1, std::nullopt, on);
+    check_best(d, static_cast<std::uint64_t>(r * 3 + c), 0, 0);
+    check_best(d, 7, 16, 48);  // whole-chunk offsets
+    check_best(d, 8, 1, 0);             // one element: realigning routes
+    check_best(d, 9, 0, 1);
     if (HasFatalFailure()) return;
   }
 }
@@ -44,40 +28,37 @@ TEST(BestAsync, SquaresAndRaggedTiles) {
 TEST(BestAsync, PaddedRowsEndInsideAChunk) {
   REQUIRE_GPU();
   // ld_in, ld_out multiples of 16, rows / columns not: the last chunk of a row is partial.
-  check_best(padded(300, 500, 1, 1, 12, 4, 0), 20, 0, 0, best_path::tile_async, on);
-  check_best(padded(1001, 999, 1, 1, 9, 7, 0), 21, 16, 0, best_path::tile_async, on);
-  check_best(padded(257, 131, 1, 3, 13, 15, 16), 22, 0, 16, best_path::tile_async, on);
-  check_best(padded(129, 385, 1, 2, 15, 15, 32), 23, 0, 0, best_path::tile_async, on);
+  check_best(padded(300, 500, 1, 1, 12, 4, 0), 20, 0, 0);
+  check_best(padded(1001, 999, 1, 1, 9, 7, 0), 21, 16, 0);
+  check_best(padded(257, 131, 1, 3, 13, 15, 16), 22, 0, 16);
+  check_best(padded(129, 385, 1, 2, 15, 15, 32), 23, 0, 0);
 }
 
 TEST(BestAsync, BatchesOfSmallMatrices) {
   REQUIRE_GPU();
-  check_best(matrix_desc::packed(64, 64, 1, 8192), 30, 0, 0, best_path::tile_async_batch, on);
-  check_best(matrix_desc::packed(64, 64, 1, 10001), 31, 16, 32, best_path::tile_async_batch, on);  // last group partial
-  check_best(matrix_desc::packed(64, 64, 1, 3), 32, 0, 0, best_path::tile_async_batch, on);
-  check_best(matrix_desc::packed(48, 64, 1, 777), 33, 0, 0, best_path::tile_async_batch, on);
-  check_best(matrix_desc::packed(64, 48, 1, 777), 34, 0, 0, best_path::tile_async_batch, on);
-  check_best(padded(40, 50, 1, 7, 14, 8, 16), 35, 0, 0, best_path::tile_async_batch, on);
-  check_best(padded(33, 63, 1, 11, 1, 15, 48), 36, 16, 16, best_path::tile_async_batch, on);
+  check_best(matrix_desc::packed(64, 64, 1, 8192), 30, 0, 0);
+  check_best(matrix_desc::packed(64, 64, 1, 10001), 31, 16, 32);  // last group partial
+  check_best(matrix_desc::packed(64, 64, 1, 3), 32, 0, 0);
+  check_best(matrix_desc::packed(48, 64, 1, 777), 33, 0, 0);
+  check_best(matrix_desc::packed(64, 48, 1, 777), 34, 0, 0);
+  check_best(padded(40, 50, 1, 7, 14, 8, 16), 35, 0, 0);
+  check_best(padded(33, 63, 1, 11, 1, 15, 48), 36, 16, 16);
   matrix_desc one_input = matrix_desc::packed(64, 64, 1, 50);
   one_input.stride_in = 0;  // one input, many outputs
-  check_best(one_input, 37, 0, 0, best_path::tile_async_batch, on);
-  check_best(matrix_desc::packed(64, 64, 1, 300), 38, 1, 1, std::nullopt, on);  // offsets by one element
-  check_best(matrix_desc::packed(64, 64, 1, 300), 39, 0, 1, std::nullopt, on);
+  check_best(one_input, 37, 0, 0);
+  check_best(matrix_desc::packed(64, 64, 1, 300), 38, 1, 1);  // offsets by one element
+  check_best(matrix_desc::packed(64, 64, 1, 300), 39, 0, 1);
 }
 
 namespace {
 // The async realigning tile runs where the output rows are 16-byte aligned (output
 // placed off_out elements past a 256-byte boundary); elsewhere the routes of before.
 void check_realign(const matrix_desc& d, std::uint64_t seed, index_t off_in, index_t off_out) {
-  const bool aligned = xpose::detail::best_out_rows_aligned(d, static_cast<unsigned long long>(off_out * d.elem_size));
-  const bool flag = !xpose::detail::best_async_realign_default;
-  check_best(d, seed, off_in, off_out,
-             aligned ? std::optional(or_skew_async(best_path::realign_async, d, off_out, flag)) : std::nullopt, flag);
+  check_best(d, seed, off_in, off_out);
 }
 }  // namespace
 
-// realign_async (switch best_async_realign_default): element-aligned rows, pointers and
+// realign_async: element-aligned rows, pointers and
 // strides at every residue, partial tiles, padded leading dimensions, batches with odd
 // strides; the input ends at the allocation's end and the first cover chunk of an offset
 // input starts before it (the byte-wise clamped copy). Output rows aligned (the route)
@@ -106,42 +87,14 @@ TEST(BestAsync, RealignEveryOffset) {
   }
 }
 
-namespace {
-using xpose::detail::best_route_on;
-// The route of an aligned 1-2 byte matrix (or 33-64 x 33-64 batch) in the async range
-// under candidate flag `cand`: the pipelined tile where best_async_pipe_default has it on
-// and the call fits it (best_async_pipe_fits: at least best_async_pipe_min_bytes; batches
-// only of 2-byte elements), else the async tile where its switch (u8: best_async_default,
-// f16: best_async_f16_default) has it on, else the register tiles of before (not
-// asserted: std::nullopt).
-std::optional<best_path> async_route(const matrix_desc& d, bool batch, bool cand) {
-  const long long bytes = d.rows * d.cols * d.batch * d.elem_size;
-  // (Large f16 batches: the unpipelined batch tile where best_async_f16_big_default has the flag take it.)
-  if (batch && xpose::detail::best_async_f16_big_fits(d, 16, cand)) return best_path::tile_async_batch;
-  if (best_route_on(xpose::detail::best_async_pipe_default, cand) &&
-      xpose::detail::best_async_pipe_fits(d.elem_size, batch, bytes))
-    return batch ? best_path::tile_async_pipe_batch : best_path::tile_async_pipe;
-  const bool on = d.elem_size == 1 ? best_route_on(xpose::detail::best_async_default, cand)
-                                   : best_route_on(xpose::detail::best_async_f16_default, cand);
-  if (on) return batch ? best_path::tile_async_batch : best_path::tile_async;
-  return std::nullopt;
-}
-}  // namespace
-
-// Large f16 batches (switch best_async_f16_big_default): from best_async_f16_big_min_bytes per
-// buffer up the unpipelined batch tile (best_next: at every size), one matrix below it the
-// pipelined tile under `best`; the last group partial, whole-chunk offsets, padded rows of whole
+// Large f16 batches: from best_async_f16_big_min_bytes per buffer up the unpipelined batch tile,
+// one matrix below it the pipelined tile; the last group partial, whole-chunk offsets, padded rows of whole
 // chunks and rows ending inside a chunk, one input for many outputs; one-element offsets leave it.
 TEST(BestAsync, LargeTwoByteBatches) {
   REQUIRE_GPU();
   constexpr index_t big = xpose::detail::best_async_f16_big_min_bytes;
-  int taken = 0;
-  for (bool cand : {false, true}) {
-    auto check = [&](const matrix_desc& d, std::uint64_t seed, index_t oi, index_t oo) {
-      const std::optional<best_path> r = async_route(d, true, cand);
-      taken += !cand && r == best_path::tile_async_batch;
-      check_best(d, seed, oi, oo, r, cand);
-    };
+  {
+    auto check = [&](const matrix_desc& d, std::uint64_t seed, index_t oi, index_t oo) { check_best(d, seed, oi, oo); };
     check(matrix_desc::packed(64, 64, 2, big / 8192), 60, 0, 0);      // exactly the threshold
     check(matrix_desc::packed(64, 64, 2, big / 8192 - 1), 61, 0, 0);  // one matrix below it
     check(matrix_desc::packed(64, 64, 2, big / 8192 + 3), 62, 8, 16);  // last group partial
@@ -155,23 +108,19 @@ TEST(BestAsync, LargeTwoByteBatches) {
     check(one_input, 66, 0, 0);
     // Pointers one element off: not the batch tile (its loads are whole 16-byte chunks).
     const matrix_desc odd = matrix_desc::packed(64, 64, 2, big / 8192 + 1);
-    EXPECT_NE(xpose::detail::best_path_for(odd, 0x10000002u, 0x20000002u, 90, cand).path, best_path::tile_async_batch);
-    check_best(odd, 67, 1, 1, std::nullopt, cand);
+    check_best(odd, 67, 1, 1);
     if (HasFatalFailure()) return;
   }
-  EXPECT_EQ(taken, xpose::detail::best_async_f16_big_default ? 7 : 0);
 }
 
-// The pipelined async tile (tile_async_pipe; switch best_async_pipe_default) and the
-// 2-byte async tile (best_async_f16_default), under both flags: full and ragged tiles
+// The pipelined async tile (tile_async_pipe) and the 2-byte tiles: full and ragged tiles
 // (4112^2 u8 and 3008 x 2832 f16: ragged against every tile, above the pipelined tile's
 // minimum), more tile groups than resident blocks (each block strides over several, the
 // stages wrap) and fewer, whole-chunk offsets, padded rows ending inside a chunk;
 // one-element offsets leave the routes.
 TEST(BestAsync, PipelinedAndTwoByteTiles) {
   REQUIRE_GPU();
-  for (bool cand : {false, true})
-    for (int es : {1, 2}) {
+  for (int es : {1, 2}) {
       for (auto [r, c] : std::vector<std::pair<index_t, index_t>>{{304, 400},
                                                                   {1040, 2064},
                                                                   {144, 4112},
@@ -182,12 +131,11 @@ TEST(BestAsync, PipelinedAndTwoByteTiles) {
         const matrix_desc d = matrix_desc::packed(r, c, es);
         // The async range: fewer than best_half_max_tiles tiles of 256 rows x 256 bytes.
         const bool in_range = (r + 255) / 256 * ((c * es + 255) / 256) < xpose::detail::best_half_max_tiles;
-        const auto route = in_range ? async_route(d, false, cand) : std::nullopt;
-        check_best(d, static_cast<std::uint64_t>(r * 3 + c + es), 0, 0, route, cand);
+        check_best(d, static_cast<std::uint64_t>(r * 3 + c + es), 0, 0);
         if (!in_range) continue;
-        check_best(d, 7, 16 / es, 48 / es, route, cand);  // whole-chunk offsets
-        check_best(d, 8, 1, 0, std::nullopt, cand);       // one element: realigning routes
-        check_best(d, 9, 0, 1, std::nullopt, cand);
+        check_best(d, 7, 16 / es, 48 / es);  // whole-chunk offsets
+        check_best(d, 8, 1, 0);       // one element: realigning routes
+        check_best(d, 9, 0, 1);
         if (HasFatalFailure()) return;
       }
       const index_t v = 16 / es;
@@ -195,20 +143,19 @@ TEST(BestAsync, PipelinedAndTwoByteTiles) {
                                    padded(4097, 4111, es, 1, v - 4111 % v + v, v - 4097 % v, 0),
                                    padded(257, 131, es, 3, v - 131 % v, v - 257 % v, v),
                                    padded(1000, 1100, es, 9, v - 1100 % v, v - 1000 % v, v)})  // batches
-        check_best(d, 20, v, 0, async_route(d, false, cand), cand);
+        check_best(d, 20, v, 0);
       if (HasFatalFailure()) return;
     }
 }
 
-// 33-64 x 33-64 batches (tile_async_pipe_batch / tile_async_batch) under both flags: more
+// 33-64 x 33-64 batches (tile_async_pipe_batch / tile_async_batch): more
 // groups than resident blocks, a partial last group, one input for many outputs.
 TEST(BestAsync, PipelinedAndTwoByteBatches) {
   REQUIRE_GPU();
-  for (bool cand : {false, true})
-    for (int es : {1, 2}) {
+  for (int es : {1, 2}) {
       const index_t v = 16 / es;
       auto check = [&](const matrix_desc& d, std::uint64_t seed, index_t oi, index_t oo) {
-        check_best(d, seed, oi, oo, async_route(d, true, cand), cand);
+        check_best(d, seed, oi, oo);
       };
       check(matrix_desc::packed(64, 64, es, 8192 / es), 40, 0, 0);
       check(matrix_desc::packed(64, 64, es, 10001), 41, v, 2 * v);  // last group partial
@@ -219,34 +166,31 @@ TEST(BestAsync, PipelinedAndTwoByteBatches) {
       matrix_desc one_input = matrix_desc::packed(64, 64, es, 5000);
       one_input.stride_in = 0;  // one input, many outputs
       check(one_input, 46, 0, 0);
-      check_best(matrix_desc::packed(64, 64, es, 300), 47, 1, 1, std::nullopt, cand);  // offsets by one element
+      check_best(matrix_desc::packed(64, 64, es, 300), 47, 1, 1);  // offsets by one element
       if (HasFatalFailure()) return;
     }
 }
 
-// 4-byte aligned matrices and batches on the pipelined async tile (switch
-// best_async_pipe_f32_default) under the flag that takes it: squares, ragged tiles (row
+// 4-byte aligned matrices and batches on the pipelined async tile: squares, ragged tiles (row
 // and column edges inside a tile and, for 2001 x 2101, inside a chunk), more tile groups
 // than resident blocks, whole-chunk offsets, padded rows ending inside a chunk, packed and
 // gapped batches, one input for many outputs; one-element offsets leave the route.
 TEST(BestAsync, PipelinedF32Tiles) {
   REQUIRE_GPU();
-  const bool cand = !xpose::detail::best_async_pipe_f32_default;  // the flag under which best takes it
   constexpr int es = 4;
   constexpr index_t v = 4;
   for (auto [b, r, c] : std::vector<std::tuple<index_t, index_t, index_t>>{
            {1, 2880, 2880}, {1, 4096, 4096}, {1, 4100, 2068}, {2048, 64, 64}, {1024, 96, 80}, {3001, 64, 72}}) {
     const matrix_desc d = matrix_desc::packed(r, c, es, b);
-    check_best(d, static_cast<std::uint64_t>(r * 3 + c), 0, 0, best_path::tile_async_pipe, cand);
-    check_best(d, 7, v, 3 * v, best_path::tile_async_pipe, cand);  // whole-chunk offsets
-    check_best(d, 8, 1, 0, std::nullopt, cand);                    // one element: other routes
+    check_best(d, static_cast<std::uint64_t>(r * 3 + c), 0, 0);
+    check_best(d, 7, v, 3 * v);  // whole-chunk offsets
+    check_best(d, 8, 1, 0);                    // one element: other routes
     if (HasFatalFailure()) return;
   }
   // Rows ending inside a chunk, leading dimensions and batch strides whole chunks.
-  check_best(padded(2001, 2101, es, 1, v - 2101 % v, v - 2001 % v, 0), 20, 0, 0, best_path::tile_async_pipe, cand);
-  check_best(padded(1003, 1101, es, 9, v - 1101 % v + v, v - 1003 % v, v), 21, v, 0, best_path::tile_async_pipe,
-             cand);
+  check_best(padded(2001, 2101, es, 1, v - 2101 % v, v - 2001 % v, 0), 20, 0, 0);
+  check_best(padded(1003, 1101, es, 9, v - 1101 % v + v, v - 1003 % v, v), 21, v, 0);
   matrix_desc one_input = matrix_desc::packed(64, 64, es, 4096);
   one_input.stride_in = 0;  // one input, many outputs
-  check_best(one_input, 22, 0, 0, best_path::tile_async_pipe, cand);
+  check_best(one_input, 22, 0, 0);
 }

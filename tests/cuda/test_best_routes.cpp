@@ -2,8 +2,7 @@
 // drawn at random from the row's condition (tests/route/route_sample.hpp: random layouts kept
 // where route_for takes that row), one from a fixed seed (the same every run) and one from a
 // fresh seed (printed), each checked bitwise against the CPU reference, padding and gaps
-// included (check_best). Under XPOSE_ROUTE_ONLY (xpose_route_tests, no GPU): that every row is
-// drawn, on sm_80 and sm_90.
+// included (check_best).
 #include <cstdio>
 #include <random>
 
@@ -21,31 +20,15 @@ void check_rows(int cc, std::uint64_t seed) {
     SCOPED_TRACE(std::string("row ") + std::to_string(i) + " (" + row.name + "), sm_" + std::to_string(cc) + ", seed " +
                  std::to_string(seed));
     route_probe p;
-    ++route_assertions();
     ASSERT_TRUE(sample_row(i, cc, rng, &p)) << "no layout drawn for the row";
     check_best(p.d, seed + static_cast<std::uint64_t>(i), p.off_in, p.off_out);
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
 
-int device_cc() {
-#ifdef XPOSE_ROUTE_ONLY
-  return 90;
-#else
-  int dev = 0, major = 0, minor = 0;
-  cudaGetDevice(&dev);
-  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-  return major * 10 + minor;
-#endif
-}
-
 TEST(BestRoutes, EveryRowFixedSeed) {
   REQUIRE_GPU();
   check_rows(device_cc(), 20261201);
-#ifdef XPOSE_ROUTE_ONLY
-  check_rows(80, 20261201);
-#endif
 }
 
 TEST(BestRoutes, EveryRowFreshSeed) {

@@ -15,7 +15,7 @@
 #include "../best_realign.cuh"
 #include "../best_skew.cuh"
 #include "../best_slab.cuh"
-#include "../route_table.hpp"
+#include "../best_launch.hpp"
 
 namespace xpose::detail {
 namespace {
@@ -198,13 +198,11 @@ const void* input_end(const void* in, const matrix_desc& d) {
 }
 
 // Which table entry a tile path uses (C++17: a tile cannot be a template argument).
-enum tile_kind { standard_tile, few_rows_tile, narrow_tile, access_tile, half_tile };
+enum tile_kind { standard_tile, few_rows_tile, narrow_tile };
 template <int E, int K>
 constexpr best_tile tile_of() {
   if constexpr (K == few_rows_tile) return best_tile_shaped(E, best_shape::few_rows);
   else if constexpr (K == narrow_tile) return best_tile_shaped(E, best_shape::narrow);
-  else if constexpr (K == access_tile) return best_tile_narrow_for(E);
-  else if constexpr (K == half_tile) return best_tile_half_for(E);
   else return best_tile_for(E);
 }
 
@@ -288,7 +286,7 @@ status realign_path(const void* in, void* out, const matrix_desc& d, const targe
 }
 
 // The row-fitted tile of TR rows (route tile_fit; realign_fit: Realign, input rows off the
-// 16-byte grid; Dense: best_fit_dense_default's form, 2-byte elements; Deep: best_fit_deep_on's
+// 16-byte grid; Dense: the dense form, 2-byte elements; Deep: the deep
 // form, u8), one block per tile.
 template <int E, int TR, bool Realign, bool Dense, bool Deep = false>
 status fit_path_rows(const void* in, void* out, const matrix_desc& d, const target& tg) {
@@ -326,7 +324,7 @@ static_assert(best_fit_tile_min_rows > 32 && best_fit_tile_max_rows <= 128, "fit
 static_assert(best_fit_wide_min_rows == 24 && best_fit_wide_max_rows == 32, "fit_path's 4-8 byte tiles: 24, 32 rows");
 template <int E, bool Realign>
 status fit_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
-  // 4-8 bytes (best_fit_wide_fits): aligned rows, one form.
+  // 4-8 bytes: aligned rows, one form.
   if constexpr ((E == 4 || E == 8) && !Realign) {
     switch (tg.r.tile.rows) {
       case 24: return fit_path_rows<E, 24, false, false>(in, out, d, tg);
@@ -418,11 +416,11 @@ status slab_path_grouped(const void* in, void* out, const matrix_desc& d, int gr
   return slab_path<E, M>(in, out, d, tg);
 }
 
-// Micro-block slab kernel of path P (1-4 byte elements; best_slab_micro_for).
-template <int E, int M, best_path P>
+// Micro-block slab scatter (1-4 byte elements; best_slab_micro_for).
+template <int E, int M>
 status micro_path(const void* in, void* out, const matrix_desc& d, const target& tg) {
   if constexpr (E <= 4) {
-    constexpr best_micro mc = best_slab_micro_for(E, P);
+    constexpr best_micro mc = best_slab_micro_for(E, true);
     return slab_path<E, M, 0, mc.width, mc.min_blocks>(in, out, d, tg);
   }
   return status::make(status_code::unsupported_variant, "best: no %d-byte micro-block slab kernel", E);
@@ -432,8 +430,8 @@ status micro_path(const void* in, void* out, const matrix_desc& d, const target&
 // rows, any short side up to the table's): resident blocks, as many as fit at the largest
 // block of the call's slab size (counted per kernel, device and block size).
 // H: scatter slabs with a halo (slab_scatter_micro_halo, slab_scatter_pipe_halo); gathers
-// that shift their raw rows (slab_gather_micro_shift, slab_gather_pipe_shift).
-// A: grouped gathers in the lean form (best_gather_lean_on): slabs of a.out_lags.
+// that shift their raw rows (slab_gather_pipe_shift).
+// A: grouped gathers in the lean form (route::lean): slabs of a.out_lags.
 // The route's slab bytes, load buffers (route_depth: 2 where the occupancy query finds more blocks
 // at 2), lean form and 64-byte spans.
 template <int E, int M, int SS, int MW = 0, int MINB = best_pipe_min_blocks(E, M == slab::gather, SS), bool H = false,
@@ -548,7 +546,7 @@ status direct_path(const void* in, void* out, const matrix_desc& d, const target
 
 // ... at the route's staging buffers (route::depth: best_scatter_direct_depth or the two-buffer
 // kernel's best_scatter_direct2_depth). P: the side has the direct route's kernel
-// (best_scatter_direct_fits' sides); D2: it has a two-buffer kernel.
+// (best_scatter_direct_fits' sides, policy.hpp); D2: it has a two-buffer kernel.
 template <int E, int SS, bool P>
 status direct_path_sized(const void* in, void* out, const matrix_desc& d, const target& tg) {
   constexpr bool D2 = best_scatter_direct2_slab(E, SS) > 0;
@@ -563,7 +561,7 @@ template <int E>
 status direct_path_side(const void* in, void* out, const matrix_desc& d, int group, const target& tg) {
   if constexpr (E <= best_pipe_max_elem) {
     switch (group) {
-      // (The sides best_scatter_direct_side gives: best_scatter_direct_fits; side 2: best_scatter_direct2_slab.)
+      // (The direct route's sides: best_scatter_direct_fits; side 2: best_scatter_direct2_slab.)
       case 2: return direct_path_sized<E, 2, false>(in, out, d, tg);
       case 4: return direct_path_sized<E, 4, true>(in, out, d, tg);
       case 5: return direct_path_sized<E, 5, true>(in, out, d, tg);
@@ -612,11 +610,13 @@ status interleave_path(const void* in, void* out, const matrix_desc& d, const ta
   return status::make(status_code::unsupported_variant, "best: no %d-byte interleave kernel", E);
 }
 
+// forced: a route to launch in place of route_for's (launch_best_route).
 template <int E>
-status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream_t stream) {
+status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream_t stream, const route* forced) {
   int dev = 0, cc = 0;
   if (status s = current_device(&dev, &cc); !s.ok()) return s;
-  const route r = route_for(d, reinterpret_cast<std::uintptr_t>(in), reinterpret_cast<std::uintptr_t>(out), cc);
+  const route r =
+      forced ? *forced : route_for(d, reinterpret_cast<std::uintptr_t>(in), reinterpret_cast<std::uintptr_t>(out), cc);
   const target tg{dev, cc, stream, r};
   switch (r.path) {
     case best_path::copy:
@@ -627,10 +627,10 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
     case best_path::slab_scatter: return slab_path_grouped<E, slab::scatter>(in, out, d, r.side, tg);
     case best_path::slab_whole: return slab_path<E, slab::whole>(in, out, d, tg);
     case best_path::slab_scatter_micro:
-      return micro_path<E, slab::scatter, best_path::slab_scatter_micro>(in, out, d, tg);
+      return micro_path<E, slab::scatter>(in, out, d, tg);
     case best_path::slab_whole_micro_pipe:
       if constexpr (E <= best_pipe_micro_max_elem) {
-        constexpr best_micro mc = best_slab_micro_for(E, best_path::slab_whole_micro);
+        constexpr best_micro mc = best_slab_micro_for(E, false);
         return pipe_path<E, slab::whole, 0, mc.width, mc.min_blocks>(in, out, d, tg);
       }
       break;
@@ -706,15 +706,19 @@ status launch_best_e(const void* in, void* out, const matrix_desc& d, cudaStream
 
 }  // namespace
 
-status launch_best(const void* in, void* out, const matrix_desc& d, const launch_options&, cudaStream_t stream) {
+status launch_best_route(const void* in, void* out, const matrix_desc& d, const route* r, cudaStream_t stream) {
   switch (d.elem_size) {
-    case 1: return launch_best_e<1>(in, out, d, stream);
-    case 2: return launch_best_e<2>(in, out, d, stream);
-    case 4: return launch_best_e<4>(in, out, d, stream);
-    case 8: return launch_best_e<8>(in, out, d, stream);
-    case 16: return launch_best_e<16>(in, out, d, stream);
+    case 1: return launch_best_e<1>(in, out, d, stream, r);
+    case 2: return launch_best_e<2>(in, out, d, stream, r);
+    case 4: return launch_best_e<4>(in, out, d, stream, r);
+    case 8: return launch_best_e<8>(in, out, d, stream, r);
+    case 16: return launch_best_e<16>(in, out, d, stream, r);
     default: return status::make(status_code::unsupported_elem_size, "element size %d", d.elem_size);
   }
+}
+
+status launch_best(const void* in, void* out, const matrix_desc& d, const launch_options&, cudaStream_t stream) {
+  return launch_best_route(in, out, d, nullptr, stream);
 }
 
 }  // namespace xpose::detail

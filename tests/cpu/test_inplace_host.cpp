@@ -294,6 +294,7 @@ TEST(InplaceBlocks, PlansStayWithinAQuarterAndTheQueryIsHonest) {
     SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + " es " + std::to_string(es));
     EXPECT_EQ(q, static_cast<std::size_t>(p.workspace_elems() * es));
     EXPECT_EQ(q, inplace_ws(matrix_desc::packed(m, n, es), true));
+    EXPECT_EQ(3 * q, inplace_ws(matrix_desc::packed(m, n, es, 3), true));  // the device runs a batch at once
     EXPECT_LE(4 * q, M);
     EXPECT_EQ(p.k * p.slab_elems(), m * n);
     EXPECT_EQ(p.grid.count() * p.slot, m * n);

@@ -25,9 +25,9 @@
 
 namespace xpose::detail::inplace {
 
-/// A mark every slot_mark_every slots: ceil(N / 8) saved slots, an eighth of the
+/// A mark every slot_mark_every slots: ceil(N / 16) saved slots, a sixteenth of the
 /// matrix plus one slot.
-constexpr index_t slot_mark_every = 8;
+constexpr index_t slot_mark_every = 16;
 /// Slots shorter than this are not worth the method (the old decomposition runs).
 constexpr index_t min_slot_bytes = 64;
 
@@ -105,19 +105,23 @@ inline block_plan make_block_plan(index_t rows, index_t cols, index_t elem_size)
     p.grid = {rows, k};
     p.slot = cols / k;
   };
-  if (rows % cols == 0) {
-    if (cols * elem_size >= min_slot_bytes) rows_slabs(rows / cols, true);
+  // Square slabs when the short side divides the long one (and its lines are long
+  // enough): no slab goes through the workspace.
+  if (rows % cols == 0 && cols * elem_size >= min_slot_bytes) {
+    rows_slabs(rows / cols, true);
     return p;
   }
-  if (cols % rows == 0) {
-    if (rows * elem_size >= min_slot_bytes) col_slabs(cols / rows, true);
+  if (cols % rows == 0 && rows * elem_size >= min_slot_bytes) {
+    col_slabs(cols / rows, true);
     return p;
   }
   // Slabs of at most a quarter (k >= 4), the longest slots.
   const index_t kr = divisor_at_least(rows, 4), kc = divisor_at_least(cols, 4);
   const index_t sr = kr ? rows / kr : 0, sc = kc ? cols / kc : 0;
   if ((sr >= sc ? sr : sc) * elem_size < min_slot_bytes) return p;
-  if (sr >= sc) rows_slabs(kr, false);
+  // Ties take the larger k (the smaller slab): a matrix and its transpose get the
+  // same (k, slot) and so the same workspace.
+  if (sr > sc || (sr == sc && kr >= kc)) rows_slabs(kr, false);
   else col_slabs(kc, false);
   return p;
 }

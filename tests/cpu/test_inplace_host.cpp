@@ -229,7 +229,7 @@ TEST(InplaceBlocks, SlotWalksTransposeEveryGrid) {
   std::vector<std::pair<index_t, index_t>> grids;
   for (index_t R = 1; R <= 24; ++R)
     for (index_t C = 1; C <= 24; ++C) grids.push_back({R, C});
-  for (int t = 0; t < 200; ++t) grids.push_back({1 + static_cast<index_t>(g() % 900), 1 + static_cast<index_t>(g() % 900)});
+  for (int t = 0; t < 60; ++t) grids.push_back({1 + static_cast<index_t>(g() % 400), 1 + static_cast<index_t>(g() % 400)});
   grids.push_back({4, 4000});
   grids.push_back({50000, 4});
   for (const auto& [R, C] : grids) {
@@ -289,12 +289,18 @@ TEST(InplaceBlocks, PlansStayWithinAQuarterAndTheQueryIsHonest) {
     if (p.kind == ip::block_kind::none) {
       EXPECT_FALSE(m % n == 0 && n * es >= ip::min_slot_bytes) << m << "x" << n;
       EXPECT_FALSE(n % m == 0 && m * es >= ip::min_slot_bytes) << m << "x" << n;
+      auto slot = [](index_t side) {
+        const index_t k = ip::divisor_at_least(side, 4);
+        return k ? side / k : 0;
+      };
+      EXPECT_LT(std::max(slot(m), slot(n)) * es, ip::min_slot_bytes) << m << "x" << n;
       continue;
     }
     SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + " es " + std::to_string(es));
     EXPECT_EQ(q, static_cast<std::size_t>(p.workspace_elems() * es));
     EXPECT_EQ(q, inplace_ws(matrix_desc::packed(m, n, es), true));
     EXPECT_EQ(3 * q, inplace_ws(matrix_desc::packed(m, n, es, 3), true));  // the device runs a batch at once
+    EXPECT_EQ(q, inplace_ws(matrix_desc::packed(n, m, es), false)) << "the transpose asks for the same";
     EXPECT_LE(4 * q, M);
     EXPECT_EQ(p.k * p.slab_elems(), m * n);
     EXPECT_EQ(p.grid.count() * p.slot, m * n);
@@ -323,8 +329,8 @@ TEST(InplaceHost, BlockedPlansEndToEnd) {
                                     {3, 4096, 1},  {4096, 3, 1},  {360, 240, 1}, {240, 360, 2}, {1001, 77, 1},
                                     {77, 1001, 1}, {16, 999, 1},  {999, 16, 1}};
   std::mt19937_64 g(343);
-  while (shapes.size() < 70) {
-    const index_t m = 2 + static_cast<index_t>(g() % 900), n = 2 + static_cast<index_t>(g() % 900);
+  while (shapes.size() < 30) {
+    const index_t m = 2 + static_cast<index_t>(g() % 500), n = 2 + static_cast<index_t>(g() % 500);
     if (ip::make_block_plan(m, n, 4).kind != ip::block_kind::none) shapes.push_back({m, n, 1 + static_cast<index_t>(g() % 2)});
   }
   int planned = 0;
@@ -340,7 +346,7 @@ TEST(InplaceHost, BlockedPlansEndToEnd) {
         EXPECT_TRUE(st.ok()) << s.rows << "x" << s.cols << " es " << es << ": " << st.message();
       }
     }
-  EXPECT_GT(planned, 300);
+  EXPECT_GT(planned, 120);
 }
 
 TEST(InplaceHost, EveryShapeEveryElementSizeExactWorkspace) {

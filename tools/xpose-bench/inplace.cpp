@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <iostream>
@@ -18,6 +19,7 @@
 #if defined(XPOSE_HAS_CUDA)
 #include <cuda_runtime.h>
 #endif
+#include "inplace/inplace_blocks.hpp"
 #include "openblas.hpp"
 
 #include "bench.hpp"
@@ -74,7 +76,11 @@ std::vector<unsigned char> input(const ip_case& c, std::size_t n) {
 std::string method_of(const ip_case& c, std::size_t ws, bool device) {
   if (c.rows == c.cols) return "square tile pairs";
   if (c.rows == 1 || c.cols == 1) return "vector (no-op)";
-  if (ws >= static_cast<std::size_t>(c.rows * c.cols * c.dt.bytes)) return "best via workspace";
+  if (device && ws >= static_cast<std::size_t>(c.rows * c.cols * c.dt.bytes * c.batch)) return "best via workspace";
+  const auto p = xpose::detail::inplace::make_block_plan(c.rows, c.cols, c.dt.bytes);
+  if (p.kind != xpose::detail::inplace::block_kind::none)
+    return std::string(p.square ? "square slabs" : "slabs via ws") + " + slots " + std::to_string(p.grid.R) + "x" +
+           std::to_string(p.grid.C);
   return device ? "decomposition" : "decomposition (CPU)";
 }
 
@@ -253,6 +259,15 @@ ip_row run_gpu_case(const ip_case& c, const options& o) {
 }
 #endif
 
+// The random rectangles' seed: XPOSE_BENCH_SEED when set (to repeat a run), else fresh.
+std::uint64_t random_seed() {
+  static const std::uint64_t seed = [] {
+    if (const char* e = std::getenv("XPOSE_BENCH_SEED")) return static_cast<std::uint64_t>(std::strtoull(e, nullptr, 10));
+    return (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  }();
+  return seed;
+}
+
 std::vector<ip_case> default_cases(bool gpu, const std::vector<dtype_info>& all) {
   auto dt = [&](const std::string& name) {
     for (const auto& d : all)
@@ -267,15 +282,21 @@ std::vector<ip_case> default_cases(bool gpu, const std::vector<dtype_info>& all)
     const index_t s = gpu ? gpu_side[k] : cpu_side[k];
     v.push_back({"square", s, s, 1, dt(names[k])});
   }
-  // Random rectangles, m and n uniform in [1000, 20000] (CPU: [1000, 8000]).
-  std::mt19937_64 g(14);
-  const index_t hi = gpu ? 20000 : 8000;
-  for (const char* name : {"f32", "f64"})
-    for (int k = 0; k < (gpu ? 9 : 5); ++k) {
-      const index_t m = 1000 + static_cast<index_t>(g() % static_cast<std::uint64_t>(hi - 999));
-      const index_t nn = 1000 + static_cast<index_t>(g() % static_cast<std::uint64_t>(hi - 999));
-      v.push_back({"random", m, nn, 1, dt(name)});
-    }
+  // Random rectangles (issue 34): m and n uniform in [1000, 50000] (CPU: [1000,
+  // 12000]), every element size, at least 64 MiB (CPU: 16 MiB) and at most 2 GiB
+  // (CPU: 256 MiB); a fresh seed every run, printed in the notes.
+  std::mt19937_64 g(random_seed());
+  const index_t hi = gpu ? 50000 : 12000;
+  const double lo_bytes = gpu ? 64.0 * (1 << 20) : 16.0 * (1 << 20), hi_bytes = gpu ? 2048.0 * (1 << 20) : 256.0 * (1 << 20);
+  for (int k = 0; k < (gpu ? 20 : 10); ++k) {
+    const dtype_info d = dt(names[k % 5]);
+    index_t m = 0, nn = 0;
+    do {
+      m = 1000 + static_cast<index_t>(g() % static_cast<std::uint64_t>(hi - 999));
+      nn = 1000 + static_cast<index_t>(g() % static_cast<std::uint64_t>(hi - 999));
+    } while (m == nn || static_cast<double>(m) * nn * d.bytes < lo_bytes || static_cast<double>(m) * nn * d.bytes > hi_bytes);
+    v.push_back({"random", m, nn, 1, d});
+  }
   // Skinny, both orientations: n in [2, 32], m = 1e7 (CPU: 2e6).
   const index_t m = gpu ? 10000000 : 2000000;
   for (index_t nn : {2, 3, 4, 8, 16, 32}) {
@@ -290,6 +311,7 @@ table rows_table(const std::vector<ip_row>& rows, bool gpu) {
   t.title = std::string("xpose-bench inplace (") + (gpu ? "GPU" : "CPU") + ")";
   const std::string oop = gpu ? "best" : "xpose_oop";
   t.notes = {"GB/s = 2 x matrix bytes per transpose / time (1e9 B/s), median of the timed runs, for every method",
+             "random rectangles: seed " + std::to_string(random_seed()) + " (XPOSE_BENCH_SEED repeats it)",
              "inplace: the in-place transpose; " + oop + ": the out-of-place " +
                  (gpu ? std::string("best") : std::string("CPU backend")) + " on the same matrix; copy: " +
                  (gpu ? "cudaMemcpy" : "a threaded memcpy") + " of the same bytes; of_best, of_copy: inplace over those" +

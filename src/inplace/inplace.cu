@@ -495,7 +495,9 @@ __global__ void __launch_bounds__(slot_threads) slot_save(const W* g, W* ws, ind
   for (index_t b = blockIdx.z; b < batch; b += gridDim.z)
     for (index_t mk = blockIdx.x; mk < marks; mk += gridDim.x)
       for (index_t p = blockIdx.y * slot_piece; p < words; p += gridDim.y * slot_piece) {
-        const W* from = g + (b * N + mk * S) * words;
+        const index_t y = inplace::slot_grid::mark_of(mk);
+        if (y >= N) break;
+        const W* from = g + (b * N + y) * words;
         W* to = ws + (b * marks + mk) * words;
         W v[slot_ilp];
 #pragma unroll

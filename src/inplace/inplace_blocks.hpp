@@ -11,8 +11,8 @@
 //       elements -> (k, rows, w) -> slabs -> (k, w, rows) = A^T.
 //
 // The slot transpose of an R x C grid (slot x = i*C + j goes to j*R + i) follows
-// its cycles backwards (pulls: slot y takes the content of src(y)). Every S-th slot
-// (y % S == 0) is a mark: its content is saved first, and the walk that starts at a
+// its cycles backwards (pulls: slot y takes the content of src(y)). One slot of
+// every S (at a hashed offset, slot_grid::mark_of) is a mark: its content is saved first, and the walk that starts at a
 // mark pulls slot after slot until the next mark, whose saved content it takes
 // last. Walks are disjoint, so they all run at once; a cycle without a mark is
 // walked whole by its smallest slot through one slot of registers. Workspace:
@@ -37,7 +37,13 @@ struct slot_grid {
   XPOSE_HD index_t count() const { return R * C; }
   /// The slot whose content goes to y.
   XPOSE_HD index_t src(index_t y) const { return umod(y, R) * C + udiv(y, R); }
-  XPOSE_HD static bool marked(index_t y) { return umod(y, slot_mark_every) == 0; }
+  /// The mark of the b-th run of slot_mark_every slots (a hashed offset in it: a
+  /// fixed offset would miss whole cycles, e.g. the odd slots' ones when R*C - 1 and
+  /// C are even and odd); its content is saved in workspace slot b.
+  XPOSE_HD static index_t mark_of(index_t b) {
+    return b * slot_mark_every + static_cast<index_t>((static_cast<std::uint32_t>(b) * 0x9E3779B1u) >> 28);
+  }
+  XPOSE_HD static bool marked(index_t y) { return mark_of(udiv(y, slot_mark_every)) == y; }
   /// What the walk from y does: 1 = y is a mark (walk to the next mark); 2 = y is
   /// the smallest slot of a cycle of length >= 2 without marks (walk it whole);
   /// 0 = nothing (a fixed point, or another walk covers y).

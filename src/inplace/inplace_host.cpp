@@ -193,7 +193,8 @@ void copy_parallel(byte* dst, const byte* src, std::size_t bytes, int threads) {
 void slot_transpose(byte* g, const inplace::slot_grid& grid, std::size_t sb, byte* ws, int threads) {
   const index_t N = grid.count(), S = inplace::slot_mark_every;
 #pragma omp parallel for num_threads(threads) schedule(static)
-  for (index_t y = 0; y < N; y += S) std::memcpy(ws + (y / S) * sb, g + y * sb, sb);
+  for (index_t b = 0; b < (N + S - 1) / S; ++b)
+    if (const index_t y = inplace::slot_grid::mark_of(b); y < N) std::memcpy(ws + b * sb, g + y * sb, sb);
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 16)
   for (index_t y = 0; y < N; ++y) {
     const int role = grid.role(y);

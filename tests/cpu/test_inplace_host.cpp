@@ -232,13 +232,25 @@ TEST(InplaceBlocks, SlotWalksTransposeEveryGrid) {
   for (int t = 0; t < 60; ++t) grids.push_back({1 + static_cast<index_t>(g() % 400), 1 + static_cast<index_t>(g() % 400)});
   grids.push_back({4, 4000});
   grids.push_back({50000, 4});
+  grids.push_back({5, 999});
   for (const auto& [R, C] : grids) {
     const ip::slot_grid grid{R, C};
     const index_t N = grid.count(), S = ip::slot_mark_every;
     std::vector<index_t> a(static_cast<std::size_t>(N)), saved(static_cast<std::size_t>((N + S - 1) / S), -1);
     std::vector<int> writes(a.size(), 0);
     for (index_t y = 0; y < N; ++y) a[y] = y;
-    for (index_t y = 0; y < N; y += S) saved[y / S] = a[y];
+    for (index_t b = 0; b < (N + S - 1) / S; ++b)
+      if (ip::slot_grid::mark_of(b) < N) saved[b] = a[ip::slot_grid::mark_of(b)];
+    // Marks reach every long cycle: a grid whose odd slots' cycles avoid every
+    // multiple of S (R*C odd, C odd) has no markless cycle longer than S here.
+    index_t longest_markless = 0;
+    for (index_t y = 0; y < N; ++y)
+      if (grid.role(y) == 2) {
+        index_t len = 1;
+        for (index_t s = grid.src(y); s != y; s = grid.src(s)) ++len;
+        longest_markless = std::max(longest_markless, len);
+      }
+    if (R == 5 && C == 999) EXPECT_LE(longest_markless, 4 * S);
     for (index_t y = 0; y < N; ++y) {
       const int role = grid.role(y);
       if (role == 1) {

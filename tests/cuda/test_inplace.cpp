@@ -104,8 +104,6 @@ TEST(InplaceDevice, BlockedShuffleForSkinnyShapes) {
   }
 }
 
-// Squares with 16-byte rows take the 16-byte tiles (swizzled for 1 and 2-byte
-// elements): one tile, partial last tiles, many pairs, batches.
 // The blocked plans (inplace_blocks.hpp): square and other slabs both ways, slots
 // of every word width (odd slot lengths), batches in one launch, and the issue's
 // cases (square slabs 16384 x 8192, 4096 x 12288; a 3 x 2^24 channel interleave;
@@ -137,6 +135,8 @@ TEST(InplaceDevice, BlockedPlans) {
     }
 }
 
+// Squares with 16-byte rows take the 16-byte tiles (swizzled for 1 and 2-byte
+// elements): one tile, partial last tiles, many pairs, batches.
 TEST(InplaceDevice, SquaresWithSixteenByteRows) {
   REQUIRE_GPU();
   for (index_t n : {16, 32, 64, 80, 128, 144, 208, 384, 400, 1040, 2064}) {

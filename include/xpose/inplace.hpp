@@ -10,16 +10,18 @@
 namespace xpose {
 
 /// Workspace in bytes that transpose_inplace (device = true) or
-/// transpose_inplace_host (device = false) needs for `desc`: 0 for squares and
-/// vectors, else max(rows, cols) * elem_size * L lines, L = min(ceil(lo / 4), 1024)
-/// on the device and min(ceil(lo / 4), 64) on the host, lo = min(rows, cols)
-/// (docs/MODEL.md, "In-place"). That is at most ceil(lo / 4) / lo of one matrix: a
-/// half for lo = 2, a third for 3, 40 % for 5, a quarter when lo is a multiple of 4,
-/// under 1/4 + 1/lo in general; never a whole matrix.
+/// transpose_inplace_host (device = false) needs for `desc` (docs/MODEL.md,
+/// "In-place"): 0 for squares and vectors. Rectangles with a blocked plan (a side
+/// with a divisor giving slabs of at most a quarter; every shape whose short side
+/// divides the long one) need the larger of one slab (none when slabs are squares)
+/// and a sixteenth of the matrix plus one line: at most a quarter of one matrix, on
+/// the device times the batch (a batch runs in the same launches). Other rectangles
+/// (both sides without a usable divisor) need L lines of max(rows, cols) elements,
+/// L = min(ceil(lo / 4), 1024) on the device and min(ceil(lo / 4), 64) on the
+/// host, lo = min(rows, cols).
 /// `desc` must be packed: matrix_desc::packed(rows, cols, elem_size, batch).
-/// More workspace than this may be given. The host uses it for wider bands and stays
-/// in place; the device takes `best` into a workspace of a whole matrix or more and
-/// copies back.
+/// More workspace than this may be given; the device takes `best` into a workspace
+/// of the whole batch or more and copies back.
 status inplace_workspace_size(const matrix_desc& desc, bool device, std::size_t* bytes) noexcept;
 
 /// Transposes each rows x cols matrix of `desc` in place on the current device,

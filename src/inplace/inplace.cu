@@ -2,7 +2,11 @@
 // ti <= tj, both tiles staged in shared memory and written back swapped (diagonal
 // tiles transposed onto themselves): one pass, 2x the matrix in traffic; 16-byte
 // accesses for 1, 2, 4-byte elements when rows are 16-byte aligned.
-// Rectangles: the passes of inplace_map.hpp on the R x C grid (R = short side).
+// Rectangles with a blocked plan (inplace_blocks.hpp): slabs (squares by the
+// square kernels, batched; others by `best` into the workspace and a copy back)
+// and the slot transpose (slot_save, slot_move: every access a coalesced run of
+// words of up to 16 bytes). Other rectangles: the passes of inplace_map.hpp on the
+// R x C grid (R = short side).
 // A pass whose line (a row, or a band of columns) fits in shared memory (the
 // device's opt-in maximum) runs as one launch, a block per line; longer columns
 // are transposed into the workspace band by band, permuted there as rows and
@@ -15,6 +19,7 @@
 #include <atomic>
 
 #include "../cuda/common.cuh"
+#include "inplace_blocks.hpp"
 #include "inplace_internal.hpp"
 #include "inplace_map.hpp"
 
@@ -37,7 +42,7 @@ constexpr int ilp_for = sizeof(T) >= 8 && pass_ilp > 1 ? pass_ilp / 2 : pass_ilp
 // Row shuffles with c = R, rows longer than shared memory (skinny): false restores
 // the first round's pass_to_workspace (a sector per element).
 constexpr bool blocked_shuffle = true;
-constexpr index_t grid_x_limit = 2147483647, grid_y_limit = 65535;
+constexpr index_t grid_x_limit = 2147483647, grid_y_limit = 65535, grid_z_limit = 65535;
 
 // Calls f(matrix, r0, c0, diagonal) for this block's tile pairs of edge ts over
 // the batch: tile (r0, c0) and its partner (c0, r0).
@@ -475,30 +480,191 @@ status run_pass(T* data, const matrix_desc& d, const c2r_map& m, step s, T* ws, 
   return {};
 }
 
-template <class T>
-status run(T* data, const matrix_desc& d, T* ws, std::size_t ws_bytes, cudaStream_t stream) {
-  if (d.rows == d.cols) {
-    if constexpr (sizeof(T) <= 4) {
-      constexpr index_t V = 16 / sizeof(T), TS = 8 * V;
-      if (reinterpret_cast<std::uintptr_t>(data) % 16 == 0 && d.rows % V == 0) {
-        const index_t nt = (d.rows + TS - 1) / TS;
-        if constexpr (sizeof(T) <= square_swizzle_max_elem) {
-          square_pairs_swz<T><<<dim3(clamp_grid(nt * (nt + 1) / 2, grid_x_limit), clamp_grid(d.batch, grid_y_limit)),
-                                256, 0, stream>>>(data, d.rows, nt * (nt + 1) / 2, d.batch);
-          return launch_status("in-place square transpose (16-byte, swizzled)");
+// The slot transpose (inplace_blocks.hpp) in words W (the widest of 1..16 bytes that
+// divides the slot and both base addresses). A block covers slot_threads *
+// slot_ilp words of a slot; every thread walks the same cycle on its own words, so
+// no walk needs a barrier (each word is read before it is written, by one thread).
+constexpr int slot_threads = 256, slot_ilp = 4;
+constexpr index_t slot_piece = slot_threads * slot_ilp;
+
+template <class W>
+__global__ void __launch_bounds__(slot_threads) slot_save(const W* g, W* ws, index_t N, index_t words,
+                                                          index_t batch) {
+  constexpr index_t S = inplace::slot_mark_every;
+  const index_t marks = (N + S - 1) / S;
+  for (index_t b = blockIdx.z; b < batch; b += gridDim.z)
+    for (index_t mk = blockIdx.x; mk < marks; mk += gridDim.x)
+      for (index_t p = blockIdx.y * slot_piece; p < words; p += gridDim.y * slot_piece) {
+        const index_t y = inplace::slot_grid::mark_of(mk);
+        if (y >= N) break;
+        const W* from = g + (b * N + y) * words;
+        W* to = ws + (b * marks + mk) * words;
+        W v[slot_ilp];
+#pragma unroll
+        for (int u = 0; u < slot_ilp; ++u) {
+          const index_t w = p + u * slot_threads + threadIdx.x;
+          if (w < words) v[u] = from[w];
         }
-        square_pairs_vec<T><<<dim3(clamp_grid(nt * (nt + 1) / 2, grid_x_limit), clamp_grid(d.batch, grid_y_limit)),
-                              256, 0, stream>>>(data, d.rows, nt * (nt + 1) / 2, d.batch);
-        return launch_status("in-place square transpose (16-byte)");
+#pragma unroll
+        for (int u = 0; u < slot_ilp; ++u) {
+          const index_t w = p + u * slot_threads + threadIdx.x;
+          if (w < words) to[w] = v[u];
+        }
+      }
+}
+
+template <class W>
+__device__ __forceinline__ void slot_copy(W* to, const W* from, index_t p, index_t words) {
+  W v[slot_ilp];
+#pragma unroll
+  for (int u = 0; u < slot_ilp; ++u) {
+    const index_t w = p + u * slot_threads + threadIdx.x;
+    if (w < words) v[u] = from[w];
+  }
+#pragma unroll
+  for (int u = 0; u < slot_ilp; ++u) {
+    const index_t w = p + u * slot_threads + threadIdx.x;
+    if (w < words) to[w] = v[u];
+  }
+}
+
+template <class W>
+__global__ void __launch_bounds__(slot_threads) slot_move(W* g, const W* ws, inplace::slot_grid grid,
+                                                          index_t words, index_t batch) {
+  constexpr index_t S = inplace::slot_mark_every;
+  const index_t N = grid.count(), marks = (N + S - 1) / S;
+  for (index_t y = blockIdx.x; y < N; y += gridDim.x) {
+    const int role = grid.role(y);
+    if (role == 0) continue;
+    for (index_t b = blockIdx.z; b < batch; b += gridDim.z) {
+      W* a = g + b * N * words;
+      const W* saved = ws + b * marks * words;
+      for (index_t p = blockIdx.y * slot_piece; p < words; p += gridDim.y * slot_piece) {
+        if (role == 1) {
+          for (index_t cur = y;;) {
+            const index_t s = grid.src(cur);
+            if (inplace::slot_grid::marked(s)) {
+              slot_copy(a + cur * words, saved + (s / S) * words, p, words);
+              break;
+            }
+            slot_copy(a + cur * words, a + s * words, p, words);
+            cur = s;
+          }
+        } else {
+          // A cycle without marks (rare), walked whole from its smallest slot, a
+          // word at a time.
+          for (int u = 0; u < slot_ilp; ++u) {
+            const index_t w = p + u * slot_threads + threadIdx.x;
+            if (w >= words) break;
+            const W t = a[y * words + w];
+            index_t cur = y;
+            for (index_t s = grid.src(cur); s != y; s = grid.src(cur)) {
+              a[cur * words + w] = a[s * words + w];
+              cur = s;
+            }
+            a[cur * words + w] = t;
+          }
+        }
       }
     }
-    const index_t nt = (d.rows + square_tile - 1) / square_tile;
-    square_pairs<T><<<dim3(clamp_grid(nt * (nt + 1) / 2, grid_x_limit), clamp_grid(d.batch, grid_y_limit)),
-                      dim3(square_tile, 8), 0, stream>>>(data, d.rows, nt * (nt + 1) / 2, d.batch);
-    return launch_status("in-place square transpose");
   }
+}
+
+template <class W>
+status slot_transpose_words(void* g, void* ws, const inplace::slot_grid& grid, std::size_t slot_bytes,
+                            index_t batch, cudaStream_t stream) {
+  const index_t words = static_cast<index_t>(slot_bytes / sizeof(W)), N = grid.count();
+  const index_t marks = (N + inplace::slot_mark_every - 1) / inplace::slot_mark_every;
+  const unsigned py = grid_of(words, slot_piece, grid_y_limit), bz = clamp_grid(batch, grid_z_limit);
+  slot_save<W><<<dim3(clamp_grid(marks, grid_x_limit), py, bz), slot_threads, 0, stream>>>(
+      static_cast<const W*>(g), static_cast<W*>(ws), N, words, batch);
+  if (status s = launch_status("in-place slot save"); !s.ok()) return s;
+  slot_move<W><<<dim3(clamp_grid(N, grid_x_limit), py, bz), slot_threads, 0, stream>>>(
+      static_cast<W*>(g), static_cast<const W*>(ws), grid, words, batch);
+  return launch_status("in-place slot transpose");
+}
+
+status slot_transpose(void* g, void* ws, const inplace::slot_grid& grid, std::size_t slot_bytes, index_t batch,
+                      cudaStream_t stream) {
+  const auto align = reinterpret_cast<std::uintptr_t>(g) | reinterpret_cast<std::uintptr_t>(ws) | slot_bytes;
+  if (align % 16 == 0) return slot_transpose_words<uint4>(g, ws, grid, slot_bytes, batch, stream);
+  if (align % 8 == 0) return slot_transpose_words<uint2>(g, ws, grid, slot_bytes, batch, stream);
+  if (align % 4 == 0) return slot_transpose_words<unsigned>(g, ws, grid, slot_bytes, batch, stream);
+  if (align % 2 == 0) return slot_transpose_words<unsigned short>(g, ws, grid, slot_bytes, batch, stream);
+  return slot_transpose_words<unsigned char>(g, ws, grid, slot_bytes, batch, stream);
+}
+
+template <class T>
+status square_run(T* data, index_t n, index_t batch, cudaStream_t stream) {
+  if constexpr (sizeof(T) <= 4) {
+    constexpr index_t V = 16 / sizeof(T), TS = 8 * V;
+    if (reinterpret_cast<std::uintptr_t>(data) % 16 == 0 && n % V == 0) {
+      const index_t nt = (n + TS - 1) / TS;
+      if constexpr (sizeof(T) <= square_swizzle_max_elem) {
+        square_pairs_swz<T><<<dim3(clamp_grid(nt * (nt + 1) / 2, grid_x_limit), clamp_grid(batch, grid_y_limit)),
+                              256, 0, stream>>>(data, n, nt * (nt + 1) / 2, batch);
+        return launch_status("in-place square transpose (16-byte, swizzled)");
+      }
+      square_pairs_vec<T><<<dim3(clamp_grid(nt * (nt + 1) / 2, grid_x_limit), clamp_grid(batch, grid_y_limit)),
+                            256, 0, stream>>>(data, n, nt * (nt + 1) / 2, batch);
+      return launch_status("in-place square transpose (16-byte)");
+    }
+  }
+  const index_t nt = (n + square_tile - 1) / square_tile;
+  square_pairs<T><<<dim3(clamp_grid(nt * (nt + 1) / 2, grid_x_limit), clamp_grid(batch, grid_y_limit)),
+                    dim3(square_tile, 8), 0, stream>>>(data, n, nt * (nt + 1) / 2, batch);
+  return launch_status("in-place square transpose");
+}
+
+// The blocked plan on the whole batch at once: the workspace holds a batch's saves
+// (or slabs, in groups), so every step is one launch or copy for all matrices.
+template <class T>
+status blocked_run(T* data, const matrix_desc& d, const inplace::block_plan& p, T* ws, std::size_t ws_bytes,
+                   cudaStream_t stream) {
+  const std::size_t sb = static_cast<std::size_t>(p.slot) * sizeof(T);
+  if (p.slots_first())
+    if (status s = slot_transpose(data, ws, p.grid, sb, d.batch, stream); !s.ok()) return s;
+  if (p.square) {
+    if (status s = square_run<T>(data, p.slab_rows, p.k * d.batch, stream); !s.ok()) return s;
+  } else {
+    const index_t se = p.slab_elems(), slabs = p.k * d.batch;
+    const index_t group = static_cast<index_t>(ws_bytes / (static_cast<std::size_t>(se) * sizeof(T)));
+    for (index_t s0 = 0; s0 < slabs; s0 += group) {
+      const index_t gs = std::min(group, slabs - s0);
+      T* slab = data + s0 * se;
+      if (status s = transpose(slab, ws, matrix_desc::packed(p.slab_rows, p.slab_cols, static_cast<int>(sizeof(T)), gs),
+                               stream);
+          !s.ok())
+        return s;
+      if (status s = cuda_status(cudaMemcpyAsync(slab, ws, static_cast<std::size_t>(gs * se) * sizeof(T),
+                                                 cudaMemcpyDeviceToDevice, stream),
+                                 "in-place slab copy back");
+          !s.ok())
+        return s;
+    }
+  }
+  if (!p.slots_first())
+    if (status s = slot_transpose(data, ws, p.grid, sb, d.batch, stream); !s.ok()) return s;
+  return {};
+}
+
+template <class T>
+status run(T* data, const matrix_desc& d, T* ws, std::size_t ws_bytes, cudaStream_t stream) {
+  if (d.rows == d.cols) return square_run<T>(data, d.rows, d.batch, stream);
   if (d.rows == 1 || d.cols == 1) return {};  // a vector is its own transpose in memory
   const std::size_t mb = matrix_bytes(d);
+  if (ws_bytes / mb >= static_cast<std::size_t>(d.batch)) {  // the whole batch fits: `best` into it, copy back
+    if (status s = transpose(data, ws, matrix_desc::packed(d.rows, d.cols, static_cast<int>(sizeof(T)), d.batch),
+                             stream);
+        !s.ok())
+      return s;
+    return cuda_status(cudaMemcpyAsync(data, ws, mb * static_cast<std::size_t>(d.batch), cudaMemcpyDeviceToDevice,
+                                       stream),
+                       "in-place copy back");
+  }
+  if (const inplace::block_plan bp = inplace::make_block_plan(d.rows, d.cols, static_cast<index_t>(sizeof(T)));
+      bp.kind != inplace::block_kind::none)
+    return blocked_run<T>(data, d, bp, ws, ws_bytes, stream);
   if (ws_bytes >= mb) {
     for (index_t b = 0; b < d.batch; ++b) {
       T* a = data + b * d.rows * d.cols;

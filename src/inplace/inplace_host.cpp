@@ -12,6 +12,7 @@
 #include <omp.h>
 #endif
 
+#include "inplace_blocks.hpp"
 #include "inplace_internal.hpp"
 #include "inplace_map.hpp"
 
@@ -177,13 +178,82 @@ void pass(byte* g, const c2r_map& m, step s, byte* ws, index_t ws_elems, int thr
   }
 }
 
+void copy_parallel(byte* dst, const byte* src, std::size_t bytes, int threads) {
+  constexpr std::size_t piece = std::size_t{1} << 20;
+  const auto pieces = static_cast<index_t>((bytes + piece - 1) / piece);
+#pragma omp parallel for num_threads(threads) schedule(static) if (pieces > 1)
+  for (index_t p = 0; p < pieces; ++p) {
+    const std::size_t o = static_cast<std::size_t>(p) * piece;
+    std::memcpy(dst + o, src + o, std::min(piece, bytes - o));
+  }
+}
+
+// The slot transpose of inplace_blocks.hpp on the grid at g (slots of sb bytes):
+// the marks saved into ws, then every walk (a thread per walk).
+void slot_transpose(byte* g, const inplace::slot_grid& grid, std::size_t sb, byte* ws, int threads) {
+  const index_t N = grid.count(), S = inplace::slot_mark_every;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (index_t b = 0; b < (N + S - 1) / S; ++b)
+    if (const index_t y = inplace::slot_grid::mark_of(b); y < N) std::memcpy(ws + b * sb, g + y * sb, sb);
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 16)
+  for (index_t y = 0; y < N; ++y) {
+    const int role = grid.role(y);
+    if (role == 1) {
+      for (index_t cur = y;;) {
+        const index_t s = grid.src(cur);
+        if (inplace::slot_grid::marked(s)) {
+          std::memcpy(g + cur * sb, ws + (s / S) * sb, sb);
+          break;
+        }
+        std::memcpy(g + cur * sb, g + s * sb, sb);
+        cur = s;
+      }
+    } else if (role == 2) {
+      // A cycle without marks, walked whole once per piece of the slot held in L1.
+      constexpr std::size_t piece = 4096;
+      alignas(64) byte tmp[piece];
+      for (std::size_t o = 0; o < sb; o += piece) {
+        const std::size_t len = std::min(piece, sb - o);
+        std::memcpy(tmp, g + y * sb + o, len);
+        index_t cur = y;
+        for (index_t s = grid.src(cur); s != y; s = grid.src(cur)) {
+          std::memcpy(g + cur * sb + o, g + s * sb + o, len);
+          cur = s;
+        }
+        std::memcpy(g + cur * sb + o, tmp, len);
+      }
+    }
+  }
+}
+
+// One matrix by the blocked plan (inplace_blocks.hpp).
+template <int ES>
+void blocked(byte* a, const inplace::block_plan& p, byte* ws, int threads) {
+  const auto sb = static_cast<std::size_t>(p.slot * ES);
+  if (p.slots_first()) slot_transpose(a, p.grid, sb, ws, threads);
+  const index_t se = p.slab_elems();
+  for (index_t s = 0; s < p.k; ++s) {
+    byte* slab = a + s * se * ES;
+    if (p.square) {
+      square<ES>(slab, p.slab_rows, threads);
+    } else {
+      transpose_cached<ES>(slab, p.slab_cols, ws, p.slab_rows, p.slab_rows, p.slab_cols, threads);
+      copy_parallel(slab, ws, static_cast<std::size_t>(se * ES), threads);
+    }
+  }
+  if (!p.slots_first()) slot_transpose(a, p.grid, sb, ws, threads);
+}
+
 template <int ES>
 void run(byte* data, const matrix_desc& d, byte* ws, std::size_t ws_bytes, int threads) {
   const index_t one = d.rows * d.cols;
   const inplace::rect_plan plan = inplace::make_rect_plan(d.rows, d.cols);
+  const inplace::block_plan bp = inplace::make_block_plan(d.rows, d.cols, ES);
   for (index_t b = 0; b < d.batch; ++b) {
     byte* a = data + b * one * ES;
-    if (d.rows == d.cols) {
+    if (bp.kind != inplace::block_kind::none) {
+      blocked<ES>(a, bp, ws, threads);
+    } else if (d.rows == d.cols) {
       square<ES>(a, d.rows, threads);
     } else if (d.rows == 1 || d.cols == 1) {
       // A vector is its own transpose in memory.

@@ -2,6 +2,7 @@
 // touches memory, so a rejected call leaves the data as it was.
 #include <cstdint>
 
+#include "inplace_blocks.hpp"
 #include "inplace_internal.hpp"
 #include "inplace_map.hpp"
 
@@ -38,6 +39,10 @@ status check_desc(const matrix_desc& d) noexcept {
 
 std::size_t workspace_bytes_for(const matrix_desc& d, bool device) noexcept {
   if (empty(d)) return 0;
+  const inplace::block_plan bp = inplace::make_block_plan(d.rows, d.cols, d.elem_size);
+  if (bp.kind != inplace::block_kind::none)  // the device runs a whole batch at once
+    return static_cast<std::size_t>(bp.workspace_elems()) * static_cast<std::size_t>(d.elem_size) *
+           static_cast<std::size_t>(device ? d.batch : 1);
   const index_t lines = inplace::workspace_lines(d.rows, d.cols, device);
   const index_t longer = d.rows > d.cols ? d.rows : d.cols;
   return static_cast<std::size_t>(lines) * static_cast<std::size_t>(longer) * static_cast<std::size_t>(d.elem_size);

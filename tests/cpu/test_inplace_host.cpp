@@ -3,6 +3,7 @@
 #include <cstring>
 #include <random>
 
+#include "inplace/inplace_blocks.hpp"
 #include "inplace/inplace_map.hpp"
 #include "inplace_cases.hpp"
 
@@ -32,11 +33,14 @@ std::vector<index_t> simulate(index_t rows, index_t cols) {
 }
 
 xpose::status host_run(unsigned char* data, const matrix_desc& d, std::size_t ws_bytes, int threads) {
-  std::vector<unsigned char> ws(ws_bytes + 16);
+  // Poisoned, with a guard after the workspace that must stay as it was.
+  std::vector<unsigned char> ws(ws_bytes + 16 + 64, 0xA5);
   unsigned char* w = ws.data() + (16 - reinterpret_cast<std::uintptr_t>(ws.data()) % 16) % 16;
   xpose::host_options o;
   o.threads = threads;
-  return xpose::transpose_inplace_host(data, d, ws_bytes ? w : nullptr, ws_bytes, o);
+  const xpose::status st = xpose::transpose_inplace_host(data, d, ws_bytes ? w : nullptr, ws_bytes, o);
+  for (int i = 0; i < 48; ++i) EXPECT_EQ(w[ws_bytes + i], 0xA5) << "wrote past the workspace";
+  return st;
 }
 
 }  // namespace
@@ -215,6 +219,146 @@ TEST(InplaceMap, ModularHelpers) {
   EXPECT_EQ(ip::udiv(big, 3), big / 3);
   EXPECT_EQ(ip::umod(big, 7), big % 7);
   EXPECT_EQ(ip::udiv(4000000000, 7), 4000000000 / 7);  // 32-bit unsigned branch
+}
+
+// The slot transpose's walks (inplace_blocks.hpp), run on slot indices: the marks
+// saved first, each walk from a mark to the next, each markless cycle whole from its
+// smallest slot. Every slot must be written exactly once and the grid transposed.
+TEST(InplaceBlocks, SlotWalksTransposeEveryGrid) {
+  std::mt19937_64 g(34);
+  std::vector<std::pair<index_t, index_t>> grids;
+  for (index_t R = 1; R <= 24; ++R)
+    for (index_t C = 1; C <= 24; ++C) grids.push_back({R, C});
+  for (int t = 0; t < 60; ++t) grids.push_back({1 + static_cast<index_t>(g() % 400), 1 + static_cast<index_t>(g() % 400)});
+  grids.push_back({4, 4000});
+  grids.push_back({50000, 4});
+  grids.push_back({5, 999});
+  for (const auto& [R, C] : grids) {
+    const ip::slot_grid grid{R, C};
+    const index_t N = grid.count(), S = ip::slot_mark_every;
+    std::vector<index_t> a(static_cast<std::size_t>(N)), saved(static_cast<std::size_t>((N + S - 1) / S), -1);
+    std::vector<int> writes(a.size(), 0);
+    for (index_t y = 0; y < N; ++y) a[y] = y;
+    for (index_t b = 0; b < (N + S - 1) / S; ++b)
+      if (ip::slot_grid::mark_of(b) < N) saved[b] = a[ip::slot_grid::mark_of(b)];
+    // Marks reach every long cycle: a grid whose odd slots' cycles avoid every
+    // multiple of S (R*C odd, C odd) has no markless cycle longer than S here.
+    index_t longest_markless = 0;
+    for (index_t y = 0; y < N; ++y)
+      if (grid.role(y) == 2) {
+        index_t len = 1;
+        for (index_t s = grid.src(y); s != y; s = grid.src(s)) ++len;
+        longest_markless = std::max(longest_markless, len);
+      }
+    if (R == 5 && C == 999) EXPECT_LE(longest_markless, 4 * S);
+    for (index_t y = 0; y < N; ++y) {
+      const int role = grid.role(y);
+      if (role == 1) {
+        for (index_t cur = y;;) {
+          const index_t s = grid.src(cur);
+          ++writes[cur];
+          if (ip::slot_grid::marked(s)) {
+            a[cur] = saved[s / S];
+            break;
+          }
+          a[cur] = a[s];
+          cur = s;
+        }
+      } else if (role == 2) {
+        const index_t tmp = a[y];
+        index_t cur = y;
+        for (index_t s = grid.src(cur); s != y; s = grid.src(cur)) {
+          ++writes[cur];
+          a[cur] = a[s];
+          cur = s;
+        }
+        ++writes[cur];
+        a[cur] = tmp;
+      }
+    }
+    for (index_t i = 0; i < R; ++i)
+      for (index_t j = 0; j < C; ++j) {
+        const index_t y = j * R + i;  // where slot i*C + j goes
+        ASSERT_EQ(a[y], i * C + j) << R << "x" << C;
+        ASSERT_EQ(writes[y], grid.src(y) == y ? 0 : 1) << R << "x" << C << " slot " << y;
+      }
+  }
+}
+
+// The plan of every shape: a quarter of the matrix at most, slabs that tile it, a
+// slot grid that realises the transpose, and the size query saying exactly that.
+TEST(InplaceBlocks, PlansStayWithinAQuarterAndTheQueryIsHonest) {
+  std::mt19937_64 g(3434);
+  for (int t = 0; t < 4000; ++t) {
+    index_t m = 1000 + static_cast<index_t>(g() % 49001), n = 1000 + static_cast<index_t>(g() % 49001);
+    if (t % 4 == 1) n = 2 + static_cast<index_t>(g() % 15);  // skinny
+    if (t % 4 == 2) m = n * (2 + static_cast<index_t>(g() % 20));  // the short side divides the long one
+    if (t % 8 == 3) std::swap(m, n);
+    const int es = elem_sizes()[g() % 5];
+    const ip::block_plan p = ip::make_block_plan(m, n, es);
+    const auto M = static_cast<std::size_t>(m * n * es);
+    const std::size_t q = inplace_ws(matrix_desc::packed(m, n, es, 3), false);
+    if (p.kind == ip::block_kind::none) {
+      EXPECT_FALSE(m % n == 0 && n * es >= ip::min_slot_bytes) << m << "x" << n;
+      EXPECT_FALSE(n % m == 0 && m * es >= ip::min_slot_bytes) << m << "x" << n;
+      auto slot = [](index_t side) {
+        const index_t k = ip::divisor_at_least(side, 4);
+        return k ? side / k : 0;
+      };
+      EXPECT_LT(std::max(slot(m), slot(n)) * es, ip::min_slot_bytes) << m << "x" << n;
+      continue;
+    }
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + " es " + std::to_string(es));
+    EXPECT_EQ(q, static_cast<std::size_t>(p.workspace_elems() * es));
+    EXPECT_EQ(q, inplace_ws(matrix_desc::packed(m, n, es), true));
+    EXPECT_EQ(3 * q, inplace_ws(matrix_desc::packed(m, n, es, 3), true));  // the device runs a batch at once
+    EXPECT_EQ(q, inplace_ws(matrix_desc::packed(n, m, es), false)) << "the transpose asks for the same";
+    EXPECT_LE(4 * q, M);
+    EXPECT_EQ(p.k * p.slab_elems(), m * n);
+    EXPECT_EQ(p.grid.count() * p.slot, m * n);
+    EXPECT_GE(p.slot * es, ip::min_slot_bytes);
+    EXPECT_EQ(p.square, p.slab_rows == p.slab_cols);
+    if (!p.square) EXPECT_GE(p.k, 4);
+    if (p.kind == ip::block_kind::row_slabs) {
+      EXPECT_EQ(p.slab_cols, n);
+      EXPECT_EQ(p.grid.R, p.k);
+      EXPECT_EQ(p.grid.C, n);
+    } else {
+      EXPECT_EQ(p.slab_rows, m);
+      EXPECT_EQ(p.grid.R, m);
+      EXPECT_EQ(p.grid.C, p.k);
+    }
+  }
+  // Squares need nothing.
+  EXPECT_EQ(inplace_ws(matrix_desc::packed(4096, 4096, 4), true), 0u);
+  EXPECT_EQ(inplace_ws(matrix_desc::packed(4096, 4096, 2), false), 0u);
+}
+
+// The blocked method end to end: row and column slabs, square slabs, random
+// shapes with a plan, one and three threads, the exact workspace (poisoned).
+TEST(InplaceHost, BlockedPlansEndToEnd) {
+  std::vector<inplace_shape> shapes{{200, 100, 1}, {100, 300, 2}, {64, 512, 1}, {1000, 8, 1}, {6, 1200, 1},
+                                    {3, 4096, 1},  {4096, 3, 1},  {360, 240, 1}, {240, 360, 2}, {1001, 77, 1},
+                                    {77, 1001, 1}, {16, 999, 1},  {999, 16, 1}};
+  std::mt19937_64 g(343);
+  while (shapes.size() < 30) {
+    const index_t m = 2 + static_cast<index_t>(g() % 500), n = 2 + static_cast<index_t>(g() % 500);
+    if (ip::make_block_plan(m, n, 4).kind != ip::block_kind::none) shapes.push_back({m, n, 1 + static_cast<index_t>(g() % 2)});
+  }
+  int planned = 0;
+  for (const auto& s : shapes)
+    for (int es : elem_sizes()) {
+      const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
+      planned += ip::make_block_plan(s.rows, s.cols, es).kind != ip::block_kind::none;
+      for (int threads : {1, 3}) {
+        const auto st = check_inplace(d, inplace_ws(d, false), [threads](unsigned char* p, const matrix_desc& dd,
+                                                                          std::size_t w) {
+          return host_run(p, dd, w, threads);
+        }, g());
+        EXPECT_TRUE(st.ok()) << s.rows << "x" << s.cols << " es " << es << ": " << st.message();
+      }
+    }
+  EXPECT_GT(planned, 120);
 }
 
 TEST(InplaceHost, EveryShapeEveryElementSizeExactWorkspace) {

@@ -4,6 +4,9 @@
 #include <cuda_runtime.h>
 
 #include "cuda_test_util.hpp"
+#include <random>
+
+#include "inplace/inplace_blocks.hpp"
 #include "inplace_cases.hpp"
 
 using namespace xpose_test;
@@ -99,6 +102,37 @@ TEST(InplaceDevice, BlockedShuffleForSkinnyShapes) {
       }
     }
   }
+}
+
+// The blocked plans (inplace_blocks.hpp): square and other slabs both ways, slots
+// of every word width (odd slot lengths), batches in one launch, and the issue's
+// cases (square slabs 16384 x 8192, 4096 x 12288; a 3 x 2^24 channel interleave;
+// a batch of 64 of 1024 x 768).
+TEST(InplaceDevice, BlockedPlans) {
+  REQUIRE_GPU();
+  namespace ip = xpose::detail::inplace;
+  std::vector<inplace_shape> shapes{{200, 100, 1}, {100, 300, 3},  {1001, 77, 1}, {77, 1001, 2}, {3, 4096, 1},
+                                    {4096, 3, 1},  {999, 16, 1},   {16, 999, 1},  {1000, 8, 2},  {6, 1200, 1}};
+  std::mt19937_64 g(3434);
+  while (shapes.size() < 60) {
+    const index_t m = 2 + static_cast<index_t>(g() % 2000), n = 2 + static_cast<index_t>(g() % 2000);
+    if (ip::make_block_plan(m, n, 2).kind != ip::block_kind::none) shapes.push_back({m, n, 1 + static_cast<index_t>(g() % 3)});
+  }
+  for (const auto& s : shapes)
+    for (int es : elem_sizes()) {
+      const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
+      const auto st = check_inplace(d, inplace_ws(d, true), device_run, g());
+      EXPECT_TRUE(st.ok()) << s.rows << "x" << s.cols << " es " << es << ": " << st.message();
+    }
+  const inplace_shape big[] = {{16384, 8192, 1}, {4096, 12288, 1}, {3, 1 << 24, 1}, {1 << 24, 3, 1}, {1024, 768, 64}};
+  for (const auto& s : big)
+    for (int es : {2, 4}) {
+      const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
+      ASSERT_NE(ip::make_block_plan(s.rows, s.cols, es).kind, ip::block_kind::none);
+      EXPECT_LE(4 * inplace_ws(d, true), static_cast<std::size_t>(s.rows * s.cols * es * s.batch));
+      const auto st = check_inplace(d, inplace_ws(d, true), device_run, g());
+      EXPECT_TRUE(st.ok()) << s.rows << "x" << s.cols << " es " << es << ": " << st.message();
+    }
 }
 
 // Squares with 16-byte rows take the 16-byte tiles (swizzled for 1 and 2-byte

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <iostream>
@@ -18,6 +19,7 @@
 #if defined(XPOSE_HAS_CUDA)
 #include <cuda_runtime.h>
 #endif
+#include "inplace/inplace_blocks.hpp"
 #include "openblas.hpp"
 
 #include "bench.hpp"
@@ -50,22 +52,28 @@ double gbs(const ip_case& c, double ms) {
 }
 
 // Exact small integers for floating types (BLAS multiplies by alpha = 1: NaN
-// payloads would not survive), random bytes otherwise.
+// payloads would not survive), random bytes otherwise; threaded in 64 chunks of
+// fixed seeds (a GiB in well under a second).
 std::vector<unsigned char> input(const ip_case& c, std::size_t n) {
   std::vector<unsigned char> v(n);
-  std::mt19937_64 g(42);
   const bool f64 = c.dt.name == "f64" || c.dt.name == "c128";
   const bool f32 = c.dt.name == "f32" || c.dt.name == "c64";
-  for (std::size_t i = 0; i < n;) {
-    const auto k = static_cast<std::int64_t>(g() % 2000001) - 1000000;
-    if (f64 && i + 8 <= n) {
-      const double x = static_cast<double>(k);
-      std::memcpy(v.data() + i, &x, 8), i += 8;
-    } else if (f32 && i + 4 <= n) {
-      const float x = static_cast<float>(k);
-      std::memcpy(v.data() + i, &x, 4), i += 4;
-    } else {
-      v[i++] = static_cast<unsigned char>(k);
+  const std::size_t unit = f64 ? 8 : f32 ? 4 : 1, per = (n / unit + 63) / 64 * unit;
+#pragma omp parallel for schedule(dynamic)
+  for (index_t k = 0; k < 64; ++k) {
+    std::mt19937_64 g(42 + static_cast<std::uint64_t>(k));
+    const std::size_t lo = std::min(n, per * static_cast<std::size_t>(k)), hi = std::min(n, lo + per);
+    for (std::size_t i = lo; i < hi;) {
+      const auto x = static_cast<std::int64_t>(g() % 2000001) - 1000000;
+      if (f64 && i + 8 <= hi) {
+        const double y = static_cast<double>(x);
+        std::memcpy(v.data() + i, &y, 8), i += 8;
+      } else if (f32 && i + 4 <= hi) {
+        const float y = static_cast<float>(x);
+        std::memcpy(v.data() + i, &y, 4), i += 4;
+      } else {
+        v[i++] = static_cast<unsigned char>(x);
+      }
     }
   }
   return v;
@@ -74,7 +82,11 @@ std::vector<unsigned char> input(const ip_case& c, std::size_t n) {
 std::string method_of(const ip_case& c, std::size_t ws, bool device) {
   if (c.rows == c.cols) return "square tile pairs";
   if (c.rows == 1 || c.cols == 1) return "vector (no-op)";
-  if (ws >= static_cast<std::size_t>(c.rows * c.cols * c.dt.bytes)) return "best via workspace";
+  if (device && ws >= static_cast<std::size_t>(c.rows * c.cols * c.dt.bytes * c.batch)) return "best via workspace";
+  const auto p = xpose::detail::inplace::make_block_plan(c.rows, c.cols, c.dt.bytes);
+  if (p.kind != xpose::detail::inplace::block_kind::none)
+    return std::string(p.square ? "square slabs" : "slabs via ws") + " + slots " + std::to_string(p.grid.R) + "x" +
+           std::to_string(p.grid.C);
   return device ? "decomposition" : "decomposition (CPU)";
 }
 
@@ -85,6 +97,7 @@ xpose::matrix_desc desc_of(const ip_case& c, bool flipped) {
 
 std::string compare(const std::vector<unsigned char>& got, const std::vector<unsigned char>& want,
                     const ip_case& c) {
+  if (std::memcmp(got.data(), want.data(), want.size()) == 0) return "exact";
   for (std::size_t i = 0; i < want.size(); ++i)
     if (got[i] != want[i]) {
       const index_t e = static_cast<index_t>(i) / c.dt.bytes, per = c.rows * c.cols;
@@ -141,7 +154,7 @@ struct prepared {
   std::vector<unsigned char> orig, want;
 };
 
-prepared prepare(const ip_case& c, bool device) {
+prepared prepare(const ip_case& c, bool device, int threads) {
   prepared p;
   p.r.c = c;
   p.d = desc_of(c, false);
@@ -151,12 +164,21 @@ prepared prepare(const ip_case& c, bool device) {
   p.r.method = method_of(c, p.wsb, device);
   p.orig = input(c, p.n);
   p.want.resize(p.n);
-  require_ok(xpose::transpose_reference(p.orig.data(), p.want.data(), p.d), "the reference transpose");
+  // The GPU's expected result from the threaded CPU backend (the naive reference
+  // takes seconds per GiB); the CPU's from the reference, which its backend is
+  // checked against here too.
+  if (device) {
+    xpose::host_options ho;
+    ho.threads = threads;
+    require_ok(xpose::transpose_host(p.orig.data(), p.want.data(), p.d, ho), "the expected transpose (CPU)");
+  } else {
+    require_ok(xpose::transpose_reference(p.orig.data(), p.want.data(), p.d), "the reference transpose");
+  }
   return p;
 }
 
 ip_row run_cpu_case(const ip_case& c, const options& o) {
-  prepared p = prepare(c, false);
+  prepared p = prepare(c, false, o.threads);
   ip_row& r = p.r;
   std::vector<unsigned char> a(p.orig), out(p.n), ws(p.wsb + 16);
   xpose::host_options ho;
@@ -207,7 +229,7 @@ struct dev_mem {
 };
 
 ip_row run_gpu_case(const ip_case& c, const options& o) {
-  prepared p = prepare(c, true);
+  prepared p = prepare(c, true, o.threads);
   ip_row& r = p.r;
   std::vector<unsigned char> got(p.n);
   dev_mem a(p.n), out(p.n), ws(p.wsb);
@@ -253,6 +275,29 @@ ip_row run_gpu_case(const ip_case& c, const options& o) {
 }
 #endif
 
+// The random rectangles' seed: XPOSE_BENCH_SEED when set (to repeat a run), else fresh.
+std::uint64_t random_seed() {
+  static const std::uint64_t seed = [] {
+    if (const char* e = std::getenv("XPOSE_BENCH_SEED")) return static_cast<std::uint64_t>(std::strtoull(e, nullptr, 10));
+    return (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  }();
+  return seed;
+}
+
+/// The random rectangles: sides in [1000, side], matrices of lo_mib to hi_mib.
+struct random_bounds {
+  index_t side;
+  int cases, lo_mib, hi_mib;
+};
+random_bounds random_bounds_of(bool gpu) { return gpu ? random_bounds{50000, 12, 64, 1024} : random_bounds{12000, 10, 16, 128}; }
+
+std::string random_note(bool gpu) {
+  const random_bounds b = random_bounds_of(gpu);
+  return "random rectangles: seed " + std::to_string(random_seed()) + " (XPOSE_BENCH_SEED repeats it), " +
+         std::to_string(b.cases) + " cases, sides 1000-" + std::to_string(b.side) + ", " + std::to_string(b.lo_mib) +
+         " MiB to " + std::to_string(b.hi_mib) + " MiB a matrix";
+}
+
 std::vector<ip_case> default_cases(bool gpu, const std::vector<dtype_info>& all) {
   auto dt = [&](const std::string& name) {
     for (const auto& d : all)
@@ -267,15 +312,21 @@ std::vector<ip_case> default_cases(bool gpu, const std::vector<dtype_info>& all)
     const index_t s = gpu ? gpu_side[k] : cpu_side[k];
     v.push_back({"square", s, s, 1, dt(names[k])});
   }
-  // Random rectangles, m and n uniform in [1000, 20000] (CPU: [1000, 8000]).
-  std::mt19937_64 g(14);
-  const index_t hi = gpu ? 20000 : 8000;
-  for (const char* name : {"f32", "f64"})
-    for (int k = 0; k < (gpu ? 9 : 5); ++k) {
-      const index_t m = 1000 + static_cast<index_t>(g() % static_cast<std::uint64_t>(hi - 999));
-      const index_t nn = 1000 + static_cast<index_t>(g() % static_cast<std::uint64_t>(hi - 999));
-      v.push_back({"random", m, nn, 1, dt(name)});
-    }
+  // Random rectangles (issue 34): m and n uniform in [1000, 50000] (CPU: [1000,
+  // 12000]), every element size, a fresh seed every run (printed first), within
+  // random_bounds: bounded so the three kinds run in minutes.
+  std::mt19937_64 g(random_seed());
+  const random_bounds rb = random_bounds_of(gpu);
+  for (int k = 0; k < rb.cases; ++k) {
+    const dtype_info d = dt(names[k % 5]);
+    index_t m = 0, nn = 0;
+    do {
+      m = 1000 + static_cast<index_t>(g() % static_cast<std::uint64_t>(rb.side - 999));
+      nn = 1000 + static_cast<index_t>(g() % static_cast<std::uint64_t>(rb.side - 999));
+    } while (m == nn || static_cast<double>(m) * nn * d.bytes < rb.lo_mib * double(1 << 20) ||
+             static_cast<double>(m) * nn * d.bytes > rb.hi_mib * double(1 << 20));
+    v.push_back({"random", m, nn, 1, d});
+  }
   // Skinny, both orientations: n in [2, 32], m = 1e7 (CPU: 2e6).
   const index_t m = gpu ? 10000000 : 2000000;
   for (index_t nn : {2, 3, 4, 8, 16, 32}) {
@@ -285,22 +336,20 @@ std::vector<ip_case> default_cases(bool gpu, const std::vector<dtype_info>& all)
   return v;
 }
 
-table rows_table(const std::vector<ip_row>& rows, bool gpu) {
-  table t;
-  t.title = std::string("xpose-bench inplace (") + (gpu ? "GPU" : "CPU") + ")";
-  const std::string oop = gpu ? "best" : "xpose_oop";
-  t.notes = {"GB/s = 2 x matrix bytes per transpose / time (1e9 B/s), median of the timed runs, for every method",
-             "inplace: the in-place transpose; " + oop + ": the out-of-place " +
-                 (gpu ? std::string("best") : std::string("CPU backend")) + " on the same matrix; copy: " +
-                 (gpu ? "cudaMemcpy" : "a threaded memcpy") + " of the same bytes; of_best, of_copy: inplace over those" +
-                 (gpu ? "" : "; imatcopy: OpenBLAS ?imatcopy in place (0: not offered for this type or shape)"),
-             "ws MiB: the workspace the in-place transpose asks for (inplace_workspace_size)"};
-  t.head = {"kind", "size", "dtype", "method", "ws MiB", "inplace", oop, "of_best", "copy", "of_copy"};
-  if (!gpu) t.head.push_back("imatcopy");
-  t.head.push_back("check");
-  for (const auto& r : rows) {
-    const std::string size = (r.c.batch > 1 ? std::to_string(r.c.batch) + "x" : "") + std::to_string(r.c.rows) +
-                             "x" + std::to_string(r.c.cols);
+std::string size_of(const ip_case& c) {
+  return (c.batch > 1 ? std::to_string(c.batch) + "x" : "") + std::to_string(c.rows) + "x" + std::to_string(c.cols);
+}
+
+std::vector<std::string> head_of(bool gpu) {
+  std::vector<std::string> h = {"kind", "size", "dtype", "method", "ws MiB", "inplace", gpu ? "best" : "xpose_oop",
+                                "of_best", "copy", "of_copy"};
+  if (!gpu) h.push_back("imatcopy");
+  h.push_back("check");
+  return h;
+}
+
+std::vector<std::string> row_cells(const ip_row& r, bool gpu) {
+    const std::string size = size_of(r.c);
     auto f = [](double v, int prec) {
       char b[64];
       std::snprintf(b, sizeof b, "%.*f", prec, v);
@@ -311,8 +360,22 @@ table rows_table(const std::vector<ip_row>& rows, bool gpu) {
                                   f(r.copy_gbs, 1), f(r.copy_gbs > 0 ? r.inplace_gbs / r.copy_gbs : 0.0, 3)};
     if (!gpu) x.push_back(f(r.blas_gbs, 1));
     x.push_back(r.check + (r.blas_check == "-" ? "" : "; imatcopy " + r.blas_check));
-    t.rows.push_back(x);
-  }
+    return x;
+}
+
+table rows_table(const std::vector<ip_row>& rows, bool gpu) {
+  table t;
+  t.title = std::string("xpose-bench inplace (") + (gpu ? "GPU" : "CPU") + ")";
+  const std::string oop = gpu ? "best" : "xpose_oop";
+  t.notes = {"GB/s = 2 x matrix bytes per transpose / time (1e9 B/s), median of the timed runs, for every method",
+             random_note(gpu),
+             "inplace: the in-place transpose; " + oop + ": the out-of-place " +
+                 (gpu ? std::string("best") : std::string("CPU backend")) + " on the same matrix; copy: " +
+                 (gpu ? "cudaMemcpy" : "a threaded memcpy") + " of the same bytes; of_best, of_copy: inplace over those" +
+                 (gpu ? "" : "; imatcopy: OpenBLAS ?imatcopy in place (0: not offered for this type or shape)"),
+             "ws MiB: the workspace the in-place transpose asks for (inplace_workspace_size)"};
+  t.head = head_of(gpu);
+  for (const auto& r : rows) t.rows.push_back(row_cells(r, gpu));
   // Medians of the ratios per kind: the issue's targets are stated on them.
   for (const char* kind : {"square", "random", "skinny", "given"}) {
     std::vector<double> of_best, of_copy;
@@ -352,18 +415,33 @@ int run_inplace(const options& o, const std::vector<dtype_info>& all_dtypes, boo
     for (const auto& c : cases)
       check_host_memory(6.0L * c.rows * c.cols * c.batch * c.dt.bytes,
                         "in-place " + std::to_string(c.rows) + "x" + std::to_string(c.cols) + " " + c.dt.name);
+  // A line per case as it starts and as it ends, flushed (stdout with the table
+  // format, else stderr): a run cut short still shows what it measured and where it
+  // stood; the seed comes first.
+  auto line = [&](const std::string& text) {
+    if (o.format == "table") std::cout << text << "\n" << std::flush;
+    else std::fprintf(stderr, "xpose-bench: %s\n", text.c_str());
+  };
+  line(std::string("xpose-bench inplace (") + (gpu ? "GPU" : "CPU") + "): " + random_note(gpu) + "; " +
+       std::to_string(cases.size()) + " cases");
+  const std::vector<std::string> head = head_of(gpu);
   std::vector<ip_row> rows;
   int rc = 0;
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (isatty_stderr()) progress(i, cases.size(), std::to_string(cases[i].rows) + "x" + std::to_string(cases[i].cols));
+    const ip_case& c = cases[i];
+    const std::string at = "[" + std::to_string(i + 1) + "/" + std::to_string(cases.size()) + "] ";
+    line(at + "start " + c.kind + " " + size_of(c) + " " + c.dt.name);
 #if defined(XPOSE_HAS_CUDA)
-    rows.push_back(gpu ? run_gpu_case(cases[i], o) : run_cpu_case(cases[i], o));
+    rows.push_back(gpu ? run_gpu_case(c, o) : run_cpu_case(c, o));
 #else
-    rows.push_back(run_cpu_case(cases[i], o));
+    rows.push_back(run_cpu_case(c, o));
 #endif
     if (rows.back().check != "exact") rc = 1;
+    const std::vector<std::string> x = row_cells(rows.back(), gpu);
+    std::string done = at + "done ";
+    for (std::size_t k = 0; k < x.size() && k < head.size(); ++k) done += (k ? "; " : "") + head[k] + " " + x[k];
+    line(done);
   }
-  if (isatty_stderr()) progress_done();
   emit(render_table(rows_table(rows, gpu), o.format));
   for (const auto& r : rows)
     if (r.check != "exact") std::fprintf(stderr, "xpose-bench: in-place %lldx%lld %s: %s\n", (long long)r.c.rows,

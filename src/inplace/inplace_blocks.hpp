@@ -30,6 +30,11 @@ namespace xpose::detail::inplace {
 constexpr index_t slot_mark_every = 16;
 /// Slots shorter than this are not worth the method (the old decomposition runs).
 constexpr index_t min_slot_bytes = 64;
+/// Square slabs need slots (the short side's lines) of at least this: the slot moves run
+/// a block per slot, and 10^7 x 16 f32 (64-byte slots) ran at 0.007 of the out-of-place
+/// `best` on an H200 as square slabs, 0.28 as slabs through the workspace (like 10^7 x 8;
+/// docs/RESULTS.md "In-place transposes").
+constexpr index_t min_square_slot_bytes = 512;
 
 /// The slot grid R x C and its pull map.
 struct slot_grid {
@@ -113,11 +118,11 @@ inline block_plan make_block_plan(index_t rows, index_t cols, index_t elem_size)
   };
   // Square slabs when the short side divides the long one (and its lines are long
   // enough): no slab goes through the workspace.
-  if (rows % cols == 0 && cols * elem_size >= min_slot_bytes) {
+  if (rows % cols == 0 && cols * elem_size >= min_square_slot_bytes) {
     rows_slabs(rows / cols, true);
     return p;
   }
-  if (cols % rows == 0 && rows * elem_size >= min_slot_bytes) {
+  if (cols % rows == 0 && rows * elem_size >= min_square_slot_bytes) {
     col_slabs(cols / rows, true);
     return p;
   }

@@ -299,8 +299,8 @@ TEST(InplaceBlocks, PlansStayWithinAQuarterAndTheQueryIsHonest) {
     const auto M = static_cast<std::size_t>(m * n * es);
     const std::size_t q = inplace_ws(matrix_desc::packed(m, n, es, 3), false);
     if (p.kind == ip::block_kind::none) {
-      EXPECT_FALSE(m % n == 0 && n * es >= ip::min_slot_bytes) << m << "x" << n;
-      EXPECT_FALSE(n % m == 0 && m * es >= ip::min_slot_bytes) << m << "x" << n;
+      EXPECT_FALSE(m % n == 0 && n * es >= ip::min_square_slot_bytes) << m << "x" << n;
+      EXPECT_FALSE(n % m == 0 && m * es >= ip::min_square_slot_bytes) << m << "x" << n;
       auto slot = [](index_t side) {
         const index_t k = ip::divisor_at_least(side, 4);
         return k ? side / k : 0;

@@ -118,17 +118,20 @@ def test_gpu_jit_no_host_sync(jax_gpu):
     import jax.numpy as jnp
 
     jax = jax_gpu
-    x = jax.device_put(jnp.ones((4096, 4096), jnp.float32), jax.devices("gpu")[0])
+    # 1 GiB per array: each step is about 1 ms of GPU work, 20 times the host's dispatch
+    # cost, so a loop that synchronised per call would take as long to dispatch as to run
+    # (4096^2 steps were too short: the dispatch itself took half the loop on an H200).
+    x = jax.device_put(jnp.ones((16384, 16384), jnp.float32), jax.devices("gpu")[0])
     step = jax.jit(lambda a: xpose.transpose(a) + 1.0)
     y = step(x).block_until_ready()
     t0 = time.perf_counter()
-    for _ in range(50):
+    for _ in range(20):
         y = step(y)
     dispatched = time.perf_counter() - t0
     y.block_until_ready()
     total = time.perf_counter() - t0
     assert dispatched < 0.5 * total  # the loop was queued, not run call by call
-    assert np.array_equal(np.asarray(y)[:2, :2], np.full((2, 2), 51.0, np.float32))
+    assert np.array_equal(np.asarray(y)[:2, :2], np.full((2, 2), 21.0, np.float32))
 
 
 def test_ffi_errors_are_exceptions(jax_mod):

@@ -120,7 +120,8 @@ def test_gpu_jit_no_host_sync(jax_gpu):
     jax = jax_gpu
     # 1 GiB per array: each step is about 1 ms of GPU work, 20 times the host's dispatch
     # cost, so a loop that synchronised per call would take as long to dispatch as to run
-    # (4096^2 steps were too short: the dispatch itself took half the loop on an H200).
+    # (with 4096^2 arrays, about 70 us of GPU work a step, the check failed on an H200:
+    # too little work to tell dispatch from synchronisation).
     x = jax.device_put(jnp.ones((16384, 16384), jnp.float32), jax.devices("gpu")[0])
     step = jax.jit(lambda a: xpose.transpose(a) + 1.0)
     y = step(x).block_until_ready()

@@ -106,7 +106,7 @@ layout permuted_packed(const layout& in, const int* axes, int naxes) noexcept {
 namespace {
 
 // The seal: a 64-bit mix of every field of a plan but the seal (a new field of plan
-// must be added here). Entries of a layout past its rank are never read, so not mixed.
+// must be added here), entries past a layout's rank included (make_plan leaves them 0).
 struct mixer {
   std::uint64_t h = 0x243F6A8885A308D3ull;
   void add(std::uint64_t v) {
@@ -116,8 +116,7 @@ struct mixer {
   }
   void add(const layout& l) {
     add(static_cast<std::uint64_t>(l.rank)), add(static_cast<std::uint64_t>(l.elem_size));
-    const int r = l.rank < 0 ? 0 : l.rank > layout::max_rank ? layout::max_rank : l.rank;
-    for (int k = 0; k < r; ++k) add(static_cast<std::uint64_t>(l.extents[k])), add(static_cast<std::uint64_t>(l.strides[k]));
+    for (int k = 0; k < layout::max_rank; ++k) add(static_cast<std::uint64_t>(l.extents[k])), add(static_cast<std::uint64_t>(l.strides[k]));
   }
 };
 

@@ -137,6 +137,8 @@ json to_json(const std::vector<row>& rows, const run_meta& meta);
 
 /// Progress on stderr (only when stderr is a terminal and --quiet is not given).
 void set_quiet(bool quiet);
+/// Whether --quiet was given.
+bool quiet();
 bool isatty_stderr();
 void progress(size_t i, size_t n, const std::string& what);
 void progress_done();

@@ -59,7 +59,7 @@ std::vector<unsigned char> input(const ip_case& c, std::size_t n) {
   const bool f64 = c.dt.name == "f64" || c.dt.name == "c128";
   const bool f32 = c.dt.name == "f32" || c.dt.name == "c64";
   const std::size_t unit = f64 ? 8 : f32 ? 4 : 1, per = (n / unit + 63) / 64 * unit;
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for num_threads(std::min(64, xpose::host_threads(0))) schedule(dynamic)
   for (index_t k = 0; k < 64; ++k) {
     std::mt19937_64 g(42 + static_cast<std::uint64_t>(k));
     const std::size_t lo = std::min(n, per * static_cast<std::size_t>(k)), hi = std::min(n, lo + per);
@@ -415,14 +415,13 @@ int run_inplace(const options& o, const std::vector<dtype_info>& all_dtypes, boo
     for (const auto& c : cases)
       check_host_memory(6.0L * c.rows * c.cols * c.batch * c.dt.bytes,
                         "in-place " + std::to_string(c.rows) + "x" + std::to_string(c.cols) + " " + c.dt.name);
-  // A line per case as it starts and as it ends, flushed (stdout with the table
-  // format, else stderr): a run cut short still shows what it measured and where it
-  // stood; the seed comes first.
+  // A line per case on stderr as it starts and as it ends, flushed, unless --quiet: a
+  // run cut short still shows what it measured and where it stood; the seed comes
+  // first. stdout carries only the result (the same bytes as --out).
   auto line = [&](const std::string& text) {
-    if (o.format == "table") std::cout << text << "\n" << std::flush;
-    else std::fprintf(stderr, "xpose-bench: %s\n", text.c_str());
+    if (!quiet()) std::fprintf(stderr, "xpose-bench: %s\n", text.c_str()), std::fflush(stderr);
   };
-  line(std::string("xpose-bench inplace (") + (gpu ? "GPU" : "CPU") + "): " + random_note(gpu) + "; " +
+  line(std::string("inplace (") + (gpu ? "GPU" : "CPU") + "): " + random_note(gpu) + "; " +
        std::to_string(cases.size()) + " cases");
   const std::vector<std::string> head = head_of(gpu);
   std::vector<ip_row> rows;

@@ -62,6 +62,7 @@ namespace {
 bool quiet_progress = false;
 }
 void set_quiet(bool quiet) { quiet_progress = quiet; }
+bool quiet() { return quiet_progress; }
 bool isatty_stderr() { return !quiet_progress && ::isatty(2) == 1; }
 void progress(size_t i, size_t n, const std::string& what) {
   std::fprintf(stderr, "\r[%zu/%zu] %-40s", i + 1, n, what.c_str());

@@ -488,32 +488,6 @@ constexpr int slot_threads = 256, slot_ilp = 4;
 constexpr index_t slot_piece = slot_threads * slot_ilp;
 
 template <class W>
-__global__ void __launch_bounds__(slot_threads) slot_save(const W* g, W* ws, index_t N, index_t words,
-                                                          index_t batch) {
-  constexpr index_t S = inplace::slot_mark_every;
-  const index_t marks = (N + S - 1) / S;
-  for (index_t b = blockIdx.z; b < batch; b += gridDim.z)
-    for (index_t mk = blockIdx.x; mk < marks; mk += gridDim.x)
-      for (index_t p = blockIdx.y * slot_piece; p < words; p += gridDim.y * slot_piece) {
-        const index_t y = inplace::slot_grid::mark_of(mk);
-        if (y >= N) break;
-        const W* from = g + (b * N + y) * words;
-        W* to = ws + (b * marks + mk) * words;
-        W v[slot_ilp];
-#pragma unroll
-        for (int u = 0; u < slot_ilp; ++u) {
-          const index_t w = p + u * slot_threads + threadIdx.x;
-          if (w < words) v[u] = from[w];
-        }
-#pragma unroll
-        for (int u = 0; u < slot_ilp; ++u) {
-          const index_t w = p + u * slot_threads + threadIdx.x;
-          if (w < words) to[w] = v[u];
-        }
-      }
-}
-
-template <class W>
 __device__ __forceinline__ void slot_copy(W* to, const W* from, index_t p, index_t words) {
   W v[slot_ilp];
 #pragma unroll
@@ -526,6 +500,22 @@ __device__ __forceinline__ void slot_copy(W* to, const W* from, index_t p, index
     const index_t w = p + u * slot_threads + threadIdx.x;
     if (w < words) to[w] = v[u];
   }
+}
+
+template <class W>
+__global__ void __launch_bounds__(slot_threads) slot_save(const W* g, W* ws, index_t N, index_t words,
+                                                          index_t batch) {
+  constexpr index_t S = inplace::slot_mark_every;
+  const index_t marks = (N + S - 1) / S;
+  for (index_t b = blockIdx.z; b < batch; b += gridDim.z)
+    for (index_t mk = blockIdx.x; mk < marks; mk += gridDim.x)
+      for (index_t p = blockIdx.y * slot_piece; p < words; p += gridDim.y * slot_piece) {
+        const index_t y = inplace::slot_grid::mark_of(mk);
+        if (y >= N) break;
+        const W* from = g + (b * N + y) * words;
+        W* to = ws + (b * marks + mk) * words;
+        slot_copy(to, from, p, words);
+      }
 }
 
 template <class W>

@@ -20,8 +20,11 @@ grep -q 'consistent with the following platform tag: "manylinux' <<<"$flat" ||
 if grep -qi 'external shared libraries are required' <<<"$flat"; then
   fail "the wheel needs shared libraries outside the manylinux policy"
 fi
-unzip -l "$whl" | grep -q 'xpose.libs/libhwy' || fail "libhwy is not carried in the wheel"
-unzip -l "$whl" | grep -q 'xpose.libs/libgomp' || fail "libgomp is not carried in the wheel"
+# The listing is read whole first: `unzip -l | grep -q` under pipefail fails when grep
+# stops at its match and unzip dies of SIGPIPE on the rest of the listing.
+listing=$(unzip -l "$whl") || fail "unzip -l $whl"
+grep -q 'xpose.libs/libhwy' <<<"$listing" || fail "libhwy is not carried in the wheel"
+grep -q 'xpose.libs/libgomp' <<<"$listing" || fail "libgomp is not carried in the wheel"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

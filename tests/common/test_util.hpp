@@ -6,6 +6,7 @@
 #include <xpose/xpose.hpp>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -71,6 +72,32 @@ inline std::string first_mismatch(const unsigned char* got, const unsigned char*
 inline std::string shape_name(const matrix_desc& d) {
   return std::to_string(d.batch) + "x" + std::to_string(d.rows) + "x" + std::to_string(d.cols) + " es=" +
          std::to_string(d.elem_size) + " ld=" + std::to_string(d.ld_in) + "/" + std::to_string(d.ld_out);
+}
+
+/// Case sampling for the slow runs (the sanitize preset, `make test-sanitize`): with
+/// XPOSE_TEST_SAMPLE=k set, the host emulations of the kernels run one case in k, those
+/// whose index plus an offset is a multiple of k. The offset comes from
+/// XPOSE_TEST_SAMPLE_SEED, else from std::random_device, and is printed once, so each run
+/// covers another slice and a failure can be repeated. Unset: every case runs.
+inline int sample_every() {
+  static const int k = [] {
+    const char* e = std::getenv("XPOSE_TEST_SAMPLE");
+    const long v = e != nullptr ? std::strtol(e, nullptr, 10) : 1;
+    return v > 1 && v < 1000000 ? static_cast<int>(v) : 1;
+  }();
+  return k;
+}
+inline bool sampled_case() {
+  const int k = sample_every();
+  if (k == 1) return true;
+  static const unsigned long long off = [] {
+    const char* e = std::getenv("XPOSE_TEST_SAMPLE_SEED");
+    const unsigned long long v = e != nullptr ? std::strtoull(e, nullptr, 10) : std::random_device{}();
+    std::fprintf(stderr, "xpose_test: one case in %d, XPOSE_TEST_SAMPLE_SEED=%llu\n", sample_every(), v);
+    return v;
+  }();
+  static unsigned long long n = 0;
+  return (n++ + off) % static_cast<unsigned long long>(k) == 0;
 }
 
 /// The shared size list of the foundation issue.

@@ -535,7 +535,8 @@ void lean_cases() {
           });
           if (::testing::Test::HasFatalFailure()) return;
         }
-  EXPECT_GT(lagged, runs / 4);  // (the cases exercise the lags, not only the plain slabs)
+  // (The cases exercise the lags, not only the plain slabs; a sampled run checks a slice.)
+  if (xpose_test::sample_every() == 1) EXPECT_GT(lagged, runs / 4);
 }
 
 }  // namespace

@@ -802,6 +802,7 @@ TEST(NdMap, VectorTileOnTtcLikeShapes) {
         if (k.p.algo != xpose::algorithm::permute_nd) continue;
         for (int pack = 0; pack < 2; ++pack)
           for (int rows = 0; rows < 2; ++rows) {
+            if (!xpose_test::sampled_case()) continue;
             std::vector<unsigned char> got(k.want.size(), 0xFF);
             const bool did = rows ? emulate_vtile_any<vtile_map32, true>(k.p, pack, k.in.data(), got.data())
                                   : emulate_vtile_any<vtile_map32>(k.p, pack, k.in.data(), got.data());
@@ -810,7 +811,7 @@ TEST(NdMap, VectorTileOnTtcLikeShapes) {
             ++ran;
           }
       }
-  EXPECT_GT(ran, 120);
+  EXPECT_GT(ran, xpose_test::sample_every() == 1 ? 120 : 0);
 }
 
 // The groups on TTC case 30 (row-major 28x48x28x28x48, axes 4,0,3,2,1) with 64x64

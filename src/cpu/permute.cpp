@@ -70,19 +70,33 @@ void parallel_memcpy(byte* dst, const byte* src, index_t bytes, int threads) {
 }
 
 // Unit-stride permutations as 2-D tiles. A tile element is W bytes: one element
-// (permute_nd: the input's fastest dim A0 and the output's B0 both contiguous), or a
-// whole kept row of a strided copy (A0, B0 the next dims, each continuing the row's
-// run on its side). A short A0 (or B0) is fused with the dim that continues its run
-// (A1: the input's next dim; B1: the output's next), so that tile sides are whole
-// lines: tile element (j, i) is input  i W + b0 isB0 + b1 isB1 (i = a1 nA0 + a0)
-// and output j W + a0 osA0 + a1 osA1 (j = b1 nB0 + b0), strides in bytes. Input rows
-// j that cross a b1 boundary are gathered into an L1 buffer first; the tile goes
-// straight to the output when its rows i are evenly spaced (one a1), else it is staged.
+// (permute_nd: the input's fastest dim and the output's both contiguous), or a whole
+// kept row of a strided copy. The tile's A side runs over a group of input dims
+// contiguous in the input (input fastest first), its B side over a group of output dims
+// contiguous in the output (output fastest first), the two disjoint (the GPU's packed
+// tile, src/core/nd_map.hpp): with combined indices i (A) and j (B), tile element
+// (j, i) is input i W + in_B(j) and output j W + out_A(i), where in_B and out_A dot the
+// digits of j and i with the other side's strides (bytes). Short fastest dims are
+// packed so that tile sides are whole lines. Input rows j are evenly spaced in runs of
+// the B group's fastest dim, output rows i in runs of A's: runs shorter than a
+// micro-tile are gathered into an L1 buffer (input) or staged and copied out row by row
+// (output); longer runs go straight through the micro-tiles.
+struct digits {  // a group of dims, fastest first: extents and the other side's strides (bytes)
+  int g = 0;
+  index_t n[layout::max_rank] = {}, s[layout::max_rank] = {};
+  int dim[layout::max_rank] = {};  // their output dims
+  index_t off(index_t x) const {
+    index_t o = 0;
+    for (int k = 0; k + 1 < g; ++k) o += (x % n[k]) * s[k], x /= n[k];
+    return o + x * s[g - 1];
+  }
+};
+
 struct unit_tiles {
-  int A0 = -1, A1 = -1, B0 = -1, B1 = -1;
-  index_t W = 0, nA0 = 0, nB0 = 0, NA = 0, NB = 0;
-  index_t isB0 = 0, isB1 = 0, osA0 = 0, osA1 = 0;  // bytes
-  index_t TI = 0, TJ = 0, ni = 0, nj = 0;         // tile sides (elements), tile counts
+  digits a, b;                    // A: input dims (strides: output), B: output dims (strides: input)
+  index_t W = 0, NA = 0, NB = 0;  // element bytes; combined extents
+  index_t TI = 0, TJ = 0, ni = 0, nj = 0;  // tile sides (elements), tile counts
+  bool ok() const { return a.g > 0; }
 };
 
 // Tile side for n elements: about `target` elements, whole micro-tiles (`edge`), the
@@ -92,33 +106,53 @@ inline index_t tile_side(index_t n, index_t target, index_t edge) {
   return std::min(n, (even + edge - 1) / edge * edge);
 }
 
-// Tiles over input dim r - lvl (A0) and output dim r - lvl (B0), with tile elements
-// of `unit` plan elements of E bytes; A0 < 0 when the layout does not allow them.
+// Tiles over input dims r - lvl, r - lvl - 1, ... (A) and output dims r - lvl, ... (B),
+// with tile elements of `unit` plan elements of E bytes; !ok() when the layout does not
+// allow them. Of the group pairs, the one whose runs come closest to the side target
+// on both sides (min(run bytes, target) multiplied), then the fewest dims: one dim per
+// side wherever it already reaches the target.
 unit_tiles plan_unit_tiles(const plan& p, int lvl, index_t unit, index_t E) {
   const int r = p.out.rank, d = r - lvl;
   unit_tiles u{};
-  if (d < 0) return u;
-  int A = -1;
-  for (int k = 0; k < r; ++k)
-    if (p.axes[k] == d) A = k;
-  if (A == d || p.in.strides[d] != unit || p.out.strides[d] != unit) return u;
-  u.W = unit * E, u.B0 = d;
-  u.nA0 = p.out.extents[A], u.nB0 = p.out.extents[d];
-  u.isB0 = p.in.strides[p.axes[d]] * E, u.osA0 = p.out.strides[A] * E;
-  u.NA = u.nA0, u.NB = u.nB0;
+  if (d < 0 || p.in.strides[d] != unit || p.out.strides[d] != unit || p.axes[d] == d) return u;
+  int out_of[layout::max_rank] = {};  // input dim -> output dim
+  for (int k = 0; k < r; ++k) out_of[p.axes[k]] = k;
+  const index_t W = unit * E;
   // Side targets: 256 bytes (whole lines on both sides, tiles of 4..32 KiB, as the 2-D
-  // backend's macro tiles, docs/RESULTS.md "CPU backend (issue 13)"); wide elements
-  // (kept rows) 1 KiB, for fewer pages per tile.
-  const index_t W = u.W, side_bytes = W > 16 ? 1024 : 256;
+  // backend's macro tiles, docs/RESULTS.md "CPU backend"); wide elements (kept rows)
+  // 1 KiB, for fewer pages per tile.
+  const index_t side_bytes = W > 16 ? 1024 : 256;
+  double best = -1;
+  int best_ga = 0, best_gb = 0;
+  index_t na = 1;
+  for (int ga = 1; ga <= d + 1; ++ga) {  // A: input dims d .. d - ga + 1
+    const int j = d - ga + 1;
+    if (out_of[j] == d || (ga > 1 && p.in.strides[j] != p.in.extents[j + 1] * p.in.strides[j + 1])) break;
+    na *= p.in.extents[j];
+    index_t nb = 1;
+    for (int gb = 1; gb <= d + 1; ++gb) {  // B: output dims d .. d - gb + 1, their input dims outside A
+      const int k = d - gb + 1;
+      if ((p.axes[k] <= d && p.axes[k] >= j) || (gb > 1 && p.out.strides[k] != p.out.extents[k + 1] * p.out.strides[k + 1]))
+        break;
+      nb *= p.out.extents[k];
+      const double f = static_cast<double>(std::min(na * W, side_bytes)) * static_cast<double>(std::min(nb * W, side_bytes));
+      if (f > best + 0.5 || (f > best - 0.5 && ga + gb < best_ga + best_gb)) best = f, best_ga = ga, best_gb = gb;
+    }
+  }
+  if (best_ga == 0) return u;
+  u.W = W, u.NA = 1, u.NB = 1;
+  u.a.g = best_ga, u.b.g = best_gb;
+  for (int i = 0; i < best_ga; ++i) {
+    const int j = d - i;
+    u.a.n[i] = p.in.extents[j], u.a.s[i] = p.out.strides[out_of[j]] * E, u.a.dim[i] = out_of[j];
+    u.NA *= u.a.n[i];
+  }
+  for (int i = 0; i < best_gb; ++i) {
+    const int k = d - i;
+    u.b.n[i] = p.out.extents[k], u.b.s[i] = p.in.strides[p.axes[k]] * E, u.b.dim[i] = k;
+    u.NB *= u.b.n[i];
+  }
   const index_t target = W == 1 ? 128 : std::max<index_t>(4, side_bytes / W), edge = W >= 16 ? 1 : 32 / W;
-  constexpr index_t short_run = 256;  // bytes: fuse a dim shorter than this with the next
-  if (u.nA0 * W < short_run && d >= 1)
-    for (int k = 0; k < r; ++k)
-      if (p.axes[k] == d - 1 && k != d && p.in.strides[d - 1] == u.nA0 * unit)
-        u.A1 = k, u.osA1 = p.out.strides[k] * E, u.NA *= p.out.extents[k];
-  if (u.nB0 * W < short_run && d >= 1 && d - 1 != A && d - 1 != u.A1 && p.out.strides[d - 1] == u.nB0 * unit)
-    u.B1 = d - 1, u.isB1 = p.in.strides[p.axes[d - 1]] * E, u.NB *= p.out.extents[d - 1];
-  u.A0 = A;
   u.TI = tile_side(u.NA, target, edge), u.TJ = tile_side(u.NB, target, edge);
   u.ni = (u.NA + u.TI - 1) / u.TI, u.nj = (u.NB + u.TJ - 1) / u.TJ;
   return u;
@@ -136,15 +170,18 @@ void wide_block(const byte* s, index_t lds, byte* d, index_t ldd, index_t rows, 
     }
 }
 
-// Calls f(k, offset) for rows k0 .. k0 + n - 1 (k counted from 0) of a fused pair of
-// dims: row k0 + k = c1 n0 + c0 lies at c0 s0 + c1 s1 bytes. One division, then steps.
+// Calls f(k, offset) for rows k0 .. k0 + n - 1 (k counted from 0) of a group: row
+// k0 + k lies at g.off(k0 + k) bytes. Divisions once, then digit steps.
 template <class F>
-void fused_rows(index_t k0, index_t n, index_t n0, index_t s0, index_t s1, const F& f) {
-  index_t c0 = k0 % n0, off = c0 * s0 + (k0 / n0) * s1;
+void group_rows(const digits& g, index_t k0, index_t n, const F& f) {
+  index_t c[layout::max_rank] = {}, x = k0, off = 0;
+  for (int q = 0; q + 1 < g.g; ++q) c[q] = x % g.n[q], off += c[q] * g.s[q], x /= g.n[q];
+  c[g.g - 1] = x, off += x * g.s[g.g - 1];
   for (index_t k = 0; k < n; ++k) {
     f(k, off);
-    if (++c0 == n0) c0 = 0, off += s1 - (n0 - 1) * s0;
-    else off += s0;
+    int q = 0;
+    for (; q + 1 < g.g && c[q] + 1 == g.n[q]; ++q) off -= c[q] * g.s[q], c[q] = 0;
+    ++c[q], off += g.s[q];
   }
 }
 
@@ -174,8 +211,9 @@ void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out
     return tile{in + o.in_off * E + i0 * W, out + o.out_off * E + j0 * W, i0, j0, std::min(u.TI, u.NA - i0),
                 std::min(u.TJ, u.NB - j0)};
   };
-  auto in_row = [&](const byte* s, index_t j) { return s + (j % u.nB0) * u.isB0 + (j / u.nB0) * u.isB1; };
-  auto out_row = [&](byte* d, index_t i) { return d + (i % u.nA0) * u.osA0 + (i / u.nA0) * u.osA1; };
+  auto in_row = [&](const byte* s, index_t j) { return s + u.b.off(j); };
+  auto out_row = [&](byte* d, index_t i) { return d + u.a.off(i); };
+  const index_t nA0 = u.a.n[0], nB0 = u.b.n[0];  // runs of evenly spaced rows
 #pragma omp parallel num_threads(threads) firstprivate(outer) if (threads > 1 && total > 1)
   {
     alignas(64) byte gathered[32 << 10];  // (TJ, TI) input rows
@@ -188,36 +226,37 @@ void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out
         const tile n = tile_at(ahead, t + 1);
         cpu::line_prefetcher<false> pin;
         cpu::line_prefetcher<true> pout;
-        fused_rows(n.j0, n.tj, u.nB0, u.isB0, u.isB1, [&](index_t, index_t o) { pin(n.src + o, n.ti * W); });
-        fused_rows(n.i0, n.ti, u.nA0, u.osA0, u.osA1, [&](index_t, index_t o) { pout(n.dst + o, n.tj * W); });
+        group_rows(u.b, n.j0, n.tj, [&](index_t, index_t o) { pin(n.src + o, n.ti * W); });
+        group_rows(u.a, n.i0, n.ti, [&](index_t, index_t o) { pout(n.dst + o, n.tj * W); });
       }
       // Input rows: runs of evenly spaced rows (one b1 each), or gathered when the
       // runs are shorter than a micro-tile.
-      const bool gather = x.j0 % u.nB0 + x.tj > u.nB0 && u.nB0 < 16;
+      const bool gather = x.j0 % nB0 + x.tj > nB0 && nB0 < 16;
       if (gather)
-        fused_rows(x.j0, x.tj, u.nB0, u.isB0, u.isB1, [&](index_t j, index_t o) {
+        group_rows(u.b, x.j0, x.tj, [&](index_t j, index_t o) {
           std::memcpy(gathered + j * x.ti * W, x.src + o, static_cast<std::size_t>(x.ti * W));
         });
-      // Output rows: straight to the output, in runs of evenly spaced rows (one a1
-      // each), unless they crowd L1 sets: then staged and copied out row by row.
-      const bool stage = cpu::crowds_l1_sets(u.osA0);
+      // Output rows: straight to the output, in runs of evenly spaced rows, unless they
+      // crowd L1 sets or the runs are shorter than a micro-tile: then staged and copied
+      // out row by row.
+      const bool stage = cpu::crowds_l1_sets(u.a.s[0]) || (x.i0 % nA0 + x.ti > nA0 && nA0 < 16);
       for (index_t j = 0; j < x.tj;) {
-        const index_t nj = gather ? x.tj : std::min(x.tj - j, u.nB0 - (x.j0 + j) % u.nB0);
+        const index_t nj = gather ? x.tj : std::min(x.tj - j, nB0 - (x.j0 + j) % nB0);
         const byte* rows = gather ? gathered : in_row(x.src, x.j0 + j);
-        const index_t lds = gather ? x.ti * W : u.isB0;
+        const index_t lds = gather ? x.ti * W : u.b.s[0];
         if (stage) {
           block(rows, lds, staged + j * W, x.tj * W, nj, x.ti);
         } else {
           for (index_t i = 0; i < x.ti;) {
-            const index_t ni = std::min(x.ti - i, u.nA0 - (x.i0 + i) % u.nA0);
-            block(rows + i * W, lds, out_row(x.dst, x.i0 + i) + j * W, u.osA0, nj, ni);
+            const index_t ni = std::min(x.ti - i, nA0 - (x.i0 + i) % nA0);
+            block(rows + i * W, lds, out_row(x.dst, x.i0 + i) + j * W, u.a.s[0], nj, ni);
             i += ni;
           }
         }
         j += nj;
       }
       if (stage)
-        fused_rows(x.i0, x.ti, u.nA0, u.osA0, u.osA1, [&](index_t i, index_t o) {
+        group_rows(u.a, x.i0, x.ti, [&](index_t i, index_t o) {
           std::memcpy(x.dst + o, staged + i * x.tj * W, static_cast<std::size_t>(x.tj * W));
         });
     }
@@ -226,13 +265,18 @@ void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out
 
 // The dims of a plan other than those in `skip`, as an odometer in the input's order
 // (largest input stride first), so that consecutive slices continue the input's runs.
-odometer outer_dims(const plan& p, std::initializer_list<int> skip) {
+odometer outer_dims(const plan& p, std::initializer_list<int> skip, const unit_tiles* u = nullptr) {
+  bool in_tile[layout::max_rank] = {};  // per output dim
+  for (const int k : skip) in_tile[k] = true;
+  if (u != nullptr) {
+    for (int i = 0; i < u->a.g; ++i) in_tile[u->a.dim[i]] = true;
+    for (int i = 0; i < u->b.g; ++i) in_tile[u->b.dim[i]] = true;
+  }
   odometer o;
   const int r = p.out.rank;
   for (int j = 0; j < r; ++j)
     for (int k = 0; k < r; ++k)
-      if (p.axes[k] == j && std::find(skip.begin(), skip.end(), k) == skip.end())
-        o.add(p.out.extents[k], p.in.strides[j], p.out.strides[k]);
+      if (p.axes[k] == j && !in_tile[k]) o.add(p.out.extents[k], p.in.strides[j], p.out.strides[k]);
   return o;
 }
 
@@ -247,7 +291,7 @@ void strided_copy(const plan& p, const byte* in, byte* out, int threads) {
   const bool runs = !Conj && is == 1 && os == 1;
   if (runs && L * E < 256) {  // short rows: tiles of whole rows, fewer pages per line
     const unit_tiles u = plan_unit_tiles(p, 2, L, E);
-    if (u.A0 >= 0) return permute_unit(u, outer_dims(p, {u.A0, u.A1, u.B0, u.B1, r - 1}), in, out, E, p.count * E, threads);
+    if (u.ok()) return permute_unit(u, outer_dims(p, {r - 1}, &u), in, out, E, p.count * E, threads);
   }
   odometer rows;
   for (int k = 0; k < r - 1; ++k) rows.add(p.out.extents[k], p.in.strides[p.axes[k]], p.out.strides[k]);
@@ -288,7 +332,7 @@ void permute_nd(const plan& p, const byte* in, byte* out, int threads) {
   const index_t isA = p.in.strides[p.axes[A]], osB = p.out.strides[B];
   if (!Conj && isA == 1 && osB == 1) {
     const unit_tiles u = plan_unit_tiles(p, 1, 1, E);
-    return permute_unit(u, outer_dims(p, {u.A0, u.A1, u.B0, u.B1}), in, out, E, p.count * E, threads);
+    if (u.ok()) return permute_unit(u, outer_dims(p, {}, &u), in, out, E, p.count * E, threads);
   }
   odometer outer = outer_dims(p, {A, B});
   // Strided (or conjugating) fastest dims: element loops over TS x TS tiles.

@@ -68,15 +68,16 @@ TEST(PermuteHost, EveryAlgorithmAtSize) {
   check_case(c, false, 2, 13);
 }
 
-// The tiled CPU paths at sizes with many tiles: short fastest dims fused with the next
-// (tiles crossing fused-dim boundaries on both sides, gathered and segmented rows),
-// short kept rows as tile elements, and the same shapes padded (no fusion), for every
-// element size and both thread counts.
+// The tiled CPU paths at sizes with many tiles: short fastest dims packed with the next
+// ones (tiles crossing group-digit boundaries on both sides, gathered input rows, staged
+// and segmented output rows; groups of up to four dims), short kept rows as tile
+// elements, and the same shapes padded (no packing), for every element size and both
+// thread counts.
 TEST(PermuteHost, TiledGroupsAtSize) {
   struct shape_axes {
     int rank;
-    xpose::index_t ext[6];
-    int axes[6];
+    xpose::index_t ext[8];
+    int axes[8];
   };
   const shape_axes cases[] = {
       {5, {6, 9, 7, 5, 28}, {4, 3, 2, 1, 0}},        // reversal, both sides fused
@@ -85,6 +86,8 @@ TEST(PermuteHost, TiledGroupsAtSize) {
       {6, {5, 6, 5, 7, 9, 16}, {4, 1, 0, 3, 2, 5}},  // strided copy of short kept rows
       {5, {7, 9, 10, 12, 11}, {1, 3, 2, 0, 4}},      // strided copy, odd kept rows
       {3, {62, 35, 38}, {2, 1, 0}},                  // 3-D reversal, B fused
+      {7, {9, 3, 10, 2, 3, 2, 13}, {4, 6, 3, 5, 2, 0, 1}},  // A: 4 dims (13 2 3 2), B: 3 (3 9 10)
+      {8, {3, 2, 5, 3, 4, 3, 7, 5}, {6, 3, 4, 2, 7, 0, 5, 1}},  // rank 8, every dim short
   };
   std::uint64_t seed = 40;
   for (const auto& sa : cases)

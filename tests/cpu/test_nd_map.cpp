@@ -396,16 +396,7 @@ bool make_case(std::mt19937_64& g, int iter, const xpose_test::perm_case& c, nd_
   return true;
 }
 
-// A packed case of extents sh with shuffled axes (Fisher-Yates).
-xpose_test::perm_case shuffled_case(std::mt19937_64& g, const std::vector<index_t>& sh, int es) {
-  xpose_test::perm_case c;
-  const int r = static_cast<int>(sh.size());
-  c.in = xpose::layout::packed(r, sh.data(), es);
-  for (int q = 0; q < r; ++q) c.axes[q] = q;
-  for (int q = r - 1; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
-  c.out = xpose::permuted_packed(c.in, c.axes, r);
-  return c;
-}
+using xpose_test::shuffled_case;
 
 // The plan of a packed permutation (row-major extents, np.transpose axes).
 xpose::plan plan_of(std::vector<index_t> ext, std::vector<int> axes, int es = 4, bool conj = false) {
@@ -484,24 +475,10 @@ TEST(NdMap, PackedTileEveryShapeAndShiftAndTheCopyRealiseThePermutation) {
 // views at every alignment shift of a word, every packed tile shape.
 TEST(NdMap, PackedTileOddAndPrimeExtentsStridedViews) {
   std::mt19937_64 g(7);
-  static const index_t primes[] = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 61, 97, 101, 127, 131};
   int nd = 0;
   for (int iter = 0; iter < 120; ++iter) {
     const int es = 1 << (g() % 5), r = 2 + static_cast<int>(g() % 7);
-    xpose_test::perm_case c;
-    c.in.rank = c.out.rank = r;
-    c.in.elem_size = c.out.elem_size = es;
-    index_t n = 1;
-    for (int q = 0; q < r; ++q) {
-      index_t e = primes[g() % (sizeof(primes) / sizeof(primes[0]))];
-      while (e > 2 && n * e > 4000) e = e > 3 ? primes[g() % 4] : 2;
-      c.in.extents[q] = e, n *= e;
-    }
-    for (int q = 0; q < r; ++q) c.axes[q] = q;
-    for (int q = r - 1; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
-    for (int q = 0; q < r; ++q) c.out.extents[q] = c.in.extents[c.axes[q]];
-    xpose_test::random_strides(c.in, g, false, g() % 2 == 0);
-    xpose_test::random_strides(c.out, g, false, g() % 3 != 0);
+    const xpose_test::perm_case c = xpose_test::prime_case(g, r, es, 4000);
     nd_case k;
     if (!make_case(g, iter, c, &k) || k.p.algo != xpose::algorithm::permute_nd) continue;
     for (int s = 0; s < nd_ptile_shapes; ++s)

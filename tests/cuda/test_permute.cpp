@@ -16,6 +16,7 @@ using xpose_test::dev_buf;
 using xpose_test::perm_case;
 
 using xpose::detail::nd_kernel;
+using xpose_test::shuffled_case;
 
 // Runs one case on the device (input placed at byte offset `shift` elements to vary
 // alignment) and compares every output byte, padding included, with the reference;
@@ -48,17 +49,6 @@ void check_gpu(const perm_case& c, bool conj, std::uint64_t seed, xpose::algorit
     ASSERT_EQ(got[i], want[i]) << "byte " << i << " rank " << c.in.rank << " es " << es << " algo "
                                << xpose::to_string(p.algo) << " seed " << seed << " kernel "
                                << xpose::detail::nd_kernel_name(k);
-}
-
-// A packed case of extents sh whose axes are shuffled at positions 1..top (Fisher-Yates);
-// the caller adjusts the axes, then sets the output layout.
-perm_case shuffled_case(std::mt19937_64& g, const std::vector<xpose::index_t>& sh, int es, int top) {
-  perm_case c;
-  const int r = static_cast<int>(sh.size());
-  c.in = xpose::layout::packed(r, sh.data(), es);
-  for (int q = 0; q < r; ++q) c.axes[q] = q;
-  for (int q = top; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
-  return c;
 }
 
 TEST(PermuteGpu, RandomRanksAxesStridesSizes) {
@@ -156,24 +146,10 @@ TEST(PermuteGpu, TtcLikeShapesEveryTileClass) {
 TEST(PermuteGpu, PackedTileOddExtentsEveryShiftAndSize) {
   REQUIRE_GPU();
   std::mt19937_64 g(31);
-  static const xpose::index_t primes[] = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 61, 97, 101, 127, 131, 251};
   int nd = 0, packed = 0;
   for (int iter = 0; iter < 400; ++iter) {
     const int es = 1 << (g() % 5), r = 2 + static_cast<int>(g() % 7);
-    perm_case c;
-    c.in.rank = c.out.rank = r;
-    c.in.elem_size = c.out.elem_size = es;
-    xpose::index_t n = 1;
-    for (int q = 0; q < r; ++q) {
-      xpose::index_t e = primes[g() % (sizeof(primes) / sizeof(primes[0]))];
-      while (e > 2 && n * e > 200000) e = e > 3 ? primes[g() % 4] : 2;
-      c.in.extents[q] = e, n *= e;
-    }
-    for (int q = 0; q < r; ++q) c.axes[q] = q;
-    for (int q = r - 1; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
-    for (int q = 0; q < r; ++q) c.out.extents[q] = c.in.extents[c.axes[q]];
-    xpose_test::random_strides(c.in, g, false, g() % 2 == 0);
-    xpose_test::random_strides(c.out, g, false, g() % 3 != 0);
+    const perm_case c = xpose_test::prime_case(g, r, es, 200000);
     const bool conj = (es == 8 || es == 16) && g() % 2 == 0;
     xpose::algorithm ran{};
     nd_kernel k{};

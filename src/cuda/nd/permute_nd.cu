@@ -18,6 +18,26 @@
 namespace xpose::detail {
 namespace {
 
+// The store side of the packed and flat tiles: unshifted word w (K elements of E bytes)
+// of an output row whose first element lies at `row`, shifted to the row's alignment
+// with the previous of Width lanes' word (every lane calls it), then stored: one aligned
+// word where the row covers it on a contiguous side, else its elements one by one within
+// the row's n elements (stride: the side's). valid: the lane holds a row.
+template <int E, int K, int Width, class T>
+__device__ __forceinline__ void ptile_store_word(T* __restrict__ out, index_t row, index_t stride, bool contiguous,
+                                                 int out_e, std::uint32_t u, int w, bool valid, int n) {
+  const std::uint32_t prev = __shfl_up_sync(0xffffffffu, u, 1, Width);
+  const int sh = ptile_shift<K>(out_e, row, contiguous), b = w * K - sh;  // first element of the word
+  const std::uint32_t x = ptile_funnel(prev, u, 8 * E * (K - sh));
+  if (valid && contiguous && b >= 0 && b + K <= n) {
+    *reinterpret_cast<std::uint32_t*>(out + row + b) = x;
+  } else if (valid) {
+#pragma unroll
+    for (int i = 0; i < K; ++i)
+      if (b + i >= 0 && b + i < n) out[row + (b + i) * stride] = static_cast<T>(x >> (8 * E * i));
+  }
+}
+
 // The packed tile (every element size; the route of every permute_nd plan the vector
 // tile cannot move): a vtile_map's tiles of TA x TB elements on packed sides, moved in
 // words of max(E, 4) bytes (ptile_*, src/core/nd_map.hpp). Per tile: threads compute
@@ -111,16 +131,7 @@ __global__ void __launch_bounds__(nd_ptile_threads, nd_ptile_min_blocks(E, S))
           const int b = s.w * K + i;
           if (av && b < nb) u |= static_cast<std::uint32_t>(sme[ptile_elem<K, LA>(s.row, b)]) << (8 * E * i);
         }
-        const std::uint32_t prev = __shfl_up_sync(0xffffffffu, u, 1, LB);
-        const int sh = ptile_shift<K>(out_e, row, cb), b = s.w * K - sh;  // first element of the word
-        const std::uint32_t x = ptile_funnel(prev, u, 8 * E * (K - sh));
-        if (av && cb && b >= 0 && b + K <= nb) {
-          *reinterpret_cast<std::uint32_t*>(out + row + b) = x;
-        } else if (av) {
-#pragma unroll
-          for (int i = 0; i < K; ++i)
-            if (b + i >= 0 && b + i < nb) out[row + (b + i) * m.b_os] = static_cast<T>(x >> (8 * E * i));
-        }
+        ptile_store_word<E, K, LB>(out, row, m.b_os, cb, out_e, u, s.w, av, nb);
       }
     }
     __syncthreads();  // the shared tile and row bases are read before the next tile's
@@ -206,16 +217,7 @@ __global__ void __launch_bounds__(nd_ptile_threads, 4)
 #pragma unroll
         for (int i = 0; i < K; ++i)
           if (av && lane * K + i < ns) u |= static_cast<std::uint32_t>(elem(lane * K + i)) << (8 * E * i);
-        const std::uint32_t prev = __shfl_up_sync(0xffffffffu, u, 1);
-        const int so = ptile_shift<K>(out_e, row, cb), b = lane * K - so;  // first element of the word
-        const std::uint32_t x = ptile_funnel(prev, u, 8 * E * (K - so));
-        if (av && cb && b >= 0 && b + K <= ns) {
-          *reinterpret_cast<std::uint32_t*>(out + row + b) = x;
-        } else if (av) {
-#pragma unroll
-          for (int i = 0; i < K; ++i)
-            if (b + i >= 0 && b + i < ns) out[row + (b + i) * m.b_os] = static_cast<T>(x >> (8 * E * i));
-        }
+        ptile_store_word<E, K, 32>(out, row, m.b_os, cb, out_e, u, lane, av, ns);
       }
     }
     __syncthreads();  // the shared tile and row bases are read before the next tile's

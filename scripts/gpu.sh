@@ -8,7 +8,7 @@
 #   python           pip-installs the package for sm_90, then pytest tests/python (label python)
 #   python-build | python-test   the same in two steps
 #   lab | model | best | sweep[:DTYPES] | sweep-graph | host-overhead | sweep-torch | ttc[:DTYPES] | inplace[:KINDS] | dist | dist-torch |
-#   ttc-torch:DTYPE | ttc-ab:DTYPE | librett | librett-compare | baseline | fuzz | sanitizers | compare
+#   ttc-torch:DTYPE | librett | librett-compare | baseline | fuzz | sanitizers | compare
 #                    benchmarks and long checks (see the step functions below; docs/RESULTS.md names the step of each table)
 # env: OUT (default /tmp/out), JOBS (default nproc), PRESET (default h200), STEP_TIMEOUT (s, default 300),
 #      LOGS (log folder and archive name, default gpu-logs), NOBUILD=1 (reuse the build)
@@ -157,8 +157,6 @@ for step in "$@"; do
                    tail -20 "$L/host_overhead.log" >>"$L/summary.txt" ;;
     sweep-torch) run sweep_torch python3 bench/sweep_torch.py --bench "$B"; tail -60 "$L/sweep_torch.log" >>"$L/summary.txt" ;;
     ttc) run ttc "$B" ttc --dtype f32,f16,f64; tail -12 "$L/ttc.log" >>"$L/summary.txt" ;;
-    # ttc-ab:DTYPE: every N-d kernel side by side (xpose-bench ttc --ab; > 150 s per dtype: raise STEP_TIMEOUT)
-    ttc-ab:*) run "ttc_ab_${step#ttc-ab:}" "$B" ttc --dtype "${step#ttc-ab:}" --ab; grep "^summary" "$L/ttc_ab_${step#ttc-ab:}.log" >>"$L/summary.txt" ;;
     ttc:*) run "ttc_${step#ttc:}" "$B" ttc --dtype "${step#ttc:}"; tail -12 "$L/ttc_${step#ttc:}.log" >>"$L/summary.txt" ;;
     inplace) md inplace --inplace ;;
     inplace:*) md "inplace_${step#inplace:}" --inplace --inplace-kinds "${step#inplace:}" ;;

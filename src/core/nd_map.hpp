@@ -126,7 +126,7 @@ XPOSE_HD inline vtile_slot vtile_store_slot(int m) {
   return {C * K + h * KK, R * K};
 }
 
-/// Row offsets computed once per warp (candidate vtile_rows): with W = 32/NCH load rows
+/// Row offsets computed once per warp (the vector tile on 32-bit maps): with W = 32/NCH load rows
 /// per warp and step, lane l < W*L of warp w computes load row vtile_warp_row(w, l), and
 /// thread lane's j-th load row (vtile_load_slot(tid, j).b) is the one lane
 /// vtile_row_lane(lane, j) computed.

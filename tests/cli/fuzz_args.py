@@ -84,7 +84,7 @@ SUBCOMMANDS = {
     "lab": (["--reps", "--warmup", "--device", "--peak-gbs", "--plot"] + COMMON, [], []),
     "sweep": (["--mib", "--reps", "--device", "--dtype"] + COMMON, [], ["--quick", "--graph", "--candidate"]),
     "permute": (["--shape", "--axes", "--dtype", "--threads", "--reps", "--warmup"] + COMMON,
-                ["--shape", "4x5", "--reps", "1", "--warmup", "0", "--cpu"], ["--cpu", "--conj", "--ab"]),
+                ["--shape", "4x5", "--reps", "1", "--warmup", "0", "--cpu"], ["--cpu", "--conj"]),
     "ttc": (["--cases", "--scale-mib", "--dtype", "--threads", "--reps", "--warmup"] + COMMON,
             ["--cases", "0", "--scale-mib", "0.25", "--reps", "1", "--warmup", "0", "--cpu"], ["--cpu", "--conj"]),
 }

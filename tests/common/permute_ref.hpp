@@ -3,6 +3,7 @@
 #pragma once
 
 #include <xpose/layout.hpp>
+#include <xpose/plan.hpp>
 
 #include <cstdint>
 #include <cstring>
@@ -80,6 +81,41 @@ inline perm_case random_case(std::mt19937_64& g, int rank, int elem_size, std::i
   for (int k = 0; k < rank; ++k) c.out.extents[k] = c.in.extents[c.axes[k]];
   random_strides(c.in, g, padded, !padded);
   random_strides(c.out, g, false, !padded);
+  return c;
+}
+
+/// A packed case of extents sh whose axes are shuffled at positions 1..top (Fisher-Yates;
+/// top < 0: all of them), the output packed; a caller that adjusts the axes sets the
+/// output layout again.
+inline perm_case shuffled_case(std::mt19937_64& g, const std::vector<std::int64_t>& sh, int elem_size, int top = -1) {
+  perm_case c;
+  const int r = static_cast<int>(sh.size());
+  c.in = xpose::layout::packed(r, sh.data(), elem_size);
+  for (int q = 0; q < r; ++q) c.axes[q] = q;
+  for (int q = top < 0 ? r - 1 : top; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
+  c.out = xpose::permuted_packed(c.in, c.axes, r);
+  return c;
+}
+
+/// A case of rank r over prime extents (product <= max_elems where small primes allow)
+/// with random axes, the input packed or of shuffled strides with gaps, the output
+/// packed or with gaps.
+inline perm_case prime_case(std::mt19937_64& g, int r, int elem_size, std::int64_t max_elems) {
+  static const std::int64_t primes[] = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 61, 97, 101, 127, 131, 251};
+  perm_case c;
+  c.in.rank = c.out.rank = r;
+  c.in.elem_size = c.out.elem_size = elem_size;
+  std::int64_t n = 1;
+  for (int q = 0; q < r; ++q) {
+    std::int64_t e = primes[g() % (sizeof(primes) / sizeof(primes[0]))];
+    while (e > 2 && n * e > max_elems) e = e > 3 ? primes[g() % 4] : 2;
+    c.in.extents[q] = e, n *= e;
+  }
+  for (int q = 0; q < r; ++q) c.axes[q] = q;
+  for (int q = r - 1; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
+  for (int q = 0; q < r; ++q) c.out.extents[q] = c.in.extents[c.axes[q]];
+  random_strides(c.in, g, false, g() % 2 == 0);
+  random_strides(c.out, g, false, g() % 3 != 0);
   return c;
 }
 

@@ -14,7 +14,7 @@
 #include "core/core.hpp"
 #include "core/elem.hpp"
 #include "core/nd_map.hpp"
-#include "cuda/nd/nd_candidate.hpp"
+#include "cuda/nd/nd_route.hpp"
 #include "cuda/nd/policy_nd.hpp"
 #include "permute_ref.hpp"
 #include "test_util.hpp"
@@ -396,16 +396,7 @@ bool make_case(std::mt19937_64& g, int iter, const xpose_test::perm_case& c, nd_
   return true;
 }
 
-// A packed case of extents sh with shuffled axes (Fisher-Yates).
-xpose_test::perm_case shuffled_case(std::mt19937_64& g, const std::vector<index_t>& sh, int es) {
-  xpose_test::perm_case c;
-  const int r = static_cast<int>(sh.size());
-  c.in = xpose::layout::packed(r, sh.data(), es);
-  for (int q = 0; q < r; ++q) c.axes[q] = q;
-  for (int q = r - 1; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
-  c.out = xpose::permuted_packed(c.in, c.axes, r);
-  return c;
-}
+using xpose_test::shuffled_case;
 
 // The plan of a packed permutation (row-major extents, np.transpose axes).
 xpose::plan plan_of(std::vector<index_t> ext, std::vector<int> axes, int es = 4, bool conj = false) {
@@ -484,24 +475,10 @@ TEST(NdMap, PackedTileEveryShapeAndShiftAndTheCopyRealiseThePermutation) {
 // views at every alignment shift of a word, every packed tile shape.
 TEST(NdMap, PackedTileOddAndPrimeExtentsStridedViews) {
   std::mt19937_64 g(7);
-  static const index_t primes[] = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 61, 97, 101, 127, 131};
   int nd = 0;
   for (int iter = 0; iter < 120; ++iter) {
     const int es = 1 << (g() % 5), r = 2 + static_cast<int>(g() % 7);
-    xpose_test::perm_case c;
-    c.in.rank = c.out.rank = r;
-    c.in.elem_size = c.out.elem_size = es;
-    index_t n = 1;
-    for (int q = 0; q < r; ++q) {
-      index_t e = primes[g() % (sizeof(primes) / sizeof(primes[0]))];
-      while (e > 2 && n * e > 4000) e = e > 3 ? primes[g() % 4] : 2;
-      c.in.extents[q] = e, n *= e;
-    }
-    for (int q = 0; q < r; ++q) c.axes[q] = q;
-    for (int q = r - 1; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
-    for (int q = 0; q < r; ++q) c.out.extents[q] = c.in.extents[c.axes[q]];
-    xpose_test::random_strides(c.in, g, false, g() % 2 == 0);
-    xpose_test::random_strides(c.out, g, false, g() % 3 != 0);
+    const xpose_test::perm_case c = xpose_test::prime_case(g, r, es, 4000);
     nd_case k;
     if (!make_case(g, iter, c, &k) || k.p.algo != xpose::algorithm::permute_nd) continue;
     for (int s = 0; s < nd_ptile_shapes; ++s)
@@ -577,8 +554,6 @@ TEST(NdMap, RowTileShortKeptRows) {
     }
     nd_case k;
     if (!make_case(g, iter, c, &k)) continue;
-    xpose::plan q;
-    index_t R = 0;
     const int shift = iter % 4;
     const index_t ni = xpose_test::span_elems(k.c.in), no = xpose_test::span_elems(k.c.out);
     // allocations aligned to 16 bytes (std::vector<__int128>-like): a shift of 0 widens the unit
@@ -587,7 +562,10 @@ TEST(NdMap, RowTileShortKeptRows) {
     unsigned char* ob = reinterpret_cast<unsigned char*>(obw.data() + (reinterpret_cast<std::uintptr_t>(obw.data()) % 16 ? 1 : 0));
     std::memset(ob, 0xFF, static_cast<std::size_t>((no + shift) * es));
     std::memcpy(ib + shift * es, k.in.data(), k.in.size());
-    if (!nd_rtile_takes(k.p, &q, &R, ib + shift * es, ob + shift * es)) continue;
+    const nd_route rt = nd_route_of(k.p, ib + shift * es, ob + shift * es);
+    if (rt.kernel != nd_kernel::rtile) continue;
+    const xpose::plan& q = rt.q;
+    const index_t R = rt.R;
     widened += q.in.elem_size > es;
     std::vector<int> writes(static_cast<std::size_t>(no * es / q.in.elem_size), 0);
     const index_t qe = q.in.elem_size;
@@ -709,19 +687,22 @@ void emulate_vtile(const xpose::plan& p, bool pack, const unsigned char* in, uns
   });
 }
 
-// Runs the emulation of tile shape v (-1: the launcher's, nd_vtile_shape_for) when the
-// kernel would run (16-byte chunks possible; nullptr stands for 16-byte aligned
-// pointers); false when it would fall back to the policy kernel.
+// Runs the emulation of tile shape v on packed sides or not (v = -1: the route's shape
+// and packing, nd_vtile_choice) when the kernel would run (16-byte chunks possible;
+// nullptr stands for 16-byte aligned pointers); false when the plan takes another tile.
 template <class Map, bool Rows = false>
 bool emulate_vtile_any(const xpose::plan& p, bool pack, const unsigned char* in, unsigned char* out, int v = -1) {
   const int E = p.in.elem_size;
   if (E < 2) return false;
-  if (v < 0) v = nd_vtile_shape_for(p, pack);
+  if (v < 0) {
+    const vtile_choice c = nd_vtile_choice(p);
+    v = c.v, pack = c.pack;
+  }
   const nd_geom bt = nd_vtile_for(E, v);
   if (!vtile_vector_ok(make_vtile_map<Map>(p, bt.chunks * 16 / E, bt.rows, pack), E, nullptr, nullptr)) return false;
   with_elem_size(E, [&](auto e) {
     constexpr int EE = decltype(e)::value;
-    static_assert(nd_vtile_shapes == 7, "one case per shape");
+    static_assert(nd_vtile_shapes == 6, "one case per shape");
     if constexpr (EE >= 2) {
       switch (v) {
         case 1: return emulate_vtile<EE, 1, Rows, Map>(p, pack, in, out);
@@ -729,7 +710,6 @@ bool emulate_vtile_any(const xpose::plan& p, bool pack, const unsigned char* in,
         case 3: return emulate_vtile<EE, 3, Rows, Map>(p, pack, in, out);
         case 4: return emulate_vtile<EE, 4, Rows, Map>(p, pack, in, out);
         case 5: return emulate_vtile<EE, 5, Rows, Map>(p, pack, in, out);
-        case 6: return emulate_vtile<EE, 6, Rows, Map>(p, pack, in, out);
         default: return emulate_vtile<EE, 0, Rows, Map>(p, pack, in, out);
       }
     }
@@ -771,14 +751,13 @@ TEST(NdMap, VectorTileOnPackedAndFlatSidesRealisesThePermutation) {
     const xpose::plan& p = k.p;
     if (p.algo != xpose::algorithm::permute_nd) continue;
     for (int pack = 0; pack < 2; ++pack)
-      for (int wide = 0; wide < 3; ++wide) {  // 0: 32-bit map, 1: 64-bit, 2: 32-bit with Rows (vtile_rows)
+      for (int rows = 0; rows < 2; ++rows) {  // the kernel's variants: Rows on 32-bit maps, plain on 64-bit ones
         std::vector<unsigned char> got(k.want.size(), 0xFF);
         const int v = static_cast<int>(g() % nd_vtile_shapes);
-        const bool did = wide == 1   ? emulate_vtile_any<vtile_map>(p, pack, k.in.data(), got.data(), v)
-                         : wide == 2 ? emulate_vtile_any<vtile_map32, true>(p, pack, k.in.data(), got.data(), v)
-                                     : emulate_vtile_any<vtile_map32>(p, pack, k.in.data(), got.data(), v);
+        const bool did = rows ? emulate_vtile_any<vtile_map32, true>(p, pack, k.in.data(), got.data(), v)
+                              : emulate_vtile_any<vtile_map>(p, pack, k.in.data(), got.data(), v);
         if (!did) continue;
-        ASSERT_EQ(got, k.want) << "iter " << iter << " es " << es << " pack " << pack << " wide " << wide << " v " << v;
+        ASSERT_EQ(got, k.want) << "iter " << iter << " es " << es << " pack " << pack << " rows " << rows << " v " << v;
         ++ran;
         const vtile_map m = make_vtile_map<vtile_map>(p, 64, 64, true);
         packed += pack && (m.ga > 1 || m.gb > 1);
@@ -800,18 +779,17 @@ TEST(NdMap, VectorTileOnTtcLikeShapes) {
         nd_case k;
         ASSERT_TRUE(make_case(g, iter, c, &k));
         if (k.p.algo != xpose::algorithm::permute_nd) continue;
-        for (int pack = 0; pack < 2; ++pack)
-          for (int rows = 0; rows < 2; ++rows) {
-            if (!xpose_test::sampled_case()) continue;
-            std::vector<unsigned char> got(k.want.size(), 0xFF);
-            const bool did = rows ? emulate_vtile_any<vtile_map32, true>(k.p, pack, k.in.data(), got.data())
-                                  : emulate_vtile_any<vtile_map32>(k.p, pack, k.in.data(), got.data());
-            if (!did) continue;
-            ASSERT_EQ(got, k.want) << "shape " << iter << " es " << es << " pack " << pack << " rows " << rows;
-            ++ran;
-          }
+        for (int rows = 0; rows < 2; ++rows) {  // the route's shape: Rows on 32-bit maps, plain on 64-bit ones
+          if (!xpose_test::sampled_case()) continue;
+          std::vector<unsigned char> got(k.want.size(), 0xFF);
+          const bool did = rows ? emulate_vtile_any<vtile_map32, true>(k.p, false, k.in.data(), got.data())
+                                : emulate_vtile_any<vtile_map>(k.p, false, k.in.data(), got.data());
+          if (!did) continue;
+          ASSERT_EQ(got, k.want) << "shape " << iter << " es " << es << " rows " << rows;
+          ++ran;
+        }
       }
-  EXPECT_GT(ran, xpose_test::sample_every() == 1 ? 120 : 0);
+  EXPECT_GT(ran, xpose_test::sample_every() == 1 ? 80 : 0);
 }
 
 // The groups on TTC case 30 (row-major 28x48x28x28x48, axes 4,0,3,2,1) with 64x64
@@ -837,19 +815,20 @@ TEST(NdMap, VectorTileGroupsOnTtcShapes) {
   // Case 45 (f32): the 64x64 tile would leave half its rows idle on the 32-element B
   // side (its neighbour went to A); the 32-row shape fills its slots.
   const xpose::plan p45 = plan_of({15, 15, 32, 15, 15, 32}, {1, 4, 0, 5, 3, 2});
-  EXPECT_EQ(nd_vtile_shape_for(p45, true), 1);
-  // vtile_tuned: 128-thread shapes; packed on cases 30 and 45 (one dim per side fills
-  // 56% and 50%), not on 34 and 46 (75% and 88%: packing gains too little).
+  EXPECT_EQ(nd_vtile_choice(p45).v, 1);
+  // The 128-thread shapes: packed on cases 30 and 45 (one dim per side fills 56% and
+  // 50%), not on 34 and 46 (75% and 88%: packing gains too little).
   const xpose::plan p34 = plan_of({28, 28, 48, 4, 352}, {1, 3, 0, 4, 2});
   const xpose::plan p46 = plan_of({15, 15, 32, 15, 5, 112}, {1, 4, 0, 5, 3, 2});
   for (const auto& [pl, packs] : {std::pair{p30, true}, std::pair{p45, true}, std::pair{p34, false}, std::pair{p46, false}}) {
-    const vtile_choice c = nd_vtile_choice(pl, nd_kernel::vtile_tuned);
+    const vtile_choice c = nd_vtile_pack_or_flat(pl, 1, 3);
     EXPECT_EQ(c.pack, packs);
     EXPECT_TRUE(c.v == 1 || c.v == 2);
   }
-  // Packed sides and the shape choice fill >= 95% of the tile slots on these TTC cases
-  // (15, 30, 32, 45, 54, 56) in f32 and f64 (f16's 128- and 64-element sides leave a
-  // quarter of the slots idle on case 15's 96-element sides).
+  // Packed sides on the best of shapes 0-2 fill >= 95% of the tile slots on these TTC
+  // cases (15, 30, 32, 45, 54, 56) in f32 and f64 (f16's 128- and 64-element sides leave
+  // a quarter of the slots idle on case 15's 96-element sides; the route may still keep
+  // one dim per side where that fills enough, nd_vtile_choice).
   const std::vector<std::pair<std::vector<index_t>, std::vector<int>>> ttc = {
       {{75, 96, 75, 96}, {3, 0, 2, 1}},           {{28, 48, 28, 28, 48}, {4, 0, 3, 2, 1}},
       {{28, 352, 28, 4, 48}, {4, 0, 3, 2, 1}},    {{15, 15, 32, 15, 15, 32}, {1, 4, 0, 5, 3, 2}},
@@ -858,28 +837,29 @@ TEST(NdMap, VectorTileGroupsOnTtcShapes) {
     for (int es : {4, 8}) {
       const int r = static_cast<int>(ext.size());
       const xpose::plan p = plan_of(ext, axes, es);
-      const nd_geom t = nd_vtile_for(es, nd_vtile_shape_for(p, true));
+      const vtile_choice c = nd_vtile_best(p, true, 0, 3);
+      const nd_geom t = nd_vtile_for(es, c.v);
       const int ta = t.chunks * 16 / es, tb = t.rows;
-      const vtile_map mt = make_vtile_map<vtile_map>(p, ta, tb, true);
+      const vtile_map mt = make_vtile_choice_map(p, c);
       EXPECT_GE(tile_fill(mt.n_a, ta) * tile_fill(mt.n_b, tb), 0.95) << "rank " << r << " es " << es;
       EXPECT_TRUE(vtile_vector_ok(mt, es, nullptr, nullptr));
     }
 }
 
-// nd_run_tile_kernel<U, Fit> on the host, through the map of runs_plan: the loads
+// nd_run_tile_kernel<U, Half> on the host, through the map of runs_plan: the loads
 // (run_load_slot) fill a poisoned tile of 16-byte chunks, the stores (run_store_slot)
-// write it out. Fit: the row of a thread's j-th load (store) is the one its warp's lane j
+// write it out; the row of a thread's j-th load (store) is the one its warp's lane j
 // computed, that is the slot of the warp's first thread. Half: the half tile.
-template <int U, bool Fit, bool Half, class Map>
+template <int U, bool Half>
 void emulate_run_tile(const xpose::plan& q, const unsigned char* in, unsigned char* out) {
   constexpr int TA = nd_run_tile_a, TB = nd_run_tile_b(U, Half), NT = nd_run_threads, per = TA * TB * U / NT;
-  const Map m = make_vtile_map<Map>(q, TA, TB, true);
+  const vtile_map32 m = make_vtile_map<vtile_map32>(q, TA, TB, true);
   std::vector<unsigned char> tile(static_cast<std::size_t>(TB * TA * U * 16));
   each_vtile(m, TA, TB, tile, [&](index_t io, index_t oo, index_t a0, index_t b0, index_t na, index_t nb) {
     for (int tid = 0; tid < NT; ++tid)
       for (int j = 0; j < per; ++j) {
         const run_slot s = run_load_slot<TA, TB, U, NT>(tid, j);
-        const int row = Fit ? run_load_slot<TA, TB, U, NT>(tid - tid % 32, j).row : s.row;
+        const int row = run_load_slot<TA, TB, U, NT>(tid - tid % 32, j).row;
         if (s.row < nb && s.col / U < na)
           std::memcpy(&tile[static_cast<std::size_t>((s.row * TA * U + s.col) * 16)],
                       in + ((io + m.b_in(b0 + row) + a0) * U + s.col) * 16, 16);
@@ -887,7 +867,7 @@ void emulate_run_tile(const xpose::plan& q, const unsigned char* in, unsigned ch
     for (int tid = 0; tid < NT; ++tid)
       for (int j = 0; j < per; ++j) {
         const run_slot s = run_store_slot<TA, TB, U, NT>(tid, j);
-        const int row = Fit ? run_store_slot<TA, TB, U, NT>(tid - tid % 32, j).row : s.row;
+        const int row = run_store_slot<TA, TB, U, NT>(tid - tid % 32, j).row;
         const int b = s.col / U;
         if (s.row < na && b < nb)
           std::memcpy(out + ((oo + m.a_out(a0 + row) + b0) * U + s.col) * 16,
@@ -896,20 +876,16 @@ void emulate_run_tile(const xpose::plan& q, const unsigned char* in, unsigned ch
   });
 }
 
-// emulate_run_tile for u chunks; fit 0: the plain kernel (64-bit map at 2 and 8 chunks),
-// 1: Fit, 2: Fit with the half tile.
-template <int U>
-void emulate_run_tile_u(int fit, const xpose::plan& q, const unsigned char* in, unsigned char* out) {
-  if (fit == 2) emulate_run_tile<U, true, true, vtile_map32>(q, in, out);
-  else if (fit == 1) emulate_run_tile<U, true, false, vtile_map32>(q, in, out);
-  else if (U == 2 || U == 8) emulate_run_tile<U, false, false, vtile_map>(q, in, out);
-  else emulate_run_tile<U, false, false, vtile_map32>(q, in, out);
-}
-void emulate_run_tile_any(int u, int fit, const xpose::plan& q, const unsigned char* in, unsigned char* out) {
-  if (u == 1) emulate_run_tile_u<1>(fit, q, in, out);
-  else if (u == 2) emulate_run_tile_u<2>(fit, q, in, out);
-  else if (u == 4) emulate_run_tile_u<4>(fit, q, in, out);
-  else emulate_run_tile_u<8>(fit, q, in, out);
+void emulate_run_tile_any(int u, bool half, const xpose::plan& q, const unsigned char* in, unsigned char* out) {
+  auto run = [&](auto uc) {
+    constexpr int U = decltype(uc)::value;
+    if (half) emulate_run_tile<U, true>(q, in, out);
+    else emulate_run_tile<U, false>(q, in, out);
+  };
+  if (u == 1) run(std::integral_constant<int, 1>{});
+  else if (u == 2) run(std::integral_constant<int, 2>{});
+  else if (u == 4) run(std::integral_constant<int, 4>{});
+  else run(std::integral_constant<int, 8>{});
 }
 
 // Strided copies whose kept run is 16 to 128 bytes (TTC cases 42-44 have 64), packed
@@ -938,20 +914,16 @@ TEST(NdMap, RunTileRealisesShortRunStridedCopies) {
     xpose::plan q;
     int u = 0;
     if (!runs_plan(k.p, &q, &u)) continue;
-    for (int fit = 0; fit < 3; ++fit) {  // 0: plain, 1: Fit, 2: Fit with the half tile
+    for (int half = 0; half < 2; ++half) {
       std::vector<unsigned char> got(k.want.size(), 0xFF);
-      emulate_run_tile_any(u, fit, q, k.in.data(), got.data());
-      ASSERT_EQ(got, k.want) << "iter " << iter << " es " << es << " chunks " << u << " fit " << fit;
+      emulate_run_tile_any(u, half, q, k.in.data(), got.data());
+      ASSERT_EQ(got, k.want) << "iter " << iter << " es " << es << " chunks " << u << " half " << half;
     }
     ++ran;
   }
   EXPECT_GT(ran, 60);
 }
 
-// The default switch (nd_kernel_default, policy_nd.hpp) in either state: plain permute
-// runs the default's route where that kernel can move the plan, the policy kernels
-// elsewhere (misaligned pointers, 1-byte elements, conjugation). Every candidate moves
-// TTC case 30 in f32 from aligned pointers; the run tile case 42 (64-byte runs).
 // nd_row_stream_kernel<W, G> on the host (addresses taken as byte offsets from bases
 // whose residues mod 16 are drawn): every item's lanes and chunks as the kernel takes
 // them, the full chunks' sources rebuilt from the aligned 16-byte input chunks with the
@@ -1048,57 +1020,52 @@ TEST(NdPolicy, RowStreamTakesLongRowsOfNarrowUnits) {
   EXPECT_EQ(row_lanes(1472, 4, 4), 32);
 }
 
-TEST(NdPolicy, DefaultKernelRoutes) {
+// The route (nd_route_of): TTC case 30 in f32 from aligned pointers takes the vector
+// tile, the packed tile from a misaligned pointer, in 1-byte elements and conjugated;
+// the run tile case 42 (64-byte runs).
+TEST(NdPolicy, RouteOfTtcCases) {
   const void* aligned = nullptr;
   const void* odd = reinterpret_cast<const void*>(std::uintptr_t{4});
   const xpose::plan p30 = plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1});
   const xpose::plan p42 = plan_of({15, 15, 32, 15, 32, 16}, {4, 1, 0, 3, 2, 5});
   ASSERT_EQ(p30.algo, xpose::algorithm::permute_nd);
   ASSERT_EQ(p42.algo, xpose::algorithm::strided_copy);
-  EXPECT_EQ(nd_route(p30, aligned, aligned, nd_kernel_default), nd_kernel_default);
-  EXPECT_EQ(nd_route(p30, odd, aligned, nd_kernel_default), nd_kernel::policy);
-  EXPECT_EQ(nd_route(plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1}, 1), aligned, aligned, nd_kernel_default),
-            nd_kernel::policy);
-  EXPECT_EQ(nd_route(plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1}, 8, true), aligned, aligned, nd_kernel_default),
-            nd_kernel::policy);
-  const bool run_tile = nd_run_tile && nd_run_tile_chunks(nd_kernel_default) >= 4;  // case 42: 4 chunks in f32
-  EXPECT_EQ(nd_route(p42, aligned, aligned, nd_kernel_default), run_tile ? nd_kernel_default : nd_kernel::policy);
-  for (int k = 1; k < nd_kernel_count; ++k) EXPECT_EQ(nd_route(p30, aligned, aligned, static_cast<nd_kernel>(k)), static_cast<nd_kernel>(k));
+  EXPECT_EQ(nd_route_of(p30, aligned, aligned).kernel, nd_kernel::vtile);
+  EXPECT_EQ(nd_route_of(p30, odd, aligned).kernel, nd_kernel::ptile);
+  EXPECT_EQ(nd_route_of(plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1}, 1), aligned, aligned).kernel, nd_kernel::ptile);
+  EXPECT_EQ(nd_route_of(plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1}, 8, true), aligned, aligned).kernel, nd_kernel::ptile);
+  const nd_route r42 = nd_route_of(p42, aligned, aligned);
+  EXPECT_EQ(r42.kernel, nd_kernel::run_tile);
+  EXPECT_EQ(r42.chunks, 4);
+  EXPECT_EQ(nd_route_of(p42, odd, aligned).kernel, nd_kernel::copy);
 }
 
-// TTC case 44 (103-run side): the Fit run tile takes the half tile in f16 (32-byte runs:
+// TTC case 44 (103-run side): the run tile takes the half tile in f16 (32-byte runs:
 // 103 fills 80% of 32-run tiles, 92% of 16-run ones) and in f32 (64-byte runs: 92% of
-// 16, 99% of 8); the old run tile (vtile) keeps the full one; case 42 (32-run sides) fills
-// the full tile and keeps it.
-TEST(NdPolicy, FitRunTileTakesTheHalfTileWhereItFillsMore) {
+// 16, 99% of 8); case 42 (32-run sides) fills the full tile and keeps it.
+TEST(NdPolicy, RunTileTakesTheHalfTileWhereItFillsMore) {
   for (int es : {2, 4}) {
-    const xpose::plan p44 = plan_of({15, 15, 103, 15, 10, 16}, {4, 1, 0, 3, 2, 5}, es);
-    const xpose::plan p42 = plan_of({15, 15, 32, 15, 32, 16}, {4, 1, 0, 3, 2, 5}, es);
-    xpose::plan q;
-    int chunks = 0;
-    vtile_map m;
-    bool half = true;
-    ASSERT_TRUE(run_tile_plan(p44, nullptr, nullptr, nd_kernel::vtile, &q, &chunks, &m, &half));
-    EXPECT_FALSE(half);
-    ASSERT_TRUE(run_tile_plan(p44, nullptr, nullptr, nd_kernel::vtile_fit, &q, &chunks, &m, &half));
-    EXPECT_TRUE(half) << es;
-    EXPECT_EQ(chunks, 16 * es / 16);
-    EXPECT_EQ(m.n_b, 103);
-    ASSERT_TRUE(run_tile_plan(p42, nullptr, nullptr, nd_kernel::vtile_rows, &q, &chunks, &m, &half));
-    EXPECT_FALSE(half) << es;
+    const nd_route r44 = nd_route_of(plan_of({15, 15, 103, 15, 10, 16}, {4, 1, 0, 3, 2, 5}, es), nullptr, nullptr);
+    const nd_route r42 = nd_route_of(plan_of({15, 15, 32, 15, 32, 16}, {4, 1, 0, 3, 2, 5}, es), nullptr, nullptr);
+    ASSERT_EQ(r44.kernel, nd_kernel::run_tile);
+    EXPECT_TRUE(r44.half) << es;
+    EXPECT_EQ(r44.chunks, 16 * es / 16);
+    EXPECT_EQ(make_vtile_map<vtile_map>(r44.q, nd_run_tile_a, nd_run_tile_b(r44.chunks, true), true).n_b, 103);
+    ASSERT_EQ(r42.kernel, nd_kernel::run_tile);
+    EXPECT_FALSE(r42.half) << es;
   }
 }
 
-// The short-B shapes (vtile_fit, vtile_rows*) on the f16 TTC cases whose
-// 32-, 48- and 96-element B sides leave half or a quarter of vtile's 64- and 128-row tiles
-// idle (cases 15, 33, 48, 49; H200 f16 0.68-0.83 of a copy under vtile): a shape of 32
-// or 16 rows fills >= 0.93 of its slots; where vtile already fills (case 54), its shape
-// stays. Every shape's map moves in 16-byte chunks there.
+// The short-B shapes on the f16 TTC cases whose 32-, 48- and 96-element B sides leave
+// half or a quarter of the 64- and 128-row tiles idle (cases 15, 33, 48, 49; H200 f16
+// 0.68-0.83 of a copy on those tiles): a shape of 32 or 16 rows fills >= 0.93 of its
+// slots; where the 128-thread shapes already fill (case 54), their shape stays. The
+// route runs them on the vector tile.
 TEST(NdPolicy, ShortRowShapesFillTheF16Floor) {
   struct ttc_case {
     std::vector<index_t> ext;
     std::vector<int> axes;
-    double vtile_fill;  // at most (vtile's choice)
+    double full_fill;  // at most, on shapes 0-2
   };
   const std::vector<ttc_case> cases = {{{75, 96, 75, 96}, {3, 0, 2, 1}, 0.76},
                                        {{28, 28, 48, 28, 48}, {1, 3, 0, 4, 2}, 0.76},
@@ -1107,27 +1074,21 @@ TEST(NdPolicy, ShortRowShapesFillTheF16Floor) {
   for (const auto& c : cases) {
     const xpose::plan p = plan_of(c.ext, c.axes, 2);
     ASSERT_EQ(p.algo, xpose::algorithm::permute_nd);
-    EXPECT_LE(nd_vtile_choice(p, nd_kernel::vtile).fill, c.vtile_fill);
-    for (nd_kernel k : {nd_kernel::vtile_fit, nd_kernel::vtile_rows, nd_kernel::vtile_rows_packed, nd_kernel::vtile_rows_occ,
-                        nd_kernel::vtile_rows_auto}) {
-      const vtile_choice ch = nd_vtile_choice(p, k);
-      EXPECT_GE(ch.v, 4) << nd_kernel_name(k);
-      EXPECT_GE(ch.fill, 0.93) << nd_kernel_name(k);
-      vtile_choice c2;
-      vtile_map m;
-      EXPECT_TRUE(vtile_plan(p, nullptr, nullptr, k, &c2, &m)) << nd_kernel_name(k);
-      EXPECT_EQ(nd_route(p, nullptr, nullptr, k), k);
-    }
+    EXPECT_LE(nd_vtile_best(p, true, 0, 3).fill, c.full_fill);
+    const vtile_choice ch = nd_vtile_choice(p);
+    EXPECT_GE(ch.v, 3);
+    EXPECT_GE(ch.fill, 0.93);
+    EXPECT_EQ(nd_route_of(p, nullptr, nullptr).kernel, nd_kernel::vtile);
   }
-  const xpose::plan p54 = plan_of({32, 15, 15, 15, 15, 32}, {5, 4, 3, 2, 1, 0}, 2);
-  EXPECT_EQ(nd_vtile_choice(p54, nd_kernel::vtile_rows_packed).v, nd_vtile_choice(p54, nd_kernel::vtile).v);
-  EXPECT_LT(nd_vtile_choice(p54, nd_kernel::vtile_fit).v, 4);
+  EXPECT_LT(nd_vtile_choice(plan_of({32, 15, 15, 15, 15, 32}, {5, 4, 3, 2, 1, 0}, 2)).v, 3);
 }
 
-// vtile_rows_auto (and vtile_rows_occ): a short-B shape only over a packed base or one that fills at most
-// nd_auto_flat_fill; flat bases that fill more keep vtile_tuned's shape (f16 cases 19,
-// 22, 34 and f32 cases 21, 55 ran faster on them than on the short shapes).
-TEST(NdPolicy, RowsAutoKeepsFlatBasesThatFill) {
+// A short-B shape only over a packed 128-thread choice or one that fills at most
+// nd_flat_fill; flat choices that fill more keep their shape (f16 cases 19, 22, 34 and
+// f32 cases 21, 55 ran faster on them than on the short shapes). 4- to 16-byte elements
+// take shape 0 where it fills: f32 case 9 (384x355x384), not in f16, nor f32 case 33
+// (tiles 75% full).
+TEST(NdPolicy, ShapeChoiceKeepsFlatChoicesThatFill) {
   struct pick {
     std::vector<index_t> ext;
     std::vector<int> axes;
@@ -1141,20 +1102,14 @@ TEST(NdPolicy, RowsAutoKeepsFlatBasesThatFill) {
       {{75, 75, 96, 96}, {1, 0, 3, 2}, 2, true},            {{28, 28, 48, 28, 48}, {1, 3, 0, 4, 2}, 4, true}};
   for (const auto& c : picks) {
     const xpose::plan p = plan_of(c.ext, c.axes, c.es);
-    const vtile_choice tuned = nd_vtile_choice(p, nd_kernel::vtile_tuned), a = nd_vtile_choice(p, nd_kernel::vtile_rows_auto);
-    EXPECT_EQ(a.v >= 4, c.short_b) << "es " << c.es << " rank " << p.in.rank;
-    EXPECT_EQ(nd_vtile_choice(p, nd_kernel::vtile_rows_occ).v, a.v);
-    if (!c.short_b) EXPECT_EQ(a.v, tuned.v);
-    if (c.short_b) EXPECT_TRUE(tuned.pack || tuned.fill <= nd_auto_flat_fill);
+    const vtile_choice half = nd_vtile_pack_or_flat(p, 1, 3), a = nd_vtile_choice(p);
+    EXPECT_EQ(a.v >= 3, c.short_b) << "es " << c.es << " rank " << p.in.rank;
+    if (!c.short_b) EXPECT_EQ(a.v, half.v);
+    if (c.short_b) EXPECT_TRUE(half.pack || half.fill <= nd_flat_fill);
   }
-  // vtile_rows_wide: f32 case 9 (384x355x384, fully filled) takes shape 0; in f16 and on
-  // f32 case 33 (tiles 75% full) it keeps vtile_rows_auto's shape.
-  const xpose::plan p9 = plan_of({384, 355, 384}, {2, 1, 0}, 4), p9h = plan_of({384, 355, 384}, {2, 1, 0}, 2);
-  const xpose::plan p33 = plan_of({28, 28, 48, 28, 48}, {1, 3, 0, 4, 2}, 4);
-  EXPECT_EQ(nd_vtile_choice(p9, nd_kernel::vtile_rows_wide).v, 0);
-  EXPECT_NE(nd_vtile_choice(p9, nd_kernel::vtile_rows_auto).v, 0);
-  EXPECT_EQ(nd_vtile_choice(p9h, nd_kernel::vtile_rows_wide).v, nd_vtile_choice(p9h, nd_kernel::vtile_rows_auto).v);
-  EXPECT_EQ(nd_vtile_choice(p33, nd_kernel::vtile_rows_wide).v, nd_vtile_choice(p33, nd_kernel::vtile_rows_auto).v);
+  EXPECT_EQ(nd_vtile_choice(plan_of({384, 355, 384}, {2, 1, 0}, 4)).v, 0);
+  EXPECT_NE(nd_vtile_choice(plan_of({384, 355, 384}, {2, 1, 0}, 2)).v, 0);
+  EXPECT_NE(nd_vtile_choice(plan_of({28, 28, 48, 28, 48}, {1, 3, 0, 4, 2}, 4)).v, 0);
 }
 
 // Every vector tile shape keeps the thread geometry the Rows variant relies on: a warp's

@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "cuda/nd/nd_candidate.hpp"
+#include "cuda/nd/nd_route.hpp"
 #include "cuda_test_util.hpp"
 #include "permute_ref.hpp"
 #include "test_util.hpp"
@@ -15,13 +15,14 @@ namespace {
 using xpose_test::dev_buf;
 using xpose_test::perm_case;
 
+using xpose::detail::nd_kernel;
+using xpose_test::shuffled_case;
+
 // Runs one case on the device (input placed at byte offset `shift` elements to vary
-// alignment) under each N-d candidate of `cands` (none: the current one), the reference
-// computed and the input uploaded once, and compares every output byte, padding
-// included, with the reference; kernels[i]: the kernel that ran under cands[i].
-void check_gpu_each(const perm_case& c, bool conj, std::uint64_t seed, std::int64_t shift,
-                    const std::vector<xpose::detail::nd_kernel>& cands, xpose::algorithm* ran,
-                    std::vector<xpose::detail::nd_kernel>* kernels) {
+// alignment) and compares every output byte, padding included, with the reference;
+// *ran: the plan's algorithm, *kernel: the N-d kernel of its route (nd_route_of).
+void check_gpu(const perm_case& c, bool conj, std::uint64_t seed, xpose::algorithm* ran = nullptr,
+               std::int64_t shift = 0, nd_kernel* kernel = nullptr) {
   const std::int64_t es = c.in.elem_size;
   const std::size_t ni = static_cast<std::size_t>(xpose_test::span_elems(c.in) * es);
   const std::size_t no = static_cast<std::size_t>(xpose_test::span_elems(c.out) * es);
@@ -36,41 +37,18 @@ void check_gpu_each(const perm_case& c, bool conj, std::uint64_t seed, std::int6
   xpose::status s = xpose::make_plan(c.in, c.out, c.axes, c.in.rank, {conj}, &p);
   ASSERT_TRUE(s.ok()) << s.message();
   if (ran) *ran = p.algo;
-  const xpose::detail::nd_kernel current = xpose::detail::nd_candidate();
-  const std::vector<xpose::detail::nd_kernel> each = cands.empty() ? std::vector<xpose::detail::nd_kernel>{current} : cands;
-  for (xpose::detail::nd_kernel k : each) {
-    xpose::detail::set_nd_candidate(k);
-    CUDA_OK(cudaMemset(dout.p, 0xFF, no + off));
-    if (kernels) kernels->push_back(xpose::detail::nd_kernel_for(p, din.p + off, dout.p + off));
-    s = xpose::execute(p, din.p + off, dout.p + off, nullptr);
-    xpose::detail::set_nd_candidate(current);
-    ASSERT_TRUE(s.ok()) << s.message();
-    CUDA_OK(cudaDeviceSynchronize());
-    CUDA_OK(cudaMemcpy(got.data(), dout.p + off, no, cudaMemcpyDeviceToHost));
-    if (got == want) continue;  // one comparison; on a mismatch, the first differing byte
-    for (std::size_t i = 0; i < no; ++i)
-      ASSERT_EQ(got[i], want[i]) << "byte " << i << " rank " << c.in.rank << " es " << es << " algo "
-                                 << xpose::to_string(p.algo) << " seed " << seed << " candidate "
-                                 << xpose::detail::nd_kernel_name(k);
-  }
-}
-
-void check_gpu(const perm_case& c, bool conj, std::uint64_t seed, xpose::algorithm* ran = nullptr,
-               std::int64_t shift = 0, xpose::detail::nd_kernel* kernel = nullptr) {
-  std::vector<xpose::detail::nd_kernel> ks;
-  check_gpu_each(c, conj, seed, shift, {}, ran, &ks);
-  if (kernel && !ks.empty()) *kernel = ks[0];
-}
-
-// A packed case of extents sh whose axes are shuffled at positions 1..top (Fisher-Yates);
-// the caller adjusts the axes, then sets the output layout.
-perm_case shuffled_case(std::mt19937_64& g, const std::vector<xpose::index_t>& sh, int es, int top) {
-  perm_case c;
-  const int r = static_cast<int>(sh.size());
-  c.in = xpose::layout::packed(r, sh.data(), es);
-  for (int q = 0; q < r; ++q) c.axes[q] = q;
-  for (int q = top; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
-  return c;
+  const nd_kernel k = xpose::detail::nd_route_of(p, din.p + off, dout.p + off).kernel;
+  if (kernel) *kernel = k;
+  CUDA_OK(cudaMemset(dout.p, 0xFF, no + off));
+  s = xpose::execute(p, din.p + off, dout.p + off, nullptr);
+  ASSERT_TRUE(s.ok()) << s.message();
+  CUDA_OK(cudaDeviceSynchronize());
+  CUDA_OK(cudaMemcpy(got.data(), dout.p + off, no, cudaMemcpyDeviceToHost));
+  if (got == want) return;  // one comparison; on a mismatch, the first differing byte
+  for (std::size_t i = 0; i < no; ++i)
+    ASSERT_EQ(got[i], want[i]) << "byte " << i << " rank " << c.in.rank << " es " << es << " algo "
+                               << xpose::to_string(p.algo) << " seed " << seed << " kernel "
+                               << xpose::detail::nd_kernel_name(k);
 }
 
 TEST(PermuteGpu, RandomRanksAxesStridesSizes) {
@@ -164,39 +142,23 @@ TEST(PermuteGpu, TtcLikeShapesEveryTileClass) {
 // The packed tile (nd_ptile_kernel): ranks 2-8 of odd and prime extents, every element
 // size (1-byte elements and odd extents always take it), conjugation, input views of
 // shuffled padded strides, both pointers shifted by 0-3 elements (every alignment of a
-// 4-byte word), under the policy candidate and the default (which routes what the vector
-// tile cannot move to it).
+// 4-byte word): what the vector tile cannot move.
 TEST(PermuteGpu, PackedTileOddExtentsEveryShiftAndSize) {
   REQUIRE_GPU();
   std::mt19937_64 g(31);
-  static const xpose::index_t primes[] = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 61, 97, 101, 127, 131, 251};
-  const std::vector<xpose::detail::nd_kernel> cands = {xpose::detail::nd_kernel::policy, xpose::detail::nd_kernel_default};
   int nd = 0, packed = 0;
   for (int iter = 0; iter < 400; ++iter) {
     const int es = 1 << (g() % 5), r = 2 + static_cast<int>(g() % 7);
-    perm_case c;
-    c.in.rank = c.out.rank = r;
-    c.in.elem_size = c.out.elem_size = es;
-    xpose::index_t n = 1;
-    for (int q = 0; q < r; ++q) {
-      xpose::index_t e = primes[g() % (sizeof(primes) / sizeof(primes[0]))];
-      while (e > 2 && n * e > 200000) e = e > 3 ? primes[g() % 4] : 2;
-      c.in.extents[q] = e, n *= e;
-    }
-    for (int q = 0; q < r; ++q) c.axes[q] = q;
-    for (int q = r - 1; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);
-    for (int q = 0; q < r; ++q) c.out.extents[q] = c.in.extents[c.axes[q]];
-    xpose_test::random_strides(c.in, g, false, g() % 2 == 0);
-    xpose_test::random_strides(c.out, g, false, g() % 3 != 0);
+    const perm_case c = xpose_test::prime_case(g, r, es, 200000);
     const bool conj = (es == 8 || es == 16) && g() % 2 == 0;
     xpose::algorithm ran{};
-    std::vector<xpose::detail::nd_kernel> ks;
-    check_gpu_each(c, conj, 900 + static_cast<std::uint64_t>(iter), static_cast<std::int64_t>(iter % 4), cands, &ran, &ks);
+    nd_kernel k{};
+    check_gpu(c, conj, 900 + static_cast<std::uint64_t>(iter), &ran, static_cast<std::int64_t>(iter % 4), &k);
     if (HasFatalFailure()) return;
     if (ran != xpose::algorithm::permute_nd) continue;
     ++nd;
-    packed += ks.size() == 2 && ks[1] == xpose::detail::nd_kernel::policy;
-    if (es == 1 || conj) EXPECT_EQ(ks.back(), xpose::detail::nd_kernel::policy) << "iter " << iter;
+    packed += k != nd_kernel::vtile;
+    if (es == 1 || conj) EXPECT_NE(k, nd_kernel::vtile) << "iter " << iter;
   }
   EXPECT_GT(nd, 150);
   EXPECT_GT(packed, 100);
@@ -205,13 +167,12 @@ TEST(PermuteGpu, PackedTileOddExtentsEveryShiftAndSize) {
 // The flat tile (nd_ftile_kernel): short input-fastest groups (1-61 elements, one or two
 // dims) directly followed in the input by the output's fastest dim (NHWC -> NCHW with
 // C = 3, ...), every element size, conjugation, output views with gaps, both pointers
-// shifted by 0-3 elements, under the policy candidate and the default.
+// shifted by 0-3 elements.
 TEST(PermuteGpu, FlatTileShortInputFastestGroup) {
   REQUIRE_GPU();
   std::mt19937_64 g(47);
   static const xpose::index_t shorts[] = {1, 2, 3, 4, 5, 7, 8, 12, 13, 31, 61};
   static const xpose::index_t longs[] = {29, 125, 251, 1000, 1301, 4099, 20011};
-  const std::vector<xpose::detail::nd_kernel> cands = {xpose::detail::nd_kernel::policy, xpose::detail::nd_kernel_default};
   int flat = 0;
   for (int iter = 0; iter < 200; ++iter) {
     const int es = 1 << (g() % 5);
@@ -226,14 +187,10 @@ TEST(PermuteGpu, FlatTileShortInputFastestGroup) {
     pc.out = xpose::permuted_packed(pc.in, pc.axes, r);
     if (iter % 2) xpose_test::random_strides(pc.out, g, false, iter % 4 == 1);
     const bool conj = (es == 8 || es == 16) && g() % 2 == 0;
-    xpose::plan p;
-    ASSERT_TRUE(xpose::make_plan(pc.in, pc.out, pc.axes, r, {conj}, &p).ok());
-    xpose::detail::vtile_groups fg;
-    flat += p.algo == xpose::algorithm::permute_nd && xpose::detail::nd_ftile_takes(p, &fg);
-    xpose::algorithm ran{};
-    std::vector<xpose::detail::nd_kernel> ks;
-    check_gpu_each(pc, conj, 1700 + static_cast<std::uint64_t>(iter), static_cast<std::int64_t>(iter % 4), cands, &ran, &ks);
+    nd_kernel k{};
+    check_gpu(pc, conj, 1700 + static_cast<std::uint64_t>(iter), nullptr, static_cast<std::int64_t>(iter % 4), &k);
     if (HasFatalFailure()) return;
+    flat += k == nd_kernel::ftile;
   }
   EXPECT_GT(flat, 15);  // 21 of the 90 permute_nd plans (the rest: 2-D transposes, the packed tile)
 }
@@ -265,52 +222,26 @@ TEST(PermuteGpu, RowTileShortKeptRows) {
       for (int q = r - 4; q >= 0; --q) c.out.strides[q] = c.out.strides[q + 1] * c.out.extents[q + 1];
     }
     const bool conj = (es == 8 || es == 16) && g() % 2 == 0;
-    xpose::plan p, q;
-    xpose::index_t R = 0;
+    xpose::plan p;
     if (!xpose::make_plan(c.in, c.out, c.axes, r, {conj}, &p).ok()) continue;
-    taken += xpose::detail::nd_rtile_takes(p, &q, &R);
-    xpose::algorithm ran{};
-    check_gpu(c, conj, 2100 + static_cast<std::uint64_t>(iter), &ran, iter % 4);
+    nd_kernel k{};
+    check_gpu(c, conj, 2100 + static_cast<std::uint64_t>(iter), nullptr, iter % 4, &k);
     if (HasFatalFailure()) return;
+    taken += k == nd_kernel::rtile;
   }
   EXPECT_GT(taken, 60);
 }
 
-// Selects a permute_nd candidate kernel (nd_candidate.hpp) for the scope, as
-// `xpose-bench ttc --ab` does, and restores the library default.
-struct candidate_scope {
-  explicit candidate_scope(xpose::detail::nd_kernel k) { xpose::detail::set_nd_candidate(k); }
-  ~candidate_scope() { xpose::detail::set_nd_candidate(xpose::detail::nd_kernel_default); }
-};
-
-// Every candidate but policy (vtile ... vtile_rows_packed).
-std::vector<xpose::detail::nd_kernel> vector_candidates() {
-  std::vector<xpose::detail::nd_kernel> v;
-  for (int k = 1; k < xpose::detail::nd_kernel_count; ++k) v.push_back(static_cast<xpose::detail::nd_kernel>(k));
-  return v;
-}
-
-// The vector tile shape candidate k takes for case c (-1: not a permute_nd plan).
-int vtile_shape_of(const perm_case& c, xpose::detail::nd_kernel k) {
-  xpose::plan p;
-  if (!xpose::make_plan(c.in, c.out, c.axes, c.in.rank, {}, &p).ok() || p.algo != xpose::algorithm::permute_nd) return -1;
-  return xpose::detail::nd_vtile_choice(p, k).v;
-}
-
-// The vector tile candidates (vtile: packed sides; vtile_flat: one dim per side; the
-// short-B shapes of vtile_fit; the row-offset kernel of vtile_rows*) on TTC-like shapes,
-// every element size, aligned pointers and pointers shifted by one element (which, like
-// 1-byte elements and conjugation, fall back to the policy kernel).
-TEST(PermuteGpu, VectorTileCandidatesOnTtcLikeShapes) {
+// The vector tile on TTC-like shapes (its short-B shapes among them), every element
+// size, aligned pointers and pointers shifted by one element (which, like 1-byte
+// elements and conjugation, take the packed tile).
+TEST(PermuteGpu, VectorTileOnTtcLikeShapes) {
   REQUIRE_GPU();
-  using xpose::detail::nd_kernel;
   std::mt19937_64 g(91);
   const std::vector<std::vector<xpose::index_t>> shapes = {
       {28, 48, 7, 5, 48}, {48, 28, 3, 7, 48}, {15, 3, 32, 4, 5, 32}, {5, 3, 112, 7, 32},
       {96, 5, 75, 8},     {384, 5, 384},      {16, 3, 64, 7, 24},    {32, 15, 15, 5, 3, 32}};
-  const std::vector<nd_kernel> cands = vector_candidates();
-  std::vector<int> ran(cands.size()), fell_back(cands.size()), short_b(cands.size());
-  int iter = 0;
+  int ran = 0, other = 0, short_b = 0, iter = 0;
   for (const auto& sh : shapes)
     for (int es : {4, 8, 2, 16, 1})
       for (int perm = 0; perm < 4; ++perm, ++iter) {
@@ -320,56 +251,30 @@ TEST(PermuteGpu, VectorTileCandidatesOnTtcLikeShapes) {
         c.out = xpose::permuted_packed(c.in, c.axes, r);
         const bool shifted = perm == 3, conj = es >= 8 && perm == 2;
         xpose::algorithm algo{};
-        std::vector<nd_kernel> ks;
-        check_gpu_each(c, conj, 500 + static_cast<std::uint64_t>(iter), shifted ? 1 : 0, cands, &algo, &ks);
+        nd_kernel k{};
+        check_gpu(c, conj, 500 + static_cast<std::uint64_t>(iter), &algo, shifted ? 1 : 0, &k);
         if (HasFatalFailure()) return;
         if (algo != xpose::algorithm::permute_nd) continue;
-        for (std::size_t i = 0; i < cands.size(); ++i) {
-          if ((shifted && es < 16) || es == 1 || conj) EXPECT_EQ(ks[i], nd_kernel::policy) << "es " << es;
-          (ks[i] == cands[i] ? ran : fell_back)[i]++;
-          short_b[i] += ks[i] == cands[i] && vtile_shape_of(c, cands[i]) >= 4;
-        }
+        if ((shifted && es < 16) || es == 1 || conj) EXPECT_NE(k, nd_kernel::vtile) << "es " << es;
+        (k == nd_kernel::vtile ? ran : other)++;
+        xpose::plan p;
+        ASSERT_TRUE(xpose::make_plan(c.in, c.out, c.axes, r, {}, &p).ok());
+        short_b += k == nd_kernel::vtile && xpose::detail::nd_vtile_choice(p).v >= 3;
       }
-  for (std::size_t i = 0; i < cands.size(); ++i) {
-    EXPECT_GT(ran[i], 40) << xpose::detail::nd_kernel_name(cands[i]);
-    EXPECT_GT(fell_back[i], 40) << xpose::detail::nd_kernel_name(cands[i]);
-    if (cands[i] >= nd_kernel::vtile_fit) EXPECT_GT(short_b[i], 3) << xpose::detail::nd_kernel_name(cands[i]);
-  }
+  EXPECT_GT(ran, 40);
+  EXPECT_GT(other, 40);
+  EXPECT_GT(short_b, 3);
 }
 
-// Random ranks, extents, axes and padded strides under each candidate: whatever the
-// kernel that runs, the result is the reference's.
-TEST(PermuteGpu, VectorTileCandidatesOnRandomLayouts) {
+// The run tile (strided copies whose kept run is 16 to 128 bytes): TTC-like short runs,
+// every element size (16-byte elements in runs of 16 are too long and take the element
+// copy), aligned and shifted pointers.
+TEST(PermuteGpu, RunTileOnShortRuns) {
   REQUIRE_GPU();
-  using xpose::detail::nd_kernel;
-  std::mt19937_64 g(92);
-  const int sizes[] = {2, 4, 8, 16, 1};
-  const std::vector<nd_kernel> cands = vector_candidates();
-  std::vector<int> ran(cands.size());
-  for (int iter = 0; iter < 300; ++iter) {
-    const int rank = 2 + static_cast<int>(g() % 7);
-    const perm_case c = xpose_test::random_case(g, rank, sizes[g() % 5], 20000, g() % 2);
-    std::vector<nd_kernel> ks;
-    check_gpu_each(c, false, 700 + static_cast<std::uint64_t>(iter), 0, cands, nullptr, &ks);
-    if (HasFatalFailure()) return;
-    for (std::size_t i = 0; i < cands.size(); ++i) ran[i] += ks[i] == cands[i];
-  }
-  for (std::size_t i = 0; i < cands.size(); ++i) EXPECT_GT(ran[i], 15) << xpose::detail::nd_kernel_name(cands[i]);
-}
-
-// The run tile (candidates vtile on strided copies whose kept run is 16 to 128 bytes;
-// vtile_fit and vtile_rows its Fit variant): TTC-like short runs, every element size
-// (16-byte elements in runs of 16 are too long and keep the policy copy), aligned and
-// shifted pointers.
-TEST(PermuteGpu, RunTileCandidateOnShortRuns) {
-  REQUIRE_GPU();
-  using xpose::detail::nd_kernel;
   std::mt19937_64 g(93);
-  const std::vector<nd_kernel> cands = {nd_kernel::vtile, nd_kernel::vtile_fit, nd_kernel::vtile_rows_auto};
   const std::vector<std::vector<xpose::index_t>> shapes = {
       {15, 5, 32, 3, 32, 16}, {15, 3, 103, 5, 10, 16}, {7, 33, 5, 16}, {28, 3, 28, 48, 4}, {100, 3, 65, 8}};
-  int copies = 0;
-  std::vector<int> ran(cands.size()), halves(cands.size());
+  int copies = 0, ran = 0, halves = 0;
   for (const auto& sh : shapes)
     for (int es : {4, 2, 1, 8, 16})
       for (int perm = 0; perm < 3; ++perm) {
@@ -378,27 +283,20 @@ TEST(PermuteGpu, RunTileCandidateOnShortRuns) {
         if (c.axes[r - 2] == r - 2) std::swap(c.axes[r - 2], c.axes[0]);  // the run alone is kept
         c.out = xpose::permuted_packed(c.in, c.axes, r);
         xpose::algorithm algo{};
-        std::vector<nd_kernel> ks;
-        check_gpu_each(c, false, 900 + static_cast<std::uint64_t>(copies), perm == 2 ? 1 : 0, cands, &algo, &ks);
+        nd_kernel k{};
+        check_gpu(c, false, 900 + static_cast<std::uint64_t>(copies), &algo, perm == 2 ? 1 : 0, &k);
         if (HasFatalFailure()) return;
         if (algo != xpose::algorithm::strided_copy) continue;
         ++copies;
-        xpose::plan p, q;
+        xpose::plan p;
         ASSERT_TRUE(xpose::make_plan(c.in, c.out, c.axes, r, {}, &p).ok());
-        for (std::size_t i = 0; i < cands.size(); ++i) {
-          ran[i] += ks[i] == cands[i];
-          if (perm == 2 && es < 16) EXPECT_EQ(ks[i], nd_kernel::policy);
-          int chunks = 0;
-          bool half = false;
-          xpose::detail::vtile_map m;
-          halves[i] += ks[i] == cands[i] && xpose::detail::run_tile_plan(p, nullptr, nullptr, cands[i], &q, &chunks, &m, &half) && half;
-        }
+        ran += k == nd_kernel::run_tile;
+        if (perm == 2 && es < 16) EXPECT_NE(k, nd_kernel::run_tile);
+        halves += k == nd_kernel::run_tile && xpose::detail::nd_route_of(p, nullptr, nullptr).half;
       }
   EXPECT_GT(copies, 50);
-  for (std::size_t i = 0; i < cands.size(); ++i) {
-    EXPECT_GT(ran[i], 10) << xpose::detail::nd_kernel_name(cands[i]);
-    if (cands[i] != nd_kernel::vtile) EXPECT_GT(halves[i], 2) << xpose::detail::nd_kernel_name(cands[i]);  // the half tile ran
-  }
+  EXPECT_GT(ran, 10);
+  EXPECT_GT(halves, 2);  // the half tile ran
 }
 
 // Free device memory in GiB (the large cases skip below their need).
@@ -418,8 +316,8 @@ xpose::algorithm check_large(const xpose::index_t (&ext)[3], const int (&axes)[3
   return ran;
 }
 
-// Strided copies (the row stream where row_stream_takes, else the element copy and the
-// run tile): random kept rows of 1-700 elements of
+// Strided copies (the row stream where row_stream_takes, else the row tile, the run
+// tile and the element copy): random kept rows of 1-700 elements of
 // every size, so rows of every length mod 16 and every realignment shift (the input and
 // output placed at independent element offsets), padded strides on both sides (views),
 // ranks 2-6 with the kept dim fused or not.
@@ -473,15 +371,14 @@ TEST(PermuteGpu, StridedCopyBeyondThirtyTwoBitUnits) {
 TEST(PermuteGpu, VectorTileBeyondThirtyTwoBitOffsets) {
   REQUIRE_GPU();
   if (free_gib() < 10) GTEST_SKIP() << "needs 10 GiB of free device memory";
-  candidate_scope scope(xpose::detail::nd_kernel::vtile);
   perm_case c;
   const xpose::index_t ext[3] = {8, 1025, 1 << 18};
   c.in = xpose::layout::packed(3, ext, 2);
   c.axes[0] = 2, c.axes[1] = 1, c.axes[2] = 0;
   c.out = xpose::permuted_packed(c.in, c.axes, 3);
-  xpose::detail::nd_kernel k{};
+  nd_kernel k{};
   check_gpu(c, false, 79, nullptr, 0, &k);
-  EXPECT_EQ(k, xpose::detail::nd_kernel::vtile);
+  EXPECT_EQ(k, nd_kernel::vtile);
 }
 
 }  // namespace

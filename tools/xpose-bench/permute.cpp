@@ -22,12 +22,9 @@
 
 #include "bench.hpp"
 #include "cli.hpp"
-#include "cuda/nd/policy_nd.hpp"  // nd_kernel names (--ab)
 
 #if defined(XPOSE_HAS_CUDA)
 #include <cuda_runtime.h>
-
-#include "cuda/nd/nd_candidate.hpp"  // --ab: the internal run-time choice of the permute_nd kernel
 #endif
 
 namespace xbench {
@@ -147,7 +144,6 @@ void fill_random(std::vector<unsigned char>& v, std::uint64_t seed) {
 
 struct result {
   std::string algo, check = "ok";
-  std::string kernel;  // permute_nd, strided_copy on the GPU: the kernel that ran (nd_kernel_name)
   double ms = 0, ref_ms = 0;
 };
 
@@ -159,8 +155,6 @@ double median(std::vector<double> v) {
 struct run_opts {
   int warmup = 3, reps = 20, threads = 0;
   bool cpu = false, conj = false;
-  bool ab = false;  // GPU: every permute_nd kernel on each case, same run (nd_candidate.hpp)
-  std::vector<int> kernels;  // --ab: the nd_kernel values timed (--kernels; default all)
 };
 
 // First mismatching byte -> "FAILED at element i", else "ok".
@@ -220,7 +214,6 @@ result run_gpu_case(const xpose::plan& p, const std::vector<unsigned char>& in, 
   cudaDeviceSynchronize();
   cudaMemcpy(got.data(), dout, bytes, cudaMemcpyDeviceToHost);
   if (res.check == "ok") res.check = compare(got, want, es);
-  if (p.algo == xpose::algorithm::permute_nd || p.algo == xpose::algorithm::strided_copy) res.kernel = xpose::detail::nd_kernel_name(xpose::detail::nd_kernel_for(p, din, dout));
   if (res.check == "ok") {
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
@@ -276,35 +269,16 @@ std::string fixed(double v, int prec) {
   return buf;
 }
 
-// The timed runs of one case: one, or with --ab (GPU) one per permute_nd kernel, each
-// checked bitwise on its own poisoned output; the candidate is restored to the default.
-std::vector<result> run_case(const xpose::plan& p, const std::vector<unsigned char>& src,
-                             const std::vector<unsigned char>& want, const run_opts& o, int es) {
-  std::vector<result> runs;
+// The timed run of one case, checked bitwise on its poisoned output first.
+result run_case(const xpose::plan& p, const std::vector<unsigned char>& src, const std::vector<unsigned char>& want,
+                const run_opts& o, int es) {
 #if defined(XPOSE_HAS_CUDA)
-  if (!o.cpu && o.ab) {
-    using namespace xpose::detail;
-    for (int k : o.kernels) {
-      set_nd_candidate(static_cast<nd_kernel>(k));
-      runs.push_back(run_gpu_case(p, src, want, o, es));
-    }
-    set_nd_candidate(nd_kernel_default);
-  } else {
-    runs.push_back(o.cpu ? run_cpu_case(p, src, want, o, es) : run_gpu_case(p, src, want, o, es));
-  }
+  result r = o.cpu ? run_cpu_case(p, src, want, o, es) : run_gpu_case(p, src, want, o, es);
 #else
-  runs.push_back(run_cpu_case(p, src, want, o, es));
+  result r = run_cpu_case(p, src, want, o, es);
 #endif
-  for (result& r : runs) r.algo = xpose::to_string(p.algo);
-  return runs;
-}
-
-// "policy,vtile,...": every N-d kernel name, in nd_kernel order.
-std::string all_kernel_names() {
-  std::string s;
-  for (int k = 0; k < xpose::detail::nd_kernel_count; ++k)
-    s += (k ? "," : "") + std::string(xpose::detail::nd_kernel_name(static_cast<xpose::detail::nd_kernel>(k)));
-  return s;
+  r.algo = xpose::to_string(p.algo);
+  return r;
 }
 
 // Bytes of host memory one case needs: input, expected output and the output (CPU)
@@ -318,7 +292,6 @@ long double case_bytes(const perm_spec& s, int es) {
 int run_specs(const std::vector<perm_spec>& specs, const std::vector<std::string>& dts, const run_opts& o,
               double scale_bytes, const std::string& cmd, const std::string& format) {
   int rc = 0;
-  const bool ab = o.ab && !o.cpu;
   const char* ref = o.cpu ? "memcpy" : "cudaMemcpy";
   // Every case is sized before the first runs: a case beyond the memory is refused, not run half-way.
   for (const std::string& dt : dts)
@@ -328,24 +301,16 @@ int run_specs(const std::vector<perm_spec>& specs, const std::vector<std::string
     }
   table t;
   t.title = cmd == "ttc" ? "xpose-bench ttc: the TTC/HPTT permutations" : "xpose-bench permute";
-  t.head = {"case", "shape (row-major)", "axes", "dtype", "algorithm", "check"};
-  if (ab) {
-    for (int k : o.kernels) t.head.push_back(xpose::detail::nd_kernel_name(static_cast<xpose::detail::nd_kernel>(k)));
-    t.notes.push_back("each kernel column: its fraction of cudaMemcpy on the case; the vtile candidates include the "
-                      "run tile of strided copies; * = the policy kernel ran instead");
-  } else {
-    t.head.insert(t.head.end(), {"ms", "GB/s", std::string("of ") + ref});
-    t.notes.push_back(std::string("ms: median of ") + std::to_string(o.reps) + " timed runs; GB/s = 1e9 bytes/s counting "
-                      "read + write; of " + ref + ": the permutation's GB/s over a " + ref +
-                      " of the same bytes in the same run (" + (o.cpu ? "same threads" : "device to device") + ")");
-  }
+  t.head = {"case", "shape (row-major)", "axes", "dtype", "algorithm", "check", "ms", "GB/s", std::string("of ") + ref};
+  t.notes.push_back(std::string("ms: median of ") + std::to_string(o.reps) + " timed runs; GB/s = 1e9 bytes/s counting "
+                    "read + write; of " + ref + ": the permutation's GB/s over a " + ref +
+                    " of the same bytes in the same run (" + (o.cpu ? "same threads" : "device to device") + ")");
   t.notes.push_back("every case is checked bitwise against a plain loop on a 0xFF-poisoned output before it is timed");
   const std::size_t total = dts.size() * specs.size();
   std::size_t done = 0;
   for (const std::string& dt : dts) {
     const int es = elem_bytes(dt);
-    const int kernels = xpose::detail::nd_kernel_count;
-    std::vector<std::vector<double>> fractions(kernels), nd_fractions(kernels);  // per kernel (--ab), else [0]
+    std::vector<double> fractions;
     for (perm_spec s : specs) {
       if (scale_bytes > 0) scale_to(s, es, scale_bytes);
       if (isatty_stderr()) progress(done++, total, s.name + " " + join(s.shape, 'x') + " " + dt);
@@ -361,50 +326,21 @@ int run_specs(const std::vector<perm_spec>& specs, const std::vector<std::string
       plain_permute(src.data(), want.data(), s, es);
       if (o.conj)
         for (std::size_t i = static_cast<std::size_t>(es) - 1; i < bytes; i += static_cast<std::size_t>(es)) want[i] ^= 0x80;
-      const std::vector<result> runs = run_case(p, src, want, o, es);
+      const result res = run_case(p, src, want, o, es);
       std::vector<index_t> ax(s.axes.begin(), s.axes.end());
-      std::vector<std::string> row = {s.name, join(s.shape, 'x'), join(ax, ','), dt, runs[0].algo};
-      std::string failed;
-      for (const result& res : runs)
-        if (res.check != "ok") failed += (failed.empty() ? "" : "; ") + res.kernel + (res.kernel.empty() ? "" : ": ") + res.check;
-      if (!failed.empty()) {
+      std::vector<std::string> row = {s.name, join(s.shape, 'x'), join(ax, ','), dt, res.algo, res.check};
+      if (res.check != "ok") {
         rc = 1;
-        row.push_back(failed);
         row.resize(t.head.size(), "-");
         t.rows.push_back(row);
         continue;
       }
-      row.push_back("ok");
-      if (ab) {
-        for (std::size_t k = 0; k < runs.size(); ++k) {
-          const double frac = runs[k].ref_ms / runs[k].ms;
-          const auto cand = static_cast<xpose::detail::nd_kernel>(o.kernels[k]);
-          const bool fell_back = cand != xpose::detail::nd_kernel::policy && !runs[k].kernel.empty() &&
-                                 runs[k].kernel != xpose::detail::nd_kernel_name(cand);
-          row.push_back(fixed(frac, 3) + (fell_back ? "*" : ""));
-          fractions[k].push_back(frac);
-          if (p.algo == xpose::algorithm::permute_nd) nd_fractions[k].push_back(frac);
-        }
-      } else {
-        const result& res = runs[0];
-        const double gbs = 2.0 * static_cast<double>(bytes) / (res.ms * 1e6), frac = res.ref_ms / res.ms;
-        fractions[0].push_back(frac);
-        row.insert(row.end(), {fixed(res.ms, 3), fixed(gbs, 1), fixed(frac, 3)});
-      }
+      const double gbs = 2.0 * static_cast<double>(bytes) / (res.ms * 1e6), frac = res.ref_ms / res.ms;
+      fractions.push_back(frac);
+      row.insert(row.end(), {fixed(res.ms, 3), fixed(gbs, 1), fixed(frac, 3)});
       t.rows.push_back(row);
     }
-    auto add = [&](const std::string& l) {
-      if (!l.empty()) t.summary.push_back(l);
-    };
-    if (!ab) {
-      add(summary_line(dt, fractions[0], ref));
-      continue;
-    }
-    for (int k = 0; k < static_cast<int>(o.kernels.size()); ++k) {
-      const std::string name = xpose::detail::nd_kernel_name(static_cast<xpose::detail::nd_kernel>(o.kernels[k]));
-      add(summary_line(dt + " " + name, fractions[k], ref));
-      add(summary_line(dt + " " + name + " (permute_nd only)", nd_fractions[k], ref));
-    }
+    if (const std::string l = summary_line(dt, fractions, ref); !l.empty()) t.summary.push_back(l);
   }
   if (isatty_stderr()) progress_done();
   emit(render_table(t, format));
@@ -413,7 +349,7 @@ int run_specs(const std::vector<perm_spec>& specs, const std::vector<std::string
 
 // The options of permute and ttc (one struct: the two share most of them).
 struct perm_args {
-  std::string shape_s, axes_s, dtype_s = "f32", cases_s, kernels_s;
+  std::string shape_s, axes_s, dtype_s = "f32", cases_s;
   run_opts o;
   double scale_mib = 0;
 };
@@ -425,8 +361,6 @@ void add_shared_options(CLI::App* app, perm_args& a, common_opts& common) {
   app->add_option("--dtype", a.dtype_s, "comma-separated: i8 u8 f16 bf16 f32 i32 f64 c64 i64 c128");
   app->add_flag("--cpu", a.o.cpu, "run the CPU backend (default without a GPU)");
   app->add_flag("--conj", a.o.conj, "conjugate complex elements (c64, c128)");
-  app->add_flag("--ab", a.o.ab, "GPU: time every N-d kernel (" + all_kernel_names() + ") on each case in the same run");
-  app->add_option("--kernels", a.kernels_s, "with --ab: comma-separated N-d kernels to time (default: all)");
   add_count(app, "--threads", a.o.threads, 0, xpose::max_host_threads(), "CPU threads (0: all, OMP_NUM_THREADS)");
   add_count(app, "--warmup", a.o.warmup, 0, 10000, "untimed runs");
   add_count(app, "--reps", a.o.reps, 1, 100000, "timed runs (median reported)");
@@ -437,13 +371,6 @@ void add_shared_options(CLI::App* app, perm_args& a, common_opts& common) {
 int run_perm(const std::string& cmd, perm_args& a, std::vector<perm_spec> specs, const common_opts& common) {
   run_opts& o = a.o;
   o.threads = cpu_threads(o.threads);
-  if (!a.kernels_s.empty() && !o.ab) usage_error("--kernels needs --ab");
-  for (const auto& name : split_list(a.kernels_s.empty() ? all_kernel_names() : a.kernels_s, ',')) {
-    int k = 0;
-    while (k < xpose::detail::nd_kernel_count && name != xpose::detail::nd_kernel_name(static_cast<xpose::detail::nd_kernel>(k))) ++k;
-    if (k == xpose::detail::nd_kernel_count) usage_error("unknown N-d kernel '" + name + "' (" + all_kernel_names() + ")");
-    o.kernels.push_back(k);
-  }
   std::vector<std::string> dts = split_list(a.dtype_s, ',');
   for (const auto& d : dts) (void)elem_bytes(d);
   if (o.conj)

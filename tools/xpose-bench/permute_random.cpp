@@ -4,8 +4,8 @@
 // input views (padded parents, offset origins), each about LO-HI MiB. Per case: the
 // exact check first (0xFF-poisoned output against an odometer over the strided input
 // that shares no code with the library), then the fraction of a cudaMemcpy of the same
-// bytes (CUDA events, warm-ups, median of reps), for the library's route and, on the
-// GPU, for the previous strided-copy route in the same run (--no-baseline skips it).
+// bytes (CUDA events, warm-ups, median of reps); on the GPU, the N-d kernel that ran
+// (nd_route_of).
 // Without a GPU, or with --cpu, the CPU backend (T threads) against a T-thread memcpy
 // of the same bytes, timed alternately in the same run.
 // Summaries: median, 10th percentile and minimum, overall and per class. --json FILE
@@ -31,7 +31,7 @@
 #if defined(XPOSE_HAS_CUDA)
 #include <cuda_runtime.h>
 
-#include "cuda/nd/nd_candidate.hpp"  // set_nd_row_stream: the previous strided-copy route, same run
+#include "cuda/nd/nd_route.hpp"  // the route column
 #endif
 
 namespace xbench {
@@ -249,14 +249,13 @@ int permute_random_main(int argc, char** argv) {
   CLI::App app{"xpose-bench permute --random N: random permutations, checked then timed against a copy"};
   int n = 0, warmup = 3, reps = 15;
   std::string seed_s, dtype_s = "1,2,4,8,16", mib_s = "16:256", json_path;
-  bool no_base = false, cpu = false;
+  bool cpu = false;
   int threads = 0;
   app.add_option("--random", n, "number of random cases")->required();
   app.add_option("--seed", seed_s, "seed (default: a fresh one, printed)");
   app.add_option("--dtype", dtype_s, "element sizes in bytes, comma-separated (default 1,2,4,8,16)");
   app.add_option("--mib", mib_s, "LO:HI MiB per tensor (default 16:256)");
   app.add_option("--json", json_path, "write the cases and results as JSON");
-  app.add_flag("--no-baseline", no_base, "GPU: skip the previous strided-copy route");
   app.add_flag("--cpu", cpu, "time the CPU backend (the default without a GPU)");
   app.add_option("--threads", threads, "CPU threads (default: all cores)");
   app.add_option("--warmup", warmup, "untimed runs");
@@ -315,11 +314,11 @@ int permute_random_main(int argc, char** argv) {
                 cpu ? "" : " (no GPU: ", cpu ? "" : why.c_str(), cpu ? "" : ")", host_threads);
   std::fflush(stdout);
   std::mt19937_64 g(seed);
-  std::printf("%-4s %-3s %-30s %-16s %-4s %-12s %-10s %-7s %8s %8s %s\n", "case", "E", "shape", "axes", "view", "algorithm",
-              "class", "check", "new", "old", "route");
+  std::printf("%-4s %-3s %-30s %-16s %-4s %-12s %-10s %-7s %8s %s\n", "case", "E", "shape", "axes", "view", "algorithm",
+              "class", "check", "of copy", "route");
   nlohmann::json out_json = {{"seed", seed}, {"cases", nlohmann::json::array()}};
-  std::vector<double> f_new, f_old;
-  std::map<std::string, std::vector<double>> c_new, c_old;
+  std::vector<double> f_all;
+  std::map<std::string, std::vector<double>> f_class;
   int rc = 0;
   for (int id = 0; id < n; ++id) {
     const rcase c = draw_case(g, id, sizes, lo, hi);
@@ -339,7 +338,7 @@ int permute_random_main(int argc, char** argv) {
     fill(parent, seed + static_cast<std::uint64_t>(id));
     oracle(parent.data(), want.data(), c);
     const std::string cls = class_of(p);
-    timing tn, to;
+    timing tn;
     std::string route = "-";
 #if defined(XPOSE_HAS_CUDA)
     if (gpu) {
@@ -353,20 +352,9 @@ int permute_random_main(int argc, char** argv) {
       cudaMemcpy(dpar, parent.data(), parent.size(), cudaMemcpyHostToDevice);
       const unsigned char* din = dpar + c.offset * c.es;
       const double memcpy_ms = time_events(warmup, reps, [&] { cudaMemcpyAsync(dout, dpar, bytes, cudaMemcpyDeviceToDevice); });
-      xpose::detail::set_nd_row_stream(true);
       tn = gpu_route(p, din, dout, want, warmup, reps, memcpy_ms);
-      const int u = xpose::detail::row_unit(p, din, dout);
-      const index_t row = p.out.extents[p.out.rank - 1] * c.es;
-      if (xpose::detail::row_stream_takes(u, row)) {
-        route = "row_stream/W" + std::to_string(u) + "/G" + std::to_string(xpose::detail::row_lanes(row, u, 4));
-        if (!no_base) {
-          xpose::detail::set_nd_row_stream(false);
-          to = gpu_route(p, din, dout, want, warmup, reps, memcpy_ms);
-          xpose::detail::set_nd_row_stream(true);
-        }
-      } else if (p.algo == xpose::algorithm::permute_nd || p.algo == xpose::algorithm::strided_copy) {
-        route = xpose::detail::nd_kernel_name(xpose::detail::nd_kernel_for(p, din, dout));
-      }
+      if (p.algo == xpose::algorithm::permute_nd || p.algo == xpose::algorithm::strided_copy)
+        route = xpose::detail::nd_kernel_name(xpose::detail::nd_route_of(p, din, dout).kernel);
       cudaFree(dpar);
       cudaFree(dout);
     } else
@@ -392,20 +380,15 @@ int permute_random_main(int argc, char** argv) {
         tn.ms = tx[tx.size() / 2], tn.ref_ms = tm[tm.size() / 2];
       }
     }
-    const bool ok = tn.check == "ok" && to.check == "ok";
+    const bool ok = tn.check == "ok";
     if (!ok) rc = 1;
-    const double fn = tn.ms > 0 ? tn.ref_ms / tn.ms : 0, fo = to.ms > 0 ? to.ref_ms / to.ms : 0;
+    const double fn = tn.ms > 0 ? tn.ref_ms / tn.ms : 0;
     std::vector<index_t> ax(c.axes.begin(), c.axes.end());
-    std::printf("%-4d %-3d %-30s %-16s %-4s %-12s %-10s %-7s %8.3f %8s %s\n", id, c.es, join(c.shape, 'x').c_str(),
-                join(ax, ',').c_str(), c.view ? "yes" : "-", xpose::to_string(p.algo), cls.c_str(),
-                ok ? "ok" : (tn.check != "ok" ? tn.check : "old " + to.check).c_str(), fn,
-                fo > 0 ? std::to_string(fo).substr(0, 5).c_str() : "-", route.c_str());
+    std::printf("%-4d %-3d %-30s %-16s %-4s %-12s %-10s %-7s %8.3f %s\n", id, c.es, join(c.shape, 'x').c_str(),
+                join(ax, ',').c_str(), c.view ? "yes" : "-", xpose::to_string(p.algo), cls.c_str(), tn.check.c_str(), fn,
+                route.c_str());
     std::fflush(stdout);
-    if (ok && tn.ms > 0) {
-      f_new.push_back(fn), c_new[cls].push_back(fn);
-      const double base = fo > 0 ? fo : fn;  // routes the old path shares: the same kernel
-      f_old.push_back(base), c_old[cls].push_back(base);
-    }
+    if (ok && tn.ms > 0) f_all.push_back(fn), f_class[cls].push_back(fn);
     out_json["cases"].push_back({{"id", id},
                                  {"elem_size", c.es},
                                  {"shape", c.shape},
@@ -418,21 +401,17 @@ int permute_random_main(int argc, char** argv) {
                                  {"route", route},
                                  {"check", ok ? "ok" : "FAILED"},
                                  {"xpose_ms", tn.ms},
-                                 {"memcpy_ms", tn.ref_ms},
-                                 {"old_ms", to.ms}});
+                                 {"memcpy_ms", tn.ref_ms}});
   }
-  auto line = [gpu](const std::string& label, const std::vector<double>& fnew, const std::vector<double>& fold) {
-    const stats a = stats_of(fnew), b = stats_of(fold);
-    std::printf("summary %-12s %4zu cases  new: median %.3f p10 %.3f min %.3f", label.c_str(), fnew.size(), a.median,
-                a.p10, a.min);
-    if (gpu) std::printf("   old: median %.3f p10 %.3f min %.3f", b.median, b.p10, b.min);
-    std::printf("\n");
+  auto line = [](const std::string& label, const std::vector<double>& f) {
+    const stats a = stats_of(f);
+    std::printf("summary %-12s %4zu cases  median %.3f p10 %.3f min %.3f\n", label.c_str(), f.size(), a.median, a.p10,
+                a.min);
   };
-  if (!f_new.empty()) {
-    std::printf(gpu ? "fraction of cudaMemcpy (old: the previous strided-copy route; other classes share one route)\n"
-                    : "fraction of a threaded memcpy of the same bytes\n");
-    line("all", f_new, f_old);
-    for (const auto& [cls, v] : c_new) line(cls, v, c_old[cls]);
+  if (!f_all.empty()) {
+    std::printf(gpu ? "fraction of cudaMemcpy of the same bytes\n" : "fraction of a threaded memcpy of the same bytes\n");
+    line("all", f_all);
+    for (const auto& [cls, v] : f_class) line(cls, v);
   }
   if (!json_path.empty()) {
     std::ofstream f(json_path);

@@ -3,10 +3,7 @@
 // fast divisors: the vector tile, and the packed tile for everything else) and the
 // strided copy of contiguous runs in units of up to 16 bytes. No allocation, no host sync, graph-capturable; 64-bit offsets,
 // grid-stride loops for counts beyond the grid limit. Index maps: src/core/nd_map.hpp.
-// Candidates selected at run time (nd_candidate.hpp): the vector tile on packed sides
-// and the run tile of short-run strided copies; the default: nd_kernel_default. What a
-// candidate cannot move takes the packed tile (nd_ptile_kernel).
-#include <atomic>
+// Which kernel a plan runs, on which tile: nd_route_of (nd_route.hpp), one decision.
 #include <type_traits>
 
 #include "../../core/core.hpp"
@@ -14,12 +11,32 @@
 #include "../../core/nd_map.hpp"
 #include "../best_kernels.cuh"
 #include "../common.cuh"
-#include "nd_candidate.hpp"
+#include "nd_route.hpp"
 #include "policy_nd.hpp"
 #include "row_stream.cuh"
 
 namespace xpose::detail {
 namespace {
+
+// The store side of the packed and flat tiles: unshifted word w (K elements of E bytes)
+// of an output row whose first element lies at `row`, shifted to the row's alignment
+// with the previous of Width lanes' word (every lane calls it), then stored: one aligned
+// word where the row covers it on a contiguous side, else its elements one by one within
+// the row's n elements (stride: the side's). valid: the lane holds a row.
+template <int E, int K, int Width, class T>
+__device__ __forceinline__ void ptile_store_word(T* __restrict__ out, index_t row, index_t stride, bool contiguous,
+                                                 int out_e, std::uint32_t u, int w, bool valid, int n) {
+  const std::uint32_t prev = __shfl_up_sync(0xffffffffu, u, 1, Width);
+  const int sh = ptile_shift<K>(out_e, row, contiguous), b = w * K - sh;  // first element of the word
+  const std::uint32_t x = ptile_funnel(prev, u, 8 * E * (K - sh));
+  if (valid && contiguous && b >= 0 && b + K <= n) {
+    *reinterpret_cast<std::uint32_t*>(out + row + b) = x;
+  } else if (valid) {
+#pragma unroll
+    for (int i = 0; i < K; ++i)
+      if (b + i >= 0 && b + i < n) out[row + (b + i) * stride] = static_cast<T>(x >> (8 * E * i));
+  }
+}
 
 // The packed tile (every element size; the route of every permute_nd plan the vector
 // tile cannot move): a vtile_map's tiles of TA x TB elements on packed sides, moved in
@@ -114,16 +131,7 @@ __global__ void __launch_bounds__(nd_ptile_threads, nd_ptile_min_blocks(E, S))
           const int b = s.w * K + i;
           if (av && b < nb) u |= static_cast<std::uint32_t>(sme[ptile_elem<K, LA>(s.row, b)]) << (8 * E * i);
         }
-        const std::uint32_t prev = __shfl_up_sync(0xffffffffu, u, 1, LB);
-        const int sh = ptile_shift<K>(out_e, row, cb), b = s.w * K - sh;  // first element of the word
-        const std::uint32_t x = ptile_funnel(prev, u, 8 * E * (K - sh));
-        if (av && cb && b >= 0 && b + K <= nb) {
-          *reinterpret_cast<std::uint32_t*>(out + row + b) = x;
-        } else if (av) {
-#pragma unroll
-          for (int i = 0; i < K; ++i)
-            if (b + i >= 0 && b + i < nb) out[row + (b + i) * m.b_os] = static_cast<T>(x >> (8 * E * i));
-        }
+        ptile_store_word<E, K, LB>(out, row, m.b_os, cb, out_e, u, s.w, av, nb);
       }
     }
     __syncthreads();  // the shared tile and row bases are read before the next tile's
@@ -209,16 +217,7 @@ __global__ void __launch_bounds__(nd_ptile_threads, 4)
 #pragma unroll
         for (int i = 0; i < K; ++i)
           if (av && lane * K + i < ns) u |= static_cast<std::uint32_t>(elem(lane * K + i)) << (8 * E * i);
-        const std::uint32_t prev = __shfl_up_sync(0xffffffffu, u, 1);
-        const int so = ptile_shift<K>(out_e, row, cb), b = lane * K - so;  // first element of the word
-        const std::uint32_t x = ptile_funnel(prev, u, 8 * E * (K - so));
-        if (av && cb && b >= 0 && b + K <= ns) {
-          *reinterpret_cast<std::uint32_t*>(out + row + b) = x;
-        } else if (av) {
-#pragma unroll
-          for (int i = 0; i < K; ++i)
-            if (b + i >= 0 && b + i < ns) out[row + (b + i) * m.b_os] = static_cast<T>(x >> (8 * E * i));
-        }
+        ptile_store_word<E, K, 32>(out, row, m.b_os, cb, out_e, u, lane, av, ns);
       }
     }
     __syncthreads();  // the shared tile and row bases are read before the next tile's
@@ -333,13 +332,14 @@ __global__ void __launch_bounds__(rtile_threads, 3)
 // vtile_map: row b of the tile is read at io + b_in(b0 + b) + a0, output row a written
 // at oo + a_out(a0 + a) + b0 (vtile_load_slot / vtile_store_slot, nd_map.hpp). Both
 // combined extents are multiples of k, so a chunk is whole or outside the tile.
-// Rows (candidate vtile_rows): each offset computed once, not once per chunk: lane l of
-// a warp computes the base of its warp's load row vtile_warp_row(l) and shuffles it to
-// the threads that load that row; the block computes the TA output row bases into
-// shared memory between the two barriers (packed groups cost a divide per digit).
-// MinB: the register bound, nd_vtile_for(E, V).min_blocks or nd_vtile_occ_min_blocks.
-template <int E, int V, bool Rows, int MinB, class Map>
-__global__ void __launch_bounds__(nd_vtile_for(E, V).threads, MinB)
+// Rows (32-bit maps; a 64-bit map computes each offset per chunk): each offset computed
+// once, not once per chunk: lane l of a warp computes the base of its warp's load row
+// vtile_warp_row(l) and shuffles it to the threads that load that row; the block
+// computes the TA output row bases into shared memory between the two barriers (packed
+// groups cost a divide per digit; the f16 tile issued an instruction on 65% of cycles
+// without it under ncu).
+template <int E, int V, bool Rows, class Map>
+__global__ void __launch_bounds__(nd_vtile_for(E, V).threads, nd_vtile_for(E, V).min_blocks)
     nd_vtile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
   constexpr nd_geom bt = nd_vtile_for(E, V);
   constexpr int NCH = bt.chunks, NT = bt.threads, MW = bt.micro_bytes;
@@ -410,13 +410,12 @@ __global__ void __launch_bounds__(nd_vtile_for(E, V).threads, MinB)
 // The run tile (strided copies of short runs): a vtile_map over runs of U 16-byte
 // chunks (runs_plan): row b of the tile is TA runs contiguous in the input, output row
 // a is TB runs contiguous in the output, so both sides move >= 512 contiguous bytes
-// where the runs alone are 16-128 (run_load_slot / run_store_slot, nd_map.hpp).
-// Fit (candidates vtile_fit, vtile_rows*; nd_run_tile_fit_kernel): a warp's every load j
-// and store j lie in one tile row (static_assert below), so lane j computes the row's
-// base once and shuffles it to the warp, under the register bound nd_fit_run_min_blocks;
-// Half: half the rows.
-template <int U, bool Fit, bool Half, class Map>
-__device__ __forceinline__ void run_tile(const Map& m, const void* __restrict__ in_v, void* __restrict__ out_v) {
+// where the runs alone are 16-128 (run_load_slot / run_store_slot, nd_map.hpp). A
+// warp's every load j and store j lie in one tile row (static_assert below), so lane j
+// computes the row's base once and shuffles it to the warp. Half: half the rows.
+template <int U, bool Half, class Map>
+__global__ void __launch_bounds__(nd_run_threads, nd_run_min_blocks(U, Half))
+    nd_run_tile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
   constexpr int TA = nd_run_tile_a, TB = nd_run_tile_b(U, Half), NT = nd_run_threads, P = (TA + 1) * U;
   constexpr int per = TA * TB * U / NT;
   static_assert((TA * U) % 32 == 0 && (TB * U) % 32 == 0 && per <= 32, "a warp's slot j is in one row");
@@ -428,27 +427,21 @@ __device__ __forceinline__ void run_tile(const Map& m, const void* __restrict__ 
     index_t io = 0, oo = 0, a0 = 0, b0 = 0;
     m.tile(t, &io, &oo, &a0, &b0, TA, TB);
     const index_t na = m.n_a - a0, nb = m.n_b - b0;
-    index_t in_row = 0, out_row = 0;  // Fit: lane j's bases of the warp's load row j and store row j
+    index_t in_row = 0, out_row = 0;  // lane j's bases of the warp's load row j and store row j
     const int na_t = static_cast<int>(na < TA ? na : TA), nb_t = static_cast<int>(nb < TB ? nb : TB);  // in the tile
-    if constexpr (Fit) {
-      if (lane < per) {
-        const int rb = run_load_slot<TA, TB, U, NT>(tid - lane, lane).row;
-        const int ra = run_store_slot<TA, TB, U, NT>(tid - lane, lane).row;
-        in_row = (io + m.b_in(b0 + (rb < nb ? rb : 0)) + a0) * U;
-        out_row = (oo + m.a_out(a0 + (ra < na ? ra : 0)) + b0) * U;
-      }
+    if (lane < per) {
+      const int rb = run_load_slot<TA, TB, U, NT>(tid - lane, lane).row;
+      const int ra = run_store_slot<TA, TB, U, NT>(tid - lane, lane).row;
+      in_row = (io + m.b_in(b0 + (rb < nb ? rb : 0)) + a0) * U;
+      out_row = (oo + m.a_out(a0 + (ra < na ? ra : 0)) + b0) * U;
     }
     uint4 v[per];
 #pragma unroll
     for (int j = 0; j < per; ++j) {
       const run_slot s = run_load_slot<TA, TB, U, NT>(tid, j);
       v[j] = make_uint4(0, 0, 0, 0);
-      if constexpr (Fit) {
-        const index_t row = __shfl_sync(0xffffffffu, in_row, j);
-        if (s.row < nb_t && s.col / U < na_t) v[j] = in[row + s.col];
-      } else {
-        if (s.row < nb && s.col / U < na) v[j] = in[(io + m.b_in(b0 + s.row) + a0) * U + s.col];
-      }
+      const index_t row = __shfl_sync(0xffffffffu, in_row, j);
+      if (s.row < nb_t && s.col / U < na_t) v[j] = in[row + s.col];
     }
     __syncthreads();  // the previous tile's shared reads are done
 #pragma unroll
@@ -461,28 +454,10 @@ __device__ __forceinline__ void run_tile(const Map& m, const void* __restrict__ 
     for (int j = 0; j < per; ++j) {
       const run_slot s = run_store_slot<TA, TB, U, NT>(tid, j);
       const int b = s.col / U;
-      if constexpr (Fit) {
-        const index_t row = __shfl_sync(0xffffffffu, out_row, j);
-        if (s.row < na_t && b < nb_t) out[row + s.col] = sm[b * P + s.row * U + s.col % U];
-      } else {
-        if (s.row < na && b < nb) out[(oo + m.a_out(a0 + s.row) + b0) * U + s.col] = sm[b * P + s.row * U + s.col % U];
-      }
+      const index_t row = __shfl_sync(0xffffffffu, out_row, j);
+      if (s.row < na_t && b < nb_t) out[row + s.col] = sm[b * P + s.row * U + s.col % U];
     }
   }
-}
-
-// The run tile of candidates vtile, vtile_tuned: no register bound (an explicit bound of
-// one block took 128-173 registers where this took 120).
-template <int U, class Map>
-__global__ void __launch_bounds__(nd_run_threads)
-    nd_run_tile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
-  run_tile<U, false, false>(m, in_v, out_v);
-}
-
-template <int U, bool Half, class Map>
-__global__ void __launch_bounds__(nd_run_threads, nd_fit_run_min_blocks(U, Half))
-    nd_run_tile_fit_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
-  run_tile<U, true, Half>(m, in_v, out_v);
 }
 
 // K = nd_copy_units U-byte units per thread per step, in output order (copy_slot):
@@ -517,6 +492,17 @@ __global__ void __launch_bounds__(nd_copy_threads)
 
 constexpr index_t grid_limit = 0x7fffffff;
 
+// f(integral_constant<E>, bool_constant<Conj>) for elem_size: conjugation only for
+// 8- and 16-byte elements (c64, c128).
+template <class F>
+decltype(auto) with_elem_conj(int elem_size, bool conj, F&& f) {
+  if (conj) {
+    if (elem_size == 8) return f(std::integral_constant<int, 8>{}, std::true_type{});
+    return f(std::integral_constant<int, 16>{}, std::true_type{});
+  }
+  return with_elem_size(elem_size, [&](auto e) { return f(e, std::false_type{}); });
+}
+
 template <int U, bool Conj, class Map>
 status launch_copy_kernel(const Map& m, const void* in, void* out, cudaStream_t stream) {
   constexpr index_t per_block = static_cast<index_t>(nd_copy_threads) * nd_copy_units;
@@ -528,7 +514,7 @@ status launch_copy_kernel(const Map& m, const void* in, void* out, cudaStream_t 
 template <int U, bool Conj>
 status launch_copy(const plan& p, int unit, const void* in, void* out, cudaStream_t stream) {
   const copy_map m = make_copy_map<copy_map>(p, unit);
-  if (nd_index32 && fits32(m.total)) return launch_copy_kernel<U, Conj>(make_copy_map<copy_map32>(p, unit), in, out, stream);
+  if (fits32(m.total)) return launch_copy_kernel<U, Conj>(make_copy_map<copy_map32>(p, unit), in, out, stream);
   return launch_copy_kernel<U, Conj>(m, in, out, stream);
 }
 
@@ -542,10 +528,24 @@ status launch_ptile_map(const Map& m, int s, const void* in, void* out, cudaStre
   return launch_status("permute_nd packed tile kernel launch");
 }
 
+template <int E, bool Conj>
+status launch_ptile(const plan& p, int s, const void* in, void* out, cudaStream_t stream) {
+  const vtile_map m = make_ptile_map<vtile_map>(p, s);
+  if (vtile_fits32(m)) return launch_ptile_map<E, Conj>(make_ptile_map<vtile_map32>(p, s), s, in, out, stream);
+  return launch_ptile_map<E, Conj>(m, s, in, out, stream);
+}
+
 template <int E, bool Conj, class Map>
 status launch_ftile_map(const Map& m, int nseg, const void* in, void* out, cudaStream_t stream) {
   nd_ftile_kernel<E, Conj, Map><<<clamp_grid(m.tiles, grid_limit), nd_ptile_threads, 0, stream>>>(m, nseg, in, out);
   return launch_status("permute_nd flat tile kernel launch");
+}
+
+template <int E, bool Conj>
+status launch_ftile(const plan& p, const vtile_groups& g, const void* in, void* out, cudaStream_t stream) {
+  const vtile_map m = make_ftile_map<vtile_map>(p, g);
+  if (vtile_fits32(m)) return launch_ftile_map<E, Conj>(make_ftile_map<vtile_map32>(p, g), ftile_segs(g.na), in, out, stream);
+  return launch_ftile_map<E, Conj>(m, ftile_segs(g.na), in, out, stream);
 }
 
 template <int E, bool Conj>
@@ -562,74 +562,47 @@ status launch_rtile(const plan& q, index_t R, const void* in, void* out, cudaStr
   return launch_status("strided copy row tile kernel launch");
 }
 
-template <int E, bool Conj>
-status launch_ptile(const plan& p, const void* in, void* out, cudaStream_t stream) {
-  vtile_groups g;
-  if (nd_ftile_takes(p, &g)) {
-    const vtile_map m = make_ftile_map<vtile_map>(p, g);
-    if (vtile_fits32(m)) return launch_ftile_map<E, Conj>(make_ftile_map<vtile_map32>(p, g), ftile_segs(g.na), in, out, stream);
-    return launch_ftile_map<E, Conj>(m, ftile_segs(g.na), in, out, stream);
-  }
-  const int s = nd_ptile_shape(p);
-  const vtile_map m = make_ptile_map<vtile_map>(p, s);
-  if (vtile_fits32(m)) return launch_ptile_map<E, Conj>(make_ptile_map<vtile_map32>(p, s), s, in, out, stream);
-  return launch_ptile_map<E, Conj>(m, s, in, out, stream);
-}
-
-// ---- the vector tile (candidate kernels, nd_candidate.hpp) ----
-
-std::atomic<int> g_nd_candidate{static_cast<int>(nd_kernel_default)};
-
-// Rows (vtile_rows*) on 32-bit maps; a 64-bit map runs the plain kernel. Occ
-// (vtile_rows_occ): the register bound nd_vtile_occ_min_blocks.
-template <int E, int V, bool Rows, bool Occ>
-status launch_vtile(const plan& p, const vtile_map& m, bool pack, const void* in, void* out, cudaStream_t stream) {
+// The row-offset variant (Rows) on 32-bit maps; a 64-bit map runs the plain kernel.
+template <int E, int V>
+status launch_vtile(const plan& p, const vtile_choice& c, const void* in, void* out, cudaStream_t stream) {
   constexpr nd_geom bt = nd_vtile_for(E, V);
-  constexpr int MinB = Occ ? nd_vtile_occ_min_blocks(E, V) : bt.min_blocks;
+  const vtile_map m = make_vtile_choice_map<vtile_map>(p, c);
   if (vtile_fits32(m)) {
-    const vtile_map32 m32 = make_vtile_map<vtile_map32>(p, bt.chunks * 16 / E, bt.rows, pack);
-    nd_vtile_kernel<E, V, Rows, MinB, vtile_map32>
-        <<<clamp_grid(m32.tiles, grid_limit), bt.threads, 0, stream>>>(m32, in, out);
+    const vtile_map32 m32 = make_vtile_choice_map<vtile_map32>(p, c);
+    nd_vtile_kernel<E, V, true, vtile_map32><<<clamp_grid(m32.tiles, grid_limit), bt.threads, 0, stream>>>(m32, in, out);
   } else {
-    nd_vtile_kernel<E, V, false, bt.min_blocks, vtile_map>
-        <<<clamp_grid(m.tiles, grid_limit), bt.threads, 0, stream>>>(m, in, out);
+    nd_vtile_kernel<E, V, false, vtile_map><<<clamp_grid(m.tiles, grid_limit), bt.threads, 0, stream>>>(m, in, out);
   }
   return launch_status("permute_nd vector tile kernel launch");
 }
 
-template <int E, bool Rows, bool Occ>
-status launch_vtile_shaped(const plan& p, int v, const vtile_map& m, bool pack, const void* in, void* out,
-                           cudaStream_t stream) {
-  static_assert(nd_vtile_shapes == 7, "one case per shape");
-  switch (v) {
-    case 1: return launch_vtile<E, 1, Rows, Occ>(p, m, pack, in, out, stream);
-    case 2: return launch_vtile<E, 2, Rows, Occ>(p, m, pack, in, out, stream);
-    case 3: return launch_vtile<E, 3, Rows, Occ>(p, m, pack, in, out, stream);
-    case 4: return launch_vtile<E, 4, Rows, Occ>(p, m, pack, in, out, stream);
-    case 5: return launch_vtile<E, 5, Rows, Occ>(p, m, pack, in, out, stream);
-    case 6: return launch_vtile<E, 6, Rows, Occ>(p, m, pack, in, out, stream);
-    default: return launch_vtile<E, 0, Rows, Occ>(p, m, pack, in, out, stream);
+template <int E>
+status launch_vtile_shaped(const plan& p, const vtile_choice& c, const void* in, void* out, cudaStream_t stream) {
+  static_assert(nd_vtile_shapes == 6, "one case per shape");
+  switch (c.v) {
+    case 1: return launch_vtile<E, 1>(p, c, in, out, stream);
+    case 2: return launch_vtile<E, 2>(p, c, in, out, stream);
+    case 3: return launch_vtile<E, 3>(p, c, in, out, stream);
+    case 4: return launch_vtile<E, 4>(p, c, in, out, stream);
+    case 5: return launch_vtile<E, 5>(p, c, in, out, stream);
+    default: return launch_vtile<E, 0>(p, c, in, out, stream);
   }
 }
 
-template <int U, bool Fit, bool Half>
+template <int U, bool Half>
 status launch_run_tile(const plan& q, const void* in, void* out, cudaStream_t stream) {
   const vtile_map32 m = make_vtile_map<vtile_map32>(q, nd_run_tile_a, nd_run_tile_b(U, Half), true);
-  if constexpr (Fit)
-    nd_run_tile_fit_kernel<U, Half, vtile_map32><<<clamp_grid(m.tiles, grid_limit), nd_run_threads, 0, stream>>>(m, in, out);
-  else
-    nd_run_tile_kernel<U, vtile_map32><<<clamp_grid(m.tiles, grid_limit), nd_run_threads, 0, stream>>>(m, in, out);
+  nd_run_tile_kernel<U, Half, vtile_map32><<<clamp_grid(m.tiles, grid_limit), nd_run_threads, 0, stream>>>(m, in, out);
   return launch_status("strided_copy run tile kernel launch");
 }
 
-template <bool Fit, bool Half>
+template <bool Half>
 status launch_run_tile_units(const plan& q, int chunks, const void* in, void* out, cudaStream_t stream) {
-  if (chunks == 1) return launch_run_tile<1, Fit, Half>(q, in, out, stream);
-  if (chunks == 2) return launch_run_tile<2, Fit, Half>(q, in, out, stream);
-  if (chunks == 4) return launch_run_tile<4, Fit, Half>(q, in, out, stream);
-  return launch_run_tile<8, Fit, Half>(q, in, out, stream);
+  if (chunks == 1) return launch_run_tile<1, Half>(q, in, out, stream);
+  if (chunks == 2) return launch_run_tile<2, Half>(q, in, out, stream);
+  if (chunks == 4) return launch_run_tile<4, Half>(q, in, out, stream);
+  return launch_run_tile<8, Half>(q, in, out, stream);
 }
-
 
 template <int W, int G>
 status launch_row_stream_lanes(const plan& p, const void* in, void* out, cudaStream_t stream) {
@@ -637,7 +610,7 @@ status launch_row_stream_lanes(const plan& p, const void* in, void* out, cudaStr
   auto* o = static_cast<unsigned char*>(out);
   const row_map m = make_row_map<row_map>(p, W, G * row_k);
   const index_t blocks = (m.items + row_threads - 1) / row_threads;  // a warp per 32 items
-  if (nd_index32 && fits32(m.items)) {
+  if (fits32(m.items)) {
     nd_row_stream_kernel<W, G, row_map32>
         <<<clamp_grid(blocks, grid_limit), row_threads, 0, stream>>>(
             make_row_map<row_map32>(p, W, G * row_k), i, o);
@@ -659,82 +632,49 @@ status launch_row_stream(const plan& p, const void* in, void* out, cudaStream_t 
   }
 }
 
-std::atomic<bool> g_nd_row_stream{true};
-}  // namespace
-
-void set_nd_candidate(nd_kernel k) noexcept { g_nd_candidate.store(static_cast<int>(k), std::memory_order_relaxed); }
-nd_kernel nd_candidate() noexcept { return static_cast<nd_kernel>(g_nd_candidate.load(std::memory_order_relaxed)); }
-
-nd_kernel nd_kernel_for(const plan& p, const void* in, const void* out) noexcept {
-  return nd_route(p, in, out, nd_candidate());
-}
-
-status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t stream) {
-  if (const nd_kernel k = nd_candidate(); k != nd_kernel::policy) {
-    vtile_map m;
-    vtile_choice c;
-    if (vtile_plan(p, in, out, k, &c, &m)) {
+// The kernel of nd_route_of's route for plan p (permute_nd or strided_copy).
+status launch_nd(const plan& p, const void* in, void* out, cudaStream_t stream) {
+  const nd_route r = nd_route_of(p, in, out);
+  switch (r.kernel) {
+    case nd_kernel::vtile:
       return with_elem_size(p.in.elem_size, [&](auto e) {
         constexpr int E = decltype(e)::value;
-        if constexpr (E < 2) return launch_ptile<E, false>(p, in, out, stream);  // not reached: vtile_plan takes E >= 2
-        else if (k == nd_kernel::vtile_rows_occ) return launch_vtile_shaped<E, true, true>(p, c.v, m, c.pack, in, out, stream);
-        else if (nd_kernel_rows(k)) return launch_vtile_shaped<E, true, false>(p, c.v, m, c.pack, in, out, stream);
-        else return launch_vtile_shaped<E, false, false>(p, c.v, m, c.pack, in, out, stream);
+        if constexpr (E < 2) return status{};  // not reached: the route takes E >= 2
+        else return launch_vtile_shaped<E>(p, r.vt, in, out, stream);
       });
-    }
-  }
-  if (p.conjugate) {
-    if (p.in.elem_size == 8) return launch_ptile<8, true>(p, in, out, stream);
-    return launch_ptile<16, true>(p, in, out, stream);
-  }
-  return with_elem_size(p.in.elem_size, [&](auto e) {
-    return launch_ptile<decltype(e)::value, false>(p, in, out, stream);
-  });
-}
-
-void set_nd_row_stream(bool on) noexcept { g_nd_row_stream.store(on, std::memory_order_relaxed); }
-
-status launch_strided_copy(const plan& p, const void* in, void* out, cudaStream_t stream) {
-  const int u = row_unit(p, in, out);
-  if (row_stream_takes(u, p.out.extents[p.out.rank - 1] * p.in.elem_size) && g_nd_row_stream.load(std::memory_order_relaxed)) {
-    switch (u) {
-      case 1: return launch_row_stream<1>(p, in, out, stream);
-      case 2: return launch_row_stream<2>(p, in, out, stream);
-      case 4: return launch_row_stream<4>(p, in, out, stream);
-      default: return launch_row_stream<8>(p, in, out, stream);
-    }
-  }
-  {
-    plan q;
-    index_t R = 0;
-    if (nd_rtile_takes(p, &q, &R, in, out)) {
-      if (p.conjugate) {
-        if (p.in.elem_size == 8) return launch_rtile<8, true>(q, R, in, out, stream);
-        return launch_rtile<16, true>(q, R, in, out, stream);
+    case nd_kernel::ftile:
+      return with_elem_conj(p.in.elem_size, p.conjugate, [&](auto e, auto conj) {
+        return launch_ftile<decltype(e)::value, decltype(conj)::value>(p, r.groups, in, out, stream);
+      });
+    case nd_kernel::ptile:
+      return with_elem_conj(p.in.elem_size, p.conjugate, [&](auto e, auto conj) {
+        return launch_ptile<decltype(e)::value, decltype(conj)::value>(p, r.shape, in, out, stream);
+      });
+    case nd_kernel::row_stream:
+      switch (r.unit) {
+        case 1: return launch_row_stream<1>(p, in, out, stream);
+        case 2: return launch_row_stream<2>(p, in, out, stream);
+        case 4: return launch_row_stream<4>(p, in, out, stream);
+        default: return launch_row_stream<8>(p, in, out, stream);
       }
-      return with_elem_size(q.in.elem_size, [&](auto e) { return launch_rtile<decltype(e)::value, false>(q, R, in, out, stream); });
-    }
+    case nd_kernel::rtile:
+      return with_elem_conj(r.q.in.elem_size, p.conjugate, [&](auto e, auto conj) {
+        return launch_rtile<decltype(e)::value, decltype(conj)::value>(r.q, r.R, in, out, stream);
+      });
+    case nd_kernel::run_tile:
+      if (r.half) return launch_run_tile_units<true>(r.q, r.chunks, in, out, stream);
+      return launch_run_tile_units<false>(r.q, r.chunks, in, out, stream);
+    default:
+      return with_elem_conj(r.unit, p.conjugate, [&](auto u, auto conj) {
+        return launch_copy<decltype(u)::value, decltype(conj)::value>(p, r.unit, in, out, stream);
+      });
   }
-  {
-    plan q;
-    int chunks = 0;
-    vtile_map m;
-    const nd_kernel k = nd_candidate();
-    bool half = false;
-    if (run_tile_plan(p, in, out, k, &q, &chunks, &m, &half)) {
-      if (half) return launch_run_tile_units<true, true>(q, chunks, in, out, stream);  // Fit only (run_tile_plan)
-      if (nd_run_tile_fit(k)) return launch_run_tile_units<true, false>(q, chunks, in, out, stream);
-      return launch_run_tile_units<false, false>(q, chunks, in, out, stream);
-    }
-  }
-  if (p.conjugate) {
-    if (p.in.elem_size == 8) return launch_copy<8, true>(p, 8, in, out, stream);
-    return launch_copy<16, true>(p, 16, in, out, stream);
-  }
-  const int unit = copy_unit(p, in, out);
-  return with_elem_size(unit, [&](auto u) {
-    return launch_copy<decltype(u)::value, false>(p, unit, in, out, stream);
-  });
 }
+
+}  // namespace
+
+status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t stream) { return launch_nd(p, in, out, stream); }
+
+status launch_strided_copy(const plan& p, const void* in, void* out, cudaStream_t stream) { return launch_nd(p, in, out, stream); }
 
 }  // namespace xpose::detail

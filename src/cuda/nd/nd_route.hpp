@@ -1,0 +1,183 @@
+// The route of the N-d plans: which kernel a permute_nd or strided_copy plan runs with
+// these pointers, and on which tile (nd_route_of, one decision). Host code: the
+// launchers in permute_nd.cu and the CPU tests share it. docs/RESULTS.md, "N-d: kernel
+// choice".
+#pragma once
+
+#include "xpose/plan.hpp"
+#include "../../core/nd_map.hpp"
+#include "policy_nd.hpp"
+
+namespace xpose::detail {
+
+/// A vector tile shape (nd_vtile_for's v), packed sides or not, and the fraction of its
+/// tile slots the plan fills.
+struct vtile_choice {
+  int v = 0;
+  bool pack = false;
+  double fill = 0;
+};
+
+/// Of the shapes v_lo <= v < v_hi, the one whose best groups (make_vtile_groups) fill the
+/// largest fraction of its tile slots; ties keep the lower v (the larger tile).
+inline vtile_choice nd_vtile_best(const plan& p, bool pack, int v_lo, int v_hi) {
+  const int E = p.in.elem_size;
+  vtile_choice c{v_lo, pack, -1};
+  for (int v = v_lo; v < v_hi; ++v) {
+    const nd_geom t = nd_vtile_for(E, v);
+    const int ta = t.chunks * 16 / E, tb = t.rows;
+    const vtile_groups g = make_vtile_groups(p, ta, tb, pack);
+    const double f = tile_fill(g.na, ta) * tile_fill(g.nb, tb);
+    if (f > c.fill + 1e-12) c.fill = f, c.v = v;
+  }
+  return c;
+}
+
+/// Of the shapes v_lo <= v < v_hi, the best on one dim per side, or on packed sides
+/// where those fill over nd_pack_gain times the slots.
+inline vtile_choice nd_vtile_pack_or_flat(const plan& p, int v_lo, int v_hi) {
+  const vtile_choice flat = nd_vtile_best(p, false, v_lo, v_hi), packed = nd_vtile_best(p, true, v_lo, v_hi);
+  return packed.fill > nd_pack_gain * flat.fill ? packed : flat;
+}
+
+/// The vector tile's shape and packing for a permute_nd plan (policy_nd.hpp, nd_pack_gain
+/// and the fills beside it): shape 0 for fully filled 4-16 byte tiles, else the
+/// 128-thread shapes 1-2, else the short-B shapes 3-5 where they fill more.
+inline vtile_choice nd_vtile_choice(const plan& p) {
+  if (p.in.elem_size >= 4) {
+    const vtile_choice full = nd_vtile_pack_or_flat(p, 0, 1);
+    if (full.fill >= nd_full_fill) return full;
+  }
+  const vtile_choice half = nd_vtile_pack_or_flat(p, 1, 3);
+  if (!half.pack && half.fill > nd_flat_fill) return half;
+  const vtile_choice small = nd_vtile_best(p, true, 3, nd_vtile_shapes);
+  return small.fill > nd_short_gain * half.fill ? small : half;
+}
+
+/// Whether a vtile_map's every index fits the 32-bit divisors.
+template <class Map>
+bool vtile_fits32(const Map& m) {
+  return fits32(m.tiles) && fits32(m.n_a) && fits32(m.n_b);
+}
+
+/// The vector tile's map for a plan on choice c (Map: vtile_map, or vtile_map32 where
+/// vtile_fits32).
+template <class Map = vtile_map>
+inline Map make_vtile_choice_map(const plan& p, const vtile_choice& c) {
+  const nd_geom bt = nd_vtile_for(p.in.elem_size, c.v);
+  return make_vtile_map<Map>(p, bt.chunks * 16 / p.in.elem_size, bt.rows, c.pack);
+}
+
+/// The packed tile's shape (nd_ptile_for) for a permute_nd plan: the one whose packed
+/// sides (make_vtile_groups) fill the largest fraction of its slots; ties keep the lower
+/// shape (the larger tile). *fill: that fraction.
+inline int nd_ptile_shape(const plan& p, double* fill = nullptr) {
+  const int E = p.in.elem_size;
+  int best = 0;
+  double f_best = -1;
+  for (int s = 0; s < nd_ptile_shapes; ++s) {
+    const int ta = ptile_side(E, nd_ptile_for(s).la), tb = ptile_side(E, nd_ptile_for(s).lb);
+    const vtile_groups g = make_vtile_groups(p, ta, tb, true);
+    const double f = tile_fill(g.na, ta) * tile_fill(g.nb, tb);
+    if (f > f_best + 1e-12) f_best = f, best = s;
+  }
+  if (fill) *fill = f_best;
+  return best;
+}
+
+/// The packed tile's map for shape s (Map: vtile_map, or vtile_map32 where vtile_fits32).
+template <class Map = vtile_map>
+inline Map make_ptile_map(const plan& p, int s) {
+  const int E = p.in.elem_size;
+  return make_vtile_map<Map>(p, ptile_side(E, nd_ptile_for(s).la), ptile_side(E, nd_ptile_for(s).lb), true);
+}
+
+/// Whether a permute_nd plan that takes the packed tile runs the flat tile instead
+/// (ftile_groups, nd_map.hpp): where it is of its class and fills more of its slots than
+/// the packed tile's best shape does; *g: its groups.
+inline bool nd_ftile_takes(const plan& p, vtile_groups* g) {
+  double fill = 0;
+  nd_ptile_shape(p, &fill);
+  return ftile_groups(p, g) && ftile_fill(*g, p.in.elem_size) > fill + 1e-12;
+}
+
+/// The kernels of the N-d plans (permute_nd.cu).
+enum class nd_kernel : int {
+  vtile,       // permute_nd: best's 16-byte tile on packed sides (nd_vtile_kernel)
+  ptile,       // permute_nd: the packed tile, everything the vector tile cannot move
+  ftile,       // permute_nd: the flat tile (short input-fastest group)
+  row_stream,  // strided_copy: rows >= 128 B in units under 16 B
+  rtile,       // strided_copy: the row tile (kept rows under 128 B back to back)
+  run_tile,    // strided_copy: the run tile (kept runs of 1-8 whole 16-byte chunks)
+  copy         // strided_copy: the element copy
+};
+
+constexpr const char* nd_kernel_name(nd_kernel k) {
+  switch (k) {
+    case nd_kernel::vtile: return "vtile";
+    case nd_kernel::ptile: return "ptile";
+    case nd_kernel::ftile: return "ftile";
+    case nd_kernel::row_stream: return "row_stream";
+    case nd_kernel::rtile: return "rtile";
+    case nd_kernel::run_tile: return "run_tile";
+    default: return "copy";
+  }
+}
+
+/// The route of a permute_nd or strided_copy plan: its kernel and that kernel's choices.
+struct nd_route {
+  nd_kernel kernel = nd_kernel::copy;
+  vtile_choice vt;       // vtile: shape and packing
+  int shape = 0;         // ptile: nd_ptile_for's shape
+  vtile_groups groups;   // ftile: its groups
+  int unit = 0;          // row_stream: row_unit; copy: the unit moved (bytes)
+  plan q;                // rtile: the plan over rows (widened to the row unit); run_tile: over runs
+  index_t R = 0;         // rtile: row length in q's elements
+  int chunks = 0;        // run_tile: 16-byte chunks per run
+  bool half = false;     // run_tile: the half tile (nd_run_tile_b)
+};
+
+/// The route of plan p (permute_nd or strided_copy) with these pointers:
+/// permute_nd: the vector tile where its shape's map moves in whole aligned 16-byte
+///   chunks (2-16 byte elements, no conjugation; vtile_vector_ok), else the flat tile
+///   where nd_ftile_takes, else the packed tile;
+/// strided_copy: the row stream where row_stream_takes, else the row tile for short
+///   rows that are not whole chunks (rtile_plan), else the run tile for runs of whole
+///   chunks (runs_plan; 32-bit maps, 16-byte aligned pointers), else the element copy in
+///   the widest unit (copy_unit; elements where it conjugates).
+inline nd_route nd_route_of(const plan& p, const void* in, const void* out) {
+  nd_route r;
+  const int E = p.in.elem_size;
+  if (p.algo == algorithm::permute_nd) {
+    if (!p.conjugate && E >= 2) {
+      r.vt = nd_vtile_choice(p);
+      r.kernel = nd_kernel::vtile;
+      if (vtile_vector_ok(make_vtile_choice_map(p, r.vt), E, in, out)) return r;
+    }
+    r.kernel = nd_ftile_takes(p, &r.groups) ? nd_kernel::ftile : nd_kernel::ptile;
+    r.shape = nd_ptile_shape(p);
+    return r;
+  }
+  const int u = row_unit(p, in, out);
+  if (row_stream_takes(u, p.out.extents[p.out.rank - 1] * E)) {
+    r.kernel = nd_kernel::row_stream, r.unit = u;
+    return r;
+  }
+  if (runs_plan(p, &r.q, &r.chunks)) {
+    const int tb = nd_run_tile_b(r.chunks), th = nd_run_tile_b(r.chunks, true);
+    const vtile_groups f = make_vtile_groups(r.q, nd_run_tile_a, tb, true), h = make_vtile_groups(r.q, nd_run_tile_a, th, true);
+    r.half = tile_fill(h.na, nd_run_tile_a) * tile_fill(h.nb, th) > tile_fill(f.na, nd_run_tile_a) * tile_fill(f.nb, tb) + 1e-12;
+    const vtile_map m = make_vtile_map<vtile_map>(r.q, nd_run_tile_a, nd_run_tile_b(r.chunks, r.half), true);
+    r.kernel = nd_kernel::run_tile;
+    if (vtile_fits32(m) && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0)
+      return r;
+  } else if (rtile_plan(p, &r.q, &r.R)) {
+    rtile_widen(&r.q, &r.R, u);
+    r.kernel = nd_kernel::rtile;
+    return r;
+  }
+  r.kernel = nd_kernel::copy, r.unit = p.conjugate ? E : copy_unit(p, in, out);
+  return r;
+}
+
+}  // namespace xpose::detail

@@ -42,39 +42,45 @@ constexpr index_t square_tile() {
   return ES <= 4 ? 64 : 32;
 }
 
+// The tile pairs of an n x n square at a, shared among the threads of the
+// enclosing parallel region (or run by the caller alone outside one).
 template <int ES>
-void square(byte* a, index_t n, int threads) {
+void square_tiles(byte* a, index_t n) {
   constexpr index_t T = square_tile<ES>();
   const index_t nt = (n + T - 1) / T, pairs = nt * (nt + 1) / 2;
   const index_t ld = n * ES;
-#pragma omp parallel num_threads(threads) if (pairs > 1)
-  {
-    alignas(64) byte ta[T * T * ES], tb[T * T * ES];  // (T, T) tiles (ti, tj) and (tj, ti)
+  alignas(64) byte ta[T * T * ES], tb[T * T * ES];  // (T, T) tiles (ti, tj) and (tj, ti)
 #pragma omp for schedule(dynamic, 4)
-    for (index_t p = 0; p < pairs; ++p) {
-      index_t ti = 0, tj = 0;
-      inplace::tile_pair(p, &ti, &tj);
-      const index_t r0 = ti * T, c0 = tj * T;
-      const index_t h = std::min(T, n - r0), w = std::min(T, n - c0);  // tile (ti, tj) is h x w
-      byte* A = a + r0 * ld + c0 * ES;                                  // (h, w)
-      byte* B = a + c0 * ld + r0 * ES;                                  // (w, h)
-      for (index_t i = 0; i < h; ++i) std::memcpy(ta + i * T * ES, A + i * ld, static_cast<std::size_t>(w * ES));
-      if (ti != tj)
-        for (index_t i = 0; i < w; ++i) std::memcpy(tb + i * T * ES, B + i * ld, static_cast<std::size_t>(h * ES));
-      // B = A^T; A = B^T (a diagonal tile is its own partner: B == A, tb unused),
-      // through the out-of-place backend's SIMD micro-tiles, single-threaded.
-      matrix_desc t = matrix_desc::packed(h, w, ES);
+  for (index_t p = 0; p < pairs; ++p) {
+    index_t ti = 0, tj = 0;
+    inplace::tile_pair(p, &ti, &tj);
+    const index_t r0 = ti * T, c0 = tj * T;
+    const index_t h = std::min(T, n - r0), w = std::min(T, n - c0);  // tile (ti, tj) is h x w
+    byte* A = a + r0 * ld + c0 * ES;                                  // (h, w)
+    byte* B = a + c0 * ld + r0 * ES;                                  // (w, h)
+    for (index_t i = 0; i < h; ++i) std::memcpy(ta + i * T * ES, A + i * ld, static_cast<std::size_t>(w * ES));
+    if (ti != tj)
+      for (index_t i = 0; i < w; ++i) std::memcpy(tb + i * T * ES, B + i * ld, static_cast<std::size_t>(h * ES));
+    // B = A^T; A = B^T (a diagonal tile is its own partner: B == A, tb unused),
+    // through the out-of-place backend's SIMD micro-tiles, single-threaded.
+    matrix_desc t = matrix_desc::packed(h, w, ES);
+    t.ld_in = T;
+    t.ld_out = n;
+    blocked_transpose(ta, B, t, 1);
+    if (ti != tj) {
+      t = matrix_desc::packed(w, h, ES);
       t.ld_in = T;
       t.ld_out = n;
-      blocked_transpose(ta, B, t, 1);
-      if (ti != tj) {
-        t = matrix_desc::packed(w, h, ES);
-        t.ld_in = T;
-        t.ld_out = n;
-        blocked_transpose(tb, A, t, 1);
-      }
+      blocked_transpose(tb, A, t, 1);
     }
   }
+}
+
+template <int ES>
+void square(byte* a, index_t n, int threads) {
+  const index_t nt = (n + square_tile<ES>() - 1) / square_tile<ES>();
+#pragma omp parallel num_threads(threads) if (nt > 1)
+  square_tiles<ES>(a, n);
 }
 
 // Out-of-place transpose of rows x cols (pitches ld_in, ld_out) in pieces whose
@@ -178,24 +184,15 @@ void pass(byte* g, const c2r_map& m, step s, byte* ws, index_t ws_elems, int thr
   }
 }
 
-void copy_parallel(byte* dst, const byte* src, std::size_t bytes, int threads) {
-  constexpr std::size_t piece = std::size_t{1} << 20;
-  const auto pieces = static_cast<index_t>((bytes + piece - 1) / piece);
-#pragma omp parallel for num_threads(threads) schedule(static) if (pieces > 1)
-  for (index_t p = 0; p < pieces; ++p) {
-    const std::size_t o = static_cast<std::size_t>(p) * piece;
-    std::memcpy(dst + o, src + o, std::min(piece, bytes - o));
-  }
-}
-
-// The slot transpose of inplace_blocks.hpp on the grid at g (slots of sb bytes):
-// the marks saved into ws, then every walk (a thread per walk).
-void slot_transpose(byte* g, const inplace::slot_grid& grid, std::size_t sb, byte* ws, int threads) {
+// The slot transpose of inplace_blocks.hpp on the grid at g (slots of sb bytes),
+// shared among the threads of the enclosing region: the marks saved into ws, then
+// every walk (a thread per walk).
+void slot_transpose(byte* g, const inplace::slot_grid& grid, std::size_t sb, byte* ws) {
   const index_t N = grid.count(), S = inplace::slot_mark_every;
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp for schedule(static)
   for (index_t b = 0; b < (N + S - 1) / S; ++b)
     if (const index_t y = inplace::slot_grid::mark_of(b); y < N) std::memcpy(ws + b * sb, g + y * sb, sb);
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 16)
+#pragma omp for schedule(dynamic, 16)
   for (index_t y = 0; y < N; ++y) {
     const int role = grid.role(y);
     if (role == 1) {
@@ -226,22 +223,46 @@ void slot_transpose(byte* g, const inplace::slot_grid& grid, std::size_t sb, byt
   }
 }
 
-// One matrix by the blocked plan (inplace_blocks.hpp).
+// A rows x cols slab at a (packed) transposed through ws, shared among the threads
+// of the enclosing region: pieces of about a MiB (input columns, output rows) into
+// the workspace, then the copy back. Two barriers per slab, not a parallel region
+// per piece: on a loaded machine every join waits for a preempted thread
+// (docs/RESULTS.md "In-place transposes").
 template <int ES>
-void blocked(byte* a, const inplace::block_plan& p, byte* ws, int threads) {
+void slab_through(byte* a, index_t rows, index_t cols, byte* ws) {
+  constexpr index_t piece_bytes = index_t{1} << 20;
+  index_t pw = std::max<index_t>(1, piece_bytes / (rows * ES));
+  if (pw > 64) pw -= pw % 64;
+  const index_t pieces = (cols + pw - 1) / pw;
+#pragma omp for schedule(dynamic, 1)
+  for (index_t q = 0; q < pieces; ++q) {
+    const index_t c0 = q * pw;
+    matrix_desc d = matrix_desc::packed(rows, std::min(pw, cols - c0), ES);
+    d.ld_in = cols;
+    d.ld_out = rows;
+    blocked_transpose(a + c0 * ES, ws + c0 * rows * ES, d, 1);
+  }
+  const index_t bytes = rows * cols * ES, chunks = (bytes + piece_bytes - 1) / piece_bytes;
+#pragma omp for schedule(dynamic, 1)
+  for (index_t q = 0; q < chunks; ++q) {
+    const index_t o = q * piece_bytes;
+    std::memcpy(a + o, ws + o, static_cast<std::size_t>(std::min(piece_bytes, bytes - o)));
+  }
+}
+
+// One matrix by the blocked plan (inplace_blocks.hpp), shared among the threads of
+// the enclosing region.
+template <int ES>
+void blocked(byte* a, const inplace::block_plan& p, byte* ws) {
   const auto sb = static_cast<std::size_t>(p.slot * ES);
-  if (p.slots_first()) slot_transpose(a, p.grid, sb, ws, threads);
+  if (p.slots_first()) slot_transpose(a, p.grid, sb, ws);
   const index_t se = p.slab_elems();
   for (index_t s = 0; s < p.k; ++s) {
     byte* slab = a + s * se * ES;
-    if (p.square) {
-      square<ES>(slab, p.slab_rows, threads);
-    } else {
-      transpose_cached<ES>(slab, p.slab_cols, ws, p.slab_rows, p.slab_rows, p.slab_cols, threads);
-      copy_parallel(slab, ws, static_cast<std::size_t>(se * ES), threads);
-    }
+    if (p.square) square_tiles<ES>(slab, p.slab_rows);
+    else slab_through<ES>(slab, p.slab_rows, p.slab_cols, ws);
   }
-  if (!p.slots_first()) slot_transpose(a, p.grid, sb, ws, threads);
+  if (!p.slots_first()) slot_transpose(a, p.grid, sb, ws);
 }
 
 template <int ES>
@@ -249,11 +270,15 @@ void run(byte* data, const matrix_desc& d, byte* ws, std::size_t ws_bytes, int t
   const index_t one = d.rows * d.cols;
   const inplace::rect_plan plan = inplace::make_rect_plan(d.rows, d.cols);
   const inplace::block_plan bp = inplace::make_block_plan(d.rows, d.cols, ES);
+  if (bp.kind != inplace::block_kind::none) {
+    // One parallel region for every matrix: the phases are work-shared loops.
+#pragma omp parallel num_threads(threads)
+    for (index_t b = 0; b < d.batch; ++b) blocked<ES>(data + b * one * ES, bp, ws);
+    return;
+  }
   for (index_t b = 0; b < d.batch; ++b) {
     byte* a = data + b * one * ES;
-    if (bp.kind != inplace::block_kind::none) {
-      blocked<ES>(a, bp, ws, threads);
-    } else if (d.rows == d.cols) {
+    if (d.rows == d.cols) {
       square<ES>(a, d.rows, threads);
     } else if (d.rows == 1 || d.cols == 1) {
       // A vector is its own transpose in memory.

@@ -184,10 +184,37 @@ void pass(byte* g, const c2r_map& m, step s, byte* ws, index_t ws_elems, int thr
   }
 }
 
-// The slot transpose of inplace_blocks.hpp on the grid at g (slots of sb bytes),
-// shared among the threads of the enclosing region: the marks saved into ws, then
-// every walk (a thread per walk).
-void slot_transpose(byte* g, const inplace::slot_grid& grid, std::size_t sb, byte* ws) {
+// The slot grid's pull map with the slabs one place round: the slot transpose of
+// inplace_blocks.hpp when the slabs sit at slab (s - 1) mod k before it (row slabs,
+// before = false: y pulls src(y) - C) or must end there after it (column slabs,
+// before = true: y pulls src(y - R)), mod R*C. The rotation lets every slab be
+// transposed straight into its neighbour's place (blocked below).
+struct turned_grid {
+  inplace::slot_grid grid;
+  bool before;
+  index_t count() const { return grid.count(); }
+  index_t src(index_t y) const {
+    const index_t n = grid.count();
+    if (before) return grid.src(y >= grid.R ? y - grid.R : y - grid.R + n);
+    const index_t x = grid.src(y);
+    return x >= grid.C ? x - grid.C : x - grid.C + n;
+  }
+  // As slot_grid::role, on this map.
+  int role(index_t y) const {
+    const index_t s0 = src(y);
+    if (s0 == y) return 0;
+    if (inplace::slot_grid::marked(y)) return 1;
+    for (index_t s = s0; s != y; s = src(s))
+      if (s < y || inplace::slot_grid::marked(s)) return 0;
+    return 2;
+  }
+};
+
+// The slot permutation y <- grid.src(y) (a slot_grid or turned_grid) on the slots
+// of sb bytes at g, shared among the threads of the enclosing region: the marks
+// saved into ws, then every walk (a thread per walk; inplace_blocks.hpp).
+template <class Grid>
+void slot_transpose(byte* g, const Grid& grid, std::size_t sb, byte* ws) {
   const index_t N = grid.count(), S = inplace::slot_mark_every;
 #pragma omp for schedule(static)
   for (index_t b = 0; b < (N + S - 1) / S; ++b)
@@ -223,14 +250,15 @@ void slot_transpose(byte* g, const inplace::slot_grid& grid, std::size_t sb, byt
   }
 }
 
-// A rows x cols slab at a (packed) transposed through ws, shared among the threads
-// of the enclosing region: pieces of about a MiB (input columns, output rows) into
-// the workspace, then the copy back. Two barriers per slab, not a parallel region
-// per piece: on a loaded machine every join waits for a preempted thread
-// (docs/RESULTS.md "In-place transposes").
+constexpr index_t piece_bytes = index_t{1} << 20;
+
+// The rows x cols matrix at from (packed) transposed to `to`, shared among the
+// threads of the enclosing region in pieces of about a MiB (input columns, output
+// rows), each by the out-of-place backend on one thread: one barrier, where a
+// parallel region per piece waited at every join for a preempted thread on a
+// loaded machine (docs/RESULTS.md "In-place transposes").
 template <int ES>
-void slab_through(byte* a, index_t rows, index_t cols, byte* ws) {
-  constexpr index_t piece_bytes = index_t{1} << 20;
+void transpose_shared(const byte* from, byte* to, index_t rows, index_t cols) {
   index_t pw = std::max<index_t>(1, piece_bytes / (rows * ES));
   if (pw > 64) pw -= pw % 64;
   const index_t pieces = (cols + pw - 1) / pw;
@@ -240,29 +268,49 @@ void slab_through(byte* a, index_t rows, index_t cols, byte* ws) {
     matrix_desc d = matrix_desc::packed(rows, std::min(pw, cols - c0), ES);
     d.ld_in = cols;
     d.ld_out = rows;
-    blocked_transpose(a + c0 * ES, ws + c0 * rows * ES, d, 1);
+    blocked_transpose(from + c0 * ES, to + c0 * rows * ES, d, 1);
   }
-  const index_t bytes = rows * cols * ES, chunks = (bytes + piece_bytes - 1) / piece_bytes;
+}
+
+void copy_shared(byte* to, const byte* from, index_t bytes) {
+  const index_t chunks = (bytes + piece_bytes - 1) / piece_bytes;
 #pragma omp for schedule(dynamic, 1)
   for (index_t q = 0; q < chunks; ++q) {
     const index_t o = q * piece_bytes;
-    std::memcpy(a + o, ws + o, static_cast<std::size_t>(std::min(piece_bytes, bytes - o)));
+    std::memcpy(to + o, from + o, static_cast<std::size_t>(std::min(piece_bytes, bytes - o)));
   }
 }
 
 // One matrix by the blocked plan (inplace_blocks.hpp), shared among the threads of
-// the enclosing region.
+// the enclosing region. Slabs that are not squares go round one place: row slabs
+// 0 -> ws, s -> s - 1, then ws -> k - 1, and the slot walk takes them from there;
+// column slabs leave the slot walk one place on, ws <- k - 1 (at 0), s <- s + 1,
+// then k - 1 <- ws. Each slab is transposed once, straight into the place it ends
+// in, plus a copy of one slab: 2M + 2M/k of traffic for the slabs instead of 4M
+// through the workspace and back (docs/MODEL.md, "In-place").
 template <int ES>
 void blocked(byte* a, const inplace::block_plan& p, byte* ws) {
   const auto sb = static_cast<std::size_t>(p.slot * ES);
-  if (p.slots_first()) slot_transpose(a, p.grid, sb, ws);
-  const index_t se = p.slab_elems();
-  for (index_t s = 0; s < p.k; ++s) {
-    byte* slab = a + s * se * ES;
-    if (p.square) square_tiles<ES>(slab, p.slab_rows);
-    else slab_through<ES>(slab, p.slab_rows, p.slab_cols, ws);
+  const index_t se = p.slab_elems(), k = p.k, h = p.slab_rows, w = p.slab_cols;
+  auto slab = [&](index_t s) { return a + s * se * ES; };
+  const turned_grid grid{p.grid, p.slots_first()};
+  if (p.square) {  // squares transpose in place: the plain slot grid
+    if (p.slots_first()) slot_transpose(a, p.grid, sb, ws);
+    for (index_t s = 0; s < k; ++s) square_tiles<ES>(slab(s), h);
+    if (!p.slots_first()) slot_transpose(a, p.grid, sb, ws);
+    return;
   }
-  if (!p.slots_first()) slot_transpose(a, p.grid, sb, ws);
+  if (p.slots_first()) {
+    slot_transpose(a, grid, sb, ws);
+    transpose_shared<ES>(slab(0), ws, h, w);
+    for (index_t s = 0; s + 1 < k; ++s) transpose_shared<ES>(slab(s + 1), slab(s), h, w);
+    copy_shared(slab(k - 1), ws, se * ES);
+  } else {
+    transpose_shared<ES>(slab(0), ws, h, w);
+    for (index_t s = 1; s < k; ++s) transpose_shared<ES>(slab(s), slab(s - 1), h, w);
+    copy_shared(slab(k - 1), ws, se * ES);
+    slot_transpose(a, grid, sb, ws);
+  }
 }
 
 template <int ES>

@@ -252,23 +252,31 @@ void slot_transpose(byte* g, const Grid& grid, std::size_t sb, byte* ws) {
 
 constexpr index_t piece_bytes = index_t{1} << 20;
 
+// Pieces of about a MiB for the threads: a run of at least a few lines of either
+// side, multiples of 64 elements (whole cache lines of output where rows allow).
+inline index_t piece_side(index_t want, index_t side) {
+  want = std::max<index_t>(1, std::min(want, side));
+  return want > 64 && want < side ? want - want % 64 : want;
+}
+
 // The rows x cols matrix at from (packed) transposed to `to`, shared among the
-// threads of the enclosing region in pieces of about a MiB (input columns, output
-// rows), each by the out-of-place backend on one thread: one barrier, where a
-// parallel region per piece waited at every join for a preempted thread on a
-// loaded machine (docs/RESULTS.md "In-place transposes").
+// threads of the enclosing region in pieces of about a MiB (at least 256 columns or
+// all of them, then as many rows as fill the MiB), each by the out-of-place backend
+// on one thread: one barrier, where a parallel region per piece waited at every
+// join for a preempted thread on a loaded machine (docs/RESULTS.md "In-place
+// transposes").
 template <int ES>
 void transpose_shared(const byte* from, byte* to, index_t rows, index_t cols) {
-  index_t pw = std::max<index_t>(1, piece_bytes / (rows * ES));
-  if (pw > 64) pw -= pw % 64;
-  const index_t pieces = (cols + pw - 1) / pw;
+  const index_t pw = piece_side(std::max<index_t>(256, piece_bytes / (rows * ES)), cols);
+  const index_t ph = piece_side(piece_bytes / (pw * ES), rows);
+  const index_t nw = (cols + pw - 1) / pw, pieces = nw * ((rows + ph - 1) / ph);
 #pragma omp for schedule(dynamic, 1)
   for (index_t q = 0; q < pieces; ++q) {
-    const index_t c0 = q * pw;
-    matrix_desc d = matrix_desc::packed(rows, std::min(pw, cols - c0), ES);
+    const index_t r0 = q / nw * ph, c0 = q % nw * pw;
+    matrix_desc d = matrix_desc::packed(std::min(ph, rows - r0), std::min(pw, cols - c0), ES);
     d.ld_in = cols;
     d.ld_out = rows;
-    blocked_transpose(from + c0 * ES, to + c0 * rows * ES, d, 1);
+    blocked_transpose(from + (r0 * cols + c0) * ES, to + (c0 * rows + r0) * ES, d, 1);
   }
 }
 

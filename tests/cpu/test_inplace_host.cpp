@@ -361,11 +361,12 @@ TEST(InplaceHost, BlockedPlansEndToEnd) {
   EXPECT_GT(planned, 120);
 }
 
-// Slabs of several MiB: the slab transposes run in pieces of about a MiB (a
-// remainder piece included), batches in the same parallel region.
+// Slabs of several MiB: the slab transposes run in pieces of about a MiB (cut
+// along both sides, remainder pieces included; skinny slabs along the long side),
+// batches in the same parallel region.
 TEST(InplaceHost, BlockedSlabsLargerThanAPiece) {
-  const std::pair<inplace_shape, int> cases[] = {
-      {{3001, 1204, 1}, 2}, {{1204, 3001, 1}, 8}, {{1208, 2999, 1}, 8}, {{2999, 1208, 2}, 2}};
+  const std::pair<inplace_shape, int> cases[] = {{{3001, 1204, 1}, 2}, {{1204, 3001, 1}, 8}, {{1208, 2999, 1}, 8},
+                                                 {{2999, 1208, 2}, 2}, {{600000, 3, 1}, 4}, {{3, 600000, 1}, 4}};
   std::mt19937_64 g(3434);
   for (const auto& [s, es] : cases) {
     const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);

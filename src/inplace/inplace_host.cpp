@@ -104,23 +104,20 @@ void square(byte* a, index_t n, int threads) {
   square_tiles<ES>(a, n);
 }
 
-// Out-of-place transpose of rows x cols (pitches ld_in, ld_out) in pieces whose
-// output spans < 4 MiB: the backend streams larger outputs past the caches, and
-// here the band is read back at once (3000x5000 f32: half the time was streaming).
+// Out-of-place transpose of rows x cols (pitches ld_in, ld_out) on this thread.
 template <int ES>
-void transpose_cached(const byte* in, index_t ld_in, byte* out, index_t ld_out, index_t rows, index_t cols,
-                      int threads) {
-  const index_t piece = std::max<index_t>(1, (index_t{4} << 20) / (ld_out * ES));  // output rows per call
-  for (index_t c0 = 0; c0 < cols; c0 += piece) {
-    matrix_desc d = matrix_desc::packed(rows, std::min(piece, cols - c0), ES);
-    d.ld_in = ld_in;
-    d.ld_out = ld_out;
-    blocked_transpose(in + c0 * ES, out + c0 * ld_out * ES, d, threads);
-  }
+void transpose_one(const byte* in, index_t ld_in, byte* out, index_t ld_out, index_t rows, index_t cols) {
+  matrix_desc d = matrix_desc::packed(rows, cols, ES);
+  d.ld_in = ld_in;
+  d.ld_out = ld_out;
+  blocked_transpose(in, out, d, 1);
 }
 
-// One pass on the R x C grid at g. Row passes: rows are independent, so each
-// thread permutes a row into its own workspace row and copies it back.
+// One pass on the R x C grid at g, one parallel region each; lines (rows, or bands
+// of columns) are independent, so each thread takes whole lines through its own
+// part of the workspace and no thread waits for another before the pass ends (a
+// join per band waited for preempted threads on a loaded machine, docs/RESULTS.md
+// "In-place transposes").
 template <int ES>
 void pass(byte* g, const c2r_map& m, step s, byte* ws, index_t ws_elems, int threads) {
   const index_t R = m.R, C = m.C, ld = C * ES;
@@ -155,43 +152,49 @@ void pass(byte* g, const c2r_map& m, step s, byte* ws, index_t ws_elems, int thr
     }
     return;
   }
+  // Column passes: bands of columns, a thread's own band at a time, whose edges fall
+  // on cache lines of each row where the band is wide enough.
+  auto band_width = [](index_t w) {
+    constexpr index_t line = ES >= 64 ? 1 : 64 / ES;
+    return w > line ? w - w % line : w;
+  };
   if (R <= 64) {
-    // Few rows: gather bands of whole row segments straight into the workspace (the
+    // Few rows: gather a band of whole row segments straight into the workspace (the
     // sources are a handful of rows read front to back), then copy the rows back.
-    const index_t w = std::min(C, ws_elems / R);
-    for (index_t j0 = 0; j0 < C; j0 += w) {
-      const index_t cw = std::min(w, C - j0);
-#pragma omp parallel num_threads(threads)
-      {
-#pragma omp for schedule(static)
+    const int nt = static_cast<int>(std::min<index_t>(threads, std::max<index_t>(1, ws_elems / R)));
+    const index_t w = std::min(C, band_width(ws_elems / nt / R)), bands = (C + w - 1) / w;
+#pragma omp parallel num_threads(nt)
+    {
+      byte* part = ws + thread_id() * w * R * ES;
+#pragma omp for schedule(dynamic, 1)
+      for (index_t q = 0; q < bands; ++q) {
+        const index_t j0 = q * w, cw = std::min(w, C - j0);
         for (index_t i = 0; i < R; ++i)
           inplace::for_row(m, s.kind, i, j0, cw, [&](index_t j, index_t src) {
-            if (s.gather) put<ES>(ws + (i * cw + j - j0) * ES, g + src * ld + j * ES);
-            else put<ES>(ws + (src * cw + j - j0) * ES, g + i * ld + j * ES);
+            if (s.gather) put<ES>(part + (i * cw + j - j0) * ES, g + src * ld + j * ES);
+            else put<ES>(part + (src * cw + j - j0) * ES, g + i * ld + j * ES);
           });
-#pragma omp for schedule(static)
         for (index_t i = 0; i < R; ++i)
-          std::memcpy(g + i * ld + j0 * ES, ws + i * cw * ES, static_cast<std::size_t>(cw * ES));
+          std::memcpy(g + i * ld + j0 * ES, part + i * cw * ES, static_cast<std::size_t>(cw * ES));
       }
     }
     return;
   }
-  // Column passes: a band of columns is transposed into the workspace (each column
-  // becomes a contiguous line), every line permuted through a per-thread line, and
-  // the band transposed back: streaming accesses only (a direct gather walks
-  // diagonals, a cache line and a page per element).
+  // Longer columns: the band is transposed into the workspace (each column becomes a
+  // contiguous line), every line permuted through a line of its own, and the band
+  // transposed back: streaming accesses only (a direct gather walks diagonals, a
+  // cache line and a page per element).
   const index_t slots = ws_elems / R;  // >= 2: the host workspace has one extra line
   const int nt = static_cast<int>(std::min<index_t>(threads, std::max<index_t>(1, slots / 2)));
-  const index_t w = std::min(C, slots - nt);
-  byte* band = ws;                // (w, R): the band's columns as rows
-  byte* lines = ws + w * R * ES;  // nt lines of R
-  for (index_t j0 = 0; j0 < C; j0 += w) {
-    const index_t cw = std::min(w, C - j0);
-    transpose_cached<ES>(g + j0 * ES, C, band, R, R, cw, threads);
+  const index_t w = std::min(C, band_width(slots / nt - 1)), bands = (C + w - 1) / w;
 #pragma omp parallel num_threads(nt)
-    {
-      byte* tmp = lines + thread_id() * R * ES;
-#pragma omp for schedule(static)
+  {
+    byte* band = ws + thread_id() * (w + 1) * R * ES;  // (w, R): the band's columns as rows
+    byte* tmp = band + w * R * ES;                     // a line of R
+#pragma omp for schedule(dynamic, 1)
+    for (index_t q = 0; q < bands; ++q) {
+      const index_t j0 = q * w, cw = std::min(w, C - j0);
+      transpose_one<ES>(g + j0 * ES, C, band, R, R, cw);
       for (index_t l = 0; l < cw; ++l) {
         byte* line = band + l * R * ES;
         inplace::for_column(m, s.kind, j0 + l, 0, R, [&](index_t i, index_t src) {
@@ -200,8 +203,8 @@ void pass(byte* g, const c2r_map& m, step s, byte* ws, index_t ws_elems, int thr
         });
         std::memcpy(line, tmp, static_cast<std::size_t>(R * ES));
       }
+      transpose_one<ES>(band, R, g + j0 * ES, C, cw, R);
     }
-    transpose_cached<ES>(band, R, g + j0 * ES, C, cw, R, threads);
   }
 }
 

@@ -6,6 +6,7 @@
 // place whatever its size. Assumes a validated, non-empty, packed desc and a thread
 // count from check_host_options.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #if defined(_OPENMP)
@@ -216,29 +217,64 @@ void pass(byte* g, const c2r_map& m, step s, byte* ws, index_t ws_elems, int thr
 struct turned_grid {
   inplace::slot_grid grid;
   bool before;
-  index_t count() const { return grid.count(); }
   index_t src(index_t y) const {
     const index_t n = grid.count();
     if (before) return grid.src(y >= grid.R ? y - grid.R : y - grid.R + n);
     const index_t x = grid.src(y);
     return x >= grid.C ? x - grid.C : x - grid.C + n;
   }
-  // As slot_grid::role, on this map.
-  int role(index_t y) const {
-    const index_t s0 = src(y);
-    if (s0 == y) return 0;
-    if (inplace::slot_grid::marked(y)) return 1;
-    for (index_t s = s0; s != y; s = src(s))
-      if (s < y || inplace::slot_grid::marked(s)) return 0;
-    return 2;
-  }
 };
 
-// The slot permutation y <- grid.src(y) (a slot_grid or turned_grid) on the slots
-// of sb bytes at g, shared among the threads of the enclosing region: the marks
-// saved into ws, then every walk (a thread per walk; inplace_blocks.hpp).
-template <class Grid>
-void slot_transpose(byte* g, const Grid& grid, std::size_t sb, byte* ws) {
+// The turned slot transpose with one slab's slots [h0, h0 + n) held in ws, shared
+// among the threads of the enclosing region: before = false (row slabs), their
+// content is read from ws and their places in g are free; before = true (column
+// slabs), their new content is written to ws and their places in g keep the old.
+// Either way a held slot's old content stays readable to the end, so it serves as
+// the mark of inplace_blocks.hpp without a saved copy: a walk starts at each held
+// slot and pulls slot after slot until the next held one; a cycle without one is
+// walked whole by its smallest slot. No saves, no copy of the held slab into place.
+void held_slot_transpose(byte* g, const turned_grid& grid, index_t h0, index_t n, std::size_t sb, byte* ws) {
+  const index_t N = grid.grid.count();
+  const bool before = grid.before;
+  auto held = [&](index_t y) { return static_cast<std::uint64_t>(y - h0) < static_cast<std::uint64_t>(n); };
+  auto from = [&](index_t y) -> const byte* { return !before && held(y) ? ws + (y - h0) * sb : g + y * sb; };
+  auto to = [&](index_t y) { return before && held(y) ? ws + (y - h0) * sb : g + y * sb; };
+#pragma omp for schedule(dynamic, 16)
+  for (index_t y = 0; y < N; ++y) {
+    if (held(y)) {
+      for (index_t cur = y;;) {
+        const index_t s = grid.src(cur);
+        std::memcpy(to(cur), from(s), sb);
+        if (held(s)) break;
+        cur = s;
+      }
+      continue;
+    }
+    const index_t s0 = grid.src(y);
+    if (s0 == y) continue;
+    bool mine = true;
+    for (index_t s = s0; s != y && mine; s = grid.src(s)) mine = s > y && !held(s);
+    if (!mine) continue;
+    // A cycle without held slots (all in g), walked whole once per piece of the slot held in L1.
+    constexpr std::size_t piece = 4096;
+    alignas(64) byte tmp[piece];
+    for (std::size_t o = 0; o < sb; o += piece) {
+      const std::size_t len = std::min(piece, sb - o);
+      std::memcpy(tmp, g + y * sb + o, len);
+      index_t cur = y;
+      for (index_t s = grid.src(cur); s != y; s = grid.src(cur)) {
+        std::memcpy(g + cur * sb + o, g + s * sb + o, len);
+        cur = s;
+      }
+      std::memcpy(g + cur * sb + o, tmp, len);
+    }
+  }
+}
+
+// The slot transpose of inplace_blocks.hpp on the grid at g (slots of sb bytes),
+// shared among the threads of the enclosing region: the marks saved into ws, then
+// every walk (a thread per walk).
+void slot_transpose(byte* g, const inplace::slot_grid& grid, std::size_t sb, byte* ws) {
   const index_t N = grid.count(), S = inplace::slot_mark_every;
 #pragma omp for schedule(static)
   for (index_t b = 0; b < (N + S - 1) / S; ++b)
@@ -304,44 +340,34 @@ void transpose_shared(const byte* from, byte* to, index_t rows, index_t cols) {
   }
 }
 
-void copy_shared(byte* to, const byte* from, index_t bytes) {
-  const index_t chunks = (bytes + piece_bytes - 1) / piece_bytes;
-#pragma omp for schedule(dynamic, 1)
-  for (index_t q = 0; q < chunks; ++q) {
-    const index_t o = q * piece_bytes;
-    std::memcpy(to + o, from + o, static_cast<std::size_t>(std::min(piece_bytes, bytes - o)));
-  }
-}
-
 // One matrix by the blocked plan (inplace_blocks.hpp), shared among the threads of
-// the enclosing region. Slabs that are not squares go round one place: row slabs
-// 0 -> ws, s -> s - 1, then ws -> k - 1, and the slot walk takes them from there;
-// column slabs leave the slot walk one place on, ws <- k - 1 (at 0), s <- s + 1,
-// then k - 1 <- ws. Each slab is transposed once, straight into the place it ends
-// in, plus a copy of one slab: 2M + 2M/k of traffic for the slabs instead of 4M
-// through the workspace and back (docs/MODEL.md, "In-place").
+// the enclosing region. Slabs that are not squares go round one place, the
+// workspace holding one: row slabs 0 -> ws, s -> s - 1, and the slot walk reads
+// slab 0 from ws; column slabs: the slot walk leaves them one place on, slab k - 1
+// in ws, then s + 1 -> s and ws -> k - 1. Each slab is transposed once, straight
+// into the place it ends in, and the slot walk needs no saved marks: 4M of traffic
+// against 6M + M/8 through the workspace and back (docs/MODEL.md, "In-place").
 template <int ES>
 void blocked(byte* a, const inplace::block_plan& p, byte* ws) {
   const auto sb = static_cast<std::size_t>(p.slot * ES);
   const index_t se = p.slab_elems(), k = p.k, h = p.slab_rows, w = p.slab_cols;
   auto slab = [&](index_t s) { return a + s * se * ES; };
-  const turned_grid grid{p.grid, p.slots_first()};
   if (p.square) {  // squares transpose in place: the plain slot grid
     if (p.slots_first()) slot_transpose(a, p.grid, sb, ws);
     for (index_t s = 0; s < k; ++s) square_tiles<ES>(slab(s), h);
     if (!p.slots_first()) slot_transpose(a, p.grid, sb, ws);
     return;
   }
+  const turned_grid grid{p.grid, p.slots_first()};
+  const index_t per = grid.grid.count() / k;  // slots per slab
   if (p.slots_first()) {
-    slot_transpose(a, grid, sb, ws);
-    transpose_shared<ES>(slab(0), ws, h, w);
+    held_slot_transpose(a, grid, 0, per, sb, ws);
     for (index_t s = 0; s + 1 < k; ++s) transpose_shared<ES>(slab(s + 1), slab(s), h, w);
-    copy_shared(slab(k - 1), ws, se * ES);
+    transpose_shared<ES>(ws, slab(k - 1), h, w);
   } else {
     transpose_shared<ES>(slab(0), ws, h, w);
     for (index_t s = 1; s < k; ++s) transpose_shared<ES>(slab(s), slab(s - 1), h, w);
-    copy_shared(slab(k - 1), ws, se * ES);
-    slot_transpose(a, grid, sb, ws);
+    held_slot_transpose(a, grid, (k - 1) * per, per, sb, ws);
   }
 }
 

@@ -1,10 +1,14 @@
 // CPU in-place transpose (OpenMP). Squares: tile pairs staged in two L1 buffers
-// and written back transposed. Rectangles: the passes of inplace_map.hpp, each a
-// per-line permutation through the caller's workspace (rows: a workspace row per
-// thread; columns: bands of columns transposed into the workspace and back). A
-// larger workspace gives wider bands and more row threads; the algorithm stays in
-// place whatever its size. Assumes a validated, non-empty, packed desc and a thread
-// count from check_host_options.
+// and written back transposed. Rectangles with a blocked plan (inplace_blocks.hpp):
+// one parallel region per call whose phases are work-shared loops; each slab is
+// transposed once into its neighbour's place (one into the workspace), and the slot
+// walk uses the slab held in the workspace as its marks. Other rectangles: the
+// passes of inplace_map.hpp, each a per-line permutation through the caller's
+// workspace (rows: a workspace row per thread; columns: bands of columns, a thread's
+// own, transposed into its part of the workspace and back). A larger workspace gives
+// wider bands and more row threads; the algorithm stays in place whatever its size.
+// Assumes a validated, non-empty, packed desc and a thread count from
+// check_host_options.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>

@@ -48,20 +48,21 @@ constexpr index_t square_tile() {
   return ES == 1 ? 128 : ES <= 4 ? 64 : 32;
 }
 
-// The tile pairs of an n x n square at a, shared among the threads of the
-// enclosing parallel region (or run by the caller alone outside one). Each pair
-// prefetches the next one's rows: a tile row is one or two cache lines, each in its
-// own page, which the hardware prefetchers do not follow (8192^2 u8: 0.57 -> of
-// the out-of-place without).
+// The tile pairs of `count` n x n squares back to back at a, shared among the
+// threads of the enclosing parallel region (or run by the caller alone outside
+// one). Each pair prefetches the next one's rows: a tile row is one or two cache
+// lines, each in its own page, which the hardware prefetchers do not follow (8192^2
+// u8: 0.57 of the out-of-place without, 1.1 with and with the fixed-size row copies).
 template <int ES>
-void square_tiles(byte* a, index_t n) {
+void square_tiles(byte* squares, index_t n, index_t count) {
   constexpr index_t T = square_tile<ES>();
   const index_t nt = (n + T - 1) / T, pairs = nt * (nt + 1) / 2;
   const index_t ld = n * ES;
   alignas(64) byte ta[T * T * ES], tb[T * T * ES];  // (T, T) tiles (ti, tj) and (tj, ti)
-  auto prefetch_pair = [&](index_t p) {
+  auto prefetch_pair = [&](index_t q) {
+    byte* a = squares + q / pairs * n * ld;
     index_t ti = 0, tj = 0;
-    inplace::tile_pair(p, &ti, &tj);
+    inplace::tile_pair(q % pairs, &ti, &tj);
     const index_t r0 = ti * T, c0 = tj * T;
     const index_t h = std::min(T, n - r0), w = std::min(T, n - c0);
     for (index_t i = 0; i < h; ++i) cpu::prefetch_run<true>(a + (r0 + i) * ld + c0 * ES, w * ES);
@@ -77,10 +78,11 @@ void square_tiles(byte* a, index_t n) {
       for (index_t i = 0; i < rows; ++i) std::memcpy(tile + i * T * ES, src + i * ld, static_cast<std::size_t>(cols * ES));
   };
 #pragma omp for schedule(dynamic, 4)
-  for (index_t p = 0; p < pairs; ++p) {
-    if (p + 1 < pairs) prefetch_pair(p + 1);
+  for (index_t q = 0; q < count * pairs; ++q) {
+    if (q + 1 < count * pairs) prefetch_pair(q + 1);
+    byte* a = squares + q / pairs * n * ld;
     index_t ti = 0, tj = 0;
-    inplace::tile_pair(p, &ti, &tj);
+    inplace::tile_pair(q % pairs, &ti, &tj);
     const index_t r0 = ti * T, c0 = tj * T;
     const index_t h = std::min(T, n - r0), w = std::min(T, n - c0);  // tile (ti, tj) is h x w
     byte* A = a + r0 * ld + c0 * ES;                                  // (h, w)
@@ -106,7 +108,7 @@ template <int ES>
 void square(byte* a, index_t n, int threads) {
   const index_t nt = (n + square_tile<ES>() - 1) / square_tile<ES>();
 #pragma omp parallel num_threads(threads) if (nt > 1)
-  square_tiles<ES>(a, n);
+  square_tiles<ES>(a, n, 1);
 }
 
 // Out-of-place transpose of rows x cols (pitches ld_in, ld_out) on this thread.
@@ -121,8 +123,8 @@ void transpose_one(const byte* in, index_t ld_in, byte* out, index_t ld_out, ind
 // One pass on the R x C grid at g, one parallel region each; lines (rows, or bands
 // of columns) are independent, so each thread takes whole lines through its own
 // part of the workspace and no thread waits for another before the pass ends (a
-// join per band waited for preempted threads on a loaded machine, docs/RESULTS.md
-// "In-place transposes").
+// join per band waited for preempted threads on a loaded machine, docs/MODEL.md
+// "In-place transpose: traffic per method").
 template <int ES>
 void pass(byte* g, const c2r_map& m, step s, byte* ws, index_t ws_elems, int threads) {
   const index_t R = m.R, C = m.C, ld = C * ES;
@@ -314,25 +316,30 @@ void slot_transpose(byte* g, const inplace::slot_grid& grid, std::size_t sb, byt
   }
 }
 
-constexpr index_t piece_bytes = index_t{1} << 20;
+// Pieces of a slab transpose for the threads: an eighth of the slab, 64 KiB to
+// 1 MiB (one piece per slab of a MiB ran each such slab on one thread).
+inline index_t piece_bytes(index_t slab_bytes) {
+  return std::clamp(slab_bytes / 8, index_t{64} << 10, index_t{1} << 20);
+}
 
-// Pieces of about a MiB for the threads: a run of at least a few lines of either
-// side, multiples of 64 elements (whole cache lines of output where rows allow).
+// A side of a piece: a run of at least a few lines of either side, multiples of 64
+// elements (whole cache lines of output where rows allow).
 inline index_t piece_side(index_t want, index_t side) {
   want = std::max<index_t>(1, std::min(want, side));
   return want > 64 && want < side ? want - want % 64 : want;
 }
 
 // The rows x cols matrix at from (packed) transposed to `to`, shared among the
-// threads of the enclosing region in pieces of about a MiB (at least 256 columns or
-// all of them, then as many rows as fill the MiB), each by the out-of-place backend
-// on one thread: one barrier, where a parallel region per piece waited at every
-// join for a preempted thread on a loaded machine (docs/RESULTS.md "In-place
-// transposes").
+// threads of the enclosing region in pieces (at least 256 columns or all of them,
+// then as many rows as fill the piece), each by the out-of-place backend on one
+// thread: one barrier, where a parallel region per piece waited at every join for
+// a preempted thread on a loaded machine (docs/MODEL.md "In-place transpose:
+// traffic per method").
 template <int ES>
 void transpose_shared(const byte* from, byte* to, index_t rows, index_t cols) {
-  const index_t pw = piece_side(std::max<index_t>(256, piece_bytes / (rows * ES)), cols);
-  const index_t ph = piece_side(piece_bytes / (pw * ES), rows);
+  const index_t bytes = piece_bytes(rows * cols * ES);
+  const index_t pw = piece_side(std::max<index_t>(256, bytes / (rows * ES)), cols);
+  const index_t ph = piece_side(bytes / (pw * ES), rows);
   const index_t nw = (cols + pw - 1) / pw, pieces = nw * ((rows + ph - 1) / ph);
 #pragma omp for schedule(dynamic, 1)
   for (index_t q = 0; q < pieces; ++q) {
@@ -358,7 +365,7 @@ void blocked(byte* a, const inplace::block_plan& p, byte* ws) {
   auto slab = [&](index_t s) { return a + s * se * ES; };
   if (p.square) {  // squares transpose in place: the plain slot grid
     if (p.slots_first()) slot_transpose(a, p.grid, sb, ws);
-    for (index_t s = 0; s < k; ++s) square_tiles<ES>(slab(s), h);
+    square_tiles<ES>(a, h, k);
     if (!p.slots_first()) slot_transpose(a, p.grid, sb, ws);
     return;
   }

@@ -43,11 +43,12 @@ inline void put(byte* dst, const byte* src) {
 }
 
 // Tile edge, measured on the 2-core EPYC (against 64, 64, 64, 32, 32): 128 for 1-
-// and 2-byte elements, 64 for 16 (rows of 256 bytes and more), 64 and 32 for 4 and
-// 8 bytes (larger ones ran slower); the staged pair stays within L2.
+// and 2-byte elements, 44 for 16 (rows of 704 bytes; as fast as 64), 64 and 32 for
+// 4 and 8 bytes (larger ones ran slower). The two staged tiles take at most 64 KiB
+// of the stack, as the out-of-place backend's staging does.
 template <int ES>
 constexpr index_t square_tile() {
-  return ES <= 2 ? 128 : ES == 8 ? 32 : 64;
+  return ES <= 2 ? 128 : ES == 4 ? 64 : ES == 8 ? 32 : 44;
 }
 
 // The tile pairs of `count` n x n squares back to back at a, shared among the

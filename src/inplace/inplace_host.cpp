@@ -1,17 +1,23 @@
 // CPU in-place transpose (OpenMP). Squares: tile pairs staged in two L1 buffers
-// and written back transposed. Rectangles: the passes of inplace_map.hpp, each a
-// per-line permutation through the caller's workspace (rows: a workspace row per
-// thread; columns: bands of columns transposed into the workspace and back). A
-// larger workspace gives wider bands and more row threads; the algorithm stays in
-// place whatever its size. Assumes a validated, non-empty, packed desc and a thread
-// count from check_host_options.
+// and written back transposed. Rectangles with a blocked plan (inplace_blocks.hpp):
+// one parallel region per call whose phases are work-shared loops; each slab is
+// transposed once into its neighbour's place (one into the workspace), and the slot
+// walk uses the slab held in the workspace as its marks. Other rectangles: the
+// passes of inplace_map.hpp, each a per-line permutation through the caller's
+// workspace (rows: a workspace row per thread; columns: bands of columns, a thread's
+// own, transposed into its part of the workspace and back). A larger workspace gives
+// wider bands and more row threads; the algorithm stays in place whatever its size.
+// Assumes a validated, non-empty, packed desc and a thread count from
+// check_host_options.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
 
+#include "../cpu/kernels.hpp"
 #include "inplace_blocks.hpp"
 #include "inplace_internal.hpp"
 #include "inplace_map.hpp"
@@ -36,64 +42,92 @@ inline void put(byte* dst, const byte* src) {
   std::memcpy(dst, src, ES);
 }
 
-// Tile edge: two staged tiles of at most 16 KiB each stay in L1.
+// Tile edge, measured on the 2-core EPYC (against 64, 64, 64, 32, 32): 128 for 1-
+// and 2-byte elements, 44 for 16 (rows of 704 bytes; as fast as 64), 64 and 32 for
+// 4 and 8 bytes (larger ones ran slower). The two staged tiles take at most 64 KiB
+// of the stack, as the out-of-place backend's staging does.
 template <int ES>
 constexpr index_t square_tile() {
-  return ES <= 4 ? 64 : 32;
+  return ES <= 2 ? 128 : ES == 4 ? 64 : ES == 8 ? 32 : 44;
 }
 
+// The tile pairs of `count` n x n squares back to back at a, shared among the
+// threads of the enclosing parallel region (or run by the caller alone outside
+// one). Each pair prefetches the next one's rows: a tile row is one or two cache
+// lines, each in its own page, which the hardware prefetchers do not follow (8192^2
+// u8: 0.57 of the out-of-place without, 1.1 with and with the fixed-size row copies).
 template <int ES>
-void square(byte* a, index_t n, int threads) {
+void square_tiles(byte* squares, index_t n, index_t count) {
   constexpr index_t T = square_tile<ES>();
   const index_t nt = (n + T - 1) / T, pairs = nt * (nt + 1) / 2;
   const index_t ld = n * ES;
-#pragma omp parallel num_threads(threads) if (pairs > 1)
-  {
-    alignas(64) byte ta[T * T * ES], tb[T * T * ES];  // (T, T) tiles (ti, tj) and (tj, ti)
+  alignas(64) byte ta[T * T * ES], tb[T * T * ES];  // (T, T) tiles (ti, tj) and (tj, ti)
+  auto prefetch_pair = [&](index_t q) {
+    byte* a = squares + q / pairs * n * ld;
+    index_t ti = 0, tj = 0;
+    inplace::tile_pair(q % pairs, &ti, &tj);
+    const index_t r0 = ti * T, c0 = tj * T;
+    const index_t h = std::min(T, n - r0), w = std::min(T, n - c0);
+    for (index_t i = 0; i < h; ++i) cpu::prefetch_run<true>(a + (r0 + i) * ld + c0 * ES, w * ES);
+    if (ti != tj)
+      for (index_t i = 0; i < w; ++i) cpu::prefetch_run<true>(a + (c0 + i) * ld + r0 * ES, h * ES);
+  };
+  // rows x cols of the square at src into a tile; whole tile rows by fixed-size
+  // copies (inline vector moves, not a call or a rep movs per row).
+  auto stage = [ld](byte* tile, const byte* src, index_t rows, index_t cols) {
+    if (cols == T)
+      for (index_t i = 0; i < rows; ++i) std::memcpy(tile + i * T * ES, src + i * ld, T * ES);
+    else
+      for (index_t i = 0; i < rows; ++i) std::memcpy(tile + i * T * ES, src + i * ld, static_cast<std::size_t>(cols * ES));
+  };
 #pragma omp for schedule(dynamic, 4)
-    for (index_t p = 0; p < pairs; ++p) {
-      index_t ti = 0, tj = 0;
-      inplace::tile_pair(p, &ti, &tj);
-      const index_t r0 = ti * T, c0 = tj * T;
-      const index_t h = std::min(T, n - r0), w = std::min(T, n - c0);  // tile (ti, tj) is h x w
-      byte* A = a + r0 * ld + c0 * ES;                                  // (h, w)
-      byte* B = a + c0 * ld + r0 * ES;                                  // (w, h)
-      for (index_t i = 0; i < h; ++i) std::memcpy(ta + i * T * ES, A + i * ld, static_cast<std::size_t>(w * ES));
-      if (ti != tj)
-        for (index_t i = 0; i < w; ++i) std::memcpy(tb + i * T * ES, B + i * ld, static_cast<std::size_t>(h * ES));
-      // B = A^T; A = B^T (a diagonal tile is its own partner: B == A, tb unused),
-      // through the out-of-place backend's SIMD micro-tiles, single-threaded.
-      matrix_desc t = matrix_desc::packed(h, w, ES);
+  for (index_t q = 0; q < count * pairs; ++q) {
+    if (q + 1 < count * pairs) prefetch_pair(q + 1);
+    byte* a = squares + q / pairs * n * ld;
+    index_t ti = 0, tj = 0;
+    inplace::tile_pair(q % pairs, &ti, &tj);
+    const index_t r0 = ti * T, c0 = tj * T;
+    const index_t h = std::min(T, n - r0), w = std::min(T, n - c0);  // tile (ti, tj) is h x w
+    byte* A = a + r0 * ld + c0 * ES;                                  // (h, w)
+    byte* B = a + c0 * ld + r0 * ES;                                  // (w, h)
+    stage(ta, A, h, w);
+    if (ti != tj) stage(tb, B, w, h);
+    // B = A^T; A = B^T (a diagonal tile is its own partner: B == A, tb unused),
+    // through the out-of-place backend's SIMD micro-tiles, single-threaded.
+    matrix_desc t = matrix_desc::packed(h, w, ES);
+    t.ld_in = T;
+    t.ld_out = n;
+    blocked_transpose(ta, B, t, 1);
+    if (ti != tj) {
+      t = matrix_desc::packed(w, h, ES);
       t.ld_in = T;
       t.ld_out = n;
-      blocked_transpose(ta, B, t, 1);
-      if (ti != tj) {
-        t = matrix_desc::packed(w, h, ES);
-        t.ld_in = T;
-        t.ld_out = n;
-        blocked_transpose(tb, A, t, 1);
-      }
+      blocked_transpose(tb, A, t, 1);
     }
   }
 }
 
-// Out-of-place transpose of rows x cols (pitches ld_in, ld_out) in pieces whose
-// output spans < 4 MiB: the backend streams larger outputs past the caches, and
-// here the band is read back at once (3000x5000 f32: half the time was streaming).
 template <int ES>
-void transpose_cached(const byte* in, index_t ld_in, byte* out, index_t ld_out, index_t rows, index_t cols,
-                      int threads) {
-  const index_t piece = std::max<index_t>(1, (index_t{4} << 20) / (ld_out * ES));  // output rows per call
-  for (index_t c0 = 0; c0 < cols; c0 += piece) {
-    matrix_desc d = matrix_desc::packed(rows, std::min(piece, cols - c0), ES);
-    d.ld_in = ld_in;
-    d.ld_out = ld_out;
-    blocked_transpose(in + c0 * ES, out + c0 * ld_out * ES, d, threads);
-  }
+void square(byte* a, index_t n, int threads) {
+  const index_t nt = (n + square_tile<ES>() - 1) / square_tile<ES>();
+#pragma omp parallel num_threads(threads) if (nt > 1)
+  square_tiles<ES>(a, n, 1);
 }
 
-// One pass on the R x C grid at g. Row passes: rows are independent, so each
-// thread permutes a row into its own workspace row and copies it back.
+// Out-of-place transpose of rows x cols (pitches ld_in, ld_out) on this thread.
+template <int ES>
+void transpose_one(const byte* in, index_t ld_in, byte* out, index_t ld_out, index_t rows, index_t cols) {
+  matrix_desc d = matrix_desc::packed(rows, cols, ES);
+  d.ld_in = ld_in;
+  d.ld_out = ld_out;
+  blocked_transpose(in, out, d, 1);
+}
+
+// One pass on the R x C grid at g, one parallel region each; lines (rows, or bands
+// of columns) are independent, so each thread takes whole lines through its own
+// part of the workspace and no thread waits for another before the pass ends (a
+// join per band waited for preempted threads on a loaded machine, docs/MODEL.md
+// "In-place transpose: traffic per method").
 template <int ES>
 void pass(byte* g, const c2r_map& m, step s, byte* ws, index_t ws_elems, int threads) {
   const index_t R = m.R, C = m.C, ld = C * ES;
@@ -128,43 +162,49 @@ void pass(byte* g, const c2r_map& m, step s, byte* ws, index_t ws_elems, int thr
     }
     return;
   }
+  // Column passes: bands of columns, a thread's own band at a time, whose edges fall
+  // on cache lines of each row where the band is wide enough.
+  auto band_width = [](index_t w) {
+    constexpr index_t line = ES >= 64 ? 1 : 64 / ES;
+    return w > line ? w - w % line : w;
+  };
   if (R <= 64) {
-    // Few rows: gather bands of whole row segments straight into the workspace (the
+    // Few rows: gather a band of whole row segments straight into the workspace (the
     // sources are a handful of rows read front to back), then copy the rows back.
-    const index_t w = std::min(C, ws_elems / R);
-    for (index_t j0 = 0; j0 < C; j0 += w) {
-      const index_t cw = std::min(w, C - j0);
-#pragma omp parallel num_threads(threads)
-      {
-#pragma omp for schedule(static)
+    const int nt = static_cast<int>(std::min<index_t>(threads, std::max<index_t>(1, ws_elems / R)));
+    const index_t w = std::min(C, band_width(ws_elems / nt / R)), bands = (C + w - 1) / w;
+#pragma omp parallel num_threads(nt)
+    {
+      byte* part = ws + thread_id() * w * R * ES;
+#pragma omp for schedule(dynamic, 1)
+      for (index_t q = 0; q < bands; ++q) {
+        const index_t j0 = q * w, cw = std::min(w, C - j0);
         for (index_t i = 0; i < R; ++i)
           inplace::for_row(m, s.kind, i, j0, cw, [&](index_t j, index_t src) {
-            if (s.gather) put<ES>(ws + (i * cw + j - j0) * ES, g + src * ld + j * ES);
-            else put<ES>(ws + (src * cw + j - j0) * ES, g + i * ld + j * ES);
+            if (s.gather) put<ES>(part + (i * cw + j - j0) * ES, g + src * ld + j * ES);
+            else put<ES>(part + (src * cw + j - j0) * ES, g + i * ld + j * ES);
           });
-#pragma omp for schedule(static)
         for (index_t i = 0; i < R; ++i)
-          std::memcpy(g + i * ld + j0 * ES, ws + i * cw * ES, static_cast<std::size_t>(cw * ES));
+          std::memcpy(g + i * ld + j0 * ES, part + i * cw * ES, static_cast<std::size_t>(cw * ES));
       }
     }
     return;
   }
-  // Column passes: a band of columns is transposed into the workspace (each column
-  // becomes a contiguous line), every line permuted through a per-thread line, and
-  // the band transposed back: streaming accesses only (a direct gather walks
-  // diagonals, a cache line and a page per element).
+  // Longer columns: the band is transposed into the workspace (each column becomes a
+  // contiguous line), every line permuted through a line of its own, and the band
+  // transposed back: streaming accesses only (a direct gather walks diagonals, a
+  // cache line and a page per element).
   const index_t slots = ws_elems / R;  // >= 2: the host workspace has one extra line
   const int nt = static_cast<int>(std::min<index_t>(threads, std::max<index_t>(1, slots / 2)));
-  const index_t w = std::min(C, slots - nt);
-  byte* band = ws;                // (w, R): the band's columns as rows
-  byte* lines = ws + w * R * ES;  // nt lines of R
-  for (index_t j0 = 0; j0 < C; j0 += w) {
-    const index_t cw = std::min(w, C - j0);
-    transpose_cached<ES>(g + j0 * ES, C, band, R, R, cw, threads);
+  const index_t w = std::min(C, band_width(slots / nt - 1)), bands = (C + w - 1) / w;
 #pragma omp parallel num_threads(nt)
-    {
-      byte* tmp = lines + thread_id() * R * ES;
-#pragma omp for schedule(static)
+  {
+    byte* band = ws + thread_id() * (w + 1) * R * ES;  // (w, R): the band's columns as rows
+    byte* tmp = band + w * R * ES;                     // a line of R
+#pragma omp for schedule(dynamic, 1)
+    for (index_t q = 0; q < bands; ++q) {
+      const index_t j0 = q * w, cw = std::min(w, C - j0);
+      transpose_one<ES>(g + j0 * ES, C, band, R, R, cw);
       for (index_t l = 0; l < cw; ++l) {
         byte* line = band + l * R * ES;
         inplace::for_column(m, s.kind, j0 + l, 0, R, [&](index_t i, index_t src) {
@@ -173,29 +213,82 @@ void pass(byte* g, const c2r_map& m, step s, byte* ws, index_t ws_elems, int thr
         });
         std::memcpy(line, tmp, static_cast<std::size_t>(R * ES));
       }
+      transpose_one<ES>(band, R, g + j0 * ES, C, cw, R);
     }
-    transpose_cached<ES>(band, R, g + j0 * ES, C, cw, R, threads);
   }
 }
 
-void copy_parallel(byte* dst, const byte* src, std::size_t bytes, int threads) {
-  constexpr std::size_t piece = std::size_t{1} << 20;
-  const auto pieces = static_cast<index_t>((bytes + piece - 1) / piece);
-#pragma omp parallel for num_threads(threads) schedule(static) if (pieces > 1)
-  for (index_t p = 0; p < pieces; ++p) {
-    const std::size_t o = static_cast<std::size_t>(p) * piece;
-    std::memcpy(dst + o, src + o, std::min(piece, bytes - o));
+// The slot grid's pull map with the slabs one place round: the slot transpose of
+// inplace_blocks.hpp when the slabs sit at slab (s - 1) mod k before it (row slabs,
+// before = false: y pulls src(y) - C) or must end there after it (column slabs,
+// before = true: y pulls src(y - R)), mod R*C. The rotation lets every slab be
+// transposed straight into its neighbour's place (blocked below).
+struct turned_grid {
+  inplace::slot_grid grid;
+  bool before;
+  index_t src(index_t y) const {
+    const index_t n = grid.count();
+    if (before) return grid.src(y >= grid.R ? y - grid.R : y - grid.R + n);
+    const index_t x = grid.src(y);
+    return x >= grid.C ? x - grid.C : x - grid.C + n;
+  }
+};
+
+// The turned slot transpose with one slab's slots [h0, h0 + n) held in ws, shared
+// among the threads of the enclosing region: before = false (row slabs), their
+// content is read from ws and their places in g are free; before = true (column
+// slabs), their new content is written to ws and their places in g keep the old.
+// Either way a held slot's old content stays readable to the end, so it serves as
+// the mark of inplace_blocks.hpp without a saved copy: a walk starts at each held
+// slot and pulls slot after slot until the next held one; a cycle without one is
+// walked whole by its smallest slot. No saves, no copy of the held slab into place.
+void held_slot_transpose(byte* g, const turned_grid& grid, index_t h0, index_t n, std::size_t sb, byte* ws) {
+  const index_t N = grid.grid.count();
+  const bool before = grid.before;
+  auto held = [&](index_t y) { return static_cast<std::uint64_t>(y - h0) < static_cast<std::uint64_t>(n); };
+  auto from = [&](index_t y) -> const byte* { return !before && held(y) ? ws + (y - h0) * sb : g + y * sb; };
+  auto to = [&](index_t y) { return before && held(y) ? ws + (y - h0) * sb : g + y * sb; };
+#pragma omp for schedule(dynamic, 16)
+  for (index_t y = 0; y < N; ++y) {
+    if (held(y)) {
+      for (index_t cur = y;;) {
+        const index_t s = grid.src(cur);
+        std::memcpy(to(cur), from(s), sb);
+        if (held(s)) break;
+        cur = s;
+      }
+      continue;
+    }
+    const index_t s0 = grid.src(y);
+    if (s0 == y) continue;
+    bool mine = true;
+    for (index_t s = s0; s != y && mine; s = grid.src(s)) mine = s > y && !held(s);
+    if (!mine) continue;
+    // A cycle without held slots (all in g), walked whole once per piece of the slot held in L1.
+    constexpr std::size_t piece = 4096;
+    alignas(64) byte tmp[piece];
+    for (std::size_t o = 0; o < sb; o += piece) {
+      const std::size_t len = std::min(piece, sb - o);
+      std::memcpy(tmp, g + y * sb + o, len);
+      index_t cur = y;
+      for (index_t s = grid.src(cur); s != y; s = grid.src(cur)) {
+        std::memcpy(g + cur * sb + o, g + s * sb + o, len);
+        cur = s;
+      }
+      std::memcpy(g + cur * sb + o, tmp, len);
+    }
   }
 }
 
-// The slot transpose of inplace_blocks.hpp on the grid at g (slots of sb bytes):
-// the marks saved into ws, then every walk (a thread per walk).
-void slot_transpose(byte* g, const inplace::slot_grid& grid, std::size_t sb, byte* ws, int threads) {
+// The slot transpose of inplace_blocks.hpp on the grid at g (slots of sb bytes),
+// shared among the threads of the enclosing region: the marks saved into ws, then
+// every walk (a thread per walk).
+void slot_transpose(byte* g, const inplace::slot_grid& grid, std::size_t sb, byte* ws) {
   const index_t N = grid.count(), S = inplace::slot_mark_every;
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp for schedule(static)
   for (index_t b = 0; b < (N + S - 1) / S; ++b)
     if (const index_t y = inplace::slot_grid::mark_of(b); y < N) std::memcpy(ws + b * sb, g + y * sb, sb);
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 16)
+#pragma omp for schedule(dynamic, 16)
   for (index_t y = 0; y < N; ++y) {
     const int role = grid.role(y);
     if (role == 1) {
@@ -226,22 +319,70 @@ void slot_transpose(byte* g, const inplace::slot_grid& grid, std::size_t sb, byt
   }
 }
 
-// One matrix by the blocked plan (inplace_blocks.hpp).
+// Pieces of a slab transpose for the threads: an eighth of the slab, 64 KiB to
+// 1 MiB (one piece per slab of a MiB ran each such slab on one thread).
+inline index_t piece_bytes(index_t slab_bytes) {
+  return std::clamp(slab_bytes / 8, index_t{64} << 10, index_t{1} << 20);
+}
+
+// A side of a piece: a run of at least a few lines of either side, multiples of 64
+// elements (whole cache lines of output where rows allow).
+inline index_t piece_side(index_t want, index_t side) {
+  want = std::max<index_t>(1, std::min(want, side));
+  return want > 64 && want < side ? want - want % 64 : want;
+}
+
+// The rows x cols matrix at from (packed) transposed to `to`, shared among the
+// threads of the enclosing region in pieces (at least 256 columns or all of them,
+// then as many rows as fill the piece), each by the out-of-place backend on one
+// thread: one barrier, where a parallel region per piece waited at every join for
+// a preempted thread on a loaded machine (docs/MODEL.md "In-place transpose:
+// traffic per method").
 template <int ES>
-void blocked(byte* a, const inplace::block_plan& p, byte* ws, int threads) {
-  const auto sb = static_cast<std::size_t>(p.slot * ES);
-  if (p.slots_first()) slot_transpose(a, p.grid, sb, ws, threads);
-  const index_t se = p.slab_elems();
-  for (index_t s = 0; s < p.k; ++s) {
-    byte* slab = a + s * se * ES;
-    if (p.square) {
-      square<ES>(slab, p.slab_rows, threads);
-    } else {
-      transpose_cached<ES>(slab, p.slab_cols, ws, p.slab_rows, p.slab_rows, p.slab_cols, threads);
-      copy_parallel(slab, ws, static_cast<std::size_t>(se * ES), threads);
-    }
+void transpose_shared(const byte* from, byte* to, index_t rows, index_t cols) {
+  const index_t bytes = piece_bytes(rows * cols * ES);
+  const index_t pw = piece_side(std::max<index_t>(256, bytes / (rows * ES)), cols);
+  const index_t ph = piece_side(bytes / (pw * ES), rows);
+  const index_t nw = (cols + pw - 1) / pw, pieces = nw * ((rows + ph - 1) / ph);
+#pragma omp for schedule(dynamic, 1)
+  for (index_t q = 0; q < pieces; ++q) {
+    const index_t r0 = q / nw * ph, c0 = q % nw * pw;
+    matrix_desc d = matrix_desc::packed(std::min(ph, rows - r0), std::min(pw, cols - c0), ES);
+    d.ld_in = cols;
+    d.ld_out = rows;
+    blocked_transpose(from + (r0 * cols + c0) * ES, to + (c0 * rows + r0) * ES, d, 1);
   }
-  if (!p.slots_first()) slot_transpose(a, p.grid, sb, ws, threads);
+}
+
+// One matrix by the blocked plan (inplace_blocks.hpp), shared among the threads of
+// the enclosing region. Slabs that are not squares go round one place, the
+// workspace holding one: row slabs 0 -> ws, s -> s - 1, and the slot walk reads
+// slab 0 from ws; column slabs: the slot walk leaves them one place on, slab k - 1
+// in ws, then s + 1 -> s and ws -> k - 1. Each slab is transposed once, straight
+// into the place it ends in, and the slot walk needs no saved marks: 4M of traffic
+// against 6M + M/8 through the workspace and back (docs/MODEL.md, "In-place").
+template <int ES>
+void blocked(byte* a, const inplace::block_plan& p, byte* ws) {
+  const auto sb = static_cast<std::size_t>(p.slot * ES);
+  const index_t se = p.slab_elems(), k = p.k, h = p.slab_rows, w = p.slab_cols;
+  auto slab = [&](index_t s) { return a + s * se * ES; };
+  if (p.square) {  // squares transpose in place: the plain slot grid
+    if (p.slots_first()) slot_transpose(a, p.grid, sb, ws);
+    square_tiles<ES>(a, h, k);
+    if (!p.slots_first()) slot_transpose(a, p.grid, sb, ws);
+    return;
+  }
+  const turned_grid grid{p.grid, p.slots_first()};
+  const index_t per = grid.grid.count() / k;  // slots per slab
+  if (p.slots_first()) {
+    held_slot_transpose(a, grid, 0, per, sb, ws);
+    for (index_t s = 0; s + 1 < k; ++s) transpose_shared<ES>(slab(s + 1), slab(s), h, w);
+    transpose_shared<ES>(ws, slab(k - 1), h, w);
+  } else {
+    transpose_shared<ES>(slab(0), ws, h, w);
+    for (index_t s = 1; s < k; ++s) transpose_shared<ES>(slab(s), slab(s - 1), h, w);
+    held_slot_transpose(a, grid, (k - 1) * per, per, sb, ws);
+  }
 }
 
 template <int ES>
@@ -249,11 +390,15 @@ void run(byte* data, const matrix_desc& d, byte* ws, std::size_t ws_bytes, int t
   const index_t one = d.rows * d.cols;
   const inplace::rect_plan plan = inplace::make_rect_plan(d.rows, d.cols);
   const inplace::block_plan bp = inplace::make_block_plan(d.rows, d.cols, ES);
+  if (bp.kind != inplace::block_kind::none) {
+    // One parallel region for every matrix: the phases are work-shared loops.
+#pragma omp parallel num_threads(threads)
+    for (index_t b = 0; b < d.batch; ++b) blocked<ES>(data + b * one * ES, bp, ws);
+    return;
+  }
   for (index_t b = 0; b < d.batch; ++b) {
     byte* a = data + b * one * ES;
-    if (bp.kind != inplace::block_kind::none) {
-      blocked<ES>(a, bp, ws, threads);
-    } else if (d.rows == d.cols) {
+    if (d.rows == d.cols) {
       square<ES>(a, d.rows, threads);
     } else if (d.rows == 1 || d.cols == 1) {
       // A vector is its own transpose in memory.

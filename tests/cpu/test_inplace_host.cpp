@@ -361,6 +361,28 @@ TEST(InplaceHost, BlockedPlansEndToEnd) {
   EXPECT_GT(planned, 120);
 }
 
+// Slabs of several MiB: the slab transposes run in pieces of about a MiB (cut
+// along both sides, remainder pieces included; skinny slabs along the long side),
+// batches in the same parallel region.
+TEST(InplaceHost, BlockedSlabsLargerThanAPiece) {
+  const std::pair<inplace_shape, int> cases[] = {{{3001, 1204, 1}, 2}, {{1204, 3001, 1}, 8}, {{1208, 2999, 1}, 8},
+                                                 {{2999, 1208, 2}, 2}, {{600000, 3, 1}, 4}, {{3, 600000, 1}, 4}};
+  std::mt19937_64 g(3434);
+  for (const auto& [s, es] : cases) {
+    const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
+    const ip::block_plan p = ip::make_block_plan(s.rows, s.cols, es);
+    ASSERT_TRUE(p.kind != ip::block_kind::none && !p.square) << s.rows << "x" << s.cols;
+    ASSERT_GT(p.slab_elems() * es, index_t{1} << 20) << s.rows << "x" << s.cols;
+    for (int threads : {1, 3}) {
+      const auto st = check_inplace(d, inplace_ws(d, false), [threads](unsigned char* q, const matrix_desc& dd,
+                                                                        std::size_t w) {
+        return host_run(q, dd, w, threads);
+      }, g());
+      EXPECT_TRUE(st.ok()) << s.rows << "x" << s.cols << " es " << es << ": " << st.message();
+    }
+  }
+}
+
 TEST(InplaceHost, EveryShapeEveryElementSizeExactWorkspace) {
   for (const auto& s : inplace_shapes())
     for (int es : elem_sizes()) {

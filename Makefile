@@ -48,12 +48,12 @@ test-python: build-test
 
 # Host code under ASan + UBSan (CUDA off): the CPU tests, the CLI's hostile inputs and
 # a bounded CPU fuzz run (docs/RELIABILITY.md). The install test links no sanitizer runtime.
-# The host emulations of the kernels, all run by test-cpp, run one case in 8 here (a
+# The host emulations of the kernels, all run by test-cpp, run one case in 16 here (a
 # fresh printed offset each run: XPOSE_TEST_SAMPLE, tests/common/test_util.hpp).
 test-sanitize: deps-test
 	cmake --preset sanitize
 	cmake --build --preset sanitize -j $(JOBS)
-	XPOSE_TEST_SAMPLE=8 ctest --preset sanitize -j $(JOBS) -E install_consumer -LE gpu
+	XPOSE_TEST_SAMPLE=16 ctest --preset sanitize -j $(JOBS) -E install_consumer -LE gpu
 
 # Wheels into wheelhouse/, repaired by auditwheel into manylinux wheels that carry
 # libhwy and libgomp: the CPU-only wheel (xpose-X.Y.Z+cpu), or with CUDA=1 the CUDA

@@ -237,9 +237,9 @@ void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out
           std::memcpy(gathered + j * x.ti * W, x.src + o, static_cast<std::size_t>(x.ti * W));
         });
       // Output rows: straight to the output, in runs of evenly spaced rows, unless they
-      // crowd L1 sets or the runs are shorter than a micro-tile: then staged and copied
-      // out row by row.
-      const bool stage = cpu::crowds_l1_sets(u.a.s[0]) || (x.i0 % nA0 + x.ti > nA0 && nA0 < 16);
+      // crowd L1 sets or the runs are shorter than a micro-tile (16 bytes of rows): then
+      // staged and copied out row by row.
+      const bool stage = cpu::crowds_l1_sets(u.a.s[0]) || (x.i0 % nA0 + x.ti > nA0 && nA0 * W < 16);
       for (index_t j = 0; j < x.tj;) {
         const index_t nj = gather ? x.tj : std::min(x.tj - j, nB0 - (x.j0 + j) % nB0);
         const byte* rows = gather ? gathered : in_row(x.src, x.j0 + j);

@@ -234,6 +234,24 @@ struct turned_grid {
   }
 };
 
+// The cycle of slot y of a grid (src(): the slot each slot pulls from) walked whole in
+// g, once per piece of the slot held in L1.
+template <class Grid>
+void walk_whole_cycle(byte* g, const Grid& grid, index_t y, std::size_t sb) {
+  constexpr std::size_t piece = 4096;
+  alignas(64) byte tmp[piece];
+  for (std::size_t o = 0; o < sb; o += piece) {
+    const std::size_t len = std::min(piece, sb - o);
+    std::memcpy(tmp, g + y * sb + o, len);
+    index_t cur = y;
+    for (index_t s = grid.src(cur); s != y; s = grid.src(cur)) {
+      std::memcpy(g + cur * sb + o, g + s * sb + o, len);
+      cur = s;
+    }
+    std::memcpy(g + cur * sb + o, tmp, len);
+  }
+}
+
 // The turned slot transpose with one slab's slots [h0, h0 + n) held in ws, shared
 // among the threads of the enclosing region: before = false (row slabs), their
 // content is read from ws and their places in g are free; before = true (column
@@ -264,19 +282,7 @@ void held_slot_transpose(byte* g, const turned_grid& grid, index_t h0, index_t n
     bool mine = true;
     for (index_t s = s0; s != y && mine; s = grid.src(s)) mine = s > y && !held(s);
     if (!mine) continue;
-    // A cycle without held slots (all in g), walked whole once per piece of the slot held in L1.
-    constexpr std::size_t piece = 4096;
-    alignas(64) byte tmp[piece];
-    for (std::size_t o = 0; o < sb; o += piece) {
-      const std::size_t len = std::min(piece, sb - o);
-      std::memcpy(tmp, g + y * sb + o, len);
-      index_t cur = y;
-      for (index_t s = grid.src(cur); s != y; s = grid.src(cur)) {
-        std::memcpy(g + cur * sb + o, g + s * sb + o, len);
-        cur = s;
-      }
-      std::memcpy(g + cur * sb + o, tmp, len);
-    }
+    walk_whole_cycle(g, grid, y, sb);  // a cycle without held slots (all in g)
   }
 }
 
@@ -302,19 +308,7 @@ void slot_transpose(byte* g, const inplace::slot_grid& grid, std::size_t sb, byt
         cur = s;
       }
     } else if (role == 2) {
-      // A cycle without marks, walked whole once per piece of the slot held in L1.
-      constexpr std::size_t piece = 4096;
-      alignas(64) byte tmp[piece];
-      for (std::size_t o = 0; o < sb; o += piece) {
-        const std::size_t len = std::min(piece, sb - o);
-        std::memcpy(tmp, g + y * sb + o, len);
-        index_t cur = y;
-        for (index_t s = grid.src(cur); s != y; s = grid.src(cur)) {
-          std::memcpy(g + cur * sb + o, g + s * sb + o, len);
-          cur = s;
-        }
-        std::memcpy(g + cur * sb + o, tmp, len);
-      }
+      walk_whole_cycle(g, grid, y, sb);  // a cycle without marks
     }
   }
 }

@@ -334,6 +334,19 @@ TEST(InplaceBlocks, PlansStayWithinAQuarterAndTheQueryIsHonest) {
   EXPECT_EQ(inplace_ws(matrix_desc::packed(4096, 4096, 2), false), 0u);
 }
 
+// check_inplace of d through the host run on 1 and 3 threads, with the size query's
+// workspace and the input seeds seed() draws.
+template <class Seed>
+void check_on_1_and_3_threads(const matrix_desc& d, Seed seed) {
+  for (int threads : {1, 3}) {
+    const auto st = check_inplace(
+        d, inplace_ws(d, false),
+        [threads](unsigned char* p, const matrix_desc& dd, std::size_t w) { return host_run(p, dd, w, threads); }, seed());
+    EXPECT_TRUE(st.ok()) << d.rows << "x" << d.cols << " es " << d.elem_size << " threads " << threads << ": "
+                         << st.message();
+  }
+}
+
 // The blocked method end to end: row and column slabs, square slabs, random
 // shapes with a plan, one and three threads, the exact workspace (poisoned).
 TEST(InplaceHost, BlockedPlansEndToEnd) {
@@ -350,13 +363,7 @@ TEST(InplaceHost, BlockedPlansEndToEnd) {
     for (int es : elem_sizes()) {
       const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
       planned += ip::make_block_plan(s.rows, s.cols, es).kind != ip::block_kind::none;
-      for (int threads : {1, 3}) {
-        const auto st = check_inplace(d, inplace_ws(d, false), [threads](unsigned char* p, const matrix_desc& dd,
-                                                                          std::size_t w) {
-          return host_run(p, dd, w, threads);
-        }, g());
-        EXPECT_TRUE(st.ok()) << s.rows << "x" << s.cols << " es " << es << ": " << st.message();
-      }
+      check_on_1_and_3_threads(d, [&] { return g(); });
     }
   EXPECT_GT(planned, 120);
 }
@@ -373,13 +380,7 @@ TEST(InplaceHost, BlockedSlabsLargerThanAPiece) {
     const ip::block_plan p = ip::make_block_plan(s.rows, s.cols, es);
     ASSERT_TRUE(p.kind != ip::block_kind::none && !p.square) << s.rows << "x" << s.cols;
     ASSERT_GT(p.slab_elems() * es, index_t{1} << 20) << s.rows << "x" << s.cols;
-    for (int threads : {1, 3}) {
-      const auto st = check_inplace(d, inplace_ws(d, false), [threads](unsigned char* q, const matrix_desc& dd,
-                                                                        std::size_t w) {
-        return host_run(q, dd, w, threads);
-      }, g());
-      EXPECT_TRUE(st.ok()) << s.rows << "x" << s.cols << " es " << es << ": " << st.message();
-    }
+    check_on_1_and_3_threads(d, [&] { return g(); });
   }
 }
 
@@ -404,13 +405,7 @@ TEST(InplaceHost, BlockedShuffleWhenTheShortSideDividesTheLong) {
     for (int es : elem_sizes()) {
       const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
       ASSERT_TRUE(ip::make_rect_plan(s.rows, s.cols).map.shuffle_is_blocked());
-      for (int threads : {1, 3}) {
-        const auto st = check_inplace(d, inplace_ws(d, false), [threads](unsigned char* p, const matrix_desc& dd,
-                                                                          std::size_t w) {
-          return host_run(p, dd, w, threads);
-        }, static_cast<std::uint64_t>(s.rows * 17 + s.cols + es));
-        EXPECT_TRUE(st.ok()) << s.rows << "x" << s.cols << " es " << es << ": " << st.message();
-      }
+      check_on_1_and_3_threads(d, [&] { return static_cast<std::uint64_t>(s.rows * 17 + s.cols + es); });
     }
 }
 

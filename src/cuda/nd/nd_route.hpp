@@ -94,10 +94,11 @@ inline Map make_ptile_map(const plan& p, int s) {
 
 /// Whether a permute_nd plan that takes the packed tile runs the flat tile instead
 /// (ftile_groups, nd_map.hpp): where it is of its class and fills more of its slots than
-/// the packed tile's best shape does; *g: its groups.
-inline bool nd_ftile_takes(const plan& p, vtile_groups* g) {
+/// the packed tile's best shape does; *g: its groups; *shape: that packed tile shape.
+inline bool nd_ftile_takes(const plan& p, vtile_groups* g, int* shape = nullptr) {
   double fill = 0;
-  nd_ptile_shape(p, &fill);
+  const int s = nd_ptile_shape(p, &fill);
+  if (shape) *shape = s;
   return ftile_groups(p, g) && ftile_fill(*g, p.in.elem_size) > fill + 1e-12;
 }
 
@@ -154,8 +155,7 @@ inline nd_route nd_route_of(const plan& p, const void* in, const void* out) {
       r.kernel = nd_kernel::vtile;
       if (vtile_vector_ok(make_vtile_choice_map(p, r.vt), E, in, out)) return r;
     }
-    r.kernel = nd_ftile_takes(p, &r.groups) ? nd_kernel::ftile : nd_kernel::ptile;
-    r.shape = nd_ptile_shape(p);
+    r.kernel = nd_ftile_takes(p, &r.groups, &r.shape) ? nd_kernel::ftile : nd_kernel::ptile;
     return r;
   }
   const int u = row_unit(p, in, out);

@@ -613,7 +613,12 @@ TEST(NdPolicy, PackedTileFillsShortFastestDims) {
   EXPECT_DOUBLE_EQ(fill(plan_of({125, 125}, {1, 0}, 1)), 1.0);
   // one dim per side: 5/32 x 100/128 (1 byte), 5/64 x 64/64 (2 bytes) of the old scalar tile
   EXPECT_GE(fill(plan_of({100, 5, 5, 5}, {3, 2, 1, 0}, 1)), 0.8);  // A: 5*5*5 = 125, B: 100
-  EXPECT_GE(fill(plan_of({64, 3, 7, 5}, {3, 2, 1, 0}, 2)), 0.65);  // A: 105 over 63-element sides
+  // A: 105 over 63-element sides, B: 64 over 63 (the thin 63 x 15 tile fills 0.71, not
+  // 2x the square's 0.42: the square)
+  EXPECT_EQ(nd_ptile_shape(plan_of({64, 3, 7, 5}, {3, 2, 1, 0}, 2)), 0);
+  EXPECT_GE(fill(plan_of({64, 3, 7, 5}, {3, 2, 1, 0}, 2)), 0.4);
+  // A: 7 of the square's 63 columns, 7 of the thin 15 x 63 tile's 15: the thin one
+  EXPECT_EQ(nd_ptile_shape(plan_of({3, 4000, 7}, {2, 1, 0}, 2)), 2);
   EXPECT_GE(fill(plan_of({29, 61, 3}, {2, 1, 0}, 2)), 0.8);
   // every shape fits its shared tile, row bases and registers (nd_ptile_kernel)
   for (int e = 1; e <= 16; e *= 2)

@@ -68,20 +68,21 @@ inline Map make_vtile_choice_map(const plan& p, const vtile_choice& c) {
   return make_vtile_map<Map>(p, bt.chunks * 16 / p.in.elem_size, bt.rows, c.pack);
 }
 
-/// The packed tile's shape (nd_ptile_for) for a permute_nd plan: the one whose packed
-/// sides (make_vtile_groups) fill the largest fraction of its slots; ties keep the lower
-/// shape (the larger tile). *fill: that fraction.
+/// The packed tile's shape (nd_ptile_for) for a permute_nd plan: the square shape 0,
+/// unless a thin shape (1, 2: a quarter of its elements) fills over nd_ptile_thin_gain
+/// times its slots (then the thin shape that fills more; ties keep shape 1). *fill: the
+/// chosen shape's fraction of filled slots.
 inline int nd_ptile_shape(const plan& p, double* fill = nullptr) {
   const int E = p.in.elem_size;
-  int best = 0;
-  double f_best = -1;
+  double f[nd_ptile_shapes];
   for (int s = 0; s < nd_ptile_shapes; ++s) {
     const int ta = ptile_side(E, nd_ptile_for(s).la), tb = ptile_side(E, nd_ptile_for(s).lb);
     const vtile_groups g = make_vtile_groups(p, ta, tb, true);
-    const double f = tile_fill(g.na, ta) * tile_fill(g.nb, tb);
-    if (f > f_best + 1e-12) f_best = f, best = s;
+    f[s] = tile_fill(g.na, ta) * tile_fill(g.nb, tb);
   }
-  if (fill) *fill = f_best;
+  const int thin = f[2] > f[1] + 1e-12 ? 2 : 1;
+  const int best = f[thin] > nd_ptile_thin_gain * f[0] + 1e-12 ? thin : 0;
+  if (fill) *fill = f[best];
   return best;
 }
 

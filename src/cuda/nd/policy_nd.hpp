@@ -44,11 +44,15 @@ constexpr nd_geom nd_vtile_base(int elem_size) {
 /// elements, odd extents, unaligned pointers or strides, conjugation). Shape s: lanes
 /// (words of max(E, 4) bytes) per input row and per output row, 256 threads; the sides
 /// are ptile_side(E, lanes) elements (E = 1: 125 x 125, 125 x 29, 29 x 125). A plan
-/// takes the shape whose packed sides fill the most slots (nd_ptile_shape, nd_route.hpp).
+/// takes the square shape unless a thin one fills over nd_ptile_thin_gain times its slots
+/// (nd_ptile_shape, nd_route.hpp): a thin tile moves a quarter of the elements per block
+/// and barrier (one per thread for 4-16 byte elements), at 0.34-0.44 of a copy even
+/// where it fills every slot (docs/RESULTS.md, "N-d: known slow and why").
 struct nd_pgeom {
   int la, lb;
 };
 inline constexpr int nd_ptile_shapes = 3, nd_ptile_threads = 256;
+inline constexpr double nd_ptile_thin_gain = 2.0;
 constexpr nd_pgeom nd_ptile_for(int s) {
   if (s == 1) return {32, 8};
   if (s == 2) return {8, 32};

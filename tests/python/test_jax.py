@@ -111,28 +111,35 @@ def test_gpu_jit_grad_vmap(jax_gpu):
 
 
 def test_gpu_jit_no_host_sync(jax_gpu):
-    """A jitted loop of xpose calls on the GPU: one FFI call per step on XLA's stream,
-    dispatch returns before the work is done (no host synchronisation per call)."""
+    """A jitted loop of xpose calls on the GPU: one FFI call per transpose on XLA's
+    stream, dispatch returns before the work is done (no host synchronisation per call)."""
     import time
 
     import jax.numpy as jnp
 
     jax = jax_gpu
-    # 1 GiB per array: each step is about 1 ms of GPU work, 20 times the host's dispatch
-    # cost, so a loop that synchronised per call would take as long to dispatch as to run
-    # (with 4096^2 arrays, about 70 us of GPU work a step, the check failed on an H200:
-    # too little work to tell dispatch from synchronisation).
-    x = jax.device_put(jnp.ones((16384, 16384), jnp.float32), jax.devices("gpu")[0])
-    step = jax.jit(lambda a: xpose.transpose(a) + 1.0)
-    y = step(x).block_until_ready()
+    # 256 MiB per array, 8 transposes per step: about 1 ms of GPU work a step, many times
+    # the host's dispatch cost, so a loop that synchronised per call would take as long to
+    # dispatch as to run. Every step's output is kept alive until the end: dropping a
+    # buffer that queued work still uses can make the runtime wait for that work (a host
+    # block that is not xpose's), which is what a loop reassigning one 1 GiB array measured.
+    x = jax.device_put(jnp.ones((8192, 8192), jnp.float32), jax.devices("gpu")[0])
+
+    def eight(a):
+        for _ in range(8):
+            a = xpose.transpose(a)
+        return a + 1.0
+
+    step = jax.jit(eight)
+    ys = [step(x).block_until_ready()]
     t0 = time.perf_counter()
     for _ in range(20):
-        y = step(y)
+        ys.append(step(ys[-1]))
     dispatched = time.perf_counter() - t0
-    y.block_until_ready()
+    ys[-1].block_until_ready()
     total = time.perf_counter() - t0
-    assert dispatched < 0.5 * total  # the loop was queued, not run call by call
-    assert np.array_equal(np.asarray(y)[:2, :2], np.full((2, 2), 21.0, np.float32))
+    assert dispatched < 0.5 * total, (dispatched, total)  # the loop was queued, not run call by call
+    assert np.array_equal(np.asarray(ys[-1])[:2, :2], np.full((2, 2), 22.0, np.float32))
 
 
 def test_ffi_errors_are_exceptions(jax_mod):

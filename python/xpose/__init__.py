@@ -17,4 +17,9 @@ for _f in (transpose, transpose_, device_count, built_with_cuda, permute):
 del _f
 
 from ._xpose import __version__  # the library's version (CMakeLists.txt, project(VERSION))
+from ._frameworks import register_loaded as _register_loaded
+
+_register_loaded()  # torch already imported: its adapter now, so that torch.compile'd functions do not recompile
+del _register_loaded
+
 __all__ = ["transpose", "transpose_", "permute", "device_count", "built_with_cuda", "__version__"]

@@ -72,7 +72,9 @@ def _transposed_shape(shape: Tuple[int, ...]) -> Tuple[int, ...]:
     return (*shape[:-2], shape[-1], shape[-2])
 
 
-_SWAP_LAST_TWO: Dict[int, List[int]] = {}
+# Every rank the library takes, filled once: a table that calls extend would change under
+# torch.compile's guards and make compiled functions recompile.
+_SWAP_LAST_TWO: Dict[int, List[int]] = {n: [*range(n - 2), n - 1, n - 2] for n in range(2, 17)}
 
 
 def _swap_last_two(ndim: int) -> List[int]:
@@ -81,7 +83,7 @@ def _swap_last_two(ndim: int) -> List[int]:
     if axes is None:
         if ndim < 2:
             raise ValueError(f"xpose: expected a matrix or a batch of matrices (at least 2-D), got {ndim}-D")
-        axes = _SWAP_LAST_TWO[ndim] = [*range(ndim - 2), ndim - 1, ndim - 2]
+        axes = [*range(ndim - 2), ndim - 1, ndim - 2]
     return axes
 
 

@@ -15,6 +15,7 @@ does a whole permute into a new array in one call of the extension.
 
 from __future__ import annotations
 
+import sys
 import functools
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -412,7 +413,18 @@ def named(name: str) -> Adapter:
     ad = _SINGLETONS.get(name)
     if ad is None:
         ad = _SINGLETONS[name] = _CLASSES[name]()
+        if name == "torch":  # its tensor types at once: one change of _BY_TYPE, not one per type
+            _BY_TYPE.setdefault(ad.Tensor, ad)
+            _BY_TYPE.setdefault(ad.torch.nn.Parameter, ad)
     return ad
+
+
+def register_loaded() -> None:
+    """Registers torch's adapter now if torch is already imported. torch.compile guards on
+    the contents of _BY_TYPE: a first xpose call traced inside a compiled function would
+    otherwise register torch.Tensor there and make the function recompile on its next call."""
+    if "torch" in sys.modules:
+        named("torch")
 
 
 def adapter_of(x: Any) -> Optional[Adapter]:

@@ -64,6 +64,38 @@ def test_compile_fullgraph_no_break(dev):
     assert all(torch.equal(g, w) for g, w in zip(got, want))
 
 
+def test_compile_compiles_once():
+    """A compiled function whose first xpose call is traced compiles once, not again on its
+    second call (torch.compile guards on xpose's type-to-adapter table: torch's types are
+    in it from `import xpose` when torch is already imported, as in most programs). A
+    fresh process, so that no earlier test has registered them."""
+    import subprocess
+    import sys
+
+    code = (
+        "import torch, xpose\n"
+        "n = 0\n"
+        "def backend(gm, example):\n"
+        "    global n\n"
+        "    n += 1\n"
+        "    return gm.forward\n"
+        "f = torch.compile(lambda t: xpose.permute(t, (1, 0)) * 2, backend=backend, fullgraph=True)\n"
+        "x = torch.arange(6.0).reshape(2, 3)\n"
+        "for _ in range(3):\n"
+        "    y = f(x)\n"
+        "assert torch.equal(y, x.t() * 2)\n"
+        "w = torch.nn.Parameter(torch.ones(2, 3))\n"
+        "g = torch.compile(lambda t: xpose.transpose(t) + 1, backend=backend, fullgraph=True)\n"
+        "for _ in range(3):\n"
+        "    z = g(w)\n"
+        "assert torch.equal(z, torch.full((3, 2), 2.0))\n"
+        "print(n)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.strip().splitlines()[-1] == "2", r.stdout  # one graph per function
+
+
 def test_compile_inplace_and_out(dev):
     def f(a):
         out = torch.empty(4, 3, device=a.device)

@@ -1,9 +1,7 @@
-// The 2-D fast path `best` as one route table: the layout facts of a call, computed once
-// (route_facts), and an ordered list of rows {condition, route, the docs/RESULTS.md section
-// whose measurement chose it}; the first row whose condition holds gives the route. A route
-// names its kernel and carries every parameter of the launch (geometry, slab bytes, load
-// buffers, forms), so variants/best.cu only launches it. Host-evaluable (constexpr): the
-// route tests draw shapes from each row's condition and check the row is the one taken.
+// The 2-D fast path `best` as one route table: a call's layout facts, computed once (route_facts), and an ordered
+// list of rows {name, condition, route, the docs/RESULTS.md section whose measurement chose it}; the first row whose
+// condition holds gives the route, which names its kernel and carries every launch parameter, so variants/best.cu
+// only launches it. Host-evaluable (constexpr): the route tests draw shapes from each row's condition and check it.
 #pragma once
 
 #include <xpose/view.hpp>
@@ -54,22 +52,18 @@ struct route {
   bool span64 = false;   ///< pipe: slab spans in whole 64-byte units of an output row
   int row = -1;          ///< index of the table row that chose it
 };
-
 constexpr bool operator==(const route& a, const route& b) {
   return a.path == b.path && a.kernel == b.kernel && a.tile == b.tile && a.access == b.access && a.late == b.late &&
          a.realign == b.realign && a.deep == b.deep && a.tpb == b.tpb && a.stages == b.stages && a.oa == b.oa &&
-         a.mode == b.mode && a.side == b.side && a.micro == b.micro && a.min_blocks == b.min_blocks &&
-         a.halo == b.halo && a.lean == b.lean && a.depth == b.depth && a.slab == b.slab &&
-         a.call_slab == b.call_slab && a.span64 == b.span64;
+         a.mode == b.mode && a.side == b.side && a.micro == b.micro && a.min_blocks == b.min_blocks && a.halo == b.halo &&
+         a.lean == b.lean && a.depth == b.depth && a.slab == b.slab && a.call_slab == b.call_slab && a.span64 == b.span64;
 }
-
-/// Load buffers of a pipe route given the resident blocks per SM at its depth and at 2
-/// (the launcher's occupancy query): 2 where that fits more blocks.
+/// A pipe route's load buffers, given the launcher's resident blocks per SM at r.depth and at 2: 2 where more fit.
 constexpr int route_depth(const route& r, long long resident_at_depth, long long resident_at_two) {
   return r.depth > 2 && resident_at_two > resident_at_depth ? 2 : r.depth;
 }
 
-/// The layout facts of a call, computed once.
+/// A call's layout facts.
 struct route_facts {
   int E = 1, cc = 90;
   long long rows = 0, cols = 0, batch = 1, ld_in = 0, ld_out = 0, stride_in = 0, stride_out = 0;
@@ -88,7 +82,6 @@ struct route_facts {
 };
 
 namespace route_detail {
-
 constexpr bool in_list(long long s, const int* b, const int* e) {
   for (; b != e; ++b)
     if (*b == s) return true;
@@ -122,8 +115,7 @@ constexpr bool interleave(const route_facts& f, bool gather) {
   return gather && s <= best_interleave_realign_max && f.in_e && f.out_e;
 }
 constexpr bool async_batch(const route_facts& f) {
-  return (f.E == 1 || f.E == 2) && f.batched && f.access == 16 && f.rows > 32 && f.rows <= 64 && f.cols > 32 &&
-         f.cols <= 64;
+  return (f.E == 1 || f.E == 2) && f.batched && f.access == 16 && f.rows > 32 && f.rows <= 64 && f.cols > 32 && f.cols <= 64;
 }
 constexpr bool whole_wide_cap(const route_facts& f) {
   const long long b = f.mat * 8;
@@ -161,8 +153,7 @@ constexpr route slab_route(const route_facts& f, best_path p, int mode, int side
   r.call_slab = r.slab = best_slab_bytes_for(pol, f.bytes);
   return r;
 }
-constexpr route pipe_route(const route_facts& f, best_path p, int mode, int side, int micro, int minb, bool halo,
-                           int sb = 0) {
+constexpr route pipe_route(const route_facts& f, best_path p, int mode, int side, int micro, int minb, bool halo, int sb = 0) {
   route r;
   r.path = p, r.kernel = route_kernel::pipe, r.mode = mode, r.side = side, r.micro = micro, r.min_blocks = minb;
   r.halo = halo;
@@ -329,14 +320,12 @@ constexpr route_row rows[] = {
   {"f32 8, 16 column scatter, unaligned rows", [](F f) {
      return f.scatter && f.E == 4 && (f.cols == 8 || f.cols == 16) && wide_layout(f, false, 8) && !f.ora; },
    [](F f) { return micro_pipe(f, B::slab_scatter_micro_halo, 1, true); }, "2-D: 4-8 byte pipelined micro-block slabs"},
-  {"f32 12 column scatter, unaligned rows", [](F f) {
-     return f.scatter && f.E == 4 && f.cols == 12 && wide_layout(f, false, 12) && !f.ora; },
+  {"f32 12 column scatter, unaligned rows", [](F f) { return f.scatter && f.E == 4 && f.cols == 12 && wide_layout(f, false, 12) && !f.ora; },
    [](F f) { return slab_route(f, B::slab_scatter_micro, 1, 0, best_slab_micro_for(f.E, true).width, 4); },
    "2-D: 4-8 byte pipelined micro-block slabs"},
   {"4-8 byte interleave scatter", [](F f) { return f.scatter && interleave(f, false); },
    [](F f) { return interleave_route(f, false); }, "2-D: register-interleave slabs (4-8 byte channel shuffles)"},
-  {"1-2 byte two-buffer direct scatter", [](F f) {
-     return f.scatter && f.E <= 2 && best_scatter_direct2_takes(f.E, f.cols, f.ora); },
+  {"1-2 byte two-buffer direct scatter", [](F f) { return f.scatter && f.E <= 2 && best_scatter_direct2_takes(f.E, f.cols, f.ora); },
    [](F f) { return direct_route(f, static_cast<int>(f.cols), best_scatter_direct2_slab(f.E, f.cols)); }, "2-D: slab scatters of 1-2 byte elements"},
   {"1-2 byte direct scatter, aligned rows", [](F f) {
      return f.scatter && f.E <= 2 && best_scatter_direct_fits(f.E, static_cast<int>(f.cols), f.ora); },
@@ -349,12 +338,10 @@ constexpr route_row rows[] = {
   {"1-2 byte pipelined scatter", [](F f) { return f.scatter && scatter_pipe_side(f); },
    [](F f) { const int g = static_cast<int>(f.cols); return scatter_pipe(f, g, !f.ora, f.ora ? 0 : scatter_halo_slab(f, g)); },
    "2-D: pipelined slabs"},
-  {"1-2 byte halo scatter", [](F f) {
-     return f.scatter && f.E <= 2 && !f.ora && f.cols >= best_halo_side_min && pipe_side(f.cols); },
+  {"1-2 byte halo scatter", [](F f) { return f.scatter && f.E <= 2 && !f.ora && f.cols >= best_halo_side_min && pipe_side(f.cols); },
    [](F f) { const int g = static_cast<int>(f.cols); return scatter_pipe(f, g, true, scatter_halo_slab(f, g)); },
    "2-D: halo scatters to unaligned rows"},
-  {"u8 2-3 column batch scatter, unaligned rows", [](F f) {
-     return f.scatter && f.E == 1 && !f.ora && f.batched && (f.cols == 2 || f.cols == 3); },
+  {"u8 2-3 column batch scatter, unaligned rows", [](F f) { return f.scatter && f.E == 1 && !f.ora && f.batched && (f.cols == 2 || f.cols == 3); },
    [](F f) { const int g = static_cast<int>(f.cols); return scatter_pipe(f, g, true, scatter_halo_slab(f, g)); },
    "2-D: halo scatters to unaligned rows"},
   {"scatter", [](F f) { return f.scatter; },
@@ -392,8 +379,7 @@ constexpr route_row rows[] = {
    [](F f) { return tile_route(B::tile_few_rows, best_tile_shaped(f.E, best_shape::few_rows)); }, "2-D: small and narrow tiles for few rows"},
   {"1-2 byte <= 64 rows or <= 128-byte rows", [](F f) { return f.E <= 2 && (f.rows <= 64 || f.cols * f.E <= 128); },
    [](F f) { return tile_route(B::tile_narrow, best_tile_shaped(f.E, best_shape::narrow), 16, true); }, "2-D: small and narrow tiles for few rows"},
-  {"1-2 byte >= 16 MiB, < 768 tiles", [](F f) {
-     return f.E <= 2 && f.tiles256 < best_half_max_tiles && f.bytes >= best_async_pipe_min_bytes; },
+  {"1-2 byte >= 16 MiB, < 768 tiles", [](F f) { return f.E <= 2 && f.tiles256 < best_half_max_tiles && f.bytes >= best_async_pipe_min_bytes; },
    [](F f) { return async_route(f, false, true); }, "2-D: cp.async tiles for squares and batches"},
   {"u8 < 768 tiles", [](F f) { return f.E == 1 && f.tiles256 < best_half_max_tiles; },
    [](F f) { return async_route(f, false, false); }, "2-D: cp.async tiles for squares and batches"},
@@ -409,8 +395,7 @@ constexpr const route_row* route_rows() { return route_detail::rows; }
 constexpr int route_row_count = static_cast<int>(std::size(route_detail::rows));
 
 /// The layout facts of a validated, non-empty desc with input / output at the given addresses.
-constexpr route_facts route_facts_for(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr,
-                                      int cc) {
+constexpr route_facts route_facts_for(const matrix_desc& d, unsigned long long in_addr, unsigned long long out_addr, int cc) {
   route_facts f;
   const long long E = d.elem_size;
   f.E = d.elem_size, f.cc = cc;

@@ -1,7 +1,5 @@
-// The route of the N-d plans: which kernel a permute_nd or strided_copy plan runs with
-// these pointers, and on which tile (nd_route_of, one decision). Host code: the
-// launchers in permute_nd.cu and the CPU tests share it. docs/RESULTS.md, "N-d: kernel
-// choice".
+// The route of the N-d plans (nd_route_of, one decision): the kernel and tile a permute_nd or strided_copy plan runs
+// with these pointers. Host code shared by permute_nd.cu and the CPU tests. docs/RESULTS.md, "N-d: kernel choice".
 #pragma once
 
 #include "xpose/plan.hpp"
@@ -10,16 +8,13 @@
 
 namespace xpose::detail {
 
-/// A vector tile shape (nd_vtile_for's v), packed sides or not, and the fraction of its
-/// tile slots the plan fills.
+/// A vector tile shape (nd_vtile_for's v), packed sides or not, and the fraction of its slots the plan fills.
 struct vtile_choice {
   int v = 0;
   bool pack = false;
   double fill = 0;
 };
-
-/// Of the shapes v_lo <= v < v_hi, the one whose best groups (make_vtile_groups) fill the
-/// largest fraction of its tile slots; ties keep the lower v (the larger tile).
+/// Of shapes v_lo <= v < v_hi, the one whose make_vtile_groups fill most of its slots; ties keep the larger tile.
 inline vtile_choice nd_vtile_best(const plan& p, bool pack, int v_lo, int v_hi) {
   const int E = p.in.elem_size;
   vtile_choice c{v_lo, pack, -1};
@@ -32,17 +27,12 @@ inline vtile_choice nd_vtile_best(const plan& p, bool pack, int v_lo, int v_hi) 
   }
   return c;
 }
-
-/// Of the shapes v_lo <= v < v_hi, the best on one dim per side, or on packed sides
-/// where those fill over nd_pack_gain times the slots.
+/// The same on one dim per side, or on packed sides where those fill over nd_pack_gain times the slots.
 inline vtile_choice nd_vtile_pack_or_flat(const plan& p, int v_lo, int v_hi) {
   const vtile_choice flat = nd_vtile_best(p, false, v_lo, v_hi), packed = nd_vtile_best(p, true, v_lo, v_hi);
   return packed.fill > nd_pack_gain * flat.fill ? packed : flat;
 }
-
-/// The vector tile's shape and packing for a permute_nd plan (policy_nd.hpp, nd_pack_gain
-/// and the fills beside it): shape 0 for fully filled 4-16 byte tiles, else the
-/// 128-thread shapes 1-2, else the short-B shapes 3-5 where they fill more.
+/// The vector tile's shape and packing for a permute_nd plan, by the rule at nd_pack_gain (policy_nd.hpp).
 inline vtile_choice nd_vtile_choice(const plan& p) {
   if (p.in.elem_size >= 4) {
     const vtile_choice full = nd_vtile_pack_or_flat(p, 0, 1);
@@ -59,19 +49,15 @@ template <class Map>
 bool vtile_fits32(const Map& m) {
   return fits32(m.tiles) && fits32(m.n_a) && fits32(m.n_b);
 }
-
-/// The vector tile's map for a plan on choice c (Map: vtile_map, or vtile_map32 where
-/// vtile_fits32).
+/// The vector tile's map for a plan on choice c (Map: vtile_map, or vtile_map32 where vtile_fits32).
 template <class Map = vtile_map>
 inline Map make_vtile_choice_map(const plan& p, const vtile_choice& c) {
   const nd_geom bt = nd_vtile_for(p.in.elem_size, c.v);
   return make_vtile_map<Map>(p, bt.chunks * 16 / p.in.elem_size, bt.rows, c.pack);
 }
 
-/// The packed tile's shape (nd_ptile_for) for a permute_nd plan: the square shape 0,
-/// unless a thin shape (1, 2: a quarter of its elements) fills over nd_ptile_thin_gain
-/// times its slots (then the thin shape that fills more; ties keep shape 1). *fill: the
-/// chosen shape's fraction of filled slots.
+/// The packed tile's shape (nd_ptile_for): the square shape 0 unless a thin one (1, 2: a quarter of its elements)
+/// fills over nd_ptile_thin_gain times its slots (then the thin one that fills more; ties keep 1). *fill: its fill.
 inline int nd_ptile_shape(const plan& p, double* fill = nullptr) {
   const int E = p.in.elem_size;
   double f[nd_ptile_shapes];
@@ -85,7 +71,6 @@ inline int nd_ptile_shape(const plan& p, double* fill = nullptr) {
   if (fill) *fill = f[best];
   return best;
 }
-
 /// The packed tile's map for shape s (Map: vtile_map, or vtile_map32 where vtile_fits32).
 template <class Map = vtile_map>
 inline Map make_ptile_map(const plan& p, int s) {
@@ -93,9 +78,8 @@ inline Map make_ptile_map(const plan& p, int s) {
   return make_vtile_map<Map>(p, ptile_side(E, nd_ptile_for(s).la), ptile_side(E, nd_ptile_for(s).lb), true);
 }
 
-/// Whether a permute_nd plan that takes the packed tile runs the flat tile instead
-/// (ftile_groups, nd_map.hpp): where it is of its class and fills more of its slots than
-/// the packed tile's best shape does; *g: its groups; *shape: that packed tile shape.
+/// Whether a permute_nd plan that takes the packed tile runs the flat tile instead (ftile_groups, nd_map.hpp): where
+/// it is of its class and fills more slots than the packed tile's best shape; *g: its groups; *shape: that shape.
 inline bool nd_ftile_takes(const plan& p, vtile_groups* g, int* shape = nullptr) {
   double fill = 0;
   const int s = nd_ptile_shape(p, &fill);
@@ -113,7 +97,6 @@ enum class nd_kernel : int {
   run_tile,    // strided_copy: the run tile (kept runs of 1-8 whole 16-byte chunks)
   copy         // strided_copy: the element copy
 };
-
 constexpr const char* nd_kernel_name(nd_kernel k) {
   switch (k) {
     case nd_kernel::vtile: return "vtile";
@@ -139,14 +122,11 @@ struct nd_route {
   bool half = false;     // run_tile: the half tile (nd_run_tile_b)
 };
 
-/// The route of plan p (permute_nd or strided_copy) with these pointers:
-/// permute_nd: the vector tile where its shape's map moves in whole aligned 16-byte
-///   chunks (2-16 byte elements, no conjugation; vtile_vector_ok), else the flat tile
-///   where nd_ftile_takes, else the packed tile;
-/// strided_copy: the row stream where row_stream_takes, else the row tile for short
-///   rows that are not whole chunks (rtile_plan), else the run tile for runs of whole
-///   chunks (runs_plan; 32-bit maps, 16-byte aligned pointers), else the element copy in
-///   the widest unit (copy_unit; elements where it conjugates).
+/// The route of plan p with these pointers. permute_nd: the vector tile where its shape's map moves whole aligned
+/// 16-byte chunks (2-16 byte elements, no conjugation; vtile_vector_ok), else the flat tile where nd_ftile_takes,
+/// else the packed tile. strided_copy: the row stream where row_stream_takes, else the run tile for runs of whole
+/// chunks (runs_plan; 32-bit maps, 16-byte aligned pointers), else the row tile for short rows that are not whole
+/// chunks (rtile_plan), else the element copy in the widest unit (copy_unit; elements where it conjugates).
 inline nd_route nd_route_of(const plan& p, const void* in, const void* out) {
   nd_route r;
   const int E = p.in.elem_size;

@@ -42,7 +42,7 @@ apt_install cmake ninja-build g++ make pkg-config libhwy-dev libcli11-dev nlohma
             libopenblas-dev python3-venv python3-dev
 if [ "$mode" = test ]; then
   # Tests; xpose::dist (MPI on host memory in CI; mpi4py builds against it); the Arm
-  # cross build of the CPU tests (issue 13): cross compiler, qemu-user, and Highway +
+  # cross build of the CPU tests: cross compiler, qemu-user, and Highway +
   # GoogleTest for arm64 through multiarch.
   apt_install libgtest-dev libopenmpi-dev openmpi-bin
   if ! dpkg --print-foreign-architectures | grep -qx arm64; then
@@ -74,7 +74,7 @@ if [ ! -f "$stamp" ]; then
       "hypothesis>=6" "jax[cpu]"
   touch "$stamp"
 fi
-# Issue 10: the CPU paths of PyTorch, exercised without a GPU. PyPI's torch for Linux is
+# The CPU paths of PyTorch, exercised without a GPU. PyPI's torch for Linux is
 # the CUDA build with its CUDA libraries (measured: 5 min, 5.4 GB); it imports and runs
 # on the CPU without a driver. XPOSE_SKIP_TORCH=1 leaves it out (its tests then skip,
 # saying why).

@@ -10,7 +10,7 @@
 
 namespace xpose {
 
-// libgomp exits or crashes when asked for tens of thousands of threads (issue 10):
+// libgomp exits or crashes when asked for tens of thousands of threads:
 // the backend only ever sees a count checked here. The cap leaves room for
 // oversubscription experiments, not for pathological counts.
 int max_host_threads() noexcept {

@@ -16,7 +16,8 @@ status validate(const void* in, const void* out, const matrix_desc& d, bool copy
 status validate_desc(const matrix_desc& d, bool copy_shaped) noexcept;
 
 /// Host entries: every CPU kernel loads and stores unaligned, so 16-byte elements
-/// need only the 8-byte alignment NumPy gives complex128 (issue 10).
+/// need only the 8-byte alignment NumPy gives complex128 (a 16-byte aligned view
+/// must not be assumed).
 constexpr int host_align = 8;
 
 /// True when the (validated) call moves no element.

@@ -49,7 +49,7 @@ index_t even_split(index_t n, int nranks, int rank) noexcept;
 
 /// Pipelining and backend knobs.
 struct options {
-  int chunks = 0;  ///< column chunks pipelined through the exchange; 0 = policy (RESULTS.md, "Distributed")
+  int chunks = 0;  ///< column chunks pipelined through the exchange; 0 = policy (RESULTS.md, "Distributed transposes")
   int host_threads = 0;  ///< MPI path: threads of the CPU transposes (0 = OpenMP default)
 };
 

@@ -1,4 +1,4 @@
-// In-place transpose (issue 14): a packed rows x cols matrix (or a batch of them)
+// In-place transpose: a packed rows x cols matrix (or a batch of them)
 // becomes the cols x rows matrix in the same memory. Squares need no workspace;
 // other shapes need the caller's workspace, sized by inplace_workspace_size().
 #pragma once
@@ -11,14 +11,14 @@ namespace xpose {
 
 /// Workspace in bytes that transpose_inplace (device = true) or
 /// transpose_inplace_host (device = false) needs for `desc` (docs/MODEL.md,
-/// "In-place"): 0 for squares and vectors. Rectangles with a blocked plan (a side
-/// with a divisor giving slabs of at most a quarter; every shape whose short side
-/// divides the long one) need the larger of one slab (none when slabs are squares)
-/// and a sixteenth of the matrix plus one line: at most a quarter of one matrix, on
-/// the device times the batch (a batch runs in the same launches). Other rectangles
-/// (both sides without a usable divisor) need L lines of max(rows, cols) elements,
-/// L = min(ceil(lo / 4), 1024) on the device and min(ceil(lo / 4), 64) on the
-/// host, lo = min(rows, cols).
+/// "In-place transpose: traffic per method"): 0 for squares and vectors. Rectangles
+/// with a blocked plan (a side with a divisor giving slabs of at most a quarter; every
+/// shape whose short side divides the long one) need the larger of one slab (none when
+/// slabs are squares) and a sixteenth of the matrix plus one line: at most a quarter
+/// of one matrix, on the device times the batch (a batch runs in the same launches).
+/// Other rectangles (both sides without a usable divisor) need L lines of max(rows,
+/// cols) elements, L = min(ceil(lo / 4), 1024) on the device and min(ceil(lo / 4), 64)
+/// on the host, lo = min(rows, cols).
 /// `desc` must be packed: matrix_desc::packed(rows, cols, elem_size, batch).
 /// More workspace than this may be given; the device takes `best` into a workspace
 /// of the whole batch or more and copies back.

@@ -34,7 +34,7 @@ enum class status_code : int {
   bad_axes,               ///< axes repeated, out of range, or not one per dimension
   shape_mismatch,         ///< an output extent differs from the input extent its axis names
   overlapping_output,     ///< output strides make two output elements share memory
-  // In-place transpose (issue 14).
+  // In-place transpose.
   not_packed,             ///< an in-place transpose needs ld_in == cols, ld_out == rows, strides == rows*cols
 };
 

@@ -132,5 +132,5 @@ const char* cpu_backend_target() noexcept;
 
 }  // namespace xpose
 
-// In-place transpose (issue 14).
+// In-place transpose.
 #include "xpose/inplace.hpp"

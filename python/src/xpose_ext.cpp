@@ -192,7 +192,7 @@ void permute(nb::handle x, nb::handle out, const std::vector<std::int64_t>& shap
            threads);
 }
 
-// ---- One call per small transpose (issue 32, host overhead) -----------------------
+// ---- One call per small transpose (host overhead) ----------------------------------
 // permute_new and permute_buffer validate the axes, plan, allocate the output with the
 // caller's framework and run, in one call from Python. Axes that are not a tuple or
 // list of in-range, distinct Python ints (NumPy integers, arrays, bools, floats, ...)
@@ -296,7 +296,7 @@ nb::object permute_buffer(nb::handle ndarray, nb::handle empty, nb::handle x, nb
   return permute_into_new(v.buf, li, axes, empty, x.attr("dtype"), -1, 0, false, threads);
 }
 
-// ---- In-place transpose (issue 14) -------------------------------------------
+// ---- In-place transpose ------------------------------------------------------
 
 /// The packed (batch, rows, cols) matrix_desc of a 2-D or 3-D array with these
 /// strides; the core's checks (not_packed, sizes) decide whether it is usable.
@@ -446,7 +446,7 @@ NB_MODULE(_xpose, m) {
         "when x needs the general path.");
   m.def("device_count", &xpose::device_count, "Number of usable CUDA devices (0 without a GPU).");
   m.def("built_with_cuda", &xpose::built_with_cuda, "True when the CUDA backend was compiled in.");
-  // In-place transpose (issue 14).
+  // In-place transpose.
   m.def("inplace_workspace_bytes", &inplace_workspace_bytes, "shape"_a, "strides"_a.none(), "elem_size"_a,
         "device"_a, "Workspace bytes an in-place transpose of this array needs.");
   m.def("transpose_inplace", &transpose_inplace, "x"_a, "shape"_a, "strides"_a.none(), "elem_size"_a, "ws"_a,

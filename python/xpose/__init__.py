@@ -10,7 +10,7 @@ frameworks' own transposes.
 from ._api import built_with_cuda, device_count, transpose
 from ._api import permute  # N-d permutation (np.transpose semantics)
 
-from ._api import transpose_  # in place (issue 14)
+from ._api import transpose_  # in place
 
 for _f in (transpose, transpose_, device_count, built_with_cuda, permute):
     _f.__module__ = __name__  # help() and reprs show xpose.transpose, not xpose._api

@@ -5,7 +5,7 @@ the output with the caller's framework, picks the stream and hands addresses,
 shapes, strides and the stream to one binding, ``_xpose.permute``. Every rule
 about layouts (strides, overlap, alignment, axes, empty arrays) is the C++ core's.
 
-Hot path (issue 32, host overhead): without ``out``, ``stream`` or ``conjugate``, a
+Hot path (host overhead): without ``out``, ``stream`` or ``conjugate``, a
 plain array goes to its adapter's ``fast`` entry, one call of the extension that
 normalises the axes, plans (cached), allocates through the framework and runs;
 whatever it does not take (subclasses, tracers, autograd, odd strides or axes) takes

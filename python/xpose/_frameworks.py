@@ -6,11 +6,11 @@ the stream) and allocates outputs with the framework. ``xpose._api`` and
 ``xpose.bench`` both use them. No rule about layouts lives here: shapes, strides,
 overlap, alignment and axes are checked by the core (``_xpose.permute``).
 
-Hot path (issue 12, host overhead): the adapter of a type is found with one dict
-lookup, frameworks are imported once, addresses are read without DLPack capsules
-(torch ``data_ptr``, CuPy ``data.ptr``, NumPy's buffer protocol in the extension),
-and contiguous arrays pass ``None`` for their strides. Issue 32: ``Adapter.fast``
-does a whole permute into a new array in one call of the extension.
+Hot path (host overhead): the adapter of a type is found with one dict lookup,
+frameworks are imported once, addresses are read without DLPack capsules (torch
+``data_ptr``, CuPy ``data.ptr``, NumPy's buffer protocol in the extension), and
+contiguous arrays pass ``None`` for their strides. ``Adapter.fast`` does a whole
+permute into a new array in one call of the extension.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ status check_pointers(const void* in, index_t in_bytes, const void* out, index_t
 
 /// A plan's own fields, before execute trusts them: the algorithm in range and every
 /// field what make_plan gives for the plan's own (normalised) layouts, so a plan edited
-/// after make_plan is invalid_argument, never an out-of-range read (issue 29).
+/// after make_plan is invalid_argument, never an out-of-range read.
 status check_plan(const plan& p) noexcept;
 
 /// check_plan, then check_pointers for the plan (nothing to check for an empty one).

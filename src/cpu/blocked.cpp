@@ -173,7 +173,8 @@ void run_tiled(layout L, int threads) {
   const bool whole = L.rows <= TR && (L.cols == 1 || L.ldd == L.rows * es);
   // Output rows that do not start on cache lines (odd row lengths) take ordinary
   // stores: streaming pieces that share lines with the neighbouring tile's cost more
-  // than write-allocate does (docs/RESULTS.md, "CPU backend (issue 13)").
+  // than write-allocate does (docs/RESULTS.md, "CPU: what the tiles and stores were
+  // chosen from").
   L.stream = L.stream && (lines_align || whole);
   const index_t phase_bytes = static_cast<index_t>((64 - reinterpret_cast<std::uintptr_t>(L.out) % 64) % 64);
   const index_t phase = lines_align && !whole && phase_bytes / es < L.rows ? phase_bytes / es : 0;  // rows, < TR

@@ -428,10 +428,10 @@ constexpr int best_scatter_direct2_slab(int elem_size, long long side) {
   return 0;
 }
 
-/// Register-interleave slabs ("2-D: register-interleave slabs"): short sides with a kernel
-/// (every C up to 16, then multiples of 4), threads per block (one warp tile each; sides above
-/// 16 halve the block: staging under 48 KiB), units (16 bytes of each row) per lane; scatters
-/// up to best_interleave_scatter_max.
+/// Register-interleave slabs ("2-D: register-interleave slabs (4-8 byte channel shuffles)"):
+/// short sides with a kernel (every C up to 16, then multiples of 4), threads per block (one
+/// warp tile each; sides above 16 halve the block: staging under 48 KiB), units (16 bytes of
+/// each row) per lane; scatters up to best_interleave_scatter_max.
 constexpr int best_interleave_sides[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 20, 24, 28, 32};
 constexpr int best_interleave_threads(long long s) { return s > 16 ? 64 : 128; }
 constexpr int best_interleave_units(long long s) { return s == 2 ? 2 : 1; }

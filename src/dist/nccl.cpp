@@ -91,13 +91,14 @@ status enqueue_local_step(const detail::plan& p, int k, const unsigned char* in,
   return transpose(in + self.in_off * es, out + self.out_off * es, self.md, s);
 }
 
-// Timeline (docs/RESULTS.md "Distributed (issues 15, 16)", second round). Streams:
+// Timeline (docs/RESULTS.md "Distributed: the pipeline, and why the local work is not
+// hidden"). Streams:
 // L = local (lowest priority: packs, self chunks), C = comm (highest), U = unpack.
 //   L: pack 0 | for k: [wait next_k] pack k+1, mark packed_{k+1}, self chunk k
 //   C: for k: [wait packed_k] mark next_k, exchange k, mark received_k
 //   U: for k: [wait received_k] unpack k
 // so exchange k || (pack k+1, self chunk k) || unpack k-1; exposed: pack 0, unpack K-1.
-// next_k is the point of the second round: a transpose grid being dispatched takes each
+// next_k is why the local work waits: a transpose grid being dispatched takes each
 // SM's room as its blocks retire, and an NCCL block (hundreds of threads, most of an SM)
 // cannot start until that grid has drained, whatever the priorities (they order pending
 // blocks, they reserve no SM). So step k's local work is released only when exchange k

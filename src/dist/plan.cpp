@@ -218,10 +218,11 @@ status agree(const record* all, int P, int me, const status& mine, index_t* row_
 
 int chunk_count(const plan& p, int requested, int max_chunks) noexcept {
   if (requested > 0) return std::min(requested, max_chunks);
-  // Policy (docs/RESULTS.md, "Distributed (issues 15, 16)", second round): the exposed
-  // local work falls like 1/W(K) and the per-chunk cost grows like K, so K grows like the
-  // square root of the block: sqrt(mean block / 16 MiB), 1..8 (fp32 on 2 ranks, N = 8192 /
-  // 16384 / 32768: 3 / 6 / 8). To be set from the two-GPU --chunks sweep.
+  // Policy (docs/RESULTS.md, "Distributed: the pipeline, and why the local work is not
+  // hidden"): the exposed local work falls like 1/W(K) and the per-chunk cost grows like
+  // K, so K grows like the square root of the block: sqrt(mean block / 16 MiB), 1..8
+  // (fp32 on 2 ranks, N = 8192 / 16384 / 32768: 3 / 6 / 8). To be set from the two-GPU
+  // --chunks sweep.
   const double block = static_cast<double>(p.global_rows) * static_cast<double>(p.cols) *
                        static_cast<double>(p.batch) * p.elem_size / p.nranks;
   const int k = static_cast<int>(std::lround(std::sqrt(block / (16.0 * 1024 * 1024))));

@@ -66,8 +66,9 @@ plan make_plan(const desc& d, const local_view& v, int nranks, int rank, const i
 /// only the first chunk's pack and the last chunk's unpack, so those are the smallest;
 /// while chunk j is exchanged the GPU packs chunk j+1 (2x), transposes self chunk j and
 /// unpacks chunk j-1 (1/2x): about 3.5 chunk-j passes at roughly a fifth of the exchange
-/// each (RESULTS.md "Distributed", second round), so the step still fits behind it with
-/// room for the local kernels slowing down while NCCL shares the HBM.
+/// each (RESULTS.md "Distributed: the pipeline, and why the local work is not hidden"),
+/// so the step still fits behind it with room for the local kernels slowing down while
+/// NCCL shares the HBM.
 inline index_t chunk_weight(int K, int j) noexcept {
   const int e = j < K - 1 - j ? j : K - 1 - j;
   index_t w = 1;
@@ -79,7 +80,7 @@ inline index_t chunk_weight(int K, int j) noexcept {
 /// floor(n * W(k) / W(K)), W = the prefix sum of the weights (128-bit product), rounded
 /// down to a multiple of 16 so that every chunk's columns start 16-byte aligned (the
 /// fast path's widest access; an unaligned start halves the pack's bandwidth, RESULTS.md
-/// "Fast path (best)", the ragged rows).
+/// "2-D: large cases (256 MiB)", the ragged rows).
 /// sum_{j < k} 2^min(j, 4): the rising half of the weights, in closed form.
 inline index_t rising_weights(index_t k) noexcept { return k <= 5 ? (index_t{1} << k) - 1 : 31 + 16 * (k - 5); }
 

@@ -1,4 +1,4 @@
-// GPU in-place transpose (issue 14). Squares: one block per tile pair (ti, tj),
+// GPU in-place transpose. Squares: one block per tile pair (ti, tj),
 // ti <= tj, both tiles staged in shared memory and written back swapped (diagonal
 // tiles transposed onto themselves): one pass, 2x the matrix in traffic; 16-byte
 // accesses for 1, 2, 4-byte elements when rows are 16-byte aligned.
@@ -31,16 +31,16 @@ using inplace::step;
 
 constexpr int square_tile = 32;          // (32, 32) tiles, 32 x 8 threads
 constexpr int line_threads = 512;        // blocks of the per-line passes
-// Second-round switches (docs/RESULTS.md, "In-place (issue 14)"): squares whose
-// elements are at most this many bytes take the swizzled tiles (0: none, the first
-// round's square_pairs_vec; 4 adds f32); loads each thread of a per-line pass keeps
-// in flight (1: the first round's one at a time).
+// Switches (docs/RESULTS.md, "In-place transposes"): squares whose elements are at
+// most this many bytes take the swizzled tiles (0: none, every square on the plain
+// square_pairs_vec; 4 adds f32); loads each thread of a per-line pass keeps in flight
+// (1: one at a time).
 constexpr std::size_t square_swizzle_max_elem = 2;
 constexpr int pass_ilp = 8;  // halved for 8 and 16-byte elements (ilp_for)
 template <class T>
 constexpr int ilp_for = sizeof(T) >= 8 && pass_ilp > 1 ? pass_ilp / 2 : pass_ilp;
-// Row shuffles with c = R, rows longer than shared memory (skinny): false restores
-// the first round's pass_to_workspace (a sector per element).
+// Row shuffles with c = R, rows longer than shared memory (skinny): false takes the
+// general pass_to_workspace instead (a sector per element).
 constexpr bool blocked_shuffle = true;
 constexpr index_t grid_x_limit = 2147483647, grid_y_limit = 65535, grid_z_limit = 65535;
 
@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(256) square_pairs_vec(T* data, index_t n, inde
   });
 }
 
-// Squares of 1 and 2-byte elements (issue 14, second round): the tiles of
+// Squares of 1 and 2-byte elements: the tiles of
 // square_pairs_vec staged as 16-byte chunks, XOR-swizzled, so the
 // chunk stores and the transposed word reads are both free of bank conflicts
 // (square_chunk_slot, square_word_slot; the CPU tests check both). A
@@ -285,7 +285,7 @@ __global__ void pass_to_workspace(const T* g, T* ws, c2r_map m, step s, index_t 
 }
 
 // Row shuffle with c = R (R divides C) and rows too long for shared memory (skinny
-// shapes; second round): rows [l0, l0 + gridDim.y) into the workspace as blocked
+// shapes): rows [l0, l0 + gridDim.y) into the workspace as blocked
 // transposes (c2r_map::blocked_dst), a tile of t in [t0, t0 + TT) per block staged as
 // (R, TT + pad): side A, the R runs k*b + t (line position e = k*tw + tt), and side
 // B, the contiguous range t0*R + e (e = tt*R + r, k = (r - i) mod R). A gather (wide)

@@ -1,9 +1,10 @@
-// Blocked in-place transpose of rectangles (issue 34), once for the CPU, the GPU
+// Blocked in-place transpose of rectangles, once for the CPU, the GPU
 // and the tests. One side is cut into k slabs; each slab is transposed on its own
 // (squares in place, other slabs out of place through the workspace and copied
 // back), and the slabs' lines, all of one length, are permuted as the transpose of
 // a grid of slots: every move copies a whole slot (a contiguous run of `slot`
-// elements), so each pass runs at copy speed (docs/MODEL.md, "In-place").
+// elements), so each pass runs at copy speed (docs/MODEL.md, "In-place transpose:
+// traffic per method").
 //
 //   row slabs (k | rows, h = rows/k): A = (k, h, cols) -> slabs -> (k, cols, h),
 //       slot grid k x cols of h elements -> (cols, k, h) = A^T;

@@ -354,7 +354,8 @@ void transpose_shared(const byte* from, byte* to, index_t rows, index_t cols) {
 // slab 0 from ws; column slabs: the slot walk leaves them one place on, slab k - 1
 // in ws, then s + 1 -> s and ws -> k - 1. Each slab is transposed once, straight
 // into the place it ends in, and the slot walk needs no saved marks: 4M of traffic
-// against 6M + M/8 through the workspace and back (docs/MODEL.md, "In-place").
+// against 6M + M/8 through the workspace and back (docs/MODEL.md, "In-place
+// transpose: traffic per method").
 template <int ES>
 void blocked(byte* a, const inplace::block_plan& p, byte* ws) {
   const auto sb = static_cast<std::size_t>(p.slot * ES);

@@ -1,4 +1,4 @@
-// In-place transpose internals shared by the host and CUDA halves (issue 14).
+// In-place transpose internals shared by the host and CUDA halves.
 #pragma once
 
 #include <cstddef>

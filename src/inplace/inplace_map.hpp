@@ -43,8 +43,8 @@ XPOSE_HD inline index_t mulmod(index_t x, index_t y, index_t m) {
   return static_cast<index_t>(r);
 }
 
-/// Division by a fixed d >= 1 (second round: the GPU passes spent most of their time
-/// in divisions). Dividends below 2^31 take one 32 x 32-bit multiply and a shift
+/// Division by a fixed d >= 1 (with udiv the GPU passes spent most of their time in
+/// divisions). Dividends below 2^31 take one 32 x 32-bit multiply and a shift
 /// (Granlund and Montgomery, PLDI 1994, Theorem 4.2 with N = 31): m = ceil(2^(31+l)
 /// / d), l = ceil(log2 d), so 2^(31+l) <= m*d < 2^(31+l) + 2^l and m < 2^32. Others,
 /// and d >= 2^31, take udiv. mulmod: (x*y) mod d for x, y < d < 2^31 from a
@@ -147,7 +147,7 @@ struct c2r_map {
 
   // When c = R (R divides C: a = 1, a^-1 = 1) the shuffle is a blocked transpose:
   // row i's column k*b + t (k < R, t < b) goes to column t*R + (k + i) mod R, so a
-  // run of t reads R runs of columns and writes one contiguous range (second round).
+  // run of t reads R runs of columns and writes one contiguous range.
   XPOSE_HD bool shuffle_is_blocked() const { return c == R; }
   XPOSE_HD index_t blocked_dst(index_t i, index_t k, index_t t) const {
     const index_t r = k + dR.mod(i);

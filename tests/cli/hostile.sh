@@ -164,7 +164,7 @@ if ! grep -q "^shape,dtype,variant" <<<"$csv" || ! grep -q "^4x6,f32,xpose_cpu" 
   fails=$((fails + 1)); echo "FAIL: --dtype float32 / CSV columns:"; echo "$csv" | head -3
 else echo "ok: --dtype float32 accepted; CSV shape,dtype columns"; fi
 
-# ---- every subcommand, every numeric option (issue 29, item 12) ----
+# ---- every subcommand, every numeric option ----
 # Each value must be refused naming the option: empty, NaN, infinities, negative,
 # fractional, huge; an empty or NaN value never silently becomes the default.
 bad_numbers=('' nan NaN inf -inf -1 1e99 99999999999999999999 ' 3' 0x10 1,5 abc)
@@ -212,7 +212,7 @@ expect_usage_error permute
 # Sizes beyond the memory: refused before anything is allocated.
 expect_mention "needs" permute --shape 100000x100000 --dtype c128 --cpu
 
-# ---- output files (issue 29, items 6 and 9) ----
+# ---- output files ----
 for sub in "" cpu inplace "permute --shape 2x3" ttc sweep lab; do
   expect_mention "--out" $sub --out ''
   expect_mention "--out" $sub --out "$tmp"
@@ -289,7 +289,7 @@ for args in "${runs[@]}"; do
 done
 expect_write_failure out --list
 
-# ---- threads and memory (issue 29, items 3 and 8) ----
+# ---- threads and memory ----
 # A huge OpenMP default never reaches libgomp unclamped; an allocation failure is exit 2, one line.
 for args in "permute --shape 64x64 --cpu" "ttc --cases 0,1 --scale-mib 1 --cpu" "inplace --cpu --size 64x64" \
             "cpu --size 64x64"; do
@@ -309,7 +309,7 @@ if [ -z "${XPOSE_SANITIZED:-}" ]; then  # ASan reserves terabytes of address spa
   done
 fi
 
-# ---- every subcommand's --help, --format and --out (issue 33) ----
+# ---- every subcommand's --help, --format and --out ----
 n=$((n + 1))
 help=$("$bench" --help 2>&1)
 missing=""

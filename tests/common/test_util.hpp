@@ -100,10 +100,10 @@ inline bool sampled_case() {
   return (n++ + off) % static_cast<unsigned long long>(k) == 0;
 }
 
-/// The shared size list of the foundation issue.
-/// Extents at the edges of every tile, micro-kernel and vector width. Under an emulator
-/// (XPOSE_TEST_EMULATED set: the Arm run under qemu-user, cmake/arm64-qemu-test.sh, some
-/// 40x slower) the 4097 is left out: the same edges, matrices of at most 1000 x 1000.
+/// The shared size list of the tests: extents at the edges of every tile, micro-kernel
+/// and vector width. Under an emulator (XPOSE_TEST_EMULATED set: the Arm run under
+/// qemu-user, cmake/arm64-qemu-test.sh, some 40x slower) the 4097 is left out: the same
+/// edges, matrices of at most 1000 x 1000.
 inline const std::vector<index_t>& edge_sizes() {
   static const std::vector<index_t> s = [] {
     std::vector<index_t> v{0, 1, 2, 31, 32, 33, 63, 64, 65, 127, 1000, 4097};

@@ -30,7 +30,7 @@ TEST(BestSkew, EveryOffset) {
   }
 }
 
-// The sweep's odd class (R x (R+1), (R-1) x (R+3)) and the 16383 x 16385.
+// The sweep's odd class (R x (R+1), (R-1) x (R+3)) and the benchmarks' 16383 x 16385.
 TEST(BestSkew, OddRowLengths) {
   REQUIRE_GPU();
   for (int es : {1, 2, 4, 8}) {
@@ -72,7 +72,7 @@ TEST(BestSkewAsync, EveryOffset) {
 }
 
 // The sweep's odd class and few-row shapes (both halo forms, many tiles per block), the
-// issue's 16383 x 16385.
+// benchmarks' 16383 x 16385.
 TEST(BestSkewAsync, OddRowLengths) {
   REQUIRE_GPU();
   for (int es : {1, 2, 4, 8}) {

@@ -105,8 +105,8 @@ TEST(InplaceDevice, BlockedShuffleForSkinnyShapes) {
 }
 
 // The blocked plans (inplace_blocks.hpp): square and other slabs both ways, slots
-// of every word width (odd slot lengths), batches in one launch, and the issue's
-// cases (square slabs 16384 x 8192, 4096 x 12288; a 3 x 2^24 channel interleave;
+// of every word width (odd slot lengths), batches in one launch, and the benchmarked
+// shapes (square slabs 16384 x 8192, 4096 x 12288; a 3 x 2^24 channel interleave;
 // a batch of 64 of 1024 x 768).
 TEST(InplaceDevice, BlockedPlans) {
   REQUIRE_GPU();

@@ -47,7 +47,7 @@ TEST(BestShapes, ChannelShuffles) {
     }
 }
 
-// The grouped slab kernels (second round): every short side that has one, 1-4 byte
+// The grouped slab kernels: every short side that has one, 1-4 byte
 // elements, whole groups and ragged ends, aligned and misaligned slabs (odd HW, pointer
 // offsets, gapped batches, padded segments).
 TEST(BestShapes, GroupedSlabs) {
@@ -180,7 +180,7 @@ TEST(BestShapes, MicroWholeBatches) {
   }
 }
 
-// The sizes: 256 images of 224x224 (and an odd HW), 3 channels.
+// The benchmarked sizes: 256 images of 224x224 (and an odd HW), 3 channels.
 TEST(BestShapes, ImageBatches) {
   REQUIRE_GPU();
   for (int es : {1, 2, 4})

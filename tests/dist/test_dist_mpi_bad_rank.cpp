@@ -1,4 +1,4 @@
-// The one-bad-rank matrix of transpose_mpi (issue 29): each bad argument is given to
+// The one-bad-rank matrix of transpose_mpi: each bad argument is given to
 // each rank in turn, the other ranks' arguments being right. Every rank must return
 // the same named status (gathered and compared here), every output must stay
 // untouched, and nothing may hang (the CTest TIMEOUT). Run with P = 2, 3, 5.

@@ -250,7 +250,7 @@ TEST(DistPlan, LocalChecksNameTheProblem) {
   EXPECT_EQ(xd::even_split(10, 3, 2), 3);
 }
 
-// Issue 29: chunk_begin summed K weights per call, so a call with K chunks cost O(K^2)
+// chunk_begin in O(1): summing K weights per call made a call with K chunks cost O(K^2)
 // (10^5 chunks on a 64 x 48 matrix: over 30 s). The closed form equals the sum.
 TEST(DistPlan, ChunkBoundsAreClosedFormAndLinear) {
   for (int K = 1; K <= 200; ++K) {
@@ -269,9 +269,10 @@ TEST(DistPlan, ChunkBoundsAreClosedFormAndLinear) {
   EXPECT_LT(s, 2.0);  // 2^20 bounds: milliseconds (the sum took hours)
 }
 
-// Issue 29: checks that failed only inside a rank's first local transpose (after the
-// agreement, so the peers hung) are local checks the agreement carries: a bad host
-// thread count, and unused pitches beyond 2^56 bytes, on a rank with or without rows.
+// Every check of a rank's local transposes is a local check the agreement carries (one
+// that failed only inside the first local transpose, after the agreement, would leave
+// the peers hung): a bad host thread count, and unused pitches beyond 2^56 bytes, on a
+// rank with or without rows.
 TEST(DistPlan, EveryLocalTransposeCheckIsALocalCheck) {
   for (index_t rows : {0, 1}) {
     xd::desc d;

@@ -114,7 +114,7 @@ bool run_case(const fuzz_case& f, bool gpu, std::uint64_t seed, std::uint64_t in
     xpose::plan p;
     if (index % 2 == 1 && xpose::make_plan(f.c.in, f.c.out, f.c.axes, f.naxes, po, &p).ok()) {
       // Odd cases: plan, then an edited copy (one field off by one) must be rejected
-      // before any write (issue 29), then the plan itself through execute_host.
+      // before any write, then the plan itself through execute_host.
       xpose::plan e = p;
       const int k = static_cast<int>((seed ^ index) % 16), which = static_cast<int>((seed + index) % 6);
       if (which == 0) e.count += 1;

@@ -82,7 +82,7 @@ def _worker() -> int:
 
 
 def _bad_rank_worker() -> int:
-    """Issue 29: each bad argument on each rank in turn (the others' arguments right):
+    """Each bad argument on each rank in turn (the others' arguments right):
     every rank must raise the same exception type with the same message, no rank may
     hang (the launcher's timeout), before or after the first collective."""
     from mpi4py import MPI

@@ -1,4 +1,4 @@
-"""The one-call hot path of xpose.permute / xpose.transpose (issue 32, host overhead):
+"""The one-call hot path of xpose.permute / xpose.transpose (host overhead):
 plain arrays go to the extension in one call (axes normalised there, plans cached per
 thread), and must behave exactly as the general path: same results, same errors."""
 

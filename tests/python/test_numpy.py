@@ -54,7 +54,7 @@ def test_dtypes_and_shapes(dtype, shape):
     assert np.array_equal(x.view(np.uint8), before.view(np.uint8))  # input untouched
 
 
-def test_issue_example():
+def test_small_example():
     a = np.arange(6).reshape(2, 3)
     assert xpose.transpose(a).tolist() == [[0, 3], [1, 4], [2, 5]]
 

@@ -18,7 +18,7 @@
 namespace xbench {
 namespace {
 
-// The four counters issue 5 compares with the model ...
+// The four counters compared with the access model (docs/MODEL.md) ...
 const char* const compared_metrics =
     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,"
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,"

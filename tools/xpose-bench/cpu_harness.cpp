@@ -3,7 +3,7 @@
 // ascontiguousarray(x.T) (bench/cpu_numpy.py) and, on request, a naive loop. Same
 // rules as the GPU: every variant is checked bitwise before it is timed.
 //
-// Every baseline is measured undisturbed (issue 10): memcpy and xpose run in one
+// Every baseline is measured undisturbed: memcpy and xpose run in one
 // OpenMP phase, their repetitions interleaved so that machine noise hits both alike;
 // NumPy runs in a child process while this one is idle; OpenBLAS is loaded only for
 // a last phase (dlopen), so that its thread pool, which spins after start-up and after

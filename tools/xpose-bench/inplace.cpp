@@ -1,4 +1,4 @@
-// xpose-bench --inplace (issue 14): the in-place transpose against the out-of-place
+// xpose-bench --inplace: the in-place transpose against the out-of-place
 // `best` (GPU) or CPU backend on the same matrix in the same run, a copy of the
 // same bytes, and (CPU) OpenBLAS ?imatcopy. Every method is checked bitwise against
 // the reference before it is timed. GB/s count 2 x matrix bytes per transpose (one
@@ -305,14 +305,14 @@ std::vector<ip_case> default_cases(bool gpu, const std::vector<dtype_info>& all)
     return all.front();
   };
   std::vector<ip_case> v;
-  // Squares: >= 256 MiB on the GPU (the issue's target), >= 64 MiB on the CPU.
+  // Squares: >= 256 MiB on the GPU (the size the targets are stated at), >= 64 MiB on the CPU.
   const index_t gpu_side[] = {16384, 12288, 8192, 6144, 4096}, cpu_side[] = {8192, 6144, 4096, 3072, 2048};
   const char* names[] = {"u8", "f16", "f32", "f64", "c128"};
   for (int k = 0; k < 5; ++k) {
     const index_t s = gpu ? gpu_side[k] : cpu_side[k];
     v.push_back({"square", s, s, 1, dt(names[k])});
   }
-  // Random rectangles (issue 34): m and n uniform in [1000, 50000] (CPU: [1000,
+  // Random rectangles: m and n uniform in [1000, 50000] (CPU: [1000,
   // 12000]), every element size, a fresh seed every run (printed first), within
   // random_bounds: bounded so the three kinds run in minutes.
   std::mt19937_64 g(random_seed());
@@ -376,7 +376,8 @@ table rows_table(const std::vector<ip_row>& rows, bool gpu) {
              "ws MiB: the workspace the in-place transpose asks for (inplace_workspace_size)"};
   t.head = head_of(gpu);
   for (const auto& r : rows) t.rows.push_back(row_cells(r, gpu));
-  // Medians of the ratios per kind: the issue's targets are stated on them.
+  // Medians of the ratios per kind: the targets (docs/RESULTS.md, "In-place transposes")
+  // are stated on them.
   for (const char* kind : {"square", "random", "skinny", "given"}) {
     std::vector<double> of_best, of_copy;
     for (const auto& r : rows)

@@ -36,7 +36,7 @@ void require_ok(const xpose::status& s, const char* what) {
 
 namespace xbench {
 
-// In-place transpose benchmark (issue 14), tools/xpose-bench/inplace.cpp.
+// In-place transpose benchmark, tools/xpose-bench/inplace.cpp.
 int run_inplace(const options& o, const std::vector<dtype_info>& all_dtypes, bool gpu, const std::string& kinds);
 
 namespace {
@@ -124,7 +124,7 @@ std::string now_utc() {
 }
 
 // Default square size: both buffers together at least 4x the L2 (GPU), or
-// 8192x8192 (CPU, the foundation issue's benchmark case).
+// 8192x8192 (CPU, the reference benchmark case).
 index_t default_side(int elem_bytes, long long l2) {
   index_t side = 1024;
   while (2.0 * static_cast<double>(side) * static_cast<double>(side) * elem_bytes < 4.0 * static_cast<double>(l2)) side *= 2;
@@ -398,7 +398,7 @@ int run_main(main_args& m, const common_opts& common, const CLI::App& root, cons
     }
   }
 
-  if (inplace) {  // issue 14
+  if (inplace) {
     if (o.model || lab) usage_error("--inplace cannot be combined with --model, --counters or lab");
     o.sizes_given = has("--size");
     return run_inplace(o, dtypes(), gpu, m.inplace_kinds);

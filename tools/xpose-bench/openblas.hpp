@@ -1,6 +1,6 @@
 // OpenBLAS for the CPU baselines, loaded with dlopen only when a harness reaches its
 // OpenBLAS phase: linked in, its thread pool would start with the program and spin
-// against the OpenMP memcpy that is the ceiling (issue 10's corrupted baseline).
+// against the OpenMP memcpy that is the ceiling and corrupt that baseline.
 #pragma once
 
 #include <string>

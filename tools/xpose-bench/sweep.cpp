@@ -1,5 +1,5 @@
-// `xpose-bench sweep`: the shape-class sweep of issue 12 (docs/RESULTS.md, "Shape
-// classes (issue 12)"). For each dtype: batch x C x HW and batch x HW x C (C from 1 to
+// `xpose-bench sweep`: the shape-class sweep (docs/RESULTS.md, "2-D: the shape
+// sweep"). For each dtype: batch x C x HW and batch x HW x C (C from 1 to
 // 128, HW 224*224 and 224*224+1), skinny 2-D (3xN, Nx3, 7xN, 32xN, Nx32), rows of odd
 // length, batches of 8x8 .. 64x64, a square, vectors, tiny matrices. Every case runs
 // through the GPU harness (gpu_harness.cpp: exact check on a 0xFF-poisoned output
@@ -164,7 +164,7 @@ int run_sweep(sweep_args& a, const common_opts& common, const std::string& comma
 
 command add_sweep_command(CLI::App& root, common_opts& common, dtype_info (*parse_dtype)(const std::string&)) {
   auto a = std::make_shared<sweep_args>();
-  CLI::App* app = root.add_subcommand("sweep", "the GPU shape-class sweep: best against memcpy on the shape classes of issue 12");
+  CLI::App* app = root.add_subcommand("sweep", "the GPU shape-class sweep: best against memcpy on channel shuffles, skinny matrices, odd rows, small batches and tiny matrices");
   app->option_defaults()->always_capture_default();
   app->footer("Exit codes: 0 success; 1 a variant failed its bitwise check, or writing the output failed; 2 bad usage "
               "or no GPU (one line on stderr, nothing run).");
@@ -260,7 +260,7 @@ int run_sweep(sweep_args& a, const common_opts& common, const std::string& comma
     rows.insert(rows.end(), g.begin(), g.end());
   }
 #endif
-  emit(render(rows, meta, o.format, "xpose-bench sweep (issue 12 shape classes)"));
+  emit(render(rows, meta, o.format, "xpose-bench sweep: the shape classes"));
   for (const row& r : rows)
     if (r.check.rfind("FAILED", 0) == 0)
       std::fprintf(stderr, "xpose-bench: %s %s: %s\n", r.variant.c_str(), r.spec.label().c_str(), r.check.c_str());

@@ -286,8 +286,8 @@ void rank_main(int me, int device, ncclComm_t comm, const config& cfg, shared_st
           ncclGroupEnd();
         };
         const auto a2a = [&] { a2a_on(stream); };
-        // PyTorch's all_to_all_single on the whole block (self block included, as in the
-        // issue's table): in -> out.
+        // PyTorch's all_to_all_single on the whole block (self block included, as PyTorch's
+        // layout has it): in -> out.
         const auto a2a_full = [&] {
           ncclGroupStart();
           std::size_t soff = 0, roff = 0;
@@ -331,20 +331,21 @@ void rank_main(int me, int device, ncclComm_t comm, const config& cfg, shared_st
           const auto whole = [&] {
             if (!xd::transpose_nccl(in, out, d, ws, ws_bytes, ctx, stream, opt, false).ok()) std::exit(1);
           };
-          // The local work alone, for the P = 4/8 model (docs/RESULTS.md): one transpose of
-          // the whole block (pack + self) and one copy of the exchanged bytes (unpack).
+          // The local work alone, for the P = 4/8 model (docs/RESULTS.md "Distributed: a
+          // model for P = 4 and 8"): one transpose of the whole block (pack + self) and one
+          // copy of the exchanged bytes (unpack).
           const std::size_t xchg_bytes = block - static_cast<std::size_t>(d.rows) * d.out_rows * batch * es;
           const auto local_on = [&](cudaStream_t s) {
             if (!xpose::transpose(in, out, xpose::matrix_desc::packed(d.rows, N, es, batch), s).ok()) std::exit(1);
             if (xchg_bytes) CK(cudaMemcpyAsync(ws + ws_bytes - xchg_bytes, ws, xchg_bytes, cudaMemcpyDeviceToDevice, s));
           };
           const auto local = [&] { local_on(stream); };
-          // Diagnostics of the overlap (docs/RESULTS.md "Distributed", second round):
-          // the unpack's pitched copies alone (out_rows x r_q per peer, pitch N); the
-          // all-to-all with the local work beside it, released when the all-to-all is next
-          // in line (as the pipeline does); and the reverse, the local work next in line
-          // and the all-to-all (highest priority) released beside it (as the first round
-          // did). Near max(a2a, local) when they share the GPU well, near the sum when not.
+          // Diagnostics of the overlap (docs/RESULTS.md "Distributed: the pipeline, and why
+          // the local work is not hidden"): the unpack's pitched copies alone (out_rows x r_q
+          // per peer, pitch N); the all-to-all with the local work beside it, released when
+          // the all-to-all is next in line (as the pipeline does); and the reverse, the local
+          // work next in line and the all-to-all (highest priority) released beside it.
+          // Near max(a2a, local) when they share the GPU well, near the sum when not.
           // Timing only: both write the receive area and `out` (checked before, not after).
           const auto unpack2d = [&] {
             std::size_t roff = 0;

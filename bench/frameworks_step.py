@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """xpose inside compiled framework code, against the frameworks' own layout changes
-(issue "PyTorch and JAX as first-class"), in one run:
+in one run:
 
 (a) torch.compile(fullgraph=True, dynamic=False): a few model steps that change
     layouts, each written once as a function of a ``perm(t, axes)`` callable, compiled

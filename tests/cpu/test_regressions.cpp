@@ -148,7 +148,7 @@ TEST(Regression, StalePackedStrideIsRejected) {
   EXPECT_TRUE(xpose::validate(in.data(), out.data(), one).ok());
 }
 
-// Issue 29: transpose_inplace_host passed host_options.threads to OpenMP unchecked
+// Regression: transpose_inplace_host passed host_options.threads to OpenMP unchecked
 // (100000: SIGSEGV in libgomp, 40000: abort, INT_MAX: out-of-memory exit; -1, INT_MIN: ok).
 TEST(Regression, InplaceHostThreadCountIsChecked) {
   for (int t : {-1, xpose::max_host_threads() + 1, 40000, 100000, INT_MAX, INT_MIN}) {
@@ -186,7 +186,7 @@ TEST(Regression, HugeOpenMpDefaultIsClampedInPlace) {
 }
 #endif
 
-// Issue 29 (UBSan): make_plan's fuse step multiplied an extent by a stride near 2^62
+// Regression (UBSan): make_plan's fuse step multiplied an extent by a stride near 2^62
 // in signed 64 bits (rank 2, extents {2, 2}, strides {2^62, 1}).
 TEST(Regression, FuseOfStridesNear2To62IsNotUndefined) {
   xpose::layout in;
@@ -201,7 +201,7 @@ TEST(Regression, FuseOfStridesNear2To62IsNotUndefined) {
   EXPECT_EQ(p.in.rank, 2);  // nothing fused
 }
 
-// Issue 29: execute / execute_host trusted a plan's fields (an out-of-range algorithm
+// Regression: execute / execute_host trusted a plan's fields (an out-of-range algorithm
 // returned ok having written nothing; an edited layout read out of bounds).
 TEST(Regression, EditedPlansAreRejected) {
   std::vector<float> in(35), out(35, -1.0f);
@@ -241,7 +241,7 @@ TEST(Regression, EditedPlansAreRejected) {
   EXPECT_TRUE(xpose::execute_host(xpose::plan{}, nullptr, nullptr, {}).ok());  // the empty plan
 }
 
-// Issue 29: the in-place workspace was above its documented bound for skinny matrices
+// Regression: the in-place workspace was above its documented bound for skinny matrices
 // (2 rows: the whole matrix on the host, which then went out-of-place through it).
 TEST(Regression, InplaceWorkspaceIsHonest) {
   for (xpose::index_t r = 2; r <= 70; ++r)
@@ -270,7 +270,7 @@ TEST(Regression, InplaceWorkspaceIsHonest) {
   }
 }
 
-// Issue 29 (ASan/UBSan): empty in-place host calls take no pointer, not even null ones.
+// Regression (ASan/UBSan): empty in-place host calls take no pointer, not even null ones.
 TEST(Regression, EmptyInplaceHostCallsTouchNothing) {
   for (auto [r, c] : {std::pair<xpose::index_t, xpose::index_t>{0, 0}, {0, 5}, {5, 0}}) {
     std::size_t ws = 1;

@@ -68,6 +68,9 @@ class Adapter:
     # fast(x, axes, threads): x permuted into a new array by one call of the extension
     # (axes as xpose.permute takes them), or None when x needs the general path.
     fast: Any = None
+    # The array types the framework's arrays have, registered in _BY_TYPE all at once when
+    # the adapter is made (torch.compile guards on that table: one change, not one per type).
+    types: Tuple[type, ...] = ()
 
     # -- hooks ---------------------------------------------------------------------
     def address(self, a: Any) -> Any:
@@ -263,6 +266,7 @@ class Torch(Adapter):
         import torch
 
         self.torch, self.Tensor = torch, torch.Tensor
+        self.types = (torch.Tensor, torch.nn.Parameter)
         from . import _torch  # registers torch.ops.xpose.*
 
         self.front, self.fast = _torch.FRONT, _torch.fast_entry
@@ -413,9 +417,8 @@ def named(name: str) -> Adapter:
     ad = _SINGLETONS.get(name)
     if ad is None:
         ad = _SINGLETONS[name] = _CLASSES[name]()
-        if name == "torch":  # its tensor types at once: one change of _BY_TYPE, not one per type
-            _BY_TYPE.setdefault(ad.Tensor, ad)
-            _BY_TYPE.setdefault(ad.torch.nn.Parameter, ad)
+        for t in ad.types:
+            _BY_TYPE.setdefault(t, ad)
     return ad
 
 

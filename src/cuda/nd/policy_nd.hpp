@@ -39,7 +39,7 @@ constexpr nd_geom nd_vtile_base(int elem_size) {
 /// conjugation). Shape s: lanes (words of max(E, 4) bytes) per input row and per output row, 256 threads; sides of
 /// ptile_side(E, lanes) elements (E = 1: 125 x 125, 125 x 29, 29 x 125). Which shape: nd_ptile_shape (nd_route.hpp):
 /// the square unless a thin one fills over nd_ptile_thin_gain times its slots, as a thin tile moves a quarter of the
-/// elements per block and barrier and ran at 0.34-0.44 of a copy at full fill (docs/RESULTS.md, "N-d: known slow and why").
+/// elements per block and barrier and ran at 0.34-0.44 of a copy at full fill ("N-d: known slow and why").
 struct nd_pgeom {
   int la, lb;
 };

@@ -330,45 +330,6 @@ XPOSE_HD inline std::uint32_t ptile_funnel(std::uint32_t lo, std::uint32_t hi, i
 #endif
 }
 
-/// The flat tile (nd_ftile_kernel): a permute_nd plan whose A group (every input dim
-/// faster than the output's fastest dim B0, contiguous, unit stride) is short (n_a <=
-/// ftile_items elements) and followed in the input by B0 (input stride n_a): the input
-/// of all of A x a run of B0 is one contiguous span, however short A is. A tile covers
-/// all of A and nseg = ftile_items / n_a segments of ftile_seg(E) consecutive b of B0;
-/// its span (ftile_words words of max(E, 4) bytes at most, at any alignment) is loaded
-/// word by word into a shared tile (word q at ftile_pos(q): one word of skew per 32, so
-/// that a warp reading a column of stride n_a words hits distinct banks), then each warp
-/// stores one segment of one output row a (32 words, as the packed tile's store side).
-inline constexpr int ftile_items = 64, ftile_words = 2048;
-constexpr int ftile_seg(int elem_size) { return ptile_side(elem_size, 32); }
-constexpr int ftile_smem_words() { return ftile_words + ftile_words / 32; }
-XPOSE_HD inline int ftile_pos(int q) { return q + (q >> 5); }
-/// Segments per tile for an A group of n_a elements.
-inline int ftile_segs(index_t n_a) { return static_cast<int>(ftile_items / n_a); }
-/// The groups of the flat tile (gb = 1), or false where the plan is not of its class.
-inline bool ftile_groups(const plan& p, vtile_groups* g) {
-  const int r = p.out.rank, jb = p.axes[r - 1];
-  if (jb >= r - 1) return false;
-  index_t na = 1;
-  for (int j = r - 1; j > jb; --j) {
-    if (p.in.strides[j] != na) return false;
-    na *= p.in.extents[j];
-  }
-  if (p.in.strides[jb] != na || na > ftile_items) return false;
-  g->ga = r - 1 - jb, g->gb = 1, g->na = na, g->nb = p.out.extents[r - 1];
-  return true;
-}
-/// Fraction of the flat tile's output segments (32 words each) the plan fills.
-inline double ftile_fill(const vtile_groups& g, int elem_size) {
-  const int segs = ftile_segs(g.na);
-  return static_cast<double>(g.na * segs) / ftile_items * tile_fill(g.nb, segs * ftile_seg(elem_size));
-}
-/// Host: the flat tile's map (ta = n_a: one tile along A; tb = nseg * ftile_seg(E)).
-template <class Map = vtile_map>
-inline Map make_ftile_map(const plan& p, const vtile_groups& g) {
-  return make_vtile_map_on<Map>(p, g, g.na, static_cast<index_t>(ftile_segs(g.na)) * ftile_seg(p.in.elem_size));
-}
-
 /// The row tile (nd_rtile_kernel): a strided copy whose kept rows (R elements, unit
 /// stride on both sides, R*E < 128 bytes) lie back to back along the input's fastest
 /// outer dim and along the output's (both strides R), seen as a permutation q of rows

@@ -35,6 +35,8 @@ inline status cuda_status(cudaError_t e, const char* what) {
 /// The current device and its compute capability (major*10+minor), read once per
 /// device and cached (src/cuda/dispatch.cu).
 status current_device(int* dev, int* cc);
+/// The current device's SM count, read once per device and cached (src/cuda/dispatch.cu).
+status current_sms(int* sms);
 
 /// Grid extents are limited (x: 2^31-1, y and z: 65535); kernels loop over the rest.
 inline unsigned clamp_grid(index_t n, index_t limit) {

@@ -21,8 +21,8 @@ constexpr launcher_fn launchers[] = {
 #undef XPOSE_VARIANT
 };
 
-// Compute capability per device, read once (0 = not read yet).
-std::atomic<int> cc_cache[64];
+// Compute capability and SM count per device, read once (0 = not read yet).
+std::atomic<int> cc_cache[64], sm_cache[64];
 
 }  // namespace
 
@@ -45,6 +45,20 @@ status current_device(int* dev_out, int* cc) {
     return s;
   *cc = major * 10 + minor;
   if (dev >= 0 && dev < 64) cc_cache[dev].store(*cc, std::memory_order_relaxed);
+  return {};
+}
+
+status current_sms(int* sms) {
+  int dev = 0;
+  if (status s = cuda_status(cudaGetDevice(&dev), "cudaGetDevice"); !s.ok()) return s;
+  if (dev >= 0 && dev < 64 && sm_cache[dev].load(std::memory_order_relaxed) != 0) {
+    *sms = sm_cache[dev].load(std::memory_order_relaxed);
+    return {};
+  }
+  if (status s = cuda_status(cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
+      !s.ok())
+    return s;
+  if (dev >= 0 && dev < 64) sm_cache[dev].store(*sms, std::memory_order_relaxed);
   return {};
 }
 

@@ -152,111 +152,6 @@ void emulate_ptile_shape(const xpose::plan& p, int s, const unsigned char* in, i
   });
 }
 
-// nd_ftile_kernel<E> on the host, as emulate_ptile: per tile the output row bases and
-// the span's base, every thread's loads of the span (whole aligned words, elements at its
-// ends) into the skewed, poisoned shared tile, then every warp's segment words assembled
-// from it, shifted with the previous lane's word (lane 0 gets its own) and stored.
-template <int E, class Map>
-void emulate_ftile(const xpose::plan& p, const vtile_groups& g, const unsigned char* in, index_t in_elems,
-                   unsigned char* out, index_t out_elems, std::vector<int>& writes) {
-  constexpr int K = ptile_k(E), V = K * E, NT = nd_ptile_threads, SEG = ftile_seg(E);
-  constexpr int SA = ftile_words / NT, SB = ftile_items * 32 / NT;
-  const Map m = make_ftile_map<Map>(p, g);
-  const int na = static_cast<int>(m.n_a), nseg = ftile_segs(g.na), tb = nseg * SEG;
-  const bool cb = m.b_os == 1;
-  const int in_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(in) / E % K);
-  const int out_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / E % K);
-  int bad = 0;
-  auto load = [&](index_t off, int n, void* dst) {
-    if (off < 0 || off + n > in_elems) return void(++bad);
-    std::memcpy(dst, in + off * E, static_cast<std::size_t>(n * E));
-  };
-  auto store = [&](index_t off, int n, const void* src) {
-    if (off < 0 || off + n > out_elems) return void(++bad);
-    std::memcpy(out + off * E, src, static_cast<std::size_t>(n * E));
-    for (int i = 0; i < n; ++i) ++writes[static_cast<std::size_t>(off + i)];
-  };
-  std::vector<unsigned char> sm(static_cast<std::size_t>(ftile_smem_words() * V));
-  std::vector<index_t> out_row(ftile_items);
-  std::vector<unsigned char> reg(static_cast<std::size_t>(NT * SB * V));
-  auto word = [&](int tid, int j) { return reg.data() + (static_cast<std::size_t>(tid) * SB + j) * V; };
-  auto u32 = [](const unsigned char* b) { std::uint32_t x; std::memcpy(&x, b, 4); return x; };
-  for (index_t t = 0; t < m.tiles; ++t) {
-    index_t io, oo, a0, b0;
-    m.tile(t, &io, &oo, &a0, &b0, na, tb);
-    if (a0 != 0) ++bad;
-    const int nb = static_cast<int>(m.n_b - b0 < tb ? m.n_b - b0 : tb), span = na * nb;
-    for (int a = 0; a < na; ++a) out_row[a] = oo + m.a_out(a) + b0 * m.b_os;
-    const index_t in0 = io + m.b_in(b0);
-    const int sh = ptile_shift<K>(in_e, in0, true);
-    std::memset(sm.data(), 0xA5, sm.size());
-    for (int tid = 0; tid < NT; ++tid)
-      for (int j = 0; j < SA; ++j) {
-        unsigned char v[16] = {};
-        const int f = (j * NT + tid) * K - sh;
-        if (K == 1) {
-          if (f < span) load(in0 + f, 1, v);
-        } else if (f >= 0 && f + K <= span) {
-          if ((reinterpret_cast<std::uintptr_t>(in) + static_cast<std::uintptr_t>((in0 + f) * E)) % 4 != 0) ++bad;
-          load(in0 + f, K, v);
-        } else if (f < span) {
-          for (int i = 0; i < K; ++i)
-            if (f + i >= 0 && f + i < span) load(in0 + f + i, 1, v + i * E);
-        }
-        const std::size_t w = static_cast<std::size_t>(ftile_pos(j * NT + tid)) * V;
-        if (w + V > sm.size()) return void(ADD_FAILURE() << "shared tile overrun");
-        std::memcpy(&sm[w], v, V);
-      }
-    std::fill(reg.begin(), reg.end(), 0x5A);
-    for (int tid = 0; tid < NT; ++tid)
-      for (int j = 0; j < SB; ++j) {
-        const int lane = tid % 32, item = j * (NT / 32) + tid / 32, seg = item / na, a = item - seg * na;
-        const int bs = seg * SEG, ns = nb - bs < SEG ? nb - bs : SEG;
-        unsigned char* u = word(tid, j);
-        std::memset(u, 0, V);
-        for (int i = 0; i < K; ++i) {
-          if (!(seg < nseg && ns > 0 && lane * K + i < ns)) continue;
-          const int e = (bs + lane * K + i) * na + a + sh;
-          const std::size_t at = static_cast<std::size_t>(ftile_pos(e / K) * K + e % K) * E;
-          if (at + E > sm.size()) return void(ADD_FAILURE() << "shared tile overread");
-          std::memcpy(u + i * E, &sm[at], E);
-        }
-      }
-    for (int tid = 0; tid < NT; ++tid)
-      for (int j = 0; j < SB; ++j) {
-        const int lane = tid % 32, item = j * (NT / 32) + tid / 32, seg = item / na, a = item - seg * na;
-        const int bs = seg * SEG, ns = nb - bs < SEG ? nb - bs : SEG;
-        if (!(seg < nseg && ns > 0)) continue;
-        const index_t row = out_row[a] + bs * m.b_os;
-        if (K == 1) {
-          if (lane < ns) store(row + lane * m.b_os, 1, word(tid, j));
-          continue;
-        }
-        const int prev = lane == 0 ? tid : tid - 1;
-        const int so = ptile_shift<K>(out_e, row, cb), b = lane * K - so;
-        const std::uint32_t x = ptile_funnel(u32(word(prev, j)), u32(word(tid, j)), 8 * E * (K - so));
-        unsigned char xb[4];
-        std::memcpy(xb, &x, 4);
-        if (cb && b >= 0 && b + K <= ns) {
-          if ((reinterpret_cast<std::uintptr_t>(out) + static_cast<std::uintptr_t>((row + b) * E)) % 4 != 0) ++bad;
-          store(row + b, K, xb);
-        } else {
-          for (int i = 0; i < K; ++i)
-            if (b + i >= 0 && b + i < ns) store(row + (b + i) * m.b_os, 1, xb + i * E);
-        }
-      }
-  }
-  EXPECT_EQ(bad, 0) << "accesses outside the views or unaligned words";
-}
-
-template <class Map>
-void emulate_ftile_any(const xpose::plan& p, const vtile_groups& g, const unsigned char* in, index_t in_elems,
-                       unsigned char* out, index_t out_elems, std::vector<int>& writes) {
-  with_elem_size(p.in.elem_size, [&](auto e) {
-    emulate_ftile<decltype(e)::value, Map>(p, g, in, in_elems, out, out_elems, writes);
-  });
-}
-
 // nd_rtile_kernel<E> on the host, as emulate_ptile: per tile the span bases, every
 // thread's loads of the input spans (whole aligned words, elements at their ends) into
 // the poisoned shared tile, then every thread's output word gathered from it and stored.
@@ -407,10 +302,7 @@ xpose::plan plan_of(std::vector<index_t> ext, std::vector<int> axes, int es = 4,
   return p;
 }
 
-constexpr int ftile_route = 100;  // check_ptile's s for the flat tile
-
-// Runs the packed tile's emulation (shape s; -1: the launcher's route, the flat tile where
-// nd_ftile_takes, else the shape of nd_ptile_shape; ftile_route: the flat tile; 32-bit
+// Runs the packed tile's emulation (shape s; -1: the shape of nd_ptile_shape; 32-bit
 // divisors unless wide) on a case with both views placed `shift` elements past an aligned allocation of exactly
 // their extent; the output poisoned with 0xFF must equal the reference byte for byte
 // and every element of the output view be written exactly once.
@@ -422,17 +314,9 @@ void check_ptile(const nd_case& k, int s, int shift, const char* what, bool wide
   std::memcpy(ib.data() + shift * es, k.in.data(), k.in.size());
   std::vector<int> writes(static_cast<std::size_t>(no), 0);
   const int sh = s < 0 ? nd_ptile_shape(p) : s;
-  vtile_groups fg;
-  if (s == ftile_route || (s < 0 && nd_ftile_takes(p, &fg))) {
-    ASSERT_TRUE(ftile_groups(p, &fg)) << what;
-    ASSERT_TRUE(vtile_fits32(make_ftile_map(p, fg)));
-    if (wide) emulate_ftile_any<vtile_map>(p, fg, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes);
-    else emulate_ftile_any<vtile_map32>(p, fg, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes);
-  } else {
-    ASSERT_TRUE(vtile_fits32(make_ptile_map(p, sh)));
-    if (wide) emulate_ptile_shape<vtile_map>(p, sh, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes);
-    else emulate_ptile_shape<vtile_map32>(p, sh, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes);
-  }
+  ASSERT_TRUE(vtile_fits32(make_ptile_map(p, sh)));
+  if (wide) emulate_ptile_shape<vtile_map>(p, sh, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes);
+  else emulate_ptile_shape<vtile_map32>(p, sh, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes);
   const std::vector<unsigned char> got(ob.begin() + shift * es, ob.end());
   ASSERT_EQ(got, k.want) << what << " shape " << s << " shift " << shift << " es " << es << " rank " << p.out.rank;
   index_t n = 0;
@@ -486,45 +370,6 @@ TEST(NdMap, PackedTileOddAndPrimeExtentsStridedViews) {
     ++nd;
   }
   EXPECT_GT(nd, 40);
-}
-
-// The flat tile's class: a short input-fastest group (1-61 elements, one or two dims)
-// followed in the input by the output's fastest dim (NHWC -> NCHW with C = 3, ...), every
-// element size, output views with gaps, every shift; the launcher takes the flat tile for
-// it and fills most of its slots.
-TEST(NdMap, FlatTileShortInputFastestGroup) {
-  std::mt19937_64 g(11);
-  static const index_t shorts[] = {1, 2, 3, 4, 5, 7, 8, 12, 13, 31, 61};
-  static const index_t longs[] = {1, 2, 29, 124, 125, 126, 250, 251, 1000, 1301};
-  int taken = 0;
-  for (int iter = 0; iter < 160; ++iter) {
-    const int es = 1 << (g() % 5);
-    const index_t c = shorts[g() % 11], x = longs[g() % 10], n = 1 + static_cast<index_t>(g() % 3);
-    const bool two = iter % 3 == 0 && c <= 13;  // a two-dim A group: (c, 2) with its dims swapped on output
-    xpose_test::perm_case pc;
-    std::vector<index_t> ext = two ? std::vector<index_t>{n, x, c, 2} : std::vector<index_t>{n, x, c};
-    const int r = static_cast<int>(ext.size());
-    pc.in = xpose::layout::packed(r, ext.data(), es);
-    const std::vector<int> axes = two ? std::vector<int>{0, 3, 2, 1} : std::vector<int>{0, 2, 1};
-    for (int q = 0; q < r; ++q) pc.axes[q] = axes[static_cast<std::size_t>(q)];
-    pc.out = xpose::permuted_packed(pc.in, pc.axes, r);
-    if (iter % 2) xpose_test::random_strides(pc.out, g, false, iter % 4 == 1);
-    nd_case k;
-    ASSERT_TRUE(make_case(g, iter, pc, &k));
-    vtile_groups fg;
-    if (k.p.algo != xpose::algorithm::permute_nd || !ftile_groups(k.p, &fg)) continue;
-    ASSERT_NO_FATAL_FAILURE(check_ptile(k, ftile_route, iter % 4, "flat", iter % 2 == 0));
-    ASSERT_NO_FATAL_FAILURE(check_ptile(k, -1, (iter + 1) % 4, "flat route"));
-    taken += nd_ftile_takes(k.p, &fg);
-  }
-  EXPECT_GT(taken, 5);
-  vtile_groups fg;
-  const xpose::plan p = plan_of({2, 8000, 3}, {0, 2, 1}, 1);  // NHWC -> NCHW, C = 3, bytes
-  ASSERT_TRUE(nd_ftile_takes(p, &fg));
-  EXPECT_EQ(fg.na, 3);
-  EXPECT_GE(ftile_fill(fg, 1), 0.74);  // the packed tile's best: 3/29 of its A side
-  ASSERT_TRUE(nd_ftile_takes(plan_of({4, 1000, 3}, {0, 2, 1}, 1), &fg));  // 3 KB per tile: 0.375
-  for (int e = 1; e <= 16; e *= 2) EXPECT_LE(ftile_smem_words() * (e < 4 ? 4 : e) + ftile_items * 8 + 8, 48 * 1024);
 }
 
 // The row tile's class: strided copies of kept rows under 128 bytes (1-31 elements of
@@ -1036,9 +881,13 @@ TEST(NdPolicy, RouteOfTtcCases) {
   ASSERT_EQ(p30.algo, xpose::algorithm::permute_nd);
   ASSERT_EQ(p42.algo, xpose::algorithm::strided_copy);
   EXPECT_EQ(nd_route_of(p30, aligned, aligned).kernel, nd_kernel::vtile);
-  EXPECT_EQ(nd_route_of(p30, odd, aligned).kernel, nd_kernel::ptile);
-  EXPECT_EQ(nd_route_of(plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1}, 1), aligned, aligned).kernel, nd_kernel::ptile);
+  EXPECT_EQ(nd_route_of(p30, odd, aligned).kernel, nd_kernel::span);
+  EXPECT_EQ(nd_route_of(plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1}, 1), aligned, aligned).kernel, nd_kernel::span);
+  // c64 conjugated: the packed tile fills its 32 x 32 square (48 = 32 + 16 over 28 * 48 sides) to 0.75 or more
   EXPECT_EQ(nd_route_of(plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1}, 8, true), aligned, aligned).kernel, nd_kernel::ptile);
+  EXPECT_EQ(nd_route_of(plan_of({28, 48, 28, 28, 48}, {4, 0, 3, 2, 1}, 8, true), odd, aligned).kernel, nd_kernel::ptile);
+  // f64 with a 3-element output-fastest side: the packed tile fills under 0.75, the span tile takes it
+  EXPECT_EQ(nd_route_of(plan_of({31, 7, 5, 23, 3, 37}, {3, 0, 1, 2, 5, 4}, 8), odd, odd).kernel, nd_kernel::span);
   const nd_route r42 = nd_route_of(p42, aligned, aligned);
   EXPECT_EQ(r42.kernel, nd_kernel::run_tile);
   EXPECT_EQ(r42.chunks, 4);

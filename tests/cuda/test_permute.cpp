@@ -164,16 +164,16 @@ TEST(PermuteGpu, PackedTileOddExtentsEveryShiftAndSize) {
   EXPECT_GT(packed, 100);
 }
 
-// The flat tile (nd_ftile_kernel): short input-fastest groups (1-61 elements, one or two
+// The span tile (nd_span_kernel) on short input-fastest groups (1-61 elements, one or two
 // dims) directly followed in the input by the output's fastest dim (NHWC -> NCHW with
 // C = 3, ...), every element size, conjugation, output views with gaps, both pointers
 // shifted by 0-3 elements.
-TEST(PermuteGpu, FlatTileShortInputFastestGroup) {
+TEST(PermuteGpu, SpanTileShortInputFastestGroup) {
   REQUIRE_GPU();
   std::mt19937_64 g(47);
   static const xpose::index_t shorts[] = {1, 2, 3, 4, 5, 7, 8, 12, 13, 31, 61};
   static const xpose::index_t longs[] = {29, 125, 251, 1000, 1301, 4099, 20011};
-  int flat = 0;
+  int span = 0;
   for (int iter = 0; iter < 200; ++iter) {
     const int es = 1 << (g() % 5);
     const xpose::index_t c = shorts[g() % 11], x = longs[g() % 7], n = 1 + static_cast<xpose::index_t>(g() % 5);
@@ -190,9 +190,9 @@ TEST(PermuteGpu, FlatTileShortInputFastestGroup) {
     nd_kernel k{};
     check_gpu(pc, conj, 1700 + static_cast<std::uint64_t>(iter), nullptr, static_cast<std::int64_t>(iter % 4), &k);
     if (HasFatalFailure()) return;
-    flat += k == nd_kernel::ftile;
+    span += k == nd_kernel::span;
   }
-  EXPECT_GT(flat, 15);  // 21 of the 90 permute_nd plans (the rest: 2-D transposes, the packed tile)
+  EXPECT_GT(span, 30);  // of the 90 permute_nd plans (the rest: 2-D transposes, the vector and packed tiles)
 }
 
 // The row tile (nd_rtile_kernel): strided copies of kept rows under 128 bytes (1-31
@@ -356,6 +356,22 @@ TEST(PermuteGpu, LargeCountBeyondThirtyTwoBits) {
   // 2^31 + 2^21 one-byte elements, a rank-3 permute_nd: 64-bit offsets in the packed tile's map.
   if (free_gib() < 5) GTEST_SKIP() << "needs 5 GiB of free device memory";
   EXPECT_EQ(check_large({2, 1025, 1 << 20}, {2, 1, 0}, 77), xpose::algorithm::permute_nd);
+}
+
+// 3 x 5 x 2^28 one-byte elements reversed: the span tile holds the output's fastest dim (3, input stride
+// 5 * 2^28), so its tile offsets pass 2^31 and it runs with 64-bit slot offsets (span_offsets_fit32).
+TEST(PermuteGpu, SpanTileBeyondThirtyTwoBitTileOffsets) {
+  REQUIRE_GPU();
+  if (free_gib() < 10) GTEST_SKIP() << "needs 10 GiB of free device memory";
+  const xpose::index_t ext[3] = {3, 5, xpose::index_t{1} << 28};
+  const xpose::layout in = xpose::layout::packed(3, ext, 1);
+  const int axes[3] = {2, 1, 0};
+  xpose::plan p;
+  ASSERT_TRUE(xpose::make_plan(in, xpose::permuted_packed(in, axes, 3), axes, 3, {}, &p).ok());
+  const xpose::detail::nd_route r = xpose::detail::nd_route_of(p, nullptr, nullptr);
+  ASSERT_EQ(r.kernel, nd_kernel::span);
+  EXPECT_FALSE(xpose::detail::span_offsets_fit32(p, r.span));
+  EXPECT_EQ(check_large({3, 5, 1 << 28}, {2, 1, 0}, 80), xpose::algorithm::permute_nd);
 }
 
 // 2^32 + 2 one-byte elements in a strided copy of 6 odd rows of 715827883 bytes: the row

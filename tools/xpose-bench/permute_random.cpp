@@ -314,8 +314,8 @@ int permute_random_main(int argc, char** argv) {
                 cpu ? "" : " (no GPU: ", cpu ? "" : why.c_str(), cpu ? "" : ")", host_threads);
   std::fflush(stdout);
   std::mt19937_64 g(seed);
-  std::printf("%-4s %-3s %-30s %-16s %-4s %-12s %-10s %-7s %8s %s\n", "case", "E", "shape", "axes", "view", "algorithm",
-              "class", "check", "of copy", "route");
+  std::printf("%-4s %-3s %-30s %-16s %-4s %-12s %-10s %-7s %8s %6s %s\n", "case", "E", "shape", "axes", "view", "algorithm",
+              "class", "check", "of copy", "pred", "route");
   nlohmann::json out_json = {{"seed", seed}, {"cases", nlohmann::json::array()}};
   std::vector<double> f_all;
   std::map<std::string, std::vector<double>> f_class;
@@ -340,6 +340,7 @@ int permute_random_main(int argc, char** argv) {
     const std::string cls = class_of(p);
     timing tn;
     std::string route = "-";
+    double pred = 0;  // the span tile's predicted fraction of a copy (0: another route)
 #if defined(XPOSE_HAS_CUDA)
     if (gpu) {
       unsigned char *dpar = nullptr, *dout = nullptr;
@@ -353,8 +354,11 @@ int permute_random_main(int argc, char** argv) {
       const unsigned char* din = dpar + c.offset * c.es;
       const double memcpy_ms = time_events(warmup, reps, [&] { cudaMemcpyAsync(dout, dpar, bytes, cudaMemcpyDeviceToDevice); });
       tn = gpu_route(p, din, dout, want, warmup, reps, memcpy_ms);
-      if (p.algo == xpose::algorithm::permute_nd || p.algo == xpose::algorithm::strided_copy)
-        route = xpose::detail::nd_kernel_name(xpose::detail::nd_route_of(p, din, dout).kernel);
+      if (p.algo == xpose::algorithm::permute_nd || p.algo == xpose::algorithm::strided_copy) {
+        const xpose::detail::nd_route nr = xpose::detail::nd_route_of(p, din, dout);
+        route = xpose::detail::nd_kernel_name(nr.kernel);
+        if (nr.kernel == xpose::detail::nd_kernel::span) pred = nr.span.pred;
+      }
       cudaFree(dpar);
       cudaFree(dout);
     } else
@@ -384,9 +388,10 @@ int permute_random_main(int argc, char** argv) {
     if (!ok) rc = 1;
     const double fn = tn.ms > 0 ? tn.ref_ms / tn.ms : 0;
     std::vector<index_t> ax(c.axes.begin(), c.axes.end());
-    std::printf("%-4d %-3d %-30s %-16s %-4s %-12s %-10s %-7s %8.3f %s\n", id, c.es, join(c.shape, 'x').c_str(),
+    const std::string pred_s = pred > 0 ? std::to_string(pred).substr(0, 5) : "-";
+    std::printf("%-4d %-3d %-30s %-16s %-4s %-12s %-10s %-7s %8.3f %6s %s\n", id, c.es, join(c.shape, 'x').c_str(),
                 join(ax, ',').c_str(), c.view ? "yes" : "-", xpose::to_string(p.algo), cls.c_str(), tn.check.c_str(), fn,
-                route.c_str());
+                pred_s.c_str(), route.c_str());
     std::fflush(stdout);
     if (ok && tn.ms > 0) f_all.push_back(fn), f_class[cls].push_back(fn);
     out_json["cases"].push_back({{"id", id},
@@ -399,6 +404,7 @@ int permute_random_main(int argc, char** argv) {
                                  {"algorithm", xpose::to_string(p.algo)},
                                  {"class", cls},
                                  {"route", route},
+                                 {"pred", pred},
                                  {"check", ok ? "ok" : "FAILED"},
                                  {"xpose_ms", tn.ms},
                                  {"memcpy_ms", tn.ref_ms}});

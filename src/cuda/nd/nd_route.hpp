@@ -4,6 +4,7 @@
 
 #include "xpose/plan.hpp"
 #include "../../core/nd_map.hpp"
+#include "../../core/span_map.hpp"
 #include "policy_nd.hpp"
 
 namespace xpose::detail {
@@ -78,20 +79,19 @@ inline Map make_ptile_map(const plan& p, int s) {
   return make_vtile_map<Map>(p, ptile_side(E, nd_ptile_for(s).la), ptile_side(E, nd_ptile_for(s).lb), true);
 }
 
-/// Whether a permute_nd plan that takes the packed tile runs the flat tile instead (ftile_groups, nd_map.hpp): where
-/// it is of its class and fills more slots than the packed tile's best shape; *g: its groups; *shape: that shape.
-inline bool nd_ftile_takes(const plan& p, vtile_groups* g, int* shape = nullptr) {
+/// Whether a permute_nd plan the vector tile cannot move runs the packed tile rather than the span tile: 8-16 byte
+/// elements whose packed tile shape fills at least nd_ptile_min_fill of its slots (policy_nd.hpp); *shape: it.
+inline bool nd_ptile_takes(const plan& p, int* shape) {
   double fill = 0;
-  const int s = nd_ptile_shape(p, &fill);
-  if (shape) *shape = s;
-  return ftile_groups(p, g) && ftile_fill(*g, p.in.elem_size) > fill + 1e-12;
+  *shape = nd_ptile_shape(p, &fill);
+  return p.in.elem_size >= 8 && fill >= nd_ptile_min_fill;
 }
 
 /// The kernels of the N-d plans (permute_nd.cu).
 enum class nd_kernel : int {
   vtile,       // permute_nd: best's 16-byte tile on packed sides (nd_vtile_kernel)
-  ptile,       // permute_nd: the packed tile, everything the vector tile cannot move
-  ftile,       // permute_nd: the flat tile (short input-fastest group)
+  ptile,       // permute_nd: the packed tile (8-16 byte elements where its square tile fills)
+  span,        // permute_nd: the span tile (span_map.hpp), every other plan the vector tile cannot move
   row_stream,  // strided_copy: rows >= 128 B in units under 16 B
   rtile,       // strided_copy: the row tile (kept rows under 128 B back to back)
   run_tile,    // strided_copy: the run tile (kept runs of 1-8 whole 16-byte chunks)
@@ -101,7 +101,7 @@ constexpr const char* nd_kernel_name(nd_kernel k) {
   switch (k) {
     case nd_kernel::vtile: return "vtile";
     case nd_kernel::ptile: return "ptile";
-    case nd_kernel::ftile: return "ftile";
+    case nd_kernel::span: return "span";
     case nd_kernel::row_stream: return "row_stream";
     case nd_kernel::rtile: return "rtile";
     case nd_kernel::run_tile: return "run_tile";
@@ -114,7 +114,7 @@ struct nd_route {
   nd_kernel kernel = nd_kernel::copy;
   vtile_choice vt;       // vtile: shape and packing
   int shape = 0;         // ptile: nd_ptile_for's shape
-  vtile_groups groups;   // ftile: its groups
+  span_choice span;      // span: its tile and predicted fraction of a copy
   int unit = 0;          // row_stream: row_unit; copy: the unit moved (bytes)
   plan q;                // rtile: the plan over rows (widened to the row unit); run_tile: over runs
   index_t R = 0;         // rtile: row length in q's elements
@@ -123,8 +123,8 @@ struct nd_route {
 };
 
 /// The route of plan p with these pointers. permute_nd: the vector tile where its shape's map moves whole aligned
-/// 16-byte chunks (2-16 byte elements, no conjugation; vtile_vector_ok), else the flat tile where nd_ftile_takes,
-/// else the packed tile. strided_copy: the row stream where row_stream_takes, else the run tile for runs of whole
+/// 16-byte chunks (2-16 byte elements, no conjugation; vtile_vector_ok), else the packed tile where
+/// nd_ptile_takes, else the span tile. strided_copy: the row stream where row_stream_takes, else the run tile for runs of whole
 /// chunks (runs_plan; 32-bit maps, 16-byte aligned pointers), else the row tile for short rows that are not whole
 /// chunks (rtile_plan), else the element copy in the widest unit (copy_unit; elements where it conjugates).
 inline nd_route nd_route_of(const plan& p, const void* in, const void* out) {
@@ -136,7 +136,12 @@ inline nd_route nd_route_of(const plan& p, const void* in, const void* out) {
       r.kernel = nd_kernel::vtile;
       if (vtile_vector_ok(make_vtile_choice_map(p, r.vt), E, in, out)) return r;
     }
-    r.kernel = nd_ftile_takes(p, &r.groups, &r.shape) ? nd_kernel::ftile : nd_kernel::ptile;
+    if (nd_ptile_takes(p, &r.shape)) {
+      r.kernel = nd_kernel::ptile;
+      return r;
+    }
+    r.kernel = nd_kernel::span;
+    r.span = span_choose(p, in, out);
     return r;
   }
   const int u = row_unit(p, in, out);

@@ -1,7 +1,7 @@
 // GPU kernels of the N-d plans: the tiled permutation (a shared tile whose sides pack
 // the input's and the output's fastest dims, outer dims enumerated by the grid with
-// fast divisors: the vector tile, and the packed tile for everything else) and the
-// strided copy of contiguous runs in units of up to 16 bytes. No allocation, no host sync, graph-capturable; 64-bit offsets,
+// fast divisors: the vector tile, the packed tile; the span tile for everything else,
+// span_tile.cuh) and the strided copy of contiguous runs in units of up to 16 bytes. No allocation, no host sync, graph-capturable; 64-bit offsets,
 // grid-stride loops for counts beyond the grid limit. Index maps: src/core/nd_map.hpp.
 // Which kernel a plan runs, on which tile: nd_route_of (nd_route.hpp), one decision.
 #include <type_traits>
@@ -14,11 +14,12 @@
 #include "nd_route.hpp"
 #include "policy_nd.hpp"
 #include "row_stream.cuh"
+#include "span_tile.cuh"
 
 namespace xpose::detail {
 namespace {
 
-// The store side of the packed and flat tiles: unshifted word w (K elements of E bytes)
+// The store side of the packed tile: unshifted word w (K elements of E bytes)
 // of an output row whose first element lies at `row`, shifted to the row's alignment
 // with the previous of Width lanes' word (every lane calls it), then stored: one aligned
 // word where the row covers it on a contiguous side, else its elements one by one within
@@ -132,92 +133,6 @@ __global__ void __launch_bounds__(nd_ptile_threads, nd_ptile_min_blocks(E, S))
           if (av && b < nb) u |= static_cast<std::uint32_t>(sme[ptile_elem<K, LA>(s.row, b)]) << (8 * E * i);
         }
         ptile_store_word<E, K, LB>(out, row, m.b_os, cb, out_e, u, s.w, av, nb);
-      }
-    }
-    __syncthreads();  // the shared tile and row bases are read before the next tile's
-  }
-}
-
-// The flat tile (the packed tile's class where the input's fastest group A is short and
-// followed in the input by the output's fastest dim B0: ftile_*, src/core/nd_map.hpp):
-// per tile the threads < n_a compute the output row bases, then the block loads the
-// tile's contiguous input span (all of A x nseg segments of B0) in aligned words of
-// max(E, 4) bytes (elements at its two ragged ends) into the skewed shared tile as they
-// lie (element f of the span at position f + sh, sh its first element's position in its
-// word); each warp then assembles one 32-word segment of one output row a from the
-// column (elements b * n_a + a), shifts it to the row's alignment with the previous
-// lane's word and stores it as the packed tile does.
-template <int E, bool Conj, class Map>
-__global__ void __launch_bounds__(nd_ptile_threads, 4)
-    nd_ftile_kernel(const Map m, const int nseg, const void* __restrict__ in_v, void* __restrict__ out_v) {
-  using T = typename uint_of<E>::type;
-  constexpr int K = ptile_k(E), NT = nd_ptile_threads, SEG = ftile_seg(E);
-  constexpr int SA = ftile_words / NT, SB = ftile_items * 32 / NT;
-  static_assert(ftile_words % NT == 0 && (ftile_items * 32) % NT == 0 && K * E == (E < 4 ? 4 : E), "whole steps");
-  using Wd = std::conditional_t<(E < 4), std::uint32_t, T>;
-  __shared__ Wd sm[ftile_smem_words()];
-  __shared__ index_t out_row[ftile_items], in_base;
-  const T* sme = reinterpret_cast<const T*>(sm);
-  const T* __restrict__ in = static_cast<const T*>(in_v);
-  T* __restrict__ out = static_cast<T*>(out_v);
-  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32;
-  const bool cb = m.b_os == 1;
-  const int na = static_cast<int>(m.n_a), tb = nseg * SEG;
-  const int in_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(in_v) / E % K);
-  const int out_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(out_v) / E % K);
-  for (index_t t = blockIdx.x; t < m.tiles; t += gridDim.x) {
-    using word = decltype(m.tiles_b.d);
-    word rem = 0;
-    m.tiles_b.divmod(static_cast<word>(t), &rem);
-    const index_t b0 = static_cast<index_t>(rem) * tb;
-    const int nb = static_cast<int>(m.n_b - b0 < tb ? m.n_b - b0 : tb), span = na * nb;
-    if (tid < na) {
-      index_t io = 0, oo = 0, a0t = 0, b0t = 0;
-      m.tile(t, &io, &oo, &a0t, &b0t, na, tb);
-      out_row[tid] = oo + m.a_out(tid) + b0 * m.b_os;
-      if (tid == 0) in_base = io + m.b_in(b0);
-    }
-    __syncthreads();  // row bases written; the previous tile's shared reads are done
-    const index_t in0 = in_base;
-    const int sh = ptile_shift<K>(in_e, in0, true);
-    Wd v[SA];
-#pragma unroll
-    for (int j = 0; j < SA; ++j) {
-      const int f = (j * NT + tid) * K - sh;  // first element of the word in the span
-      if constexpr (K == 1) {
-        v[j] = f < span ? in[in0 + f] : Wd{};
-      } else {
-        v[j] = 0;
-        if (f >= 0 && f + K <= span) {
-          v[j] = *reinterpret_cast<const std::uint32_t*>(in + in0 + f);
-        } else if (f < span) {
-#pragma unroll
-          for (int i = 0; i < K; ++i)
-            if (f + i >= 0 && f + i < span) v[j] |= static_cast<std::uint32_t>(in[in0 + f + i]) << (8 * E * i);
-        }
-      }
-    }
-#pragma unroll
-    for (int j = 0; j < SA; ++j) sm[ftile_pos(j * NT + tid)] = v[j];
-    __syncthreads();
-#pragma unroll
-    for (int j = 0; j < SB; ++j) {
-      const int item = j * (NT / 32) + tid / 32, seg = item / na, a = item - seg * na;
-      const int bs = seg * SEG, ns = nb - bs < SEG ? nb - bs : SEG;  // the segment's elements
-      const bool av = seg < nseg && ns > 0;
-      const index_t row = av ? out_row[a] + bs * m.b_os : 0;
-      auto elem = [&](int b) {  // element (a, bs + b) of the tile
-        const int e = (bs + b) * na + a + sh;
-        return sme[ftile_pos(e / K) * K + e % K];
-      };
-      if constexpr (K == 1) {
-        if (av && lane < ns) out[row + lane * m.b_os] = pass<E, Conj>(elem(lane));
-      } else {
-        std::uint32_t u = 0;  // unshifted word lane of the segment: elements b = lane*K + i
-#pragma unroll
-        for (int i = 0; i < K; ++i)
-          if (av && lane * K + i < ns) u |= static_cast<std::uint32_t>(elem(lane * K + i)) << (8 * E * i);
-        ptile_store_word<E, K, 32>(out, row, m.b_os, cb, out_e, u, lane, av, ns);
       }
     }
     __syncthreads();  // the shared tile and row bases are read before the next tile's
@@ -535,19 +450,6 @@ status launch_ptile(const plan& p, int s, const void* in, void* out, cudaStream_
   return launch_ptile_map<E, Conj>(m, s, in, out, stream);
 }
 
-template <int E, bool Conj, class Map>
-status launch_ftile_map(const Map& m, int nseg, const void* in, void* out, cudaStream_t stream) {
-  nd_ftile_kernel<E, Conj, Map><<<clamp_grid(m.tiles, grid_limit), nd_ptile_threads, 0, stream>>>(m, nseg, in, out);
-  return launch_status("permute_nd flat tile kernel launch");
-}
-
-template <int E, bool Conj>
-status launch_ftile(const plan& p, const vtile_groups& g, const void* in, void* out, cudaStream_t stream) {
-  const vtile_map m = make_ftile_map<vtile_map>(p, g);
-  if (vtile_fits32(m)) return launch_ftile_map<E, Conj>(make_ftile_map<vtile_map32>(p, g), ftile_segs(g.na), in, out, stream);
-  return launch_ftile_map<E, Conj>(m, ftile_segs(g.na), in, out, stream);
-}
-
 template <int E, bool Conj>
 status launch_rtile(const plan& q, index_t R, const void* in, void* out, cudaStream_t stream) {
   vtile_groups g;
@@ -560,6 +462,24 @@ status launch_rtile(const plan& q, index_t R, const void* in, void* out, cudaStr
     nd_rtile_kernel<E, Conj, vtile_map><<<grid, rtile_threads, 0, stream>>>(m, gm, in, out);
   }
   return launch_status("strided copy row tile kernel launch");
+}
+
+// The span tile on persistent blocks: as many as fit on the GPU at once (span_min_blocks per SM), at most one per
+// tile; 32-bit slot offsets and tile divisors where they fit, else 64-bit.
+template <int E, bool Conj>
+status launch_span(const plan& p, const span_choice& c, const void* in, void* out, cudaStream_t stream) {
+  int sms = 0;
+  if (status s = current_sms(&sms); !s.ok()) return s;
+  const span_map m = make_span_map<span_map>(p, c);
+  const bool narrow = fits32(m.tiles) && span_offsets_fit32(p, c);
+  const index_t resident = static_cast<index_t>(sms) * (narrow ? span_min_blocks(E) : span_wide_blocks(E));
+  const unsigned grid = clamp_grid(std::min<index_t>(m.tiles, resident), grid_limit);
+  if (narrow) {
+    nd_span_kernel<E, Conj, span_map32, unsigned><<<grid, span_threads, 0, stream>>>(make_span_map<span_map32>(p, c), in, out);
+  } else {
+    nd_span_kernel<E, Conj, span_map, index_t><<<grid, span_threads, 0, stream>>>(m, in, out);
+  }
+  return launch_status("permute_nd span tile kernel launch");
 }
 
 // The row-offset variant (Rows) on 32-bit maps; a 64-bit map runs the plain kernel.
@@ -642,13 +562,15 @@ status launch_nd(const plan& p, const void* in, void* out, cudaStream_t stream) 
         if constexpr (E < 2) return status{};  // not reached: the route takes E >= 2
         else return launch_vtile_shaped<E>(p, r.vt, in, out, stream);
       });
-    case nd_kernel::ftile:
+    case nd_kernel::span:
       return with_elem_conj(p.in.elem_size, p.conjugate, [&](auto e, auto conj) {
-        return launch_ftile<decltype(e)::value, decltype(conj)::value>(p, r.groups, in, out, stream);
+        return launch_span<decltype(e)::value, decltype(conj)::value>(p, r.span, in, out, stream);
       });
     case nd_kernel::ptile:
       return with_elem_conj(p.in.elem_size, p.conjugate, [&](auto e, auto conj) {
-        return launch_ptile<decltype(e)::value, decltype(conj)::value>(p, r.shape, in, out, stream);
+        constexpr int E = decltype(e)::value;
+        if constexpr (E < 8) return status{};  // not reached: the route takes E >= 8 (nd_ptile_takes)
+        else return launch_ptile<E, decltype(conj)::value>(p, r.shape, in, out, stream);
       });
     case nd_kernel::row_stream:
       switch (r.unit) {

@@ -34,17 +34,19 @@ constexpr nd_geom nd_vtile_base(int elem_size) {
   }
 }
 
-/// The packed tile (nd_ptile_kernel, permute_nd.cu; words and shifts: ptile_* in src/core/nd_map.hpp) takes every
-/// permute_nd plan the vector tile cannot move (1-byte elements, odd extents, unaligned pointers or strides,
-/// conjugation). Shape s: lanes (words of max(E, 4) bytes) per input row and per output row, 256 threads; sides of
+/// The packed tile (nd_ptile_kernel, permute_nd.cu; words and shifts: ptile_* in src/core/nd_map.hpp) takes the
+/// permute_nd plans of 8-16 byte elements the vector tile cannot move (odd extents, unaligned pointers or strides,
+/// conjugation) where its shape fills at least nd_ptile_min_fill of the slots: there it ran at 0.75-0.96 of a copy,
+/// the span tile at 0.62-0.74; everywhere else the span tile ran ahead (docs/RESULTS.md "N-d: the span tile").
+/// Shape s: lanes (words of max(E, 4) bytes) per input row and per output row, 256 threads; sides of
 /// ptile_side(E, lanes) elements (E = 1: 125 x 125, 125 x 29, 29 x 125). Which shape: nd_ptile_shape (nd_route.hpp):
 /// the square unless a thin one fills over nd_ptile_thin_gain times its slots, as a thin tile moves a quarter of the
-/// elements per block and barrier and ran at 0.34-0.44 of a copy at full fill ("N-d: known slow and why").
+/// elements per block and barrier and ran at 0.34-0.44 of a copy at full fill.
 struct nd_pgeom {
   int la, lb;
 };
 inline constexpr int nd_ptile_shapes = 3, nd_ptile_threads = 256;
-inline constexpr double nd_ptile_thin_gain = 2.0;
+inline constexpr double nd_ptile_thin_gain = 2.0, nd_ptile_min_fill = 0.75;
 constexpr nd_pgeom nd_ptile_for(int s) {
   if (s == 1) return {32, 8};
   if (s == 2) return {8, 32};

@@ -1,0 +1,178 @@
+// The span tile (src/core/span_map.hpp, nd_span_kernel in src/cuda/nd/span_tile.cuh) on the host: the kernel's
+// blocks, tiles, slots, masks and shared indices emulated step by step on random plans of every element size,
+// strided views, pointer shifts and both map widths must reproduce the reference permutation byte for byte, with
+// every global access inside the views and every output element written once; and the planner's choices keep
+// within the tile's limits and take the tiles its model is built for.
+#include <gtest/gtest.h>
+#include <xpose/xpose.hpp>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "core/core.hpp"
+#include "core/span_map.hpp"
+#include "cuda/nd/nd_route.hpp"
+#include "permute_ref.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using namespace xpose::detail;
+using xpose::index_t;
+
+// nd_span_kernel<E> with `grid` blocks: per block its tiles t = b, b + grid, ...; per tile every thread's loads
+// (slot p = tid + k * threads while p < V, masked by its edge bits on the cut dims the tile leaves short) into the
+// shared tile at smem(p), then every thread's stores from smem(index of its output-order slot). A shared read of an index this
+// tile did not write, an access outside a view or an element written twice fails.
+template <class Map>
+void emulate_span(const xpose::plan& p, const span_choice& c, int grid, const unsigned char* in, index_t in_elems,
+                  unsigned char* out, index_t out_elems, std::vector<int>& writes) {
+  const int E = p.in.elem_size, NT = span_threads, R = span_slots(E);
+  const Map m = make_span_map<Map>(p, c);
+  ASSERT_LE(m.V, span_max_elems(E));
+  ASSERT_LE(m.ncut, 2);
+  const int smem_elems = span_smem_elems(span_max_elems(E), 1);
+  ASSERT_LE(span_smem_elems(m.V, m.pad_shift), smem_elems);
+  std::vector<unsigned char> sm(static_cast<std::size_t>(smem_elems) * E);
+  std::vector<index_t> stamp(static_cast<std::size_t>(smem_elems), -1);
+  for (int b = 0; b < grid; ++b)
+    for (index_t t = b; t < m.tiles; t += grid) {
+      index_t ib = 0, ob = 0;
+      int sc = 0;
+      m.tile(t, &ib, &ob, &sc);
+      for (int tid = 0; tid < NT; ++tid)
+        for (int k = 0; k < R; ++k) {
+          const int q = tid + k * NT;
+          if (q >= m.V || (m.edge_bits(q) & sc) != 0) continue;
+          const index_t off = ib + m.in_off(q);
+          ASSERT_TRUE(off >= 0 && off < in_elems) << "load outside the input view";
+          const int s = m.smem(q);
+          ASSERT_TRUE(s >= 0 && s < smem_elems);
+          std::memcpy(sm.data() + static_cast<std::size_t>(s) * E, in + off * E, static_cast<std::size_t>(E));
+          stamp[static_cast<std::size_t>(s)] = t;
+        }
+      for (int tid = 0; tid < NT; ++tid)
+        for (int k = 0; k < R; ++k) {
+          const int q = tid + k * NT;
+          if (q >= m.V || ((m.edge_bits(q) >> 2) & sc) != 0) continue;
+          int i = 0;
+          const index_t off = ob + m.out_off(q, &i);
+          const int s = m.smem(i);
+          ASSERT_TRUE(s >= 0 && s < 65536) << "shared index beyond 16 bits";
+          ASSERT_TRUE(off >= 0 && off < out_elems) << "store outside the output view";
+          ASSERT_EQ(stamp[static_cast<std::size_t>(s)], t) << "a shared element this tile did not load";
+          std::memcpy(out + off * E, sm.data() + static_cast<std::size_t>(s) * E, static_cast<std::size_t>(E));
+          ++writes[static_cast<std::size_t>(off)];
+        }
+    }
+}
+
+// Runs the emulation of plan p's span choice on views placed `shift` elements past their allocation; compares
+// with the reference.
+void check_span(const xpose_test::perm_case& pc, int shift, int grid, bool wide, const char* what, int* ran) {
+  xpose::plan p;
+  ASSERT_TRUE(xpose::make_plan(pc.in, pc.out, pc.axes, pc.in.rank, {}, &p).ok());
+  if (p.algo != xpose::algorithm::permute_nd && p.algo != xpose::algorithm::strided_copy) return;
+  ++*ran;
+  const index_t es = p.in.elem_size;
+  const index_t ni = xpose_test::span_elems(pc.in), no = xpose_test::span_elems(pc.out);
+  std::vector<unsigned char> src = xpose_test::random_bytes(static_cast<std::size_t>(ni * es), static_cast<std::uint64_t>(ni + shift));
+  std::vector<unsigned char> want(static_cast<std::size_t>(no * es), 0xFF);
+  xpose_test::reference_permute(src.data(), want.data(), pc.in, pc.out, pc.axes, false);
+  std::vector<unsigned char> ib(static_cast<std::size_t>((ni + shift) * es)), ob(static_cast<std::size_t>((no + shift) * es), 0xFF);
+  std::memcpy(ib.data() + shift * es, src.data(), src.size());
+  const span_choice c = span_choose(p, ib.data() + shift * es, ob.data() + shift * es);
+  ASSERT_GE(c.ns, 1);
+  ASSERT_GT(c.pred, 0);
+  std::vector<int> writes(static_cast<std::size_t>(no), 0);
+  if (wide) emulate_span<span_map>(p, c, grid, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes);
+  else emulate_span<span_map32>(p, c, grid, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes);
+  const std::vector<unsigned char> got(ob.begin() + shift * es, ob.end());
+  ASSERT_EQ(got, want) << what << " es " << es << " rank " << p.out.rank << " shift " << shift;
+  index_t n = 0;
+  for (int w : writes) {
+    ASSERT_LE(w, 1) << what << ": an element written twice";
+    n += w;
+  }
+  ASSERT_EQ(n, p.count) << what;
+}
+
+TEST(SpanMap, RandomPlansEveryElementSizeShiftAndWidth) {
+  std::mt19937_64 g(20261204);
+  int ran = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    const int es = 1 << (g() % 5), r = 2 + static_cast<int>(g() % 7);
+    const xpose_test::perm_case c = xpose_test::random_case(g, r, es, 6000, g() % 2);
+    ASSERT_NO_FATAL_FAILURE(check_span(c, static_cast<int>(g() % 4), 1 + static_cast<int>(g() % 9), iter % 2, "random", &ran));
+  }
+  EXPECT_GT(ran, 150);
+}
+
+TEST(SpanMap, PrimeExtentsStridedViewsAndCuts) {
+  std::mt19937_64 g(4099);
+  int ran = 0;
+  for (int iter = 0; iter < 160; ++iter) {
+    const int es = 1 << (g() % 5), r = 2 + static_cast<int>(g() % 7);
+    // Up to 60000 elements: the tile's dims exceed its 1024-4096 elements, so the planner cuts one or two dims.
+    const xpose_test::perm_case c = xpose_test::prime_case(g, r, es, iter % 3 == 0 ? 60000 : 4000);
+    ASSERT_NO_FATAL_FAILURE(check_span(c, static_cast<int>(iter % 4), 1 + static_cast<int>(g() % 5), iter % 2 == 1, "prime", &ran));
+  }
+  EXPECT_GT(ran, 100);
+}
+
+xpose::plan plan_of(std::vector<index_t> ext, std::vector<int> axes, int es) {
+  const int r = static_cast<int>(ext.size());
+  const xpose::layout in = xpose::layout::packed(r, ext.data(), es);
+  xpose::plan p;
+  EXPECT_TRUE(xpose::make_plan(in, xpose::permuted_packed(in, axes.data(), r), axes.data(), r, {}, &p).ok());
+  return p;
+}
+
+index_t tile_elems(const span_choice& c) {
+  index_t v = 1;
+  for (int j = 0; j < c.ns; ++j) v *= c.len[j];
+  return v;
+}
+
+// The shapes the planner is for: every choice within the tile's elements with at most two cut dims, runs that
+// fill sectors on both sides where the dims allow.
+TEST(SpanPlanner, ChoicesKeepTheLimitsAndFillBothSides) {
+  std::mt19937_64 g(77);
+  for (int iter = 0; iter < 2000; ++iter) {
+    const int es = 1 << (g() % 5), r = 2 + static_cast<int>(g() % 7);
+    const xpose_test::perm_case pc = xpose_test::prime_case(g, r, es, 1 << 24);
+    xpose::plan p;
+    ASSERT_TRUE(xpose::make_plan(pc.in, pc.out, pc.axes, r, {}, &p).ok());
+    if (p.algo != xpose::algorithm::permute_nd) continue;
+    const span_choice c = span_choose(p);
+    ASSERT_LE(tile_elems(c), span_max_elems(es));
+    int cuts = 0;
+    for (int j = 0; j < c.ns; ++j) cuts += c.len[j] != p.in.extents[c.dims[j]];
+    ASSERT_LE(cuts, 2);
+    ASSERT_GT(c.pred, 0);
+    ASSERT_LE(c.pred, 1.0);
+  }
+  // A batch of small transposes (31x7x5x23 of 3x37 f64, swapped): one tile holds whole 3x37 blocks, so both the
+  // input's and the output's runs are whole blocks (888 bytes or more).
+  const xpose::plan b = plan_of({31, 7, 5, 23, 3, 37}, {3, 0, 1, 2, 5, 4}, 8);
+  ASSERT_EQ(b.algo, xpose::algorithm::permute_nd);
+  const span_choice cb = span_choose(b);
+  bool has3 = false, has37 = false;
+  for (int j = 0; j < cb.ns; ++j) {
+    has3 = has3 || (b.in.extents[cb.dims[j]] == 3 && cb.len[j] == 3);
+    has37 = has37 || (b.in.extents[cb.dims[j]] == 37 && cb.len[j] == 37);
+  }
+  EXPECT_TRUE(has3 && has37);
+  EXPECT_GT(cb.pred, 0.6);  // the model's f64 ceiling at full sectors: 1 / span_cost_per_slot(8) = 0.73
+  // A 3-d reversal of long dims (f32): the input's runs take at least 16 elements (64 bytes) of its fastest dim,
+  // the output's runs the whole 5-element fastest dim and at least 8 of the next (160 bytes or more).
+  const xpose::plan t = plan_of({5, 4001, 3001}, {2, 1, 0}, 4);
+  const span_choice ct = span_choose(t);
+  ASSERT_EQ(ct.ns, 3);
+  EXPECT_GE(ct.len[0], 16);
+  EXPECT_GE(ct.len[1], 8);
+  EXPECT_EQ(ct.len[2], 5);
+}
+
+}  // namespace

@@ -176,3 +176,34 @@ TEST(SpanPlanner, ChoicesKeepTheLimitsAndFillBothSides) {
 }
 
 }  // namespace
+
+namespace {
+
+// nd_route_of's per-thread cache returns what nd_route_plan computes, over alternating plans and pointer
+// alignments (a stale entry would run a kernel on another plan's map).
+TEST(NdRouteCache, MatchesTheUncachedRouteAcrossPlansAndAlignments) {
+  std::mt19937_64 g(5);
+  std::vector<xpose::plan> plans;
+  for (int i = 0; i < 40; ++i) {
+    const int es = 1 << (g() % 5), r = 2 + static_cast<int>(g() % 7);
+    const xpose_test::perm_case pc = xpose_test::prime_case(g, r, es, 1 << 22);
+    xpose::plan p;
+    ASSERT_TRUE(xpose::make_plan(pc.in, pc.out, pc.axes, r, {}, &p).ok());
+    if (p.algo == xpose::algorithm::permute_nd || p.algo == xpose::algorithm::strided_copy) plans.push_back(p);
+  }
+  ASSERT_GT(plans.size(), 20u);
+  for (int iter = 0; iter < 2000; ++iter) {
+    const xpose::plan& p = plans[g() % plans.size()];
+    const void* in = reinterpret_cast<const void*>(std::uintptr_t{4096} + g() % 64);
+    const void* out = reinterpret_cast<const void*>(std::uintptr_t{8192} + g() % 64);
+    const nd_route a = nd_route_of(p, in, out), b = nd_route_plan(p, in, out);
+    ASSERT_EQ(a.kernel, b.kernel);
+    ASSERT_EQ(a.span.ns, b.span.ns);
+    for (int j = 0; j < b.span.ns; ++j) ASSERT_EQ(a.span.len[j], b.span.len[j]);
+    ASSERT_EQ(a.span.pred, b.span.pred);
+    ASSERT_EQ(a.unit, b.unit);
+    ASSERT_EQ(a.shape, b.shape);
+  }
+}
+
+}  // namespace

@@ -281,15 +281,13 @@ XPOSE_HD inline run_slot run_store_slot(int tid, int j) {
   return {q / (TB * U), q % (TB * U)};
 }
 
-/// The packed tile (nd_ptile_kernel): a vtile_map's tiles of TA x TB elements moved in
-/// words of V = max(E, 4) bytes, K = V/E elements each, so that a warp moves >= 128
-/// contiguous bytes per access on both sides for every element size. Element a of a
-/// contiguous tile row lies at "virtual" position a + sh of the row's V-aligned words
-/// (sh = the row's first element's position in its word, ptile_shift): a thread loads
-/// or stores one aligned word (whole, or element by element at the row's ragged ends
-/// and where the side's stride is not 1: sh = 0 there), and a funnel shift with the
-/// next (loads) or previous (stores) lane's word moves between virtual and unshifted
-/// words. The shared tile holds unshifted rows: element (a, b) at ptile_elem.
+/// Words of V = max(E, 4) bytes, K = V/E elements each (the row tile, nd_rtile_kernel; the packed tile,
+/// nd_ptile_kernel, runs 8-16 byte elements: K = 1): a warp moves >= 128 contiguous bytes per access on both sides
+/// for every element size. Element a of a contiguous row lies at "virtual" position a + sh of the row's V-aligned
+/// words (sh = the row's first element's position in its word, ptile_shift): a thread loads or stores one aligned
+/// word (whole, or element by element at the row's ragged ends), and a funnel shift with the next (loads) or
+/// previous (stores) lane's word moves between virtual and unshifted words. The packed tile's shared tile holds
+/// rows: element (a, b) at ptile_elem.
 constexpr int ptile_k(int elem_size) { return elem_size < 4 ? 4 / elem_size : 1; }
 /// Elements of a tile side covered by `lanes` words at any shift (lanes*K - K + 1).
 constexpr int ptile_side(int elem_size, int lanes) { return lanes * ptile_k(elem_size) - ptile_k(elem_size) + 1; }

@@ -24,41 +24,31 @@ namespace {
 using namespace xpose::detail;
 using xpose::index_t;
 
-// nd_ptile_kernel<E, S> on the host, thread by thread and step by step as the kernel
-// runs them: per tile, the row bases, every thread's loads (whole aligned words, or
-// elements at ragged ends and along strided sides) into registers, the unshift with the
-// next lane's word (__shfl_down_sync within LA lanes: the segment's last lane gets its
-// own word), the writes into a poisoned shared tile, then every thread's output words
-// assembled from the tile, shifted with the previous lane's word and stored. Every
-// global access is checked against the exact extents of the views (in_elems, out_elems
-// elements from the pointers) and every output element counted in `writes`.
+// nd_ptile_kernel<E, S> on the host (8-16 byte elements, one per lane), thread by thread and step by step as the
+// kernel runs them: per tile, the row bases, every thread's loads into registers, the writes into a poisoned shared
+// tile, then every thread's stores from the tile. Every global access is checked against the exact extents of the
+// views (in_elems, out_elems elements from the pointers) and every output element counted in `writes`.
 template <int E, int S, class Map>
 void emulate_ptile(const xpose::plan& p, const unsigned char* in, index_t in_elems, unsigned char* out,
                    index_t out_elems, std::vector<int>& writes) {
-  using T = typename uint_of<E>::type;
-  constexpr int K = ptile_k(E), V = K * E, NT = nd_ptile_threads, LA = nd_ptile_for(S).la, LB = nd_ptile_for(S).lb;
+  constexpr int K = ptile_k(E), NT = nd_ptile_threads, LA = nd_ptile_for(S).la, LB = nd_ptile_for(S).lb;
   constexpr int TA = ptile_side(E, LA), TB = ptile_side(E, LB);
   constexpr int SA = ptile_steps(TB, LA, NT), SB = ptile_steps(TA, LB, NT);
-  static_assert(TA + TB <= NT, "one row base per thread");
+  static_assert(K == 1 && TA + TB <= NT, "one element per lane, one row base per thread");
   const Map m = make_ptile_map<Map>(p, S);
-  const bool ca = m.a_is == 1, cb = m.b_os == 1;
-  const int in_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(in) / E % K);
-  const int out_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) / E % K);
   int bad = 0;
-  auto load = [&](index_t off, int n, void* dst) {  // n elements at element offset off
-    if (off < 0 || off + n > in_elems) return void(++bad);
-    std::memcpy(dst, in + off * E, static_cast<std::size_t>(n * E));
+  auto load = [&](index_t off, void* dst) {
+    if (off < 0 || off >= in_elems) return void(++bad);
+    std::memcpy(dst, in + off * E, static_cast<std::size_t>(E));
   };
-  auto store = [&](index_t off, int n, const void* src) {
-    if (off < 0 || off + n > out_elems) return void(++bad);
-    std::memcpy(out + off * E, src, static_cast<std::size_t>(n * E));
-    for (int i = 0; i < n; ++i) ++writes[static_cast<std::size_t>(off + i)];
+  auto store = [&](index_t off, const void* src) {
+    if (off < 0 || off >= out_elems) return void(++bad);
+    std::memcpy(out + off * E, src, static_cast<std::size_t>(E));
+    ++writes[static_cast<std::size_t>(off)];
   };
-  std::vector<unsigned char> sm(static_cast<std::size_t>(ptile_smem_words(E, LA, TB) * V));
+  std::vector<unsigned char> sm(static_cast<std::size_t>(ptile_smem_words(E, LA, TB) * E));
   std::vector<index_t> in_row(TB), out_row(TA);
-  std::vector<unsigned char> reg(static_cast<std::size_t>(NT * (SA > SB ? SA : SB) * V));
-  auto word = [&](int tid, int j) { return reg.data() + (static_cast<std::size_t>(tid) * (SA > SB ? SA : SB) + j) * V; };
-  auto u32 = [](const unsigned char* b) { std::uint32_t x; std::memcpy(&x, b, 4); return x; };
+  std::vector<unsigned char> reg(static_cast<std::size_t>(NT * SA * E));
   for (index_t t = 0; t < m.tiles; ++t) {
     index_t io, oo, a0, b0;
     m.tile(t, &io, &oo, &a0, &b0, TA, TB);
@@ -67,89 +57,44 @@ void emulate_ptile(const xpose::plan& p, const unsigned char* in, index_t in_ele
     for (int b = 0; b < TB; ++b) in_row[b] = b < nb ? io + m.b_in(b0 + b) + a0 * m.a_is : 0;
     for (int a = 0; a < TA; ++a) out_row[a] = a < na ? oo + m.a_out(a0 + a) + b0 * m.b_os : 0;
     std::memset(sm.data(), 0xA5, sm.size());
-    std::fill(reg.begin(), reg.end(), 0x5A);
     for (int tid = 0; tid < NT; ++tid)
       for (int j = 0; j < SA; ++j) {
         const ptile_slot s = ptile_slot_of<LA, NT>(tid, j);
-        const bool rv = s.row < nb;
-        const index_t row = rv ? in_row[s.row] : 0;
-        unsigned char* v = word(tid, j);
-        std::memset(v, 0, V);
-        if (K == 1) {
-          if (rv && s.w < na) load(row + s.w * m.a_is, 1, v);
-          continue;
-        }
-        const int sh = ptile_shift<K>(in_e, row, ca), a = s.w * K - sh;
-        if (rv && ca && a >= 0 && a + K <= na) {
-          if ((reinterpret_cast<std::uintptr_t>(in) + static_cast<std::uintptr_t>((row + a) * E)) % 4 != 0) ++bad;
-          load(row + a, K, v);
-        } else if (rv) {
-          for (int i = 0; i < K; ++i)
-            if (a + i >= 0 && a + i < na) load(row + (a + i) * m.a_is, 1, v + i * E);
-        }
+        unsigned char* v = reg.data() + (static_cast<std::size_t>(tid) * SA + j) * E;
+        std::memset(v, 0, E);
+        if (s.row < nb && s.w < na) load(in_row[s.row] + s.w * m.a_is, v);
       }
     for (int tid = 0; tid < NT; ++tid)
       for (int j = 0; j < SA; ++j) {
         const ptile_slot s = ptile_slot_of<LA, NT>(tid, j);
         if (s.row >= nb) continue;
-        const std::size_t w = static_cast<std::size_t>(ptile_word<K, LA>(s.w, s.row)) * V;
-        if (w + V > sm.size()) return void(ADD_FAILURE() << "shared tile overrun");
-        if (K == 1) {
-          std::memcpy(&sm[w], word(tid, j), V);
-        } else {
-          const int next = tid % LA == LA - 1 ? tid : tid + 1;
-          const std::uint32_t u = ptile_funnel(u32(word(tid, j)), u32(word(next, j)), 8 * E * ptile_shift<K>(in_e, in_row[s.row], ca));
-          std::memcpy(&sm[w], &u, 4);
-        }
-      }
-    std::fill(reg.begin(), reg.end(), 0x5A);
-    for (int tid = 0; tid < NT; ++tid)  // the store side's unshifted words
-      for (int j = 0; j < SB; ++j) {
-        const ptile_slot s = ptile_slot_of<LB, NT>(tid, j);
-        unsigned char* u = word(tid, j);
-        std::memset(u, 0, V);
-        for (int i = 0; i < K; ++i) {
-          const int b = s.w * K + i;
-          if (s.row < na && b < nb) std::memcpy(u + i * E, &sm[static_cast<std::size_t>(ptile_elem<K, LA>(s.row, b)) * E], E);
-        }
+        const std::size_t w = static_cast<std::size_t>(ptile_word<K, LA>(s.w, s.row)) * E;
+        if (w + E > sm.size()) return void(ADD_FAILURE() << "shared tile overrun");
+        std::memcpy(&sm[w], reg.data() + (static_cast<std::size_t>(tid) * SA + j) * E, E);
       }
     for (int tid = 0; tid < NT; ++tid)
       for (int j = 0; j < SB; ++j) {
         const ptile_slot s = ptile_slot_of<LB, NT>(tid, j);
-        if (s.row >= na) continue;
-        const index_t row = out_row[s.row];
-        if (K == 1) {
-          if (s.w < nb) store(row + s.w * m.b_os, 1, word(tid, j));
-          continue;
-        }
-        const int prev = tid % LB == 0 ? tid : tid - 1;
-        const int sh = ptile_shift<K>(out_e, row, cb), b = s.w * K - sh;
-        const std::uint32_t x = ptile_funnel(u32(word(prev, j)), u32(word(tid, j)), 8 * E * (K - sh));
-        unsigned char xb[4];
-        std::memcpy(xb, &x, 4);
-        if (cb && b >= 0 && b + K <= nb) {
-          if ((reinterpret_cast<std::uintptr_t>(out) + static_cast<std::uintptr_t>((row + b) * E)) % 4 != 0) ++bad;
-          store(row + b, K, xb);
-        } else {
-          for (int i = 0; i < K; ++i)
-            if (b + i >= 0 && b + i < nb) store(row + (b + i) * m.b_os, 1, xb + i * E);
-        }
+        if (s.row < na && s.w < nb)
+          store(out_row[s.row] + s.w * m.b_os, &sm[static_cast<std::size_t>(ptile_elem<K, LA>(s.row, s.w)) * E]);
       }
   }
-  (void)sizeof(T);
-  EXPECT_EQ(bad, 0) << "accesses outside the views or unaligned words";
+  EXPECT_EQ(bad, 0) << "accesses outside the views";
 }
 
 template <class Map>
 void emulate_ptile_shape(const xpose::plan& p, int s, const unsigned char* in, index_t in_elems, unsigned char* out,
                          index_t out_elems, std::vector<int>& writes) {
   static_assert(nd_ptile_shapes == 3, "one case per shape");
-  with_elem_size(p.in.elem_size, [&](auto e) {
+  ASSERT_GE(p.in.elem_size, 8) << "the packed tile runs 8-16 byte elements";
+  auto run = [&](auto e) {
     constexpr int E = decltype(e)::value;
     if (s == 1) emulate_ptile<E, 1, Map>(p, in, in_elems, out, out_elems, writes);
     else if (s == 2) emulate_ptile<E, 2, Map>(p, in, in_elems, out, out_elems, writes);
     else emulate_ptile<E, 0, Map>(p, in, in_elems, out, out_elems, writes);
-  });
+  };
+  if (p.in.elem_size == 8) run(std::integral_constant<int, 8>{});
+  else run(std::integral_constant<int, 16>{});
 }
 
 // nd_rtile_kernel<E> on the host, as emulate_ptile: per tile the span bases, every
@@ -331,7 +276,7 @@ TEST(NdMap, PackedTileEveryShapeAndShiftAndTheCopyRealiseThePermutation) {
   std::mt19937_64 g(31);
   int nd = 0, copies = 0;
   for (int iter = 0; iter < 400; ++iter) {
-    const int es = 1 << (g() % 5);
+    const int es = 8 << (g() % 2);  // the packed tile's element sizes
     nd_case k;
     ASSERT_TRUE(make_case(g, iter, xpose_test::random_case(g, 2 + static_cast<int>(g() % 7), es, 5000, g() % 2), &k));
     const xpose::plan& p = k.p;
@@ -361,7 +306,7 @@ TEST(NdMap, PackedTileOddAndPrimeExtentsStridedViews) {
   std::mt19937_64 g(7);
   int nd = 0;
   for (int iter = 0; iter < 120; ++iter) {
-    const int es = 1 << (g() % 5), r = 2 + static_cast<int>(g() % 7);
+    const int es = 8 << (g() % 2), r = 2 + static_cast<int>(g() % 7);
     const xpose_test::perm_case c = xpose_test::prime_case(g, r, es, 4000);
     nd_case k;
     if (!make_case(g, iter, c, &k) || k.p.algo != xpose::algorithm::permute_nd) continue;
@@ -431,14 +376,14 @@ TEST(NdMap, RowTileShortKeptRows) {
   EXPECT_GT(widened, 5);
 }
 
-// TTC-like extents (48, 28, 15, 112: partial tiles), scaled down further, every element size.
+// TTC-like extents (48, 28, 15, 112: partial tiles), scaled down further, 8- and 16-byte elements.
 TEST(NdMap, PackedTileTtcLikeShapes) {
   std::mt19937_64 g(5);
   const std::vector<std::vector<index_t>> shapes = {{28, 48, 3, 12}, {48, 7, 5, 12}, {15, 4, 8, 3, 15},
                                                     {5, 3, 112, 7},  {144, 5, 47},   {49, 6, 96}, {3, 250, 3, 7}};
   int iter = 0;
   for (const auto& sh : shapes)
-    for (int es : {1, 2, 4, 8, 16})
+    for (int es : {8, 16})
       for (int perm = 0; perm < 2; ++perm, ++iter) {
         nd_case k;
         ASSERT_TRUE(make_case(g, iter, shuffled_case(g, sh, es), &k));
@@ -446,31 +391,27 @@ TEST(NdMap, PackedTileTtcLikeShapes) {
       }
 }
 
-// The chooser packs short fastest dims into full tile sides, and an exact 125 x 125
-// transpose fills its tile.
+// The chooser packs short fastest dims into full tile sides (8-byte elements: 32-element sides), an exact 32 x 32
+// transpose fills its tile, and a 7-element input side takes the thin 8 x 32 shape.
 TEST(NdPolicy, PackedTileFillsShortFastestDims) {
   auto fill = [](const xpose::plan& p) {
     const int s = nd_ptile_shape(p), E = p.in.elem_size;
     const vtile_map m = make_ptile_map(p, s);
     return tile_fill(m.n_a, ptile_side(E, nd_ptile_for(s).la)) * tile_fill(m.n_b, ptile_side(E, nd_ptile_for(s).lb));
   };
-  EXPECT_EQ(nd_ptile_shape(plan_of({125, 125}, {1, 0}, 1)), 0);
-  EXPECT_DOUBLE_EQ(fill(plan_of({125, 125}, {1, 0}, 1)), 1.0);
-  // one dim per side: 5/32 x 100/128 (1 byte), 5/64 x 64/64 (2 bytes) of the old scalar tile
-  EXPECT_GE(fill(plan_of({100, 5, 5, 5}, {3, 2, 1, 0}, 1)), 0.8);  // A: 5*5*5 = 125, B: 100
-  // A: 105 over 63-element sides, B: 64 over 63 (the thin 63 x 15 tile fills 0.71, not
-  // 2x the square's 0.42: the square)
-  EXPECT_EQ(nd_ptile_shape(plan_of({64, 3, 7, 5}, {3, 2, 1, 0}, 2)), 0);
-  EXPECT_GE(fill(plan_of({64, 3, 7, 5}, {3, 2, 1, 0}, 2)), 0.4);
-  // A: 7 of the square's 63 columns, 7 of the thin 15 x 63 tile's 15: the thin one
-  EXPECT_EQ(nd_ptile_shape(plan_of({3, 4000, 7}, {2, 1, 0}, 2)), 2);
-  EXPECT_GE(fill(plan_of({29, 61, 3}, {2, 1, 0}, 2)), 0.8);
+  EXPECT_EQ(nd_ptile_shape(plan_of({32, 32}, {1, 0}, 8)), 0);
+  EXPECT_DOUBLE_EQ(fill(plan_of({32, 32}, {1, 0}, 8)), 1.0);
+  // A: 5*5*5 = 125 over 32-element sides (0.98), B: 100 (0.78): packed groups, not one dim per side (5/32)
+  EXPECT_GE(fill(plan_of({100, 5, 5, 5}, {3, 2, 1, 0}, 8)), 0.75);
+  // A: 7 of the square's 32 columns (0.22), 7 of the thin 8 x 32 tile's 8 (0.875, over 2x): the thin one
+  EXPECT_EQ(nd_ptile_shape(plan_of({3, 4000, 7}, {2, 1, 0}, 8)), 2);
+  EXPECT_GE(fill(plan_of({3, 4000, 7}, {2, 1, 0}, 8)), 0.8);
   // every shape fits its shared tile, row bases and registers (nd_ptile_kernel)
-  for (int e = 1; e <= 16; e *= 2)
+  for (int e = 8; e <= 16; e *= 2)
     for (int s = 0; s < nd_ptile_shapes; ++s) {
       const int ta = ptile_side(e, nd_ptile_for(s).la), tb = ptile_side(e, nd_ptile_for(s).lb);
       EXPECT_LE(ta + tb, nd_ptile_threads);
-      EXPECT_LE(ptile_smem_words(e, nd_ptile_for(s).la, tb) * (e < 4 ? 4 : e) + (ta + tb) * 8, 48 * 1024);
+      EXPECT_LE(ptile_smem_words(e, nd_ptile_for(s).la, tb) * e + (ta + tb) * 8, 48 * 1024);
     }
 }
 

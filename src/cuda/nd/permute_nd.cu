@@ -19,57 +19,26 @@
 namespace xpose::detail {
 namespace {
 
-// The store side of the packed tile: unshifted word w (K elements of E bytes)
-// of an output row whose first element lies at `row`, shifted to the row's alignment
-// with the previous of Width lanes' word (every lane calls it), then stored: one aligned
-// word where the row covers it on a contiguous side, else its elements one by one within
-// the row's n elements (stride: the side's). valid: the lane holds a row.
-template <int E, int K, int Width, class T>
-__device__ __forceinline__ void ptile_store_word(T* __restrict__ out, index_t row, index_t stride, bool contiguous,
-                                                 int out_e, std::uint32_t u, int w, bool valid, int n) {
-  const std::uint32_t prev = __shfl_up_sync(0xffffffffu, u, 1, Width);
-  const int sh = ptile_shift<K>(out_e, row, contiguous), b = w * K - sh;  // first element of the word
-  const std::uint32_t x = ptile_funnel(prev, u, 8 * E * (K - sh));
-  if (valid && contiguous && b >= 0 && b + K <= n) {
-    *reinterpret_cast<std::uint32_t*>(out + row + b) = x;
-  } else if (valid) {
-#pragma unroll
-    for (int i = 0; i < K; ++i)
-      if (b + i >= 0 && b + i < n) out[row + (b + i) * stride] = static_cast<T>(x >> (8 * E * i));
-  }
-}
-
-// The packed tile (every element size; the route of every permute_nd plan the vector
-// tile cannot move): a vtile_map's tiles of TA x TB elements on packed sides, moved in
-// words of max(E, 4) bytes (ptile_*, src/core/nd_map.hpp). Per tile: threads compute
-// the TB input row bases and the TA output row bases once (a divide per digit of a
-// packed group), then each warp loads LA-word segments of input rows (32 lanes: 128
-// contiguous bytes for 1- to 4-byte elements) into registers, unshifts them with the
-// next lane's word and stores them into the shared tile; then each warp assembles
-// output words from a column of the tile (K rows per lane, distinct banks: ptile_elem),
-// shifts them to the output row's alignment with the previous lane's word and stores
-// them: one aligned word where the row covers it, the elements one by one at the row's
-// ragged ends and along a side whose stride is not 1 (strided views).
+// The packed tile (8-16 byte elements where its square fills: nd_ptile_takes): a vtile_map's tiles of TA x TB
+// elements on packed sides (ptile_*, src/core/nd_map.hpp). Per tile: threads compute the TB input row bases and the
+// TA output row bases once (a divide per digit of a packed group), then each warp loads LA-element segments of
+// input rows into registers and stores them into the shared tile; then each warp stores output row segments from
+// a column of the tile (distinct banks: ptile_elem), along a side of any stride (strided views).
 // Map: vtile_map, or vtile_map32 where every index fits (vtile_fits32).
 template <int E, int S, bool Conj, class Map>
-__global__ void __launch_bounds__(nd_ptile_threads, nd_ptile_min_blocks(E, S))
+__global__ void __launch_bounds__(nd_ptile_threads, nd_ptile_min_blocks)
     nd_ptile_kernel(const Map m, const void* __restrict__ in_v, void* __restrict__ out_v) {
   using T = typename uint_of<E>::type;
   constexpr int K = ptile_k(E), NT = nd_ptile_threads, LA = nd_ptile_for(S).la, LB = nd_ptile_for(S).lb;
   constexpr int TA = ptile_side(E, LA), TB = ptile_side(E, LB);
   constexpr int SA = ptile_steps(TB, LA, NT), SB = ptile_steps(TA, LB, NT);
-  static_assert(TA + TB <= NT && K * E == (E < 4 ? 4 : E) && NT % 32 == 0 && 32 % LA == 0 && 32 % LB == 0,
-                "one row base per thread; words of 4 bytes or one element");
-  using Wd = std::conditional_t<(E < 4), std::uint32_t, T>;
-  __shared__ Wd sm[ptile_smem_words(E, LA, TB)];
+  static_assert(E >= 8 && K == 1, "the route takes 8-16 byte elements: one element per lane");
+  static_assert(TA + TB <= NT && NT % 32 == 0 && 32 % LA == 0 && 32 % LB == 0, "one row base per thread");
+  __shared__ T sm[ptile_smem_words(E, LA, TB)];
   __shared__ index_t in_row[TB], out_row[TA];
-  const T* sme = reinterpret_cast<const T*>(sm);
   const T* __restrict__ in = static_cast<const T*>(in_v);
   T* __restrict__ out = static_cast<T*>(out_v);
   const int tid = static_cast<int>(threadIdx.x);
-  const bool ca = m.a_is == 1, cb = m.b_os == 1;  // contiguous sides: whole words
-  const int in_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(in_v) / E % K);
-  const int out_e = static_cast<int>(reinterpret_cast<std::uintptr_t>(out_v) / E % K);
   for (index_t t = blockIdx.x; t < m.tiles; t += gridDim.x) {
     using word = decltype(m.tiles_b.d);
     word rem = 0;
@@ -86,36 +55,19 @@ __global__ void __launch_bounds__(nd_ptile_threads, nd_ptile_min_blocks(E, S))
       else out_row[tid - TB] = tid - TB < na ? oo + m.a_out(a0 + tid - TB) + b0 * m.b_os : 0;
     }
     __syncthreads();  // row bases written; the previous tile's shared reads are done
-    Wd v[SA];
+    T v[SA];
 #pragma unroll
     for (int j = 0; j < SA; ++j) {
       const ptile_slot s = ptile_slot_of<LA, NT>(tid, j);
       const bool rv = s.row < nb;
       const index_t row = rv ? in_row[s.row] : 0;
-      if constexpr (K == 1) {
-        v[j] = Wd{};
-        if (rv && s.w < na) v[j] = in[row + s.w * m.a_is];
-      } else {
-        const int sh = ptile_shift<K>(in_e, row, ca), a = s.w * K - sh;  // first element of the word
-        v[j] = 0;
-        if (rv && ca && a >= 0 && a + K <= na) {
-          v[j] = *reinterpret_cast<const std::uint32_t*>(in + row + a);
-        } else if (rv) {
-#pragma unroll
-          for (int i = 0; i < K; ++i)
-            if (a + i >= 0 && a + i < na) v[j] |= static_cast<std::uint32_t>(in[row + (a + i) * m.a_is]) << (8 * E * i);
-        }
-      }
+      v[j] = T{};
+      if (rv && s.w < na) v[j] = in[row + s.w * m.a_is];
     }
 #pragma unroll
     for (int j = 0; j < SA; ++j) {
       const ptile_slot s = ptile_slot_of<LA, NT>(tid, j);
-      Wd u = v[j];
-      if constexpr (K > 1) {
-        const std::uint32_t next = __shfl_down_sync(0xffffffffu, v[j], 1, LA);
-        u = ptile_funnel(v[j], next, 8 * E * ptile_shift<K>(in_e, s.row < nb ? in_row[s.row] : 0, ca));
-      }
-      if (s.row < nb) sm[ptile_word<K, LA>(s.w, s.row)] = u;  // word w of unshifted row b
+      if (s.row < nb) sm[ptile_word<K, LA>(s.w, s.row)] = v[j];  // element w of row b
     }
     __syncthreads();
 #pragma unroll
@@ -123,17 +75,7 @@ __global__ void __launch_bounds__(nd_ptile_threads, nd_ptile_min_blocks(E, S))
       const ptile_slot s = ptile_slot_of<LB, NT>(tid, j);
       const bool av = s.row < na;
       const index_t row = av ? out_row[s.row] : 0;
-      if constexpr (K == 1) {
-        if (av && s.w < nb) out[row + s.w * m.b_os] = pass<E, Conj>(sme[ptile_elem<K, LA>(s.row, s.w)]);
-      } else {
-        std::uint32_t u = 0;  // unshifted word w of output row a: elements b = w*K + i
-#pragma unroll
-        for (int i = 0; i < K; ++i) {
-          const int b = s.w * K + i;
-          if (av && b < nb) u |= static_cast<std::uint32_t>(sme[ptile_elem<K, LA>(s.row, b)]) << (8 * E * i);
-        }
-        ptile_store_word<E, K, LB>(out, row, m.b_os, cb, out_e, u, s.w, av, nb);
-      }
+      if (av && s.w < nb) out[row + s.w * m.b_os] = pass<E, Conj>(sm[ptile_elem<K, LA>(s.row, s.w)]);
     }
     __syncthreads();  // the shared tile and row bases are read before the next tile's
   }

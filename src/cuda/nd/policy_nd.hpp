@@ -34,14 +34,14 @@ constexpr nd_geom nd_vtile_base(int elem_size) {
   }
 }
 
-/// The packed tile (nd_ptile_kernel, permute_nd.cu; words and shifts: ptile_* in src/core/nd_map.hpp) takes the
+/// The packed tile (nd_ptile_kernel, permute_nd.cu; tile geometry: ptile_* in src/core/nd_map.hpp) takes the
 /// permute_nd plans of 8-16 byte elements the vector tile cannot move (odd extents, unaligned pointers or strides,
 /// conjugation) where its shape fills at least nd_ptile_min_fill of the slots: there it ran at 0.75-0.96 of a copy,
 /// the span tile at 0.62-0.74; everywhere else the span tile ran ahead (docs/RESULTS.md "N-d: the span tile").
-/// Shape s: lanes (words of max(E, 4) bytes) per input row and per output row, 256 threads; sides of
-/// ptile_side(E, lanes) elements (E = 1: 125 x 125, 125 x 29, 29 x 125). Which shape: nd_ptile_shape (nd_route.hpp):
-/// the square unless a thin one fills over nd_ptile_thin_gain times its slots, as a thin tile moves a quarter of the
-/// elements per block and barrier and ran at 0.34-0.44 of a copy at full fill.
+/// Shape s: lanes (one element each) per input row and per output row, 256 threads; sides of ptile_side(E, lanes)
+/// elements (32 x 32, 32 x 8, 8 x 32). Which shape: nd_ptile_shape (nd_route.hpp): the square unless a thin one
+/// fills over nd_ptile_thin_gain times its slots, as a thin tile moves a quarter of the elements per block and
+/// barrier and ran at 0.34-0.44 of a copy at full fill.
 struct nd_pgeom {
   int la, lb;
 };
@@ -52,10 +52,9 @@ constexpr nd_pgeom nd_ptile_for(int s) {
   if (s == 2) return {8, 32};
   return {32, 32};
 }
-/// Register bound in blocks of 256 threads per SM: bounded at 2 blocks (128 registers), ptxas took 86 (sm_80) and
-/// 78 (sm_90) for the 1-byte 125 x 125 tile (16 loads per thread), 70 and 48 for 2-byte tiles, at most 56 and 45
-/// for the rest; 3 blocks (85 registers) for the first, 4 (64) for the others: 29-78 registers, no spills on either.
-constexpr int nd_ptile_min_blocks(int elem_size, int s) { return elem_size == 1 && s == 0 ? 3 : 4; }
+/// Register bound in blocks of 256 threads per SM: 4 (64 registers); ptxas took at most 56 (sm_80) and 45 (sm_90)
+/// for 8-16 byte tiles, no spills.
+inline constexpr int nd_ptile_min_blocks = 4;
 
 /// The strided-copy kernel's block size and units (<= 16 bytes each) per thread, all loaded before its first
 /// store: up to 256 x 4 x 16 B = 16 KiB in flight per block (1 reverts to one unit per thread).

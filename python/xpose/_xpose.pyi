@@ -7,9 +7,9 @@ def permute(x: Any, out: Any, shape: Sequence[int], strides: Optional[Sequence[i
             out_strides: Optional[Sequence[int]], elem_size: int, axes: Sequence[int], device: int = -1,
             stream: int = 0, conjugate: bool = False, threads: int = 0) -> None: ...
 # One call per small permute into a new array (axes as xpose.permute takes them):
-# empty(shape) allocates it (torch: x.new_empty); None above rank 16.
+# empty(*shape) allocates it (torch: x.new_empty; empty(()) at rank 0); None above rank 16.
 def permute_new(x: int, shape: Sequence[int], strides: Optional[Sequence[int]], elem_size: int, axes: Any,
-                empty: Callable[[Tuple[int, ...]], Any], device: int = -1, stream: int = 0, conjugate: bool = False,
+                empty: Callable[..., Any], device: int = -1, stream: int = 0, conjugate: bool = False,
                 threads: int = 0) -> Any: ...
 # The same for an array of exactly type `ndarray` (empty(shape, x.dtype)); None when x
 # needs the general path (another type, object dtype, negative or fractional strides).

@@ -99,6 +99,23 @@ def test_torch_plain_tensor_skips_the_dispatcher(monkeypatch):
         xpose.permute(x.clone().requires_grad_(), (2, 0, 1))
 
 
+def test_torch_hot_path_allocates_every_rank():
+    """The hot path allocates with x.new_empty(*shape): ranks 0 and 1, zero extents, rank 16, dtype and device kept."""
+    torch = pytest.importorskip("torch")
+    s = torch.tensor(3.5, dtype=torch.float64)
+    got = xpose.permute(s, ())
+    assert got.shape == () and got.dtype == torch.float64 and got.item() == 3.5
+    v = torch.arange(5, dtype=torch.int16)
+    assert torch.equal(xpose.permute(v, (0,)), v) and xpose.permute(v, (0,)).data_ptr() != v.data_ptr()
+    z = torch.zeros(3, 0, 2)
+    assert xpose.permute(z, (2, 0, 1)).shape == (2, 3, 0)
+    h = torch.arange(2 ** 16, dtype=torch.uint8).reshape((2,) * 16)
+    axes = tuple(range(15, -1, -1))
+    assert torch.equal(xpose.permute(h, axes), h.permute(axes).contiguous())
+    b = torch.arange(12, dtype=torch.bfloat16).reshape(3, 4)
+    assert xpose.transpose(b).dtype == torch.bfloat16 and torch.equal(xpose.transpose(b), b.T.contiguous())
+
+
 @pytest.mark.parametrize("axes", BAD_AXES, ids=repr)
 def test_torch_bad_axes_raise_what_the_validator_raises(axes):
     torch = pytest.importorskip("torch")

@@ -164,6 +164,38 @@ TEST(PermuteGpu, PackedTileOddExtentsEveryShiftAndSize) {
   EXPECT_GT(packed, 100);
 }
 
+// The span tile on the plans its planner cuts: ranks 2-8 of prime extents up to 2^21 elements, 1-4 byte elements
+// (the packed tile takes filled 8-16 byte ones), input views, shifted pointers; among them tiles with one and two cut
+// dims and short last tiles along the cuts (the edge bits), every one checked bitwise.
+TEST(PermuteGpu, SpanTileCutsAndShortLastTiles) {
+  REQUIRE_GPU();
+  std::mt19937_64 g(2026);
+  int span = 0, one = 0, two = 0, short_tiles = 0;
+  for (int iter = 0; iter < 160; ++iter) {
+    const int es = 1 << (g() % 3), r = 2 + static_cast<int>(g() % 7);
+    const perm_case c = xpose_test::prime_case(g, r, es, 1 << 21);
+    const std::int64_t shift = static_cast<std::int64_t>(iter % 4);
+    xpose::plan p;
+    ASSERT_TRUE(xpose::make_plan(c.in, c.out, c.axes, r, {}, &p).ok());
+    if (p.algo != xpose::algorithm::permute_nd) continue;
+    const auto* at = reinterpret_cast<const unsigned char*>(std::uintptr_t{256}) + shift * es;  // as cudaMalloc + shift
+    const xpose::detail::nd_route route = xpose::detail::nd_route_of(p, at, at);
+    if (route.kernel != nd_kernel::span) continue;
+    const xpose::detail::span_map m = xpose::detail::make_span_map<xpose::detail::span_map>(p, route.span);
+    nd_kernel k{};
+    check_gpu(c, false, 2600 + static_cast<std::uint64_t>(iter), nullptr, shift, &k);
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(k, nd_kernel::span);
+    ++span;
+    one += m.ncut == 1, two += m.ncut == 2;
+    for (int q = 0; q < m.outer_rank; ++q) short_tiles += m.short_at[q] != 0;
+  }
+  EXPECT_GT(span, 60);
+  EXPECT_GT(one, 10);
+  EXPECT_GT(two, 10);
+  EXPECT_GT(short_tiles, 20);
+}
+
 // The span tile (nd_span_kernel) on short input-fastest groups (1-61 elements, one or two
 // dims) directly followed in the input by the output's fastest dim (NHWC -> NCHW with
 // C = 3, ...), every element size, conjugation, output views with gaps, both pointers

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <initializer_list>
+#include <vector>
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -12,6 +13,7 @@
 
 #include "../core/core.hpp"
 #include "../core/elem.hpp"
+#include "../core/span_map.hpp"
 #include "../internal.hpp"
 #include "kernels.hpp"
 
@@ -321,6 +323,48 @@ void strided_copy(const plan& p, const byte* in, byte* out, int threads) {
   }
 }
 
+// The span tile on the CPU (src/core/span_map.hpp, the GPU planner's tile): per tile, every element in output order
+// read from its input offset through tables built once per call (a tile's input is its runs, in cache after their
+// first touch); tiles split over the threads in contiguous ranges. Scalar, so it runs behind the SIMD tiles except
+// where those are thin: a side of at most cpu_span_thin elements and cpu_span_thin_bytes bytes (a batch of 5 x 11
+// transposes: 11 x 5 tiles). Measured (docs/RESULTS.md "CPU backend"): sides of 4-11 elements and 7-32 bytes
+// 1.2-3.8x faster; 30 one-byte elements and 8 eight-byte ones slower.
+constexpr index_t cpu_span_thin = 12, cpu_span_thin_bytes = 32;
+template <int E, bool Conj>
+void permute_span(const plan& p, const byte* in_b, byte* out_b, int threads) {
+  using T = typename uint_of<E>::type;
+  const span_choice c = span_choose(p, in_b, out_b);
+  const span_map m = make_span_map<span_map>(p, c);
+  const int V = m.V;
+  std::vector<index_t> ioff(static_cast<std::size_t>(V)), ooff(static_cast<std::size_t>(V));
+  std::vector<unsigned char> edge(static_cast<std::size_t>(V));
+  for (int q = 0; q < V; ++q) {
+    int i = 0;
+    ooff[static_cast<std::size_t>(q)] = m.out_off(q, &i);
+    ioff[static_cast<std::size_t>(q)] = m.in_off(i);
+    edge[static_cast<std::size_t>(q)] = static_cast<unsigned char>(m.edge_bits(q) >> 2);
+  }
+  const T* in = reinterpret_cast<const T*>(in_b);
+  T* out = reinterpret_cast<T*>(out_b);
+  const index_t tiles = m.tiles;
+  if (p.count * E < (index_t{256} << 10)) threads = 1;
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && tiles > 1)
+  for (index_t t = 0; t < tiles; ++t) {
+    index_t ib = 0, ob = 0;
+    int sc = 0;
+    m.tile(t, &ib, &ob, &sc);
+    const T* s = in + ib;
+    T* d = out + ob;
+    if (sc == 0) {
+      for (int q = 0; q < V; ++q) d[ooff[static_cast<std::size_t>(q)]] = pass<E, Conj>(s[ioff[static_cast<std::size_t>(q)]]);
+    } else {
+      for (int q = 0; q < V; ++q)
+        if ((edge[static_cast<std::size_t>(q)] & sc) == 0)
+          d[ooff[static_cast<std::size_t>(q)]] = pass<E, Conj>(s[ioff[static_cast<std::size_t>(q)]]);
+    }
+  }
+}
+
 // General permutation: A is the input's fastest dim, B the output's; every other
 // dim is outer, enumerated in the input's order (largest input stride first), so
 // consecutive slices continue the input's contiguous runs.
@@ -332,6 +376,11 @@ void permute_nd(const plan& p, const byte* in, byte* out, int threads) {
   const index_t isA = p.in.strides[p.axes[A]], osB = p.out.strides[B];
   if (!Conj && isA == 1 && osB == 1) {
     const unit_tiles u = plan_unit_tiles(p, 1, 1, E);
+    // Thin tiles (a side of at most cpu_span_thin elements and cpu_span_thin_bytes bytes) leave the SIMD micro-tiles
+    // in their fringes; the span tile takes those plans.
+    const index_t side = std::min(u.TI, u.TJ);
+    if (u.ok() && side <= cpu_span_thin && side * u.W <= cpu_span_thin_bytes)
+      return permute_span<E, Conj>(p, in, out, threads);
     if (u.ok()) return permute_unit(u, outer_dims(p, {}, &u), in, out, E, p.count * E, threads);
   }
   odometer outer = outer_dims(p, {A, B});

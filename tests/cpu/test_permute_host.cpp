@@ -45,6 +45,35 @@ TEST(PermuteHost, RandomRanksAxesStridesSizes) {
   }
 }
 
+// Thin tiles: the fastest dims of both sides short (2-11 elements), swapped, with the dims behind them shuffled, so
+// that the 2-D tiles would have a side of a few bytes and the CPU takes the span tile (a batch of 5 x 11
+// transposes, for example); every element size, views of padded strides, one and two threads, sizes with
+// partial span tiles.
+TEST(PermuteHost, ThinTilesTakeTheSpanTile) {
+  std::mt19937_64 g(5511);
+  const int sizes[] = {1, 2, 4, 8, 16};
+  for (int iter = 0; iter < 120; ++iter) {
+    const int es = sizes[g() % 5], outer = 2 + static_cast<int>(g() % 4);
+    std::vector<std::int64_t> sh;
+    std::int64_t n = 1;
+    for (int k = 0; k < outer; ++k) {
+      std::int64_t e = 1 + static_cast<std::int64_t>(g() % 41);
+      while (e > 1 && n * e > 3000) e /= 2;  // at most 3000 x 121 elements
+      sh.push_back(e), n *= e;
+    }
+    sh.push_back(2 + static_cast<std::int64_t>(g() % 10));
+    sh.push_back(2 + static_cast<std::int64_t>(g() % 10));
+    const int r = static_cast<int>(sh.size());
+    perm_case c = xpose_test::shuffled_case(g, sh, es, outer - 1);  // outer dims shuffled
+    std::swap(c.axes[r - 1], c.axes[r - 2]);                        // the two fastest swapped
+    c.out = xpose::permuted_packed(c.in, c.axes, r);
+    if (iter % 3 == 0) xpose_test::random_strides(c.in, g, false, false);
+    const bool conj = (es == 8 || es == 16) && g() % 2;
+    check_case(c, conj, 1 + iter % 2, 7000 + static_cast<std::uint64_t>(iter));
+    if (HasFatalFailure()) return;
+  }
+}
+
 TEST(PermuteHost, EveryAlgorithmAtSize) {
   // Shapes large enough for the blocked slices and several threads.
   const xpose::index_t ext[4] = {36, 25, 40, 15};

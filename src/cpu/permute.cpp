@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstring>
 #include <initializer_list>
-#include <vector>
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -336,13 +335,17 @@ void permute_span(const plan& p, const byte* in_b, byte* out_b, int threads) {
   const span_choice c = span_choose(p, in_b, out_b);
   const span_map m = make_span_map<span_map>(p, c);
   const int V = m.V;
-  std::vector<index_t> ioff(static_cast<std::size_t>(V)), ooff(static_cast<std::size_t>(V));
-  std::vector<unsigned char> edge(static_cast<std::size_t>(V));
+  constexpr int VMAX = span_max_elems(1);  // the most any element size's tile holds (span_map.hpp)
+  static_assert(span_max_elems(2) <= VMAX && span_max_elems(4) <= VMAX && span_max_elems(8) <= VMAX &&
+                    span_max_elems(16) <= VMAX,
+                "one table size");
+  index_t ioff[VMAX], ooff[VMAX];  // on the caller's stack (34 KiB): the host path allocates nothing
+  unsigned char edge[VMAX];
   for (int q = 0; q < V; ++q) {
     int i = 0;
-    ooff[static_cast<std::size_t>(q)] = m.out_off(q, &i);
-    ioff[static_cast<std::size_t>(q)] = m.in_off(i);
-    edge[static_cast<std::size_t>(q)] = static_cast<unsigned char>(m.edge_bits(q) >> 2);
+    ooff[q] = m.out_off(q, &i);
+    ioff[q] = m.in_off(i);
+    edge[q] = static_cast<unsigned char>(m.edge_bits(q) >> 2);
   }
   const T* in = reinterpret_cast<const T*>(in_b);
   T* out = reinterpret_cast<T*>(out_b);
@@ -356,11 +359,11 @@ void permute_span(const plan& p, const byte* in_b, byte* out_b, int threads) {
     const T* s = in + ib;
     T* d = out + ob;
     if (sc == 0) {
-      for (int q = 0; q < V; ++q) d[ooff[static_cast<std::size_t>(q)]] = pass<E, Conj>(s[ioff[static_cast<std::size_t>(q)]]);
+      for (int q = 0; q < V; ++q) d[ooff[q]] = pass<E, Conj>(s[ioff[q]]);
     } else {
       for (int q = 0; q < V; ++q)
-        if ((edge[static_cast<std::size_t>(q)] & sc) == 0)
-          d[ooff[static_cast<std::size_t>(q)]] = pass<E, Conj>(s[ioff[static_cast<std::size_t>(q)]]);
+        if ((edge[q] & sc) == 0)
+          d[ooff[q]] = pass<E, Conj>(s[ioff[q]]);
     }
   }
 }

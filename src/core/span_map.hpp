@@ -5,9 +5,10 @@
 // offsets from kernel start: slot p (p = tid + k * threads) reads the p-th element of the tile in input order into
 // shared index p, and writes the p-th element in output order from the shared index of its digits, so that each
 // warp reads runs contiguous in the input and writes runs contiguous in the output whatever the extents.
-// The planner (span_choose) enumerates the sets and lengths and keeps the one its cost model predicts fastest:
-// DRAM sectors of the runs on both sides, the slots a tile leaves idle, the cut dims' last tiles, and the
-// instructions per byte. docs/RESULTS.md, "N-d: the span tile".
+// The planner (span_choose) enumerates the sets and lengths and keeps the one its cost model (span_predict,
+// docs/MODEL.md "N-d plans: the span tile's time model") predicts fastest: a per-slot cost by element size times
+// the slots per element moved (idle slots, the cut dims' last tiles), plus the sectors that short runs waste on
+// either side. docs/RESULTS.md, "N-d: the span tile". The CPU backend runs the same tiles for thin 2-D tiles.
 #pragma once
 
 #include <algorithm>

@@ -84,9 +84,10 @@ inline Map make_ptile_map(const plan& p, int s) {
 /// Whether a permute_nd plan the vector tile cannot move runs the packed tile rather than the span tile: 8-16 byte
 /// elements whose packed tile shape fills at least nd_ptile_min_fill of its slots (policy_nd.hpp); *shape: it.
 inline bool nd_ptile_takes(const plan& p, int* shape) {
+  if (p.in.elem_size < 8) return false;  // no shape search for the plans the span tile takes anyway
   double fill = 0;
   *shape = nd_ptile_shape(p, &fill);
-  return p.in.elem_size >= 8 && fill >= nd_ptile_min_fill;
+  return fill >= nd_ptile_min_fill;
 }
 
 /// The kernels of the N-d plans (permute_nd.cu).

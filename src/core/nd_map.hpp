@@ -502,6 +502,16 @@ XPOSE_HD inline bool row_chunk_whole(index_t off, index_t L, unsigned sh) {
   return off >= 0 && off + 16 <= L && (sh == 0 || (off >= static_cast<index_t>(sh) && off - sh + 32 <= L));
 }
 
+/// The row's ends that do not move as whole chunks (nd_row_stream_kernel): row_chunk_whole holds exactly on the
+/// chunks covering bytes [*head, *tail) of the row (output alignment oa, shift sh); bytes [0, *head) and
+/// [*tail, L) move in units. Where no chunk is whole, *head = *tail = L.
+XPOSE_HD inline void row_ends(index_t L, int oa, unsigned sh, index_t* head, index_t* tail) {
+  const index_t lo = sh == 0 ? 0 : static_cast<index_t>(sh), hi = sh == 0 ? L - 16 : L + static_cast<index_t>(sh) - 32;
+  const index_t c_first = (lo + oa + 15) / 16, c_last = hi + oa >= 0 ? (hi + oa) / 16 : -1;
+  *head = c_first <= c_last ? 16 * c_first - oa : L;
+  *tail = c_first <= c_last ? 16 * (c_last + 1) - oa : L;
+}
+
 inline int row_lanes(index_t row_bytes, int unit, int k) {
   int g = 2;
   while (g < 32 && static_cast<index_t>(g) * k < row_chunks_max(row_bytes, unit)) g *= 2;
@@ -516,6 +526,28 @@ inline int row_lanes(index_t row_bytes, int unit, int k) {
 /// 16-byte element copy took 0.85-1.08, and rows under 128 bytes of 8-byte units
 /// 0.17-0.55 against 0.51-0.84: those keep the element copy and the run tile.
 inline bool row_stream_takes(int unit, index_t row_bytes) { return unit > 0 && unit < 16 && row_bytes >= 128; }
+
+/// Whether a strided copy whose normal form has this unit (row_unit, or the element size where that is 0) and
+/// row length takes the span tile over rows in units (widen_rows): rows under 128 bytes of 1-4 byte units. Measured
+/// on the H100 (random draws, same run, bitwise exact; docs/RESULTS.md "N-d: random permutations"): 2-4 byte units
+/// 0.57-0.60 -> 0.61-0.76 against the row tile; 8-16 byte units 0.67-0.89 where the row tile and the element copy
+/// took 0.89-0.97, so those keep them.
+inline bool span_takes_rows(int unit, index_t row_bytes) { return unit <= 4 && row_bytes < 128; }
+
+/// Host: strided copy p (kept rows of R elements at unit strides on both sides) in units of `unit` bytes
+/// (row_unit: a power of two, a multiple of the element size, dividing the rows' bytes, every stride and both
+/// pointers): the same copy, with rows of R * E / unit units and every other stride in units.
+inline plan widen_rows(const plan& p, int unit) {
+  plan q = p;
+  const int r = p.out.rank, E = p.in.elem_size;
+  if (unit <= E) return q;
+  const index_t f = unit / E;
+  for (int k = 0; k < r - 1; ++k) q.in.strides[k] /= f, q.out.strides[k] /= f;
+  q.in.extents[r - 1] /= f, q.out.extents[r - 1] /= f;
+  q.in.elem_size = q.out.elem_size = unit;
+  q.count /= f;
+  return q;
+}
 
 /// Host: the row map of a strided copy (row_unit = unit > 0) for slices of `chunks` chunks.
 template <class Map = row_map>

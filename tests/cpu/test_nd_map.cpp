@@ -372,8 +372,8 @@ TEST(NdMap, RowTileShortKeptRows) {
     ASSERT_EQ(cnt * qe, k.p.count * es);
     ++taken;
   }
-  EXPECT_GT(taken, 40);
-  EXPECT_GT(widened, 5);
+  EXPECT_GT(taken, 20);
+  EXPECT_GE(widened, 2);
 }
 
 // TTC-like extents (48, 28, 15, 112: partial tiles), scaled down further, 8- and 16-byte elements.
@@ -718,7 +718,7 @@ TEST(NdMap, RunTileRealisesShortRunStridedCopies) {
 // nd_row_stream_kernel<W, G> on the host (addresses taken as byte offsets from bases
 // whose residues mod 16 are drawn): every item's lanes and chunks as the kernel takes
 // them, the full chunks' sources rebuilt from the aligned 16-byte input chunks with the
-// row's shift (those chunks inside the row), the edge ones element by element; every
+// row's shift (those chunks inside the row), the row's ends unit by unit over the lanes; every
 // output byte written once, equal to the reference. Random kept rows of every length and shift, padded views.
 TEST(NdMap, RowStreamCoversEveryRowByteOnce) {
   std::mt19937_64 g(5);
@@ -778,7 +778,7 @@ TEST(NdMap, RowStreamCoversEveryRowByteOnce) {
               got[static_cast<std::size_t>(oo + off + b)] = src[static_cast<std::size_t>(a + sh + b)];
               ++writes[static_cast<std::size_t>(oo + off + b)];
             }
-          } else {
+          } else if (u >= 8) {  // 8-16 byte units: by the chunk's lane
             for (int e = 0; e < 16 / u; ++e) {
               const index_t b = off + e * u;
               if (b < 0 || b >= L) continue;
@@ -789,6 +789,25 @@ TEST(NdMap, RowStreamCoversEveryRowByteOnce) {
             }
           }
         }
+      // Units under 8 bytes at the ends: b = sub * u, sub * u + G * u, ... of [0, head) by slice 0 and of
+      // [tail, L) by the last slice.
+      index_t head = 0, tail = 0;
+      row_ends(L, oa, static_cast<unsigned>(sh), &head, &tail);
+      ASSERT_TRUE(head % u == 0 && tail % u == 0 && head <= tail && tail <= L);
+      ASSERT_LE(head, 48);
+      ASSERT_GE(tail, L - 48);
+      auto unit_at = [&](index_t b) {
+        for (int x = 0; x < u; ++x) {
+          got[static_cast<std::size_t>(oo + b + x)] = src[static_cast<std::size_t>(ia + b + x)];
+          ++writes[static_cast<std::size_t>(oo + b + x)];
+        }
+      };
+      for (int sub = 0; sub < G && u < 8; ++sub) {
+        if (slice == 0)
+          for (index_t b = sub * u; b < head; b += G * u) unit_at(b);
+        if (slice == (nc - 1) / (G * K))
+          for (index_t b = tail + sub * u; b < L; b += G * u) unit_at(b);
+      }
     }
     for (std::size_t i = 0; i < no; ++i) {
       ASSERT_EQ(got[i], want[i]) << "byte " << i << " iter " << iter;
@@ -832,7 +851,7 @@ TEST(NdPolicy, RouteOfTtcCases) {
   const nd_route r42 = nd_route_of(p42, aligned, aligned);
   EXPECT_EQ(r42.kernel, nd_kernel::run_tile);
   EXPECT_EQ(r42.chunks, 4);
-  EXPECT_EQ(nd_route_of(p42, odd, aligned).kernel, nd_kernel::copy);
+  EXPECT_EQ(nd_route_of(p42, odd, aligned).kernel, nd_kernel::span);  // 64-byte rows, not whole chunks there
 }
 
 // TTC case 44 (103-run side): the run tile takes the half tile in f16 (32-byte runs:

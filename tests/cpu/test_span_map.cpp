@@ -175,6 +175,86 @@ TEST(SpanPlanner, ChoicesKeepTheLimitsAndFillBothSides) {
   EXPECT_EQ(ct.len[2], 5);
 }
 
+// Strided copies of kept rows under 128 bytes (1-127 bytes of every element size) in 1-4 byte units route to the
+// span tile, in units of the row unit (row_unit: up to 4 bytes where the rows, strides and pointers allow): ranks 3-6 of odd
+// extents, input views with gaps (rows back to back or not), output views with gaps, both views at every shift
+// of an element within 16 bytes. The emulation in units must reproduce the reference byte for byte.
+TEST(SpanMap, ShortRowStridedCopiesInRowUnits) {
+  std::mt19937_64 g(20261205);
+  int ran = 0, widened = 0, apart = 0;
+  for (int iter = 0; iter < 400; ++iter) {
+    const int es = 1 << (g() % 5), r = 3 + static_cast<int>(g() % 4);
+    xpose_test::perm_case c;
+    c.in.rank = c.out.rank = r;
+    c.in.elem_size = c.out.elem_size = es;
+    index_t n = 1;
+    for (int q = 0; q < r; ++q) {
+      const index_t most = q == r - 1 ? 127 / es : 23;
+      c.in.extents[q] = 1 + static_cast<index_t>(g() % static_cast<std::uint64_t>(most));
+      if (q < r - 1 && c.in.extents[q] > 2) c.in.extents[q] |= 1;
+      n *= c.in.extents[q];
+    }
+    if (n > 40000 || c.in.extents[r - 1] * es >= 128) continue;
+    // The input: a packed parent grown by 0-3 elements on some dims (the rows' own dim too: rows apart).
+    index_t s = 1;
+    const bool gap_rows = g() % 3 == 0;
+    for (int q = r - 1; q >= 0; --q) {
+      c.in.strides[q] = s;
+      s *= c.in.extents[q] + ((q == r - 1 ? gap_rows : g() % 2 == 0) ? static_cast<index_t>(g() % 4) : 0);
+    }
+    for (int q = 0; q < r; ++q) c.axes[q] = q;
+    for (int q = r - 2; q > 0; --q) std::swap(c.axes[q], c.axes[g() % (q + 1)]);  // the last axis kept
+    c.out = xpose::permuted_packed(c.in, c.axes, r);
+    if (iter % 3 == 1) {
+      c.out.strides[r - 2] += static_cast<index_t>(g() % 5) * (iter % 2 ? 1 : 16 / es);
+      for (int q = r - 3; q >= 0; --q) c.out.strides[q] = c.out.strides[q + 1] * c.out.extents[q + 1];
+    }
+    xpose::plan p;
+    if (!xpose::make_plan(c.in, c.out, c.axes, r, {}, &p).ok() || p.algo != xpose::algorithm::strided_copy) continue;
+    const int rr = p.out.rank;
+    if (p.out.extents[rr - 1] * es >= 128) continue;
+    const index_t ni = xpose_test::span_elems(c.in), no = xpose_test::span_elems(c.out);
+    const int si = static_cast<int>(g() % 2 ? 0 : g() % (16 / es)), so = static_cast<int>(g() % 2 ? 0 : g() % (16 / es));
+    std::vector<__int128> ibw(static_cast<std::size_t>((ni + si) * es / 16 + 2)), obw(static_cast<std::size_t>((no + so) * es / 16 + 2));
+    unsigned char* ib = reinterpret_cast<unsigned char*>(ibw.data()) + si * es;
+    unsigned char* ob = reinterpret_cast<unsigned char*>(obw.data()) + so * es;
+    const std::vector<unsigned char> src = xpose_test::random_bytes(static_cast<std::size_t>(ni * es), static_cast<std::uint64_t>(iter));
+    std::memcpy(ib, src.data(), src.size());
+    std::memset(ob, 0xFF, static_cast<std::size_t>(no * es));
+    std::vector<unsigned char> want(static_cast<std::size_t>(no * es), 0xFF);
+    xpose_test::reference_permute(src.data(), want.data(), c.in, c.out, c.axes, false);
+    const nd_route rt = nd_route_of(p, ib, ob);
+    if (rt.kernel == nd_kernel::run_tile) continue;
+    const int u = row_unit(p, ib, ob);
+    if (!span_takes_rows(u > 0 ? u : es, p.out.extents[rr - 1] * es)) {  // 8-16 byte units: the row tile, the copy
+      ASSERT_NE(rt.kernel, nd_kernel::span) << "iter " << iter;
+      continue;
+    }
+    ASSERT_EQ(rt.kernel, nd_kernel::span) << "iter " << iter;
+    const xpose::plan& q = rt.q;
+    const index_t qe = q.in.elem_size;
+    ASSERT_EQ(qe, row_unit(p, ib, ob) > es ? row_unit(p, ib, ob) : es);
+    ASSERT_EQ(q.count * qe, p.count * es);
+    widened += qe > es;
+    apart += p.in.strides[rr - 2] != p.out.extents[rr - 1];
+    std::vector<int> writes(static_cast<std::size_t>(no * es / qe), 0);
+    if (iter % 2) emulate_span<span_map>(q, rt.span, 1 + static_cast<int>(g() % 7), ib, ni * es / qe, ob, no * es / qe, writes);
+    else emulate_span<span_map32>(q, rt.span, 1 + static_cast<int>(g() % 7), ib, ni * es / qe, ob, no * es / qe, writes);
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(std::vector<unsigned char>(ob, ob + no * es), want) << "iter " << iter << " es " << es << " unit " << qe;
+    index_t cnt = 0;
+    for (int w : writes) {
+      ASSERT_LE(w, 1) << "an element written twice";
+      cnt += w;
+    }
+    ASSERT_EQ(cnt, q.count);
+    ++ran;
+  }
+  EXPECT_GT(ran, 60);
+  EXPECT_GT(widened, 8);
+  EXPECT_GT(apart, 30);
+}
+
 }  // namespace
 
 namespace {

@@ -67,7 +67,7 @@ index_t shape_extent(double x, std::mt19937_64& g) {
   return n;
 }
 
-rcase draw_case(std::mt19937_64& g, int id, const std::vector<int>& sizes, double lo_mib, double hi_mib) {
+rcase draw_case(std::mt19937_64& g, int id, const std::vector<int>& sizes, double lo_mib, double hi_mib, double kept) {
   std::uniform_real_distribution<double> U(0, 1);
   rcase c;
   c.id = id;
@@ -101,7 +101,7 @@ rcase draw_case(std::mt19937_64& g, int id, const std::vector<int>& sizes, doubl
   }
   for (int k = 0; k < r; ++k) c.axes.push_back(k);
   std::shuffle(c.axes.begin(), c.axes.end(), g);
-  if (r > 1 && U(g) < 0.2) {  // keep the fastest dim: a strided copy
+  if (r > 1 && U(g) < kept) {  // keep the fastest dim: a strided copy
     auto it = std::find(c.axes.begin(), c.axes.end(), r - 1);
     std::iter_swap(it, c.axes.end() - 1);
   }
@@ -248,6 +248,7 @@ double elapsed_ms(const std::function<void()>& f) {
 int permute_random_main(int argc, char** argv) {
   CLI::App app{"xpose-bench permute --random N: random permutations, checked then timed against a copy"};
   int n = 0, warmup = 3, reps = 15;
+  double kept = 0.2;
   std::string seed_s, dtype_s = "1,2,4,8,16", mib_s = "16:256", json_path;
   bool cpu = false;
   int threads = 0;
@@ -255,6 +256,7 @@ int permute_random_main(int argc, char** argv) {
   app.add_option("--seed", seed_s, "seed (default: a fresh one, printed)");
   app.add_option("--dtype", dtype_s, "element sizes in bytes, comma-separated (default 1,2,4,8,16)");
   app.add_option("--mib", mib_s, "LO:HI MiB per tensor (default 16:256)");
+  app.add_option("--kept", kept, "share of cases that keep the fastest dim, strided copies (default 0.2)");
   app.add_option("--json", json_path, "write the cases and results as JSON");
   app.add_flag("--cpu", cpu, "time the CPU backend (the default without a GPU)");
   app.add_option("--threads", threads, "CPU threads (default: all cores)");
@@ -269,6 +271,7 @@ int permute_random_main(int argc, char** argv) {
   }
   if (warmup < 0 || warmup > 1000) usage_error("--warmup must be between 0 and 1000");
   if (reps < 1 || reps > 1000) usage_error("--reps must be between 1 and 1000");
+  if (!(kept >= 0 && kept <= 1)) usage_error("--kept must be between 0 and 1");
   if (n < 1 || n > 100000) usage_error("--random must be in 1..100000");
   std::vector<int> sizes;
   {
@@ -321,7 +324,7 @@ int permute_random_main(int argc, char** argv) {
   std::map<std::string, std::vector<double>> f_class;
   int rc = 0;
   for (int id = 0; id < n; ++id) {
-    const rcase c = draw_case(g, id, sizes, lo, hi);
+    const rcase c = draw_case(g, id, sizes, lo, hi, kept);
     const int r = static_cast<int>(c.shape.size());
     xpose::layout in;
     in.rank = r, in.elem_size = c.es;
@@ -341,6 +344,7 @@ int permute_random_main(int argc, char** argv) {
     timing tn;
     std::string route = "-";
     double pred = 0;  // the span tile's predicted fraction of a copy (0: another route)
+    int unit = 0;     // N-d routes: the bytes the kernel moves as one element
 #if defined(XPOSE_HAS_CUDA)
     if (gpu) {
       unsigned char *dpar = nullptr, *dout = nullptr;
@@ -358,6 +362,11 @@ int permute_random_main(int argc, char** argv) {
         const xpose::detail::nd_route nr = xpose::detail::nd_route_of(p, din, dout);
         route = xpose::detail::nd_kernel_name(nr.kernel);
         if (nr.kernel == xpose::detail::nd_kernel::span) pred = nr.span.pred;
+        using xpose::detail::nd_kernel;
+        unit = nr.kernel == nd_kernel::copy || nr.kernel == nd_kernel::row_stream ? nr.unit
+               : nr.kernel == nd_kernel::run_tile                            ? 16
+               : nr.kernel == nd_kernel::span || nr.kernel == nd_kernel::rtile ? nr.q.in.elem_size
+                                                                              : c.es;
       }
       cudaFree(dpar);
       cudaFree(dout);
@@ -405,6 +414,7 @@ int permute_random_main(int argc, char** argv) {
                                  {"class", cls},
                                  {"route", route},
                                  {"pred", pred},
+                                 {"unit", unit},
                                  {"check", ok ? "ok" : "FAILED"},
                                  {"xpose_ms", tn.ms},
                                  {"memcpy_ms", tn.ref_ms}});

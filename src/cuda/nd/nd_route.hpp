@@ -119,7 +119,7 @@ struct nd_route {
   int shape = 0;         // ptile: nd_ptile_for's shape
   span_choice span;      // span: its tile and predicted fraction of a copy
   int unit = 0;          // row_stream: row_unit; copy: the unit moved (bytes)
-  plan q;                // rtile: the plan over rows (widened to the row unit); run_tile: over runs
+  plan q;                // span: the plan it moves (a strided copy's in row units); rtile: over rows; run_tile: over runs
   index_t R = 0;         // rtile: row length in q's elements
   int chunks = 0;        // run_tile: 16-byte chunks per run
   bool half = false;     // run_tile: the half tile (nd_run_tile_b)
@@ -144,6 +144,7 @@ inline nd_route nd_route_plan(const plan& p, const void* in, const void* out) {
       return r;
     }
     r.kernel = nd_kernel::span;
+    r.q = p;
     r.span = span_choose(p, in, out);
     return r;
   }
@@ -160,7 +161,14 @@ inline nd_route nd_route_plan(const plan& p, const void* in, const void* out) {
     r.kernel = nd_kernel::run_tile;
     if (vtile_fits32(m) && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0)
       return r;
-  } else if (rtile_plan(p, &r.q, &r.R)) {
+  }
+  if (span_takes_rows(u > 0 ? u : E, p.out.extents[p.out.rank - 1] * E)) {
+    r.q = widen_rows(p, u);
+    r.kernel = nd_kernel::span;
+    r.span = span_choose(r.q, in, out);
+    return r;
+  }
+  if (rtile_plan(p, &r.q, &r.R)) {
     rtile_widen(&r.q, &r.R, u);
     r.kernel = nd_kernel::rtile;
     return r;

@@ -505,8 +505,8 @@ status launch_nd(const plan& p, const void* in, void* out, cudaStream_t stream) 
         else return launch_vtile_shaped<E>(p, r.vt, in, out, stream);
       });
     case nd_kernel::span:
-      return with_elem_conj(p.in.elem_size, p.conjugate, [&](auto e, auto conj) {
-        return launch_span<decltype(e)::value, decltype(conj)::value>(p, r.span, in, out, stream);
+      return with_elem_conj(r.q.in.elem_size, p.conjugate, [&](auto e, auto conj) {
+        return launch_span<decltype(e)::value, decltype(conj)::value>(r.q, r.span, in, out, stream);
       });
     case nd_kernel::ptile:
       return with_elem_conj(p.in.elem_size, p.conjugate, [&](auto e, auto conj) {

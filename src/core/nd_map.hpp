@@ -529,9 +529,9 @@ inline bool row_stream_takes(int unit, index_t row_bytes) { return unit > 0 && u
 
 /// Whether a strided copy whose normal form has this unit (row_unit, or the element size where that is 0) and
 /// row length takes the span tile over rows in units (widen_rows): rows under 128 bytes of 1-4 byte units. Measured
-/// on the H100 (random draws, same run, bitwise exact; docs/RESULTS.md "N-d: random permutations"): 2-4 byte units
-/// 0.57-0.60 -> 0.61-0.76 against the row tile; 8-16 byte units 0.67-0.89 where the row tile and the element copy
-/// took 0.89-0.97, so those keep them.
+/// on the H100 (random draws, same run, bitwise exact; docs/RESULTS.md "N-d: strided copies"): 2-4 byte units
+/// 0.56-0.78 -> 0.61-0.77 against the row tile, 1-byte units 0.32-0.40 -> 0.29-0.46; 8-16 byte units 0.67-0.89
+/// where the row tile and the element copy took 0.77-0.97, so those keep them.
 inline bool span_takes_rows(int unit, index_t row_bytes) { return unit <= 4 && row_bytes < 128; }
 
 /// Host: strided copy p (kept rows of R elements at unit strides on both sides) in units of `unit` bytes

@@ -196,37 +196,6 @@ TEST(PermuteGpu, SpanTileCutsAndShortLastTiles) {
   EXPECT_GT(short_tiles, 20);
 }
 
-// The span tile in words (1-2 byte elements, span_choice::words): random and prime ranks 2-8 up to 2^21 elements,
-// input views, pointers shifted by 0-3 elements (every byte within a word), cut dims; every case bitwise, and most
-// of the 1-2 byte span plans in words.
-TEST(PermuteGpu, SpanWordsOneAndTwoByteElements) {
-  REQUIRE_GPU();
-  std::mt19937_64 g(1206);
-  int words = 0, cut = 0, span = 0;
-  for (int iter = 0; iter < 200; ++iter) {
-    const int es = 1 + static_cast<int>(g() % 2), r = 2 + static_cast<int>(g() % 7);
-    const perm_case c = iter % 2 ? xpose_test::prime_case(g, r, es, 1 << 21) : xpose_test::random_case(g, r, es, 1 << 20, g() % 3 == 0);
-    const std::int64_t shift = static_cast<std::int64_t>(g() % 4);
-    xpose::plan p;
-    ASSERT_TRUE(xpose::make_plan(c.in, c.out, c.axes, r, {}, &p).ok());
-    const auto* at = reinterpret_cast<const unsigned char*>(std::uintptr_t{256}) + shift * es;  // as cudaMalloc + shift
-    const bool nd = p.algo == xpose::algorithm::permute_nd || p.algo == xpose::algorithm::strided_copy;
-    const xpose::detail::nd_route route = nd ? xpose::detail::nd_route_of(p, at, at) : xpose::detail::nd_route{};
-    check_gpu(c, false, 1206 + static_cast<std::uint64_t>(iter), nullptr, shift);
-    if (HasFatalFailure()) return;
-    if (!nd || route.kernel != nd_kernel::span) continue;
-    ++span;
-    if (!route.span.words) continue;
-    ++words;
-    xpose::detail::span_words w;
-    ASSERT_TRUE(xpose::detail::make_span_words(route.q, route.span, at, at, &w));
-    cut += w.in_cut >= 0 || w.out_cut >= 0;
-  }
-  EXPECT_GT(span, 60);
-  EXPECT_GT(words, 30);
-  EXPECT_GT(cut, 5);
-}
-
 // The span tile (nd_span_kernel) on short input-fastest groups (1-61 elements, one or two
 // dims) directly followed in the input by the output's fastest dim (NHWC -> NCHW with
 // C = 3, ...), every element size, conjugation, output views with gaps, both pointers

@@ -174,9 +174,9 @@ __global__ void __launch_bounds__(span_threads, span_word_blocks)
       const Off A = ioff[k] * E + static_cast<Off>(b0);
       const int nb = Li - b0 < 4 ? Li - b0 : 4;
       const unsigned a = (ta + static_cast<unsigned>(A)) % 4u;
-      const index_t lo = static_cast<index_t>(A) - a;  // signed: before the tile origin where A < a
+      const Off lo = A - a;
       const bool two = static_cast<int>(a) + nb > 4;
-      if (lo >= lo_ok && lo + (two ? 8 : 4) <= hi_ok) {
+      if (static_cast<index_t>(lo) >= lo_ok && static_cast<index_t>(lo) + (two ? 8 : 4) <= hi_ok) {
         const std::uint32_t l = *reinterpret_cast<const std::uint32_t*>(src + lo);
         const std::uint32_t h = two ? *reinterpret_cast<const std::uint32_t*>(src + lo + 4) : 0u;
         v[k] = __funnelshift_r(l, h, 8 * a);

@@ -44,7 +44,6 @@ struct span_choice {
   int dims[layout::max_rank] = {};
   index_t len[layout::max_rank] = {};
   double pred = 0;
-  bool words = false;  // the tile moves in 4-byte words (span_words, 1-2 byte elements) rather than element slots
 };
 
 /// The tile's map. Div: fast_div, or fast_div32 where the tile count fits 32 bits (the outer digits, once per
@@ -255,10 +254,7 @@ inline void span_run(const plan& p, const span_choice& c, const int* ord, const 
 }
 }  // namespace span_detail
 
-/// Host: the time per byte against a copy's that tile c's short runs add by the sectors they waste on either
-/// side (a run of n bytes on a granule g takes (n + 32 - g) / 32 sectors): the output's (partial sectors written)
-/// weighing four times the input's. in, out: the pointers (their alignment enters the granule), or null.
-inline double span_sector_cost(const plan& p, const span_choice& c, const void* in, const void* out) {
+inline double span_predict(const plan& p, const span_choice& c, const void* in, const void* out) {
   using namespace span_detail;
   const int r = p.out.rank, E = p.in.elem_size;
   int iord[layout::max_rank], oord[layout::max_rank];
@@ -270,41 +266,39 @@ inline double span_sector_cost(const plan& p, const span_choice& c, const void* 
   index_t run_i = 0, run_o = 0, g_i = 0, g_o = 0;
   span_run(p, c, iord, is, E, reinterpret_cast<std::uintptr_t>(in), &run_i, &g_i);
   span_run(p, c, oord, os, E, reinterpret_cast<std::uintptr_t>(out), &run_o, &g_o);
+  // Sectors per run: a run of n bytes starting on a multiple of g touches (n + 32 - g) / 32 of them on average.
   auto eff = [&](index_t run, index_t g) {
     const double n = static_cast<double>(run * E);
     return n / (n + 32.0 - static_cast<double>(std::min<index_t>(g, 32)));
   };
-  return 0.80 * (1.0 / eff(run_o, g_o) - 1.0) + 0.19 * (1.0 / eff(run_i, g_i) - 1.0);
-}
-
-/// Slots processed per element moved by tile c: the cut dims' last tiles leave slots idle.
-inline double span_work(const plan& p, const span_choice& c) {
-  double work = 1;
+  const double ei = eff(run_i, g_i), eo = eff(run_o, g_o);
+  double V = 1, work = 1;  // elements of a tile; slots processed per element moved (cut dims' last tiles)
   for (int j = 0; j < c.ns; ++j) {
+    V *= static_cast<double>(c.len[j]);
     const index_t n = p.in.extents[c.dims[j]], L = c.len[j];
     work *= static_cast<double>((n + L - 1) / L * L) / static_cast<double>(n);
   }
-  return work;
-}
-
-inline double span_predict(const plan& p, const span_choice& c, const void* in, const void* out) {
-  double V = 1;
-  for (int j = 0; j < c.ns; ++j) V *= static_cast<double>(c.len[j]);
   const double slots = static_cast<double>((static_cast<index_t>(V) + span_threads - 1) / span_threads * span_threads);
   // Time per byte against a copy's: the kernel's own time per slot at full sectors (span_cost_per_slot, by element
   // size: it issues about 12 instructions per slot and keeps few bytes in flight per register) times the slots per
-  // element moved, plus the sectors that short runs waste. Fitted on the 44 random plans of docs/RESULTS.md "N-d:
-  // the span tile".
-  const double t = span_cost_per_slot(p.in.elem_size) * span_work(p, c) * slots / V + span_sector_cost(p, c, in, out);
+  // element moved, plus the sectors that short runs waste, the output's (partial sectors written) weighing four
+  // times the input's. Fitted on the 44 random plans of docs/RESULTS.md "N-d: the span tile".
+  const double t = span_cost_per_slot(E) * work * slots / V + 0.80 * (1.0 / eo - 1.0) + 0.19 * (1.0 / ei - 1.0);
   return 1.0 / t;
 }
 
-/// Host: the candidate tiles of plan p with at most vmax elements, each passed to consider(c): the input's fastest
-/// a dims with the output's fastest b dims (a, b >= 1), the slowest of each side cut to a length where the whole set
-/// exceeds vmax: the most that fits, balanced over its tiles, and powers of two between 8 and that.
-template <class F>
-inline void span_candidates(const plan& p, index_t vmax, F&& consider) {
-  const int r = p.out.rank;
+/// Host: the span tile choice of a permute_nd or strided_copy plan (see span_predict).
+inline span_choice span_choose(const plan& p, const void* in = nullptr, const void* out = nullptr) {
+  const int r = p.out.rank, E = p.in.elem_size;
+  const index_t vmax = span_max_elems(E);
+  span_choice best;
+  best.pred = -1;
+  auto consider = [&](span_choice& c) {
+    c.pred = span_predict(p, c, in, out);
+    if (c.pred > best.pred + 1e-9) best = c;
+  };
+  // Lengths to cut a dim of extent n to, given the room left: the most that fits, balanced over its tiles, and
+  // powers of two between 8 and that.
   auto balanced = [](index_t n, index_t most) {
     const index_t tiles = (n + most - 1) / most;
     return (n + tiles - 1) / tiles;
@@ -346,179 +340,6 @@ inline void span_candidates(const plan& p, index_t vmax, F&& consider) {
       }
     }
   }
-}
-
-/// Host: the span tile choice of a permute_nd or strided_copy plan (see span_predict).
-inline span_choice span_choose(const plan& p, const void* in = nullptr, const void* out = nullptr) {
-  span_choice best;
-  best.pred = -1;
-  span_candidates(p, span_max_elems(p.in.elem_size), [&](span_choice& c) {
-    c.pred = span_predict(p, c, in, out);
-    if (c.pred > best.pred + 1e-9) best = c;
-  });
-  return best;
-}
-
-
-// ---- The span tile in words (nd_span_words_kernel, 1-2 byte elements) ----
-// The same tiles, moved in 4-byte words on both sides instead of one element per slot (a 1-byte slot issues
-// about 12 instructions per byte and keeps 8 bytes per thread in flight). Both sides' fastest dims have unit
-// stride; a run is the tile's extent of that dim (its cut length on the short tile). Load side: word slot
-// (run, w) holds bytes [4w, 4w + 4) of an input run, read as the one or two aligned words covering them and
-// realigned by a funnel shift (bytes one by one where those words would reach outside the input view), and
-// stores it to the run's row of the shared tile (a run starts on a word). Store side: word slot (run, c) holds
-// the c-th aligned output word touching an output run; it gathers the word's elements from the shared tile
-// (a constant step per element along the run) and stores it whole, or element by element at the run's ends.
-// Shared rows: `pitch` words (odd), one pad word per 2^pad_shift rows, so that the lanes' gathers, 4 (1-byte)
-// or 2 (2-byte) elements a word with the element order rotated by lane group, fall in distinct banks.
-
-/// Word slots per thread on the load and store sides, shared words of a tile, blocks per SM (their registers: 3
-/// blocks spill at 8 slots a side).
-inline constexpr int span_word_in_slots = 8, span_word_out_slots = 8, span_word_smem = 3072, span_word_blocks = 2;
-
-/// The word form's geometry of a span map (host-computed, passed to the kernel beside the map).
-struct span_words {
-  int E = 1;
-  int n_in = 0, n_out = 0;        // run lengths (elements): the tile lengths of either side's fastest dim
-  int in_cut = -1, out_cut = -1;  // the cut index of that dim (m.cut_*), or -1
-  int in_rem = 0, out_rem = 0;    // its run length on the short tile
-  fast_div32 wi, wo;              // word slots per input run (ceil(n_in E / 4)) and per output run ((n_out E + 6) / 4)
-  fast_div32 n_in_div;            // n_in: the shared row of an input-order tile index
-  int in_slots = 0, out_slots = 0;
-  int pitch = 1, pad_shift = 31;  // shared row r starts at word r * pitch + (r >> pad_shift)
-  int out_step = 0;               // shared bytes between consecutive elements of an output run
-  index_t in_lo = 0, in_hi = 0;   // bytes of the input view from its pointer: word loads stay in [in_lo, in_hi)
-
-  XPOSE_HD int row_word(int run) const { return run * pitch + (run >> pad_shift); }
-  /// Shared byte address of input-order tile index i.
-  XPOSE_HD int smem_byte(int i) const {
-    std::uint32_t x = 0;
-    const int run = static_cast<int>(n_in_div.divmod(static_cast<std::uint32_t>(i), &x));
-    return 4 * row_word(run) + static_cast<int>(x) * E;
-  }
-  /// Load slot s (< in_slots): its run's input offset from the tile origin (elements), its shared word, its word in
-  /// the run and its edge bits (cut c past its last tile: bit c).
-  template <class Map>
-  XPOSE_HD void in_slot(const Map& m, int s, index_t* off, int* sword, int* w, int* edge) const {
-    std::uint32_t r = 0;
-    const int run = static_cast<int>(wi.divmod(static_cast<std::uint32_t>(s), &r));
-    *off = m.in_off(run * n_in);
-    *sword = row_word(run) + static_cast<int>(r);
-    *w = static_cast<int>(r);
-    *edge = m.edge_bits(run * n_in) & 3;
-  }
-  /// Store slot s (< out_slots): its run's output offset from the tile origin (elements), the shared byte address
-  /// of the run's first element, its word in the run and its edge bits.
-  template <class Map>
-  XPOSE_HD void out_slot(const Map& m, int s, index_t* off, int* sbyte, int* c, int* edge) const {
-    std::uint32_t r = 0;
-    const int run = static_cast<int>(wo.divmod(static_cast<std::uint32_t>(s), &r));
-    int i = 0;
-    *off = m.out_off(run * n_out, &i);
-    *sbyte = smem_byte(i);
-    *c = static_cast<int>(r);
-    *edge = (m.edge_bits(run * n_out) >> 2) & 3;
-  }
-  /// A run's length (elements) on a tile whose short cuts are sc.
-  XPOSE_HD int in_len(int sc) const { return in_cut >= 0 && ((sc >> in_cut) & 1) ? in_rem : n_in; }
-  XPOSE_HD int out_len(int sc) const { return out_cut >= 0 && ((sc >> out_cut) & 1) ? out_rem : n_out; }
-};
-
-/// Host: whether plan p's tile c can move in words (1-2 byte elements; unit strides on both sides' fastest dims;
-/// pointers on whole elements; slots, shared rows within the kernel's), and its geometry.
-inline bool make_span_words(const plan& p, const span_choice& c, const void* in, const void* out, span_words* w) {
-  const int r = p.out.rank, E = p.in.elem_size;
-  if (E > 2 || r < 1 || p.conjugate || p.in.strides[r - 1] != 1 || p.out.strides[r - 1] != 1) return false;
-  if (reinterpret_cast<std::uintptr_t>(in) % E != 0 || reinterpret_cast<std::uintptr_t>(out) % E != 0) return false;
-  if (c.ns < 1 || c.dims[0] != r - 1) return false;
-  const int d_out = p.axes[r - 1];
-  int j_out = -1;
-  index_t V = 1, before = 1;  // tile volume; elements of the input-order dims before the output's fastest
-  for (int j = 0; j < c.ns; ++j) {
-    if (c.dims[j] == d_out) j_out = j, before = V;
-    V *= c.len[j];
-  }
-  if (j_out < 0) return false;
-  span_words g;
-  g.E = E;
-  g.n_in = static_cast<int>(c.len[0]);
-  g.n_out = static_cast<int>(c.len[j_out]);
-  const int runs_in = static_cast<int>(V / g.n_in), runs_out = static_cast<int>(V / g.n_out);
-  const int wi = (g.n_in * E + 3) / 4, wo = (g.n_out * E + 6) / 4;
-  g.wi = fast_div32(static_cast<std::uint32_t>(wi));
-  g.wo = fast_div32(static_cast<std::uint32_t>(wo));
-  g.n_in_div = fast_div32(static_cast<std::uint32_t>(g.n_in));
-  g.in_slots = runs_in * wi, g.out_slots = runs_out * wo;
-  g.pitch = wi | 1;
-  // Consecutive elements of an output run lie m = before / n_in shared rows apart (j_out > 0), or are neighbours
-  // in one row (the output's fastest dim is the input's): one pad word per 2^t rows makes an even m's step odd.
-  if (j_out == 0) {
-    g.out_step = E;
-  } else {
-    const index_t m = before / g.n_in;
-    int t = 0;
-    while (m > 1 && ((m >> t) & 1) == 0) ++t;
-    if (t > 0) g.pad_shift = t;
-    g.out_step = static_cast<int>(4 * (m * g.pitch + (t > 0 ? (m >> t) : 0)));
-  }
-  const index_t words = static_cast<index_t>(runs_in) * g.pitch + (g.pad_shift < 31 ? (runs_in >> g.pad_shift) : 0);
-  if (g.in_slots > span_word_in_slots * span_threads || g.out_slots > span_word_out_slots * span_threads ||
-      words > span_word_smem)
-    return false;
-  // The cut dims in make_span_map's order (output dims, fastest first).
-  int cut = 0;
-  for (int k = r - 1; k >= 0; --k) {
-    const int d = p.axes[k];
-    int j = -1;
-    for (int i = 0; i < c.ns; ++i)
-      if (c.dims[i] == d) j = i;
-    if (j < 0 || c.len[j] == p.in.extents[d]) continue;
-    const index_t ext = p.in.extents[d], len = c.len[j];
-    const int rem = static_cast<int>(ext - (ext - 1) / len * len);
-    if (j == 0) g.in_cut = cut, g.in_rem = rem;
-    if (j == j_out) g.out_cut = cut, g.out_rem = rem;
-    ++cut;
-  }
-  // The input view's bytes from its pointer.
-  index_t lo = 0, hi = 0;
-  for (int k = 0; k < r; ++k) {
-    const index_t span = (p.in.extents[k] - 1) * p.in.strides[k];
-    if (span < 0) lo += span;
-    else hi += span;
-  }
-  g.in_lo = lo * E, g.in_hi = (hi + 1) * E;
-  *w = g;
-  return true;
-}
-
-/// The word form's time per byte against a copy's (span_words_predict): per word slot at full sectors.
-inline constexpr double span_cost_per_word = 1.6;
-
-/// Host: the word form's predicted fraction of a device copy for tile c (0 where it cannot move it): the word
-/// slots of both sides per word of data, plus the sectors short runs waste (as span_predict).
-inline double span_words_predict(const plan& p, const span_choice& c, const void* in, const void* out) {
-  span_words w;
-  if (!make_span_words(p, c, in, out, &w)) return 0;
-  const int E = p.in.elem_size;
-  double V = 1;
-  for (int j = 0; j < c.ns; ++j) V *= static_cast<double>(c.len[j]);
-  // Store words touched per output run on average over its alignments: (n_out E + 3 - E) / 4 + 1.
-  const double out_words = V / w.n_out * ((w.n_out * E + 3.0 - E) / 4.0 + 1.0);
-  const double slots = 0.5 * (static_cast<double>(w.in_slots) + out_words);
-  const double t = span_cost_per_word * span_work(p, c) * slots / (V * E / 4.0) + span_sector_cost(p, c, in, out);
-  return 1.0 / t;
-}
-
-/// Host: the word form's best tile for plan p (words = true), or pred 0 where no tile moves in words.
-inline span_choice span_choose_words(const plan& p, const void* in, const void* out) {
-  span_choice best;
-  const int E = p.in.elem_size;
-  if (E > 2) return best;
-  span_candidates(p, static_cast<index_t>(span_word_in_slots) * span_threads * 4 / E, [&](span_choice& c) {
-    c.pred = span_words_predict(p, c, in, out);
-    c.words = true;
-    if (c.pred > best.pred + 1e-9) best = c;
-  });
   return best;
 }
 

@@ -68,105 +68,9 @@ void emulate_span(const xpose::plan& p, const span_choice& c, int grid, const un
     }
 }
 
-// nd_span_words_kernel<E> with `grid` blocks, thread by thread: the load slots' words (one or two aligned words
-// realigned, or bytes one by one) into the shared rows, then the store slots' words gathered from them, whole or
-// element by element. Every global byte read must lie in the input view, every shared byte read must be one this
-// tile loaded from its run, every store inside the output view, each output element written once.
-template <class Map>
-void emulate_span_words(const xpose::plan& p, const span_choice& c, int grid, const unsigned char* in, index_t in_elems,
-                        unsigned char* out, index_t out_elems, std::vector<int>& writes) {
-  const int E = p.in.elem_size, NT = span_threads;
-  ASSERT_TRUE(c.words);
-  span_words w;
-  ASSERT_TRUE(make_span_words(p, c, in, out, &w));
-  const Map m = make_span_map<Map>(p, c);
-  ASSERT_LE(m.ncut, 2);
-  ASSERT_LE(w.in_slots, span_word_in_slots * NT);
-  ASSERT_LE(w.out_slots, span_word_out_slots * NT);
-  std::vector<unsigned char> sm(4 * span_word_smem);
-  std::vector<index_t> stamp(4 * span_word_smem, -1);  // per shared byte: the tile whose run byte it holds
-  const unsigned in_a = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(in) % 4);
-  const unsigned out_a = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(out) % 4);
-  const int PW = 4 / E;
-  for (int b = 0; b < grid; ++b)
-    for (index_t t = b; t < m.tiles; t += grid) {
-      index_t ib = 0, ob = 0;
-      int sc = 0;
-      m.tile(t, &ib, &ob, &sc);
-      const int Li = w.in_len(sc) * E;
-      for (int tid = 0; tid < NT; ++tid)
-        for (int k = 0; k < span_word_in_slots; ++k) {
-          const int s = tid + k * NT;
-          if (s >= w.in_slots) continue;
-          index_t off = 0;
-          int sw = 0, wd = 0, e = 0;
-          w.in_slot(m, s, &off, &sw, &wd, &e);
-          ASSERT_TRUE(sw >= 0 && sw < span_word_smem && wd < 65536);
-          const int b0 = 4 * wd;
-          if ((e & sc) != 0 || b0 >= Li) continue;
-          const index_t A = (ib + off) * E + b0;
-          const int nb = std::min(4, Li - b0);
-          const unsigned a = (in_a + static_cast<unsigned>(A)) % 4u;
-          const index_t lo = A - a;
-          const bool two = static_cast<int>(a) + nb > 4;
-          std::uint32_t x = 0;
-          if (lo >= w.in_lo && lo + (two ? 8 : 4) <= w.in_hi) {
-            ASSERT_TRUE(lo >= 0 && lo + (two ? 8 : 4) <= in_elems * E) << "word load outside the input view";
-            std::uint64_t pair = 0;
-            std::memcpy(&pair, in + lo, two ? 8 : 4);
-            x = static_cast<std::uint32_t>(pair >> (8 * a));
-          } else {
-            for (int j = 0; j < nb; ++j) {
-              ASSERT_TRUE(A + j >= 0 && A + j < in_elems * E) << "byte load outside the input view";
-              x |= static_cast<std::uint32_t>(in[A + j]) << (8 * j);
-            }
-          }
-          std::memcpy(sm.data() + 4 * sw, &x, 4);
-          for (int j = 0; j < 4; ++j) stamp[static_cast<std::size_t>(4 * sw + j)] = j < nb ? t : -1;
-        }
-      const int no = w.out_len(sc), Lo = no * E;
-      for (int tid = 0; tid < NT; ++tid)
-        for (int k = 0; k < span_word_out_slots; ++k) {
-          const int s = tid + k * NT;
-          if (s >= w.out_slots) continue;
-          index_t off = 0;
-          int sb = 0, cw = 0, e = 0;
-          w.out_slot(m, s, &off, &sb, &cw, &e);
-          ASSERT_TRUE(sb >= 0 && sb < 65536 && cw < 65536);
-          if ((e & sc) != 0) continue;
-          const index_t B = (ob + off) * E;
-          const int x0 = 4 * cw - static_cast<int>((out_a + static_cast<unsigned>(B)) % 4u);
-          if (x0 >= Lo) continue;
-          ASSERT_EQ(x0 % E, 0);
-          for (int j = 0; j < PW; ++j) {
-            const int el = x0 / E + j;
-            if (el < 0 || el >= no) continue;
-            const index_t sa = sb + static_cast<index_t>(el) * w.out_step;
-            ASSERT_TRUE(sa >= 0 && sa + E <= 4 * span_word_smem) << "shared read outside the tile";
-            for (int q = 0; q < E; ++q)
-              ASSERT_EQ(stamp[static_cast<std::size_t>(sa + q)], t) << "a shared byte this tile did not load";
-            const index_t o = B + static_cast<index_t>(el) * E;
-            ASSERT_TRUE(o >= 0 && o + E <= out_elems * E) << "store outside the output view";
-            ASSERT_EQ(o % E, 0);
-            std::memcpy(out + o, sm.data() + sa, static_cast<std::size_t>(E));
-            ++writes[static_cast<std::size_t>(o / E)];
-          }
-        }
-    }
-}
-
-// Either form, as the choice says.
-template <class Map>
-void emulate_choice(const xpose::plan& p, const span_choice& c, int grid, const unsigned char* in, index_t in_elems,
-                    unsigned char* out, index_t out_elems, std::vector<int>& writes) {
-  if (c.words) emulate_span_words<Map>(p, c, grid, in, in_elems, out, out_elems, writes);
-  else emulate_span<Map>(p, c, grid, in, in_elems, out, out_elems, writes);
-}
-
 // Runs the emulation of plan p's span choice on views placed `shift` elements past their allocation; compares
 // with the reference.
-void check_span(const xpose_test::perm_case& pc, int shift, int grid, bool wide, const char* what, int* ran,
-                bool words = false) {
+void check_span(const xpose_test::perm_case& pc, int shift, int grid, bool wide, const char* what, int* ran) {
   xpose::plan p;
   ASSERT_TRUE(xpose::make_plan(pc.in, pc.out, pc.axes, pc.in.rank, {}, &p).ok());
   if (p.algo != xpose::algorithm::permute_nd && p.algo != xpose::algorithm::strided_copy) return;
@@ -178,17 +82,12 @@ void check_span(const xpose_test::perm_case& pc, int shift, int grid, bool wide,
   xpose_test::reference_permute(src.data(), want.data(), pc.in, pc.out, pc.axes, false);
   std::vector<unsigned char> ib(static_cast<std::size_t>((ni + shift) * es)), ob(static_cast<std::size_t>((no + shift) * es), 0xFF);
   std::memcpy(ib.data() + shift * es, src.data(), src.size());
-  const span_choice c = words ? span_choose_words(p, ib.data() + shift * es, ob.data() + shift * es)
-                              : span_choose(p, ib.data() + shift * es, ob.data() + shift * es);
-  if (words && c.pred <= 0) {  // no tile moves in words (strided fastest dims, tiles beyond its slots)
-    --*ran;
-    return;
-  }
+  const span_choice c = span_choose(p, ib.data() + shift * es, ob.data() + shift * es);
   ASSERT_GE(c.ns, 1);
   ASSERT_GT(c.pred, 0);
   std::vector<int> writes(static_cast<std::size_t>(no), 0);
-  if (wide) emulate_choice<span_map>(p, c, grid, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes);
-  else emulate_choice<span_map32>(p, c, grid, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes);
+  if (wide) emulate_span<span_map>(p, c, grid, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes);
+  else emulate_span<span_map32>(p, c, grid, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes);
   const std::vector<unsigned char> got(ob.begin() + shift * es, ob.end());
   ASSERT_EQ(got, want) << what << " es " << es << " rank " << p.out.rank << " shift " << shift;
   index_t n = 0;
@@ -220,52 +119,6 @@ TEST(SpanMap, PrimeExtentsStridedViewsAndCuts) {
     ASSERT_NO_FATAL_FAILURE(check_span(c, static_cast<int>(iter % 4), 1 + static_cast<int>(g() % 5), iter % 2 == 1, "prime", &ran));
   }
   EXPECT_GT(ran, 100);
-}
-
-// The word form on 1-2 byte plans: random and prime extents, strided views (the fastest dims unit-strided or
-// not: those have no word tile), cut dims, pointers at every byte within a word, both map widths.
-TEST(SpanWords, RandomAndPrimePlansOfOneAndTwoByteElements) {
-  std::mt19937_64 g(20261206);
-  int ran = 0;
-  for (int iter = 0; iter < 400; ++iter) {
-    const int es = 1 << (g() % 2), r = 2 + static_cast<int>(g() % 7);
-    const xpose_test::perm_case c = iter % 2 ? xpose_test::random_case(g, r, es, 6000, g() % 3 == 0)
-                                             : xpose_test::prime_case(g, r, es, iter % 3 == 0 ? 400000 : 5000);
-    ASSERT_NO_FATAL_FAILURE(
-        check_span(c, static_cast<int>(g() % (8 / es)), 1 + static_cast<int>(g() % 7), iter % 4 == 1, "words", &ran, true));
-  }
-  EXPECT_GT(ran, 120);
-}
-
-// Reversals of two long odd dims around a short one (x, 2-4, y) cut both runs' dims: the short tiles' runs are
-// shorter on both sides, at every pointer shift within a word.
-TEST(SpanWords, CutRunsOnBothSides) {
-  std::mt19937_64 g(6121);
-  const index_t primes[] = {101, 131, 211, 257, 307, 401, 509, 601, 701, 997};
-  int in_cut = 0, out_cut = 0;
-  for (int iter = 0; iter < 40; ++iter) {
-    const int es = 1 + static_cast<int>(iter % 2);
-    const index_t b = 2 + static_cast<index_t>(g() % 3), x = primes[g() % 10], y = primes[g() % 10];
-    const std::vector<index_t> ext = {x, b, y};
-    const int r = 3;
-    xpose_test::perm_case c;
-    c.in = xpose::layout::packed(r, ext.data(), es);
-    c.axes[0] = 2, c.axes[1] = 1, c.axes[2] = 0;
-    c.out = xpose::permuted_packed(c.in, c.axes, r);
-    xpose::plan p;
-    ASSERT_TRUE(xpose::make_plan(c.in, c.out, c.axes, r, {}, &p).ok());
-    static unsigned char probe[16];
-    const span_choice w = span_choose_words(p, probe + iter % 4, probe + (iter / 4) % 4);
-    span_words sw;
-    if (w.pred > 0 && make_span_words(p, w, probe + iter % 4, probe + (iter / 4) % 4, &sw))
-      in_cut += sw.in_cut >= 0, out_cut += sw.out_cut >= 0;
-    int ran = 0;
-    ASSERT_EQ(p.algo, xpose::algorithm::permute_nd);
-    ASSERT_NO_FATAL_FAILURE(check_span(c, static_cast<int>(iter % (4 / es)), 1 + static_cast<int>(g() % 5), iter % 3 == 0, "cut words", &ran, true));
-    ASSERT_EQ(ran, 1);
-  }
-  EXPECT_GT(in_cut, 10);
-  EXPECT_GT(out_cut, 10);
 }
 
 xpose::plan plan_of(std::vector<index_t> ext, std::vector<int> axes, int es) {
@@ -385,8 +238,8 @@ TEST(SpanMap, ShortRowStridedCopiesInRowUnits) {
     widened += qe > es;
     apart += p.in.strides[rr - 2] != p.out.extents[rr - 1];
     std::vector<int> writes(static_cast<std::size_t>(no * es / qe), 0);
-    if (iter % 2) emulate_choice<span_map>(q, rt.span, 1 + static_cast<int>(g() % 7), ib, ni * es / qe, ob, no * es / qe, writes);
-    else emulate_choice<span_map32>(q, rt.span, 1 + static_cast<int>(g() % 7), ib, ni * es / qe, ob, no * es / qe, writes);
+    if (iter % 2) emulate_span<span_map>(q, rt.span, 1 + static_cast<int>(g() % 7), ib, ni * es / qe, ob, no * es / qe, writes);
+    else emulate_span<span_map32>(q, rt.span, 1 + static_cast<int>(g() % 7), ib, ni * es / qe, ob, no * es / qe, writes);
     if (HasFatalFailure()) return;
     ASSERT_EQ(std::vector<unsigned char>(ob, ob + no * es), want) << "iter " << iter << " es " << es << " unit " << qe;
     index_t cnt = 0;

@@ -362,7 +362,6 @@ int permute_random_main(int argc, char** argv) {
         const xpose::detail::nd_route nr = xpose::detail::nd_route_of(p, din, dout);
         route = xpose::detail::nd_kernel_name(nr.kernel);
         if (nr.kernel == xpose::detail::nd_kernel::span) pred = nr.span.pred;
-        if (nr.kernel == xpose::detail::nd_kernel::span && nr.span.words) route = "span_words";
         using xpose::detail::nd_kernel;
         unit = nr.kernel == nd_kernel::copy || nr.kernel == nd_kernel::row_stream ? nr.unit
                : nr.kernel == nd_kernel::run_tile                            ? 16

@@ -90,12 +90,6 @@ inline bool nd_ptile_takes(const plan& p, int* shape) {
   return fill >= nd_ptile_min_fill;
 }
 
-/// The span tile's choice for plan p: element slots, or words (1-2 byte elements) where their model predicts more.
-inline span_choice span_choose_best(const plan& p, const void* in, const void* out) {
-  const span_choice e = span_choose(p, in, out), w = span_choose_words(p, in, out);
-  return w.pred > e.pred ? w : e;
-}
-
 /// The kernels of the N-d plans (permute_nd.cu).
 enum class nd_kernel : int {
   vtile,       // permute_nd: best's 16-byte tile on packed sides (nd_vtile_kernel)
@@ -151,7 +145,7 @@ inline nd_route nd_route_plan(const plan& p, const void* in, const void* out) {
     }
     r.kernel = nd_kernel::span;
     r.q = p;
-    r.span = span_choose_best(p, in, out);
+    r.span = span_choose(p, in, out);
     return r;
   }
   const int u = row_unit(p, in, out);
@@ -171,7 +165,7 @@ inline nd_route nd_route_plan(const plan& p, const void* in, const void* out) {
   if (span_takes_rows(u > 0 ? u : E, p.out.extents[p.out.rank - 1] * E)) {
     r.q = widen_rows(p, u);
     r.kernel = nd_kernel::span;
-    r.span = span_choose_best(r.q, in, out);
+    r.span = span_choose(r.q, in, out);
     return r;
   }
   if (rtile_plan(p, &r.q, &r.R)) {

@@ -424,27 +424,6 @@ status launch_span(const plan& p, const span_choice& c, const void* in, void* ou
   return launch_status("permute_nd span tile kernel launch");
 }
 
-// The span tile in words (1-2 byte elements, span_choice::words): the same blocks and offsets as launch_span.
-template <int E>
-status launch_span_words(const plan& p, const span_choice& c, const void* in, void* out, cudaStream_t stream) {
-  span_words w;
-  if (!make_span_words(p, c, in, out, &w)) return status::make(status_code::unsupported_variant, "permute_nd span tile (words): the tile does not move in words");
-  int sms = 0;
-  if (status s = current_sms(&sms); !s.ok()) return s;
-  const span_map m = make_span_map<span_map>(p, c);
-  const bool narrow = fits32(m.tiles) && span_offsets_fit32(p, c);
-  const index_t resident = static_cast<index_t>(sms) * span_word_blocks;
-  const unsigned grid = clamp_grid(std::min<index_t>(m.tiles, resident), grid_limit);
-  const auto* i = static_cast<const unsigned char*>(in);
-  auto* o = static_cast<unsigned char*>(out);
-  if (narrow) {
-    nd_span_words_kernel<E, span_map32, unsigned><<<grid, span_threads, 0, stream>>>(make_span_map<span_map32>(p, c), w, i, o);
-  } else {
-    nd_span_words_kernel<E, span_map, index_t><<<grid, span_threads, 0, stream>>>(m, w, i, o);
-  }
-  return launch_status("permute_nd span tile (words) kernel launch");
-}
-
 // The row-offset variant (Rows) on 32-bit maps; a 64-bit map runs the plain kernel.
 template <int E, int V>
 status launch_vtile(const plan& p, const vtile_choice& c, const void* in, void* out, cudaStream_t stream) {
@@ -526,10 +505,6 @@ status launch_nd(const plan& p, const void* in, void* out, cudaStream_t stream) 
         else return launch_vtile_shaped<E>(p, r.vt, in, out, stream);
       });
     case nd_kernel::span:
-      if (r.span.words) {
-        if (r.q.in.elem_size == 1) return launch_span_words<1>(r.q, r.span, in, out, stream);
-        return launch_span_words<2>(r.q, r.span, in, out, stream);
-      }
       return with_elem_conj(r.q.in.elem_size, p.conjugate, [&](auto e, auto conj) {
         return launch_span<decltype(e)::value, decltype(conj)::value>(r.q, r.span, in, out, stream);
       });

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <xpose/xpose.hpp>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -70,6 +71,35 @@ TEST(PermuteHost, ThinTilesTakeTheSpanTile) {
     if (iter % 3 == 0) xpose_test::random_strides(c.in, g, false, false);
     const bool conj = (es == 8 || es == 16) && g() % 2;
     check_case(c, conj, 1 + iter % 2, 7000 + static_cast<std::uint64_t>(iter));
+    if (HasFatalFailure()) return;
+  }
+}
+
+// Thin input sides (1-31 bytes: the input's fastest dim, 1-4 byte elements) against a long output side (the span
+// tile or the 2-D tiles, by the thin-tile rule): the input's fastest dim k moves to the output's second fastest, a
+// long dim (13-400) to the fastest; 1-3 shuffled outer dims, input views with padded strides, one and two threads.
+TEST(PermuteHost, ThinInputSidesAgainstLongOutputRuns) {
+  std::mt19937_64 g(1206);
+  const int sizes[] = {1, 2, 4};
+  for (int iter = 0; iter < 150; ++iter) {
+    const int es = sizes[g() % 3], outer = 1 + static_cast<int>(g() % 3);
+    std::vector<std::int64_t> sh;
+    for (int k = 0; k < outer; ++k) sh.push_back(2 + static_cast<std::int64_t>(g() % 19));
+    sh.push_back(13 + static_cast<std::int64_t>(g() % 388));                   // the output's fastest
+    sh.push_back(1 + static_cast<std::int64_t>(g() % static_cast<std::uint64_t>(32 / es - 1)));  // the input's
+    for (std::int64_t n = 1 << 21; ;) {  // at most about 2M elements
+      std::int64_t v = 1;
+      for (std::int64_t e : sh) v *= e;
+      if (v <= n) break;
+      auto big = std::max_element(sh.begin(), sh.end() - 2);
+      *big = (*big + 1) / 2;
+    }
+    const int r = static_cast<int>(sh.size());
+    perm_case c = xpose_test::shuffled_case(g, sh, es, outer - 1);
+    std::swap(c.axes[r - 1], c.axes[r - 2]);
+    c.out = xpose::permuted_packed(c.in, c.axes, r);
+    if (iter % 3 == 0) xpose_test::random_strides(c.in, g, false, false);
+    check_case(c, false, 1 + iter % 2, 12060 + static_cast<std::uint64_t>(iter));
     if (HasFatalFailure()) return;
   }
 }

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 #include <xpose/xpose.hpp>
 
-#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -83,17 +82,16 @@ TEST(PermuteHost, ThinInputSidesAgainstLongOutputRuns) {
   const int sizes[] = {1, 2, 4};
   for (int iter = 0; iter < 150; ++iter) {
     const int es = sizes[g() % 3], outer = 1 + static_cast<int>(g() % 3);
+    const std::int64_t L = 13 + static_cast<std::int64_t>(g() % 388);                               // the output's fastest
+    const std::int64_t k = 1 + static_cast<std::int64_t>(g() % static_cast<std::uint64_t>(32 / es - 1));  // the input's
     std::vector<std::int64_t> sh;
-    for (int k = 0; k < outer; ++k) sh.push_back(2 + static_cast<std::int64_t>(g() % 19));
-    sh.push_back(13 + static_cast<std::int64_t>(g() % 388));                   // the output's fastest
-    sh.push_back(1 + static_cast<std::int64_t>(g() % static_cast<std::uint64_t>(32 / es - 1)));  // the input's
-    for (std::int64_t n = 1 << 21; ;) {  // at most about 2M elements
-      std::int64_t v = 1;
-      for (std::int64_t e : sh) v *= e;
-      if (v <= n) break;
-      auto big = std::max_element(sh.begin(), sh.end() - 2);
-      *big = (*big + 1) / 2;
+    std::int64_t n = L * k;
+    for (int q = 0; q < outer; ++q) {
+      std::int64_t e = 2 + static_cast<std::int64_t>(g() % 19);
+      while (e > 1 && n * e > (1 << 21)) e /= 2;  // at most 2M elements
+      sh.push_back(e), n *= e;
     }
+    sh.push_back(L), sh.push_back(k);
     const int r = static_cast<int>(sh.size());
     perm_case c = xpose_test::shuffled_case(g, sh, es, outer - 1);
     std::swap(c.axes[r - 1], c.axes[r - 2]);

@@ -44,29 +44,6 @@ struct span_choice {
   int dims[layout::max_rank] = {};
   index_t len[layout::max_rank] = {};
   double pred = 0;
-  bool staged = false;  // 1-2 byte elements on the GPU: the staged-output form (span_stage, nd_span_staged_kernel)
-};
-
-/// The staged-output form of a span tile (1-2 byte elements, nd_span_staged_kernel): the loads put each element at
-/// its place in the output's runs in shared memory, every run laid out as it lies in memory modulo 4 bytes, and the
-/// stores move aligned 4-byte words from there (bytes only at a run's two ends). A run is the longest stretch of
-/// the tile's output order contiguous in memory: its fastest output dims while their strides nest (through at most
-/// one cut dim, the run's slowest).
-inline constexpr int span_stage_words = 6;          // word slots per thread (at most 1536 words, 6 KiB of output)
-inline constexpr int span_stage_bytes = 12 * 1024;  // shared bytes of a staged tile
-/// Its cost per word stored against a copy's time per 4 bytes, and per slot loaded by element size (span_predict);
-/// measured on random plans (docs/RESULTS.md "N-d: the span tile").
-constexpr double span_stage_cost_per_slot(int elem_size) { return elem_size == 1 ? 1.30 : 1.05; }
-inline constexpr double span_stage_cost_per_word = 0.35;
-struct span_stage {
-  int Ro = 0;     // elements of a run in a whole tile
-  int NR = 0;     // runs of a tile
-  int NW = 0;     // word slots per run (its bytes at any alignment)
-  int W = 0;      // a run's pitch in the shared tile, bytes (a multiple of 4)
-  int Lf = 0;     // bytes of a run in a whole tile
-  int Ls = 0;     // bytes of a run where the cut inside it (cutin) leaves the tile short
-  int cutin = 0;  // the cut bit (1 << c) of the cut dim that is the run's slowest, or 0
-  int words = 0;  // NR * NW
 };
 
 /// The tile's map. Div: fast_div, or fast_div32 where the tile count fits 32 bits (the outer digits, once per
@@ -82,7 +59,6 @@ struct span_map_t {
   index_t in_is[max_dims] = {};     // their input strides
   fast_div32 out_n[max_dims];       // tile lengths in output order
   int out_pitch[max_dims] = {};     // their pitch in the tile's input order index
-  int in_opitch[max_dims] = {};     // the input order dims' pitch in the tile's output order index
   index_t out_os[max_dims] = {};    // their output strides
   int pad_shift = 31;               // shared index of tile index i: i + (i >> pad_shift)
   int ncut = 0;                     // cut dims (0-2)
@@ -146,38 +122,6 @@ struct span_map_t {
     return off + static_cast<index_t>(x) * out_os[ns - 1];
   }
   XPOSE_HD int smem(int i) const { return i + (i >> pad_shift); }
-  /// The output order index of tile index p (input order).
-  XPOSE_HD int out_index(int p) const {
-    std::uint32_t q = static_cast<std::uint32_t>(p), rem = 0;
-    int o = 0;
-    for (int k = 0; k < ns - 1; ++k) {
-      q = in_n[k].divmod(q, &rem);
-      o += static_cast<int>(rem) * in_opitch[k];
-    }
-    return o + static_cast<int>(q) * in_opitch[ns - 1];
-  }
-  /// Staged form g, element size E: the shared byte of tile index p (input order) less the tile's output
-  /// alignment (its origin's byte address modulo 4, added per tile): run r at r * W, shifted by its start's
-  /// byte offset from the origin modulo 4.
-  XPOSE_HD int stage_byte(const span_stage& g, int E, int p) const {
-    const int q = out_index(p), r = q / g.Ro, j = q - r * g.Ro;
-    int dummy = 0;
-    const index_t off = out_off(r * g.Ro, &dummy) * E;
-    return r * g.W + j * E + static_cast<int>(off & 3);
-  }
-  /// Staged form g: word slot u (run u / NW, its word u % NW): the run start's byte offset from the tile origin
-  /// plus 4 * word, the shared word index of the word at alignment 0 (r * W / 4 + word), 4 * word, the run start's
-  /// offset modulo 4, and the cut bits whose last tile the run lies past.
-  XPOSE_HD void stage_word(const span_stage& g, int E, int u, index_t* moff, int* widx, int* w4, int* c, int* ex) const {
-    const int r = u / g.NW, w = u - r * g.NW;
-    int dummy = 0;
-    const index_t off = out_off(r * g.Ro, &dummy) * E;
-    *moff = off + 4 * w;
-    *widx = r * (g.W / 4) + w;
-    *w4 = 4 * w;
-    *c = static_cast<int>(off & 3);
-    *ex = (edge_bits(r * g.Ro) >> 2) & 3;
-  }
 };
 using span_map = span_map_t<fast_div>;
 using span_map32 = span_map_t<fast_div32>;
@@ -185,9 +129,8 @@ using span_map32 = span_map_t<fast_div32>;
 /// Shared elements a tile of V elements takes with padding shift ps.
 constexpr int span_smem_elems(int V, int ps) { return V + (ps < 31 ? (V >> ps) : 0) + 1; }
 
-/// Host: whether every tile offset of choice c, times scale, fits 31 bits on both sides (the kernel's 32-bit slot
-/// offsets; the staged form's word offsets are bytes).
-inline bool span_offsets_fit32(const plan& p, const span_choice& c, index_t scale = 1) {
+/// Host: whether every tile offset of choice c fits 31 bits on both sides (the kernel's 32-bit slot offsets).
+inline bool span_offsets_fit32(const plan& p, const span_choice& c) {
   int out_of[layout::max_rank] = {};
   for (int k = 0; k < p.out.rank; ++k) out_of[p.axes[k]] = k;
   index_t si = 0, so = 0;
@@ -196,51 +139,7 @@ inline bool span_offsets_fit32(const plan& p, const span_choice& c, index_t scal
     if (p.in.strides[d] < 0 || p.out.strides[out_of[d]] < 0) return false;
     si += (c.len[j] - 1) * p.in.strides[d], so += (c.len[j] - 1) * p.out.strides[out_of[d]];
   }
-  return si * scale < (index_t{1} << 31) && (so + 8) * scale < (index_t{1} << 31);
-}
-
-/// Host: the staged form (span_stage) of choice c of plan p, or false where it does not apply (elements over 2
-/// bytes, runs under 4 bytes: an output whose fastest dim is not unit-stride, for one) or does not fit the kernel's
-/// word slots and shared bytes.
-inline bool span_stage_of(const plan& p, const span_choice& c, span_stage* g) {
-  const int r = p.out.rank, E = p.in.elem_size;
-  if (E > 2) return false;
-  int slot_of[layout::max_rank];
-  std::fill(slot_of, slot_of + layout::max_rank, -1);
-  index_t V = 1;
-  for (int j = 0; j < c.ns; ++j) slot_of[c.dims[j]] = j, V *= c.len[j];
-  span_stage s;
-  index_t run = 1, expect = 1;
-  int cuts = 0;
-  bool open = true;
-  for (int k = r - 1; k >= 0; --k) {  // the tile's dims in output order, fastest first (cut bits as make_span_map)
-    const int j = slot_of[p.axes[k]];
-    if (j < 0) continue;
-    const index_t len = c.len[j], ext = p.in.extents[c.dims[j]];
-    const int bit = len != ext ? 1 << cuts++ : 0;
-    if (!open) continue;
-    if (p.out.strides[k] != expect) {
-      open = false;
-      continue;
-    }
-    run *= len, expect = p.out.strides[k] * len;
-    if (bit != 0) {  // the run ends with the cut dim; a short tile keeps rem of its len
-      s.cutin = bit;
-      s.Ls = static_cast<int>(run / len * (ext - (ext - 1) / len * len) * E);
-      open = false;
-    }
-  }
-  if (run * E < 4) return false;
-  s.Ro = static_cast<int>(run);
-  s.NR = static_cast<int>(V / run);
-  s.Lf = static_cast<int>(run * E);
-  if (s.cutin == 0) s.Ls = s.Lf;
-  s.NW = (s.Lf + 6) / 4;  // a run of Lf bytes at any alignment touches at most ceil((Lf + 3) / 4) words
-  s.W = 4 * (s.NW + 1);   // its bytes land 0-6 past r * W (the origin's and the run's offsets modulo 4)
-  s.words = s.NR * s.NW;
-  if (s.words > span_stage_words * span_threads || s.NR * s.W > span_stage_bytes) return false;
-  *g = s;
-  return true;
+  return si < (index_t{1} << 31) && so < (index_t{1} << 31);
 }
 
 /// Host: the span map of plan p on choice c.
@@ -274,7 +173,6 @@ inline Map make_span_map(const plan& p, const span_choice& c) {
     m.out_pitch[n] = pitch[j];
     m.out_os[n] = p.out.strides[k];
     out_pitch_of[j] = static_cast<int>(opitch);
-    m.in_opitch[j] = static_cast<int>(opitch);
     opitch *= c.len[j];
     ++n;
   }
@@ -315,8 +213,7 @@ inline Map make_span_map(const plan& p, const span_choice& c) {
 /// Host: the span tile's planner. Candidates: the input's fastest a dims with the output's fastest b dims
 /// (a, b >= 1), the slowest of each side cut to a length where the whole set exceeds span_max_elems; of these
 /// the one span_predict rates fastest. in, out: the pointers (their alignment enters the sector count), or null.
-/// g: the staged form's geometry, to predict that form (null: the element form).
-double span_predict(const plan& p, const span_choice& c, const void* in, const void* out, const span_stage* g = nullptr);
+double span_predict(const plan& p, const span_choice& c, const void* in, const void* out);
 
 namespace span_detail {
 inline index_t gcd(index_t a, index_t b) {
@@ -357,7 +254,7 @@ inline void span_run(const plan& p, const span_choice& c, const int* ord, const 
 }
 }  // namespace span_detail
 
-inline double span_predict(const plan& p, const span_choice& c, const void* in, const void* out, const span_stage* g) {
+inline double span_predict(const plan& p, const span_choice& c, const void* in, const void* out) {
   using namespace span_detail;
   const int r = p.out.rank, E = p.in.elem_size;
   int iord[layout::max_rank], oord[layout::max_rank];
@@ -386,29 +283,18 @@ inline double span_predict(const plan& p, const span_choice& c, const void* in, 
   // size: it issues about 12 instructions per slot and keeps few bytes in flight per register) times the slots per
   // element moved, plus the sectors that short runs waste, the output's (partial sectors written) weighing four
   // times the input's. Fitted on the 44 random plans of docs/RESULTS.md "N-d: the span tile".
-  // The staged form: a cheaper slot (a load and a shared store), plus its words stored per 4 bytes moved.
-  const double move = g != nullptr ? span_stage_cost_per_slot(E) * work * slots / V +
-                                         span_stage_cost_per_word * work * 4.0 * g->words / (V * E)
-                                   : span_cost_per_slot(E) * work * slots / V;
-  const double t = move + 0.80 * (1.0 / eo - 1.0) + 0.19 * (1.0 / ei - 1.0);
+  const double t = span_cost_per_slot(E) * work * slots / V + 0.80 * (1.0 / eo - 1.0) + 0.19 * (1.0 / ei - 1.0);
   return 1.0 / t;
 }
 
-/// Host: the span tile choice of a permute_nd or strided_copy plan (see span_predict); staged: the staged form
-/// may be chosen (the GPU's 1-2 byte elements), each candidate in the form its model rates faster.
-inline span_choice span_choose(const plan& p, const void* in = nullptr, const void* out = nullptr, bool staged = false) {
+/// Host: the span tile choice of a permute_nd or strided_copy plan (see span_predict).
+inline span_choice span_choose(const plan& p, const void* in = nullptr, const void* out = nullptr) {
   const int r = p.out.rank, E = p.in.elem_size;
   const index_t vmax = span_max_elems(E);
   span_choice best;
   best.pred = -1;
   auto consider = [&](span_choice& c) {
     c.pred = span_predict(p, c, in, out);
-    c.staged = false;
-    span_stage g;
-    if (staged && span_stage_of(p, c, &g)) {
-      const double ps = span_predict(p, c, in, out, &g);
-      if (ps > c.pred) c.pred = ps, c.staged = true;
-    }
     if (c.pred > best.pred + 1e-9) best = c;
   };
   // Lengths to cut a dim of extent n to, given the room left: the most that fits, balanced over its tiles, and

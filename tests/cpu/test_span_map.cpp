@@ -68,84 +68,8 @@ void emulate_span(const xpose::plan& p, const span_choice& c, int grid, const un
     }
 }
 
-// nd_span_staged_kernel<E> (the staged-output form, 1-2 byte elements) with `grid` blocks: per tile every thread's
-// loads into the shared tile at stage_byte(p) plus the tile origin's alignment, then every word slot's store of the
-// bytes of its word that lie in its run (the whole word where all four do, at a 4-byte aligned address). A byte
-// stored that this tile did not load, an access outside a view, a misaligned word or an element written twice fails.
-template <class Map>
-void emulate_staged(const xpose::plan& p, const span_choice& c, int grid, const unsigned char* in, index_t in_elems,
-                    unsigned char* out, index_t out_elems, std::vector<int>& writes) {
-  const int E = p.in.elem_size, NT = span_threads, R = span_slots(E), RW = span_stage_words;
-  span_stage g;
-  ASSERT_TRUE(span_stage_of(p, c, &g));
-  const Map m = make_span_map<Map>(p, c);
-  ASSERT_LE(m.V, span_max_elems(E));
-  ASSERT_LE(g.words, RW * NT);
-  ASSERT_LE(g.NR * g.W, span_stage_bytes);
-  ASSERT_EQ(g.NR * g.Ro, m.V);
-  std::vector<unsigned char> sm(span_stage_bytes);
-  std::vector<index_t> stamp(span_stage_bytes, -1);
-  const unsigned out_mod = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(out) & 3);
-  for (int b = 0; b < grid; ++b)
-    for (index_t t = b; t < m.tiles; t += grid) {
-      index_t ib = 0, ob = 0;
-      int sc = 0;
-      m.tile(t, &ib, &ob, &sc);
-      const int s = static_cast<int>((out_mod + static_cast<unsigned>(ob) * E) & 3);
-      for (int tid = 0; tid < NT; ++tid)
-        for (int k = 0; k < R; ++k) {
-          const int q = tid + k * NT;
-          if (q >= m.V) continue;
-          const int sb = m.stage_byte(g, E, q) + s;
-          ASSERT_TRUE(sb >= 0 && sb + E <= span_stage_bytes && sb < 65536 + 3 && sb % E == 0) << "shared byte " << sb;
-          if ((m.edge_bits(q) & 3 & sc) != 0) continue;
-          const index_t off = ib + m.in_off(q);
-          ASSERT_TRUE(off >= 0 && off < in_elems) << "load outside the input view";
-          std::memcpy(sm.data() + sb, in + off * E, static_cast<std::size_t>(E));
-          for (int i = 0; i < E; ++i) stamp[static_cast<std::size_t>(sb + i)] = t;
-        }
-      const int L = (sc & g.cutin) != 0 ? g.Ls : g.Lf;
-      for (int tid = 0; tid < NT; ++tid)
-        for (int k = 0; k < RW; ++k) {
-          const int u = tid + k * NT;
-          if (u >= g.words) continue;
-          index_t mo = 0;
-          int widx = 0, w4 = 0, cc = 0, ex = 0;
-          m.stage_word(g, E, u, &mo, &widx, &w4, &cc, &ex);
-          ASSERT_TRUE(widx < 65536 && w4 < 65536);
-          if ((ex & sc) != 0) continue;
-          const int uu = s + cc, a = uu & 3, lo = w4 - a;
-          if (lo >= L) continue;
-          const int wi = widx + (uu >> 2);
-          ASSERT_LE((wi + 1) * 4, span_stage_bytes);
-          const index_t wb = ob * E + mo - a;  // the word's byte offset from out
-          ASSERT_EQ((reinterpret_cast<std::uintptr_t>(out) + static_cast<std::uintptr_t>(wb)) % 4, 0u) << "a misaligned word";
-          for (int i = 0; i < 4; i += E) {
-            if (lo + i < 0 || lo + i >= L) continue;
-            const index_t bo = wb + i;
-            ASSERT_TRUE(bo >= 0 && bo + E <= out_elems * E) << "store outside the output view";
-            for (int h = 0; h < E; ++h)
-              ASSERT_EQ(stamp[static_cast<std::size_t>(wi * 4 + i + h)], t) << "a shared byte this tile did not load";
-            std::memcpy(out + bo, sm.data() + wi * 4 + i, static_cast<std::size_t>(E));
-            ++writes[static_cast<std::size_t>(bo / E)];
-          }
-        }
-    }
-}
-
-// The form the kernel runs for choice c: staged or element slots.
-template <class Map>
-void emulate_choice(const xpose::plan& p, const span_choice& c, int grid, const unsigned char* in, index_t in_elems,
-                    unsigned char* out, index_t out_elems, std::vector<int>& writes) {
-  if (c.staged) emulate_staged<Map>(p, c, grid, in, in_elems, out, out_elems, writes);
-  else emulate_span<Map>(p, c, grid, in, in_elems, out, out_elems, writes);
-}
-
 // Runs the emulation of plan p's span choice on views placed `shift` elements past their allocation; compares
-// with the reference. 1-2 byte elements: also the staged form on the same choice where it applies, and on the
-// choice the GPU's planner makes (staged or not).
-int staged_runs = 0;  // staged emulations run (the tests below expect some)
-
+// with the reference.
 void check_span(const xpose_test::perm_case& pc, int shift, int grid, bool wide, const char* what, int* ran) {
   xpose::plan p;
   ASSERT_TRUE(xpose::make_plan(pc.in, pc.out, pc.axes, pc.in.rank, {}, &p).ok());
@@ -172,46 +96,22 @@ void check_span(const xpose_test::perm_case& pc, int shift, int grid, bool wide,
     n += w;
   }
   ASSERT_EQ(n, p.count) << what;
-  if (es > 2) return;
-  span_choice cs = c;
-  span_stage g;
-  cs.staged = span_stage_of(p, cs, &g);
-  const span_choice cg = span_choose(p, ib.data() + shift * es, ob.data() + shift * es, true);
-  for (const span_choice& x : {cs, cg}) {
-    if (!x.staged) continue;
-    std::fill(ob.begin(), ob.end(), 0xFF);
-    std::fill(writes.begin(), writes.end(), 0);
-    if (wide) emulate_staged<span_map>(p, x, grid, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes);
-    else emulate_staged<span_map32>(p, x, grid, ib.data() + shift * es, ni, ob.data() + shift * es, no, writes);
-    if (::testing::Test::HasFatalFailure()) return;
-    ASSERT_EQ(std::vector<unsigned char>(ob.begin() + shift * es, ob.end()), want) << what << " staged, es " << es;
-    index_t w = 0;
-    for (int v : writes) {
-      ASSERT_LE(v, 1) << what << ": staged, an element written twice";
-      w += v;
-    }
-    ASSERT_EQ(w, p.count) << what << " staged";
-    ++staged_runs;
-  }
 }
 
 TEST(SpanMap, RandomPlansEveryElementSizeShiftAndWidth) {
   std::mt19937_64 g(20261204);
   int ran = 0;
-  const int staged0 = staged_runs;
   for (int iter = 0; iter < 300; ++iter) {
     const int es = 1 << (g() % 5), r = 2 + static_cast<int>(g() % 7);
     const xpose_test::perm_case c = xpose_test::random_case(g, r, es, 6000, g() % 2);
     ASSERT_NO_FATAL_FAILURE(check_span(c, static_cast<int>(g() % 4), 1 + static_cast<int>(g() % 9), iter % 2, "random", &ran));
   }
   EXPECT_GT(ran, 150);
-  EXPECT_GT(staged_runs - staged0, 40);
 }
 
 TEST(SpanMap, PrimeExtentsStridedViewsAndCuts) {
   std::mt19937_64 g(4099);
   int ran = 0;
-  const int staged0 = staged_runs;
   for (int iter = 0; iter < 160; ++iter) {
     const int es = 1 << (g() % 5), r = 2 + static_cast<int>(g() % 7);
     // Up to 60000 elements: the tile's dims exceed its 1024-4096 elements, so the planner cuts one or two dims.
@@ -219,7 +119,6 @@ TEST(SpanMap, PrimeExtentsStridedViewsAndCuts) {
     ASSERT_NO_FATAL_FAILURE(check_span(c, static_cast<int>(iter % 4), 1 + static_cast<int>(g() % 5), iter % 2 == 1, "prime", &ran));
   }
   EXPECT_GT(ran, 100);
-  EXPECT_GT(staged_runs - staged0, 30);
 }
 
 xpose::plan plan_of(std::vector<index_t> ext, std::vector<int> axes, int es) {
@@ -282,7 +181,7 @@ TEST(SpanPlanner, ChoicesKeepTheLimitsAndFillBothSides) {
 // of an element within 16 bytes. The emulation in units must reproduce the reference byte for byte.
 TEST(SpanMap, ShortRowStridedCopiesInRowUnits) {
   std::mt19937_64 g(20261205);
-  int ran = 0, widened = 0, apart = 0, staged = 0;
+  int ran = 0, widened = 0, apart = 0;
   for (int iter = 0; iter < 400; ++iter) {
     const int es = 1 << (g() % 5), r = 3 + static_cast<int>(g() % 4);
     xpose_test::perm_case c;
@@ -339,9 +238,8 @@ TEST(SpanMap, ShortRowStridedCopiesInRowUnits) {
     widened += qe > es;
     apart += p.in.strides[rr - 2] != p.out.extents[rr - 1];
     std::vector<int> writes(static_cast<std::size_t>(no * es / qe), 0);
-    if (iter % 2) emulate_choice<span_map>(q, rt.span, 1 + static_cast<int>(g() % 7), ib, ni * es / qe, ob, no * es / qe, writes);
-    else emulate_choice<span_map32>(q, rt.span, 1 + static_cast<int>(g() % 7), ib, ni * es / qe, ob, no * es / qe, writes);
-    staged += rt.span.staged;
+    if (iter % 2) emulate_span<span_map>(q, rt.span, 1 + static_cast<int>(g() % 7), ib, ni * es / qe, ob, no * es / qe, writes);
+    else emulate_span<span_map32>(q, rt.span, 1 + static_cast<int>(g() % 7), ib, ni * es / qe, ob, no * es / qe, writes);
     if (HasFatalFailure()) return;
     ASSERT_EQ(std::vector<unsigned char>(ob, ob + no * es), want) << "iter " << iter << " es " << es << " unit " << qe;
     index_t cnt = 0;
@@ -355,7 +253,6 @@ TEST(SpanMap, ShortRowStridedCopiesInRowUnits) {
   EXPECT_GT(ran, 60);
   EXPECT_GT(widened, 8);
   EXPECT_GT(apart, 30);
-  EXPECT_GT(staged, 10);  // 1-2 byte units in the staged form
 }
 
 }  // namespace

@@ -361,7 +361,7 @@ int permute_random_main(int argc, char** argv) {
       if (p.algo == xpose::algorithm::permute_nd || p.algo == xpose::algorithm::strided_copy) {
         const xpose::detail::nd_route nr = xpose::detail::nd_route_of(p, din, dout);
         route = xpose::detail::nd_kernel_name(nr.kernel);
-        if (nr.kernel == xpose::detail::nd_kernel::span) pred = nr.span.pred, route = nr.span.staged ? "span_staged" : "span";
+        if (nr.kernel == xpose::detail::nd_kernel::span) pred = nr.span.pred;
         using xpose::detail::nd_kernel;
         unit = nr.kernel == nd_kernel::copy || nr.kernel == nd_kernel::row_stream ? nr.unit
                : nr.kernel == nd_kernel::run_tile                            ? 16

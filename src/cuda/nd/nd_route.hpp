@@ -145,7 +145,7 @@ inline nd_route nd_route_plan(const plan& p, const void* in, const void* out) {
     }
     r.kernel = nd_kernel::span;
     r.q = p;
-    r.span = span_choose(p, in, out, !p.conjugate);
+    r.span = span_choose(p, in, out);
     return r;
   }
   const int u = row_unit(p, in, out);
@@ -165,7 +165,7 @@ inline nd_route nd_route_plan(const plan& p, const void* in, const void* out) {
   if (span_takes_rows(u > 0 ? u : E, p.out.extents[p.out.rank - 1] * E)) {
     r.q = widen_rows(p, u);
     r.kernel = nd_kernel::span;
-    r.span = span_choose(r.q, in, out, !r.q.conjugate);
+    r.span = span_choose(r.q, in, out);
     return r;
   }
   if (rtile_plan(p, &r.q, &r.R)) {

@@ -413,21 +413,9 @@ status launch_span(const plan& p, const span_choice& c, const void* in, void* ou
   int sms = 0;
   if (status s = current_sms(&sms); !s.ok()) return s;
   const span_map m = make_span_map<span_map>(p, c);
-  span_stage g;
-  const bool staged = !Conj && c.staged && span_stage_of(p, c, &g);
-  const bool narrow = fits32(m.tiles) && span_offsets_fit32(p, c, staged ? E : 1);
+  const bool narrow = fits32(m.tiles) && span_offsets_fit32(p, c);
   const index_t resident = static_cast<index_t>(sms) * (narrow ? span_min_blocks(E) : span_wide_blocks(E));
   const unsigned grid = clamp_grid(std::min<index_t>(m.tiles, resident), grid_limit);
-  if constexpr (E <= 2 && !Conj) {
-    if (staged && narrow) {
-      nd_span_staged_kernel<E, span_map32, unsigned><<<grid, span_threads, 0, stream>>>(make_span_map<span_map32>(p, c), g, in, out);
-      return launch_status("permute_nd staged span tile kernel launch");
-    }
-    if (staged) {
-      nd_span_staged_kernel<E, span_map, index_t><<<grid, span_threads, 0, stream>>>(m, g, in, out);
-      return launch_status("permute_nd staged span tile kernel launch");
-    }
-  }
   if (narrow) {
     nd_span_kernel<E, Conj, span_map32, unsigned><<<grid, span_threads, 0, stream>>>(make_span_map<span_map32>(p, c), in, out);
   } else {

@@ -10,7 +10,6 @@
 // docs/RESULTS.md "N-d: the span tile".)
 #pragma once
 
-#include <cstdint>
 #include <type_traits>
 
 #include "../../core/elem.hpp"
@@ -91,119 +90,6 @@ __global__ void __launch_bounds__(span_threads, sizeof(Off) == 8 ? span_wide_blo
       if (k < nk && ((edge >> (4 * k + 2)) & sc) == 0) dst[ooff[k]] = pass<E, Conj>(sm[(ridx[k / 2] >> (16 * (k % 2))) & 0xffffu]);
     if (tn >= m.tiles) break;
     __syncthreads();  // the shared tile is read before the next tile's writes
-    t = tn, ob = obn, sc = scn;
-  }
-}
-
-// The staged-output span tile (1-2 byte elements; span_stage, src/core/span_map.hpp): the same tiles, slots and
-// load side, but each loaded element goes to its place in its output run in the shared tile, the run laid out as
-// it lies in memory modulo 4 bytes (the tile origin's alignment added per tile), so that the stores move whole
-// aligned 4-byte words (a run's end words byte by byte): a shared store per element and a shared load, a store per
-// word, where the element form pays a shared load, a store and their index math per element.
-template <int E, class Map, class Off>
-__global__ void __launch_bounds__(span_threads, sizeof(Off) == 8 ? span_wide_blocks(E) : span_min_blocks(E))
-    nd_span_staged_kernel(const Map m, const span_stage g, const void* __restrict__ in_v, void* __restrict__ out_v) {
-  static_assert(E == 1 || E == 2, "1-2 byte elements");
-  using T = typename uint_of<E>::type;
-  constexpr int NT = span_threads, R = span_slots(E), RW = span_stage_words;
-  static_assert(4 * R <= 32 && 2 * RW <= 32, "bits per slot in one word");
-  __shared__ alignas(16) unsigned smw[span_stage_bytes / 4];
-  __shared__ index_t info_base[2][2];
-  __shared__ int info_short[2];
-  unsigned char* const smb = reinterpret_cast<unsigned char*>(smw);
-  const T* __restrict__ in = static_cast<const T*>(in_v);
-  unsigned char* __restrict__ outb = static_cast<unsigned char*>(out_v);
-  const unsigned out_mod = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(out_v) & 3);
-  const int tid = static_cast<int>(threadIdx.x);
-  const index_t G = gridDim.x;
-  index_t t = blockIdx.x;
-  if (t >= m.tiles) return;
-  auto info = [&](index_t u, int b) {
-    int sc = 0;
-    m.tile(u, &info_base[b][0], &info_base[b][1], &sc);
-    info_short[b] = sc;
-  };
-  if (tid == 0) {
-    info(t, 0);
-    if (t + G < m.tiles) info(t + G, 1);
-  }
-  const int V = m.V, nk = (V - tid + NT - 1) / NT, nw = (g.words - tid + NT - 1) / NT;
-  Off ioff[R];
-  unsigned sidx[(R + 1) / 2] = {};  // shared byte of load slot k (less the tile's alignment): 16 bits per slot
-  unsigned edge = 0;                // load slot k: bits 4k, 4k+1 (edge_bits' load side)
-#pragma unroll
-  for (int k = 0; k < R; ++k) {
-    const int p = tid + k * NT;
-    ioff[k] = 0;
-    if (k < nk) {
-      ioff[k] = static_cast<Off>(m.in_off(p));
-      sidx[k / 2] |= static_cast<unsigned>(m.stage_byte(g, E, p)) << (16 * (k % 2));
-      edge |= static_cast<unsigned>(m.edge_bits(p) & 3) << (4 * k);
-    }
-  }
-  Off moff[RW];
-  unsigned winfo[RW];  // shared word index at alignment 0 (bits 0-15) and 4 * word (bits 16-31)
-  unsigned wbits = 0;  // word slot k: the cuts whose last tile its run lies past (bits 2k, 2k+1)
-#pragma unroll
-  for (int k = 0; k < RW; ++k) {
-    moff[k] = 0, winfo[k] = 0;
-    if (k < nw) {
-      index_t mo = 0;
-      int widx = 0, w4 = 0, c = 0, ex = 0;
-      m.stage_word(g, E, tid + k * NT, &mo, &widx, &w4, &c, &ex);
-      moff[k] = static_cast<Off>(mo);
-      winfo[k] = static_cast<unsigned>(widx) | static_cast<unsigned>(w4) << 16;
-      wbits |= static_cast<unsigned>(ex) << (2 * k);
-      (void)c;  // moff % 4: the word offset is a multiple of 4
-    }
-  }
-  __syncthreads();
-  T v[R];
-  auto load = [&](index_t base, int sc) {
-    const T* __restrict__ src = in + base;
-#pragma unroll
-    for (int k = 0; k < R; ++k)
-      if (k < nk && ((edge >> (4 * k)) & sc) == 0) v[k] = src[ioff[k]];
-  };
-  index_t ob = info_base[0][1];
-  int sc = info_short[0];
-  load(info_base[0][0], sc);
-  for (int it = 0;; ++it) {
-    const unsigned s = (out_mod + static_cast<unsigned>(ob) * E) & 3;  // the tile origin's byte address modulo 4
-#pragma unroll
-    for (int k = 0; k < R; ++k)  // masked slots store stale values to bytes no word store reads into memory
-      if (k < nk) *reinterpret_cast<T*>(smb + ((sidx[k / 2] >> (16 * (k % 2))) & 0xffffu) + s) = v[k];
-    __syncthreads();
-    const index_t tn = t + G;
-    index_t obn = 0;
-    int scn = 0;
-    if (tn < m.tiles) {
-      const int b = (it + 1) & 1;
-      obn = info_base[b][1], scn = info_short[b];
-      load(info_base[b][0], scn);
-    }
-    if (tid == 0 && tn + G < m.tiles) info(tn + G, it & 1);
-    const int L = (sc & g.cutin) != 0 ? g.Ls : g.Lf;  // the run's bytes in this tile
-    unsigned char* __restrict__ dst0 = outb + ob * E;
-#pragma unroll
-    for (int k = 0; k < RW; ++k) {
-      if (k >= nw) continue;
-      if (((wbits >> (2 * k)) & static_cast<unsigned>(sc)) != 0) continue;  // the run lies past a cut's last tile
-      const unsigned u = s + (static_cast<unsigned>(moff[k]) & 3);  // the run start's offset from the origin, mod 4
-      const int a = static_cast<int>(u & 3), lo = static_cast<int>(winfo[k] >> 16) - a;  // the word's first run byte
-      if (lo >= L) continue;
-      const unsigned w = smw[(winfo[k] & 0xffffu) + (u >> 2)];
-      unsigned char* dst = dst0 + moff[k] - a;
-      if (lo >= 0 && lo + 4 <= L) {
-        *reinterpret_cast<unsigned*>(dst) = w;
-      } else {
-#pragma unroll
-        for (int i = 0; i < 4; i += E)
-          if (lo + i >= 0 && lo + i < L) *reinterpret_cast<T*>(dst + i) = static_cast<T>(w >> (8 * i));
-      }
-    }
-    if (tn >= m.tiles) break;
-    __syncthreads();
     t = tn, ob = obn, sc = scn;
   }
 }

@@ -1,6 +1,8 @@
 // Fast CPU backend: out-of-place transpose by shape class, threaded with OpenMP, on
 // the vector kernels of kernels_hwy.cpp (Highway, dispatched at run time).
 //  - vectors (a row or a column, both sides contiguous): a copy;
+//  - batches of tiny packed matrices (at most 64 bytes): byte permutations of whole
+//    chunks of matrices (table lookups over four 16-byte blocks);
 //  - 2..4 rows or columns with a packed short side: Highway's (de)interleaves;
 //  - batches of small packed matrices: many whole matrices per work item;
 //  - everything else: macro tiles transposed into an L1 staging buffer by vector
@@ -113,6 +115,33 @@ void run_deinterleave(const layout& L, int threads) {
     L.k->deinterleave[L.e](L.src(b, r0, 0), k, staged, n * L.es, n);
     for (int c = 0; c < k; ++c) L.copy_out(o + c * L.ldd, staged + c * n * L.es, n * L.es);
   });
+}
+
+// Batches of tiny packed matrices (both sides packed, at most cpu::tiny_max bytes each):
+// m whole matrices per chunk of at most tiny_max bytes, each chunk one byte permutation
+// of at most four 16-byte blocks (tiny_batch), staged per item and copied out.
+void run_tiny_batch(const layout& L, int threads) {
+  const index_t E = L.es, R = L.rows, C = L.cols, per = R * C * E;
+  const index_t m = cpu::tiny_max / per, bytes = m * per;
+  alignas(16) byte masks[4][4][16];
+  std::memset(masks, 0x80, sizeof masks);
+  unsigned pairs = 0;
+  for (index_t j = 0; j < bytes; ++j) {  // output byte j of a chunk: its input byte
+    const index_t k = j / per, t = j % per, e = t / E, b = t % E, c = e / R, r = e % R;
+    const index_t from = k * per + (r * C + c) * E + b;
+    masks[j / 16][from / 16][j % 16] = static_cast<byte>(from % 16);
+    pairs |= 1u << (4 * (j / 16) + from / 16);
+  }
+  const index_t chunks = L.batch / m, per_item = std::max<index_t>(1, chunk_bytes / bytes);
+  const index_t items = (chunks + per_item - 1) / per_item;
+  for_items(items, threads, L.stream, [&](index_t t) {
+    alignas(64) byte staged[chunk_bytes + cpu::tiny_max];
+    const index_t c0 = t * per_item, n = std::min(per_item, chunks - c0);
+    L.k->tiny_batch(L.in + c0 * bytes, staged, n, bytes, masks, pairs);
+    L.copy_out(L.out + c0 * bytes, staged, n * bytes);
+  });
+  for (index_t b = chunks * m; b < L.batch; ++b)  // the matrices after the last whole chunk
+    L.k->block[L.e](L.src(b, 0, 0), L.lds, L.dst(b, 0, 0), L.ldd, L.rows, L.cols);
 }
 
 // Batches of small matrices with packed outputs: m whole matrices per item, staged
@@ -253,6 +282,9 @@ void blocked_transpose(const void* in, void* out, const matrix_desc& d, int thre
     }
     return run_copy(L, threads);
   }
+  if (d.batch > 1 && in_packed && out_packed && d.stride_in == per && d.stride_out == per &&
+      per * es <= cpu::tiny_max && L.k->tiny_batch != nullptr)
+    return run_tiny_batch(L, threads);
   if (d.rows >= 2 && d.rows <= 4 && out_packed) return run_interleave(L, threads);
   if (d.cols >= 2 && d.cols <= 4 && in_packed) return run_deinterleave(L, threads);
   if (d.batch > 1 && out_packed && d.stride_out == per && per * es <= batch_stage_bytes)

@@ -231,11 +231,43 @@ void stream_copy(byte* dst, const byte* src, index_t n) {
 
 void fence() { hwy::FlushStream(); }
 
+#if XPOSE_HWY_VECTORS
+// kernel_set::tiny_batch. The last chunk's input is read through a copy (whole blocks
+// would read past the end of src); outputs are whole blocks (dst has the room).
+void tiny_batch(const byte* src, byte* dst, index_t n, index_t bytes, const byte (*masks)[4][16], unsigned pairs) {
+  const hn::Full128<std::uint8_t> d;
+  const int nb = static_cast<int>((bytes + 15) / 16);
+  hn::VFromD<decltype(d)> m[4][4];
+  for (int b = 0; b < nb; ++b)
+    for (int i = 0; i < nb; ++i) m[b][i] = hn::LoadU(d, masks[b][i]);
+  alignas(16) byte last[tiny_max];
+  for (index_t c = 0; c < n; ++c) {
+    const byte* s = src + c * bytes;
+    if (c + 1 == n) {
+      std::memcpy(last, s, static_cast<std::size_t>(bytes));
+      s = last;
+    }
+    hn::VFromD<decltype(d)> v[4];
+    for (int i = 0; i < nb; ++i) v[i] = hn::LoadU(d, s + 16 * i);
+    for (int b = 0; b < nb; ++b) {
+      auto acc = hn::Zero(d);
+      for (int i = 0; i < nb; ++i)
+        if ((pairs >> (4 * b + i)) & 1u) acc = hn::Or(acc, hn::TableLookupBytesOr0(v[i], m[b][i]));
+      hn::StoreU(acc, d, dst + c * bytes + 16 * b);
+    }
+  }
+}
+constexpr auto tiny_batch_fn = &tiny_batch;
+#else
+constexpr decltype(kernel_set::tiny_batch) tiny_batch_fn = nullptr;
+#endif
+
 const kernel_set* get_kernels() {
   static const kernel_set k = {
       {block<1>, block<2>, block<4>, block<8>, block<16>},
       {interleave<1>, interleave<2>, interleave<4>, interleave<8>, interleave<16>},
       {deinterleave<1>, deinterleave<2>, deinterleave<4>, deinterleave<8>, deinterleave<16>},
+      tiny_batch_fn,
       stream_copy,
       fence,
       hwy::TargetName(HWY_TARGET)};

@@ -232,14 +232,15 @@ void stream_copy(byte* dst, const byte* src, index_t n) {
 void fence() { hwy::FlushStream(); }
 
 #if XPOSE_HWY_VECTORS
-// kernel_set::tiny_batch. The last chunk's input is read through a copy (whole blocks
-// would read past the end of src); outputs are whole blocks (dst has the room).
-void tiny_batch(const byte* src, byte* dst, index_t n, index_t bytes, const byte (*masks)[4][16], unsigned pairs) {
+// kernel_set::tiny_batch, for chunks of NB 16-byte blocks (unrolled). The last chunk's
+// input is read through a copy (whole blocks would read past the end of src); outputs
+// are whole blocks (dst has the room).
+template <int NB>
+void tiny_chunks(const byte* src, byte* dst, index_t n, index_t bytes, const byte (*masks)[4][16], unsigned pairs) {
   const hn::Full128<std::uint8_t> d;
-  const int nb = static_cast<int>((bytes + 15) / 16);
-  hn::VFromD<decltype(d)> m[4][4];
-  for (int b = 0; b < nb; ++b)
-    for (int i = 0; i < nb; ++i) m[b][i] = hn::LoadU(d, masks[b][i]);
+  hn::VFromD<decltype(d)> m[NB][NB];
+  for (int b = 0; b < NB; ++b)
+    for (int i = 0; i < NB; ++i) m[b][i] = hn::LoadU(d, masks[b][i]);
   alignas(16) byte last[tiny_max];
   for (index_t c = 0; c < n; ++c) {
     const byte* s = src + c * bytes;
@@ -247,14 +248,23 @@ void tiny_batch(const byte* src, byte* dst, index_t n, index_t bytes, const byte
       std::memcpy(last, s, static_cast<std::size_t>(bytes));
       s = last;
     }
-    hn::VFromD<decltype(d)> v[4];
-    for (int i = 0; i < nb; ++i) v[i] = hn::LoadU(d, s + 16 * i);
-    for (int b = 0; b < nb; ++b) {
+    hn::VFromD<decltype(d)> v[NB];
+    for (int i = 0; i < NB; ++i) v[i] = hn::LoadU(d, s + 16 * i);
+    for (int b = 0; b < NB; ++b) {
       auto acc = hn::Zero(d);
-      for (int i = 0; i < nb; ++i)
+      for (int i = 0; i < NB; ++i)
         if ((pairs >> (4 * b + i)) & 1u) acc = hn::Or(acc, hn::TableLookupBytesOr0(v[i], m[b][i]));
       hn::StoreU(acc, d, dst + c * bytes + 16 * b);
     }
+  }
+}
+
+void tiny_batch(const byte* src, byte* dst, index_t n, index_t bytes, const byte (*masks)[4][16], unsigned pairs) {
+  switch ((bytes + 15) / 16) {
+    case 1: return tiny_chunks<1>(src, dst, n, bytes, masks, pairs);
+    case 2: return tiny_chunks<2>(src, dst, n, bytes, masks, pairs);
+    case 3: return tiny_chunks<3>(src, dst, n, bytes, masks, pairs);
+    default: return tiny_chunks<4>(src, dst, n, bytes, masks, pairs);
   }
 }
 constexpr auto tiny_batch_fn = &tiny_batch;

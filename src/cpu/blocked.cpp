@@ -1,8 +1,8 @@
 // Fast CPU backend: out-of-place transpose by shape class, threaded with OpenMP, on
 // the vector kernels of kernels_hwy.cpp (Highway, dispatched at run time).
 //  - vectors (a row or a column, both sides contiguous): a copy;
-//  - batches of tiny packed matrices (at most 64 bytes): byte permutations of whole
-//    chunks of matrices (table lookups over four 16-byte blocks);
+//  - batches of tiny packed matrices (at most 128 bytes): byte permutations of whole
+//    chunks of matrices (table lookups over up to eight 16-byte blocks);
 //  - 2..4 rows or columns with a packed short side: Highway's (de)interleaves;
 //  - batches of small packed matrices: many whole matrices per work item;
 //  - everything else: macro tiles transposed into an L1 staging buffer by vector
@@ -119,18 +119,19 @@ void run_deinterleave(const layout& L, int threads) {
 
 // Batches of tiny packed matrices (both sides packed, at most cpu::tiny_max bytes each):
 // m whole matrices per chunk of at most tiny_max bytes, each chunk one byte permutation
-// of at most four 16-byte blocks (tiny_batch), staged per item and copied out.
+// of at most eight 16-byte blocks (tiny_batch), staged per item and copied out.
 void run_tiny_batch(const layout& L, int threads) {
   const index_t E = L.es, R = L.rows, C = L.cols, per = R * C * E;
-  const index_t m = cpu::tiny_max / per, bytes = m * per;
-  alignas(16) byte masks[4][4][16];
+  // Chunks of at most four blocks where a matrix fits in them (their tables stay in registers), else eight.
+  const index_t m = (per <= cpu::tiny_max / 2 ? cpu::tiny_max / 2 : cpu::tiny_max) / per, bytes = m * per;
+  alignas(16) byte masks[8][8][16];
   std::memset(masks, 0x80, sizeof masks);
-  unsigned pairs = 0;
+  std::uint64_t pairs = 0;
   for (index_t j = 0; j < bytes; ++j) {  // output byte j of a chunk: its input byte
     const index_t k = j / per, t = j % per, e = t / E, b = t % E, c = e / R, r = e % R;
     const index_t from = k * per + (r * C + c) * E + b;
     masks[j / 16][from / 16][j % 16] = static_cast<byte>(from % 16);
-    pairs |= 1u << (4 * (j / 16) + from / 16);
+    pairs |= std::uint64_t{1} << (8 * (j / 16) + from / 16);
   }
   const index_t chunks = L.batch / m, per_item = std::max<index_t>(1, chunk_bytes / bytes);
   const index_t items = (chunks + per_item - 1) / per_item;

@@ -25,10 +25,11 @@ struct kernel_set {
   /// Batches of tiny matrices as byte permutations: n chunks of `bytes` bytes (at most
   /// tiny_max), chunk i of src to chunk i of dst (dst holds n * bytes + tiny_max bytes of
   /// room: whole 16-byte blocks are stored), every output block b the OR of
-  /// TableLookupBytesOr0 of the input blocks i whose bit 4b + i is set in `pairs`, with
+  /// TableLookupBytesOr0 of the input blocks i whose bit 8b + i is set in `pairs`, with
   /// the 16-byte table masks[b][i] (0x80: no byte from that block). Null on targets
   /// without byte table lookups.
-  void (*tiny_batch)(const byte* src, byte* dst, index_t n, index_t bytes, const byte (*masks)[4][16], unsigned pairs);
+  void (*tiny_batch)(const byte* src, byte* dst, index_t n, index_t bytes, const byte (*masks)[8][16],
+                     std::uint64_t pairs);
   /// Copies n bytes with non-temporal stores where the target has them; fence()
   /// orders them before a barrier.
   void (*stream_copy)(byte* dst, const byte* src, index_t n);
@@ -77,7 +78,7 @@ constexpr bool crowds_l1_sets(index_t pitch) noexcept {
 /// The kernels of the best target this CPU supports (chosen once, thread-safe).
 const kernel_set& kernels() noexcept;
 
-/// The most bytes one tiny_batch chunk holds (four 16-byte blocks).
-inline constexpr index_t tiny_max = 64;
+/// The most bytes one tiny_batch chunk holds (eight 16-byte blocks).
+inline constexpr index_t tiny_max = 128;
 
 }  // namespace xpose::detail::cpu

@@ -236,11 +236,12 @@ void fence() { hwy::FlushStream(); }
 // input is read through a copy (whole blocks would read past the end of src); outputs
 // are whole blocks (dst has the room).
 template <int NB>
-void tiny_chunks(const byte* src, byte* dst, index_t n, index_t bytes, const byte (*masks)[4][16], unsigned pairs) {
+void tiny_chunks(const byte* src, byte* dst, index_t n, index_t bytes, const byte (*masks)[8][16], std::uint64_t pairs) {
   const hn::Full128<std::uint8_t> d;
-  hn::VFromD<decltype(d)> m[NB][NB];
-  for (int b = 0; b < NB; ++b)
-    for (int i = 0; i < NB; ++i) m[b][i] = hn::LoadU(d, masks[b][i]);
+  constexpr int K = NB <= 4 ? NB : 1;  // tables held in registers up to four blocks, else loaded per use
+  hn::VFromD<decltype(d)> m[K][K];
+  for (int b = 0; b < K; ++b)
+    for (int i = 0; i < K; ++i) m[b][i] = hn::LoadU(d, masks[b][i]);
   alignas(16) byte last[tiny_max];
   for (index_t c = 0; c < n; ++c) {
     const byte* s = src + c * bytes;
@@ -253,18 +254,25 @@ void tiny_chunks(const byte* src, byte* dst, index_t n, index_t bytes, const byt
     for (int b = 0; b < NB; ++b) {
       auto acc = hn::Zero(d);
       for (int i = 0; i < NB; ++i)
-        if ((pairs >> (4 * b + i)) & 1u) acc = hn::Or(acc, hn::TableLookupBytesOr0(v[i], m[b][i]));
+        if ((pairs >> (8 * b + i)) & 1u) {
+          if constexpr (NB <= 4) acc = hn::Or(acc, hn::TableLookupBytesOr0(v[i], m[b][i]));
+          else acc = hn::Or(acc, hn::TableLookupBytesOr0(v[i], hn::LoadU(d, masks[b][i])));
+        }
       hn::StoreU(acc, d, dst + c * bytes + 16 * b);
     }
   }
 }
 
-void tiny_batch(const byte* src, byte* dst, index_t n, index_t bytes, const byte (*masks)[4][16], unsigned pairs) {
+void tiny_batch(const byte* src, byte* dst, index_t n, index_t bytes, const byte (*masks)[8][16], std::uint64_t pairs) {
   switch ((bytes + 15) / 16) {
     case 1: return tiny_chunks<1>(src, dst, n, bytes, masks, pairs);
     case 2: return tiny_chunks<2>(src, dst, n, bytes, masks, pairs);
     case 3: return tiny_chunks<3>(src, dst, n, bytes, masks, pairs);
-    default: return tiny_chunks<4>(src, dst, n, bytes, masks, pairs);
+    case 4: return tiny_chunks<4>(src, dst, n, bytes, masks, pairs);
+    case 5: return tiny_chunks<5>(src, dst, n, bytes, masks, pairs);
+    case 6: return tiny_chunks<6>(src, dst, n, bytes, masks, pairs);
+    case 7: return tiny_chunks<7>(src, dst, n, bytes, masks, pairs);
+    default: return tiny_chunks<8>(src, dst, n, bytes, masks, pairs);
   }
 }
 constexpr auto tiny_batch_fn = &tiny_batch;

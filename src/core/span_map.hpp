@@ -223,10 +223,12 @@ inline index_t gcd(index_t a, index_t b) {
   }
   return a;
 }
-/// Elements of the longest run of tile c contiguous on a side (ord: that side's dims, fastest first, as input
-/// dims; stride: their strides on that side), and the byte granule the runs start on (<= 32).
+/// The bytes of tile c that one run of a side carries and the bytes its sectors span (ord: that side's dims, fastest
+/// first, as input dims; stride: their strides on that side), and the byte granule the runs start on (<= 32). A run is
+/// the tile's longest contiguous one, continued over the next dim of the tile where that dim's steps leave gaps of
+/// less than a sector (a view of every other column pair: the sectors between are fetched whole either way).
 inline void span_run(const plan& p, const span_choice& c, const int* ord, const index_t* stride, int E,
-                     std::uintptr_t base, index_t* run, index_t* granule) {
+                     std::uintptr_t base, index_t* used, index_t* spanned, index_t* granule) {
   const int r = p.out.rank;
   index_t len_of[layout::max_rank] = {};
   for (int j = 0; j < c.ns; ++j) len_of[c.dims[j]] = c.len[j];
@@ -242,15 +244,22 @@ inline void span_run(const plan& p, const span_choice& c, const int* ord, const 
       break;
     }
   }
+  index_t u = elems * E, sp = elems * E;
+  int gap = -1;  // the dim that continues the run over gaps
+  if (k < r && len_of[ord[k]] > 1 && stride[k] >= elems && (stride[k] - elems) * E < 32) {
+    gap = k;
+    u = elems * len_of[ord[k]] * E;
+    sp = ((len_of[ord[k]] - 1) * stride[k] + elems) * E;
+  }
   index_t g = 32;
   if (base % 32 != 0) g = gcd(g, static_cast<index_t>(base % 32));
   for (int h = 0; h < r; ++h) {
     const int d = ord[h];
-    if (h < k && len_of[d] == p.in.extents[d]) continue;  // inside the run
+    if ((h < k && len_of[d] == p.in.extents[d]) || (h == gap && len_of[d] == p.in.extents[d])) continue;  // inside
     const index_t step = stride[h] * E * (len_of[d] != 0 && len_of[d] != p.in.extents[d] ? len_of[d] : 1);
     if (step != 0) g = gcd(g, step % 32 == 0 ? 32 : step % 32);
   }
-  *run = elems, *granule = g;
+  *used = u, *spanned = sp, *granule = g;
 }
 }  // namespace span_detail
 
@@ -263,15 +272,15 @@ inline double span_predict(const plan& p, const span_choice& c, const void* in, 
     iord[k] = r - 1 - k, is[k] = p.in.strides[r - 1 - k];
     oord[k] = p.axes[r - 1 - k], os[k] = p.out.strides[r - 1 - k];
   }
-  index_t run_i = 0, run_o = 0, g_i = 0, g_o = 0;
-  span_run(p, c, iord, is, E, reinterpret_cast<std::uintptr_t>(in), &run_i, &g_i);
-  span_run(p, c, oord, os, E, reinterpret_cast<std::uintptr_t>(out), &run_o, &g_o);
-  // Sectors per run: a run of n bytes starting on a multiple of g touches (n + 32 - g) / 32 of them on average.
-  auto eff = [&](index_t run, index_t g) {
-    const double n = static_cast<double>(run * E);
-    return n / (n + 32.0 - static_cast<double>(std::min<index_t>(g, 32)));
+  index_t u_i = 0, u_o = 0, sp_i = 0, sp_o = 0, g_i = 0, g_o = 0;
+  span_run(p, c, iord, is, E, reinterpret_cast<std::uintptr_t>(in), &u_i, &sp_i, &g_i);
+  span_run(p, c, oord, os, E, reinterpret_cast<std::uintptr_t>(out), &u_o, &sp_o, &g_o);
+  // Sectors per run: a run spanning n bytes from a multiple of g touches (n + 32 - g) / 32 of them on average, of
+  // which it uses u bytes.
+  auto eff = [&](index_t u, index_t n, index_t g) {
+    return static_cast<double>(u) / (static_cast<double>(n) + 32.0 - static_cast<double>(std::min<index_t>(g, 32)));
   };
-  const double ei = eff(run_i, g_i), eo = eff(run_o, g_o);
+  const double ei = eff(u_i, sp_i, g_i), eo = eff(u_o, sp_o, g_o);
   double V = 1, work = 1;  // elements of a tile; slots processed per element moved (cut dims' last tiles)
   for (int j = 0; j < c.ns; ++j) {
     V *= static_cast<double>(c.len[j]);

@@ -173,6 +173,27 @@ TEST(SpanPlanner, ChoicesKeepTheLimitsAndFillBothSides) {
   EXPECT_GE(ct.len[0], 16);
   EXPECT_GE(ct.len[1], 8);
   EXPECT_EQ(ct.len[2], 5);
+  // A view whose input runs are 2 f32 apart by 3 (x[..., :23, :2] of a [..., 27, 3] parent): the tile takes the
+  // gapped dim whole with the 2-element runs, so that the sectors between the runs carry data of the same tile (the
+  // runs alone, 8 bytes of each 12, waste three quarters of their sectors).
+  {
+    xpose::layout in{};
+    in.rank = 7, in.elem_size = 4;
+    const index_t ext[7] = {3, 9, 11, 43, 61, 23, 2}, st[7] = {21033837, 2337093, 212463, 4941, 81, 3, 1};
+    for (int k = 0; k < 7; ++k) in.extents[k] = ext[k], in.strides[k] = st[k];
+    const int axes[7] = {0, 6, 5, 4, 1, 3, 2};
+    xpose::plan v;
+    ASSERT_TRUE(xpose::make_plan(in, xpose::permuted_packed(in, axes, 7), axes, 7, {}, &v).ok());
+    ASSERT_EQ(v.algo, xpose::algorithm::permute_nd);
+    const span_choice cv = span_choose(v);
+    bool gapped = false, pair = false;
+    for (int j = 0; j < cv.ns; ++j) {
+      gapped = gapped || (v.in.strides[cv.dims[j]] == 3 && cv.len[j] == 23);
+      pair = pair || (v.in.strides[cv.dims[j]] == 1 && cv.len[j] == 2);
+    }
+    EXPECT_TRUE(gapped && pair);
+    EXPECT_GT(cv.pred, 0.5);
+  }
 }
 
 // Strided copies of kept rows under 128 bytes (1-127 bytes of every element size) in 1-4 byte units route to the

@@ -21,13 +21,14 @@ namespace xpose::detail {
 
 /// Threads of a span tile block, slots per thread by element size (a tile holds at most span_slots * span_threads
 /// elements: 2048 of 1-4 bytes, 1024 of 8-16; 2-16 KiB, padded up to 24 KiB). Each slot holds its two offsets,
-/// its shared index and its value in registers: 8 slots take 80 registers (3 blocks per SM), 4 slots of 8-16 bytes
-/// 64 (4 blocks); no spills on sm_80 or sm_90 (12 or 16 slots of 1-2 bytes at 2 blocks per SM ran slower).
+/// its shared index and its value in registers, and one bit per kind of tile that says whether it moves: at most 64
+/// registers (4 blocks per SM) without spills on sm_80 or sm_90 (5 blocks spill; 12 or 16 slots of 1-2 bytes at 2
+/// blocks per SM ran slower).
 inline constexpr int span_threads = 256;
 constexpr int span_slots(int elem_size) { return elem_size <= 4 ? 8 : 4; }
 constexpr int span_max_elems(int elem_size) { return span_slots(elem_size) * span_threads; }
 /// Blocks per SM the kernel's registers are bounded for (__launch_bounds__).
-constexpr int span_min_blocks(int elem_size) { return elem_size <= 4 ? 3 : 4; }
+constexpr int span_min_blocks(int) { return 4; }
 /// The same for 64-bit slot offsets (tiles beyond 2^32 or tile offsets beyond 2^31): twice the registers per slot.
 constexpr int span_wide_blocks(int) { return 2; }
 

@@ -3,8 +3,10 @@
 // input's and the output's fastest dims, OpenMP threads over tiles and outer dims).
 // Assumes a validated, non-empty plan and checked pointers.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <initializer_list>
+#include <utility>
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -159,17 +161,35 @@ unit_tiles plan_unit_tiles(const plan& p, int lvl, index_t unit, index_t E) {
   return u;
 }
 
-// The transpose of a rows x cols block of W-byte elements (W > 16: kept rows), in
-// G-byte pieces (G divides W) that the compiler moves inline, not by memcpy calls.
-template <int G>
-void wide_block(const byte* s, index_t lds, byte* d, index_t ldd, index_t rows, index_t cols, index_t W) {
+// W bytes (W >= 16) as overlapping 16-byte pieces: W / 16 + 1 moves a row whatever W, where pieces of a power of two
+// dividing W took up to W moves (37-byte rows: 37).
+inline void copy_overlapped(byte* to, const byte* from, index_t W) {
+  auto piece = [&](index_t at) {
+    std::uint64_t v[2];
+    std::memcpy(v, from + at, 16);
+    std::memcpy(to + at, v, 16);
+  };
+  for (index_t q = 0; q + 16 < W; q += 16) piece(q);
+  piece(W - 16);
+}
+// The transpose of a rows x cols block of kept rows that no vector micro-tile moves: rows of a constant W < 32 bytes
+// are one inline copy each (a few moves, where 3-byte rows took three byte moves and a loop), longer ones
+// overlapping 16-byte pieces (W = 0: the run-time width w).
+template <int W>
+void rows_block(const byte* s, index_t lds, byte* d, index_t ldd, index_t rows, index_t cols, index_t w) {
   for (index_t c = 0; c < cols; ++c)
     for (index_t r = 0; r < rows; ++r) {
-      const byte* from = s + r * lds + c * W;
-      byte* to = d + c * ldd + r * W;
-      for (index_t q = 0; q < W; q += G) std::memcpy(to + q, from + q, G);
+      if constexpr (W > 0) std::memcpy(d + c * ldd + r * W, s + r * lds + c * W, W);
+      else copy_overlapped(d + c * ldd + r * w, s + r * lds + c * w, w);
     }
 }
+using rows_block_fn = void (*)(const byte*, index_t, byte*, index_t, index_t, index_t, index_t);
+template <int... Ws>
+constexpr std::array<rows_block_fn, sizeof...(Ws)> rows_blocks(std::integer_sequence<int, Ws...>) {
+  return {{&rows_block<Ws>...}};
+}
+/// rows_block_of[W] for W < 32; [0]: the run-time width (W >= 32).
+constexpr std::array<rows_block_fn, 32> rows_block_of = rows_blocks(std::make_integer_sequence<int, 32>{});
 
 // Calls f(k, offset) for rows k0 .. k0 + n - 1 (k counted from 0) of a group: row
 // k0 + k lies at g.off(k0 + k) bytes. Divisions once, then digit steps.
@@ -194,10 +214,7 @@ void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out
   const int e = W == 1 ? 0 : W == 2 ? 1 : W == 4 ? 2 : W == 8 ? 3 : W == 16 ? 4 : -1;
   auto block = [&](const byte* s, index_t lds, byte* d, index_t ldd, index_t rows, index_t cols) {
     if (e >= 0) k.block[e](s, lds, d, ldd, rows, cols);
-    else if (W % 16 == 0) wide_block<16>(s, lds, d, ldd, rows, cols, W);
-    else if (W % 8 == 0) wide_block<8>(s, lds, d, ldd, rows, cols, W);
-    else if (W % 4 == 0) wide_block<4>(s, lds, d, ldd, rows, cols, W);
-    else wide_block<1>(s, lds, d, ldd, rows, cols, W);
+    else rows_block_of[W < 32 ? static_cast<std::size_t>(W) : 0](s, lds, d, ldd, rows, cols, W);
   };
   const index_t tiles = u.ni * u.nj, total = outer.count() * tiles;
   if (moved < (index_t{256} << 10)) threads = 1;  // no fork/join for small work

@@ -102,6 +102,34 @@ TEST(PermuteHost, ThinInputSidesAgainstLongOutputRuns) {
   }
 }
 
+// Strided copies of kept rows of every width from 1 to 80 bytes (1-16 byte elements that divide it), the rows
+// permuted over 2-3 outer dims so that the CPU moves them as tiles of whole rows: the widths no vector micro-tile
+// moves (3, 5-7, 9-15, 17-31 bytes: one inline copy a row; 33 and more: overlapping 16-byte pieces) must land
+// byte for byte, rows next to each other included (the overlapping pieces of a row stay inside it).
+TEST(PermuteHost, KeptRowsOfEveryWidth) {
+  std::mt19937_64 g(20261206);
+  int moved = 0;
+  for (int W = 1; W <= 80; ++W) {
+    for (const int es : {1, 2, 4, 8, 16}) {
+      if (W % es != 0 || (es > 1 && g() % 2 == 0)) continue;
+      const int outer = 2 + static_cast<int>(g() % 2);
+      std::vector<std::int64_t> sh;
+      for (int k = 0; k < outer; ++k) sh.push_back(3 + static_cast<std::int64_t>(g() % 37));
+      sh.push_back(W / es);
+      perm_case c = xpose_test::shuffled_case(g, sh, es, outer - 1);  // the outer dims shuffled, the row kept
+      if (c.axes[0] == 0 && c.axes[1] == 1) std::swap(c.axes[0], c.axes[1]);
+      c.out = xpose::permuted_packed(c.in, c.axes, outer + 1);
+      xpose::plan p;
+      ASSERT_TRUE(xpose::make_plan(c.in, c.out, c.axes, outer + 1, {}, &p).ok());
+      if (W > es) ASSERT_EQ(p.algo, xpose::algorithm::strided_copy) << "W " << W << " es " << es;  // rows of one element: no kept dim
+      check_case(c, false, 1 + W % 2, 8000 + static_cast<std::uint64_t>(W * 16 + es));
+      if (HasFatalFailure()) return;
+      ++moved;
+    }
+  }
+  EXPECT_GE(moved, 80);
+}
+
 TEST(PermuteHost, EveryAlgorithmAtSize) {
   // Shapes large enough for the blocked slices and several threads.
   const xpose::index_t ext[4] = {36, 25, 40, 15};

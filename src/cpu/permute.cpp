@@ -6,6 +6,7 @@
 #include <array>
 #include <cstring>
 #include <initializer_list>
+#include <type_traits>
 #include <utility>
 
 #if defined(_OPENMP)
@@ -350,38 +351,76 @@ template <int E, bool Conj>
 void permute_span(const plan& p, const byte* in_b, byte* out_b, int threads) {
   using T = typename uint_of<E>::type;
   const span_choice c = span_choose(p, in_b, out_b);
-  const span_map m = make_span_map<span_map>(p, c);
+  span_map m = make_span_map<span_map>(p, c);
+  // Tiles in the order of the side whose runs are shorter (the map's is the output's): the lines those runs share
+  // with the neighbouring tiles are then still in cache when the next tile reads or writes them (a batch of 7 x 11
+  // u8 blocks, 77-byte input runs 31 KB apart against 2002-byte output runs: 0.05 -> 0.14 of memcpy).
+  index_t ui = 0, uo = 0;
+  {
+    const int r = p.out.rank;
+    int iord[layout::max_rank], oord[layout::max_rank];
+    index_t is[layout::max_rank], os[layout::max_rank], sp = 0, g = 0;
+    for (int k = 0; k < r; ++k) {
+      iord[k] = r - 1 - k, is[k] = p.in.strides[r - 1 - k];
+      oord[k] = p.axes[r - 1 - k], os[k] = p.out.strides[r - 1 - k];
+    }
+    span_detail::span_run(p, c, iord, is, E, 0, &ui, &sp, &g);
+    span_detail::span_run(p, c, oord, os, E, 0, &uo, &sp, &g);
+  }
+  if (ui < uo) {  // outer digits by input stride, smallest first
+    for (int a = 1; a < m.outer_rank; ++a)
+      for (int k = a; k > 0; --k) {
+        auto mag = [](index_t v) { return v < 0 ? -v : v; };
+        if (mag(m.outer_is[k]) >= mag(m.outer_is[k - 1])) break;
+        std::swap(m.outer_n[k], m.outer_n[k - 1]), std::swap(m.outer_is[k], m.outer_is[k - 1]);
+        std::swap(m.outer_os[k], m.outer_os[k - 1]), std::swap(m.short_at[k], m.short_at[k - 1]);
+      }
+  }
   const int V = m.V;
   constexpr int VMAX = span_max_elems(1);  // the most any element size's tile holds (span_map.hpp)
   static_assert(span_max_elems(2) <= VMAX && span_max_elems(4) <= VMAX && span_max_elems(8) <= VMAX &&
                     span_max_elems(16) <= VMAX,
                 "one table size");
-  index_t ioff[VMAX], ooff[VMAX];  // on the caller's stack (34 KiB): the host path allocates nothing
-  unsigned char edge[VMAX];
-  for (int q = 0; q < V; ++q) {
-    int i = 0;
-    ooff[q] = m.out_off(q, &i);
-    ioff[q] = m.in_off(i);
-    edge[q] = static_cast<unsigned char>(m.edge_bits(q) >> 2);
-  }
   const T* in = reinterpret_cast<const T*>(in_b);
   T* out = reinterpret_cast<T*>(out_b);
   const index_t tiles = m.tiles;
   if (p.count * E < (index_t{256} << 10)) threads = 1;
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && tiles > 1)
-  for (index_t t = 0; t < tiles; ++t) {
-    index_t ib = 0, ob = 0;
-    int sc = 0;
-    m.tile(t, &ib, &ob, &sc);
-    const T* s = in + ib;
-    T* d = out + ob;
-    if (sc == 0) {
-      for (int q = 0; q < V; ++q) d[ooff[q]] = pass<E, Conj>(s[ioff[q]]);
-    } else {
-      for (int q = 0; q < V; ++q)
-        if ((edge[q] & sc) == 0)
-          d[ooff[q]] = pass<E, Conj>(s[ioff[q]]);
+  // Offsets of 32 bits where every tile offset fits (tables of 16 KiB, where 64-bit ones fill the 32 KiB of L1 that
+  // the tile's lines need too), else 64.
+  auto run = [&](auto* ioff, auto* ooff) {
+    unsigned char edge[VMAX];
+    for (int q = 0; q < V; ++q) {
+      int i = 0;
+      ooff[q] = static_cast<std::remove_pointer_t<decltype(ooff)>>(m.out_off(q, &i));
+      ioff[q] = static_cast<std::remove_pointer_t<decltype(ioff)>>(m.in_off(i));
+      edge[q] = static_cast<unsigned char>(m.edge_bits(q) >> 2);
     }
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && tiles > 1)
+    for (index_t t = 0; t < tiles; ++t) {
+      index_t ib = 0, ob = 0;
+      int sc = 0;
+      m.tile(t, &ib, &ob, &sc);
+      // Locals: 1-byte stores may alias anything, so captured values would be reloaded for every element.
+      const T* __restrict__ s = in + ib;
+      T* __restrict__ d = out + ob;
+      const auto* __restrict__ io = ioff;
+      const auto* __restrict__ oo = ooff;
+      const int n = V;
+      if (sc == 0) {
+        for (int q = 0; q < n; ++q) d[oo[q]] = pass<E, Conj>(s[io[q]]);
+      } else {
+        const unsigned char* __restrict__ eg = edge;
+        for (int q = 0; q < n; ++q)
+          if ((eg[q] & sc) == 0) d[oo[q]] = pass<E, Conj>(s[io[q]]);
+      }
+    }
+  };
+  if (span_offsets_fit32(p, c)) {
+    std::uint32_t ioff[VMAX], ooff[VMAX];  // on the caller's stack: the host path allocates nothing
+    run(ioff, ooff);
+  } else {
+    index_t ioff[VMAX], ooff[VMAX];
+    run(ioff, ooff);
   }
 }
 

@@ -74,6 +74,24 @@ TEST(PermuteHost, ThinTilesTakeTheSpanTile) {
   }
 }
 
+// A batch of 7 x 11 blocks whose outer dims move too, so that the span tile's input runs (one block, 77 elements)
+// are shorter than its output runs (blocks of consecutive batch entries): the CPU walks those tiles in the input's
+// order, with cut dims and views of padded strides, every element size, one and two threads.
+TEST(PermuteHost, SpanTilesInTheInputsOrder) {
+  std::mt19937_64 g(7711);
+  const int sizes[] = {1, 2, 4, 8, 16};
+  for (int iter = 0; iter < 20; ++iter) {
+    const int es = sizes[iter % 5];
+    perm_case c = xpose_test::shuffled_case(g, {5 + iter % 4, 23 + iter, 41 - iter, 7, 11}, es, 0);
+    const int axes[5] = {2, 0, 1, 4, 3};
+    for (int k = 0; k < 5; ++k) c.axes[k] = axes[k];
+    if (iter % 2) xpose_test::random_strides(c.in, g, false, false);
+    c.out = xpose::permuted_packed(c.in, c.axes, 5);
+    check_case(c, false, 1 + iter % 2, 7711 + static_cast<std::uint64_t>(iter));
+    if (HasFatalFailure()) return;
+  }
+}
+
 // Thin input sides (1-31 bytes: the input's fastest dim, 1-4 byte elements) against a long output side (the span
 // tile or the 2-D tiles, by the thin-tile rule): the input's fastest dim k moves to the output's second fastest, a
 // long dim (13-400) to the fastest; 1-3 shuffled outer dims, input views with padded strides, one and two threads.

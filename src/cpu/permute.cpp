@@ -389,6 +389,17 @@ void permute_span(const plan& p, const byte* in_b, byte* out_b, int threads) {
   // the tile's lines need too), else 64.
   auto run = [&](auto* ioff, auto* ooff) {
     unsigned char edge[VMAX];
+    // The tile's input runs (input order, offsets of 32 bits), to prefetch the next tile's while this one is moved:
+    // the hardware prefetchers do not follow a tile's dozens of short runs (61x47x103x9x5 f32, axes 2,0,1,4,3:
+    // 12.9-14.8 -> 6.0-6.8 ms; 37x230x410x7x11 u8 114-119 -> 69-74 ms).
+    std::uint32_t run_at[VMAX], run_len[VMAX];
+    int nruns = 0;
+    const bool prefetch = span_offsets_fit32(p, c);
+    for (int q = 0; prefetch && q < V; ++q) {
+      const auto o = static_cast<std::uint32_t>(m.in_off(q));
+      if (nruns > 0 && run_at[nruns - 1] + run_len[nruns - 1] == o) ++run_len[nruns - 1];
+      else run_at[nruns] = o, run_len[nruns] = 1, ++nruns;
+    }
     for (int q = 0; q < V; ++q) {
       int i = 0;
       ooff[q] = static_cast<std::remove_pointer_t<decltype(ooff)>>(m.out_off(q, &i));
@@ -400,6 +411,14 @@ void permute_span(const plan& p, const byte* in_b, byte* out_b, int threads) {
       index_t ib = 0, ob = 0;
       int sc = 0;
       m.tile(t, &ib, &ob, &sc);
+      if (prefetch && t + 1 < tiles) {
+        index_t ibn = 0, obn = 0;
+        int scn = 0;
+        m.tile(t + 1, &ibn, &obn, &scn);
+        cpu::line_prefetcher<false> pin;
+        const byte* next = in_b + ibn * E;
+        for (int k = 0; k < nruns; ++k) pin(next + index_t{run_at[k]} * E, index_t{run_len[k]} * E);
+      }
       // Locals: 1-byte stores may alias anything, so captured values would be reloaded for every element.
       const T* __restrict__ s = in + ib;
       T* __restrict__ d = out + ob;

@@ -262,10 +262,9 @@ inline void span_run(const plan& p, const span_choice& c, const int* ord, const 
   }
   *used = u, *spanned = sp, *granule = g;
 }
-}  // namespace span_detail
-
-inline double span_predict(const plan& p, const span_choice& c, const void* in, const void* out) {
-  using namespace span_detail;
+/// span_run on both sides of tile c: the input's (u_i, sp_i, g_i) and the output's (u_o, sp_o, g_o).
+inline void span_runs(const plan& p, const span_choice& c, const void* in, const void* out, index_t* u_i,
+                      index_t* sp_i, index_t* g_i, index_t* u_o, index_t* sp_o, index_t* g_o) {
   const int r = p.out.rank, E = p.in.elem_size;
   int iord[layout::max_rank], oord[layout::max_rank];
   index_t is[layout::max_rank], os[layout::max_rank];
@@ -273,9 +272,16 @@ inline double span_predict(const plan& p, const span_choice& c, const void* in, 
     iord[k] = r - 1 - k, is[k] = p.in.strides[r - 1 - k];
     oord[k] = p.axes[r - 1 - k], os[k] = p.out.strides[r - 1 - k];
   }
+  span_run(p, c, iord, is, E, reinterpret_cast<std::uintptr_t>(in), u_i, sp_i, g_i);
+  span_run(p, c, oord, os, E, reinterpret_cast<std::uintptr_t>(out), u_o, sp_o, g_o);
+}
+}  // namespace span_detail
+
+inline double span_predict(const plan& p, const span_choice& c, const void* in, const void* out) {
+  using namespace span_detail;
+  const int E = p.in.elem_size;
   index_t u_i = 0, u_o = 0, sp_i = 0, sp_o = 0, g_i = 0, g_o = 0;
-  span_run(p, c, iord, is, E, reinterpret_cast<std::uintptr_t>(in), &u_i, &sp_i, &g_i);
-  span_run(p, c, oord, os, E, reinterpret_cast<std::uintptr_t>(out), &u_o, &sp_o, &g_o);
+  span_runs(p, c, in, out, &u_i, &sp_i, &g_i, &u_o, &sp_o, &g_o);
   // Sectors per run: a run spanning n bytes from a multiple of g touches (n + 32 - g) / 32 of them on average, of
   // which it uses u bytes.
   auto eff = [&](index_t u, index_t n, index_t g) {

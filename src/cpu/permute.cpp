@@ -355,18 +355,8 @@ void permute_span(const plan& p, const byte* in_b, byte* out_b, int threads) {
   // Tiles in the order of the side whose runs are shorter (the map's is the output's): the lines those runs share
   // with the neighbouring tiles are then still in cache when the next tile reads or writes them (a batch of 7 x 11
   // u8 blocks, 77-byte input runs 31 KB apart against 2002-byte output runs: 0.05 -> 0.14 of memcpy).
-  index_t ui = 0, uo = 0;
-  {
-    const int r = p.out.rank;
-    int iord[layout::max_rank], oord[layout::max_rank];
-    index_t is[layout::max_rank], os[layout::max_rank], sp = 0, g = 0;
-    for (int k = 0; k < r; ++k) {
-      iord[k] = r - 1 - k, is[k] = p.in.strides[r - 1 - k];
-      oord[k] = p.axes[r - 1 - k], os[k] = p.out.strides[r - 1 - k];
-    }
-    span_detail::span_run(p, c, iord, is, E, 0, &ui, &sp, &g);
-    span_detail::span_run(p, c, oord, os, E, 0, &uo, &sp, &g);
-  }
+  index_t ui = 0, uo = 0, sp = 0, g = 0;
+  span_detail::span_runs(p, c, in_b, out_b, &ui, &sp, &g, &uo, &sp, &g);
   if (ui < uo) {  // outer digits by input stride, smallest first
     for (int a = 1; a < m.outer_rank; ++a)
       for (int k = a; k > 0; --k) {
@@ -387,6 +377,7 @@ void permute_span(const plan& p, const byte* in_b, byte* out_b, int threads) {
   if (p.count * E < (index_t{256} << 10)) threads = 1;
   // Offsets of 32 bits where every tile offset fits (tables of 16 KiB, where 64-bit ones fill the 32 KiB of L1 that
   // the tile's lines need too), else 64.
+  const bool fit32 = span_offsets_fit32(p, c);
   auto run = [&](auto* ioff, auto* ooff) {
     unsigned char edge[VMAX];
     // The tile's input runs (input order, offsets of 32 bits), to prefetch the next tile's while this one is moved:
@@ -394,7 +385,7 @@ void permute_span(const plan& p, const byte* in_b, byte* out_b, int threads) {
     // 12.9-14.8 -> 6.0-6.8 ms; 37x230x410x7x11 u8 114-119 -> 69-74 ms).
     std::uint32_t run_at[VMAX], run_len[VMAX];
     int nruns = 0;
-    const bool prefetch = span_offsets_fit32(p, c);
+    const bool prefetch = fit32;
     for (int q = 0; prefetch && q < V; ++q) {
       const auto o = static_cast<std::uint32_t>(m.in_off(q));
       if (nruns > 0 && run_at[nruns - 1] + run_len[nruns - 1] == o) ++run_len[nruns - 1];
@@ -434,7 +425,7 @@ void permute_span(const plan& p, const byte* in_b, byte* out_b, int threads) {
       }
     }
   };
-  if (span_offsets_fit32(p, c)) {
+  if (fit32) {
     std::uint32_t ioff[VMAX], ooff[VMAX];  // on the caller's stack: the host path allocates nothing
     run(ioff, ooff);
   } else {

@@ -129,6 +129,14 @@ xpose::plan plan_of(std::vector<index_t> ext, std::vector<int> axes, int es) {
   return p;
 }
 
+/// Whether some dim of tile c satisfies f(input dim, tile length).
+template <class F>
+bool tile_has(const span_choice& c, F f) {
+  for (int j = 0; j < c.ns; ++j)
+    if (f(c.dims[j], c.len[j])) return true;
+  return false;
+}
+
 index_t tile_elems(const span_choice& c) {
   index_t v = 1;
   for (int j = 0; j < c.ns; ++j) v *= c.len[j];
@@ -158,12 +166,8 @@ TEST(SpanPlanner, ChoicesKeepTheLimitsAndFillBothSides) {
   const xpose::plan b = plan_of({31, 7, 5, 23, 3, 37}, {3, 0, 1, 2, 5, 4}, 8);
   ASSERT_EQ(b.algo, xpose::algorithm::permute_nd);
   const span_choice cb = span_choose(b);
-  bool has3 = false, has37 = false;
-  for (int j = 0; j < cb.ns; ++j) {
-    has3 = has3 || (b.in.extents[cb.dims[j]] == 3 && cb.len[j] == 3);
-    has37 = has37 || (b.in.extents[cb.dims[j]] == 37 && cb.len[j] == 37);
-  }
-  EXPECT_TRUE(has3 && has37);
+  EXPECT_TRUE(tile_has(cb, [&](int d, index_t len) { return b.in.extents[d] == 3 && len == 3; }));
+  EXPECT_TRUE(tile_has(cb, [&](int d, index_t len) { return b.in.extents[d] == 37 && len == 37; }));
   EXPECT_GT(cb.pred, 0.6);  // the model's f64 ceiling at full sectors: 1 / span_cost_per_slot(8) = 0.73
   // A 3-d reversal of long dims (f32): the input's runs take at least 16 elements (64 bytes) of its fastest dim,
   // the output's runs the whole 5-element fastest dim and at least 8 of the next (160 bytes or more).
@@ -186,12 +190,8 @@ TEST(SpanPlanner, ChoicesKeepTheLimitsAndFillBothSides) {
     ASSERT_TRUE(xpose::make_plan(in, xpose::permuted_packed(in, axes, 7), axes, 7, {}, &v).ok());
     ASSERT_EQ(v.algo, xpose::algorithm::permute_nd);
     const span_choice cv = span_choose(v);
-    bool gapped = false, pair = false;
-    for (int j = 0; j < cv.ns; ++j) {
-      gapped = gapped || (v.in.strides[cv.dims[j]] == 3 && cv.len[j] == 23);
-      pair = pair || (v.in.strides[cv.dims[j]] == 1 && cv.len[j] == 2);
-    }
-    EXPECT_TRUE(gapped && pair);
+    EXPECT_TRUE(tile_has(cv, [&](int d, index_t len) { return v.in.strides[d] == 3 && len == 23; }));  // gapped dim
+    EXPECT_TRUE(tile_has(cv, [&](int d, index_t len) { return v.in.strides[d] == 1 && len == 2; }));   // the pairs
     EXPECT_GT(cv.pred, 0.5);
   }
 }

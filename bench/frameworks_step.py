@@ -4,9 +4,16 @@ in one run:
 
 (a) torch.compile(fullgraph=True, dynamic=False): a few model steps that change
     layouts, each written once as a function of a ``perm(t, axes)`` callable, compiled
-    twice: with ``xpose.permute`` (an opaque custom op to inductor) and with
-    ``t.permute(axes).contiguous()`` (inductor generates the copy and may fuse the
-    pointwise ops around it into it). Steps:
+    twice: with ``xpose.permute`` and with ``t.permute(axes).contiguous()`` (inductor
+    generates the copy and may fuse the pointwise ops around it into it). xpose.permute
+    is one node of Dynamo's graph, which inductor decomposes into the same permute and
+    contiguous clone (python/xpose/_torch.py): the two variants' forward programs are
+    the same (a "fwd" ratio away from 1 is noise). In "fwd+bwd" the gradient of
+    xpose.permute is xpose.permute of the gradient, contiguous like every result of the
+    op, where torch's permute passes a strided view: where that gradient leaves the
+    graph (the steps' input gradients) or feeds a matmul, the xpose variant has one
+    more copy of it. Before the decomposition the op was opaque to inductor (a call of
+    xpose's kernel between inductor's kernels, nothing fused into it). Steps:
       attn_heads    (B,S,H,D) -> (B,H,S,D), per-head (D,D) matmul, -> (B,S,H,D)
       nchw_linear   (N,C,H,W) -> (N,H,W,C), linear C->C2 + bias, GELU, -> (N,C2,H,W)
       patchify      (N,C,h*p,w*p) -> (N,h,w,p,p,C) (6-D), linear p*p*C -> p*p*C, and

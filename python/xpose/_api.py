@@ -193,8 +193,9 @@ def transpose(x: ArrayT, out: Optional[ArrayT] = None, *, stream: Optional[Strea
       backend; the call is synchronous.
     * PyTorch: the call is the registered operator ``torch.ops.xpose.permute``
       (``xpose.permute_out`` with ``out=``): differentiable (the gradient is the
-      transposed gradient), traceable by ``torch.compile(fullgraph=True)``,
-      ``torch.func`` and ``vmap``, capturable in CUDA graphs. CUDA tensors run on
+      transposed gradient), traceable by ``torch.compile(fullgraph=True)``
+      (inductor lowers it to aten and fuses it with its neighbours), ``torch.func``
+      and ``vmap``, capturable in CUDA graphs. CUDA tensors run on
       the current stream (``stream`` makes it current for the call), never
       synchronising the host.
     * CuPy: asynchronous on ``stream``.

@@ -314,6 +314,8 @@ class Torch(Adapter):
             raise TypeError(f"xpose: unsupported object {type_name(x)}")
         if not (x.is_cuda or x.is_cpu):  # data_ptr of MPS / XLA / meta tensors is no host or CUDA address
             raise TypeError(f"xpose: tensors on {x.device.type} are not supported (CPU and CUDA only)")
+        if self.torch.compiler.is_compiling():  # traced graphs hold no lazy conjugates (Dynamo cannot read is_neg)
+            return x, False
         if x.is_neg():
             x = x.resolve_neg()
         return x, x.is_conj()  # the core conjugates on the way: no resolve_conj copy

@@ -5,7 +5,9 @@ vmap rule), ``torch.ops.xpose.permute_out`` (writes ``out``) and
 ``torch.ops.xpose.transpose_`` (in place) are what ``xpose.permute``,
 ``xpose.transpose`` and ``xpose.transpose_`` call for tensors. Each has a fake
 (meta) implementation, so ``torch.compile(fullgraph=True)``, ``torch.export`` and
-``torch.func`` trace them as single nodes. The kernels run on the current CUDA
+``torch.func`` trace them as single nodes; inductor alone lowers ``permute`` and
+``transpose`` to aten (a permuted view and a contiguous clone, below), so that the
+code it generates fuses or elides the layout change. The kernels run on the current CUDA
 stream (CUDA-graph capturable: no synchronisation, no allocation outside torch's
 allocator) or on the CPU backend.
 
@@ -19,6 +21,9 @@ version counter of what they write (torch does it for ops declared with
 from __future__ import annotations
 
 import contextlib
+import importlib.abc
+import sys
+import warnings
 from typing import Any, List, Optional, Tuple
 
 import torch
@@ -94,6 +99,8 @@ def permute(x: Tensor, axes: List[int], conjugate: bool = False, threads: int = 
 
 @permute.register_fake
 def _permute_fake(x: Tensor, axes: List[int], conjugate: bool = False, threads: int = 0) -> Tensor:
+    if _decomps_pending:
+        _register_inductor_decomps()
     _check_axes(x, axes)
     _check_complex(x, conjugate)
     return x.new_empty([x.shape[a] for a in axes])
@@ -130,6 +137,8 @@ def transpose(x: Tensor, conjugate: bool = False, threads: int = 0) -> Tensor:
 
 @transpose.register_fake
 def _transpose_fake(x: Tensor, conjugate: bool = False, threads: int = 0) -> Tensor:
+    if _decomps_pending:
+        _register_inductor_decomps()
     _check_matrix(x)
     _check_complex(x, conjugate)
     return x.new_empty([*x.shape[:-2], x.shape[-1], x.shape[-2]])
@@ -181,6 +190,119 @@ def transpose_(x: Tensor, threads: int = 0) -> None:
 @transpose_.register_fake
 def _transpose_inplace_fake(x: Tensor, threads: int = 0) -> None:
     return None
+
+
+# ---- inductor: the functional ops as aten ---------------------------------------------
+# Dynamo, torch.export, aot_eager and torch.func keep xpose::permute / transpose as single
+# nodes. Inductor alone gets a decomposition: x.permute(axes) (conj_physical for
+# conjugate=True), then a C-contiguous clone. Inductor then fuses the layout change into the
+# kernels beside it (a pointwise consumer reads x through the permuted index, no copy is
+# written), as it does for t.permute(axes).contiguous(); an opaque op prevents that. The clone is unconditional: the
+# op returns a new tensor, never an alias of x (AOTAutograd plans outputs on that); threads
+# (the CPU kernel's) means nothing there. The backward is the op too, so a compiled backward
+# materialises the permuted gradient where torch's permute backward passes a strided view:
+# one more copy where that gradient leaves the graph or feeds a matmul.
+#
+# The mutating ops (permute_out, transpose_) keep their kernel under inductor too: they are
+# the calls that say where the bytes go. transpose_ rewrites x without a second buffer of
+# x's size, which its aten form (x.copy_ of a transposed clone) would allocate; out= writes
+# into the caller's strides. Fusing with the pointwise ops beside them is what the
+# functional ops are for.
+#
+# When to register: importing torch._inductor costs over a second, so `import xpose` never
+# does. Inductor reads its table through torch._inductor.decomposition (select_decomp_table,
+# whose usual result is a cached copy of the table), and every inductor compile imports that
+# module before it reads the table. So: registered now if that module is already imported;
+# otherwise a one-shot import hook (_AfterImport) registers right after the module's code has
+# run, before anything can read the table. The fake kernels (which Dynamo runs while tracing,
+# before any backend compiles the graph) retry while neither has happened, in case another
+# import hook found the module first. A torch whose inductor lacks the hooks used here keeps
+# the op opaque (slower, still correct).
+
+_INDUCTOR_DECOMP = "torch._inductor.decomposition"
+_decomps_pending = True
+
+
+def _permute_decomp(x: Tensor, axes: List[int], conjugate: bool = False, threads: int = 0) -> Tensor:
+    _check_axes(x, axes)
+    _check_complex(x, conjugate)
+    y = x.permute(axes)
+    if conjugate:
+        y = torch.conj_physical(y)
+    return y.clone(memory_format=torch.contiguous_format)
+
+
+def _transpose_decomp(x: Tensor, conjugate: bool = False, threads: int = 0) -> Tensor:
+    _check_matrix(x)
+    return _permute_decomp(x, _swap(x.dim()), conjugate, threads)
+
+
+def _register_inductor_decomps() -> None:
+    """Adds the decompositions to inductor's table (once; torch._inductor.decomposition
+    already imported)."""
+    global _decomps_pending
+    mod = sys.modules.get(_INDUCTOR_DECOMP)
+    if not _decomps_pending or mod is None:
+        return
+    _decomps_pending = False
+    table, register = getattr(mod, "decompositions", None), getattr(mod, "register_decomposition", None)
+    if not isinstance(table, dict) or register is None:
+        return
+    try:
+        for op, fn in ((torch.ops.xpose.permute.default, _permute_decomp),
+                       (torch.ops.xpose.transpose.default, _transpose_decomp)):
+            if op not in table:
+                register(op)(fn)
+        cached = getattr(mod, "fast_random_decomps", None)  # the table's cached copy, if read already
+        if hasattr(cached, "cache_clear"):
+            cached.cache_clear()
+    except Exception as e:  # noqa: BLE001  (never break inductor's import over a speed-up)
+        warnings.warn(f"xpose: torch.ops.xpose.permute / transpose stay opaque to inductor: {e!r}", stacklevel=2)
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Runs `then()` right after the module `name` has been executed, once; then leaves
+    sys.meta_path. The module keeps its own loader."""
+
+    def __init__(self, name: str, then: Any) -> None:
+        self.name, self.then = name, then
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname != self.name:
+            return None
+        for finder in [f for f in sys.meta_path if f is not self]:
+            find = getattr(finder, "find_spec", None)
+            spec = find(fullname, path, target) if find is not None else None
+            if spec is not None:
+                break
+        else:
+            return None  # not found: stay, the import fails as it would have
+        loader = spec.loader
+        if loader is None or not hasattr(loader, "exec_module"):
+            return None
+        with contextlib.suppress(ValueError):
+            sys.meta_path.remove(self)  # safe: the import machinery stops at the spec returned
+        then = self.then
+
+        class Loader(importlib.abc.Loader):
+            def create_module(self, spec: Any) -> Any:
+                return loader.create_module(spec)
+
+            def exec_module(self, module: Any) -> None:
+                module.__loader__ = loader
+                if getattr(module, "__spec__", None) is not None:
+                    module.__spec__.loader = loader
+                loader.exec_module(module)
+                then()
+
+        spec.loader = Loader()
+        return spec
+
+
+if _INDUCTOR_DECOMP in sys.modules:
+    _register_inductor_decomps()
+else:
+    sys.meta_path.insert(0, _AfterImport(_INDUCTOR_DECOMP, _register_inductor_decomps))
 
 
 # ---- autograd for torch.func ------------------------------------------------------

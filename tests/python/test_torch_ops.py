@@ -196,3 +196,192 @@ def test_cuda_compiled_step(torch_cuda):
     got, want = torch.compile(_model, fullgraph=True)(a), _model(a)
     torch.cuda.synchronize()
     assert all(torch.equal(g, w) for g, w in zip(got, want))
+
+
+# ---- inductor: permute / transpose lowered to aten ------------------------------------
+# Inductor alone decomposes xpose::permute / transpose into x.permute(axes) (conj_physical)
+# and a contiguous clone, so that the code it generates fuses the layout change with the
+# pointwise ops beside it; Dynamo's graph, aot_eager and torch.export keep the op.
+
+
+@pytest.fixture
+def fresh_compile():
+    """Compiles from scratch: the FX graph and AOTAutograd caches key on the Dynamo graph
+    (which holds the xpose op either way), not on inductor's decomposition table, so a
+    cached artifact could hide whether the decomposition ran."""
+    import contextlib
+
+    import torch._functorch.config as functorch_config
+    import torch._inductor.config as inductor_config
+
+    torch._dynamo.reset()
+    with contextlib.ExitStack() as stack:
+        for cfg, key in ((inductor_config, "fx_graph_cache"), (functorch_config, "enable_autograd_cache")):
+            if hasattr(cfg, key):
+                stack.enter_context(cfg.patch({key: False}))
+        yield
+    torch._dynamo.reset()
+
+
+@pytest.fixture
+def kernel_calls(monkeypatch):
+    """Counts the calls of the ops' eager kernel (what a graph node of the op runs)."""
+    import xpose._torch as xt
+
+    calls = []
+    real = xt._kernel
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(xt, "_kernel", counting)
+    return calls
+
+
+def _dynamo_xpose_ops(fn, *args):
+    """The xpose ops in fn's Dynamo graph (submodules too: autograd.Function bodies)."""
+    ex = torch._dynamo.explain(fn)(*args)
+    assert ex.graph_break_count == 0 and ex.graph_count == 1
+    return {str(n.target) for g in ex.graphs for m in g.modules() if isinstance(m, torch.fx.GraphModule)
+            for n in m.graph.nodes if n.op == "call_function" and str(n.target).startswith("xpose.")}
+
+
+def _code(codes):
+    """Inductor's generated code less its comment lines (they name the op an aten node came
+    from, e.g. "Original ATen: [xpose.permute]")."""
+    return "\n".join(line for c in codes for line in c.splitlines() if not line.lstrip().startswith("#"))
+
+
+def _run_inductor(fn, *args):
+    from torch._inductor.utils import run_and_get_code
+
+    return run_and_get_code(fn, *args)
+
+
+def _permute_around(a, b):  # pointwise before and after; the op's own output returned too
+    return (xpose.permute(a * 2, (2, 0, 1)) + b).relu(), xpose.permute(a, (1, 2, 0))
+
+
+def _transpose_around(a, b):
+    return xpose.transpose(a - 1) * 2 + b.mT, xpose.transpose(a)
+
+
+def _conjugate_around(z, w):  # complex: inductor falls back to aten kernels, still not xpose's
+    return xpose.permute(z, (1, 0, 2), conjugate=True) + w, xpose.transpose(z * 2, conjugate=True)
+
+
+def _real(*shape):
+    return torch.randn(*shape)
+
+
+def _complex(*shape):
+    return torch.randn(*shape, dtype=torch.complex64)
+
+
+INDUCTOR_CASES = {
+    "permute": (_permute_around, ["xpose.permute.default"], lambda: (_real(3, 4, 5), _real(5, 3, 4))),
+    "transpose": (_transpose_around, ["xpose.transpose.default"], lambda: (_real(2, 3, 5), _real(2, 3, 5))),
+    "conjugate": (_conjugate_around, ["xpose.permute.default", "xpose.transpose.default"],
+                  lambda: (_complex(2, 3, 4), _complex(3, 2, 4))),
+}
+
+
+@pytest.mark.parametrize("case", list(INDUCTOR_CASES))
+def test_inductor_inlines_the_layout_change(case, fresh_compile, kernel_calls):
+    fn, ops, make = INDUCTOR_CASES[case]
+    args = make()
+    want = fn(*args)
+    assert _dynamo_xpose_ops(fn, *args) == set(ops)  # the op is one node of Dynamo's graph
+    kernel_calls.clear()
+    got, codes = _run_inductor(torch.compile(fn, backend="inductor", fullgraph=True), *args)
+    assert not kernel_calls  # ... which inductor's code does not call
+    code = _code(codes)
+    assert code and "xpose" not in code, code
+    for g, w in zip(got, want):
+        assert torch.equal(g, w) and g.is_contiguous() and g.stride() == w.stride()
+        if g.is_complex():  # bitwise: signed zeros and NaN payloads of the conjugate too
+            assert torch.equal(torch.view_as_real(g).view(torch.int32), torch.view_as_real(w).view(torch.int32))
+
+
+def _permute_grad(a, w):
+    return (xpose.permute(a * 2, (2, 0, 1)) + w).relu() * w
+
+
+def _transpose_conj_grad(z, w):
+    return xpose.transpose(z * 2, conjugate=True) + w
+
+
+@pytest.mark.parametrize("fn, make", [
+    (_permute_grad, lambda: (_real(3, 4, 5), _real(5, 3, 4))),
+    (_transpose_conj_grad, lambda: (_complex(2, 3, 4), _complex(2, 4, 3))),
+], ids=["permute", "transpose_conjugate"])
+def test_inductor_inlines_forward_and_backward(fn, make, fresh_compile, kernel_calls):
+    args = [t.requires_grad_() for t in make()]
+    g = torch.randn_like(fn(*args))
+
+    def step(f):
+        out = f(*args)
+        return (out, *torch.autograd.grad(out, args, g))
+
+    want = step(fn)
+    assert _dynamo_xpose_ops(fn, *args)  # the op, inside the autograd.Function's bodies
+    kernel_calls.clear()
+    got, codes = _run_inductor(step, torch.compile(fn, backend="inductor", fullgraph=True))
+    assert len(codes) >= 2 and not kernel_calls  # forward and backward compiled, no xpose kernel
+    code = _code(codes)
+    assert "xpose" not in code, code
+    for a, b in zip(got, want):
+        assert torch.equal(a, b)
+
+
+def test_aot_eager_keeps_the_op(fresh_compile, kernel_calls):
+    """The decomposition is inductor's alone: aot_eager (AOTAutograd without inductor's
+    table) runs the op, as do torch.export and the default decompositions."""
+    a, b = _real(3, 4, 5), _real(5, 3, 4)
+    want = _permute_around(a, b)
+    kernel_calls.clear()
+    got = torch.compile(_permute_around, backend="aot_eager", fullgraph=True)(a, b)
+    assert len(kernel_calls) == 2  # both permutes ran xpose's kernel
+    assert all(torch.equal(g, w) for g, w in zip(got, want))
+    assert torch.ops.xpose.permute.default not in torch._decomp.decomposition_table
+
+    class M(torch.nn.Module):
+        def forward(self, x):
+            return xpose.permute(x, (2, 0, 1)) + 1, xpose.transpose(x)
+
+    ep = torch.export.export(M(), (a,))
+    for prog in (ep, ep.run_decompositions()):
+        targets = {str(n.target) for n in prog.graph.nodes if n.op == "call_function"}
+        assert {"xpose.permute.default", "xpose.transpose.default"} <= targets
+    assert all(torch.equal(g, w) for g, w in zip(ep.module()(a), M()(a)))
+
+
+@pytest.mark.parametrize("order", ["xpose_first", "inductor_first"])
+def test_inductor_registration_is_lazy(order):
+    """`import xpose` does not import inductor (over a second); the decompositions reach
+    inductor's table whichever is imported first. Fresh processes: this one has imported both."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, torch\n"
+        + ("import torch._inductor.compile_fx as c; c.select_decomp_table()\n" if order == "inductor_first" else "")
+        + "import xpose\n"
+        "xpose.permute(torch.ones(2, 3), (1, 0))\n"
+        + ("assert 'torch._inductor.decomposition' not in sys.modules\n" if order == "xpose_first" else "")
+        + "from torch._inductor.decomposition import select_decomp_table\n"  # before any trace
+        "assert {torch.ops.xpose.permute.default, torch.ops.xpose.transpose.default} <= set(select_decomp_table())\n"
+        "from torch._inductor.utils import run_and_get_code\n"
+        "f = torch.compile(lambda t: xpose.permute(t, (1, 0)) * 2, fullgraph=True)\n"
+        "x = torch.arange(6.0).reshape(2, 3)\n"
+        "y, codes = run_and_get_code(f, x)\n"
+        "assert torch.equal(y, x.t() * 2)\n"
+        "calls = [l for c in codes for l in c.splitlines() if 'xpose' in l and not l.lstrip().startswith('#')]\n"
+        "assert not calls, calls\n"
+        "print('ok')\n"
+    )
+    env = dict(__import__("os").environ, TORCHINDUCTOR_FX_GRAPH_CACHE="0", TORCHINDUCTOR_AUTOGRAD_CACHE="0")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.strip().splitlines()[-1] == "ok", r.stdout

@@ -7,13 +7,16 @@ in one run:
     twice: with ``xpose.permute`` and with ``t.permute(axes).contiguous()`` (inductor
     generates the copy and may fuse the pointwise ops around it into it). xpose.permute
     is one node of Dynamo's graph, which inductor decomposes into the same permute and
-    contiguous clone (python/xpose/_torch.py): the two variants' forward programs are
-    the same (a "fwd" ratio away from 1 is noise). In "fwd+bwd" the gradient of
-    xpose.permute is xpose.permute of the gradient, contiguous like every result of the
-    op, where torch's permute passes a strided view: where that gradient leaves the
-    graph (the steps' input gradients) or feeds a matmul, the xpose variant has one
-    more copy of it. Before the decomposition the op was opaque to inductor (a call of
-    xpose's kernel between inductor's kernels, nothing fused into it). Steps:
+    contiguous clone (python/xpose/_torch.py), and its traced backward is torch's
+    permute backward (a strided view of the gradient; eager autograd runs xpose's
+    kernel there): the two variants' programs are the same, forward and backward (a
+    ratio away from 1 is noise). Each row prints what inductor generated for each
+    variant, per program (forward, then backward): "kernels/buffers" defined and
+    allocated (--json: "xpose_code", "inductor_code", with extern and aten calls too).
+    Before the decomposition the op was opaque to inductor (a call of xpose's kernel
+    between inductor's kernels, nothing fused into it); before the traced backward
+    became a view, the xpose variant's backward had one more copy where the gradient
+    leaves the graph or feeds a matmul. Steps:
       attn_heads    (B,S,H,D) -> (B,H,S,D), per-head (D,D) matmul, -> (B,S,H,D)
       nchw_linear   (N,C,H,W) -> (N,H,W,C), linear C->C2 + bias, GELU, -> (N,C2,H,W)
       patchify      (N,C,h*p,w*p) -> (N,h,w,p,p,C) (6-D), linear p*p*C -> p*p*C, and
@@ -219,6 +222,45 @@ def _compare(torch: Any, got: Sequence[Any], want: Sequence[Any]) -> str:
     return f"close, max |diff| {worst:.2e}"
 
 
+class _InductorCode:
+    """Collects the programs inductor generates (compiled or loaded from its cache) while
+    active: the hook torch._inductor.utils.run_and_get_code uses, without its
+    torch._dynamo.reset()."""
+
+    def __init__(self) -> None:
+        self.codes: List[str] = []
+
+    def __enter__(self) -> "_InductorCode":
+        from unittest import mock
+
+        from torch._inductor.graph import GraphLowering
+
+        self._patch = mock.patch.object(GraphLowering, "save_output_code", self.codes.append)
+        self._patch.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._patch.__exit__(*exc)
+
+
+def _code_counts(code: str) -> Dict[str, int]:
+    """One generated program, counted: the kernels it defines (C++ or Triton), the buffers
+    it allocates, its calls of extern kernels (matmuls) and of aten (fallbacks)."""
+    import re
+
+    code = "\n".join(line for line in code.splitlines() if not line.lstrip().startswith("#"))
+    return {"kernels": len(re.findall(r"^\w+ = async_compile\.\w+\(", code, re.M)),
+            "buffers": len(re.findall(r"\bbuf\d+ = empty_strided", code)),
+            "extern": len(re.findall(r"\bextern_kernels\.\w+\(", code)),
+            "aten": len(re.findall(r"\btorch\.ops\.aten\.\w+", code))}
+
+
+def _code_summary(counts: Optional[List[Dict[str, int]]]) -> str:
+    if not counts:
+        return "?"
+    return " ".join(f"{c['kernels']}/{c['buffers']}" for c in counts)
+
+
 def _explain(torch: Any, fn: Callable[..., Any], args: Sequence[Any]) -> str:
     """torch._dynamo.explain's counts and break reasons (its guards left out)."""
     try:
@@ -282,7 +324,9 @@ def run_torch(a: argparse.Namespace, rng: np.random.Generator) -> List[Dict[str,
                         return (out, *torch.autograd.grad(out, args, g))
                 graphs = counters["stats"]["unique_graphs"]
                 try:
-                    outs.append([t.detach() for t in (call() if mode == "fwd+bwd" else (call(),))])
+                    with _InductorCode() as code:
+                        outs.append([t.detach() for t in (call() if mode == "fwd+bwd" else (call(),))])
+                    row[f"{vname}_code"] = [_code_counts(c) for c in code.codes]
                     call()  # a second call: it may recompile (see "graphs" in the docstring)
                     row[f"{vname}_graphs"] = counters["stats"]["unique_graphs"] - graphs
                 except Exception as e:  # noqa: BLE001  (a graph break under fullgraph, a compile error)
@@ -313,7 +357,8 @@ def run_torch(a: argparse.Namespace, rng: np.random.Generator) -> List[Dict[str,
                 f" graphs compiled xpose {row['xpose_graphs']} inductor {row['inductor_graphs']};"
             print(f"{name:<12} {mode:<8} {mib:7.1f} {row['xpose_ms']:10.3f} {row['xpose_spread']:5.1%} "
                   f"{row['inductor_ms']:10.3f} {row['inductor_spread']:5.1%} {row['ratio']:6.3f}  "
-                  f"{row['check']};{graphs} "
+                  f"{row['check']};{graphs} kernels/buffers xpose {_code_summary(row.get('xpose_code'))}, inductor "
+                  f"{_code_summary(row.get('inductor_code'))}; "
                   + " ".join(f"{k}={v}" for k, v in sizes.items()), flush=True)
         del tensors
     torch._dynamo.reset()

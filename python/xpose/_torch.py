@@ -12,7 +12,8 @@ stream (CUDA-graph capturable: no synchronisation, no allocation outside torch's
 allocator) or on the CPU backend.
 
 Autograd: the backward of a permutation is the inverse permutation of the
-gradient; of a conjugating one, its conjugate. The mutating operators bump the
+gradient; of a conjugating one, its conjugate: xpose's kernel when the formula runs,
+torch's strided view when it is traced (below). The mutating operators bump the
 version counter of what they write (torch does it for ops declared with
 ``mutates_args``), and the Python entries refuse what torch's own in-place and
 ``out=`` operations refuse.
@@ -58,6 +59,7 @@ def _check_axes(x: Tensor, axes: List[int]) -> None:
 
 
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+_is_compiling = torch.compiler.is_compiling
 
 
 def _new(x: Tensor, axes: Any, conjugate: bool, threads: int) -> Optional[Tensor]:
@@ -87,6 +89,43 @@ def _check_matrix(x: Tensor) -> None:
         raise ValueError(f"xpose: expected a matrix or a batch of matrices (at least 2-D), got {x.dim()}-D")
 
 
+# ---- the backward: xpose's kernel when it runs, torch's view when it is traced ------------
+# The gradient of a permutation is the inverse permutation of the gradient (conjugated for
+# a conjugating one). Run eagerly (torch.func included), the formulas call the op: xpose's
+# kernel materialises it. Traced into a graph (torch.compile, AOTAutograd, make_fx), they
+# return what torch's own permute backward returns, a strided view, so that the compiled
+# backward of xpose.permute(t, axes) is that of t.permute(axes).contiguous(): the consumer
+# reads the gradient through the permuted index and no copy is written where the gradient
+# leaves the graph or feeds a matmul (the op's gradient would be a contiguous buffer the
+# compiler must write). The values are the same bit for bit (conj_physical flips the sign
+# bit as xpose's conjugate does); only the strides of the gradient differ.
+
+_PROXY_MODE = getattr(getattr(torch._C, "_TorchDispatchModeKey", None), "PROXY", None)
+
+
+def _traced(grad: Tensor) -> bool:
+    """True while a backward formula is being traced into a graph, not run. Dynamo (which
+    traces the autograd.Function's backward with its forward) folds
+    torch.compiler.is_compiling() to True; torch 2.15 also holds that flag for the whole
+    compile session, AOTAutograd's joint trace (the op's registered formula) included.
+    Where a torch does not, or outside torch.compile (make_fx, export), make_fx's proxy
+    mode is on the dispatch stack (AOTAutograd traces with it), or the tensors are fake."""
+    if _is_compiling():
+        return True
+    if _PROXY_MODE is not None and torch._C._get_dispatch_mode(_PROXY_MODE) is not None:
+        return True
+    fake = getattr(sys.modules.get("torch._subclasses.fake_tensor"), "FakeTensor", None)
+    return fake is not None and isinstance(grad, fake)
+
+
+def _grad_view(grad: Tensor, inv: List[int], conjugate: bool) -> Tensor:
+    """The gradient as torch's autograd gives it for conj_physical(x.permute(axes)) (the
+    op's inductor form): conj_physical of the gradient, permuted back as a view."""
+    if conjugate:
+        grad = torch.conj_physical(grad)
+    return grad.permute(inv)
+
+
 # ---- functional: permute, transpose -------------------------------------------------
 
 @torch.library.custom_op("xpose::permute", mutates_args=())
@@ -111,7 +150,10 @@ def _permute_setup(ctx: Any, inputs: Tuple[Any, ...], output: Tensor) -> None:
 
 
 def _permute_backward(ctx: Any, grad: Tensor) -> Tuple[Optional[Tensor], None, None, None]:
-    return permute(grad, _inverse(ctx.axes), ctx.conjugate, ctx.threads), None, None, None
+    inv = _inverse(ctx.axes)
+    if _traced(grad):
+        return _grad_view(grad, inv, ctx.conjugate), None, None, None
+    return permute(grad, inv, ctx.conjugate, ctx.threads), None, None, None
 
 
 permute.register_autograd(_permute_backward, setup_context=_permute_setup)
@@ -149,6 +191,8 @@ def _transpose_setup(ctx: Any, inputs: Tuple[Any, ...], output: Tensor) -> None:
 
 
 def _transpose_backward(ctx: Any, grad: Tensor) -> Tuple[Optional[Tensor], None, None]:
+    if _traced(grad):
+        return _grad_view(grad, _swap(grad.dim()), ctx.conjugate), None, None
     return transpose(grad, ctx.conjugate, ctx.threads), None, None
 
 
@@ -199,9 +243,8 @@ def _transpose_inplace_fake(x: Tensor, threads: int = 0) -> None:
 # kernels beside it (a pointwise consumer reads x through the permuted index, no copy is
 # written), as it does for t.permute(axes).contiguous(); an opaque op prevents that. The clone is unconditional: the
 # op returns a new tensor, never an alias of x (AOTAutograd plans outputs on that); threads
-# (the CPU kernel's) means nothing there. The backward is the op too, so a compiled backward
-# materialises the permuted gradient where torch's permute backward passes a strided view:
-# one more copy where that gradient leaves the graph or feeds a matmul.
+# (the CPU kernel's) means nothing there. The traced backward is no op but a view (_traced,
+# _grad_view above), so the compiled backward is torch's permute backward too.
 #
 # The mutating ops (permute_out, transpose_) keep their kernel under inductor too: they are
 # the calls that say where the bytes go. transpose_ rewrites x without a second buffer of
@@ -308,7 +351,8 @@ else:
 # ---- autograd for torch.func ------------------------------------------------------
 # The formulas registered above serve direct calls of torch.ops.xpose.*. torch.func
 # (grad, vjp, jacrev) needs an autograd.Function with setup_context: the entries
-# below call the ops through these when x requires grad.
+# below call the ops through these when x requires grad. Their backward is the same
+# choice: the op when it runs, the view when traced (Dynamo traces it with the forward).
 
 class _Permute(torch.autograd.Function):
     generate_vmap_rule = True  # forward under vmap: the op's own vmap rule
@@ -323,7 +367,10 @@ class _Permute(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tuple[Optional[Tensor], None, None, None]:
-        return _Permute.apply(grad, _inverse(ctx.axes), ctx.conjugate, ctx.threads), None, None, None
+        inv = _inverse(ctx.axes)
+        if _traced(grad):
+            return _grad_view(grad, inv, ctx.conjugate), None, None, None
+        return _Permute.apply(grad, inv, ctx.conjugate, ctx.threads), None, None, None
 
 
 class _Transpose(torch.autograd.Function):
@@ -339,6 +386,8 @@ class _Transpose(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tuple[Optional[Tensor], None, None]:
+        if _traced(grad):
+            return _grad_view(grad, _swap(grad.dim()), ctx.conjugate), None, None
         return _Transpose.apply(grad, ctx.conjugate, ctx.threads), None, None
 
 
@@ -377,7 +426,6 @@ _Tensor = torch.Tensor
 _dispatch_depth = torch._C._len_torch_dispatch_stack
 _wrapped = torch._C._functorch.is_functorch_wrapped_tensor
 _is_tracing = torch._C._is_tracing
-_is_compiling = torch.compiler.is_compiling
 _grad_enabled = torch.is_grad_enabled
 _increment_version = torch._C._increment_version
 

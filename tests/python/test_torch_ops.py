@@ -325,7 +325,7 @@ def test_inductor_inlines_forward_and_backward(fn, make, fresh_compile, kernel_c
         return (out, *torch.autograd.grad(out, args, g))
 
     want = step(fn)
-    assert _dynamo_xpose_ops(fn, *args)  # the op, inside the autograd.Function's bodies
+    assert _dynamo_xpose_ops(fn, *args)  # the op, inside the autograd.Function's forward
     kernel_calls.clear()
     got, codes = _run_inductor(step, torch.compile(fn, backend="inductor", fullgraph=True))
     assert len(codes) >= 2 and not kernel_calls  # forward and backward compiled, no xpose kernel
@@ -335,9 +335,188 @@ def test_inductor_inlines_forward_and_backward(fn, make, fresh_compile, kernel_c
         assert torch.equal(a, b)
 
 
+# ---- the backward: torch's strided view when traced, xpose's kernel when run -------------
+# Traced (Dynamo, AOTAutograd, make_fx), the gradient of xpose.permute is grad.permute(inverse)
+# (conj_physical first for conjugate=True), what torch's autograd gives for the op's aten
+# form, so the compiled backward of a step written with xpose is that of the step written
+# with t.permute(axes).contiguous(). Run eagerly (torch.func too), it is the op: xpose's kernel.
+
+
+def _perm_xpose(t, axes, conjugate=False):
+    return xpose.permute(t, axes, conjugate=conjugate)
+
+
+def _tr_xpose(t, conjugate=False):
+    return xpose.transpose(t, conjugate=conjugate)
+
+
+def _perm_torch(t, axes, conjugate=False):  # the op's result written with torch
+    y = t.permute(axes)
+    return (torch.conj_physical(y) if conjugate else y).contiguous()
+
+
+def _tr_torch(t, conjugate=False):
+    return (torch.conj_physical(t.mT) if conjugate else t.mT).contiguous()
+
+
+LAYOUTS = {"xpose": (_perm_xpose, _tr_xpose), "torch": (_perm_torch, _tr_torch)}
+
+
+def _token_mix(perm, tr, x, w):  # (B,T,C) -> (B,C,T), token-mixing matmul, back
+    return perm(perm(x, (0, 2, 1)) @ w, (0, 2, 1))
+
+
+def _attn_heads(perm, tr, x, w):  # (B,S,H,D) -> (B,H,S,D), per-head matmul, back
+    return perm(perm(x, (0, 2, 1, 3)) @ w, (0, 2, 1, 3))
+
+
+def _channels_last_linear(perm, tr, x, w):  # (N,C,H,W) -> (N,H,W,C), linear, back
+    return perm(torch.nn.functional.linear(perm(x, (0, 2, 3, 1)), w).relu(), (0, 3, 1, 2))
+
+
+def _transpose_matmul(perm, tr, x, w):
+    return tr(x) @ w * 2
+
+
+def _conjugate_step(perm, tr, z, w):
+    return perm(z * 2, (1, 0, 2), True) + tr(w, True)
+
+
+BACKWARD_STEPS = {
+    "token_mix": (_token_mix, lambda: (_real(2, 8, 6), _real(8, 8))),
+    "attn_heads": (_attn_heads, lambda: (_real(2, 5, 3, 4), _real(3, 4, 4))),
+    "channels_last_linear": (_channels_last_linear, lambda: (_real(2, 4, 3, 5), _real(6, 4))),
+    "transpose_matmul": (_transpose_matmul, lambda: (_real(2, 3, 5), _real(3, 4))),
+    "conjugate": (_conjugate_step, lambda: (_complex(3, 2, 4), _complex(2, 4, 3))),
+}
+
+
+def _program_counts(code):
+    """One program of inductor's generated code, counted: the kernels it defines (C++ or
+    Triton), the buffers it allocates, its calls of extern kernels (matmuls) and of aten
+    (fallbacks: complex ops on the CPU). A materialised gradient adds a kernel and a buffer,
+    or an aten call."""
+    import re
+
+    code = "\n".join(line for line in code.splitlines() if not line.lstrip().startswith("#"))
+    return {"kernels": len(re.findall(r"^\w+ = async_compile\.\w+\(", code, re.M)),
+            "buffers": len(re.findall(r"\bbuf\d+ = empty_strided", code)),
+            "extern": len(re.findall(r"\bextern_kernels\.\w+\(", code)),
+            "aten": len(re.findall(r"\btorch\.ops\.aten\.\w+", code))}
+
+
+def _bitwise(a, b):
+    if a.is_complex():
+        a, b = torch.view_as_real(a), torch.view_as_real(b)
+    return a.dtype == b.dtype and torch.equal(a.contiguous().view(torch.int32), b.contiguous().view(torch.int32))
+
+
+def _compiled_fwd_bwd(step, variant, args, g):
+    """(outputs and gradients, counts of each generated program) of the step compiled by
+    inductor with one of LAYOUTS, forward and backward."""
+    perm, tr = LAYOUTS[variant]
+    torch._dynamo.reset()
+    f = torch.compile(lambda *a: step(perm, tr, *a), backend="inductor", fullgraph=True)
+
+    def run():
+        out = f(*args)
+        return (out, *torch.autograd.grad(out, args, g))
+
+    got, codes = _run_inductor(run)
+    return got, [_program_counts(c) for c in codes]
+
+
+@pytest.mark.parametrize("case", list(BACKWARD_STEPS))
+def test_inductor_backward_is_torchs(case, fresh_compile, kernel_calls):
+    """Compiled forward + backward of a step written with xpose: the programs inductor
+    generates count the same kernels, buffers and calls as those of the step written with
+    t.permute(axes).contiguous() (the op's gradient once added a copy to the backward), the
+    gradients have the same strides, and they are bitwise those of eager, where the
+    backward runs xpose's kernel."""
+    step, make = BACKWARD_STEPS[case]
+    args = [t.requires_grad_() for t in make()]
+    with torch.no_grad():
+        g = torch.randn_like(step(*LAYOUTS["torch"], *args))
+    kernel_calls.clear()
+    out = step(*LAYOUTS["xpose"], *args)
+    forward_calls = len(kernel_calls)
+    eager = (out, *torch.autograd.grad(out, args, g))
+    assert forward_calls and len(kernel_calls) == 2 * forward_calls  # each gradient: xpose's kernel
+
+    kernel_calls.clear()
+    got, counts = _compiled_fwd_bwd(step, "xpose", args, g)
+    assert not kernel_calls
+    want, want_counts = _compiled_fwd_bwd(step, "torch", args, g)
+    assert len(counts) == 2, counts  # forward, backward
+    assert counts == want_counts, (counts, want_counts)
+    for a, c, e in zip(got, want, eager):
+        assert _bitwise(a, e) and _bitwise(c, e)
+        assert a.stride() == c.stride()
+
+
+def test_inductor_backward_count_sees_the_copy(fresh_compile, monkeypatch):
+    """The counts above see a materialised gradient: with the op as the traced backward
+    (as before the view), token_mix's backward program has one more kernel and buffer."""
+    import xpose._torch as xt
+
+    step, make = BACKWARD_STEPS["token_mix"]
+    args = [t.requires_grad_() for t in make()]
+    g = torch.randn(2, 8, 6)
+    _, view_counts = _compiled_fwd_bwd(step, "xpose", args, g)
+    monkeypatch.setattr(xt, "_traced", lambda grad: False)
+    _, op_counts = _compiled_fwd_bwd(step, "xpose", args, g)
+    assert op_counts[0] == view_counts[0]
+    bwd, view_bwd = op_counts[1], view_counts[1]
+    assert bwd["kernels"] == view_bwd["kernels"] + 1 and bwd["buffers"] >= view_bwd["buffers"], (op_counts,
+                                                                                                 view_counts)
+
+
+def test_eager_backward_runs_the_kernel(kernel_calls):
+    """Eager autograd, the op's own formula (torch.ops.xpose.*) and torch.func: the gradient
+    is xpose's kernel, C-contiguous like every result of the op; traced by make_fx (as
+    AOTAutograd traces, also where torch.compiler.is_compiling() is False), torch's view."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    x = _real(3, 4, 5).requires_grad_()
+    g = _real(5, 3, 4)
+    for y in (xpose.permute(x, (2, 0, 1)), torch.ops.xpose.permute(x, [2, 0, 1], False, 0)):
+        kernel_calls.clear()
+        (gx,) = torch.autograd.grad(y, x, g)
+        assert len(kernel_calls) == 1 and gx.is_contiguous() and torch.equal(gx, g.permute(1, 2, 0))
+    z = _complex(2, 3, 4).requires_grad_()
+    gz = _complex(2, 4, 3)
+    for conj in (False, True):
+        for y in (xpose.transpose(z, conjugate=conj), torch.ops.xpose.transpose(z, conj, 0)):
+            kernel_calls.clear()
+            (got,) = torch.autograd.grad(y, z, gz)
+            want = torch.conj_physical(gz.mT) if conj else gz.mT
+            assert len(kernel_calls) == 1 and got.is_contiguous() and _bitwise(got, want)
+    kernel_calls.clear()
+    gf = torch.func.grad(lambda a: (xpose.permute(a, (2, 0, 1)) * g).sum())(x.detach())
+    assert len(kernel_calls) == 2 and torch.equal(gf, g.permute(1, 2, 0))  # forward, backward
+    kernel_calls.clear()
+    _, vjp = torch.func.vjp(lambda a: xpose.transpose(a, conjugate=True), z.detach())
+    (gv,) = vjp(gz)
+    assert len(kernel_calls) == 2 and _bitwise(gv, torch.conj_physical(gz.mT))
+
+    def fwd_bwd(a, t):
+        return torch.autograd.grad(torch.ops.xpose.permute(a, [2, 0, 1], True, 0), a, t)
+
+    zz = _complex(3, 4, 5).requires_grad_()
+    tt = _complex(5, 3, 4)
+    for mode in ("real", "fake"):
+        gm = make_fx(fwd_bwd, tracing_mode=mode)(zz, tt)
+        targets = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+        assert targets.count("xpose.permute.default") == 1, targets  # the forward
+        assert "aten.permute.default" in targets and any("conj_physical" in t for t in targets), targets
+    assert _bitwise(gm(zz, tt)[0], torch.conj_physical(tt).permute(1, 2, 0))
+
+
 def test_aot_eager_keeps_the_op(fresh_compile, kernel_calls):
     """The decomposition is inductor's alone: aot_eager (AOTAutograd without inductor's
-    table) runs the op, as do torch.export and the default decompositions."""
+    table) runs the op in the forward, as do torch.export and the default decompositions.
+    The backward is traced before any backend sees it, so it is torch's permute backward
+    (a view) under aot_eager too: no kernel of xpose there, and no copy either."""
     a, b = _real(3, 4, 5), _real(5, 3, 4)
     want = _permute_around(a, b)
     kernel_calls.clear()
@@ -345,6 +524,20 @@ def test_aot_eager_keeps_the_op(fresh_compile, kernel_calls):
     assert len(kernel_calls) == 2  # both permutes ran xpose's kernel
     assert all(torch.equal(g, w) for g, w in zip(got, want))
     assert torch.ops.xpose.permute.default not in torch._decomp.decomposition_table
+
+    def direct(x, y):  # the op itself in Dynamo's graph: its registered formula, traced by AOTAutograd
+        return torch.ops.xpose.permute(x * 2, [2, 0, 1], False, 0) * y
+
+    for fn in (_permute_grad, direct):
+        args = (a.clone().requires_grad_(), b)
+        g = _real(5, 3, 4)
+        (want,) = torch.autograd.grad(fn(*args), args[0], g)
+        torch._dynamo.reset()
+        kernel_calls.clear()
+        out = torch.compile(fn, backend="aot_eager", fullgraph=True)(*args)
+        assert len(kernel_calls) == 1  # the forward's
+        (got,) = torch.autograd.grad(out, args[0], g)
+        assert len(kernel_calls) == 1 and torch.equal(got, want)
 
     class M(torch.nn.Module):
         def forward(self, x):

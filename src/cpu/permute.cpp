@@ -378,9 +378,10 @@ void permute_span(const plan& p, const byte* in_b, byte* out_b, int threads) {
   // Offsets of 32 bits where every tile offset fits (tables of 16 KiB, where 64-bit ones fill the 32 KiB of L1 that
   // the tile's lines need too), else 64.
   const bool fit32 = span_offsets_fit32(p, c);
-  // A tile moves run by run along the side whose runs are longer (fewer runs: the output's where they tie): one
-  // offset per run there, a table of the other side's offset per element (37x230x410x7x11 u8 with 11-byte input
-  // and 77-byte output runs: 150-180 -> 67-83 ms; 5x17x19x5x3x23x19x5 f32 37-47 -> 23 ms).
+  // A tile moves run by run along its output runs: one offset per run, a table of the input offset per element (a
+  // gather into a store stream; 37x230x410x7x11 u8, 26 input runs against 1 output run a tile: 162 -> 90 ms).
+  // Walking input runs with scattered stores instead, where those are fewer, lost (11x3x19x5x29x41x12 f16: 28-30
+  // against 19-23 ms), as did the element loop over both tables (docs/RESULTS.md "CPU backend").
   struct runs_t {
     std::int64_t at[VMAX];
     std::uint16_t len[VMAX];
@@ -390,32 +391,21 @@ void permute_span(const plan& p, const byte* in_b, byte* out_b, int threads) {
       else at[n] = o, len[n] = 1, ++n;
     }
   };
-  auto run = [&](auto* near, auto* far) {
-    using off_t = std::remove_pointer_t<decltype(near)>;
+  auto run = [&](auto* ioff, auto* ooff) {
+    using off_t = std::remove_pointer_t<decltype(ioff)>;
     unsigned char edge[VMAX];
-    // The input runs also give the lines to prefetch for the next tile while this one is moved: the hardware
-    // prefetchers do not follow a tile's dozens of short runs (61x47x103x9x5 f32, axes 2,0,1,4,3: 12.9-14.8 ->
-    // 6.0-6.8 ms; 37x230x410x7x11 u8 114-119 -> 69-74 ms).
+    // The input runs give the lines to prefetch for the next tile while this one is moved: the hardware prefetchers
+    // do not follow a tile's dozens of short runs (61x47x103x9x5 f32, axes 2,0,1,4,3: 12.9-14.8 -> 6.0-6.8 ms;
+    // 37x230x410x7x11 u8 114-119 -> 69-74 ms).
     runs_t rin, rout;
     for (int q = 0; q < V; ++q) {
       rin.add(m.in_off(q));
       int i = 0;
-      rout.add(m.out_off(q, &i));
-    }
-    const bool by_in = rin.n < rout.n;
-    const runs_t& r = by_in ? rin : rout;
-    for (int q = 0; q < V; ++q) {  // q in the order of the run side
-      int i = 0;
       const index_t o = m.out_off(q, &i);  // output-order q is input-order i
-      if (by_in) {
-        far[i] = static_cast<off_t>(o);
-        near[q] = static_cast<off_t>(m.in_off(q));
-        edge[q] = static_cast<unsigned char>(m.edge_bits(q) & 3);
-      } else {
-        near[q] = static_cast<off_t>(o);
-        far[q] = static_cast<off_t>(m.in_off(i));
-        edge[q] = static_cast<unsigned char>(m.edge_bits(q) >> 2);
-      }
+      rout.add(o);
+      ooff[q] = static_cast<off_t>(o);
+      ioff[q] = static_cast<off_t>(m.in_off(i));
+      edge[q] = static_cast<unsigned char>(m.edge_bits(q) >> 2);
     }
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && tiles > 1)
     for (index_t t = 0; t < tiles; ++t) {
@@ -433,46 +423,32 @@ void permute_span(const plan& p, const byte* in_b, byte* out_b, int threads) {
       // Locals: 1-byte stores may alias anything, so captured values would be reloaded for every element.
       const T* __restrict__ s = in + ib;
       T* __restrict__ d = out + ob;
-      const off_t* __restrict__ nr = near;
-      const off_t* __restrict__ fr = far;
-      const int n = V;
+      const off_t* __restrict__ io = ioff;
       if (sc == 0) {
-        const std::int64_t* __restrict__ ra = r.at;
-        const std::uint16_t* __restrict__ rl = r.len;
-        const int nr_runs = r.n;
-        if (by_in) {
-          for (int k = 0, q = 0; k < nr_runs; ++k) {
-            const T* __restrict__ sr = s + ra[k];
-            const int L = rl[k];
-            for (int j = 0; j < L; ++j) d[fr[q + j]] = pass<E, Conj>(sr[j]);
-            q += L;
-          }
-        } else {
-          for (int k = 0, q = 0; k < nr_runs; ++k) {
-            T* __restrict__ dr = d + ra[k];
-            const int L = rl[k];
-            for (int j = 0; j < L; ++j) dr[j] = pass<E, Conj>(s[fr[q + j]]);
-            q += L;
-          }
+        const std::int64_t* __restrict__ ra = rout.at;
+        const std::uint16_t* __restrict__ rl = rout.len;
+        const int nr = rout.n;
+        for (int k = 0, q = 0; k < nr; ++k) {
+          T* __restrict__ dr = d + ra[k];
+          const int L = rl[k];
+          for (int j = 0; j < L; ++j) dr[j] = pass<E, Conj>(s[io[q + j]]);
+          q += L;
         }
-      } else {
+      } else {  // a cut tile: the elements inside it
+        const off_t* __restrict__ oo = ooff;
         const unsigned char* __restrict__ eg = edge;
-        if (by_in) {
-          for (int q = 0; q < n; ++q)
-            if ((eg[q] & sc) == 0) d[fr[q]] = pass<E, Conj>(s[nr[q]]);
-        } else {
-          for (int q = 0; q < n; ++q)
-            if ((eg[q] & sc) == 0) d[nr[q]] = pass<E, Conj>(s[fr[q]]);
-        }
+        const int n = V;
+        for (int q = 0; q < n; ++q)
+          if ((eg[q] & sc) == 0) d[oo[q]] = pass<E, Conj>(s[io[q]]);
       }
     }
   };
   if (fit32) {
-    std::uint32_t near[VMAX], far[VMAX];  // on the caller's stack: the host path allocates nothing
-    run(near, far);
+    std::uint32_t ioff[VMAX], ooff[VMAX];  // on the caller's stack: the host path allocates nothing
+    run(ioff, ooff);
   } else {
-    index_t near[VMAX], far[VMAX];
-    run(near, far);
+    index_t ioff[VMAX], ooff[VMAX];
+    run(ioff, ooff);
   }
 }
 

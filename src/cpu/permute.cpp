@@ -379,9 +379,8 @@ void permute_span(const plan& p, const byte* in_b, byte* out_b, int threads) {
   // the tile's lines need too), else 64.
   const bool fit32 = span_offsets_fit32(p, c);
   // A tile moves run by run along its output runs: one offset per run, a table of the input offset per element (a
-  // gather into a store stream; 37x230x410x7x11 u8, 26 input runs against 1 output run a tile: 162 -> 90 ms).
-  // Walking input runs with scattered stores instead, where those are fewer, lost (11x3x19x5x29x41x12 f16: 28-30
-  // against 19-23 ms), as did the element loop over both tables (docs/RESULTS.md "CPU backend").
+  // gather into a store stream). Level with an element loop over both tables in CPU time, f16 plans a little faster;
+  // the tiles' scattered input lines are the limit (docs/RESULTS.md "CPU backend": "The span tile run by run").
   struct runs_t {
     std::int64_t at[VMAX];
     std::uint16_t len[VMAX];

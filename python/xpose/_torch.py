@@ -107,7 +107,7 @@ def _traced(grad: Tensor) -> bool:
     """True while a backward formula is being traced into a graph, not run. Dynamo (which
     traces the autograd.Function's backward with its forward) folds
     torch.compiler.is_compiling() to True; torch 2.15 also holds that flag for the whole
-    compile session, AOTAutograd's joint trace (the op's registered formula) included.
+    compile, AOTAutograd's joint trace (the op's registered formula) included.
     Where a torch does not, or outside torch.compile (make_fx, export), make_fx's proxy
     mode is on the dispatch stack (AOTAutograd traces with it), or the tensors are fake."""
     if _is_compiling():

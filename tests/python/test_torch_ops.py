@@ -2,6 +2,10 @@
 torch.func, vmap, opcheck, version counters, in-place refusals; CPU tensors here,
 CUDA (with CUDA-graph capture) when a GPU is present."""
 
+import functools
+import importlib.util
+import pathlib
+
 import pytest
 
 import xpose
@@ -391,18 +395,21 @@ BACKWARD_STEPS = {
 }
 
 
-def _program_counts(code):
-    """One program of inductor's generated code, counted: the kernels it defines (C++ or
-    Triton), the buffers it allocates, its calls of extern kernels (matmuls) and of aten
-    (fallbacks: complex ops on the CPU). A materialised gradient adds a kernel and a buffer,
-    or an aten call."""
-    import re
+@functools.lru_cache(maxsize=None)
+def _frameworks_step():
+    """bench/frameworks_step.py, whose _code_counts the tests count programs with."""
+    path = pathlib.Path(__file__).resolve().parents[2] / "bench" / "frameworks_step.py"
+    spec = importlib.util.spec_from_file_location("frameworks_step", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
-    code = "\n".join(line for line in code.splitlines() if not line.lstrip().startswith("#"))
-    return {"kernels": len(re.findall(r"^\w+ = async_compile\.\w+\(", code, re.M)),
-            "buffers": len(re.findall(r"\bbuf\d+ = empty_strided", code)),
-            "extern": len(re.findall(r"\bextern_kernels\.\w+\(", code)),
-            "aten": len(re.findall(r"\btorch\.ops\.aten\.\w+", code))}
+
+def _program_counts(code):
+    """One program of inductor's generated code, counted as bench/frameworks_step.py counts it
+    (kernels defined, buffers allocated, extern and aten calls): a materialised gradient adds a
+    kernel and a buffer, or an aten call."""
+    return _frameworks_step()._code_counts(code)
 
 
 def _bitwise(a, b):

@@ -196,7 +196,7 @@ constexpr std::array<rows_block_fn, 32> rows_block_of = rows_blocks(std::make_in
 // k0 + k lies at g.off(k0 + k) bytes. Divisions once, then digit steps.
 template <class F>
 void group_rows(const digits& g, index_t k0, index_t n, const F& f) {
-  index_t c[layout::max_rank] = {}, x = k0, off = 0;
+  index_t c[layout::max_rank], x = k0, off = 0;  // digits 0 .. g - 1 set below (a zeroed array cost a rep stos per call)
   for (int q = 0; q + 1 < g.g; ++q) c[q] = x % g.n[q], off += c[q] * g.s[q], x /= g.n[q];
   c[g.g - 1] = x, off += x * g.s[g.g - 1];
   for (index_t k = 0; k < n; ++k) {
@@ -224,23 +224,35 @@ void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out
     byte* dst;        // output row i0 (a0, a1), element j0
     index_t i0, j0, ti, tj;
   };
-  auto tile_at = [&](odometer& o, index_t t) {
-    o.seek(t / tiles);
-    const index_t rem = t % tiles, j0 = (rem / u.ni) * u.TJ, i0 = (rem % u.ni) * u.TI;
+  // A cursor over the outer dims: consecutive tiles step it where seek() divides once per outer dim.
+  struct cursor {
+    odometer o;
+    index_t at = -1;  // the outer index o points to
+  };
+  auto tile_at = [&](cursor& c, index_t t) {
+    const index_t q = t / tiles;
+    if (q != c.at) {
+      if (c.at >= 0 && q == c.at + 1) c.o.next();
+      else c.o.seek(q);
+      c.at = q;
+    }
+    const odometer& o = c.o;
+    const index_t rem = t - q * tiles, j0 = (rem / u.ni) * u.TJ, i0 = (rem % u.ni) * u.TI;
     return tile{in + o.in_off * E + i0 * W, out + o.out_off * E + j0 * W, i0, j0, std::min(u.TI, u.NA - i0),
                 std::min(u.TJ, u.NB - j0)};
   };
   auto in_row = [&](const byte* s, index_t j) { return s + u.b.off(j); };
   auto out_row = [&](byte* d, index_t i) { return d + u.a.off(i); };
   const index_t nA0 = u.a.n[0], nB0 = u.b.n[0];  // runs of evenly spaced rows
-#pragma omp parallel num_threads(threads) firstprivate(outer) if (threads > 1 && total > 1)
+  const bool crowded = cpu::crowds_l1_sets(u.a.s[0]);
+#pragma omp parallel num_threads(threads) if (threads > 1 && total > 1)
   {
     alignas(64) byte gathered[32 << 10];  // (TJ, TI) input rows
     alignas(64) byte staged[32 << 10];    // (TI, TJ) output rows
-    odometer ahead = outer;
+    cursor here{outer}, ahead{outer};
 #pragma omp for schedule(dynamic, 16)  // long chunks: the prefetch of tile t + 1 serves its own thread
     for (index_t t = 0; t < total; ++t) {
-      const tile x = tile_at(outer, t);
+      const tile x = tile_at(here, t);
       if (t + 1 < total) {  // the next tile's rows, both sides, while this one is worked on
         const tile n = tile_at(ahead, t + 1);
         cpu::line_prefetcher<false> pin;
@@ -258,7 +270,7 @@ void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out
       // Output rows: straight to the output, in runs of evenly spaced rows, unless they
       // crowd L1 sets or the runs are shorter than a micro-tile (16 bytes of rows): then
       // staged and copied out row by row.
-      const bool stage = cpu::crowds_l1_sets(u.a.s[0]) || (x.i0 % nA0 + x.ti > nA0 && nA0 * W < 16);
+      const bool stage = crowded || (x.i0 % nA0 + x.ti > nA0 && nA0 * W < 16);
       for (index_t j = 0; j < x.tj;) {
         const index_t nj = gather ? x.tj : std::min(x.tj - j, nB0 - (x.j0 + j) % nB0);
         const byte* rows = gather ? gathered : in_row(x.src, x.j0 + j);

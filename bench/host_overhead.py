@@ -6,6 +6,7 @@ time of ``x.transpose(-1, -2).contiguous()``).
 Cases, each on a tiny array (default 4x4 float32, so the copy itself is negligible):
   numpy        np.ascontiguousarray(x.T)            vs xpose.transpose(x) [, out], xpose.permute(x, axes)
   torch cpu    x.transpose(-1, -2).contiguous()     vs the same, and torch.ops.xpose.permute(x, axes)
+  torch cpu grad / fwd+bwd   the same with x requiring grad: the call, and the call with its backward
   torch cuda   same, CUDA tensor (when torch sees a GPU)
   cupy         cupy.ascontiguousarray(x.T)          (when CuPy sees a GPU)
 axes: the axes reversed (for 2-D arrays, the transpose).
@@ -69,6 +70,17 @@ def _cases(shape: Tuple[int, ...]) -> List[Case]:
                       (name, "xpose.transpose(x, out)", lambda t=t, to=to: xpose.transpose(t, to), sync),
                       (name, "xpose.permute(x, axes)", lambda t=t: xpose.permute(t, rev), sync),
                       (name, "torch.ops.xpose.permute(x, axes)", lambda t=t: ops.permute(t, list(rev)), sync)]
+            # Under autograd (x requires grad): the call, and the call with its backward.
+            tg = t.clone().requires_grad_()
+            g = torch.ones(out_shape, dtype=torch.float32, device=dev)
+            grad = torch.autograd.grad
+            cases += [(f"{name} grad", "x.transpose(-1,-2).contiguous()", lambda t=tg: t.transpose(-1, -2).contiguous(),
+                       sync),
+                      (f"{name} grad", "xpose.transpose(x)", lambda t=tg: xpose.transpose(t), sync),
+                      (f"{name} grad", "xpose.permute(x, axes)", lambda t=tg: xpose.permute(t, rev), sync),
+                      (f"{name} fwd+bwd", "x.transpose(-1,-2).contiguous()",
+                       lambda t=tg, g=g: grad(t.transpose(-1, -2).contiguous(), t, g), sync),
+                      (f"{name} fwd+bwd", "xpose.transpose(x)", lambda t=tg, g=g: grad(xpose.transpose(t), t, g), sync)]
     try:
         import cupy
 
@@ -134,7 +146,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     print(f"host time per call, µs (median of {a.repeat} blocks of {a.number} calls), shape {a.shape} float32; "
           f"xpose from {os.path.dirname(xpose.__file__)}")
     # Ratios to the baseline of the same process: the two runs see different load.
-    head = (f"{'case':11} {'method':34} {'this':>8} {'vs base':>8}" +
+    head = (f"{'case':18} {'method':34} {'this':>8} {'vs base':>8}" +
             (f" {'compare':>8} {'vs base':>8}" if other else ""))
     print(head)
     print("-" * len(head))
@@ -143,7 +155,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     for r in rows:
         base.setdefault(r["case"], r["us_per_call"])  # the first method of a case
         r["vs_baseline"] = r["us_per_call"] / base[r["case"]]
-        line = f"{r['case']:11} {r['method']:34} {r['us_per_call']:8.2f} {r['vs_baseline']:7.2f}x"
+        line = f"{r['case']:18} {r['method']:34} {r['us_per_call']:8.2f} {r['vs_baseline']:7.2f}x"
         if other:
             match = [o for o in other if o["case"] == r["case"] and o["method"] == r["method"]]
             if match:

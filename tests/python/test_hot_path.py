@@ -95,8 +95,20 @@ def test_torch_plain_tensor_skips_the_dispatcher(monkeypatch):
     out = torch.empty(2, 4, 3)
     v = out._version
     assert xpose.transpose(x, out) is out and torch.equal(out, x.mT) and out._version > v
-    with pytest.raises(AssertionError, match="the op was called"):  # autograd needs the op
-        xpose.permute(x.clone().requires_grad_(), (2, 0, 1))
+    # Eager autograd records xpose's kernel both ways without the op, whatever the axes' form.
+    g = torch.arange(24, dtype=torch.float32).reshape(4, 2, 3)
+    for axes in ((2, 0, 1), [-1, 0, -2]):
+        xg = x.clone().requires_grad_()
+        y = xpose.permute(xg, axes)
+        assert y.grad_fn is not None and y.is_contiguous() and torch.equal(y, x.permute(2, 0, 1).contiguous())
+        y.backward(g)
+        assert torch.equal(xg.grad, g.permute(1, 2, 0))
+    xg = x.clone().requires_grad_()
+    y = xpose.transpose(xg)
+    y.backward(torch.ones_like(y))
+    assert torch.equal(y, x.mT.contiguous()) and torch.equal(xg.grad, torch.ones_like(x))
+    with torch.no_grad():
+        assert xpose.permute(xg, (2, 0, 1)).grad_fn is None
 
 
 def test_torch_hot_path_allocates_every_rank():

@@ -32,6 +32,7 @@ def test_gradcheck(dev):
     for conj in (False, True):
         assert torch.autograd.gradcheck(lambda a, c=conj: xpose.permute(a, (2, 0, 1), conjugate=c), (z,))
         assert torch.autograd.gradcheck(lambda a, c=conj: xpose.transpose(a, conjugate=c), (z,))
+        assert torch.autograd.gradgradcheck(lambda a, c=conj: xpose.permute(a, None, conjugate=c), (z,))
 
 
 def test_outputs_carry_grad(dev):

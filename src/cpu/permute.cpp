@@ -207,6 +207,19 @@ void group_rows(const digits& g, index_t k0, index_t n, const F& f) {
   }
 }
 
+// Calls f(offset, bytes) for the lines to prefetch of rows k0 .. k0 + n - 1 of a group, each `len` bytes: rows less
+// than a line apart (rows of 13 bytes side by side) as one span per run of the group's fastest digit, others one by one.
+template <class F>
+void group_spans(const digits& g, index_t k0, index_t n, index_t len, const F& f) {
+  const index_t s0 = g.s[0];
+  if (s0 < 0 || s0 - len >= 64) return group_rows(g, k0, n, [&](index_t, index_t o) { f(o, len); });
+  for (index_t k = 0; k < n;) {  // a run: the rows up to the end of this digit-0 cycle
+    const index_t m = std::min(n - k, g.n[0] - (k0 + k) % g.n[0]);
+    f(g.off(k0 + k), (m - 1) * s0 + len);
+    k += m;
+  }
+}
+
 // Runs the tiles of u; `outer` enumerates every other dim (offsets in plan elements of E bytes).
 void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out, index_t E, index_t moved,
                   int threads) {
@@ -257,8 +270,8 @@ void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out
         const tile n = tile_at(ahead, t + 1);
         cpu::line_prefetcher<false> pin;
         cpu::line_prefetcher<true> pout;
-        group_rows(u.b, n.j0, n.tj, [&](index_t, index_t o) { pin(n.src + o, n.ti * W); });
-        group_rows(u.a, n.i0, n.ti, [&](index_t, index_t o) { pout(n.dst + o, n.tj * W); });
+        group_spans(u.b, n.j0, n.tj, n.ti * W, [&](index_t o, index_t bytes) { pin(n.src + o, bytes); });
+        group_spans(u.a, n.i0, n.ti, n.tj * W, [&](index_t o, index_t bytes) { pout(n.dst + o, bytes); });
       }
       // Input rows: runs of evenly spaced rows (one b1 each), or gathered when the
       // runs are shorter than a micro-tile.

@@ -72,6 +72,19 @@ HWY_INLINE hn::VFromD<D> load_blocks(D d, const byte* p, index_t step) {
   }
 }
 
+// The log2(N) interleave rounds of a micro-tile (below) on registers a[0 .. N - 1].
+template <class D, class V, int N>
+HWY_INLINE void interleave_rounds(D d, V (&a)[N]) {
+  for (int round = 1; round < N; round *= 2) {
+    V t[N];
+    for (int l = 0; l < N / 2; ++l) {
+      t[2 * l] = hn::InterleaveLower(d, a[l], a[l + N / 2]);
+      t[2 * l + 1] = hn::InterleaveUpper(d, a[l], a[l + N / 2]);
+    }
+    for (int i = 0; i < N; ++i) a[i] = t[i];
+  }
+}
+
 // One micro-tile of E x E elements, E = (elements per block) x (blocks per vector).
 // A register holds one row of N elements per block; register i of column group g
 // takes input rows i, i + N, ... in its blocks. One round interleaves registers l and
@@ -88,22 +101,38 @@ HWY_INLINE void micro_tile(D d, const byte* s, index_t lds, byte* o, index_t ldd
   for (int g = 0; g < B; ++g) {
     V a[N];
     for (int i = 0; i < N; ++i) a[i] = load_blocks(d, s + i * lds + g * static_cast<index_t>(blk), N * lds);
-    for (int round = 1; round < N; round *= 2) {
-      V t[N];
-      for (int l = 0; l < N / 2; ++l) {
-        t[2 * l] = hn::InterleaveLower(d, a[l], a[l + N / 2]);
-        t[2 * l + 1] = hn::InterleaveUpper(d, a[l], a[l + N / 2]);
-      }
-      for (int i = 0; i < N; ++i) a[i] = t[i];
-    }
+    interleave_rounds(d, a);
     for (int j = 0; j < N; ++j) hn::StoreU(a[j], d, reinterpret_cast<T*>(o + (g * N + j) * ldd));
   }
 }
 
+#if HWY_TARGET <= HWY_AVX3
+// A fringe micro-tile on AVX-512 (one 16-byte vector per row): nr rows of nc elements (both at most the edge) read
+// by masked loads (the other lanes zero, nothing read past them), moved as a whole micro-tile, its nc x nr corner
+// written by masked stores. A fringe then costs one micro-tile, where it took ever narrower vectors down to single
+// elements (a 13-column u8 block: 8 x 8 and 4 x 4 micro-tiles, then a byte at a time).
+template <class D>
+HWY_INLINE void micro_tile_part(D d, const byte* s, index_t lds, byte* o, index_t ldd, index_t nr, index_t nc) {
+  using T = hn::TFromD<D>;
+  using V = hn::VFromD<D>;
+  constexpr int N = static_cast<int>(hn::MaxLanes(D()));
+  const auto in_row = hn::FirstN(d, static_cast<std::size_t>(nc)), out_row = hn::FirstN(d, static_cast<std::size_t>(nr));
+  V a[N];
+  for (int i = 0; i < N; ++i)
+    a[i] = i < nr ? hn::MaskedLoad(in_row, d, reinterpret_cast<const T*>(s + i * lds)) : hn::Zero(d);
+  interleave_rounds(d, a);
+  for (int j = 0; j < nc; ++j) hn::BlendedStore(a[j], out_row, d, reinterpret_cast<T*>(o + j * ldd));
+}
+#define XPOSE_FRINGE_TILES 1
+#else
+#define XPOSE_FRINGE_TILES 0
+#endif
+
 #endif  // XPOSE_HWY_VECTORS
 
 // Micro-tiles of `bytes`-wide vectors over the largest multiple of their edge; the
-// fringes go to half-width tiles, down to single elements.
+// fringes go to half-width tiles, and at 16 bytes to fringe micro-tiles on AVX-512,
+// elsewhere on down to single elements.
 template <int ES, std::size_t bytes>
 void block_of(const byte* s, index_t lds, byte* o, index_t ldd, index_t rows, index_t cols) {
   if (rows <= 0 || cols <= 0) return;  // fringes of tiny matrices: no empty recursion
@@ -133,6 +162,17 @@ void block_of(const byte* s, index_t lds, byte* o, index_t ldd, index_t rows, in
     const index_t fr = rows - rows % E, fc = cols - cols % E;
     for (index_t r = 0; r < fr; r += E)
       for (index_t c = 0; c < fc; c += E) micro_tile(d, s + r * lds + c * ES, lds, o + c * ldd + r * ES, ldd);
+#if XPOSE_FRINGE_TILES
+    if constexpr (bytes == 16) {
+      if (fc < cols)
+        for (index_t r = 0; r < rows; r += E)
+          micro_tile_part(d, s + r * lds + fc * ES, lds, o + fc * ldd + r * ES, ldd, std::min(E, rows - r), cols - fc);
+      if (fr < rows)
+        for (index_t c = 0; c < fc; c += E)
+          micro_tile_part(d, s + fr * lds + c * ES, lds, o + c * ldd + fr * ES, ldd, rows - fr, E);
+      return;
+    }
+#endif
     if (fc < cols) block_of<ES, bytes / 2>(s + fc * ES, lds, o + fc * ldd, ldd, rows, cols - fc);
     if (fr < rows) block_of<ES, bytes / 2>(s + fr * lds, lds, o + fr * ES, ldd, rows - fr, fc);
 #endif

@@ -176,13 +176,28 @@ inline void copy_overlapped(byte* to, const byte* from, index_t W) {
 // The transpose of a rows x cols block of kept rows that no vector micro-tile moves: rows of a constant W < 32 bytes
 // are one inline copy each (a few moves, where 3-byte rows took three byte moves and a loop), longer ones
 // overlapping 16-byte pieces (W = 0: the run-time width w).
+// A row of W bytes whose width is not a power of two moves as one wider move (4, 8 or 16 bytes) where the bytes past
+// it are the next row of the same block on both sides (not the block's last output row or last input column): the
+// spill is rewritten by the next row's move, and one load and store replace two or three (3-byte rows: 2 + 2 moves).
 template <int W>
 void rows_block(const byte* s, index_t lds, byte* d, index_t ldd, index_t rows, index_t cols, index_t w) {
-  for (index_t c = 0; c < cols; ++c)
-    for (index_t r = 0; r < rows; ++r) {
-      if constexpr (W > 0) std::memcpy(d + c * ldd + r * W, s + r * lds + c * W, W);
-      else copy_overlapped(d + c * ldd + r * w, s + r * lds + c * w, w);
+  constexpr int M = W <= 4 ? 4 : W <= 8 ? 8 : 16;
+  for (index_t c = 0; c < cols; ++c) {
+    byte* o = d + c * ldd;
+    const byte* in = s + c * W;
+    index_t r = 0;
+    if constexpr (W > 0 && W < 16 && M != W)
+      if (c + 1 < cols)
+        for (; r + 1 < rows; ++r) {
+          byte v[M];
+          std::memcpy(v, in + r * lds, M);
+          std::memcpy(o + r * W, v, M);
+        }
+    for (; r < rows; ++r) {
+      if constexpr (W > 0) std::memcpy(o + r * W, in + r * lds, W);
+      else copy_overlapped(o + r * w, s + r * lds + c * w, w);
     }
+  }
 }
 using rows_block_fn = void (*)(const byte*, index_t, byte*, index_t, index_t, index_t, index_t);
 template <int... Ws>

@@ -67,6 +67,9 @@ int main(int argc, char** argv) {
     else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
     else libs.push_back(a);
   }
+  // Each library brings its own OpenMP runtime: threads that spin after a parallel region would take the cores from
+  // the next library's call.
+  setenv("OMP_WAIT_POLICY", "passive", 0);
   const int r = static_cast<int>(ext.size());
   if (libs.empty() || rounds < 1 || r < 1 || r > xpose::layout::max_rank || static_cast<int>(ax.size()) != r ||
       (!strides.empty() && static_cast<int>(strides.size()) != r))

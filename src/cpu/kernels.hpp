@@ -16,9 +16,6 @@ struct kernel_set {
   /// lds and ldd in bytes. Vector micro-tiles where they fit, smaller ones and
   /// scalar moves for the fringes.
   void (*block[5])(const byte* src, index_t lds, byte* dst, index_t ldd, index_t rows, index_t cols);
-  /// Whether block moves a fringe as one micro-tile (masked loads and stores, AVX-512) rather than by ever
-  /// narrower vectors down to single elements.
-  bool fringe_tiles;
   /// Interleaves k = 2..4 rows of n elements (pitch lds) into n packed rows of k:
   /// dst[c * k + r] = src[r][c].
   void (*interleave[5])(const byte* src, index_t lds, int k, byte* dst, index_t n);

@@ -129,9 +129,6 @@ HWY_INLINE void micro_tile_part(D d, const byte* s, index_t lds, byte* o, index_
 #endif
 
 #endif  // XPOSE_HWY_VECTORS
-#ifndef XPOSE_FRINGE_TILES
-#define XPOSE_FRINGE_TILES 0
-#endif
 
 // Micro-tiles of `bytes`-wide vectors over the largest multiple of their edge; the
 // fringes go to half-width tiles, and at 16 bytes to fringe micro-tiles on AVX-512,
@@ -326,7 +323,6 @@ constexpr decltype(kernel_set::tiny_batch) tiny_batch_fn = nullptr;
 const kernel_set* get_kernels() {
   static const kernel_set k = {
       {block<1>, block<2>, block<4>, block<8>, block<16>},
-      XPOSE_FRINGE_TILES != 0,
       {interleave<1>, interleave<2>, interleave<4>, interleave<8>, interleave<16>},
       {deinterleave<1>, deinterleave<2>, deinterleave<4>, deinterleave<8>, deinterleave<16>},
       tiny_batch_fn,

@@ -386,7 +386,7 @@ void strided_copy(const plan& p, const byte* in, byte* out, int threads) {
 // where those are thin: a side of at most cpu_span_thin elements and cpu_span_thin_bytes bytes (a batch of 5 x 11
 // transposes: 11 x 5 tiles). Measured (docs/RESULTS.md "CPU backend"): sides of 4-11 elements and 7-32 bytes
 // 1.2-3.8x faster; 30 one-byte elements and 8 eight-byte ones slower.
-constexpr index_t cpu_span_thin = 12, cpu_span_thin_bytes = 32, cpu_span_tiny = 256;
+constexpr index_t cpu_span_thin = 12, cpu_span_thin_bytes = 32;
 template <int E, bool Conj>
 void permute_span(const plan& p, const byte* in_b, byte* out_b, int threads) {
   using T = typename uint_of<E>::type;
@@ -516,12 +516,9 @@ void permute_nd(const plan& p, const byte* in, byte* out, int threads) {
   if (!Conj && isA == 1 && osB == 1) {
     const unit_tiles u = plan_unit_tiles(p, 1, 1, E);
     // Thin tiles (a side of at most cpu_span_thin elements and cpu_span_thin_bytes bytes) leave the SIMD micro-tiles
-    // in their fringes; the span tile takes those plans. Where the fringes are micro-tiles too (AVX-512), only the
-    // thin tiles of at most cpu_span_tiny bytes: larger ones run faster as unit tiles (11 x 128 f16 tiles: 0.70 of
-    // the span tile's time), the tiny ones' per-tile work outweighs their moves (11 x 7 u8: 2.5x the span tile's).
+    // in their fringes; the span tile takes those plans.
     const index_t side = std::min(u.TI, u.TJ);
-    const bool tiny = u.TI * u.TJ * u.W <= cpu_span_tiny || !cpu::kernels().fringe_tiles;
-    if (u.ok() && side <= cpu_span_thin && side * u.W <= cpu_span_thin_bytes && tiny)
+    if (u.ok() && side <= cpu_span_thin && side * u.W <= cpu_span_thin_bytes)
       return permute_span<E, Conj>(p, in, out, threads);
     if (u.ok()) return permute_unit(u, outer_dims(p, {}, &u), in, out, E, p.count * E, threads);
   }

@@ -339,6 +339,10 @@ odometer outer_dims(const plan& p, std::initializer_list<int> skip, const unit_t
   return o;
 }
 
+template <int E, bool Conj>
+void permute_span(const plan& p, const byte* in_b, byte* out_b, int threads);
+constexpr index_t cpu_span_thin = 12, cpu_span_thin_bytes = 32, cpu_span_row_bytes = 16;  // permute_span below
+
 // Identity order with the last dim shared: rows of L elements, in output order. The
 // input runs are scattered, which the hardware prefetchers do not follow: the rows
 // about 4 KiB ahead are prefetched (input for reading, output for writing).
@@ -351,6 +355,9 @@ void strided_copy(const plan& p, const byte* in, byte* out, int threads) {
   if (runs && L * E < 256) {  // short rows: tiles of whole rows, fewer pages per line
     const unit_tiles u = plan_unit_tiles(p, 2, L, E);
     if (u.ok()) return permute_unit(u, outer_dims(p, {r - 1}, &u), in, out, E, p.count * E, threads);
+    // Rows that cannot tile (gaps between them on the input: a view's rows of 3 f32 at a pitch of 4) and are short:
+    // the span tile's gather, where the row loop's per-row work dwarfed the moves (12-byte rows: 0.28 of its time).
+    if (L <= cpu_span_thin && L * E <= cpu_span_row_bytes) return permute_span<E, Conj>(p, in, out, threads);
   }
   odometer rows;
   for (int k = 0; k < r - 1; ++k) rows.add(p.out.extents[k], p.in.strides[p.axes[k]], p.out.strides[k]);
@@ -386,7 +393,6 @@ void strided_copy(const plan& p, const byte* in, byte* out, int threads) {
 // where those are thin: a side of at most cpu_span_thin elements and cpu_span_thin_bytes bytes (a batch of 5 x 11
 // transposes: 11 x 5 tiles). Measured (docs/RESULTS.md "CPU backend"): sides of 4-11 elements and 7-32 bytes
 // 1.2-3.8x faster; 30 one-byte elements and 8 eight-byte ones slower.
-constexpr index_t cpu_span_thin = 12, cpu_span_thin_bytes = 32;
 template <int E, bool Conj>
 void permute_span(const plan& p, const byte* in_b, byte* out_b, int threads) {
   using T = typename uint_of<E>::type;

@@ -391,7 +391,7 @@ void strided_copy(const plan& p, const byte* in, byte* out, int threads) {
 // read from its input offset through tables built once per call (a tile's input is its runs, in cache after their
 // first touch); tiles split over the threads in contiguous ranges. Scalar, so it runs behind the SIMD tiles except
 // where those are thin: a side of at most cpu_span_thin elements and cpu_span_thin_bytes bytes (a batch of 5 x 11
-// transposes: 11 x 5 tiles). Measured (docs/RESULTS.md "CPU backend"): sides of 4-11 elements and 7-32 bytes
+// transposes: 11 x 5 tiles), and for short kept rows that cannot tile (strided_copy). Measured (docs/RESULTS.md "CPU backend"): sides of 4-11 elements and 7-32 bytes
 // 1.2-3.8x faster; 30 one-byte elements and 8 eight-byte ones slower.
 template <int E, bool Conj>
 void permute_span(const plan& p, const byte* in_b, byte* out_b, int threads) {

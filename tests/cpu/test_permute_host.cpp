@@ -148,6 +148,41 @@ TEST(PermuteHost, KeptRowsOfEveryWidth) {
   EXPECT_GE(moved, 80);
 }
 
+// Kept rows with gaps between them on the input (a view's rows: pitch L + gap elements), which cannot tile: rows of
+// at most 12 elements and 16 bytes take the span tile, longer ones the row loop; both sides of that line, every
+// element size, one and two threads.
+TEST(PermuteHost, GappedShortRowsBothPaths) {
+  std::mt19937_64 g(20261207);
+  int moved = 0;
+  for (const int es : {1, 2, 4, 8, 16})
+    for (int L = 1; L <= 20; ++L)
+      for (int gap = 1; gap <= 3; gap += 2) {
+        const std::int64_t sh[4] = {2 + static_cast<std::int64_t>(g() % 5), 3 + static_cast<std::int64_t>(g() % 9),
+                                    5 + static_cast<std::int64_t>(g() % 23), L};
+        perm_case c;
+        c.in.rank = 4;
+        c.in.elem_size = es;
+        std::int64_t stride = 1;
+        for (int k = 3; k >= 0; --k) {
+          c.in.extents[k] = sh[k];
+          c.in.strides[k] = stride;
+          stride *= k == 3 ? L + gap : sh[k];
+        }
+        const int axes[4][4] = {{2, 0, 1, 3}, {1, 2, 0, 3}, {2, 1, 0, 3}, {0, 2, 1, 3}};
+        for (int k = 0; k < 4; ++k) c.axes[k] = axes[(L + gap + es) % 4][k];
+        c.out = xpose::permuted_packed(c.in, c.axes, 4);
+        if (L > 1) {
+          xpose::plan p;
+          ASSERT_TRUE(xpose::make_plan(c.in, c.out, c.axes, 4, {}, &p).ok());
+          ASSERT_EQ(p.algo, xpose::algorithm::strided_copy) << "L " << L << " es " << es;
+        }
+        check_case(c, false, 1 + (L + gap) % 2, 9000 + static_cast<std::uint64_t>(L * 64 + es * 4 + gap));
+        if (HasFatalFailure()) return;
+        ++moved;
+      }
+  EXPECT_EQ(moved, 5 * 20 * 2);
+}
+
 TEST(PermuteHost, EveryAlgorithmAtSize) {
   // Shapes large enough for the blocked slices and several threads.
   const xpose::index_t ext[4] = {36, 25, 40, 15};

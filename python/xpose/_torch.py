@@ -31,6 +31,7 @@ import torch
 from torch import Tensor
 
 from . import _frameworks, _xpose
+from ._api import _permute_axes
 
 
 def _adapter() -> Any:
@@ -391,13 +392,6 @@ class _Transpose(torch.autograd.Function):
         return _Transpose.apply(grad, ctx.conjugate, ctx.threads), None, None
 
 
-def _normal_axes(ndim: int, axes: Any) -> List[int]:
-    """axes as xpose.permute takes them (None, negative axes, an int for 1-D), as a list."""
-    from ._api import _permute_axes
-
-    return _permute_axes(ndim, axes)
-
-
 class _PermuteEager(torch.autograd.Function):
     """Autograd of an eager call (no tracer, transform or dispatch mode): xpose's kernel both
     ways, with no op dispatch; axes as xpose.permute takes them. A ctx-style Function: apply() of a setup_context one binds
@@ -412,7 +406,7 @@ class _PermuteEager(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Tuple[Optional[Tensor], None, None, None]:
-        inv = _inverse(_normal_axes(grad.dim(), ctx.axes))
+        inv = _inverse(_permute_axes(grad.dim(), ctx.axes))
         if grad.requires_grad and torch.is_grad_enabled():  # create_graph=True: recorded again
             return _PermuteEager.apply(grad, inv, ctx.conjugate, ctx.threads), None, None, None
         return _kernel(grad, inv, ctx.conjugate, ctx.threads), None, None, None
@@ -457,25 +451,27 @@ _grad_enabled = torch.is_grad_enabled
 _increment_version = torch._C._increment_version
 
 
+def _untraced(x: Tensor) -> bool:
+    """A plain CPU / CUDA tensor (no lazy conjugate or negation) outside every tracer and
+    dispatch mode, and not a transform's wrapper."""
+    return (type(x) is _Tensor and not _is_compiling() and _dispatch_depth() == 0 and not _wrapped(x)
+            and not _is_tracing() and (x.is_cpu or x.is_cuda) and not x.is_conj() and not x.is_neg())
+
+
 def _eager(x: Tensor) -> bool:
-    """True when a call of the op would only reach its kernel: a plain CPU / CUDA
-    tensor (no lazy conjugate or negation) that needs no autograd, outside every
-    tracer, transform and dispatch mode. Such calls run the kernel directly (the dispatcher's Python round trip
+    """True when a call of the op would only reach its kernel: an _untraced tensor that
+    needs no autograd. Such calls run the kernel directly (the dispatcher's Python round trip
     costs more than the transpose of a small matrix); every other call is the op."""
-    return (type(x) is _Tensor and not (x.requires_grad and _grad_enabled()) and not _is_compiling()
-            and _dispatch_depth() == 0 and not _wrapped(x) and not _is_tracing() and (x.is_cpu or x.is_cuda)
-            and not x.is_conj() and not x.is_neg())
+    return not (x.requires_grad and _grad_enabled()) and _untraced(x)
 
 
 _transforms_active = torch._C._are_functorch_transforms_active
 
 
 def _eager_autograd(x: Tensor) -> bool:
-    """True when a call that needs autograd needs nothing else: a plain CPU / CUDA tensor
-    outside every tracer, transform and dispatch mode (_PermuteEager records it)."""
-    return (type(x) is _Tensor and not _is_compiling() and _dispatch_depth() == 0 and not _wrapped(x)
-            and not _is_tracing() and not _transforms_active() and (x.is_cpu or x.is_cuda) and not x.is_conj()
-            and not x.is_neg())
+    """True when a call that needs autograd needs nothing else: an _untraced tensor with no
+    transform active (_PermuteEager records it)."""
+    return _untraced(x) and not _transforms_active()
 
 
 def permute_entry(x: Tensor, axes: List[int], out: Any, stream: Any, conjugate: bool, threads: int) -> Tensor:

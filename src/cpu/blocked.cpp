@@ -183,6 +183,7 @@ constexpr tile_shape tile_for(int es) {
   }
 }
 constexpr index_t max_tile_bytes = 32 << 10;
+constexpr index_t whole_row_bytes = 1024;  // run_tiled: 32 or more columns per whole-rows tile
 
 inline void prefetch_rows(const byte* src, index_t lds, index_t rows, index_t row_bytes) {
   for (index_t i = 0; i < rows; ++i) cpu::prefetch_run<false>(src + i * lds, row_bytes);
@@ -190,8 +191,16 @@ inline void prefetch_rows(const byte* src, index_t lds, index_t rows, index_t ro
 
 void run_tiled(layout L, int threads) {
   const tile_shape shape = tile_for(L.es);
+  const index_t es = L.es;
   // Narrow matrices (N x 32) trade tile columns for rows: longer output pieces.
-  const index_t TC = std::min(shape.cols, L.cols), TR = shape.rows * (shape.cols / TC), es = L.es;
+  index_t TC = std::min(shape.cols, L.cols), TR = shape.rows * (shape.cols / TC);
+  // Packed output rows of more than TR elements but at most whole_row_bytes: a tile takes every row and as many
+  // columns as fit the staging buffer, so that its output is one contiguous run, streamed whole, where rows of odd
+  // lengths otherwise share their first and last lines with the next tile's and take ordinary stores.
+  if (L.rows > TR && L.ldd == L.rows * es && L.rows * es <= whole_row_bytes) {
+    TR = L.rows;
+    TC = std::min(L.cols, max_tile_bytes / (L.rows * es));
+  }
   // Row strips start where output row pieces start on a cache line: a piece that
   // covers only part of its first and last lines halves the streaming-store rate
   // (8192^2 fp32, output 32 bytes off a line: 17 vs 21 GB/s). The phase is common to

@@ -221,3 +221,20 @@ TEST(CpuBackendShapes, StreamingEveryClass) {
     check_host(matrix_desc::packed(7, n / 7 + 1, es), 0, 8, 1);              // 7 x N tiles
   }
 }
+
+// Packed outputs whose rows hold more elements than a tile's strip but at most 1 KiB (src/cpu/blocked.cpp,
+// whole_row_bytes): a tile takes every row, so its output is one run. Each element size at the bounds of that range
+// and between, single matrices and batches, padded input rows, misaligned pointers, streamed (>= 8 MiB) and not;
+// a padded output (not one run) keeps the strips.
+TEST(CpuBackendShapes, WholeRowTilesOfShortPackedRows) {
+  const std::pair<int, index_t> strip[] = {{1, 256}, {2, 128}, {4, 64}, {8, 32}, {16, 32}};
+  for (auto [es, tr] : strip)
+    for (index_t r : {tr + 1, (tr + 1024 / es) / 2 + 1, index_t{1024} / es}) {
+      if (r <= tr) continue;
+      const auto seed = static_cast<std::uint64_t>(r * 17 + es);
+      check_host(matrix_desc::packed(r, 301, es), 0, seed);
+      check_host(packed_out(r, 77, es, 3, 5, 2), 2, seed + 1, 1);
+      check_host(padded(r, 123, es, 1, 0, 3, 0), 0, seed + 2);
+      check_host(matrix_desc::packed(r, (index_t{9} << 20) / (r * es) + 7, es), 0, seed + 3, 1);  // streamed
+    }
+}

@@ -518,6 +518,24 @@ inline int row_lanes(index_t row_bytes, int unit, int k) {
   return g;
 }
 
+/// Items per warp of the row stream (nd_row_stream_kernel's B): 32, halved down to the items per step (ips) while
+/// the items would give fewer warps than the GPU holds (64 per SM), so that short work still fills it.
+inline int row_batch(index_t items, int ips, int sms) {
+  int b = 32;
+  while (b > ips && items / b < static_cast<index_t>(sms) * 64) b /= 2;
+  return b;
+}
+
+/// Whether a contiguous copy (algorithm::copy) of these bytes between these pointers runs the row stream over its
+/// one row instead of cudaMemcpyAsync: pointers that differ modulo 16 bytes, one of them off the 4-byte grid, from 1
+/// MiB. Measured on an H200 (docs/RESULTS.md "N-d: strided copies"): there the driver's copy ran at 0.63-0.74 of an
+/// aligned one and the row stream at 0.88-1.00; with both pointers on the 4-byte grid the driver's ran at 0.96-0.99
+/// and the row stream's 8-byte units at 0.76-0.91, so those keep the driver's.
+inline bool copy_takes_row_stream(index_t bytes, const void* in, const void* out) {
+  const auto i = reinterpret_cast<std::uintptr_t>(in), o = reinterpret_cast<std::uintptr_t>(out);
+  return bytes >= (index_t{1} << 20) && (i - o) % 16 != 0 && (i % 4 != 0 || o % 4 != 0);
+}
+
 /// Whether a strided copy whose normal form has this unit and row length takes the row
 /// stream: rows of at least 128 bytes whose unit is below 16 bytes. Measured on the
 /// H200 (random draws and TTC-57 f32, same run, bitwise exact): 128-8,000-byte rows of

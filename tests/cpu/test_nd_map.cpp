@@ -830,6 +830,39 @@ TEST(NdPolicy, RowStreamTakesLongRowsOfNarrowUnits) {
   EXPECT_EQ(row_lanes(1472, 4, 4), 32);
 }
 
+// Contiguous copies between pointers apart modulo 16 bytes, one of them off the 4-byte grid, take the row stream
+// from 1 MiB (copy_takes_row_stream); pointers equal modulo 16, both on the 4-byte grid, and smaller copies keep
+// cudaMemcpyAsync.
+TEST(NdPolicy, MisalignedCopiesTakeTheRowStream) {
+  auto at = [](std::uintptr_t a) { return reinterpret_cast<const void*>(a); };
+  EXPECT_TRUE(copy_takes_row_stream(index_t{1} << 20, at(4096 + 1), at(8192)));
+  EXPECT_TRUE(copy_takes_row_stream(index_t{1} << 30, at(4096 + 10), at(8192 + 2)));  // 8 apart, 2-byte grid
+  EXPECT_TRUE(copy_takes_row_stream(index_t{1} << 30, at(4096 + 8), at(8192 + 6)));
+  EXPECT_FALSE(copy_takes_row_stream(index_t{1} << 30, at(4096 + 8), at(8192 + 4)));  // both on the 4-byte grid
+  EXPECT_FALSE(copy_takes_row_stream(index_t{1} << 30, at(4096 + 3), at(8192 + 19)));  // 16 apart
+  EXPECT_FALSE(copy_takes_row_stream(index_t{1} << 30, at(4096), at(8192)));
+  EXPECT_FALSE(copy_takes_row_stream((index_t{1} << 20) - 1, at(4096 + 1), at(8192)));
+}
+
+// The row stream's items per warp (row_batch): a power of two from the items per step to 32, 32 where the items
+// fill the GPU's warps, fewer where they would not; a warp's steps (B / ips of ips items each) take each of its B
+// items once.
+TEST(NdPolicy, RowStreamBatchFillsTheGpu) {
+  EXPECT_EQ(row_batch(100000000, 1, 132), 32);
+  EXPECT_EQ(row_batch(71485, 1, 132), 8);   // 29x493x8711 u8 rows in 2 KiB slices: 8935 warps, not 2234
+  EXPECT_EQ(row_batch(158389, 2, 132), 16);
+  EXPECT_EQ(row_batch(10, 16, 132), 16);    // never below the items of one step
+  for (int ips : {1, 2, 4, 8, 16})
+    for (index_t items : {index_t{1}, index_t{999}, index_t{123457}, index_t{1} << 30}) {
+      const int B = row_batch(items, ips, 114);
+      ASSERT_TRUE(B >= ips && B <= 32 && (B & (B - 1)) == 0 && B % ips == 0);
+      std::vector<int> seen(static_cast<std::size_t>(B), 0);
+      for (int s = 0; s < B / ips; ++s)
+        for (int grp = 0; grp < ips; ++grp) ++seen[static_cast<std::size_t>(s * ips + grp)];
+      for (int v : seen) EXPECT_EQ(v, 1);
+    }
+}
+
 // The route (nd_route_of): TTC case 30 in f32 from aligned pointers takes the vector
 // tile, the packed tile from a misaligned pointer, in 1-byte elements and conjugated;
 // the run tile case 42 (64-byte runs).

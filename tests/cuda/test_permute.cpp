@@ -387,6 +387,44 @@ TEST(PermuteGpu, RowStreamRandomRowsShiftsViews) {
   EXPECT_GT(strided, 300);
 }
 
+// Contiguous copies between pointers that differ modulo 16 bytes, one of them off the 4-byte grid, run the row
+// stream over their one row (copy_takes_row_stream); the others cudaMemcpyAsync. Sizes about the 1 MiB threshold, every element size, input
+// and output offsets drawn apart; every output byte equal, the bytes beside the output untouched.
+TEST(PermuteGpu, CopyBetweenPointersApartModulo16) {
+  REQUIRE_GPU();
+  std::mt19937_64 g(91);
+  const int sizes[] = {1, 2, 4, 8, 16};
+  int realigned = 0;
+  for (int iter = 0; iter < 60; ++iter) {
+    const int es = sizes[g() % 5];
+    const std::size_t n = ((std::size_t{1} << 20) - 64 + g() % (3 << 19)) / static_cast<std::size_t>(es);
+    const std::size_t bytes = n * static_cast<std::size_t>(es);
+    const std::size_t oi = (g() % 16) / static_cast<std::size_t>(es) * static_cast<std::size_t>(es);
+    const std::size_t oo = (g() % 16) / static_cast<std::size_t>(es) * static_cast<std::size_t>(es);
+    const auto in = xpose_test::random_bytes(bytes, static_cast<std::uint64_t>(iter));
+    dev_buf din(bytes + 32), dout(bytes + 64);
+    ASSERT_TRUE(din.p && dout.p);
+    CUDA_OK(cudaMemcpy(din.p + oi, in.data(), bytes, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemset(dout.p, 0xA5, bytes + 64));
+    const xpose::index_t ext[1] = {static_cast<xpose::index_t>(n)};
+    const xpose::layout l = xpose::layout::packed(1, ext, es);
+    const int axes[1] = {0};
+    xpose::plan p;
+    ASSERT_TRUE(xpose::make_plan(l, l, axes, 1, {}, &p).ok());
+    ASSERT_EQ(p.algo, xpose::algorithm::copy);
+    realigned += xpose::detail::copy_takes_row_stream(static_cast<xpose::index_t>(bytes), din.p + oi, dout.p + 16 + oo);
+    ASSERT_TRUE(xpose::execute(p, din.p + oi, dout.p + 16 + oo, nullptr).ok());
+    CUDA_OK(cudaDeviceSynchronize());
+    std::vector<unsigned char> got(bytes + 64);
+    CUDA_OK(cudaMemcpy(got.data(), dout.p, bytes + 64, cudaMemcpyDeviceToHost));
+    for (std::size_t i = 0; i < bytes + 64; ++i) {
+      const bool inside = i >= 16 + oo && i < 16 + oo + bytes;
+      ASSERT_EQ(got[i], inside ? in[i - 16 - oo] : 0xA5) << "byte " << i << " iter " << iter << " es " << es;
+    }
+  }
+  EXPECT_GT(realigned, 10);
+}
+
 TEST(PermuteGpu, LargeCountBeyondThirtyTwoBits) {
   REQUIRE_GPU();
   // 2^31 + 2^21 one-byte elements, a rank-3 permute_nd: 64-bit offsets in the packed tile's map.

@@ -470,14 +470,16 @@ template <int W, int G>
 status launch_row_stream_lanes(const plan& p, const void* in, void* out, cudaStream_t stream) {
   const auto* i = static_cast<const unsigned char*>(in);
   auto* o = static_cast<unsigned char*>(out);
+  int sms = 0;
+  if (status s = current_sms(&sms); !s.ok()) return s;
   const row_map m = make_row_map<row_map>(p, W, G * row_k);
-  const index_t blocks = (m.items + row_threads - 1) / row_threads;  // a warp per 32 items
+  const int B = row_batch(m.items, 32 / G, sms);
+  const index_t warps = (m.items + B - 1) / B;
+  const unsigned grid = clamp_grid((warps + row_threads / 32 - 1) / (row_threads / 32), grid_limit);
   if (fits32(m.items)) {
-    nd_row_stream_kernel<W, G, row_map32>
-        <<<clamp_grid(blocks, grid_limit), row_threads, 0, stream>>>(
-            make_row_map<row_map32>(p, W, G * row_k), i, o);
+    nd_row_stream_kernel<W, G, row_map32><<<grid, row_threads, 0, stream>>>(make_row_map<row_map32>(p, W, G * row_k), B, i, o);
   } else {
-    nd_row_stream_kernel<W, G, row_map><<<clamp_grid(blocks, grid_limit), row_threads, 0, stream>>>(m, i, o);
+    nd_row_stream_kernel<W, G, row_map><<<grid, row_threads, 0, stream>>>(m, B, i, o);
   }
   return launch_status("strided_copy row stream kernel launch");
 }

@@ -9,9 +9,10 @@
 namespace xpose::detail {
 
 // The row stream (strided copies, row_unit > 0): G lanes per work item of row_map,
-// 32 items per warp and batch: lane l computes the offsets of item batch * 32 + l once
-// (one digit decomposition per item, none per byte) and shuffles them to the G lanes
-// of the item's step. Every whole 16-byte aligned chunk of the output row is one
+// B items per warp and batch (row_batch: 32, fewer where the items would leave the GPU's
+// warps idle): lane l < B computes the offsets of item batch * B + l once (one digit
+// decomposition per item, none per byte) and shuffles them to the G lanes of the item's
+// step. Every whole 16-byte aligned chunk of the output row is one
 // 128-bit store; its source bytes come from the one or two aligned 16-byte input
 // chunks covering them, realigned by word selects and funnel shifts (the shift
 // (in - out) mod 16 is fixed per row and a multiple of the unit W). The bytes of chunks
@@ -39,23 +40,26 @@ __device__ __forceinline__ uint4 realign(const uint4 lo, const uint4 hi, unsigne
 
 template <int W, int G, class Map>
 __global__ void __launch_bounds__(row_threads, 2)
-    nd_row_stream_kernel(const Map m, const unsigned char* __restrict__ in, unsigned char* __restrict__ out) {
+    nd_row_stream_kernel(const Map m, const int B, const unsigned char* __restrict__ in,
+                         unsigned char* __restrict__ out) {
   using T = typename uint_of<W>::type;
   constexpr int K = row_k, IPS = 32 / G;  // items per step
   const int lane = static_cast<int>(threadIdx.x) % 32, sub = lane % G, grp = lane / G;
   const index_t warps = static_cast<index_t>(gridDim.x) * (row_threads / 32);
   const index_t L = m.row_bytes;
-  for (index_t batch = (static_cast<index_t>(blockIdx.x) * row_threads + threadIdx.x) / 32; batch * 32 < m.items;
+  const int steps = B / IPS;  // B: a power of two from IPS to 32
+  for (index_t batch = (static_cast<index_t>(blockIdx.x) * row_threads + threadIdx.x) / 32; batch * B < m.items;
        batch += warps) {
+    const index_t first = batch * B;
     index_t my_io = 0, my_oo = 0;
     int my_slice = 0;
-    if (batch * 32 + lane < m.items) m.item(batch * 32 + lane, &my_io, &my_oo, &my_slice);
+    if (lane < B && first + lane < m.items) m.item(first + lane, &my_io, &my_oo, &my_slice);
 #pragma unroll 1
-    for (int s = 0; s < G; ++s) {
+    for (int s = 0; s < steps; ++s) {
       const int src = s * IPS + grp;
       const index_t io = __shfl_sync(0xffffffffu, my_io, src), oo = __shfl_sync(0xffffffffu, my_oo, src);
       const int slice = __shfl_sync(0xffffffffu, my_slice, src);
-      if (batch * 32 + src >= m.items) continue;
+      if (first + src >= m.items) continue;
       const unsigned char* i = in + io;
       unsigned char* o = out + oo;
       const int oa = static_cast<int>(reinterpret_cast<std::uintptr_t>(o) % 16);

@@ -173,6 +173,24 @@ inline void copy_overlapped(byte* to, const byte* from, index_t W) {
   for (index_t q = 0; q + 16 < W; q += 16) piece(q);
   piece(W - 16);
 }
+// n bytes, inline: overlapping moves of the widest power of two up to 16 not above n (two where n is under 16, n / 16
+// + 1 from 16), where a memcpy call per row of a tile's gathered or staged rows of a few dozen bytes cost about as much
+// as the row's bytes.
+inline void copy_short(byte* to, const byte* from, index_t n) {
+  auto two = [&](auto v) {
+    constexpr index_t k = sizeof(v);
+    std::memcpy(&v, from, k);
+    decltype(v) u;
+    std::memcpy(&u, from + n - k, k);
+    std::memcpy(to, &v, k);
+    std::memcpy(to + n - k, &u, k);
+  };
+  if (n >= 16) return copy_overlapped(to, from, n);
+  if (n >= 8) return two(std::uint64_t{});
+  if (n >= 4) return two(std::uint32_t{});
+  if (n >= 2) return two(std::uint16_t{});
+  if (n == 1) *to = *from;
+}
 // The transpose of a rows x cols block of kept rows that no vector micro-tile moves: rows of a constant W < 32 bytes
 // are one inline copy each (a few moves, where 3-byte rows took three byte moves and a loop), longer ones
 // overlapping 16-byte pieces (W = 0: the run-time width w).
@@ -298,7 +316,7 @@ void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out
       const bool gather = x.j0 % nB0 + x.tj > nB0 && nB0 < 16;
       if (gather)
         group_rows(u.b, x.j0, x.tj, [&](index_t j, index_t o) {
-          std::memcpy(gathered + j * x.ti * W, x.src + o, static_cast<std::size_t>(x.ti * W));
+          copy_short(gathered + j * x.ti * W, x.src + o, x.ti * W);
         });
       // Output rows: straight to the output, in runs of evenly spaced rows, unless they
       // crowd L1 sets or the runs are shorter than a micro-tile (16 bytes of rows): then
@@ -321,7 +339,7 @@ void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out
       }
       if (stage)
         group_rows(u.a, x.i0, x.ti, [&](index_t i, index_t o) {
-          std::memcpy(x.dst + o, staged + i * x.tj * W, static_cast<std::size_t>(x.tj * W));
+          copy_short(x.dst + o, staged + i * x.tj * W, x.tj * W);
         });
     }
   }

@@ -844,9 +844,8 @@ TEST(NdPolicy, MisalignedCopiesTakeTheRowStream) {
   EXPECT_FALSE(copy_takes_row_stream((index_t{1} << 20) - 1, at(4096 + 1), at(8192)));
 }
 
-// The row stream's items per warp (row_batch): a power of two from the items per step to 32, 32 where the items
-// fill the GPU's warps, fewer where they would not; a warp's steps (B / ips of ips items each) take each of its B
-// items once.
+// The row stream's items per warp (row_batch): a power of two from the items per step to 32 (so that B / ips steps
+// of ips items take each of a warp's B items once), 32 where the items fill the GPU's warps, fewer where they would not.
 TEST(NdPolicy, RowStreamBatchFillsTheGpu) {
   EXPECT_EQ(row_batch(100000000, 1, 132), 32);
   EXPECT_EQ(row_batch(71485, 1, 132), 8);   // 29x493x8711 u8 rows in 2 KiB slices: 8935 warps, not 2234
@@ -856,10 +855,8 @@ TEST(NdPolicy, RowStreamBatchFillsTheGpu) {
     for (index_t items : {index_t{1}, index_t{999}, index_t{123457}, index_t{1} << 30}) {
       const int B = row_batch(items, ips, 114);
       ASSERT_TRUE(B >= ips && B <= 32 && (B & (B - 1)) == 0 && B % ips == 0);
-      std::vector<int> seen(static_cast<std::size_t>(B), 0);
-      for (int s = 0; s < B / ips; ++s)
-        for (int grp = 0; grp < ips; ++grp) ++seen[static_cast<std::size_t>(s * ips + grp)];
-      for (int v : seen) EXPECT_EQ(v, 1);
+      EXPECT_TRUE(B == 32 || items / (2 * B) < index_t{114} * 64);  // twice B would not fill the warps
+      EXPECT_TRUE(B == ips || items / B >= index_t{114} * 64);       // B does, unless it is one step's
     }
 }
 

@@ -388,8 +388,8 @@ TEST(PermuteGpu, RowStreamRandomRowsShiftsViews) {
 }
 
 // Contiguous copies between pointers that differ modulo 16 bytes, one of them off the 4-byte grid, run the row
-// stream over their one row (copy_takes_row_stream); the others cudaMemcpyAsync. Sizes about the 1 MiB threshold, every element size, input
-// and output offsets drawn apart; every output byte equal, the bytes beside the output untouched.
+// stream over their one row (copy_takes_row_stream); the others cudaMemcpyAsync. Sizes about the 1 MiB threshold,
+// every element size, input and output offsets drawn apart; every output byte equal, the bytes beside it untouched.
 TEST(PermuteGpu, CopyBetweenPointersApartModulo16) {
   REQUIRE_GPU();
   std::mt19937_64 g(91);

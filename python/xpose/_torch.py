@@ -554,3 +554,94 @@ class Front:
 
 
 FRONT = Front()
+
+
+# ---- Dynamo: xpose.permute / transpose trace as the op -------------------------------
+# Traced by Dynamo, xpose.permute's Python dispatch (the adapter table, NumPy's types, the
+# axis helpers, the eager tests) left about 70 guards in each compiled function that calls
+# it (86 with autograd), where `t.permute(axes).contiguous()` leaves 20: a few µs of host
+# time per compiled call (docs/RESULTS.md "Python"). Registered as polyfills
+# (torch._dynamo.substitute_in_graph), the two functions below stand in for them while
+# Dynamo traces: a torch.Tensor or nn.Parameter with integer axes and no out / stream /
+# threads / conjugate goes straight to the op (its autograd.Function where x requires grad, as the
+# traced entries do), every other call to an unregistered copy of the original, which
+# Dynamo traces as before (its errors included). Eager calls never see them.
+
+def _unregistered_copy(fn: Any) -> Any:
+    import types
+
+    g = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    g.__kwdefaults__ = dict(fn.__kwdefaults__ or {})
+    return g
+
+
+def _traced_axes(n: int, axes: Any) -> Optional[List[int]]:
+    """axes (a tuple or list of Python ints, or None) as a permutation of range(n); None
+    for anything else, which the original function then checks and reports."""
+    if axes is None:
+        return [*range(n - 1, -1, -1)]
+    if type(axes) is not tuple and type(axes) is not list:
+        return None
+    ax: List[int] = []
+    seen = 0
+    for a in axes:
+        if type(a) is not int:
+            return None
+        if a < 0:
+            a += n
+        if a < 0 or a >= n or (seen >> a) & 1:
+            return None
+        seen |= 1 << a
+        ax.append(a)
+    return ax if seen == (1 << n) - 1 else None
+
+
+def _register_dynamo_polyfills() -> None:
+    """Registers the polyfills once (torch._dynamo already imported); never breaks Dynamo's
+    import: a failure leaves the original functions traced."""
+    global _polyfills_pending
+    mod = sys.modules.get("torch._dynamo")
+    if not _polyfills_pending or mod is None:
+        return
+    _polyfills_pending = False
+    substitute = getattr(mod, "substitute_in_graph", None)
+    if substitute is None:
+        return
+    from . import _api
+
+    permute_any, transpose_any = _unregistered_copy(_api.permute), _unregistered_copy(_api.transpose)
+    permute_op, transpose_op = torch.ops.xpose.permute.default, torch.ops.xpose.transpose.default
+    grad_enabled, param = torch.is_grad_enabled, torch.nn.Parameter
+
+    def permute_traced(x: Any, axes: Any = None, out: Any = None, *, stream: Any = None, conjugate: bool = False,
+                       threads: Optional[int] = None) -> Any:
+        if (type(x) is Tensor or type(x) is param) and out is None and stream is None and threads is None \
+                and conjugate is False:
+            ax = _traced_axes(x.dim(), axes)
+            if ax is not None:
+                if x.requires_grad and grad_enabled():
+                    return _Permute.apply(x, ax, False, 0)
+                return permute_op(x, ax, False, 0)
+        return permute_any(x, axes, out, stream=stream, conjugate=conjugate, threads=threads)
+
+    def transpose_traced(x: Any, out: Any = None, *, stream: Any = None, threads: Optional[int] = None,
+                         conjugate: bool = False) -> Any:
+        if (type(x) is Tensor or type(x) is param) and out is None and stream is None and threads is None \
+                and conjugate is False and x.dim() >= 2:
+            if x.requires_grad and grad_enabled():
+                return _Transpose.apply(x, False, 0)
+            return transpose_op(x, False, 0)
+        return transpose_any(x, out, stream=stream, threads=threads, conjugate=conjugate)
+
+    try:
+        substitute(_api.permute)(permute_traced)
+        substitute(_api.transpose)(transpose_traced)
+    except Exception as e:  # noqa: BLE001  (never break Dynamo's import over a speed-up)
+        warnings.warn(f"xpose: xpose.permute / transpose are traced through their Python dispatch: {e!r}", stacklevel=2)
+
+
+_polyfills_pending = True
+if "torch._dynamo" in sys.modules:
+    _register_dynamo_polyfills()
+else:
+    sys.meta_path.insert(0, _AfterImport("torch._dynamo", _register_dynamo_polyfills))

@@ -1,5 +1,5 @@
-// Experiment (not part of the library): the span tile's 1-byte plans with word stores, against the library's span
-// tile (one byte per store) in one run, every output checked bitwise against the library's.
+// Experiment (not part of the library): the span tile's 1- and 2-byte plans with word stores, against the library's
+// span tile (one element per store) in one run, every output checked bitwise against the library's.
 //
 // Why: Nsight Compute on a 1-byte span plan (docs/RESULTS.md "N-d: the span tile") puts the limit in L2 (78% of its
 // throughput against DRAM's 36%): a warp's byte stores reach L2 as one 32-byte request where a copy's lanes make
@@ -7,12 +7,13 @@
 // order with one pad byte per P elements where P (the input-order pitch of the output's fastest dim) is even, so that
 // the elements of an output run lie Pp = P + pad bytes apart (odd: consecutive words of a run on distinct banks). The
 // stores move aligned 4-byte words: each word slot (run r, word w) finds the run's start alignment s once per tile
-// ((out + tile origin + run offset) mod 4), gathers bytes 4w - s .. 4w - s + 3 of the run from shared memory and stores
-// one aligned word; the at most two words a run shares with its neighbours store their own bytes one by one.
-// Plans whose output runs are under 6 bytes are skipped (too many partial words; more slots than the registers hold).
+// ((out + tile origin + run offset) mod 4, in elements), gathers elements EPW w - s .. EPW w - s + EPW - 1 of the run
+// (EPW = 4 / E) from shared memory and stores one aligned word; the at most two words a run shares with its
+// neighbours store their own elements one by one. Plans whose output runs are under 6 elements are skipped (too many
+// partial words; more slots than the registers hold).
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibuild/include -Isrc bench/span_words.cu -Lbuild -lxpose -o span_words
-//   ./span_words [CASES] [SEED]        (LD_LIBRARY_PATH with libxpose and libhwy)
+//   ./span_words [CASES] [SEED] [E]    (E: 1 or 2, default 1; LD_LIBRARY_PATH with libxpose and libhwy)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "core/nd_map.hpp"
@@ -43,15 +45,16 @@ using xpose::index_t;
 using xpose::detail::fast_div32;
 using xpose::detail::span_map32;
 
-constexpr int NT = 256, R = 8, RW = 4;  // threads; input slots and word slots per thread
-constexpr int SM_BYTES = 2048 + 1024 + 16;
+constexpr int NT = 256, R = 8;  // threads; input slots per thread
+__host__ __device__ constexpr int word_slots(int E) { return E == 1 ? 4 : 6; }  // word slots per thread
+constexpr int SM_ELEMS = 2048 + 1024 + 16;
 
 struct words_geom {
-  int L0 = 0;       // output run length (the output's fastest tile dim), bytes
+  int L0 = 0;       // output run length (the output's fastest tile dim), elements
   int Pp = 0;       // shared step between a run's elements: P + pad
   int pad = 0;      // 1 where P is even
   fast_div32 divP;  // P
-  int Wm = 0;       // word slots per run: (L0 + 6) / 4 covers every start alignment
+  int Wm = 0;       // word slots per run: (L0 + 2 (EPW - 1)) / EPW covers every start alignment
   int NR = 0;       // runs of a whole tile
   int runcut = 0;   // the short-cut bit of the run's own dim where it is cut (0: not cut)
   int Lshort = 0;   // the run's length in a tile short in that cut
@@ -61,10 +64,14 @@ __device__ __forceinline__ int smem2(const words_geom& g, int i) {
   return i + static_cast<int>(g.divP.div(static_cast<std::uint32_t>(i))) * g.pad;
 }
 
+template <int E>
 __global__ void __launch_bounds__(NT, 4)
-    span_words(const span_map32 m, const words_geom g, const unsigned char* __restrict__ in,
-               unsigned char* __restrict__ out) {
-  __shared__ unsigned char sm[SM_BYTES];
+    span_words(const span_map32 m, const words_geom g, const void* __restrict__ in_v, void* __restrict__ out_v) {
+  using T = std::conditional_t<E == 1, unsigned char, unsigned short>;
+  constexpr int EPW = 4 / E, RW = word_slots(E);  // elements per word; word slots
+  __shared__ T sm[SM_ELEMS];
+  const T* __restrict__ in = static_cast<const T*>(in_v);
+  T* __restrict__ out = static_cast<T*>(out_v);
   __shared__ index_t info_base[2][2];
   __shared__ int info_short[2];
   const int tid = static_cast<int>(threadIdx.x);
@@ -114,9 +121,9 @@ __global__ void __launch_bounds__(NT, 4)
     }
   }
   __syncthreads();
-  unsigned char v[R];
+  T v[R];
   auto load = [&](index_t base, int sc) {
-    const unsigned char* __restrict__ src = in + base;
+    const T* __restrict__ src = in + base;
     asm("" : "+l"(src));
     const unsigned lm = lmask >> (8 * sc);
 #pragma unroll
@@ -142,7 +149,7 @@ __global__ void __launch_bounds__(NT, 4)
       load(info_base[b][0], scn);
     }
     if (tid == 0 && tn + G < m.tiles) info(tn + G, it & 1);
-    unsigned char* __restrict__ o = out + ob;
+    T* __restrict__ o = out + ob;
     asm("" : "+l"(o));
     const unsigned oa = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(o));
     const int L = (sc & g.runcut) ? g.Lshort : g.L0;
@@ -151,17 +158,23 @@ __global__ void __launch_bounds__(NT, 4)
     for (int k = 0; k < RW; ++k) {
       if (!(wm & (1u << k))) continue;
       const int S = static_cast<int>(wpack[k] & 0xffffu), w = static_cast<int>(wpack[k] >> 16);
-      const int s = static_cast<int>((oa + woff[k]) & 3u);
-      const int j0 = 4 * w - s;
+      const int s = static_cast<int>(((oa + woff[k] * E) & 3u) / E);  // the run's start, elements past a word
+      const int j0 = EPW * w - s;
       if (j0 >= L) continue;
-      unsigned char* gp = o + woff[k] - s + 4 * w;  // 4-byte aligned
-      if (j0 >= 0 && j0 + 4 <= L) {
+      T* gp = o + woff[k] - s + EPW * w;  // 4-byte aligned
+      if (j0 >= 0 && j0 + EPW <= L) {
         const int a = S + j0 * Pp;
-        const unsigned b0 = sm[a], b1 = sm[a + Pp], b2 = sm[a + 2 * Pp], b3 = sm[a + 3 * Pp];
-        *reinterpret_cast<unsigned*>(gp) = b0 | (b1 << 8) | (b2 << 16) | (b3 << 24);
+        unsigned word;
+        if constexpr (E == 1) {
+          const unsigned b0 = sm[a], b1 = sm[a + Pp], b2 = sm[a + 2 * Pp], b3 = sm[a + 3 * Pp];
+          word = b0 | (b1 << 8) | (b2 << 16) | (b3 << 24);
+        } else {
+          word = static_cast<unsigned>(sm[a]) | (static_cast<unsigned>(sm[a + Pp]) << 16);
+        }
+        *reinterpret_cast<unsigned*>(gp) = word;
       } else {
 #pragma unroll
-        for (int q = 0; q < 4; ++q) {
+        for (int q = 0; q < EPW; ++q) {
           const int j = j0 + q;
           if (j >= 0 && j < L) gp[q] = sm[S + j * Pp];
         }
@@ -174,7 +187,7 @@ __global__ void __launch_bounds__(NT, 4)
 }
 
 // The word geometry of map m, or false where the experiment does not apply.
-bool make_geom(const span_map32& m, words_geom* g) {
+bool make_geom(const span_map32& m, int E, words_geom* g) {
   if (m.out_os[0] != 1) return false;  // output runs contiguous (packed outputs)
   const int P = m.out_pitch[0];
   g->L0 = static_cast<int>(m.out_n[0].d);
@@ -182,10 +195,11 @@ bool make_geom(const span_map32& m, words_geom* g) {
   g->pad = P % 2 == 0 ? 1 : 0;
   g->Pp = P + g->pad;
   g->divP = fast_div32(static_cast<std::uint32_t>(P));
-  g->Wm = (g->L0 + 6) / 4;
+  const int epw = 4 / E;
+  g->Wm = (g->L0 + 2 * (epw - 1)) / epw;
   g->NR = m.V / g->L0;
-  if (g->NR * g->Wm > RW * NT) return false;
-  if (m.V + (m.V - 1) / P * g->pad > SM_BYTES) return false;
+  if (g->NR * g->Wm > word_slots(E) * NT) return false;
+  if (m.V + (m.V - 1) / P * g->pad > SM_ELEMS) return false;
   g->runcut = 0, g->Lshort = g->L0;
   for (int c = 0; c < m.ncut; ++c)
     if (m.cut_out_pitch[c].d == 1) g->runcut = 1 << c, g->Lshort = m.cut_rem[c];
@@ -226,8 +240,10 @@ float time_ms(F f, int reps) {
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 20;
   const std::uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : std::random_device{}() * 2654435761ull;
-  std::printf("seed %llu (repeat: %s %d %llu)\n", static_cast<unsigned long long>(seed), argv[0], n,
-              static_cast<unsigned long long>(seed));
+  const int E = argc > 3 ? std::atoi(argv[3]) : 1;
+  if (E != 1 && E != 2) return 2;
+  std::printf("seed %llu (repeat: %s %d %llu %d)\n", static_cast<unsigned long long>(seed), argv[0], n,
+              static_cast<unsigned long long>(seed), E);
   std::mt19937_64 gen(seed);
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -240,7 +256,7 @@ int main(int argc, char** argv) {
     const int r = std::uniform_int_distribution<int>(3, 6)(gen);
     index_t ext[8];
     const double target = std::exp(std::uniform_real_distribution<double>(std::log(16.0), std::log(128.0))(gen)) * 1048576.0;
-    double rest = target;
+    double rest = target / E;
     for (int k = 0; k < r; ++k) {
       const double share = std::pow(rest, 1.0 / (r - k)) * std::exp(std::uniform_real_distribution<double>(-1.2, 1.2)(gen));
       ext[k] = std::max<index_t>(2, odd_extent(gen, std::max<index_t>(2, static_cast<index_t>(share * 0.7)),
@@ -253,12 +269,12 @@ int main(int argc, char** argv) {
     if (axes[r - 1] == r - 1) std::swap(axes[r - 1], axes[0]);
     index_t count = 1;
     for (int k = 0; k < r; ++k) count *= ext[k];
-    if (count < (index_t{8} << 20) || count > (index_t{192} << 20)) continue;
-    const xpose::layout L = xpose::layout::packed(r, ext, 1);
+    if (count * E < (index_t{8} << 20) || count * E > (index_t{192} << 20)) continue;
+    const xpose::layout L = xpose::layout::packed(r, ext, E);
     const xpose::layout O = xpose::permuted_packed(L, axes, r);
     xpose::plan p;
     if (!xpose::make_plan(L, O, axes, r, {}, &p).ok() || p.algo != xpose::algorithm::permute_nd) continue;
-    const std::size_t bytes = static_cast<std::size_t>(count);
+    const std::size_t bytes = static_cast<std::size_t>(count * E);
     unsigned char *din = nullptr, *dref = nullptr, *dout = nullptr, *dcopy = nullptr;
     CK(cudaMalloc(&din, bytes));
     CK(cudaMalloc(&dref, bytes));
@@ -270,7 +286,7 @@ int main(int argc, char** argv) {
     bool fits = xpose::detail::span_offsets_fit32(p, c) && xpose::detail::fits32(xpose::detail::make_span_map(p, c).tiles);
     if (fits) {
       m = xpose::detail::make_span_map<span_map32>(p, c);
-      fits = make_geom(m, &g);
+      fits = make_geom(m, E, &g);
     }
     if (!fits) {
       CK(cudaFree(din));
@@ -289,7 +305,10 @@ int main(int argc, char** argv) {
       if (!xpose::execute(p, din, dref).ok()) std::exit(2);
     };
     const unsigned grid = static_cast<unsigned>(std::min<index_t>(m.tiles, static_cast<index_t>(sms) * 4));
-    auto words = [&] { span_words<<<grid, NT>>>(m, g, din, dout); };
+    auto words = [&] {
+      if (E == 1) span_words<1><<<grid, NT>>>(m, g, din, dout);
+      else span_words<2><<<grid, NT>>>(m, g, din, dout);
+    };
     CK(cudaMemset(dref, 0xFF, bytes));
     CK(cudaMemset(dout, 0xFF, bytes));
     lib();

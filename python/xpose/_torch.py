@@ -558,14 +558,16 @@ FRONT = Front()
 
 # ---- Dynamo: xpose.permute / transpose trace as the op -------------------------------
 # Traced by Dynamo, xpose.permute's Python dispatch (the adapter table, NumPy's types, the
-# axis helpers, the eager tests) left about 70 guards in each compiled function that calls
-# it (86 with autograd), where `t.permute(axes).contiguous()` leaves 20: a few µs of host
+# axis helpers, the eager tests) left about 60 guards in each compiled function that calls
+# it (78 with autograd), where `t.permute(axes).contiguous()` leaves 8: a few µs of host
 # time per compiled call (docs/RESULTS.md "Python"). Registered as polyfills
 # (torch._dynamo.substitute_in_graph), the two functions below stand in for them while
-# Dynamo traces: a torch.Tensor or nn.Parameter with integer axes and no out / stream /
-# threads / conjugate goes straight to the op (its autograd.Function where x requires grad, as the
-# traced entries do), every other call to an unregistered copy of the original, which
-# Dynamo traces as before (its errors included). Eager calls never see them.
+# Dynamo traces: a torch.Tensor or nn.Parameter with axes a tuple or list of Python ints
+# (or None) and no out / stream / threads / conjugate goes straight to the op (its
+# autograd.Function where x requires grad and grad mode is on, as the traced entries do),
+# every other call to an unregistered copy of the original, which Dynamo traces as before
+# (its errors included). Eager calls never see them. Registered when this module is
+# imported if torch._dynamo already is, else right after torch._dynamo's import.
 
 def _unregistered_copy(fn: Any) -> Any:
     import types

@@ -101,6 +101,20 @@ def test_compile_compiles_once():
     assert r.stdout.strip().splitlines()[-1] == "2", r.stdout  # one graph per function
 
 
+def _polyfills_registered():
+    """xpose._torch imported (an eager call) and torch._dynamo too: the polyfills are in place
+    before a trace (a process whose first xpose call is traced registers them during that
+    trace, which then takes the dispatch)."""
+    import torch._dynamo  # noqa: F401
+
+    from xpose import _torch as xt
+
+    xpose.permute(torch.ones(2, 3), (1, 0))
+    if not hasattr(torch._dynamo, "substitute_in_graph"):
+        pytest.skip("this torch has no torch._dynamo.substitute_in_graph: the dispatch is traced")
+    assert not xt._polyfills_pending
+
+
 def _guards(fn, *args):
     ex = torch._dynamo.explain(fn)(*args)
     assert ex.graph_break_count == 0 and ex.graph_count == 1
@@ -117,6 +131,7 @@ def test_compiled_calls_trace_as_the_op(grad):
     from xpose import _api
     from xpose import _torch as xt
 
+    _polyfills_registered()
     orig_p, orig_t = xt._unregistered_copy(_api.permute), xt._unregistered_copy(_api.transpose)
     a = torch.randn(2, 3, 4, requires_grad=grad)
     for new, old in ((lambda t: xpose.permute(t, (2, 0, 1)) * 2, lambda t: orig_p(t, (2, 0, 1)) * 2),
@@ -133,6 +148,7 @@ def test_compiled_calls_trace_as_the_op(grad):
 def test_compiled_permute_axes_forms(axes):
     """Every form of axes a compiled call takes: the polyfill's own (tuples and lists of
     ints, negative ones, None) and the others through the dispatch (a range)."""
+    _polyfills_registered()
     a = torch.randn(2, 3, 4)
     want = a.permute(*([2, 1, 0] if axes is None else [v % 3 for v in axes])).contiguous()
     assert torch.equal(torch.compile(lambda t: xpose.permute(t, axes), fullgraph=True)(a), want)
@@ -140,13 +156,35 @@ def test_compiled_permute_axes_forms(axes):
     assert torch.equal(torch.compile(lambda t: xpose.transpose(t) + 1, fullgraph=True)(w), w.detach().t() + 1)
 
 
-@pytest.mark.parametrize("axes", [(0, 0, 1), (0, 1), (0, 1, 5), (0.0, 1, 2)])
-def test_compiled_permute_bad_axes_raise(axes):
-    """Bad axes reach the dispatch's checks, which raise while Dynamo traces (as without
-    the polyfills)."""
+@pytest.mark.parametrize("axes, message", [
+    ((0, 0, 1), "repeat an axis"), ((0, 1), "2 axes for a 3-D array"), ((0, 1, 5), "out of range for rank 3"),
+    ((0.0, 1, 2), "axes must be integers, got builtins.float"), ((True, False, 2), "axes must be integers, got"),
+])
+def test_compiled_permute_bad_axes_raise(axes, message):
+    """Bad axes (bools too, though they are ints) reach the dispatch's checks, which raise
+    its own messages while Dynamo traces, as eagerly."""
+    _polyfills_registered()
     a = torch.randn(2, 3, 4)
-    with pytest.raises(Exception, match="bad_axes|axes must be integers"):
+    with pytest.raises(Exception, match=message):
+        xpose.permute(a, axes)
+    with pytest.raises(Exception, match=message):
         torch.compile(lambda t: xpose.permute(t, axes), fullgraph=True)(a)
+
+
+def test_compiled_func_grad_and_vmap():
+    """torch.func transforms inside a compiled function: the polyfill's autograd.Function
+    branch (the op alone does not serve torch.func)."""
+    _polyfills_registered()
+    a, w = torch.randn(2, 3, 4), torch.randn(4, 2, 3)
+
+    def loss(u):
+        return (xpose.permute(u, (2, 0, 1)) * w).sum()
+
+    got = torch.compile(lambda t: torch.func.grad(loss)(t), fullgraph=True)(a)
+    assert torch.equal(got, torch.func.grad(loss)(a))
+    assert torch.equal(got, w.permute(1, 2, 0))
+    v = torch.compile(lambda t: torch.vmap(lambda u: xpose.transpose(u))(t), fullgraph=True)(a)
+    assert torch.equal(v, a.mT)
 
 
 def test_compile_inplace_and_out(dev):

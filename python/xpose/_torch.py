@@ -563,11 +563,12 @@ FRONT = Front()
 # time per compiled call (docs/RESULTS.md "Python"). Registered as polyfills
 # (torch._dynamo.substitute_in_graph), the two functions below stand in for them while
 # Dynamo traces: a torch.Tensor or nn.Parameter with axes a tuple or list of Python ints
-# (or None) and no out / stream / threads / conjugate goes straight to the op (its
-# autograd.Function where x requires grad and grad mode is on, as the traced entries do),
-# every other call to an unregistered copy of the original, which Dynamo traces as before
-# (its errors included). Eager calls never see them. Registered when this module is
-# imported if torch._dynamo already is, else right after torch._dynamo's import.
+# (or None) and no out / stream / threads / conjugate goes straight to the op, whose own
+# autograd serves torch.compile (the autograd.Function torch.func needs only where a
+# torch.func transform is active and x requires grad), every other call to an unregistered
+# copy of the original, which Dynamo traces as before (its errors included). Eager calls
+# never see them. Registered when this module is imported if torch._dynamo already is, else
+# right after torch._dynamo's import.
 
 def _unregistered_copy(fn: Any) -> Any:
     import types
@@ -613,7 +614,7 @@ def _register_dynamo_polyfills() -> None:
 
     permute_any, transpose_any = _unregistered_copy(_api.permute), _unregistered_copy(_api.transpose)
     permute_op, transpose_op = torch.ops.xpose.permute.default, torch.ops.xpose.transpose.default
-    grad_enabled, param = torch.is_grad_enabled, torch.nn.Parameter
+    grad_enabled, param, transforms_active = torch.is_grad_enabled, torch.nn.Parameter, _transforms_active
 
     def permute_traced(x: Any, axes: Any = None, out: Any = None, *, stream: Any = None, conjugate: bool = False,
                        threads: Optional[int] = None) -> Any:
@@ -621,8 +622,8 @@ def _register_dynamo_polyfills() -> None:
                 and conjugate is False:
             ax = _traced_axes(x.dim(), axes)
             if ax is not None:
-                if x.requires_grad and grad_enabled():
-                    return _Permute.apply(x, ax, False, 0)
+                if x.requires_grad and grad_enabled() and transforms_active():
+                    return _Permute.apply(x, ax, False, 0)  # torch.func needs the setup_context Function
                 return permute_op(x, ax, False, 0)
         return permute_any(x, axes, out, stream=stream, conjugate=conjugate, threads=threads)
 
@@ -630,7 +631,7 @@ def _register_dynamo_polyfills() -> None:
                          conjugate: bool = False) -> Any:
         if (type(x) is Tensor or type(x) is param) and out is None and stream is None and threads is None \
                 and conjugate is False and x.dim() >= 2:
-            if x.requires_grad and grad_enabled():
+            if x.requires_grad and grad_enabled() and transforms_active():
                 return _Transpose.apply(x, False, 0)
             return transpose_op(x, False, 0)
         return transpose_any(x, out, stream=stream, threads=threads, conjugate=conjugate)

@@ -126,7 +126,7 @@ def test_compiled_calls_trace_as_the_op(grad):
     """Dynamo traces xpose.permute / transpose as the op (the polyfills at the end of
     xpose/_torch.py), not through xpose's Python dispatch (its adapter table, NumPy's types,
     its helpers), which a compiled function would otherwise guard on: on torch 2.15, 18
-    guards against 61 for the dispatch traced (torch's own permute().contiguous(): 8), 40
+    guards against 61 for the dispatch traced (torch's own permute().contiguous(): 8), 19
     against 78 with autograd. Results and gradients as the dispatch traced."""
     from xpose import _api
     from xpose import _torch as xt
@@ -173,7 +173,7 @@ def test_compiled_permute_bad_axes_raise(axes, message):
 
 def test_compiled_func_grad_and_vmap():
     """torch.func transforms inside a compiled function: the polyfill's autograd.Function
-    branch (the op alone does not serve torch.func)."""
+    branch (the op's own autograd does not serve torch.func)."""
     _polyfills_registered()
     a, w = torch.randn(2, 3, 4), torch.randn(4, 2, 3)
 

@@ -23,16 +23,8 @@
 #include <random>
 #include <vector>
 
+#include "bench_util.hpp"
 #include "xpose/xpose.hpp"
-
-#define CK(x)                                                                               \
-  do {                                                                                      \
-    cudaError_t e_ = (x);                                                                   \
-    if (e_ != cudaSuccess) {                                                                \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                         \
-    }                                                                                       \
-  } while (0)
 
 namespace {
 
@@ -234,26 +226,15 @@ nd_map make_map(const pcase& c) {
   return m;
 }
 
-template <class F>
-float time_ms(F f, int reps) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) f();
-  std::vector<float> v;
-  for (int i = 0; i < reps; ++i) {
-    CK(cudaEventRecord(a));
-    f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    v.push_back(ms);
-  }
-  std::sort(v.begin(), v.end());
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return v[v.size() / 2];
+// Median ms of f() over `reps` runs, L2 flushed before each (bench_util.hpp's flushed_us).
+float time_ms(const std::function<void()>& f, int reps) {
+  static constexpr std::size_t scratch_bytes = std::size_t{192} << 20;
+  static unsigned char* scratch = [] {
+    unsigned char* p = nullptr;
+    CK(cudaMalloc(&p, scratch_bytes));
+    return p;
+  }();
+  return static_cast<float>(flushed_us(f, scratch, scratch_bytes, nullptr, 3, reps) / 1000.0);
 }
 
 }  // namespace

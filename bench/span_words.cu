@@ -25,19 +25,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "bench_util.hpp"
 #include "core/nd_map.hpp"
 #include "core/span_map.hpp"
 #include "xpose/plan.hpp"
 #include "xpose/xpose.hpp"
 
-#define CK(x)                                                                                   \
-  do {                                                                                          \
-    cudaError_t e_ = (x);                                                                       \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));  \
-      std::exit(1);                                                                             \
-    }                                                                                           \
-  } while (0)
 
 namespace {
 
@@ -213,27 +206,6 @@ index_t odd_extent(std::mt19937_64& gen, index_t lo, index_t hi) {
   return n;
 }
 
-template <class F>
-float time_ms(F f, int reps) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) f();
-  std::vector<float> v;
-  for (int i = 0; i < reps; ++i) {
-    CK(cudaEventRecord(a));
-    f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    v.push_back(ms);
-  }
-  std::sort(v.begin(), v.end());
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return v[v.size() / 2];
-}
 
 }  // namespace
 
@@ -245,6 +217,10 @@ int main(int argc, char** argv) {
   std::printf("seed %llu (repeat: %s %d %llu %d)\n", static_cast<unsigned long long>(seed), argv[0], n,
               static_cast<unsigned long long>(seed), E);
   std::mt19937_64 gen(seed);
+  constexpr std::size_t scratch_bytes = std::size_t{192} << 20;  // beyond the L2, overwritten before every timed run
+  unsigned char* scratch = nullptr;
+  CK(cudaMalloc(&scratch, scratch_bytes));
+  auto time_ms = [&](const std::function<void()>& f) { return flushed_us(f, scratch, scratch_bytes, nullptr, 3, 15) / 1000.0; };
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   std::printf("%-30s %-16s %5s %5s %7s %7s %7s  (fraction of a cudaMemcpy; lib time / words time)\n", "shape", "axes",
@@ -320,8 +296,8 @@ int main(int argc, char** argv) {
     CK(cudaMemcpy(got.data(), dout, bytes, cudaMemcpyDeviceToHost));
     const bool ok = got == want;
     bad += ok ? 0 : 1;
-    const float tc = time_ms([&] { CK(cudaMemcpyAsync(dcopy, din, bytes, cudaMemcpyDeviceToDevice)); }, 15);
-    const float tl = time_ms(lib, 15), tw = time_ms(words, 15);
+    const double tc = time_ms([&] { CK(cudaMemcpyAsync(dcopy, din, bytes, cudaMemcpyDeviceToDevice)); });
+    const double tl = time_ms(lib), tw = time_ms(words);
     char shape[96] = "", ax[48] = "";
     for (int k = 0; k < r; ++k) {
       std::snprintf(shape + std::strlen(shape), sizeof shape - std::strlen(shape), k ? "x%lld" : "%lld",
@@ -338,6 +314,7 @@ int main(int argc, char** argv) {
     CK(cudaFree(dout));
     CK(cudaFree(dcopy));
   }
+  CK(cudaFree(scratch));
   if (rl.empty()) return 1;
   auto med = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());

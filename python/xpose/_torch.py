@@ -580,7 +580,8 @@ def _unregistered_copy(fn: Any) -> Any:
 
 def _traced_axes(n: int, axes: Any) -> Optional[List[int]]:
     """axes (a tuple or list of Python ints, or None) as a permutation of range(n); None
-    for anything else, which the original function then checks and reports."""
+    for anything else, which the original function then checks and reports. Not
+    _permute_axes: traced, its NumPy and operator checks leave 14 more guards (32 against 18)."""
     if axes is None:
         return [*range(n - 1, -1, -1)]
     if type(axes) is not tuple and type(axes) is not list:

@@ -35,6 +35,12 @@ inline status plan_for(const matrix_desc& d, plan* p) noexcept {
 /// CPU executor of a validated, non-empty plan (src/cpu/permute.cpp).
 void execute_plan_cpu(const plan& p, const void* in, void* out, int threads) noexcept;
 
+/// GPU run of a validated, non-empty plan on checked device pointers (execute's
+/// dispatch after its checks). The in-place slab groups call it directly: their
+/// strided batches interleave input and output matrices without sharing an element,
+/// which execute's range check (one extent each) would refuse as an overlap.
+status launch_plan(const plan& p, const void* in, void* out, cudaStream_t stream) noexcept;
+
 /// GPU launchers of the N-d plans (src/cuda/nd/permute_nd.cu): validated,
 /// non-empty plans, checked pointers, current device.
 status launch_permute_nd(const plan& p, const void* in, void* out, cudaStream_t stream);

@@ -137,6 +137,14 @@ status execute(const plan& p, const void* in, void* out, cudaStream_t stream) no
   if (device_count() == 0) return status::make(status_code::no_device, "no CUDA device is available");
   if (status s = detail::check_device_pointer(in, "input"); !s.ok()) return s;
   if (status s = detail::check_device_pointer(out, "output"); !s.ok()) return s;
+  return detail::launch_plan(p, in, out, stream);
+}
+
+}  // namespace xpose
+
+namespace xpose::detail {
+
+status launch_plan(const plan& p, const void* in, void* out, cudaStream_t stream) noexcept {
   switch (p.algo) {
     case algorithm::copy: {
       // Pointers apart modulo 16 bytes, one off the 4-byte grid: the row stream's realigned 16-byte stores over the
@@ -163,6 +171,10 @@ status execute(const plan& p, const void* in, void* out, cudaStream_t stream) no
     default: return {};
   }
 }
+
+}  // namespace xpose::detail
+
+namespace xpose {
 
 status transpose(const void* in, void* out, const matrix_desc& desc, cudaStream_t stream) noexcept {
   // Shape rules first (a bad call reports its own status even without a GPU); the

@@ -3,9 +3,9 @@
 // tiles transposed onto themselves): one pass, 2x the matrix in traffic; 16-byte
 // accesses for 1, 2, 4-byte elements when rows are 16-byte aligned.
 // Rectangles with a blocked plan (inplace_blocks.hpp): slabs (squares by the
-// square kernels, batched; others by `best` into the workspace and a copy back)
-// and the slot transpose (slot_save, slot_move: every access a coalesced run of
-// words of up to 16 bytes). Other rectangles: the passes of inplace_map.hpp on the
+// square kernels, batched; others by `best`, each straight into its final place, a
+// quarter of them through the workspace) and the slot transpose (slot_walk: every
+// access a coalesced run of words of up to 16 bytes). Other rectangles: the passes of inplace_map.hpp on the
 // R x C grid (R = short side).
 // A pass whose line (a row, or a band of columns) fits in shared memory (the
 // device's opt-in maximum) runs as one launch, a block per line; longer columns
@@ -18,7 +18,9 @@
 
 #include <atomic>
 
+#include "../core/core.hpp"
 #include "../cuda/common.cuh"
+#include "../cuda/nd/row_stream.cuh"
 #include "inplace_blocks.hpp"
 #include "inplace_internal.hpp"
 #include "inplace_map.hpp"
@@ -480,108 +482,240 @@ status run_pass(T* data, const matrix_desc& d, const c2r_map& m, step s, T* ws, 
   return {};
 }
 
-// The slot transpose (inplace_blocks.hpp) in words W (the widest of 1..16 bytes that
-// divides the slot and both base addresses). A block covers slot_threads *
-// slot_ilp words of a slot; every thread walks the same cycle on its own words, so
-// no walk needs a barrier (each word is read before it is written, by one thread).
-constexpr int slot_threads = 256, slot_ilp = 4;
-constexpr index_t slot_piece = slot_threads * slot_ilp;
+// The slot transpose (inplace_blocks.hpp). A team of T threads (a power of two, 32 to
+// slot_threads) takes a walk and one piece of its slots: bytes [p * P, p * P + P) of
+// every slot it moves (P = 16 * slot_k<U> * T), so teams on other pieces of the same
+// walk touch other bytes. Each move of a piece is the row stream's realigned copy
+// (nd/row_stream.cuh): every whole 16-byte aligned chunk of the destination piece one
+// 128-bit store of the one or two aligned source chunks covering it (only chunks whose
+// pair lies inside the piece), the piece's ends in units of the unit U (the widest of
+// 1, 2, 4, 8, 16 bytes that divides the slot and both addresses), so slots of any
+// length move in 16-byte accesses. A source chunk feeds two lanes' stores, and the next
+// step writes that slot: a team barrier before every step's stores orders them after
+// every lane has taken what it read. The next step's loads are issued before the
+// barrier (the slot a walk pulls next is never one it wrote), so a walk runs at one
+// load latency per slot, not two. Walks start at the map's first held slot, the
+// walk-free slots after them.
+constexpr int slot_threads = 256;
+// Chunks a lane per piece (1 for 1-byte units: 2 left no registers for the 64-bit
+// index arithmetic under slot_min_blocks).
+template <int U>
+constexpr int slot_k = U == 1 ? 1 : 2;
+constexpr int slot_min_blocks = 2;             // blocks per SM (at most 128 registers)
 
-template <class W>
-__device__ __forceinline__ void slot_copy(W* to, const W* from, index_t p, index_t words) {
-  W v[slot_ilp];
+// One piece of one slot move: loaded from `in` (or the registers of a former load),
+// stored to `out`.
+template <int U>
+struct slot_piece {
+  using unit_t = typename uint_of<U>::type;
+  // The ends: at most 62 bytes, so 2 units a lane of 1 byte (T >= 32), 1 of 2-8 bytes;
+  // none where every slot and address is 16-byte aligned.
+  static constexpr int ends = U == 1 ? 2 : U < 16 ? 1 : 0;
+  static constexpr int K = slot_k<U>;
+  uint4 lo[K], hi[K];
+  unit_t unit[ends > 0 ? ends : 1];
+  unsigned sh = 0;
+
+  __device__ __forceinline__ void load(const unsigned char* in, const unsigned char* out, index_t L, int T, int lane) {
+    const int oa = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) % 16);
+    sh = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(in) - static_cast<std::uintptr_t>(oa)) % 16u;
+    const index_t nc = (oa + L + 15) / 16;
 #pragma unroll
-  for (int u = 0; u < slot_ilp; ++u) {
-    const index_t w = p + u * slot_threads + threadIdx.x;
-    if (w < words) v[u] = from[w];
+    for (int k = 0; k < K; ++k) {
+      const index_t c = k * T + lane, off = 16 * c - oa;
+      if (c < nc && row_chunk_whole(off, L, sh)) {
+        const uint4* a = reinterpret_cast<const uint4*>(in + off - sh);
+        lo[k] = a[0];
+        if (U < 16 && sh != 0) hi[k] = a[1];
+      }
+    }
+    if constexpr (ends > 0) {
+      index_t head = 0, tail = 0;
+      row_ends(L, oa, sh, &head, &tail);
+      const index_t nh = head / U, nt = (L - tail) / U;
+#pragma unroll
+      for (int e = 0; e < ends; ++e) {
+        const index_t x = lane + e * T;
+        if (x < nh) unit[e] = *reinterpret_cast<const unit_t*>(in + x * U);
+        else if (x < nh + nt) unit[e] = *reinterpret_cast<const unit_t*>(in + tail + (x - nh) * U);
+      }
+    }
   }
+  __device__ __forceinline__ void store(unsigned char* out, index_t L, int T, int lane) const {
+    const int oa = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) % 16);
+    const index_t nc = (oa + L + 15) / 16;
 #pragma unroll
-  for (int u = 0; u < slot_ilp; ++u) {
-    const index_t w = p + u * slot_threads + threadIdx.x;
-    if (w < words) to[w] = v[u];
+    for (int k = 0; k < K; ++k) {
+      const index_t c = k * T + lane, off = 16 * c - oa;
+      if (c < nc && row_chunk_whole(off, L, sh))
+        *reinterpret_cast<uint4*>(out + off) = U >= 16 || sh == 0 ? lo[k] : realign<U < 16 ? U : 8>(lo[k], hi[k], sh);
+    }
+    if constexpr (ends > 0) {
+      index_t head = 0, tail = 0;
+      row_ends(L, oa, sh, &head, &tail);
+      const index_t nh = head / U, nt = (L - tail) / U;
+#pragma unroll
+      for (int e = 0; e < ends; ++e) {
+        const index_t x = lane + e * T;
+        if (x < nh) *reinterpret_cast<unit_t*>(out + x * U) = unit[e];
+        else if (x < nh + nt) *reinterpret_cast<unit_t*>(out + tail + (x - nh) * U) = unit[e];
+      }
+    }
+  }
+};
+
+// The threads of one team wait for each other (T = 32: a warp; more: a named barrier
+// per team, ids 1 .. slot_threads / T).
+__device__ __forceinline__ void team_sync(int T, int team) {
+  if (T == 32) {
+    __syncwarp();
+  } else {
+    asm volatile("bar.sync %0, %1;" ::"r"(team + 1), "r"(T) : "memory");
   }
 }
 
-template <class W>
-__global__ void __launch_bounds__(slot_threads) slot_save(const W* g, W* ws, index_t N, index_t words,
-                                                          index_t batch) {
-  constexpr index_t S = inplace::slot_mark_every;
+// The marks of the square slabs' slot grid saved into the workspace (mark b into
+// slot b), a block per mark and piece.
+template <int U>
+__global__ void __launch_bounds__(slot_threads) slot_save(const unsigned char* g, unsigned char* ws, index_t N,
+                                                          index_t L, index_t batch) {
+  constexpr index_t S = inplace::slot_mark_every, P = 16 * slot_k<U> * slot_threads;
   const index_t marks = (N + S - 1) / S;
+  const int lane = static_cast<int>(threadIdx.x);
   for (index_t b = blockIdx.z; b < batch; b += gridDim.z)
     for (index_t mk = blockIdx.x; mk < marks; mk += gridDim.x)
-      for (index_t p = blockIdx.y * slot_piece; p < words; p += gridDim.y * slot_piece) {
-        const index_t y = inplace::slot_grid::mark_of(mk);
+      for (index_t p = blockIdx.y * P; p < L; p += gridDim.y * P) {
+        const index_t y = inplace::slot_grid::mark_of(mk), n = L - p < P ? L - p : P;
         if (y >= N) break;
-        const W* from = g + (b * N + y) * words;
-        W* to = ws + (b * marks + mk) * words;
-        slot_copy(to, from, p, words);
+        const unsigned char* in = g + (b * N + y) * L + p;
+        unsigned char* out = ws + (b * marks + mk) * L + p;
+        slot_piece<U> v;
+        v.load(in, out, n, slot_threads, lane);
+        v.store(out, n, slot_threads, lane);
       }
 }
 
-template <class W>
-__global__ void __launch_bounds__(slot_threads) slot_move(W* g, const W* ws, inplace::slot_grid grid,
-                                                          index_t words, index_t batch) {
-  constexpr index_t S = inplace::slot_mark_every;
-  const index_t N = grid.count(), marks = (N + S - 1) / S;
-  for (index_t y = blockIdx.x; y < N; y += gridDim.x) {
-    const int role = grid.role(y);
+// The walks of Map (inplace::mark_walk or inplace::turned_grid) on slots of L bytes;
+// held_per_matrix: the held slots of one matrix (the workspace's batch stride).
+template <int U, class Map>
+__global__ void __launch_bounds__(slot_threads, slot_min_blocks)
+    slot_walk(unsigned char* g, unsigned char* ws, Map map, index_t L, int T_log2, index_t held_per_matrix,
+              index_t batch) {
+  const int T = 1 << T_log2, lane = static_cast<int>(threadIdx.x) & (T - 1), team = static_cast<int>(threadIdx.x) >> T_log2;
+  const index_t N = map.count(), teams = slot_threads >> T_log2, P = static_cast<index_t>(16 * slot_k<U>) * T;
+  const bool writes_held = map.writes_held();
+  __shared__ uint4 stage[slot_k<U> * slot_threads];  // a piece of each team (whole cycles)
+  for (index_t i = blockIdx.x * teams + team; i < N; i += static_cast<index_t>(gridDim.x) * teams) {
+    index_t y = map.first() + i;
+    if (y >= N) y -= N;
+    const int role = inplace::walk_role(map, y);
     if (role == 0) continue;
     for (index_t b = blockIdx.z; b < batch; b += gridDim.z) {
-      W* a = g + b * N * words;
-      const W* saved = ws + b * marks * words;
-      for (index_t p = blockIdx.y * slot_piece; p < words; p += gridDim.y * slot_piece) {
+      unsigned char* a = g + b * N * L;
+      unsigned char* h = ws + b * held_per_matrix * L;
+      for (index_t p = blockIdx.y * P; p < L; p += gridDim.y * P) {
+        const index_t n = L - p < P ? L - p : P;
+        // Where slot x's piece is read from and written to: a held slot's content is
+        // read from the workspace (!writes_held) or its new content written there.
+        auto src_of = [&](index_t x) -> const unsigned char* {
+          return (!writes_held && map.held(x) ? h + map.held_slot(x) * L : a + x * L) + p;
+        };
+        auto dst_of = [&](index_t x) { return (writes_held && map.held(x) ? h + map.held_slot(x) * L : a + x * L) + p; };
         if (role == 1) {
           for (index_t cur = y;;) {
-            const index_t s = grid.src(cur);
-            if (inplace::slot_grid::marked(s)) {
-              slot_copy(a + cur * words, saved + (s / S) * words, p, words);
-              break;
-            }
-            slot_copy(a + cur * words, a + s * words, p, words);
+            const index_t s = map.src(cur);
+            unsigned char* to = dst_of(cur);
+            slot_piece<U> v;
+            v.load(src_of(s), to, n, T, lane);
+            team_sync(T, team);
+            v.store(to, n, T, lane);
+            if (map.held(s)) break;
             cur = s;
           }
         } else {
-          // A cycle without marks (rare), walked whole from its smallest slot, a
-          // word at a time.
-          for (int u = 0; u < slot_ilp; ++u) {
-            const index_t w = p + u * slot_threads + threadIdx.x;
-            if (w >= words) break;
-            const W t = a[y * words + w];
-            index_t cur = y;
-            for (index_t s = grid.src(cur); s != y; s = grid.src(cur)) {
-              a[cur * words + w] = a[s * words + w];
-              cur = s;
-            }
-            a[cur * words + w] = t;
+          // A cycle without held slots (rare), walked whole from its smallest slot y:
+          // y's piece waits in the team's part of the shared stage until the cycle is
+          // round.
+          unsigned char* tmp = reinterpret_cast<unsigned char*>(stage) + team * P;
+          index_t last = y;
+          while (map.src(last) != y) last = map.src(last);
+          slot_piece<U> v;
+          v.load(a + y * L + p, tmp, n, T, lane);
+          v.store(tmp, n, T, lane);
+          for (index_t cur = y; cur != last; cur = map.src(cur)) {
+            v.load(a + map.src(cur) * L + p, a + cur * L + p, n, T, lane);
+            team_sync(T, team);
+            v.store(a + cur * L + p, n, T, lane);
           }
+          team_sync(T, team);
+          v.load(tmp, a + last * L + p, n, T, lane);
+          v.store(a + last * L + p, n, T, lane);
         }
+        team_sync(T, team);  // the next piece's loads after this one's stores
       }
     }
   }
 }
 
-template <class W>
-status slot_transpose_words(void* g, void* ws, const inplace::slot_grid& grid, std::size_t slot_bytes,
-                            index_t batch, cudaStream_t stream) {
-  const index_t words = static_cast<index_t>(slot_bytes / sizeof(W)), N = grid.count();
-  const index_t marks = (N + inplace::slot_mark_every - 1) / inplace::slot_mark_every;
-  const unsigned py = grid_of(words, slot_piece, grid_y_limit), bz = clamp_grid(batch, grid_z_limit);
-  slot_save<W><<<dim3(clamp_grid(marks, grid_x_limit), py, bz), slot_threads, 0, stream>>>(
-      static_cast<const W*>(g), static_cast<W*>(ws), N, words, batch);
-  if (status s = launch_status("in-place slot save"); !s.ok()) return s;
-  slot_move<W><<<dim3(clamp_grid(N, grid_x_limit), py, bz), slot_threads, 0, stream>>>(
-      static_cast<W*>(g), static_cast<const W*>(ws), grid, words, batch);
+// The unit of a slot transpose: the widest of 16, 8, 4, 2, 1 bytes that divides the
+// slot and both addresses.
+inline int slot_unit(const void* g, const void* ws, std::size_t slot_bytes) {
+  const auto align = reinterpret_cast<std::uintptr_t>(g) | reinterpret_cast<std::uintptr_t>(ws) | slot_bytes;
+  return align % 16 == 0 ? 16 : align % 8 == 0 ? 8 : align % 4 == 0 ? 4 : align % 2 == 0 ? 2 : 1;
+}
+
+template <int U, class Map>
+status slot_walks_unit(void* g, void* ws, const Map& map, index_t held_per_matrix, index_t L, index_t batch,
+                       cudaStream_t stream) {
+  int T_log2 = 5;  // a warp at least
+  while ((1 << T_log2) < slot_threads && static_cast<index_t>(16 * slot_k<U>) << T_log2 < L) ++T_log2;
+  const index_t teams = slot_threads >> T_log2, P = static_cast<index_t>(16 * slot_k<U>) << T_log2;
+  const unsigned py = grid_of(L, P, grid_y_limit), bz = clamp_grid(batch, grid_z_limit);
+  slot_walk<U, Map><<<dim3(clamp_grid((map.count() + teams - 1) / teams, grid_x_limit), py, bz), slot_threads, 0,
+                      stream>>>(static_cast<unsigned char*>(g), static_cast<unsigned char*>(ws), map, L, T_log2,
+                                held_per_matrix, batch);
   return launch_status("in-place slot transpose");
 }
 
-status slot_transpose(void* g, void* ws, const inplace::slot_grid& grid, std::size_t slot_bytes, index_t batch,
-                      cudaStream_t stream) {
-  const auto align = reinterpret_cast<std::uintptr_t>(g) | reinterpret_cast<std::uintptr_t>(ws) | slot_bytes;
-  if (align % 16 == 0) return slot_transpose_words<uint4>(g, ws, grid, slot_bytes, batch, stream);
-  if (align % 8 == 0) return slot_transpose_words<uint2>(g, ws, grid, slot_bytes, batch, stream);
-  if (align % 4 == 0) return slot_transpose_words<unsigned>(g, ws, grid, slot_bytes, batch, stream);
-  if (align % 2 == 0) return slot_transpose_words<unsigned short>(g, ws, grid, slot_bytes, batch, stream);
-  return slot_transpose_words<unsigned char>(g, ws, grid, slot_bytes, batch, stream);
+// The walks of map on the slot grid at g (slots of slot_bytes), the held slots'
+// workspace at ws.
+template <class Map>
+status slot_walks(void* g, void* ws, const Map& map, index_t held_per_matrix, std::size_t slot_bytes,
+                  index_t batch, cudaStream_t stream) {
+  const auto L = static_cast<index_t>(slot_bytes);
+  switch (slot_unit(g, ws, slot_bytes)) {
+    case 16: return slot_walks_unit<16>(g, ws, map, held_per_matrix, L, batch, stream);
+    case 8: return slot_walks_unit<8>(g, ws, map, held_per_matrix, L, batch, stream);
+    case 4: return slot_walks_unit<4>(g, ws, map, held_per_matrix, L, batch, stream);
+    case 2: return slot_walks_unit<2>(g, ws, map, held_per_matrix, L, batch, stream);
+    default: return slot_walks_unit<1>(g, ws, map, held_per_matrix, L, batch, stream);
+  }
+}
+
+template <int U>
+status save_marks_unit(const void* g, void* ws, index_t N, index_t L, index_t batch, cudaStream_t stream) {
+  const index_t marks = (N + inplace::slot_mark_every - 1) / inplace::slot_mark_every;
+  const unsigned py = grid_of(L, 16 * slot_k<U> * slot_threads, grid_y_limit), bz = clamp_grid(batch, grid_z_limit);
+  slot_save<U><<<dim3(clamp_grid(marks, grid_x_limit), py, bz), slot_threads, 0, stream>>>(
+      static_cast<const unsigned char*>(g), static_cast<unsigned char*>(ws), N, L, batch);
+  return launch_status("in-place slot save");
+}
+
+// Square slabs' slot transpose: the marks saved (one launch), then the walks.
+status marked_slot_transpose(void* g, void* ws, const inplace::slot_grid& grid, std::size_t slot_bytes,
+                             index_t batch, cudaStream_t stream) {
+  const index_t N = grid.count(), marks = (N + inplace::slot_mark_every - 1) / inplace::slot_mark_every;
+  const auto L = static_cast<index_t>(slot_bytes);
+  status s;
+  switch (slot_unit(g, ws, slot_bytes)) {
+    case 16: s = save_marks_unit<16>(g, ws, N, L, batch, stream); break;
+    case 8: s = save_marks_unit<8>(g, ws, N, L, batch, stream); break;
+    case 4: s = save_marks_unit<4>(g, ws, N, L, batch, stream); break;
+    case 2: s = save_marks_unit<2>(g, ws, N, L, batch, stream); break;
+    default: s = save_marks_unit<1>(g, ws, N, L, batch, stream); break;
+  }
+  if (!s.ok()) return s;
+  return slot_walks(g, ws, inplace::mark_walk{grid}, marks, slot_bytes, batch, stream);
 }
 
 template <class T>
@@ -606,36 +740,73 @@ status square_run(T* data, index_t n, index_t batch, cudaStream_t stream) {
   return launch_status("in-place square transpose");
 }
 
-// The blocked plan on the whole batch at once: the workspace holds a batch's saves
-// (or slabs, in groups), so every step is one launch or copy for all matrices.
+// Slabs s0 .. s0 + n - 1 of every matrix of the batch transposed by `best` from
+// `from` to `to` (each at its first slab; matrices from_stride / to_stride elements
+// apart): one launch per matrix (its slabs a packed batch) or one per slab (the
+// matrices a strided batch), whichever is fewer.
 template <class T>
-status blocked_run(T* data, const matrix_desc& d, const inplace::block_plan& p, T* ws, std::size_t ws_bytes,
-                   cudaStream_t stream) {
-  const std::size_t sb = static_cast<std::size_t>(p.slot) * sizeof(T);
-  if (p.slots_first())
-    if (status s = slot_transpose(data, ws, p.grid, sb, d.batch, stream); !s.ok()) return s;
-  if (p.square) {
-    if (status s = square_run<T>(data, p.slab_rows, p.k * d.batch, stream); !s.ok()) return s;
-  } else {
-    const index_t se = p.slab_elems(), slabs = p.k * d.batch;
-    const index_t group = static_cast<index_t>(ws_bytes / (static_cast<std::size_t>(se) * sizeof(T)));
-    for (index_t s0 = 0; s0 < slabs; s0 += group) {
-      const index_t gs = std::min(group, slabs - s0);
-      T* slab = data + s0 * se;
-      if (status s = transpose(slab, ws, matrix_desc::packed(p.slab_rows, p.slab_cols, static_cast<int>(sizeof(T)), gs),
-                               stream);
+status slab_transposes(const T* from, T* to, index_t n, index_t from_stride, index_t to_stride,
+                       const inplace::block_plan& p, index_t batch, cudaStream_t stream) {
+  const index_t se = p.slab_elems();
+  if (batch <= n) {
+    for (index_t b = 0; b < batch; ++b)
+      if (status s = transpose(from + b * from_stride, to + b * to_stride,
+                               matrix_desc::packed(p.slab_rows, p.slab_cols, static_cast<int>(sizeof(T)), n), stream);
           !s.ok())
         return s;
-      if (status s = cuda_status(cudaMemcpyAsync(slab, ws, static_cast<std::size_t>(gs * se) * sizeof(T),
-                                                 cudaMemcpyDeviceToDevice, stream),
-                                 "in-place slab copy back");
-          !s.ok())
-        return s;
-    }
+    return {};
   }
-  if (!p.slots_first())
-    if (status s = slot_transpose(data, ws, p.grid, sb, d.batch, stream); !s.ok()) return s;
+  // The matrices' slab j as a strided batch: input and output extents interleave
+  // (slab s of each matrix to slab s - held of the same), so the plan runs without
+  // the public entry's range check (launch_plan).
+  matrix_desc d = matrix_desc::packed(p.slab_rows, p.slab_cols, static_cast<int>(sizeof(T)), batch);
+  d.stride_in = from_stride;
+  d.stride_out = to_stride;
+  d.derived_stride_in = d.derived_stride_out = -1;
+  plan pl;
+  if (status s = plan_for(d, &pl); !s.ok()) return s;
+  for (index_t j = 0; j < n; ++j)
+    if (status s = launch_plan(pl, from + j * se, to + j * se, stream); !s.ok()) return s;
   return {};
+}
+
+// The blocked plan on the whole batch at once (every step one launch or a few for
+// all matrices). Square slabs: transposed in place, the slot transpose on the marks.
+// Other slabs go round `held` places (inplace_blocks.hpp, turned_grid), each
+// transposed once straight into its final place, the workspace holding `held` slabs
+// of each matrix: row slabs 0 .. held - 1 into the workspace, then s -> s - held in
+// groups of `held` (each group's places were read by the group before), then the
+// walks, which read the held slots from the workspace; column slabs: the walks,
+// which write the held slots to the workspace, then s + held -> s in groups, then the
+// workspace into the last `held` places. 4M of traffic (docs/MODEL.md).
+template <class T>
+status blocked_run(T* data, const matrix_desc& d, const inplace::block_plan& p, T* ws, cudaStream_t stream) {
+  const std::size_t sb = static_cast<std::size_t>(p.slot) * sizeof(T);
+  if (p.square) {
+    if (p.slots_first())
+      if (status s = marked_slot_transpose(data, ws, p.grid, sb, d.batch, stream); !s.ok()) return s;
+    if (status s = square_run<T>(data, p.slab_rows, p.k * d.batch, stream); !s.ok()) return s;
+    if (!p.slots_first())
+      if (status s = marked_slot_transpose(data, ws, p.grid, sb, d.batch, stream); !s.ok()) return s;
+    return {};
+  }
+  const index_t se = p.slab_elems(), k = p.k, G = p.held, M = d.rows * d.cols, B = d.batch;
+  const inplace::turned_grid map = p.turned();
+  auto walks = [&] { return slot_walks(data, ws, map, map.shift, sb, B, stream); };
+  if (!p.slots_first()) {
+    if (status s = slab_transposes<T>(data, ws, G, M, G * se, p, B, stream); !s.ok()) return s;
+    for (index_t s0 = G; s0 < k; s0 += G)
+      if (status s = slab_transposes<T>(data + s0 * se, data + (s0 - G) * se, std::min(G, k - s0), M, M, p, B, stream);
+          !s.ok())
+        return s;
+    return walks();
+  }
+  if (status s = walks(); !s.ok()) return s;
+  for (index_t s0 = 0; s0 < k - G; s0 += G)
+    if (status s = slab_transposes<T>(data + (s0 + G) * se, data + s0 * se, std::min(G, k - G - s0), M, M, p, B, stream);
+        !s.ok())
+      return s;
+  return slab_transposes<T>(ws, data + (k - G) * se, G, G * se, M, p, B, stream);
 }
 
 template <class T>
@@ -652,9 +823,9 @@ status run(T* data, const matrix_desc& d, T* ws, std::size_t ws_bytes, cudaStrea
                                        stream),
                        "in-place copy back");
   }
-  if (const inplace::block_plan bp = inplace::make_block_plan(d.rows, d.cols, static_cast<index_t>(sizeof(T)));
+  if (const inplace::block_plan bp = inplace::make_block_plan(d.rows, d.cols, static_cast<index_t>(sizeof(T)), true);
       bp.kind != inplace::block_kind::none)
-    return blocked_run<T>(data, d, bp, ws, ws_bytes, stream);
+    return blocked_run<T>(data, d, bp, ws, stream);
   if (ws_bytes >= mb) {
     for (index_t b = 0; b < d.batch; ++b) {
       T* a = data + b * d.rows * d.cols;

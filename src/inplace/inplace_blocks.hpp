@@ -1,10 +1,10 @@
 // Blocked in-place transpose of rectangles, once for the CPU, the GPU
 // and the tests. One side is cut into k slabs; each slab is transposed on its own
-// (squares in place, other slabs out of place through the workspace and copied
-// back), and the slabs' lines, all of one length, are permuted as the transpose of
-// a grid of slots: every move copies a whole slot (a contiguous run of `slot`
-// elements), so each pass runs at copy speed (docs/MODEL.md, "In-place transpose:
-// traffic per method").
+// (squares in place; other slabs out of place, each straight into a place `held`
+// slabs round, the first ones into the workspace), and the slabs' lines, all of one
+// length, are permuted as the transpose of a grid of slots: every move copies a
+// whole slot (a contiguous run of `slot` elements), so each pass runs at copy speed
+// (docs/MODEL.md, "In-place transpose: traffic per method").
 //
 //   row slabs (k | rows, h = rows/k): A = (k, h, cols) -> slabs -> (k, cols, h),
 //       slot grid k x cols of h elements -> (cols, k, h) = A^T;
@@ -12,12 +12,15 @@
 //       elements -> (k, rows, w) -> slabs -> (k, w, rows) = A^T.
 //
 // The slot transpose of an R x C grid (slot x = i*C + j goes to j*R + i) follows
-// its cycles backwards (pulls: slot y takes the content of src(y)). One slot of
-// every S (at a hashed offset, slot_grid::mark_of) is a mark: its content is saved first, and the walk that starts at a
-// mark pulls slot after slot until the next mark, whose saved content it takes
-// last. Walks are disjoint, so they all run at once; a cycle without a mark is
-// walked whole by its smallest slot through one slot of registers. Workspace:
-// ceil(R*C / S) slots.
+// its cycles backwards (pulls: slot y takes the content of src(y)). Some slots are
+// held: their old content stays readable in one place while their new content goes
+// to another (the workspace on one side). Square slabs hold the marks, one slot of
+// every S at a hashed offset (slot_grid::mark_of), saved into the workspace first;
+// other slabs hold the slots of the slabs that went round into or out of the
+// workspace (turned_grid), which costs no saves. A walk starts at each held slot and
+// pulls slot after slot until the next held one; walks are disjoint, so they all run
+// at once; a cycle without a held slot is walked whole by its smallest slot
+// (walk_role).
 #pragma once
 
 #include <initializer_list>
@@ -50,18 +53,59 @@ struct slot_grid {
     return b * slot_mark_every + static_cast<index_t>((static_cast<std::uint32_t>(b) * 0x9E3779B1u) >> 28);
   }
   XPOSE_HD static bool marked(index_t y) { return mark_of(udiv(y, slot_mark_every)) == y; }
-  /// What the walk from y does: 1 = y is a mark (walk to the next mark); 2 = y is
-  /// the smallest slot of a cycle of length >= 2 without marks (walk it whole);
-  /// 0 = nothing (a fixed point, or another walk covers y).
-  XPOSE_HD int role(index_t y) const {
-    const index_t s0 = src(y);
-    if (s0 == y) return 0;
-    if (marked(y)) return 1;
-    for (index_t s = s0; s != y; s = src(s))
-      if (s < y || marked(s)) return 0;
-    return 2;
-  }
 };
+
+/// The square slabs' walk map: the plain grid, the marks held (saved into workspace
+/// slot y / S before the walks; their places in the matrix are then free).
+struct mark_walk {
+  slot_grid grid;
+  XPOSE_HD index_t count() const { return grid.count(); }
+  XPOSE_HD index_t src(index_t y) const { return grid.src(y); }
+  XPOSE_HD static bool held(index_t y) { return slot_grid::marked(y); }
+  XPOSE_HD static index_t held_slot(index_t y) { return udiv(y, slot_mark_every); }
+  XPOSE_HD static bool writes_held() { return false; }  // held content is read from the workspace
+  XPOSE_HD static index_t first() { return 0; }
+};
+
+/// The slot grid's pull map with the slabs `shift / slots-per-slab` places round:
+/// the slot transpose of a grid whose slabs sit that many places back before it
+/// (row slabs, before = false: y pulls src(y) - shift, and the last places are held:
+/// their content is in the workspace, their places free) or must end that many places
+/// on after it (column slabs, before = true: y pulls src(y - shift), and the first
+/// places are held: their new content goes to the workspace, their old stays), mod
+/// R*C. The rotation lets every slab be transposed straight into its final place
+/// (row slabs: slab s -> s - held, the first `held` into the workspace; column slabs:
+/// s + held -> s, the workspace into the last `held` places).
+struct turned_grid {
+  slot_grid grid;
+  bool before = false;
+  index_t shift = 0;  // held slots: held slabs x slots per slab
+  XPOSE_HD index_t count() const { return grid.count(); }
+  XPOSE_HD index_t src(index_t y) const {
+    const index_t n = grid.count();
+    if (before) return grid.src(y >= shift ? y - shift : y - shift + n);
+    const index_t x = grid.src(y);
+    return x >= shift ? x - shift : x - shift + n;
+  }
+  XPOSE_HD bool held(index_t y) const { return before ? y < shift : y >= grid.count() - shift; }
+  XPOSE_HD index_t held_slot(index_t y) const { return before ? y : y - (grid.count() - shift); }
+  XPOSE_HD bool writes_held() const { return before; }
+  XPOSE_HD index_t first() const { return before ? 0 : grid.count() - shift; }
+};
+
+/// What the walk from y does under a walk map (mark_walk, turned_grid): 1 = y is held
+/// (walk to the next held slot, y itself when it pulls from itself); 2 = y is the smallest slot of a cycle of length >= 2
+/// without held slots (walk it whole); 0 = nothing (a fixed point, or another walk
+/// covers y).
+template <class Map>
+XPOSE_HD int walk_role(const Map& m, index_t y) {
+  if (m.held(y)) return 1;  // even a fixed point: its content changes place
+  const index_t s0 = m.src(y);
+  if (s0 == y) return 0;
+  for (index_t s = s0; s != y; s = m.src(s))
+    if (s < y || m.held(s)) return 0;
+  return 2;
+}
 
 enum class block_kind { none, row_slabs, col_slabs };
 
@@ -70,17 +114,25 @@ struct block_plan {
   index_t k = 0;                       // slabs
   index_t slab_rows = 0, slab_cols = 0;  // one slab (contiguous), before its transpose
   bool square = false;                 // slabs are squares: transposed in place, no workspace
+  index_t held = 0;                    // other slabs: how many the workspace holds (their places round)
   slot_grid grid;
   index_t slot = 0;  // elements per slot
   bool slots_first() const { return kind == block_kind::col_slabs; }
   index_t slab_elems() const { return slab_rows * slab_cols; }
   index_t saves() const { return (grid.count() + slot_mark_every - 1) / slot_mark_every; }
-  /// Workspace in elements: the saved slots, or a slab when slabs go through it.
-  index_t workspace_elems() const {
-    const index_t s = saves() * slot;
-    return square || slab_elems() < s ? s : slab_elems();
-  }
+  /// The walk map of other slabs: `held` slabs round.
+  turned_grid turned() const { return {grid, slots_first(), held * (grid.count() / k)}; }
+  /// Workspace in elements: the saved marks (square slabs), else the held slabs.
+  index_t workspace_elems() const { return square ? saves() * slot : held * slab_elems(); }
 };
+
+/// Slabs the workspace holds when they are not squares. The CPU holds one: its
+/// threads walk the slots one walk each, and the slabs go round one place in k
+/// transposes. The GPU holds a quarter (k / 4, at most a quarter of the matrix): its
+/// slabs go round in ceil(k / held) <= 7 launches, and its walks, one per held slot,
+/// are k / held <= 7 slots long on average (one slab held, the walks of a 43-slab
+/// plan would average 43 dependent slot copies).
+inline index_t held_slabs(index_t k, bool device) { return device ? k / 4 : 1; }  // k >= 4
 
 /// Smallest divisor of n that is at least lo, 0 if none (O(sqrt n)).
 inline index_t divisor_at_least(index_t n, index_t lo) {
@@ -93,10 +145,11 @@ inline index_t divisor_at_least(index_t n, index_t lo) {
   return best;
 }
 
-/// The blocked plan of a rows x cols matrix of elem_size bytes, or kind none when
-/// it has none (squares, vectors, and shapes without a divisor giving slots of
-/// min_slot_bytes and slabs of at most a quarter: then the decomposition runs).
-inline block_plan make_block_plan(index_t rows, index_t cols, index_t elem_size) {
+/// The blocked plan of a rows x cols matrix of elem_size bytes on the GPU (device) or
+/// the CPU, or kind none when it has none (squares, vectors, and shapes without a
+/// divisor giving slots of min_slot_bytes and slabs of at most a quarter: then the
+/// decomposition runs).
+inline block_plan make_block_plan(index_t rows, index_t cols, index_t elem_size, bool device) {
   block_plan p;
   if (rows == cols || rows <= 1 || cols <= 1) return p;
   auto rows_slabs = [&](index_t k, bool square) {
@@ -135,6 +188,7 @@ inline block_plan make_block_plan(index_t rows, index_t cols, index_t elem_size)
   // same (k, slot) and so the same workspace.
   if (sr > sc || (sr == sc && kr >= kc)) rows_slabs(kr, false);
   else col_slabs(kc, false);
+  p.held = held_slabs(p.k, device);
   return p;
 }
 

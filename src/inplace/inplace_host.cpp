@@ -218,22 +218,6 @@ void pass(byte* g, const c2r_map& m, step s, byte* ws, index_t ws_elems, int thr
   }
 }
 
-// The slot grid's pull map with the slabs one place round: the slot transpose of
-// inplace_blocks.hpp when the slabs sit at slab (s - 1) mod k before it (row slabs,
-// before = false: y pulls src(y) - C) or must end there after it (column slabs,
-// before = true: y pulls src(y - R)), mod R*C. The rotation lets every slab be
-// transposed straight into its neighbour's place (blocked below).
-struct turned_grid {
-  inplace::slot_grid grid;
-  bool before;
-  index_t src(index_t y) const {
-    const index_t n = grid.count();
-    if (before) return grid.src(y >= grid.R ? y - grid.R : y - grid.R + n);
-    const index_t x = grid.src(y);
-    return x >= grid.C ? x - grid.C : x - grid.C + n;
-  }
-};
-
 // The cycle of slot y of a grid (src(): the slot each slot pulls from) walked whole in
 // g, once per piece of the slot held in L1.
 template <class Grid>
@@ -252,37 +236,32 @@ void walk_whole_cycle(byte* g, const Grid& grid, index_t y, std::size_t sb) {
   }
 }
 
-// The turned slot transpose with one slab's slots [h0, h0 + n) held in ws, shared
-// among the threads of the enclosing region: before = false (row slabs), their
-// content is read from ws and their places in g are free; before = true (column
-// slabs), their new content is written to ws and their places in g keep the old.
-// Either way a held slot's old content stays readable to the end, so it serves as
-// the mark of inplace_blocks.hpp without a saved copy: a walk starts at each held
-// slot and pulls slot after slot until the next held one; a cycle without one is
-// walked whole by its smallest slot. No saves, no copy of the held slab into place.
-void held_slot_transpose(byte* g, const turned_grid& grid, index_t h0, index_t n, std::size_t sb, byte* ws) {
-  const index_t N = grid.grid.count();
-  const bool before = grid.before;
-  auto held = [&](index_t y) { return static_cast<std::uint64_t>(y - h0) < static_cast<std::uint64_t>(n); };
-  auto from = [&](index_t y) -> const byte* { return !before && held(y) ? ws + (y - h0) * sb : g + y * sb; };
-  auto to = [&](index_t y) { return before && held(y) ? ws + (y - h0) * sb : g + y * sb; };
+// The turned slot transpose (inplace_blocks.hpp, turned_grid) with the held slots'
+// workspace ws, shared among the threads of the enclosing region: row slabs read the
+// held slots' content from ws (their places in g are free); column slabs write the
+// held slots' new content to ws (their places in g keep the old). Either way a held
+// slot's old content stays readable to the end, so it serves as the mark without a
+// saved copy: a walk starts at each held slot and pulls slot after slot until the
+// next held one; a cycle without one is walked whole by its smallest slot. No saves,
+// no copy of the held slab into place.
+void held_slot_transpose(byte* g, const inplace::turned_grid& grid, std::size_t sb, byte* ws) {
+  const index_t N = grid.count();
+  const bool before = grid.writes_held();
+  auto from = [&](index_t y) -> const byte* { return !before && grid.held(y) ? ws + grid.held_slot(y) * sb : g + y * sb; };
+  auto to = [&](index_t y) { return before && grid.held(y) ? ws + grid.held_slot(y) * sb : g + y * sb; };
 #pragma omp for schedule(dynamic, 16)
   for (index_t y = 0; y < N; ++y) {
-    if (held(y)) {
+    const int role = inplace::walk_role(grid, y);
+    if (role == 1) {
       for (index_t cur = y;;) {
         const index_t s = grid.src(cur);
         std::memcpy(to(cur), from(s), sb);
-        if (held(s)) break;
+        if (grid.held(s)) break;
         cur = s;
       }
-      continue;
+    } else if (role == 2) {
+      walk_whole_cycle(g, grid, y, sb);  // a cycle without held slots (all in g)
     }
-    const index_t s0 = grid.src(y);
-    if (s0 == y) continue;
-    bool mine = true;
-    for (index_t s = s0; s != y && mine; s = grid.src(s)) mine = s > y && !held(s);
-    if (!mine) continue;
-    walk_whole_cycle(g, grid, y, sb);  // a cycle without held slots (all in g)
   }
 }
 
@@ -296,7 +275,7 @@ void slot_transpose(byte* g, const inplace::slot_grid& grid, std::size_t sb, byt
     if (const index_t y = inplace::slot_grid::mark_of(b); y < N) std::memcpy(ws + b * sb, g + y * sb, sb);
 #pragma omp for schedule(dynamic, 16)
   for (index_t y = 0; y < N; ++y) {
-    const int role = grid.role(y);
+    const int role = inplace::walk_role(inplace::mark_walk{grid}, y);
     if (role == 1) {
       for (index_t cur = y;;) {
         const index_t s = grid.src(cur);
@@ -367,16 +346,15 @@ void blocked(byte* a, const inplace::block_plan& p, byte* ws) {
     if (!p.slots_first()) slot_transpose(a, p.grid, sb, ws);
     return;
   }
-  const turned_grid grid{p.grid, p.slots_first()};
-  const index_t per = grid.grid.count() / k;  // slots per slab
+  const inplace::turned_grid grid = p.turned();  // one slab held
   if (p.slots_first()) {
-    held_slot_transpose(a, grid, 0, per, sb, ws);
+    held_slot_transpose(a, grid, sb, ws);
     for (index_t s = 0; s + 1 < k; ++s) transpose_shared<ES>(slab(s + 1), slab(s), h, w);
     transpose_shared<ES>(ws, slab(k - 1), h, w);
   } else {
     transpose_shared<ES>(slab(0), ws, h, w);
     for (index_t s = 1; s < k; ++s) transpose_shared<ES>(slab(s), slab(s - 1), h, w);
-    held_slot_transpose(a, grid, (k - 1) * per, per, sb, ws);
+    held_slot_transpose(a, grid, sb, ws);
   }
 }
 
@@ -384,7 +362,7 @@ template <int ES>
 void run(byte* data, const matrix_desc& d, byte* ws, std::size_t ws_bytes, int threads) {
   const index_t one = d.rows * d.cols;
   const inplace::rect_plan plan = inplace::make_rect_plan(d.rows, d.cols);
-  const inplace::block_plan bp = inplace::make_block_plan(d.rows, d.cols, ES);
+  const inplace::block_plan bp = inplace::make_block_plan(d.rows, d.cols, ES, false);
   if (bp.kind != inplace::block_kind::none) {
     // One parallel region for every matrix: the phases are work-shared loops.
 #pragma omp parallel num_threads(threads)

@@ -39,7 +39,7 @@ status check_desc(const matrix_desc& d) noexcept {
 
 std::size_t workspace_bytes_for(const matrix_desc& d, bool device) noexcept {
   if (empty(d)) return 0;
-  const inplace::block_plan bp = inplace::make_block_plan(d.rows, d.cols, d.elem_size);
+  const inplace::block_plan bp = inplace::make_block_plan(d.rows, d.cols, d.elem_size, device);
   if (bp.kind != inplace::block_kind::none)  // the device runs a whole batch at once
     return static_cast<std::size_t>(bp.workspace_elems()) * static_cast<std::size_t>(d.elem_size) *
            static_cast<std::size_t>(device ? d.batch : 1);

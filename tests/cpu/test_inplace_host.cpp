@@ -245,14 +245,14 @@ TEST(InplaceBlocks, SlotWalksTransposeEveryGrid) {
     // multiple of S (R*C odd, C odd) has no markless cycle longer than S here.
     index_t longest_markless = 0;
     for (index_t y = 0; y < N; ++y)
-      if (grid.role(y) == 2) {
+      if (ip::walk_role(ip::mark_walk{grid}, y) == 2) {
         index_t len = 1;
         for (index_t s = grid.src(y); s != y; s = grid.src(s)) ++len;
         longest_markless = std::max(longest_markless, len);
       }
     if (R == 5 && C == 999) EXPECT_LE(longest_markless, 4 * S);
     for (index_t y = 0; y < N; ++y) {
-      const int role = grid.role(y);
+      const int role = ip::walk_role(ip::mark_walk{grid}, y);
       if (role == 1) {
         for (index_t cur = y;;) {
           const index_t s = grid.src(cur);
@@ -280,9 +280,79 @@ TEST(InplaceBlocks, SlotWalksTransposeEveryGrid) {
       for (index_t j = 0; j < C; ++j) {
         const index_t y = j * R + i;  // where slot i*C + j goes
         ASSERT_EQ(a[y], i * C + j) << R << "x" << C;
-        ASSERT_EQ(writes[y], grid.src(y) == y ? 0 : 1) << R << "x" << C << " slot " << y;
+        // A marked fixed point takes its saved copy back; other fixed points are not touched.
+        ASSERT_EQ(writes[y], grid.src(y) == y && !ip::slot_grid::marked(y) ? 0 : 1) << R << "x" << C << " slot " << y;
       }
   }
+}
+
+// The turned walks of inplace_blocks.hpp (turned_grid) on slot labels, for slabs
+// held one place round and several (the GPU holds a quarter): row slabs start with
+// the slabs `held` places back and the first ones in the workspace; column slabs end
+// with them `held` places on and the last ones in the workspace. Every slot written
+// exactly once, the grid transposed.
+TEST(InplaceBlocks, TurnedWalksTransposeEveryGrid) {
+  std::mt19937_64 g(35);
+  int whole = 0;
+  for (int t = 0; t < 600; ++t) {
+    const index_t k = 4 + static_cast<index_t>(g() % 40), other = 1 + static_cast<index_t>(g() % 300);
+    const bool before = t % 2 == 1;  // column slabs
+    const ip::slot_grid grid = before ? ip::slot_grid{other, k} : ip::slot_grid{k, other};
+    const index_t N = grid.count(), per = N / k, held = 1 + static_cast<index_t>(g() % (k / 4));
+    const ip::turned_grid map{grid, before, held * per};
+    std::vector<index_t> a(static_cast<std::size_t>(N)), ws(static_cast<std::size_t>(map.shift), -1);
+    std::vector<int> writes(a.size() + ws.size(), 0);
+    for (index_t y = 0; y < N; ++y) a[y] = before ? y : (y + map.shift) % N;  // row slabs: already round
+    if (!before)
+      for (index_t y = N - map.shift; y < N; ++y) ws[map.held_slot(y)] = (y + map.shift) % N;
+    auto from = [&](index_t y) { return !before && map.held(y) ? ws[map.held_slot(y)] : a[y]; };
+    auto put = [&](index_t y, index_t v) {
+      if (before && map.held(y)) {
+        ws[map.held_slot(y)] = v;
+        ++writes[N + map.held_slot(y)];
+      } else {
+        a[y] = v;
+        ++writes[y];
+      }
+    };
+    for (index_t y = 0; y < N; ++y) {
+      const int role = ip::walk_role(map, y);
+      if (role == 1) {
+        for (index_t cur = y;;) {
+          const index_t s = map.src(cur);
+          put(cur, from(s));
+          if (map.held(s)) break;
+          cur = s;
+        }
+      } else if (role == 2) {
+        ++whole;
+        const index_t tmp = a[y];
+        index_t cur = y;
+        for (index_t s = map.src(cur); s != y; s = map.src(cur)) {
+          put(cur, a[s]);
+          cur = s;
+        }
+        put(cur, tmp);
+      }
+    }
+    SCOPED_TRACE(std::to_string(grid.R) + "x" + std::to_string(grid.C) + " held " + std::to_string(held) +
+                 (before ? " column slabs" : " row slabs"));
+    for (index_t y = 0; y < N; ++y) {
+      if (before) {  // position y holds the transposed grid's slot y - shift (mod N)
+        const index_t v = map.held(y) ? ws[map.held_slot(y)] : a[y];
+        ASSERT_EQ(v, grid.src((y - map.shift + N) % N)) << y;
+      } else {
+        ASSERT_EQ(a[y], grid.src(y)) << y;
+      }
+    }
+    for (index_t y = 0; y < N; ++y) {
+      const bool to_ws = before && map.held(y);
+      const int w = to_ws ? writes[N + map.held_slot(y)] : writes[y];
+      ASSERT_EQ(w, map.src(y) == y && !map.held(y) ? 0 : 1) << "slot " << y;
+      if (to_ws) ASSERT_EQ(writes[y], 0) << "a held slot's old content must stay";
+    }
+  }
+  EXPECT_GT(whole, 0) << "no cycle without held slots drawn: the whole-cycle walk went untested";
 }
 
 // The plan of every shape: a quarter of the matrix at most, slabs that tile it, a
@@ -295,9 +365,11 @@ TEST(InplaceBlocks, PlansStayWithinAQuarterAndTheQueryIsHonest) {
     if (t % 4 == 2) m = n * (2 + static_cast<index_t>(g() % 20));  // the short side divides the long one
     if (t % 8 == 3) std::swap(m, n);
     const int es = elem_sizes()[g() % 5];
-    const ip::block_plan p = ip::make_block_plan(m, n, es);
+    const ip::block_plan p = ip::make_block_plan(m, n, es, false), pd = ip::make_block_plan(m, n, es, true);
     const auto M = static_cast<std::size_t>(m * n * es);
     const std::size_t q = inplace_ws(matrix_desc::packed(m, n, es, 3), false);
+    const std::size_t qd = inplace_ws(matrix_desc::packed(m, n, es), true);
+    ASSERT_EQ(p.kind, pd.kind);
     if (p.kind == ip::block_kind::none) {
       EXPECT_FALSE(m % n == 0 && n * es >= ip::min_square_slot_bytes) << m << "x" << n;
       EXPECT_FALSE(n % m == 0 && m * es >= ip::min_square_slot_bytes) << m << "x" << n;
@@ -309,11 +381,24 @@ TEST(InplaceBlocks, PlansStayWithinAQuarterAndTheQueryIsHonest) {
       continue;
     }
     SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + " es " + std::to_string(es));
-    EXPECT_EQ(q, static_cast<std::size_t>(p.workspace_elems() * es));
-    EXPECT_EQ(q, inplace_ws(matrix_desc::packed(m, n, es), true));
-    EXPECT_EQ(3 * q, inplace_ws(matrix_desc::packed(m, n, es, 3), true));  // the device runs a batch at once
+    EXPECT_EQ(q, static_cast<std::size_t>(p.workspace_elems() * es));  // the host runs a batch's matrices in turn
+    EXPECT_EQ(qd, static_cast<std::size_t>(pd.workspace_elems() * es));
+    EXPECT_EQ(3 * qd, inplace_ws(matrix_desc::packed(m, n, es, 3), true));  // the device runs a batch at once
     EXPECT_EQ(q, inplace_ws(matrix_desc::packed(n, m, es), false)) << "the transpose asks for the same";
+    EXPECT_EQ(qd, inplace_ws(matrix_desc::packed(n, m, es), true)) << "the transpose asks for the same";
     EXPECT_LE(4 * q, M);
+    EXPECT_LE(4 * qd, M);
+    EXPECT_LE(q, qd);
+    if (p.square) {
+      EXPECT_EQ(q, qd);
+    } else {
+      // The host holds one slab; the device a quarter of them: ceil(k / held) <= 7 groups.
+      EXPECT_EQ(p.held, 1);
+      EXPECT_GE(pd.held, 1);
+      EXPECT_LE(4 * pd.held, pd.k);
+      EXPECT_LE((pd.k + pd.held - 1) / pd.held, 7);
+      EXPECT_EQ(pd.turned().shift * pd.k, pd.grid.count() * pd.held);
+    }
     EXPECT_EQ(p.k * p.slab_elems(), m * n);
     EXPECT_EQ(p.grid.count() * p.slot, m * n);
     EXPECT_GE(p.slot * es, ip::min_slot_bytes);
@@ -356,13 +441,13 @@ TEST(InplaceHost, BlockedPlansEndToEnd) {
   std::mt19937_64 g(343);
   while (shapes.size() < 30) {
     const index_t m = 2 + static_cast<index_t>(g() % 500), n = 2 + static_cast<index_t>(g() % 500);
-    if (ip::make_block_plan(m, n, 4).kind != ip::block_kind::none) shapes.push_back({m, n, 1 + static_cast<index_t>(g() % 2)});
+    if (ip::make_block_plan(m, n, 4, false).kind != ip::block_kind::none) shapes.push_back({m, n, 1 + static_cast<index_t>(g() % 2)});
   }
   int planned = 0;
   for (const auto& s : shapes)
     for (int es : elem_sizes()) {
       const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
-      planned += ip::make_block_plan(s.rows, s.cols, es).kind != ip::block_kind::none;
+      planned += ip::make_block_plan(s.rows, s.cols, es, false).kind != ip::block_kind::none;
       check_on_1_and_3_threads(d, [&] { return g(); });
     }
   EXPECT_GT(planned, 120);
@@ -377,7 +462,7 @@ TEST(InplaceHost, BlockedSlabsLargerThanAPiece) {
   std::mt19937_64 g(3434);
   for (const auto& [s, es] : cases) {
     const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
-    const ip::block_plan p = ip::make_block_plan(s.rows, s.cols, es);
+    const ip::block_plan p = ip::make_block_plan(s.rows, s.cols, es, false);
     ASSERT_TRUE(p.kind != ip::block_kind::none && !p.square) << s.rows << "x" << s.cols;
     ASSERT_GT(p.slab_elems() * es, index_t{1} << 20) << s.rows << "x" << s.cols;
     check_on_1_and_3_threads(d, [&] { return g(); });

@@ -105,7 +105,9 @@ TEST(InplaceDevice, BlockedShuffleForSkinnyShapes) {
 }
 
 // The blocked plans (inplace_blocks.hpp): square and other slabs both ways, slots
-// of every word width (odd slot lengths), batches in one launch, and the benchmarked
+// of every word width (odd slot lengths), slabs going round one place and several
+// (held >= 2: groups of slab transposes, batches taken per matrix and per slab),
+// batches in one launch, and the benchmarked
 // shapes (square slabs 16384 x 8192, 4096 x 12288; a 3 x 2^24 channel interleave;
 // a batch of 64 of 1024 x 768).
 TEST(InplaceDevice, BlockedPlans) {
@@ -114,9 +116,13 @@ TEST(InplaceDevice, BlockedPlans) {
   std::vector<inplace_shape> shapes{{200, 100, 1}, {100, 300, 3},  {1001, 77, 1}, {77, 1001, 2}, {3, 4096, 1},
                                     {4096, 3, 1},  {999, 16, 1},   {16, 999, 1},  {1000, 8, 2},  {6, 1200, 1}};
   std::mt19937_64 g(3434);
-  while (shapes.size() < 60) {
+  int held_many = 0;  // plans whose slabs go round several places (k >= 8), batches below and above it
+  while (shapes.size() < 60 || held_many < 12) {
     const index_t m = 2 + static_cast<index_t>(g() % 2000), n = 2 + static_cast<index_t>(g() % 2000);
-    if (ip::make_block_plan(m, n, 2).kind != ip::block_kind::none) shapes.push_back({m, n, 1 + static_cast<index_t>(g() % 3)});
+    const ip::block_plan p = ip::make_block_plan(m, n, 2, true);
+    if (p.kind == ip::block_kind::none || (shapes.size() >= 60 && p.held < 2)) continue;
+    held_many += p.held >= 2;
+    shapes.push_back({m, n, 1 + static_cast<index_t>(g() % 4)});
   }
   for (const auto& s : shapes)
     for (int es : elem_sizes()) {
@@ -128,7 +134,7 @@ TEST(InplaceDevice, BlockedPlans) {
   for (const auto& s : big)
     for (int es : {2, 4}) {
       const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
-      ASSERT_NE(ip::make_block_plan(s.rows, s.cols, es).kind, ip::block_kind::none);
+      ASSERT_NE(ip::make_block_plan(s.rows, s.cols, es, true).kind, ip::block_kind::none);
       EXPECT_LE(4 * inplace_ws(d, true), static_cast<std::size_t>(s.rows * s.cols * es * s.batch));
       const auto st = check_inplace(d, inplace_ws(d, true), device_run, g());
       EXPECT_TRUE(st.ok()) << s.rows << "x" << s.cols << " es " << es << ": " << st.message();

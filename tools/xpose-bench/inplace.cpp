@@ -83,10 +83,10 @@ std::string method_of(const ip_case& c, std::size_t ws, bool device) {
   if (c.rows == c.cols) return "square tile pairs";
   if (c.rows == 1 || c.cols == 1) return "vector (no-op)";
   if (device && ws >= static_cast<std::size_t>(c.rows * c.cols * c.dt.bytes * c.batch)) return "best via workspace";
-  const auto p = xpose::detail::inplace::make_block_plan(c.rows, c.cols, c.dt.bytes);
+  const auto p = xpose::detail::inplace::make_block_plan(c.rows, c.cols, c.dt.bytes, device);
   if (p.kind != xpose::detail::inplace::block_kind::none)
-    return std::string(p.square ? "square slabs" : "slabs via ws") + " + slots " + std::to_string(p.grid.R) + "x" +
-           std::to_string(p.grid.C);
+    return (p.square ? std::string("square slabs") : std::to_string(p.k) + " slabs " + std::to_string(p.held) + " round") +
+           " + slots " + std::to_string(p.grid.R) + "x" + std::to_string(p.grid.C);
   return device ? "decomposition" : "decomposition (CPU)";
 }
 

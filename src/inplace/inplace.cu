@@ -19,6 +19,7 @@
 #include <atomic>
 
 #include "../core/core.hpp"
+#include "../cuda/best_bytes.cuh"
 #include "../cuda/common.cuh"
 #include "../cuda/nd/row_stream.cuh"
 #include "inplace_blocks.hpp"
@@ -484,54 +485,50 @@ status run_pass(T* data, const matrix_desc& d, const c2r_map& m, step s, T* ws, 
 
 // The slot transpose (inplace_blocks.hpp). A team of T threads (a power of two, 32 to
 // slot_threads) takes a walk and one piece of its slots: bytes [p * P, p * P + P) of
-// every slot it moves (P = 16 * slot_k<U> * T), so teams on other pieces of the same
-// walk touch other bytes. Each move of a piece is the row stream's realigned copy
-// (nd/row_stream.cuh): every whole 16-byte aligned chunk of the destination piece one
-// 128-bit store of the one or two aligned source chunks covering it (only chunks whose
-// pair lies inside the piece), the piece's ends in units of the unit U (the widest of
-// 1, 2, 4, 8, 16 bytes that divides the slot and both addresses), so slots of any
-// length move in 16-byte accesses. A source chunk feeds two lanes' stores, and the next
-// step writes that slot: a team barrier before every step's stores orders them after
-// every lane has taken what it read. The next step's loads are issued before the
-// barrier (the slot a walk pulls next is never one it wrote), so a walk runs at one
-// load latency per slot, not two. Walks start at the map's first held slot, the
-// walk-free slots after them.
-constexpr int slot_threads = 256;
-// Chunks a lane per piece (1 for 1-byte units: 2 left no registers for the 64-bit
-// index arithmetic under slot_min_blocks).
-template <int U>
-constexpr int slot_k = U == 1 ? 1 : 2;
+// every slot it moves (P = 16 * slot_k * T), so teams on other pieces of the same
+// walk touch other bytes. A move of a piece goes through shared memory: the aligned
+// 16-byte source chunks that lie inside the piece by cp.async (no registers held, so
+// a piece of every team is in flight), then every whole 16-byte aligned chunk of the
+// destination piece one 128-bit store realigned from the one or two staged chunks
+// covering it (the row stream's realign, nd/row_stream.cuh); the piece's ends in units
+// of the unit U (the widest of 1, 2, 4, 8, 16 bytes that divides the slot and both
+// addresses), loaded with the cp.async and stored with the chunks. Two stages per
+// team: the next slot's piece is in flight while this one is stored (the slot a walk
+// pulls next is never one it wrote). A source chunk feeds two lanes' stores and the
+// next step writes that slot, so a team barrier after each wait orders every store
+// after every lane has taken what it read, and one after the stores lets the stage be
+// refilled. Walks start at the map's first held slot, the walk-free slots after them.
+constexpr int slot_threads = 256, slot_k = 6;  // chunks a lane per piece (48 KiB of stages a block)
 constexpr int slot_min_blocks = 2;             // blocks per SM (at most 128 registers)
+constexpr int slot_stage_chunks = slot_k * slot_threads;  // one stage of a block
 
-// One piece of one slot move: loaded from `in` (or the registers of a former load),
-// stored to `out`.
+// One piece's move through a stage: issue() starts it, store() ends it (after the
+// team's wait and barrier).
 template <int U>
-struct slot_piece {
+struct slot_move {
   using unit_t = typename uint_of<U>::type;
   // The ends: at most 62 bytes, so 2 units a lane of 1 byte (T >= 32), 1 of 2-8 bytes;
   // none where every slot and address is 16-byte aligned.
   static constexpr int ends = U == 1 ? 2 : U < 16 ? 1 : 0;
-  static constexpr int K = slot_k<U>;
-  uint4 lo[K], hi[K];
   unit_t unit[ends > 0 ? ends : 1];
-  unsigned sh = 0;
 
-  __device__ __forceinline__ void load(const unsigned char* in, const unsigned char* out, index_t L, int T, int lane) {
-    const int oa = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) % 16);
-    sh = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(in) - static_cast<std::uintptr_t>(oa)) % 16u;
-    const index_t nc = (oa + L + 15) / 16;
+  __device__ __forceinline__ static unsigned shift(const unsigned char* in, const unsigned char* out) {
+    const auto oa = reinterpret_cast<std::uintptr_t>(out) % 16;
+    return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(in) - oa) % 16u;
+  }
+  __device__ __forceinline__ void issue(const unsigned char* in, const unsigned char* out, index_t L, uint4* stage,
+                                        int T, int lane) {
+    const auto ia = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(in) % 16);
+    const std::uint32_t base = static_cast<std::uint32_t>(__cvta_generic_to_shared(stage));
 #pragma unroll
-    for (int k = 0; k < K; ++k) {
-      const index_t c = k * T + lane, off = 16 * c - oa;
-      if (c < nc && row_chunk_whole(off, L, sh)) {
-        const uint4* a = reinterpret_cast<const uint4*>(in + off - sh);
-        lo[k] = a[0];
-        if (U < 16 && sh != 0) hi[k] = a[1];
-      }
+    for (int k = 0; k < slot_k; ++k) {
+      const index_t q = k * T + lane, off = 16 * q - ia;  // chunk q of the aligned cover, from in
+      if (off >= 0 && off + 16 <= L) bytes::cp_async16(base + 16u * static_cast<std::uint32_t>(q), in + off, 16);
     }
     if constexpr (ends > 0) {
+      const int oa = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) % 16);
       index_t head = 0, tail = 0;
-      row_ends(L, oa, sh, &head, &tail);
+      row_ends(L, oa, shift(in, out), &head, &tail);
       const index_t nh = head / U, nt = (L - tail) / U;
 #pragma unroll
       for (int e = 0; e < ends; ++e) {
@@ -541,14 +538,20 @@ struct slot_piece {
       }
     }
   }
-  __device__ __forceinline__ void store(unsigned char* out, index_t L, int T, int lane) const {
+  __device__ __forceinline__ void store(const uint4* stage, const unsigned char* in, unsigned char* out, index_t L,
+                                        int T, int lane) const {
     const int oa = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) % 16);
+    const unsigned sh = shift(in, out);
+    const auto ia = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(in) % 16);
     const index_t nc = (oa + L + 15) / 16;
 #pragma unroll
-    for (int k = 0; k < K; ++k) {
+    for (int k = 0; k < slot_k; ++k) {
       const index_t c = k * T + lane, off = 16 * c - oa;
-      if (c < nc && row_chunk_whole(off, L, sh))
-        *reinterpret_cast<uint4*>(out + off) = U >= 16 || sh == 0 ? lo[k] : realign<U < 16 ? U : 8>(lo[k], hi[k], sh);
+      if (c < nc && row_chunk_whole(off, L, sh)) {
+        const index_t q = (ia + off - sh) / 16;  // the pair's first staged chunk
+        *reinterpret_cast<uint4*>(out + off) =
+            U >= 16 || sh == 0 ? stage[q] : realign<U < 16 ? U : 8>(stage[q], stage[q + 1], sh);
+      }
     }
     if constexpr (ends > 0) {
       index_t head = 0, tail = 0;
@@ -579,7 +582,8 @@ __device__ __forceinline__ void team_sync(int T, int team) {
 template <int U>
 __global__ void __launch_bounds__(slot_threads) slot_save(const unsigned char* g, unsigned char* ws, index_t N,
                                                           index_t L, index_t batch) {
-  constexpr index_t S = inplace::slot_mark_every, P = 16 * slot_k<U> * slot_threads;
+  constexpr index_t S = inplace::slot_mark_every, P = 16 * slot_stage_chunks;
+  __shared__ uint4 stage[slot_stage_chunks];
   const index_t marks = (N + S - 1) / S;
   const int lane = static_cast<int>(threadIdx.x);
   for (index_t b = blockIdx.z; b < batch; b += gridDim.z)
@@ -589,9 +593,13 @@ __global__ void __launch_bounds__(slot_threads) slot_save(const unsigned char* g
         if (y >= N) break;
         const unsigned char* in = g + (b * N + y) * L + p;
         unsigned char* out = ws + (b * marks + mk) * L + p;
-        slot_piece<U> v;
-        v.load(in, out, n, slot_threads, lane);
-        v.store(out, n, slot_threads, lane);
+        slot_move<U> v;
+        v.issue(in, out, n, stage, slot_threads, lane);
+        bytes::cp_commit();
+        bytes::cp_wait(0);
+        __syncthreads();
+        v.store(stage, in, out, n, slot_threads, lane);
+        __syncthreads();
       }
 }
 
@@ -602,9 +610,10 @@ __global__ void __launch_bounds__(slot_threads, slot_min_blocks)
     slot_walk(unsigned char* g, unsigned char* ws, Map map, index_t L, int T_log2, index_t held_per_matrix,
               index_t batch) {
   const int T = 1 << T_log2, lane = static_cast<int>(threadIdx.x) & (T - 1), team = static_cast<int>(threadIdx.x) >> T_log2;
-  const index_t N = map.count(), teams = slot_threads >> T_log2, P = static_cast<index_t>(16 * slot_k<U>) * T;
+  const index_t N = map.count(), teams = slot_threads >> T_log2, P = static_cast<index_t>(16 * slot_k) * T;
   const bool writes_held = map.writes_held();
-  __shared__ uint4 stage[slot_k<U> * slot_threads];  // a piece of each team (whole cycles)
+  __shared__ uint4 stages[2 * slot_stage_chunks];  // two stages of slot_k * T chunks a team
+  uint4* const st0 = stages + 2 * team * slot_k * T;  // stage j at st0 + j * slot_k * T
   for (index_t i = blockIdx.x * teams + team; i < N; i += static_cast<index_t>(gridDim.x) * teams) {
     index_t y = map.first() + i;
     if (y >= N) y -= N;
@@ -622,36 +631,58 @@ __global__ void __launch_bounds__(slot_threads, slot_min_blocks)
         };
         auto dst_of = [&](index_t x) { return (writes_held && map.held(x) ? h + map.held_slot(x) * L : a + x * L) + p; };
         if (role == 1) {
-          for (index_t cur = y;;) {
-            const index_t s = map.src(cur);
-            unsigned char* to = dst_of(cur);
-            slot_piece<U> v;
-            v.load(src_of(s), to, n, T, lane);
+          index_t cur = y, s = map.src(y);
+          const unsigned char* from = src_of(s);
+          unsigned char* to = dst_of(cur);
+          slot_move<U> v;
+          v.issue(from, to, n, st0, T, lane);
+          bytes::cp_commit();
+          for (int j = 0;; j ^= 1) {
+            const bool last = map.held(s);
+            index_t s2 = s;
+            const unsigned char* from2 = from;
+            unsigned char* to2 = to;
+            slot_move<U> next;
+            if (!last) {
+              s2 = map.src(s);
+              from2 = src_of(s2);
+              to2 = dst_of(s);
+              next.issue(from2, to2, n, st0 + (j ^ 1) * slot_k * T, T, lane);
+            }
+            bytes::cp_commit();
+            bytes::cp_wait(1);  // this step's piece staged
             team_sync(T, team);
-            v.store(to, n, T, lane);
-            if (map.held(s)) break;
-            cur = s;
+            v.store(st0 + j * slot_k * T, from, to, n, T, lane);
+            team_sync(T, team);  // the stage free for the step after next
+            if (last) break;
+            s = s2;
+            from = from2;
+            to = to2;
+            v = next;
           }
         } else {
           // A cycle without held slots (rare), walked whole from its smallest slot y:
-          // y's piece waits in the team's part of the shared stage until the cycle is
-          // round.
-          unsigned char* tmp = reinterpret_cast<unsigned char*>(stage) + team * P;
+          // y's piece waits in the second stage until the cycle is round.
           index_t last = y;
           while (map.src(last) != y) last = map.src(last);
-          slot_piece<U> v;
-          v.load(a + y * L + p, tmp, n, T, lane);
-          v.store(tmp, n, T, lane);
+          slot_move<U> t;
+          t.issue(a + y * L + p, a + last * L + p, n, st0 + slot_k * T, T, lane);
+          bytes::cp_commit();
           for (index_t cur = y; cur != last; cur = map.src(cur)) {
-            v.load(a + map.src(cur) * L + p, a + cur * L + p, n, T, lane);
+            const unsigned char* from = a + map.src(cur) * L + p;
+            slot_move<U> v;
+            v.issue(from, a + cur * L + p, n, st0, T, lane);
+            bytes::cp_commit();
+            bytes::cp_wait(0);
             team_sync(T, team);
-            v.store(a + cur * L + p, n, T, lane);
+            v.store(st0, from, a + cur * L + p, n, T, lane);
+            team_sync(T, team);
           }
+          bytes::cp_wait(0);
           team_sync(T, team);
-          v.load(tmp, a + last * L + p, n, T, lane);
-          v.store(a + last * L + p, n, T, lane);
+          t.store(st0 + slot_k * T, a + y * L + p, a + last * L + p, n, T, lane);
+          team_sync(T, team);
         }
-        team_sync(T, team);  // the next piece's loads after this one's stores
       }
     }
   }
@@ -668,8 +699,8 @@ template <int U, class Map>
 status slot_walks_unit(void* g, void* ws, const Map& map, index_t held_per_matrix, index_t L, index_t batch,
                        cudaStream_t stream) {
   int T_log2 = 5;  // a warp at least
-  while ((1 << T_log2) < slot_threads && static_cast<index_t>(16 * slot_k<U>) << T_log2 < L) ++T_log2;
-  const index_t teams = slot_threads >> T_log2, P = static_cast<index_t>(16 * slot_k<U>) << T_log2;
+  while ((1 << T_log2) < slot_threads && static_cast<index_t>(16 * slot_k) << T_log2 < L) ++T_log2;
+  const index_t teams = slot_threads >> T_log2, P = static_cast<index_t>(16 * slot_k) << T_log2;
   const unsigned py = grid_of(L, P, grid_y_limit), bz = clamp_grid(batch, grid_z_limit);
   slot_walk<U, Map><<<dim3(clamp_grid((map.count() + teams - 1) / teams, grid_x_limit), py, bz), slot_threads, 0,
                       stream>>>(static_cast<unsigned char*>(g), static_cast<unsigned char*>(ws), map, L, T_log2,
@@ -695,7 +726,7 @@ status slot_walks(void* g, void* ws, const Map& map, index_t held_per_matrix, st
 template <int U>
 status save_marks_unit(const void* g, void* ws, index_t N, index_t L, index_t batch, cudaStream_t stream) {
   const index_t marks = (N + inplace::slot_mark_every - 1) / inplace::slot_mark_every;
-  const unsigned py = grid_of(L, 16 * slot_k<U> * slot_threads, grid_y_limit), bz = clamp_grid(batch, grid_z_limit);
+  const unsigned py = grid_of(L, 16 * slot_stage_chunks, grid_y_limit), bz = clamp_grid(batch, grid_z_limit);
   slot_save<U><<<dim3(clamp_grid(marks, grid_x_limit), py, bz), slot_threads, 0, stream>>>(
       static_cast<const unsigned char*>(g), static_cast<unsigned char*>(ws), N, L, batch);
   return launch_status("in-place slot save");

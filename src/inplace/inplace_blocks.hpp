@@ -192,4 +192,43 @@ inline block_plan make_block_plan(index_t rows, index_t cols, index_t elem_size,
   return p;
 }
 
+/// Rectangles without a blocked plan (both sides prime or nearly): the last r rows
+/// split off. A = [B; C] with B the first rows - r rows (a plan, or a square) and C the
+/// last r: C is transposed into the workspace (C^T, cols x r), B in place with its own
+/// plan (B^T, cols x (rows - r), packed), then B^T's rows are spread to the pitch `rows`
+/// from the last backwards through the rest of the workspace (each chunk's places are
+/// behind the rows still unread once the chunk is held), and C^T's rows fill the gaps:
+/// A^T. About 6M of traffic (the plan's 4M, the spreading 2M).
+struct split_plan {
+  index_t r = 0;       // rows split off; 0: no split plan
+  index_t rows_b = 0;  // rows of B
+  block_plan b;        // B's plan (kind none: B is a square)
+  index_t b_ws = 0;    // elements of B's plan's workspace
+  index_t ws = 0;      // the workspace: a quarter of the matrix (C^T, then B's workspace and the spreading's chunks)
+};
+
+/// The split plan of a rows x cols matrix without a blocked plan: the fewest rows r <= 64
+/// whose removal leaves a square or a blocked plan, with C^T and B's workspace (or 16 rows
+/// of B^T) within a quarter of the matrix. r = 0 when none (small matrices: the
+/// decomposition runs).
+inline split_plan make_split_plan(index_t rows, index_t cols, index_t elem_size, bool device) {
+  split_plan sp;
+  const index_t quarter = rows * cols / 4;
+  for (index_t r = 1; r <= 64 && rows - r >= 2; ++r) {
+    const index_t m = rows - r;
+    const block_plan b = make_block_plan(m, cols, elem_size, device);
+    if (m != cols && b.kind == block_kind::none) continue;
+    const index_t b_ws = m == cols ? 0 : b.workspace_elems();
+    // C^T, and after it B's workspace, then at least 16 rows of B^T a chunk of the spreading.
+    if (r * cols + (b_ws > 16 * m ? b_ws : 16 * m) > quarter) continue;
+    sp.r = r;
+    sp.rows_b = m;
+    sp.b = b;
+    sp.b_ws = b_ws;
+    sp.ws = quarter;
+    return sp;
+  }
+  return sp;
+}
+
 }  // namespace xpose::detail::inplace

@@ -358,6 +358,37 @@ void blocked(byte* a, const inplace::block_plan& p, byte* ws) {
   }
 }
 
+// A rectangle without a blocked plan by the split plan (inplace_blocks.hpp): the last r
+// rows C transposed into the workspace, the rest B in place by its own plan (or as a
+// square), B^T's rows spread to the pitch m from the last chunk backwards through the
+// rest of the workspace, C^T's rows into the gaps.
+template <int ES>
+void split(byte* a, index_t m, index_t n, const inplace::split_plan& sp, byte* ws, int threads) {
+  const index_t r = sp.r, mb = sp.rows_b;
+  byte* ct = ws;  // C^T: n x r
+  byte* rest = ws + r * n * ES;
+  blocked_transpose(a + mb * n * ES, ct, matrix_desc::packed(r, n, ES), threads);
+  if (mb == n) {
+    square<ES>(a, n, threads);
+  } else {
+#pragma omp parallel num_threads(threads)
+    blocked<ES>(a, sp.b, rest);
+  }
+  // Each chunk's places start at lo * m, behind the rows lo .. hi - 1 it holds and past
+  // the rows before lo, still unread at lo * mb.
+  const index_t per = (sp.ws - r * n) / mb, row = mb * ES;
+  for (index_t hi = n; hi > 0;) {
+    const index_t lo = hi > per ? hi - per : 0;
+    std::memcpy(rest, a + lo * row, static_cast<std::size_t>((hi - lo) * row));
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && hi - lo > 64)
+    for (index_t j = lo; j < hi; ++j) std::memcpy(a + j * m * ES, rest + (j - lo) * row, static_cast<std::size_t>(row));
+    hi = lo;
+  }
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+  for (index_t j = 0; j < n; ++j)
+    std::memcpy(a + (j * m + mb) * ES, ct + j * r * ES, static_cast<std::size_t>(r * ES));
+}
+
 template <int ES>
 void run(byte* data, const matrix_desc& d, byte* ws, std::size_t ws_bytes, int threads) {
   const index_t one = d.rows * d.cols;
@@ -369,6 +400,11 @@ void run(byte* data, const matrix_desc& d, byte* ws, std::size_t ws_bytes, int t
     for (index_t b = 0; b < d.batch; ++b) blocked<ES>(data + b * one * ES, bp, ws);
     return;
   }
+  if (d.rows != d.cols && d.rows > 1 && d.cols > 1)
+    if (const inplace::split_plan sp = inplace::make_split_plan(d.rows, d.cols, ES, false); sp.r > 0) {
+      for (index_t b = 0; b < d.batch; ++b) split<ES>(data + b * one * ES, d.rows, d.cols, sp, ws, threads);
+      return;
+    }
   for (index_t b = 0; b < d.batch; ++b) {
     byte* a = data + b * one * ES;
     if (d.rows == d.cols) {

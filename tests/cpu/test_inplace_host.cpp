@@ -453,6 +453,48 @@ TEST(InplaceHost, BlockedPlansEndToEnd) {
   EXPECT_GT(planned, 120);
 }
 
+// Rectangles without a blocked plan (both sides prime or nearly) split off their last
+// rows: every such shape of 1,000-50,000 a side finds a split within a quarter of the
+// matrix, and the host's split run is exact, with B a blocked plan, square slabs and a
+// square, on 1 and 3 threads with the exact workspace.
+TEST(InplaceHost, SplitPlansForShapesWithoutABlockedPlan) {
+  std::mt19937_64 g(4343);
+  int none = 0;
+  for (int t = 0; t < 20000 && none < 300; ++t) {
+    const index_t m = 1000 + static_cast<index_t>(g() % 49001), n = 1000 + static_cast<index_t>(g() % 49001);
+    const int es = elem_sizes()[g() % 5];
+    if (m == n || ip::make_block_plan(m, n, es, false).kind != ip::block_kind::none) continue;
+    ++none;
+    const ip::split_plan sp = ip::make_split_plan(m, n, es, false);
+    ASSERT_GT(sp.r, 0) << m << "x" << n << " es " << es;
+    EXPECT_LE(4 * sp.ws, m * n);
+    EXPECT_LE(sp.r * n + std::max(sp.b_ws, 16 * sp.rows_b), sp.ws);
+    EXPECT_EQ(inplace_ws(matrix_desc::packed(m, n, es), false), static_cast<std::size_t>(sp.ws * es));
+  }
+  EXPECT_GE(none, 100);
+  // End to end: shapes without a plan whose B is a blocked plan (row or column slabs),
+  // square slabs, or a square (m - r = n).
+  std::vector<inplace_shape> shapes;
+  int square_b = 0, square_slabs = 0, slabs = 0;
+  for (int t = 0; t < 400000 && (shapes.size() < 24 || square_b < 2 || square_slabs < 2); ++t) {
+    const index_t m = 300 + static_cast<index_t>(g() % 1700), n = 300 + static_cast<index_t>(g() % 1700);
+    if (m == n || ip::make_block_plan(m, n, 1, false).kind != ip::block_kind::none) continue;
+    const ip::split_plan sp = ip::make_split_plan(m, n, 1, false);
+    if (sp.r == 0) continue;
+    const bool sq = sp.rows_b == n, sqs = !sq && sp.b.square;
+    if (shapes.size() >= 24 && !(sq && square_b < 2) && !(sqs && square_slabs < 2)) continue;
+    square_b += sq, square_slabs += sqs, slabs += !sq && !sqs;
+    shapes.push_back({m, n, 1 + static_cast<index_t>(g() % 2)});
+  }
+  EXPECT_GE(square_b, 2);
+  EXPECT_GE(slabs, 10);
+  for (const auto& s : shapes) {
+    const matrix_desc d = matrix_desc::packed(s.rows, s.cols, 1, s.batch);
+    ASSERT_GT(ip::make_split_plan(s.rows, s.cols, 1, false).r, 0);
+    check_on_1_and_3_threads(d, [&] { return g(); });
+  }
+}
+
 // Slabs of several MiB: the slab transposes run in pieces of about a MiB (cut
 // along both sides, remainder pieces included; skinny slabs along the long side),
 // batches in the same parallel region.

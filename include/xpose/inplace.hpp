@@ -13,12 +13,14 @@ namespace xpose {
 /// transpose_inplace_host (device = false) needs for `desc` (docs/MODEL.md,
 /// "In-place transpose: traffic per method"): 0 for squares and vectors. Rectangles
 /// with a blocked plan (a side with a divisor giving slabs of at most a quarter; every
-/// shape whose short side divides the long one) need the larger of one slab (none when
-/// slabs are squares) and a sixteenth of the matrix plus one line: at most a quarter
-/// of one matrix, on the device times the batch (a batch runs in the same launches).
-/// Other rectangles (both sides without a usable divisor) need L lines of max(rows,
-/// cols) elements, L = min(ceil(lo / 4), 1024) on the device and min(ceil(lo / 4), 64)
-/// on the host, lo = min(rows, cols).
+/// shape whose short side divides the long one) need the slabs the workspace holds (one
+/// on the host, a quarter of them on the device) or, for square slabs, a sixteenth of
+/// the matrix plus one line: at most a quarter of one matrix, on the device times the
+/// batch (a batch runs in the same launches). Other rectangles (both sides without a
+/// usable divisor) need a quarter of the matrix on the host (a few rows split off);
+/// on the device, and on the host where no split fits (small matrices), L lines of
+/// max(rows, cols) elements, L = min(ceil(lo / 4), 1024) on the device and
+/// min(ceil(lo / 4), 64) on the host, lo = min(rows, cols).
 /// `desc` must be packed: matrix_desc::packed(rows, cols, elem_size, batch).
 /// More workspace than this may be given; the device takes `best` into a workspace
 /// of the whole batch or more and copies back.

@@ -379,9 +379,13 @@ void split(byte* a, index_t m, index_t n, const inplace::split_plan& sp, byte* w
   const index_t per = (sp.ws - r * n) / mb, row = mb * ES;
   for (index_t hi = n; hi > 0;) {
     const index_t lo = hi > per ? hi - per : 0;
-    std::memcpy(rest, a + lo * row, static_cast<std::size_t>((hi - lo) * row));
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && hi - lo > 64)
-    for (index_t j = lo; j < hi; ++j) std::memcpy(a + j * m * ES, rest + (j - lo) * row, static_cast<std::size_t>(row));
+#pragma omp parallel num_threads(threads) if (threads > 1 && hi - lo > 64)
+    {
+#pragma omp for schedule(static)
+      for (index_t j = lo; j < hi; ++j) std::memcpy(rest + (j - lo) * row, a + j * row, static_cast<std::size_t>(row));
+#pragma omp for schedule(static)
+      for (index_t j = lo; j < hi; ++j) std::memcpy(a + j * m * ES, rest + (j - lo) * row, static_cast<std::size_t>(row));
+    }
     hi = lo;
   }
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)

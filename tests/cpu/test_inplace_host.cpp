@@ -467,8 +467,15 @@ TEST(InplaceHost, SplitPlansForShapesWithoutABlockedPlan) {
     ++none;
     const ip::split_plan sp = ip::make_split_plan(m, n, es, false);
     ASSERT_GT(sp.r, 0) << m << "x" << n << " es " << es;
-    EXPECT_LE(4 * sp.ws, m * n);
-    EXPECT_LE(sp.r * n + std::max(sp.b_ws, 16 * sp.rows_b), sp.ws);
+    EXPECT_EQ(sp.rows_b, m - sp.r);
+    EXPECT_TRUE(sp.rows_b == n || sp.b.kind != ip::block_kind::none);
+    EXPECT_LE(sp.r * n + std::max(sp.b_ws, 16 * sp.rows_b), sp.ws);  // C^T, then B's workspace or 16 rows of B^T
+    for (index_t r = 1; r < sp.r; ++r) {  // the fewest rows: no smaller split leaves a plan (or a square) that fits
+      const ip::block_plan b = ip::make_block_plan(m - r, n, es, false);
+      const bool planned = m - r == n || b.kind != ip::block_kind::none;
+      const index_t need = r * n + std::max(m - r == n ? 0 : b.workspace_elems(), 16 * (m - r));
+      EXPECT_TRUE(!planned || 4 * need > m * n) << m << "x" << n << " es " << es << " r " << r;
+    }
     EXPECT_EQ(inplace_ws(matrix_desc::packed(m, n, es), false), static_cast<std::size_t>(sp.ws * es));
   }
   EXPECT_GE(none, 100);
@@ -487,6 +494,7 @@ TEST(InplaceHost, SplitPlansForShapesWithoutABlockedPlan) {
     shapes.push_back({m, n, 1 + static_cast<index_t>(g() % 2)});
   }
   EXPECT_GE(square_b, 2);
+  EXPECT_GE(square_slabs, 2);
   EXPECT_GE(slabs, 10);
   for (const auto& s : shapes) {
     const matrix_desc d = matrix_desc::packed(s.rows, s.cols, 1, s.batch);

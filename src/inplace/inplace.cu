@@ -689,7 +689,7 @@ __global__ void __launch_bounds__(slot_threads, slot_min_blocks)
 }
 
 // The unit of a slot transpose: the widest of 16, 8, 4, 2, 1 bytes that divides the
-// slot and both addresses.
+// slot and both addresses (dispatched by with_elem_size).
 inline int slot_unit(const void* g, const void* ws, std::size_t slot_bytes) {
   const auto align = reinterpret_cast<std::uintptr_t>(g) | reinterpret_cast<std::uintptr_t>(ws) | slot_bytes;
   return align % 16 == 0 ? 16 : align % 8 == 0 ? 8 : align % 4 == 0 ? 4 : align % 2 == 0 ? 2 : 1;
@@ -713,14 +713,10 @@ status slot_walks_unit(void* g, void* ws, const Map& map, index_t held_per_matri
 template <class Map>
 status slot_walks(void* g, void* ws, const Map& map, index_t held_per_matrix, std::size_t slot_bytes,
                   index_t batch, cudaStream_t stream) {
-  const auto L = static_cast<index_t>(slot_bytes);
-  switch (slot_unit(g, ws, slot_bytes)) {
-    case 16: return slot_walks_unit<16>(g, ws, map, held_per_matrix, L, batch, stream);
-    case 8: return slot_walks_unit<8>(g, ws, map, held_per_matrix, L, batch, stream);
-    case 4: return slot_walks_unit<4>(g, ws, map, held_per_matrix, L, batch, stream);
-    case 2: return slot_walks_unit<2>(g, ws, map, held_per_matrix, L, batch, stream);
-    default: return slot_walks_unit<1>(g, ws, map, held_per_matrix, L, batch, stream);
-  }
+  return with_elem_size(slot_unit(g, ws, slot_bytes), [&](auto u) {
+    return slot_walks_unit<decltype(u)::value>(g, ws, map, held_per_matrix, static_cast<index_t>(slot_bytes), batch,
+                                               stream);
+  });
 }
 
 template <int U>
@@ -736,15 +732,9 @@ status save_marks_unit(const void* g, void* ws, index_t N, index_t L, index_t ba
 status marked_slot_transpose(void* g, void* ws, const inplace::slot_grid& grid, std::size_t slot_bytes,
                              index_t batch, cudaStream_t stream) {
   const index_t N = grid.count(), marks = (N + inplace::slot_mark_every - 1) / inplace::slot_mark_every;
-  const auto L = static_cast<index_t>(slot_bytes);
-  status s;
-  switch (slot_unit(g, ws, slot_bytes)) {
-    case 16: s = save_marks_unit<16>(g, ws, N, L, batch, stream); break;
-    case 8: s = save_marks_unit<8>(g, ws, N, L, batch, stream); break;
-    case 4: s = save_marks_unit<4>(g, ws, N, L, batch, stream); break;
-    case 2: s = save_marks_unit<2>(g, ws, N, L, batch, stream); break;
-    default: s = save_marks_unit<1>(g, ws, N, L, batch, stream); break;
-  }
+  const status s = with_elem_size(slot_unit(g, ws, slot_bytes), [&](auto u) {
+    return save_marks_unit<decltype(u)::value>(g, ws, N, static_cast<index_t>(slot_bytes), batch, stream);
+  });
   if (!s.ok()) return s;
   return slot_walks(g, ws, inplace::mark_walk{grid}, marks, slot_bytes, batch, stream);
 }

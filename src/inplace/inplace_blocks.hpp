@@ -34,10 +34,10 @@ namespace xpose::detail::inplace {
 constexpr index_t slot_mark_every = 16;
 /// Slots shorter than this are not worth the method (the old decomposition runs).
 constexpr index_t min_slot_bytes = 64;
-/// Square slabs need slots (the short side's lines) of at least this: the slot moves run
-/// a block per slot, and 10^7 x 16 f32 (64-byte slots) ran at 0.007 of the out-of-place
-/// `best` on an H200 as square slabs, 0.28 as slabs through the workspace (like 10^7 x 8;
-/// docs/RESULTS.md "In-place transposes").
+/// Square slabs need slots (the short side's lines) of at least this: when each slot move
+/// took a block, 10^7 x 16 f32 (64-byte slots) ran at 0.007 of the out-of-place `best` on
+/// an H200 as square slabs, 0.28 as other slabs (like 10^7 x 8). Not measured again since
+/// the walks run in teams of 32-256 lanes.
 constexpr index_t min_square_slot_bytes = 512;
 
 /// The slot grid R x C and its pull map.

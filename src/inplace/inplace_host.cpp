@@ -236,60 +236,44 @@ void walk_whole_cycle(byte* g, const Grid& grid, index_t y, std::size_t sb) {
   }
 }
 
-// The turned slot transpose (inplace_blocks.hpp, turned_grid) with the held slots'
-// workspace ws, shared among the threads of the enclosing region: row slabs read the
-// held slots' content from ws (their places in g are free); column slabs write the
-// held slots' new content to ws (their places in g keep the old). Either way a held
-// slot's old content stays readable to the end, so it serves as the mark without a
-// saved copy: a walk starts at each held slot and pulls slot after slot until the
-// next held one; a cycle without one is walked whole by its smallest slot. No saves,
-// no copy of the held slab into place.
-void held_slot_transpose(byte* g, const inplace::turned_grid& grid, std::size_t sb, byte* ws) {
-  const index_t N = grid.count();
-  const bool before = grid.writes_held();
-  auto from = [&](index_t y) -> const byte* { return !before && grid.held(y) ? ws + grid.held_slot(y) * sb : g + y * sb; };
-  auto to = [&](index_t y) { return before && grid.held(y) ? ws + grid.held_slot(y) * sb : g + y * sb; };
+// The slot walks of inplace_blocks.hpp under a walk map (turned_grid, mark_walk) on the
+// grid at g (slots of sb bytes), the held slots' workspace ws, shared among the threads
+// of the enclosing region: where the map reads held content from the workspace (row
+// slabs, marks) the held slots' places in g are free; where it writes held content
+// there (column slabs) their places in g keep the old. Either way a held slot's old
+// content stays readable to the end: a walk starts at each held slot and pulls slot
+// after slot until the next held one; a cycle without one is walked whole by its
+// smallest slot.
+template <class Map>
+void slot_walks(byte* g, const Map& map, std::size_t sb, byte* ws) {
+  const index_t N = map.count();
+  const bool writes = map.writes_held();
+  auto from = [&](index_t y) -> const byte* { return !writes && map.held(y) ? ws + map.held_slot(y) * sb : g + y * sb; };
+  auto to = [&](index_t y) { return writes && map.held(y) ? ws + map.held_slot(y) * sb : g + y * sb; };
 #pragma omp for schedule(dynamic, 16)
   for (index_t y = 0; y < N; ++y) {
-    const int role = inplace::walk_role(grid, y);
+    const int role = inplace::walk_role(map, y);
     if (role == 1) {
       for (index_t cur = y;;) {
-        const index_t s = grid.src(cur);
+        const index_t s = map.src(cur);
         std::memcpy(to(cur), from(s), sb);
-        if (grid.held(s)) break;
+        if (map.held(s)) break;
         cur = s;
       }
     } else if (role == 2) {
-      walk_whole_cycle(g, grid, y, sb);  // a cycle without held slots (all in g)
+      walk_whole_cycle(g, map, y, sb);  // a cycle without held slots (all in g)
     }
   }
 }
 
-// The slot transpose of inplace_blocks.hpp on the grid at g (slots of sb bytes),
-// shared among the threads of the enclosing region: the marks saved into ws, then
-// every walk (a thread per walk).
-void slot_transpose(byte* g, const inplace::slot_grid& grid, std::size_t sb, byte* ws) {
+// Square slabs' slot transpose: the marks saved into ws, then the walks (no saves for
+// other slabs: turned_grid holds the slabs that went round).
+void marked_slot_transpose(byte* g, const inplace::slot_grid& grid, std::size_t sb, byte* ws) {
   const index_t N = grid.count(), S = inplace::slot_mark_every;
 #pragma omp for schedule(static)
   for (index_t b = 0; b < (N + S - 1) / S; ++b)
     if (const index_t y = inplace::slot_grid::mark_of(b); y < N) std::memcpy(ws + b * sb, g + y * sb, sb);
-#pragma omp for schedule(dynamic, 16)
-  for (index_t y = 0; y < N; ++y) {
-    const int role = inplace::walk_role(inplace::mark_walk{grid}, y);
-    if (role == 1) {
-      for (index_t cur = y;;) {
-        const index_t s = grid.src(cur);
-        if (inplace::slot_grid::marked(s)) {
-          std::memcpy(g + cur * sb, ws + (s / S) * sb, sb);
-          break;
-        }
-        std::memcpy(g + cur * sb, g + s * sb, sb);
-        cur = s;
-      }
-    } else if (role == 2) {
-      walk_whole_cycle(g, grid, y, sb);  // a cycle without marks
-    }
-  }
+  slot_walks(g, inplace::mark_walk{grid}, sb, ws);
 }
 
 // Pieces of a slab transpose for the threads: an eighth of the slab, 64 KiB to
@@ -341,20 +325,20 @@ void blocked(byte* a, const inplace::block_plan& p, byte* ws) {
   const index_t se = p.slab_elems(), k = p.k, h = p.slab_rows, w = p.slab_cols;
   auto slab = [&](index_t s) { return a + s * se * ES; };
   if (p.square) {  // squares transpose in place: the plain slot grid
-    if (p.slots_first()) slot_transpose(a, p.grid, sb, ws);
+    if (p.slots_first()) marked_slot_transpose(a, p.grid, sb, ws);
     square_tiles<ES>(a, h, k);
-    if (!p.slots_first()) slot_transpose(a, p.grid, sb, ws);
+    if (!p.slots_first()) marked_slot_transpose(a, p.grid, sb, ws);
     return;
   }
   const inplace::turned_grid grid = p.turned();  // one slab held
   if (p.slots_first()) {
-    held_slot_transpose(a, grid, sb, ws);
+    slot_walks(a, grid, sb, ws);
     for (index_t s = 0; s + 1 < k; ++s) transpose_shared<ES>(slab(s + 1), slab(s), h, w);
     transpose_shared<ES>(ws, slab(k - 1), h, w);
   } else {
     transpose_shared<ES>(slab(0), ws, h, w);
     for (index_t s = 1; s < k; ++s) transpose_shared<ES>(slab(s), slab(s - 1), h, w);
-    held_slot_transpose(a, grid, sb, ws);
+    slot_walks(a, grid, sb, ws);
   }
 }
 

@@ -17,8 +17,8 @@ namespace xpose {
 /// on the host, a quarter of them on the device) or, for square slabs, a sixteenth of
 /// the matrix plus one line: at most a quarter of one matrix, on the device times the
 /// batch (a batch runs in the same launches). Other rectangles (both sides without a
-/// usable divisor) need a quarter of the matrix on the host (a few rows split off);
-/// on the device, and on the host where no split fits (small matrices), L lines of
+/// usable divisor) need a quarter of one matrix (a few rows split off; a batch runs one
+/// matrix after another); where no split fits (small matrices), L lines of
 /// max(rows, cols) elements, L = min(ceil(lo / 4), 1024) on the device and
 /// min(ceil(lo / 4), 64) on the host, lo = min(rows, cols).
 /// `desc` must be packed: matrix_desc::packed(rows, cols, elem_size, batch).

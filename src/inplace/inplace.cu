@@ -830,6 +830,44 @@ status blocked_run(T* data, const matrix_desc& d, const inplace::block_plan& p, 
   return slab_transposes<T>(ws, data + (k - G) * se, G, G * se, M, p, B, stream);
 }
 
+// A rectangle without a blocked plan by the split plan (inplace_blocks.hpp): the last r
+// rows C transposed into the workspace by `best`, the rest B in place by its own plan
+// (or as a square), B^T's rows spread to the pitch m from the last chunk backwards
+// through the rest of the workspace (a copy out and a pitched copy back per chunk),
+// C^T's rows into the gaps (one pitched copy).
+template <class T>
+status split_run(T* a, index_t m, index_t n, const inplace::split_plan& sp, T* ws, cudaStream_t stream) {
+  constexpr auto E = sizeof(T);
+  const index_t r = sp.r, mb = sp.rows_b;
+  T* ct = ws;
+  T* rest = ws + r * n;
+  if (status s = transpose(a + mb * n, ct, matrix_desc::packed(r, n, static_cast<int>(E)), stream); !s.ok()) return s;
+  if (status s = mb == n ? square_run<T>(a, n, 1, stream)
+                         : blocked_run<T>(a, matrix_desc::packed(mb, n, static_cast<int>(E)), sp.b, rest, stream);
+      !s.ok())
+    return s;
+  const index_t per = (sp.ws - r * n) / mb;
+  for (index_t hi = n; hi > 0;) {
+    const index_t lo = hi > per ? hi - per : 0;
+    if (status s = cuda_status(cudaMemcpyAsync(rest, a + lo * mb, static_cast<std::size_t>((hi - lo) * mb) * E,
+                                               cudaMemcpyDeviceToDevice, stream),
+                               "in-place split: chunk out");
+        !s.ok())
+      return s;
+    if (status s = cuda_status(cudaMemcpy2DAsync(a + lo * m, static_cast<std::size_t>(m) * E, rest,
+                                                 static_cast<std::size_t>(mb) * E, static_cast<std::size_t>(mb) * E,
+                                                 static_cast<std::size_t>(hi - lo), cudaMemcpyDeviceToDevice, stream),
+                               "in-place split: chunk back");
+        !s.ok())
+      return s;
+    hi = lo;
+  }
+  return cuda_status(cudaMemcpy2DAsync(a + mb, static_cast<std::size_t>(m) * E, ct, static_cast<std::size_t>(r) * E,
+                                       static_cast<std::size_t>(r) * E, static_cast<std::size_t>(n),
+                                       cudaMemcpyDeviceToDevice, stream),
+                     "in-place split: C^T");
+}
+
 template <class T>
 status run(T* data, const matrix_desc& d, T* ws, std::size_t ws_bytes, cudaStream_t stream) {
   if (d.rows == d.cols) return square_run<T>(data, d.rows, d.batch, stream);
@@ -847,6 +885,12 @@ status run(T* data, const matrix_desc& d, T* ws, std::size_t ws_bytes, cudaStrea
   if (const inplace::block_plan bp = inplace::make_block_plan(d.rows, d.cols, static_cast<index_t>(sizeof(T)), true);
       bp.kind != inplace::block_kind::none)
     return blocked_run<T>(data, d, bp, ws, stream);
+  if (const inplace::split_plan sp = inplace::make_split_plan(d.rows, d.cols, static_cast<index_t>(sizeof(T)), true);
+      sp.r > 0) {
+    for (index_t b = 0; b < d.batch; ++b)
+      if (status s = split_run<T>(data + b * d.rows * d.cols, d.rows, d.cols, sp, ws, stream); !s.ok()) return s;
+    return {};
+  }
   if (ws_bytes >= mb) {
     for (index_t b = 0; b < d.batch; ++b) {
       T* a = data + b * d.rows * d.cols;

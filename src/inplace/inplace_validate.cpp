@@ -43,10 +43,8 @@ std::size_t workspace_bytes_for(const matrix_desc& d, bool device) noexcept {
   if (bp.kind != inplace::block_kind::none)  // the device runs a whole batch at once
     return static_cast<std::size_t>(bp.workspace_elems()) * static_cast<std::size_t>(d.elem_size) *
            static_cast<std::size_t>(device ? d.batch : 1);
-  // The CPU splits off a few rows where the GPU keeps the decomposition (its split run is
-  // not measured yet).
-  if (!device && d.rows != d.cols && d.rows > 1 && d.cols > 1)
-    if (const inplace::split_plan sp = inplace::make_split_plan(d.rows, d.cols, d.elem_size, false); sp.r > 0)
+  if (d.rows != d.cols && d.rows > 1 && d.cols > 1)
+    if (const inplace::split_plan sp = inplace::make_split_plan(d.rows, d.cols, d.elem_size, device); sp.r > 0)
       return static_cast<std::size_t>(sp.ws) * static_cast<std::size_t>(d.elem_size);
   const index_t lines = inplace::workspace_lines(d.rows, d.cols, device);
   const index_t longer = d.rows > d.cols ? d.rows : d.cols;

@@ -141,6 +141,34 @@ TEST(InplaceDevice, BlockedPlans) {
     }
 }
 
+// Rectangles without a blocked plan split off their last rows (inplace_blocks.hpp,
+// split_plan): B a blocked plan or a square, batches one matrix after another through
+// one workspace, every element size.
+TEST(InplaceDevice, SplitPlans) {
+  REQUIRE_GPU();
+  namespace ip = xpose::detail::inplace;
+  std::mt19937_64 g(5151);
+  std::vector<inplace_shape> shapes;
+  int square_b = 0;
+  for (int t = 0; t < 400000 && (shapes.size() < 16 || square_b < 2); ++t) {
+    const index_t m = 300 + static_cast<index_t>(g() % 1700), n = 300 + static_cast<index_t>(g() % 1700);
+    if (m == n || ip::make_block_plan(m, n, 1, true).kind != ip::block_kind::none) continue;
+    const ip::split_plan sp = ip::make_split_plan(m, n, 1, true);
+    if (sp.r == 0) continue;
+    const bool sq = sp.rows_b == n;
+    if (shapes.size() >= 16 && !(sq && square_b < 2)) continue;
+    square_b += sq;
+    shapes.push_back({m, n, 1 + static_cast<index_t>(g() % 2)});
+  }
+  EXPECT_GE(square_b, 2);
+  for (const auto& s : shapes)
+    for (int es : elem_sizes()) {
+      const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
+      const auto st = check_inplace(d, inplace_ws(d, true), device_run, g());
+      EXPECT_TRUE(st.ok()) << s.rows << "x" << s.cols << " es " << es << ": " << st.message();
+    }
+}
+
 // Squares with 16-byte rows take the 16-byte tiles (swizzled for 1 and 2-byte
 // elements): one tile, partial last tiles, many pairs, batches.
 TEST(InplaceDevice, SquaresWithSixteenByteRows) {

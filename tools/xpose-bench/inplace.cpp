@@ -87,8 +87,7 @@ std::string method_of(const ip_case& c, std::size_t ws, bool device) {
   if (p.kind != xpose::detail::inplace::block_kind::none)
     return (p.square ? std::string("square slabs") : std::to_string(p.k) + " slabs " + std::to_string(p.held) + " round") +
            " + slots " + std::to_string(p.grid.R) + "x" + std::to_string(p.grid.C);
-  if (!device)
-    if (const auto sp = xpose::detail::inplace::make_split_plan(c.rows, c.cols, c.dt.bytes, false); sp.r > 0)
+  if (const auto sp = xpose::detail::inplace::make_split_plan(c.rows, c.cols, c.dt.bytes, device); sp.r > 0)
       return "split " + std::to_string(sp.r) + " rows + " +
              (sp.rows_b == c.cols ? std::string("square") : std::to_string(sp.b.k) + " slabs");
   return device ? "decomposition" : "decomposition (CPU)";

@@ -20,10 +20,11 @@ namespace xpose {
 /// usable divisor) need a quarter of one matrix (a few rows split off; a batch runs one
 /// matrix after another); where no split fits (small matrices), L lines of
 /// max(rows, cols) elements, L = min(ceil(lo / 4), 1024) on the device and
-/// min(ceil(lo / 4), 64) on the host, lo = min(rows, cols).
+/// min(ceil(lo / 4), 64) on the host, lo = min(rows, cols). On the device a batch of
+/// 4 or more rectangles needs batch / 4 (rounded down) whole matrices instead.
 /// `desc` must be packed: matrix_desc::packed(rows, cols, elem_size, batch).
-/// More workspace than this may be given; the device takes `best` into a workspace
-/// of the whole batch or more and copies back.
+/// More workspace than this may be given; the device takes a workspace of one matrix
+/// or more as groups of matrices, each transposed into it by `best` and copied back.
 status inplace_workspace_size(const matrix_desc& desc, bool device, std::size_t* bytes) noexcept;
 
 /// Transposes each rows x cols matrix of `desc` in place on the current device,

@@ -12,7 +12,8 @@
 // are transposed into the workspace band by band, permuted there as rows and
 // transposed back; what is still too long goes through the workspace chunk by
 // chunk (a gather kernel, then a stream-ordered copy back).
-// A workspace of a whole matrix takes `best` into it and a copy back.
+// A workspace of whole matrices (batches of 4 or more rectangles ask for a quarter of
+// theirs) takes them in groups: `best` into it and a copy back.
 // No allocation, no host sync: every step is a launch or an async copy on `stream`.
 #include <cuda_runtime.h>
 
@@ -898,14 +899,23 @@ status run(T* data, const matrix_desc& d, T* ws, std::size_t ws_bytes, cudaStrea
   if (d.rows == d.cols) return square_run<T>(data, d.rows, d.batch, stream);
   if (d.rows == 1 || d.cols == 1) return {};  // a vector is its own transpose in memory
   const std::size_t mb = matrix_bytes(d);
-  if (ws_bytes / mb >= static_cast<std::size_t>(d.batch)) {  // the whole batch fits: `best` into it, copy back
-    if (status s = transpose(data, ws, matrix_desc::packed(d.rows, d.cols, static_cast<int>(sizeof(T)), d.batch),
-                             stream);
-        !s.ok())
-      return s;
-    return cuda_status(cudaMemcpyAsync(data, ws, mb * static_cast<std::size_t>(d.batch), cudaMemcpyDeviceToDevice,
-                                       stream),
-                       "in-place copy back");
+  // A workspace of whole matrices (batches of 4 or more ask for a quarter of theirs):
+  // groups of as many matrices as it holds, each transposed into it by `best` and
+  // copied back. 4M of traffic like the blocked plan, every pass at copy speed.
+  if (const index_t g = static_cast<index_t>(ws_bytes / mb); g >= 1) {
+    for (index_t b0 = 0; b0 < d.batch; b0 += g) {
+      const index_t n = std::min(g, d.batch - b0);
+      T* a = data + b0 * d.rows * d.cols;
+      if (status s = transpose(a, ws, matrix_desc::packed(d.rows, d.cols, static_cast<int>(sizeof(T)), n), stream);
+          !s.ok())
+        return s;
+      if (status s = cuda_status(cudaMemcpyAsync(a, ws, mb * static_cast<std::size_t>(n), cudaMemcpyDeviceToDevice,
+                                                 stream),
+                                 "in-place copy back");
+          !s.ok())
+        return s;
+    }
+    return {};
   }
   if (const inplace::block_plan bp = inplace::make_block_plan(d.rows, d.cols, static_cast<index_t>(sizeof(T)), true);
       bp.kind != inplace::block_kind::none)
@@ -914,18 +924,6 @@ status run(T* data, const matrix_desc& d, T* ws, std::size_t ws_bytes, cudaStrea
       sp.r > 0) {
     for (index_t b = 0; b < d.batch; ++b)
       if (status s = split_run<T>(data + b * d.rows * d.cols, d.rows, d.cols, sp, ws, stream); !s.ok()) return s;
-    return {};
-  }
-  if (ws_bytes >= mb) {
-    for (index_t b = 0; b < d.batch; ++b) {
-      T* a = data + b * d.rows * d.cols;
-      if (status s = transpose(a, ws, matrix_desc::packed(d.rows, d.cols, static_cast<int>(sizeof(T))), stream);
-          !s.ok())
-        return s;
-      if (status s = cuda_status(cudaMemcpyAsync(a, ws, mb, cudaMemcpyDeviceToDevice, stream), "in-place copy back");
-          !s.ok())
-        return s;
-    }
     return {};
   }
   const inplace::rect_plan plan = inplace::make_rect_plan(d.rows, d.cols);

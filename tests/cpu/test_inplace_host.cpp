@@ -384,6 +384,10 @@ TEST(InplaceBlocks, PlansStayWithinAQuarterAndTheQueryIsHonest) {
     EXPECT_EQ(q, static_cast<std::size_t>(p.workspace_elems() * es));  // the host runs a batch's matrices in turn
     EXPECT_EQ(qd, static_cast<std::size_t>(pd.workspace_elems() * es));
     EXPECT_EQ(3 * qd, inplace_ws(matrix_desc::packed(m, n, es, 3), true));  // the device runs a batch at once
+    // Batches of 4 or more on the device: a quarter of their matrices, whole (groups through the workspace).
+    const index_t B = 4 + t % 61;
+    EXPECT_EQ(inplace_ws(matrix_desc::packed(m, n, es, B), true), static_cast<std::size_t>(B / 4) * M);
+    EXPECT_EQ(inplace_ws(matrix_desc::packed(m, n, es, B), false), q) << "the host runs a batch's matrices in turn";
     EXPECT_EQ(q, inplace_ws(matrix_desc::packed(n, m, es), false)) << "the transpose asks for the same";
     EXPECT_EQ(qd, inplace_ws(matrix_desc::packed(n, m, es), true)) << "the transpose asks for the same";
     EXPECT_LE(4 * q, M);

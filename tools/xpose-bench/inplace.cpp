@@ -5,6 +5,7 @@
 // read and one write of every element) for every method, in-place or not.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -300,7 +301,9 @@ std::string random_note(bool gpu) {
   const random_bounds b = random_bounds_of(gpu);
   return "random rectangles: seed " + std::to_string(random_seed()) + " (XPOSE_BENCH_SEED repeats it), " +
          std::to_string(b.cases) + " cases, sides 1000-" + std::to_string(b.side) + ", " + std::to_string(b.lo_mib) +
-         " MiB to " + std::to_string(b.hi_mib) + " MiB a matrix";
+         " MiB to " + std::to_string(b.hi_mib) + " MiB a matrix; random batches: " + std::to_string(b.cases / 2) +
+         " cases of 4-64 matrices, sides 100-20000, " + std::to_string(b.lo_mib) + " MiB to " +
+         std::to_string(b.hi_mib / 2) + " MiB a batch";
 }
 
 std::vector<ip_case> default_cases(bool gpu, const std::vector<dtype_info>& all) {
@@ -337,6 +340,23 @@ std::vector<ip_case> default_cases(bool gpu, const std::vector<dtype_info>& all)
   for (index_t nn : {2, 3, 4, 8, 16, 32}) {
     v.push_back({"skinny", m, nn, 1, dt("f32")});
     v.push_back({"skinny", nn, m, 1, dt("f32")});
+  }
+  // Random batches (their own stream of the seed, so the rectangles above stay the
+  // same): 4-64 matrices (log-uniform) of sides 100-20000, every element size, the
+  // whole batch within random_bounds, to set beside the single rectangles' medians.
+  std::mt19937_64 gb(random_seed() ^ 0x6261746368657321ull);
+  auto unit = [&] { return static_cast<double>(gb() >> 11) * 0x1.0p-53; };
+  for (int k = 0; k < rb.cases / 2; ++k) {
+    const dtype_info d = dt(names[k % 5]);
+    index_t b = 0, r = 0, cc = 0;
+    double bytes = 0;
+    do {
+      b = static_cast<index_t>(4.0 * std::pow(16.0, unit()));
+      r = 100 + static_cast<index_t>(gb() % 3901);
+      bytes = (rb.lo_mib + (rb.hi_mib / 2 - rb.lo_mib) * unit()) * double(1 << 20);
+      cc = static_cast<index_t>(bytes / (static_cast<double>(b) * r * d.bytes));
+    } while (cc < 100 || cc > 20000 || cc == r);
+    v.push_back({"batch", r, cc, b, d});
   }
   return v;
 }
@@ -383,7 +403,7 @@ table rows_table(const std::vector<ip_row>& rows, bool gpu) {
   for (const auto& r : rows) t.rows.push_back(row_cells(r, gpu));
   // Medians of the ratios per kind: the targets (docs/RESULTS.md, "In-place transposes")
   // are stated on them.
-  for (const char* kind : {"square", "random", "skinny", "given"}) {
+  for (const char* kind : {"square", "random", "skinny", "batch", "given"}) {
     std::vector<double> of_best, of_copy;
     for (const auto& r : rows)
       if (r.c.kind == kind && r.best_gbs > 0) {
@@ -406,11 +426,11 @@ int run_inplace(const options& o, const std::vector<dtype_info>& all_dtypes, boo
   for (const auto& c : o.cases) cases.push_back({"given", c.rows, c.cols, c.batch, c.dtype});
   if (!o.sizes_given) {
     cases.clear();
-    std::string known = ",square,random,skinny,", list = "," + kinds + ",";
+    std::string known = ",square,random,skinny,batch,", list = "," + kinds + ",";
     for (std::size_t a = 1, b; a < list.size(); a = b + 1) {
       b = list.find(',', a);
       if (known.find("," + list.substr(a, b - a) + ",") == std::string::npos)
-        usage_error("unknown --inplace-kinds entry '" + list.substr(a, b - a) + "' (square, random, skinny)");
+        usage_error("unknown --inplace-kinds entry '" + list.substr(a, b - a) + "' (square, random, skinny, batch)");
     }
     for (const auto& c : default_cases(gpu, all_dtypes))
       if (list.find("," + c.kind + ",") != std::string::npos) cases.push_back(c);

@@ -261,7 +261,7 @@ namespace {
 // and the lab, inplace and cpu subcommands bind the same variables.
 struct main_args {
   options o;
-  std::string variants_s, sizes_s, dtype_s = "f32", block_s = "32x8", inplace_kinds = "square,random,skinny";
+  std::string variants_s, sizes_s, dtype_s = "f32", block_s = "32x8", inplace_kinds = "square,random,skinny,batch";
   long long batch = 1;
   bool list = false, inplace = false;
 };
@@ -305,7 +305,7 @@ void add_main_options(CLI::App* a, main_args& m, unsigned what) {
   if (what & opt_sweep)
     a->add_flag("--sweep", o.sweep, "CPU: the CPU sweep (every shape class and element size, buffers >= 4x the LLC)");
   if (what & opt_inplace)
-    a->add_option("--inplace-kinds", m.inplace_kinds, "in-place, without --size: which default cases (square,random,skinny)");
+    a->add_option("--inplace-kinds", m.inplace_kinds, "in-place, without --size: which default cases (square,random,skinny,batch)");
 }
 
 void print_list() {

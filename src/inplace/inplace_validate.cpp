@@ -39,15 +39,16 @@ status check_desc(const matrix_desc& d) noexcept {
 
 std::size_t workspace_bytes_for(const matrix_desc& d, bool device) noexcept {
   if (empty(d)) return 0;
+  const bool rectangle = d.rows != d.cols && d.rows > 1 && d.cols > 1;
   // Batches of 4 or more rectangles on the device: a quarter of their matrices, which
   // go through it in groups (inplace.cu, run).
-  if (device && d.batch >= 4 && d.rows != d.cols && d.rows > 1 && d.cols > 1)
+  if (device && d.batch >= 4 && rectangle)
     return static_cast<std::size_t>(d.batch / 4) * static_cast<std::size_t>(d.rows * d.cols * d.elem_size);
   const inplace::block_plan bp = inplace::make_block_plan(d.rows, d.cols, d.elem_size, device);
-  if (bp.kind != inplace::block_kind::none)  // the device runs a whole batch at once
+  if (bp.kind != inplace::block_kind::none)  // the device runs a batch of up to 3 at once
     return static_cast<std::size_t>(bp.workspace_elems()) * static_cast<std::size_t>(d.elem_size) *
            static_cast<std::size_t>(device ? d.batch : 1);
-  if (d.rows != d.cols && d.rows > 1 && d.cols > 1)
+  if (rectangle)
     if (const inplace::split_plan sp = inplace::make_split_plan(d.rows, d.cols, d.elem_size, device); sp.r > 0)
       return static_cast<std::size_t>(sp.ws) * static_cast<std::size_t>(d.elem_size);
   const index_t lines = inplace::workspace_lines(d.rows, d.cols, device);

@@ -83,9 +83,11 @@ std::vector<unsigned char> input(const ip_case& c, std::size_t n) {
 std::string method_of(const ip_case& c, std::size_t ws, bool device) {
   if (c.rows == c.cols) return "square tile pairs";
   if (c.rows == 1 || c.cols == 1) return "vector (no-op)";
+  // A workspace of whole matrices takes them in groups (inplace.cu, run).
   const auto mb = static_cast<std::size_t>(c.rows * c.cols * c.dt.bytes);
-  if (device && ws >= mb * static_cast<std::size_t>(c.batch)) return "best via workspace";
-  if (device && ws >= mb) return "groups of " + std::to_string(ws / mb) + " via workspace";
+  if (device && ws >= mb)
+    return "groups of " + std::to_string(std::min<std::size_t>(ws / mb, static_cast<std::size_t>(c.batch))) +
+           " via workspace";
   const auto p = xpose::detail::inplace::make_block_plan(c.rows, c.cols, c.dt.bytes, device);
   if (p.kind != xpose::detail::inplace::block_kind::none)
     return (p.square ? std::string("square slabs") : std::to_string(p.k) + " slabs " + std::to_string(p.held) + " round") +

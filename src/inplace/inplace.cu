@@ -484,7 +484,7 @@ status run_pass(T* data, const matrix_desc& d, const c2r_map& m, step s, T* ws, 
   return {};
 }
 
-// The slot transpose (inplace_blocks.hpp). A team of T threads (a power of two, 32 to
+// The slot transpose (inplace_blocks.hpp). A team of T threads (a power of two, 8 to
 // slot_threads) takes a walk and one piece of its slots: bytes [p * P, p * P + P) of
 // every slot it moves (P = 16 * slot_k * T), so teams on other pieces of the same
 // walk touch other bytes. A move of a piece goes through shared memory: the aligned
@@ -502,15 +502,21 @@ status run_pass(T* data, const matrix_desc& d, const c2r_map& m, step s, T* ws, 
 constexpr int slot_threads = 256, slot_k = 6;  // chunks a lane per piece (48 KiB of stages a block)
 constexpr int slot_min_blocks = 2;             // blocks per SM (at most 128 registers)
 constexpr int slot_stage_chunks = slot_k * slot_threads;  // one stage of a block
+// Smallest team: slots of up to 16 * slot_k * 16 = 1536 bytes take teams of 16 lanes, two
+// walks a warp, so that 32 walks an SM are in flight where 32-lane teams gave 16 (8 lanes
+// spilled: the ends' units of both stages).
+constexpr int slot_min_team_log2 = 4;
 
 // One piece's move through a stage: issue() starts it, store() ends it (after the
 // team's wait and barrier).
 template <int U>
 struct slot_move {
   using unit_t = typename uint_of<U>::type;
-  // The ends: at most 62 bytes, so 2 units a lane of 1 byte (T >= 32), 1 of 2-8 bytes;
-  // none where every slot and address is 16-byte aligned.
-  static constexpr int ends = U == 1 ? 2 : U < 16 ? 1 : 0;
+  // The ends: at most 62 bytes, so ceil(62 / U / T) units a lane for the smallest team
+  // (16 lanes: 4 of 1 byte, 2 of 2, 1 of 4 or 8); none where every slot and address is
+  // 16-byte aligned.
+  static constexpr int min_team = 1 << slot_min_team_log2;
+  static constexpr int ends = U < 16 ? (62 / U + min_team - 1) / min_team : 0;
   unit_t unit[ends > 0 ? ends : 1];
 
   __device__ __forceinline__ static unsigned shift(const unsigned char* in, const unsigned char* out) {
@@ -568,10 +574,13 @@ struct slot_move {
   }
 };
 
-// The threads of one team wait for each other (T = 32: a warp; more: a named barrier
-// per team, ids 1 .. slot_threads / T).
+// The threads of one team wait for each other (T <= 32: the team's lanes of the warp;
+// more: a named barrier per team, ids 1 .. slot_threads / T).
 __device__ __forceinline__ void team_sync(int T, int team) {
-  if (T == 32) {
+  if (T < 32) {
+    const int base = (team * T) & 31;
+    __syncwarp(((1u << T) - 1u) << base);
+  } else if (T == 32) {
     __syncwarp();
   } else {
     asm volatile("bar.sync %0, %1;" ::"r"(team + 1), "r"(T) : "memory");
@@ -699,7 +708,7 @@ inline int slot_unit(const void* g, const void* ws, std::size_t slot_bytes) {
 template <int U, class Map>
 status slot_walks_unit(void* g, void* ws, const Map& map, index_t held_per_matrix, index_t L, index_t batch,
                        cudaStream_t stream) {
-  int T_log2 = 5;  // a warp at least
+  int T_log2 = slot_min_team_log2;
   while ((1 << T_log2) < slot_threads && static_cast<index_t>(16 * slot_k) << T_log2 < L) ++T_log2;
   const index_t teams = slot_threads >> T_log2, P = static_cast<index_t>(16 * slot_k) << T_log2;
   const unsigned py = grid_of(L, P, grid_y_limit), bz = clamp_grid(batch, grid_z_limit);

@@ -90,6 +90,10 @@ def _swap_last_two(ndim: int) -> List[int]:
 def _axis(a: Any) -> int:
     if isinstance(a, (bool, np.bool_)):
         raise TypeError(f"xpose: axes must be integers, got a bool ({a!r})")
+    # Tested before operator.index as well: torch 2.11's Dynamo does not catch the TypeError
+    # below in a compiled function, which then fails with Python's own message.
+    if not hasattr(type(a), "__index__"):
+        raise TypeError(f"xpose: axes must be integers, got {_type_name(a)} ({a!r})")
     try:
         return operator.index(a)
     except TypeError:

@@ -586,18 +586,18 @@ def _traced_axes(n: int, axes: Any) -> Optional[List[int]]:
         return [*range(n - 1, -1, -1)]
     if type(axes) is not tuple and type(axes) is not list:
         return None
+    # Comparisons only: Dynamo may trace the ints as symbolic after a recompile (automatic
+    # dynamic), and torch 2.11's fake tensors fail on a shift by a symbolic int.
     ax: List[int] = []
-    seen = 0
     for a in axes:
         if type(a) is not int:
             return None
         if a < 0:
             a += n
-        if a < 0 or a >= n or (seen >> a) & 1:
+        if a < 0 or a >= n or a in ax:
             return None
-        seen |= 1 << a
         ax.append(a)
-    return ax if seen == (1 << n) - 1 else None
+    return ax if len(ax) == n else None
 
 
 def _register_dynamo_polyfills() -> None:

@@ -291,6 +291,14 @@ void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out
   auto out_row = [&](byte* d, index_t i) { return d + u.a.off(i); };
   const index_t nA0 = u.a.n[0], nB0 = u.b.n[0];  // runs of evenly spaced rows
   const bool crowded = cpu::crowds_l1_sets(u.a.s[0]);
+  // A tile's rows split into runs of nA0 (output side) or nB0 (input side) leave each run's last micro-tile partial
+  // (edge: a 32-byte micro-tile's elements); where that costs over a quarter more micro-tiles than the whole tile,
+  // the rows go through L1 instead (staged, gathered), so that the block sees the tile whole.
+  // Only 1-4 byte units (micro-tiles of 8-32 elements a side): wider ones lose little to a partial micro-tile and
+  // more to the copies; kept rows that no micro-tile moves take any block whole.
+  const index_t edge = W <= 4 ? 32 / W : 1;
+  auto ragged = [&](index_t n) { return e >= 0 && W <= 4 && (n + edge - 1) / edge * edge * 4 > 5 * n; };
+  const bool stage_runs = ragged(nA0), gather_runs = ragged(nB0);
   // Chunks of about 1 MiB of tiles (at least 16 tiles, at least 8 chunks a thread): the prefetch of tile t + 1 serves
   // its own thread, and the threads take turns at the chunk counter and at the lines their tiles share less often (two
   // threads, tiles of 0.7-3 KiB: 0.59-0.75 of the time with chunks of 16 tiles).
@@ -313,7 +321,7 @@ void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out
       }
       // Input rows: runs of evenly spaced rows (one b1 each), or gathered when the
       // runs are shorter than a micro-tile.
-      const bool gather = x.j0 % nB0 + x.tj > nB0 && nB0 < 16;
+      const bool gather = x.j0 % nB0 + x.tj > nB0 && (nB0 < 16 || gather_runs);
       if (gather)
         group_rows(u.b, x.j0, x.tj, [&](index_t j, index_t o) {
           copy_short(gathered + j * x.ti * W, x.src + o, x.ti * W);
@@ -321,7 +329,7 @@ void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out
       // Output rows: straight to the output, in runs of evenly spaced rows, unless they
       // crowd L1 sets or the runs are shorter than a micro-tile (16 bytes of rows): then
       // staged and copied out row by row.
-      const bool stage = crowded || (x.i0 % nA0 + x.ti > nA0 && nA0 * W < 16);
+      const bool stage = crowded || (x.i0 % nA0 + x.ti > nA0 && (nA0 * W < 16 || stage_runs));
       for (index_t j = 0; j < x.tj;) {
         const index_t nj = gather ? x.tj : std::min(x.tj - j, nB0 - (x.j0 + j) % nB0);
         const byte* rows = gather ? gathered : in_row(x.src, x.j0 + j);

@@ -120,6 +120,31 @@ TEST(PermuteHost, ThinInputSidesAgainstLongOutputRuns) {
   }
 }
 
+// Tiles over two or more dims a side whose fastest dim is short and no multiple of a micro-tile's edge (9 f16
+// output rows evenly spaced, then a jump): such rows go through L1 (staged on the output side, gathered on the
+// input side) so that the micro-tiles see the tile whole. 1-4 byte elements, extents 5-40, ranks 4-6, packed and
+// padded inputs, one and two threads: every byte must land.
+TEST(PermuteHost, RaggedRunsThroughL1) {
+  std::mt19937_64 g(1207);
+  const int sizes[] = {1, 2, 4};
+  for (int iter = 0; iter < 120; ++iter) {
+    const int es = sizes[g() % 3], r = 4 + static_cast<int>(g() % 3);
+    std::vector<std::int64_t> sh;
+    std::int64_t n = 1;
+    for (int q = 0; q < r; ++q) {
+      std::int64_t e = 5 + static_cast<std::int64_t>(g() % 36);
+      while (e > 2 && n * e > (1 << 20)) e /= 2;  // at most 1M elements
+      sh.push_back(e), n *= e;
+    }
+    perm_case c = xpose_test::shuffled_case(g, sh, es);
+    if (c.axes[r - 1] == r - 1) std::swap(c.axes[r - 1], c.axes[0]);
+    c.out = xpose::permuted_packed(c.in, c.axes, r);
+    if (iter % 4 == 0) xpose_test::random_strides(c.in, g, false, false);
+    check_case(c, false, 1 + iter % 2, 12070 + static_cast<std::uint64_t>(iter));
+    if (HasFatalFailure()) return;
+  }
+}
+
 // Strided copies of kept rows of every width from 1 to 80 bytes (1-16 byte elements that divide it), the rows
 // permuted over 2-3 outer dims so that the CPU moves them as tiles of whole rows: the widths no vector micro-tile
 // moves (3, 5-7, 9-15, 17-31 bytes: one inline copy a row; 33 and more: overlapping 16-byte pieces) must land

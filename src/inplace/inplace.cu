@@ -484,7 +484,7 @@ status run_pass(T* data, const matrix_desc& d, const c2r_map& m, step s, T* ws, 
   return {};
 }
 
-// The slot transpose (inplace_blocks.hpp). A team of T threads (a power of two, 8 to
+// The slot transpose (inplace_blocks.hpp). A team of T threads (a power of two, 16 to
 // slot_threads) takes a walk and one piece of its slots: bytes [p * P, p * P + P) of
 // every slot it moves (P = 16 * slot_k * T), so teams on other pieces of the same
 // walk touch other bytes. A move of a piece goes through shared memory: the aligned

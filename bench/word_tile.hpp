@@ -236,8 +236,6 @@ inline bool choose(const xpose::plan& p, const void* in, const void* out, int R,
   for (int k = 0; k < r; ++k) hi += (p.in.extents[k] - 1) * p.in.strides[k];
   best->pred = -1;
   bool found = false;
-  int out_pos[xpose::layout::max_rank];
-  for (int k = 0; k < r; ++k) out_pos[p.axes[k]] = k;
   for (int a = 1; a < r; ++a) {
     // A: the input's fastest a dims, contiguous in the input.
     bool ok = true;

@@ -2,8 +2,9 @@
 // permutation, on random 1- and 2-byte plans (packed inputs and views), every output checked bitwise. Input buffers
 // are exactly the view's bytes, so that AddressSanitizer catches a read past either end.
 //
-//   g++ -O1 -g -std=c++17 -fsanitize=address -Iinclude -Ibuild/include -Isrc -Ibench bench/word_tile_emu.cpp \
-//       -Lbuild -lxpose -o /tmp/wt_emu && LD_LIBRARY_PATH=build /tmp/wt_emu [CASES] [SEED]
+//   g++ -O1 -g -std=c++17 -fsanitize=address -Iinclude -Ibuild/include -Isrc -Ibench bench/word_tile_emu.cpp
+//       -Lbuild -lxpose -o /tmp/wt_emu
+//   LD_LIBRARY_PATH=build /tmp/wt_emu [CASES] [SEED]
 #include <cstdio>
 #include <cstdlib>
 #include <random>

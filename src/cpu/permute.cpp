@@ -291,13 +291,16 @@ void permute_unit(const unit_tiles& u, odometer outer, const byte* in, byte* out
   auto out_row = [&](byte* d, index_t i) { return d + u.a.off(i); };
   const index_t nA0 = u.a.n[0], nB0 = u.b.n[0];  // runs of evenly spaced rows
   const bool crowded = cpu::crowds_l1_sets(u.a.s[0]);
-  // A tile's rows split into runs of nA0 (output side) or nB0 (input side) leave each run's last micro-tile partial
-  // (edge: a 32-byte micro-tile's elements); where that costs over a quarter more micro-tiles than the whole tile,
-  // the rows go through L1 instead (staged, gathered), so that the block sees the tile whole.
-  // Only 1-4 byte units (micro-tiles of 8-32 elements a side): wider ones lose little to a partial micro-tile and
-  // more to the copies; kept rows that no micro-tile moves take any block whole.
-  const index_t edge = W <= 4 ? 32 / W : 1;
-  auto ragged = [&](index_t n) { return e >= 0 && W <= 4 && (n + edge - 1) / edge * edge * 4 > 5 * n; };
+  // A tile's rows split into runs of nA0 (output side) or nB0 (input side) leave each run's last micro-tile partial;
+  // where that costs over a quarter more micro-tiles (of a 32-byte micro-tile's edge) than the whole tile, the rows
+  // go through L1 instead (staged, gathered), so that the block sees the tile whole. Only 1-4 byte units (edges of
+  // 8-32 elements): wider ones lose little to a partial micro-tile and more to the copies; kept rows that no
+  // micro-tile moves (e < 0) take any block whole.
+  auto ragged = [&](index_t n) {
+    if (e < 0 || W > 4) return false;
+    const index_t edge = 32 / W;
+    return (n + edge - 1) / edge * edge * 4 > 5 * n;
+  };
   const bool stage_runs = ragged(nA0), gather_runs = ragged(nB0);
   // Chunks of about 1 MiB of tiles (at least 16 tiles, at least 8 chunks a thread): the prefetch of tile t + 1 serves
   // its own thread, and the threads take turns at the chunk counter and at the lines their tiles share less often (two

@@ -304,7 +304,7 @@ std::string random_note(bool gpu) {
   return "random rectangles: seed " + std::to_string(random_seed()) + " (XPOSE_BENCH_SEED repeats it), " +
          std::to_string(b.cases) + " cases, sides 1000-" + std::to_string(b.side) + ", " + std::to_string(b.lo_mib) +
          " MiB to " + std::to_string(b.hi_mib) + " MiB a matrix; random batches: " + std::to_string(b.cases / 2) +
-         " cases of 4-64 matrices, sides 100-20000, " + std::to_string(b.lo_mib) + " MiB to " +
+         " cases of 4-64 matrices, 100-4000 rows, 100-20000 columns, " + std::to_string(b.lo_mib) + " MiB to " +
          std::to_string(b.hi_mib / 2) + " MiB a batch";
 }
 
@@ -344,7 +344,7 @@ std::vector<ip_case> default_cases(bool gpu, const std::vector<dtype_info>& all)
     v.push_back({"skinny", nn, m, 1, dt("f32")});
   }
   // Random batches (their own stream of the seed, so the rectangles above stay the
-  // same): 4-64 matrices (log-uniform) of sides 100-20000, every element size, the
+  // same): 4-64 matrices (log-uniform) of 100-4000 rows and 100-20000 columns, every element size, the
   // whole batch within random_bounds, to set beside the single rectangles' medians.
   std::mt19937_64 gb(random_seed() ^ 0x6261746368657321ull);
   auto unit = [&] { return static_cast<double>(gb() >> 11) * 0x1.0p-53; };

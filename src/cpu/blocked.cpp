@@ -189,6 +189,85 @@ inline void prefetch_rows(const byte* src, index_t lds, index_t rows, index_t ro
   for (index_t i = 0; i < rows; ++i) cpu::prefetch_run<false>(src + i * lds, row_bytes);
 }
 
+// Streamed outputs whose rows do not start on cache lines (odd row lengths): a work item is a panel of TC output rows
+// (input columns), its tiles taken strip after strip, so that each output row is written front to back by one
+// thread. Every whole line of a piece is streamed; the partial line a piece ends in is kept in a per-row line buffer
+// and completed by the next strip's piece, then streamed whole, so that no output line is both streamed and stored
+// and none is read before it is written. The lines that rows (or items) share at their ends take ordinary stores.
+// Pieces of whole strips are at least 64 bytes (TR * es >= 64), so an item's first piece always reaches the end of the
+// line it starts in and a line buffer always holds its line from the line's first byte.
+void run_panels(const layout& L, index_t TR, index_t TC, bool stage_in, int threads) {
+  const index_t es = L.es, ntr = (L.rows + TR - 1) / TR, ntc = (L.cols + TC - 1) / TC;
+  // Input rows of at most 1 KiB: a panel takes them whole (P column tiles side by side, strip by strip), so that the
+  // input lines two column tiles share are read once (478689x85 f32: 1.37x the time of the row strips with one tile a
+  // panel, 0.93x with both). Longer rows: one tile a panel (44359x3776 u8: 0.55x against 0.66x with 1 KiB panels).
+  constexpr index_t max_panel_rows = 512;
+  const index_t P = ntc * TC * es <= 1024 && ntc * TC <= max_panel_rows ? ntc : 1;
+  const index_t npc = (ntc + P - 1) / P, panels = L.batch * npc;
+  // Strips per item: whole panels where there are enough of them to share among the threads.
+  const index_t G = std::max<index_t>(1, std::min(ntr, panels * ntr / (16 * std::max(threads, 1))));
+  const index_t groups = (ntr + G - 1) / G, items = panels * groups;
+  const cpu::kernel_set& k = *L.k;
+#pragma omp parallel num_threads(threads) if (threads > 1 && items > 1)
+  {
+    alignas(64) byte staged_out[max_tile_bytes];  // (TC, TR) transposed tile
+    alignas(64) byte staged_in[max_tile_bytes];   // (TR, TC) input tile
+    alignas(64) byte pending[max_panel_rows][64];  // per output row of the panel: the line its last piece ended in
+#pragma omp for schedule(dynamic, 1)
+    for (index_t it = 0; it < items; ++it) {
+      const index_t pn = it / groups, g = it % groups, b = pn / npc, p0 = (pn % npc) * P * TC;
+      const index_t pc = std::min(P * TC, L.cols - p0);  // the panel's columns
+      const index_t s0 = g * G, s1 = std::min(ntr, s0 + G);
+      for (index_t st = s0; st < s1; ++st) {
+        const index_t r0 = st * TR, nr = std::min(TR, L.rows - r0);
+        const bool first = st == s0, last = st + 1 == s1;
+        for (index_t c0 = p0; c0 < p0 + pc; c0 += TC) {
+          const index_t nc = std::min(TC, p0 + pc - c0);
+          const byte* src = L.src(b, r0, c0);
+          if (c0 + TC < p0 + pc) prefetch_rows(src + TC * es, L.lds, nr, std::min(TC, p0 + pc - c0 - TC) * es);
+          else if (!last) prefetch_rows(L.src(b, r0 + TR, p0), L.lds, std::min(TR, L.rows - r0 - TR), std::min(TC, pc) * es);
+          index_t ls = L.lds;
+          if (stage_in) {
+            for (index_t i = 0; i < nr; ++i)
+              std::memcpy(staged_in + i * TC * es, src + i * L.lds, static_cast<std::size_t>(nc * es));
+            src = staged_in;
+            ls = TC * es;
+          }
+          const index_t ldt = TR * es, n = nr * es;
+          k.block[L.e](src, ls, staged_out, ldt, nr, nc);
+          for (index_t j = 0; j < nc; ++j) {
+            byte* d = L.dst(b, r0, c0 + j);
+            const byte* q = staged_out + j * ldt;
+            const index_t w = c0 - p0 + j;  // the output row within the panel
+            byte* line = pending[w];
+            const index_t off = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(d) % 64);
+            index_t i = 0;
+            if (off != 0) {  // the piece starts inside a line
+              const index_t m = std::min(n, 64 - off);
+              if (first) {  // shared with what comes before this item: ordinary stores
+                std::memcpy(d, q, static_cast<std::size_t>(m));
+              } else {  // continues the line the previous strip's piece ended in
+                std::memcpy(line + off, q, static_cast<std::size_t>(m));
+                if (off + m == 64) k.stream_copy(d - off, line, 64);
+                else if (last) std::memcpy(d - off, line, static_cast<std::size_t>(off + m));
+              }
+              i = m;
+            }
+            const index_t body = (n - i) / 64 * 64;
+            if (body) k.stream_copy(d + i, q + i, body);
+            i += body;
+            if (i < n) {  // the piece ends inside a line
+              if (last) std::memcpy(d + i, q + i, static_cast<std::size_t>(n - i));
+              else std::memcpy(line, q + i, static_cast<std::size_t>(n - i));
+            }
+          }
+        }
+      }
+    }
+    k.fence();
+  }
+}
+
 void run_tiled(layout L, int threads) {
   const tile_shape shape = tile_for(L.es);
   const index_t es = L.es;
@@ -210,11 +289,14 @@ void run_tiled(layout L, int threads) {
   // is one contiguous run, staged at the output's pitch and copied out at once
   // instead of as rows of a few bytes each.
   const bool whole = L.rows <= TR && (L.cols == 1 || L.ldd == L.rows * es);
-  // Output rows that do not start on cache lines (odd row lengths) take ordinary
-  // stores: streaming pieces that share lines with the neighbouring tile's cost more
-  // than write-allocate does (docs/RESULTS.md, "CPU: what the tiles and stores were
-  // chosen from").
-  L.stream = L.stream && (lines_align || whole);
+  // Streamed outputs whose rows do not start on cache lines (odd row lengths) run as panels, each output row written
+  // front to back by one thread with only whole lines streamed (run_panels); 4-8 byte elements in pieces of 512 bytes
+  // there (twice the rows, half the columns: 6007x6001 f32 0.92 -> 0.86 of the time of 256-byte pieces, 2473x6789 f64
+  // 0.92 -> 0.81; u8 and f16 were faster with 256).
+  if (L.stream && !lines_align && !whole && TR * es >= 64) {
+    const index_t f = es == 4 || es == 8 ? 2 : 1;
+    return run_panels(L, TR * f, std::max<index_t>(1, TC / f), shape.stage_input && cpu::crowds_l1_sets(L.lds), threads);
+  }
   const index_t phase_bytes = static_cast<index_t>((64 - reinterpret_cast<std::uintptr_t>(L.out) % 64) % 64);
   const index_t phase = lines_align && !whole && phase_bytes / es < L.rows ? phase_bytes / es : 0;  // rows, < TR
   const index_t ntr = phase ? 1 + (L.rows - phase + TR - 1) / TR : (L.rows + TR - 1) / TR;

@@ -189,13 +189,10 @@ inline void prefetch_rows(const byte* src, index_t lds, index_t rows, index_t ro
   for (index_t i = 0; i < rows; ++i) cpu::prefetch_run<false>(src + i * lds, row_bytes);
 }
 
-// Streamed outputs whose rows do not start on cache lines (odd row lengths): a work item is a panel of TC output rows
+// Streamed outputs whose rows do not start on cache lines (odd row lengths): a work item is a panel of output rows
 // (input columns), its tiles taken strip after strip, so that each output row is written front to back by one
-// thread. Every whole line of a piece is streamed; the partial line a piece ends in is kept in a per-row line buffer
-// and completed by the next strip's piece, then streamed whole, so that no output line is both streamed and stored
-// and none is read before it is written. The lines that rows (or items) share at their ends take ordinary stores.
-// Pieces of whole strips are at least 64 bytes (TR * es >= 64), so an item's first piece always reaches the end of the
-// line it starts in and a line buffer always holds its line from the line's first byte.
+// thread, piece by piece through cpu::stream_piece (whole lines streamed, none read before it is written; pieces of
+// whole strips are TR * es >= 64 bytes).
 void run_panels(const layout& L, index_t TR, index_t TC, bool stage_in, int threads) {
   const index_t es = L.es, ntr = (L.rows + TR - 1) / TR, ntc = (L.cols + TC - 1) / TC;
   // Input rows of at most 1 KiB: a panel takes them whole (P column tiles side by side, strip by strip), so that the
@@ -235,32 +232,8 @@ void run_panels(const layout& L, index_t TR, index_t TC, bool stage_in, int thre
           }
           const index_t ldt = TR * es, n = nr * es;
           k.block[L.e](src, ls, staged_out, ldt, nr, nc);
-          for (index_t j = 0; j < nc; ++j) {
-            byte* d = L.dst(b, r0, c0 + j);
-            const byte* q = staged_out + j * ldt;
-            const index_t w = c0 - p0 + j;  // the output row within the panel
-            byte* line = pending[w];
-            const index_t off = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(d) % 64);
-            index_t i = 0;
-            if (off != 0) {  // the piece starts inside a line
-              const index_t m = std::min(n, 64 - off);
-              if (first) {  // shared with what comes before this item: ordinary stores
-                std::memcpy(d, q, static_cast<std::size_t>(m));
-              } else {  // continues the line the previous strip's piece ended in
-                std::memcpy(line + off, q, static_cast<std::size_t>(m));
-                if (off + m == 64) k.stream_copy(d - off, line, 64);
-                else if (last) std::memcpy(d - off, line, static_cast<std::size_t>(off + m));
-              }
-              i = m;
-            }
-            const index_t body = (n - i) / 64 * 64;
-            if (body) k.stream_copy(d + i, q + i, body);
-            i += body;
-            if (i < n) {  // the piece ends inside a line
-              if (last) std::memcpy(d + i, q + i, static_cast<std::size_t>(n - i));
-              else std::memcpy(line, q + i, static_cast<std::size_t>(n - i));
-            }
-          }
+          for (index_t j = 0; j < nc; ++j)
+            cpu::stream_piece(k, pending[c0 - p0 + j], L.dst(b, r0, c0 + j), staged_out + j * ldt, n, first, last);
         }
       }
     }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "xpose/config.hpp"
 
@@ -77,6 +78,35 @@ constexpr bool crowds_l1_sets(index_t pitch) noexcept {
 
 /// The kernels of the best target this CPU supports (chosen once, thread-safe).
 const kernel_set& kernels() noexcept;
+
+/// One piece (n bytes from q) of an output run written front to back in pieces, streaming only whole lines, so that no
+/// output line is both streamed and stored and none is read before it is written (the panels of blocked.cpp and
+/// permute.cpp). `line` (64 bytes, one per run) carries the line a piece ends in to the next piece, which completes it
+/// and streams it whole. The partial lines at the ends of what one thread writes of a run (`first` piece, `last`
+/// piece) are shared with other writes and take ordinary stores. A piece that is not the last is at least 64 bytes, so
+/// a first piece reaches the end of the line it starts in and `line` always holds its line from its first byte.
+inline void stream_piece(const kernel_set& k, byte* line, byte* d, const byte* q, index_t n, bool first, bool last) {
+  const auto off = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(d) % 64);
+  index_t i = 0;
+  if (off != 0) {  // the piece starts inside a line
+    const index_t m = n < 64 - off ? n : 64 - off;
+    if (first) {
+      std::memcpy(d, q, static_cast<std::size_t>(m));
+    } else {  // continues the line the previous piece ended in
+      std::memcpy(line + off, q, static_cast<std::size_t>(m));
+      if (off + m == 64) k.stream_copy(d - off, line, 64);
+      else if (last) std::memcpy(d - off, line, static_cast<std::size_t>(off + m));
+    }
+    i = m;
+  }
+  const index_t body = (n - i) / 64 * 64;
+  if (body) k.stream_copy(d + i, q + i, body);
+  i += body;
+  if (i < n) {  // the piece ends inside a line
+    if (last) std::memcpy(d + i, q + i, static_cast<std::size_t>(n - i));
+    else std::memcpy(line, q + i, static_cast<std::size_t>(n - i));
+  }
+}
 
 /// The most bytes one tiny_batch chunk holds (eight 16-byte blocks).
 inline constexpr index_t tiny_max = 128;

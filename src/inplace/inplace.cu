@@ -937,13 +937,12 @@ namespace xpose {
 
 status transpose_inplace(void* data, const matrix_desc& desc, void* workspace, std::size_t workspace_bytes,
                          cudaStream_t stream) noexcept {
-  if (status s = detail::validate_inplace(data, desc, workspace, workspace_bytes, true);
+  std::size_t need = 0;  // the size query's bytes, from the validation
+  if (status s = detail::validate_inplace(data, desc, workspace, workspace_bytes, true, &need);
       !s.ok() || detail::empty(desc))
     return s;
   if (device_count() == 0) return status::make(status_code::no_device, "no CUDA device is available");
   if (status s = detail::check_device_memory(data, "data"); !s.ok()) return s;
-  std::size_t need = 0;
-  if (status s = inplace_workspace_size(desc, true, &need); !s.ok()) return s;
   if (need > 0)
     if (status s = detail::check_device_memory(workspace, "workspace"); !s.ok()) return s;
   return detail::with_elem_type(desc.elem_size, [&](auto tag) {

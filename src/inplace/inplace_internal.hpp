@@ -8,9 +8,10 @@
 namespace xpose::detail {
 
 /// Checks an in-place call before anything is touched: the desc (packed, sizes),
-/// the data pointer and the workspace against what the size query asks for.
+/// the data pointer and the workspace against what the size query asks for. `need`,
+/// where given, receives that size (0 for an empty desc or a failed check).
 status validate_inplace(const void* data, const matrix_desc& d, const void* workspace,
-                        std::size_t workspace_bytes, bool device) noexcept;
+                        std::size_t workspace_bytes, bool device, std::size_t* need = nullptr) noexcept;
 
 /// Bytes of one matrix of a validated desc.
 inline std::size_t matrix_bytes(const matrix_desc& d) noexcept {

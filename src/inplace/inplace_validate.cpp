@@ -59,7 +59,8 @@ std::size_t workspace_bytes_for(const matrix_desc& d, bool device) noexcept {
 }  // namespace
 
 status validate_inplace(const void* data, const matrix_desc& d, const void* ws, std::size_t ws_bytes,
-                        bool device) noexcept {
+                        bool device, std::size_t* need_out) noexcept {
+  if (need_out != nullptr) *need_out = 0;
   if (status s = check_desc(d); !s.ok() || empty(d)) return s;
   const auto es = static_cast<std::uintptr_t>(d.elem_size);
   if (data == nullptr)
@@ -89,6 +90,7 @@ status validate_inplace(const void* data, const matrix_desc& d, const void* ws, 
   if (pw < pd + bytes && pd < pw + ws_bytes)
     return status::make(sc::overlap, "workspace [%p, +%zu B) overlaps the data [%p, +%zu B)", ws, ws_bytes, data,
                         static_cast<std::size_t>(bytes));
+  if (need_out != nullptr) *need_out = need;
   return {};
 }
 

@@ -267,8 +267,8 @@ void run_tiled(layout L, int threads) {
   // there (twice the rows, half the columns: 6007x6001 f32 0.92 -> 0.86 of the time of 256-byte pieces, 2473x6789 f64
   // 0.92 -> 0.81; u8 and f16 were faster with 256).
   if (L.stream && !lines_align && !whole && TR * es >= 64) {
-    const index_t f = es == 4 || es == 8 ? 2 : 1;
-    return run_panels(L, TR * f, std::max<index_t>(1, TC / f), shape.stage_input && cpu::crowds_l1_sets(L.lds), threads);
+    const index_t f = (es == 4 || es == 8) && TC >= 2 ? 2 : 1;  // the tile stays within the staging buffers
+    return run_panels(L, TR * f, TC / f, shape.stage_input && cpu::crowds_l1_sets(L.lds), threads);
   }
   const index_t phase_bytes = static_cast<index_t>((64 - reinterpret_cast<std::uintptr_t>(L.out) % 64) % 64);
   const index_t phase = lines_align && !whole && phase_bytes / es < L.rows ? phase_bytes / es : 0;  // rows, < TR

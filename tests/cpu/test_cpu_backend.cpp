@@ -120,6 +120,7 @@ TEST(CpuBackend, OddRowsStreamedAsPanels) {
     check_host(matrix_desc::packed(n / 1001 + 2, 1001, es), 0, seed + 3);     // many panels
     check_host(padded(n / (3 * 333) + 1, 333, es, 3, 2, 5, 11), 2, seed + 4, 1);  // batches, gaps, padded out
     check_host(padded(n / 257, 257, es, 1, 0, 1, 0), 1, seed + 5);             // output pitch one past the rows
+    check_host(padded(n / 2, 1, es, 2, 2, 0, 3), 2, seed + 6);                 // strided columns, odd batch stride
   }
 }
 

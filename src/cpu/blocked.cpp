@@ -39,6 +39,9 @@ constexpr index_t serial_bytes = index_t{256} << 10;
 // Work item size of the copy and (de)interleave paths; staging of small matrices.
 constexpr index_t chunk_bytes = index_t{16} << 10;
 constexpr index_t batch_stage_bytes = index_t{64} << 10;
+// Batches of small matrices: whole matrices per work item up to about this many bytes (staged output in L1: 64 KiB
+// items ran 1.1-1.4x the time on 16x16-64x64 u8 and 32x32 f16 batches, docs/RESULTS.md "CPU backend").
+constexpr index_t batch_item_bytes = index_t{8} << 10;
 
 /// Runs body(item) for item in [0, total): dynamic chunks of 8 items (on the shared
 /// 2-core dev machine static halves stalled whenever one thread was preempted,
@@ -149,7 +152,7 @@ void run_tiny_batch(const layout& L, int threads) {
 // back to back when streaming so that the item's output is one contiguous copy.
 void run_small_batch(const layout& L, int threads) {
   const index_t per = L.rows * L.cols * L.es;
-  const index_t m = std::max<index_t>(1, batch_stage_bytes / per), items = (L.batch + m - 1) / m;
+  const index_t m = std::max<index_t>(1, batch_item_bytes / per), items = (L.batch + m - 1) / m;
   for_items(items, threads, L.stream, [&](index_t t) {
     alignas(64) byte staged[batch_stage_bytes];
     const index_t b0 = t * m, nb = std::min(m, L.batch - b0);

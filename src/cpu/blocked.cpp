@@ -116,7 +116,14 @@ void run_deinterleave(const layout& L, int threads) {
     byte* o = L.dst(b, r0, 0);
     if (!L.stream) return L.k->deinterleave[L.e](L.src(b, r0, 0), k, o, L.ldd, n);
     L.k->deinterleave[L.e](L.src(b, r0, 0), k, staged, n * L.es, n);
-    for (int c = 0; c < k; ++c) L.copy_out(o + c * L.ldd, staged + c * n * L.es, n * L.es);
+    // The next item's input, a slice after each output row's copy-out (as run_tiled's tiles).
+    const index_t nt = t + 1 < L.batch * chunks ? t + 1 : t, nb = nt / chunks, nr0 = (nt % chunks) * w;
+    const index_t nn = nt == t ? 0 : std::min(w, L.rows - nr0) * k * L.es;
+    for (int c = 0; c < k; ++c) {
+      L.copy_out(o + c * L.ldd, staged + c * n * L.es, n * L.es);
+      const index_t a = nn * c / k / 64 * 64, e = nn * (c + 1) / k;
+      if (e > a) cpu::prefetch_run<false>(L.src(nb, nr0, 0) + a, e - a);
+    }
   });
 }
 

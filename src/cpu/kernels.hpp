@@ -81,10 +81,11 @@ const kernel_set& kernels() noexcept;
 
 /// One piece (n bytes from q) of an output run written front to back in pieces, streaming only whole lines, so that no
 /// output line is both streamed and stored and none is read before it is written (blocked.cpp's panels; the N-d unit
-/// tiles of permute.cpp written as panels through it ran 1.24x slower, docs/RESULTS.md "CPU backend"). `line` (64 bytes, one per run) carries the line a piece ends in to the next piece, which completes it
-/// and streams it whole. The partial lines at the ends of what one thread writes of a run (`first` piece, `last`
-/// piece) are shared with other writes and take ordinary stores. A piece that is not the last is at least 64 bytes, so
-/// a first piece reaches the end of the line it starts in and `line` always holds its line from its first byte.
+/// tiles of permute.cpp written as panels through it ran 1.24x slower, docs/RESULTS.md "CPU backend"). `line` (64
+/// bytes, one per run) carries the line a piece ends in to the next piece, which completes it and streams it whole.
+/// The partial lines at the ends of what one thread writes of a run (`first` piece, `last` piece) are shared with
+/// other writes and take ordinary stores. A piece that is not the last is at least 64 bytes, so a first piece reaches
+/// the end of the line it starts in and `line` always holds its line from its first byte.
 inline void stream_piece(const kernel_set& k, byte* line, byte* d, const byte* q, index_t n, bool first, bool last) {
   const auto off = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(d) % 64);
   index_t i = 0;

@@ -107,15 +107,16 @@ TEST(CpuBackend, LargeOutputsStreamingPath) {
 
 // Streamed outputs whose rows do not start on cache lines run as panels (src/cpu/blocked.cpp, run_panels): each
 // output row's pieces meet in line buffers and only whole lines are streamed. Narrow inputs (one panel takes every
-// column tile), few panels (strips split into items, whose edges take ordinary stores), remainder strips, batches
-// with gaps, padded outputs, misaligned pointers, one and two threads; gap bytes must stay poisoned.
+// column tile), few panels (strips split into items, whose edges take ordinary stores), many panels (input rows over
+// 1 KiB), remainder strips, batches with gaps, padded outputs, a strided column, misaligned pointers, one and two
+// threads; gap bytes must stay poisoned.
 TEST(CpuBackend, OddRowsStreamedAsPanels) {
   const std::pair<int, index_t> tile_cols[] = {{1, 128}, {2, 128}, {4, 64}, {8, 32}, {16, 32}};  // columns a tile
   for (auto [es, tc] : tile_cols) {
     const index_t n = (index_t{9} << 20) / es;                                 // about 9 MiB of output
     const auto seed = static_cast<std::uint64_t>(es * 101);
     check_host(matrix_desc::packed(n / 85 | 1, 85, es), 2, seed, 1);           // narrow input rows
-    check_host(matrix_desc::packed(n / (2 * tc + 5) | 1, 2 * tc + 5, es), 2, seed + 1);  // 3 panels, split
+    check_host(matrix_desc::packed(n / (2 * tc + 5) | 1, 2 * tc + 5, es), 2, seed + 1);  // 3 tiles wide, split
     check_host(matrix_desc::packed(n / (2 * tc + 5) | 1, 2 * tc + 5, es), 1, seed + 2, 3);
     check_host(matrix_desc::packed(n / 1001 + 2, 1001, es), 0, seed + 3);     // many panels
     check_host(padded(n / (3 * 333) + 1, 333, es, 3, 2, 5, 11), 2, seed + 4, 1);  // batches, gaps, padded out

@@ -32,6 +32,19 @@ void check_case(const perm_case& c, bool conj, int threads, std::uint64_t seed) 
                                << xpose::to_string(p.algo) << " seed " << seed;
 }
 
+// n extents drawn from lo .. lo + span - 1, each halved (down to at most `floor`) while the product would pass cap.
+std::vector<std::int64_t> capped_extents(std::mt19937_64& g, int n, std::int64_t lo, std::int64_t span,
+                                         std::int64_t floor, std::int64_t cap) {
+  std::vector<std::int64_t> sh;
+  std::int64_t prod = 1;
+  for (int q = 0; q < n; ++q) {
+    std::int64_t e = lo + static_cast<std::int64_t>(g() % static_cast<std::uint64_t>(span));
+    while (e > floor && prod * e > cap) e /= 2;
+    sh.push_back(e), prod *= e;
+  }
+  return sh;
+}
+
 TEST(PermuteHost, RandomRanksAxesStridesSizes) {
   std::mt19937_64 g(2026);
   const int sizes[] = {1, 2, 4, 8, 16};
@@ -54,13 +67,7 @@ TEST(PermuteHost, ThinTilesTakeTheSpanTile) {
   const int sizes[] = {1, 2, 4, 8, 16};
   for (int iter = 0; iter < 120; ++iter) {
     const int es = sizes[g() % 5], outer = 2 + static_cast<int>(g() % 4);
-    std::vector<std::int64_t> sh;
-    std::int64_t n = 1;
-    for (int k = 0; k < outer; ++k) {
-      std::int64_t e = 1 + static_cast<std::int64_t>(g() % 41);
-      while (e > 1 && n * e > 3000) e /= 2;  // at most 3000 x 121 elements
-      sh.push_back(e), n *= e;
-    }
+    std::vector<std::int64_t> sh = capped_extents(g, outer, 1, 41, 1, 3000);  // at most 3000 x 121 elements
     sh.push_back(2 + static_cast<std::int64_t>(g() % 10));
     sh.push_back(2 + static_cast<std::int64_t>(g() % 10));
     const int r = static_cast<int>(sh.size());
@@ -129,13 +136,7 @@ TEST(PermuteHost, RaggedRunsThroughL1) {
   const int sizes[] = {1, 2, 4};
   for (int iter = 0; iter < 120; ++iter) {
     const int es = sizes[g() % 3], r = 4 + static_cast<int>(g() % 3);
-    std::vector<std::int64_t> sh;
-    std::int64_t n = 1;
-    for (int q = 0; q < r; ++q) {
-      std::int64_t e = 5 + static_cast<std::int64_t>(g() % 36);
-      while (e > 2 && n * e > (1 << 20)) e /= 2;  // at most 1M elements
-      sh.push_back(e), n *= e;
-    }
+    const std::vector<std::int64_t> sh = capped_extents(g, r, 5, 36, 2, 1 << 20);  // at most 1M elements
     perm_case c = xpose_test::shuffled_case(g, sh, es);
     if (c.axes[r - 1] == r - 1) std::swap(c.axes[r - 1], c.axes[0]);
     c.out = xpose::permuted_packed(c.in, c.axes, r);

@@ -1,8 +1,9 @@
 // Fast CPU backend: out-of-place transpose by shape class, threaded with OpenMP, on
 // the vector kernels of kernels_hwy.cpp (Highway, dispatched at run time).
 //  - vectors (a row or a column, both sides contiguous): a copy;
-//  - batches of tiny packed matrices (at most 128 bytes): byte permutations of whole
-//    chunks of matrices (table lookups over up to eight 16-byte blocks);
+//  - batches of tiny matrices (at most 128 bytes, output packed, the input's within 128
+//    bytes): byte permutations of whole chunks of matrices (table lookups over up to
+//    eight 16-byte blocks, the input's gaps read and left out);
 //  - 2..4 rows or columns with a packed short side: Highway's (de)interleaves;
 //  - batches of small packed matrices: many whole matrices per work item;
 //  - everything else: macro tiles transposed into an L1 staging buffer by vector
@@ -127,19 +128,31 @@ void run_deinterleave(const layout& L, int threads) {
   });
 }
 
-// Batches of tiny packed matrices (both sides packed, at most cpu::tiny_max bytes each):
-// m whole matrices per chunk of at most tiny_max bytes, each chunk one byte permutation
-// of at most eight 16-byte blocks (tiny_batch), staged per item and copied out.
-void run_tiny_batch(const layout& L, int threads) {
-  const index_t E = L.es, R = L.rows, C = L.cols, per = R * C * E;
-  // Chunks of at most four blocks where a matrix fits in them (their tables stay in registers), else eight.
-  const index_t m = (per <= cpu::tiny_max / 2 ? cpu::tiny_max / 2 : cpu::tiny_max) / per, bytes = m * per;
+/// Matrices per tiny_batch chunk of a batch of tiny matrices with packed outputs: chunks of at most four 16-byte
+/// blocks a side where a matrix fits in them (their tables stay in registers), else eight; 0 where one matrix's
+/// input (its rows' span) exceeds eight blocks or chunks would start under 16 bytes apart.
+index_t tiny_chunk_matrices(index_t rows, index_t cols, index_t es, index_t lds, index_t sbi) {
+  const index_t per = rows * cols * es, span1 = (rows - 1) * lds + cols * es;
+  if (per > cpu::tiny_max || sbi < rows * lds) return 0;  // inputs must lie apart, in order
+  const index_t cap = per <= cpu::tiny_max / 2 ? cpu::tiny_max / 2 : cpu::tiny_max;
+  index_t m = cap / per;
+  while (m > 1 && (m - 1) * sbi + span1 > cap) --m;
+  return span1 <= cpu::tiny_max && m * sbi >= 16 ? m : 0;
+}
+
+// Batches of tiny matrices (output packed, at most cpu::tiny_max bytes each; input rows
+// and matrices at any pitch, the chunk's input span at most tiny_max): m whole matrices
+// per chunk, each chunk one byte permutation of at most eight 16-byte blocks (tiny_batch;
+// the input's gaps are read with it and left out), staged per item and copied out.
+void run_tiny_batch(const layout& L, index_t m, int threads) {
+  const index_t E = L.es, R = L.rows, C = L.cols, per = R * C * E, bytes = m * per;
+  const index_t in_stride = m * L.sbi, in_span = (m - 1) * L.sbi + (R - 1) * L.lds + C * E;
   alignas(16) byte masks[8][8][16];
   std::memset(masks, 0x80, sizeof masks);
   std::uint64_t pairs = 0;
   for (index_t j = 0; j < bytes; ++j) {  // output byte j of a chunk: its input byte
     const index_t k = j / per, t = j % per, e = t / E, b = t % E, c = e / R, r = e % R;
-    const index_t from = k * per + (r * C + c) * E + b;
+    const index_t from = k * L.sbi + r * L.lds + c * E + b;
     masks[j / 16][from / 16][j % 16] = static_cast<byte>(from % 16);
     pairs |= std::uint64_t{1} << (8 * (j / 16) + from / 16);
   }
@@ -148,7 +161,7 @@ void run_tiny_batch(const layout& L, int threads) {
   for_items(items, threads, L.stream, [&](index_t t) {
     alignas(64) byte staged[chunk_bytes + cpu::tiny_max];
     const index_t c0 = t * per_item, n = std::min(per_item, chunks - c0);
-    L.k->tiny_batch(L.in + c0 * bytes, staged, n, bytes, masks, pairs);
+    L.k->tiny_batch(L.in + c0 * in_stride, in_stride, in_span, staged, n, bytes, masks, pairs);
     L.copy_out(L.out + c0 * bytes, staged, n * bytes);
   });
   for (index_t b = chunks * m; b < L.batch; ++b)  // the matrices after the last whole chunk
@@ -366,9 +379,8 @@ void blocked_transpose(const void* in, void* out, const matrix_desc& d, int thre
     }
     return run_copy(L, threads);
   }
-  if (d.batch > 1 && in_packed && out_packed && d.stride_in == per && d.stride_out == per &&
-      per * es <= cpu::tiny_max && L.k->tiny_batch != nullptr)
-    return run_tiny_batch(L, threads);
+  if (d.batch > 1 && out_packed && d.stride_out == per && L.k->tiny_batch != nullptr)
+    if (const index_t m = tiny_chunk_matrices(d.rows, d.cols, es, L.lds, L.sbi); m > 0) return run_tiny_batch(L, m, threads);
   if (d.rows >= 2 && d.rows <= 4 && out_packed) return run_interleave(L, threads);
   if (d.cols >= 2 && d.cols <= 4 && in_packed) return run_deinterleave(L, threads);
   if (d.batch > 1 && out_packed && d.stride_out == per && per * es <= batch_stage_bytes)

@@ -23,14 +23,14 @@ struct kernel_set {
   /// The inverse shape: n packed rows of k = 2..4 elements into k rows of n (pitch
   /// ldd): dst[c][r] = src[r * k + c].
   void (*deinterleave[5])(const byte* src, int k, byte* dst, index_t ldd, index_t n);
-  /// Batches of tiny matrices as byte permutations: n chunks of `bytes` bytes (at most
-  /// tiny_max), chunk i of src to chunk i of dst (dst holds n * bytes + tiny_max bytes of
-  /// room: whole 16-byte blocks are stored), every output block b the OR of
-  /// TableLookupBytesOr0 of the input blocks i whose bit 8b + i is set in `pairs`, with
-  /// the 16-byte table masks[b][i] (0x80: no byte from that block). Null on targets
-  /// without byte table lookups.
-  void (*tiny_batch)(const byte* src, byte* dst, index_t n, index_t bytes, const byte (*masks)[8][16],
-                     std::uint64_t pairs);
+  /// Batches of tiny matrices as byte permutations: n chunks, input chunk i the in_span
+  /// bytes (at most tiny_max) at src + i * in_stride (in_stride >= 16), output chunk i the
+  /// `bytes` bytes at dst + i * bytes (dst holds n * bytes + tiny_max bytes of room: whole
+  /// 16-byte blocks are stored), every output block b the OR of TableLookupBytesOr0 of the
+  /// input blocks i whose bit 8b + i is set in `pairs`, with the 16-byte table masks[b][i]
+  /// (0x80: no byte from that block). Null on targets without byte table lookups.
+  void (*tiny_batch)(const byte* src, index_t in_stride, index_t in_span, byte* dst, index_t n, index_t bytes,
+                     const byte (*masks)[8][16], std::uint64_t pairs);
   /// Copies n bytes with non-temporal stores where the target has them; fence()
   /// orders them before a barrier.
   void (*stream_copy)(byte* dst, const byte* src, index_t n);

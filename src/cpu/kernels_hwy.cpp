@@ -272,11 +272,13 @@ void stream_copy(byte* dst, const byte* src, index_t n) {
 void fence() { hwy::FlushStream(); }
 
 #if XPOSE_HWY_VECTORS
-// kernel_set::tiny_batch, for chunks of NB 16-byte blocks (unrolled). The last chunk's
-// input is read through a copy (whole blocks would read past the end of src); outputs
-// are whole blocks (dst has the room).
+// kernel_set::tiny_batch, for input spans of NB 16-byte blocks (unrolled). The last
+// chunk's input is read through a copy (whole blocks would read past the end of src);
+// outputs are whole blocks (dst has the room).
 template <int NB>
-void tiny_chunks(const byte* src, byte* dst, index_t n, index_t bytes, const byte (*masks)[8][16], std::uint64_t pairs) {
+void tiny_chunks(const byte* src, index_t in_stride, index_t in_span, byte* dst, index_t n, index_t bytes,
+                 const byte (*masks)[8][16], std::uint64_t pairs) {
+  const int nb_out = static_cast<int>((bytes + 15) / 16);
   const hn::Full128<std::uint8_t> d;
   constexpr int K = NB <= 4 ? NB : 1;  // tables held in registers up to four blocks, else loaded per use
   hn::VFromD<decltype(d)> m[K][K];
@@ -284,14 +286,14 @@ void tiny_chunks(const byte* src, byte* dst, index_t n, index_t bytes, const byt
     for (int i = 0; i < K; ++i) m[b][i] = hn::LoadU(d, masks[b][i]);
   alignas(16) byte last[tiny_max];
   for (index_t c = 0; c < n; ++c) {
-    const byte* s = src + c * bytes;
+    const byte* s = src + c * in_stride;
     if (c + 1 == n) {
-      std::memcpy(last, s, static_cast<std::size_t>(bytes));
+      std::memcpy(last, s, static_cast<std::size_t>(in_span));
       s = last;
     }
     hn::VFromD<decltype(d)> v[NB];
     for (int i = 0; i < NB; ++i) v[i] = hn::LoadU(d, s + 16 * i);
-    for (int b = 0; b < NB; ++b) {
+    for (int b = 0; b < NB && b < nb_out; ++b) {
       auto acc = hn::Zero(d);
       for (int i = 0; i < NB; ++i)
         if ((pairs >> (8 * b + i)) & 1u) {
@@ -303,16 +305,17 @@ void tiny_chunks(const byte* src, byte* dst, index_t n, index_t bytes, const byt
   }
 }
 
-void tiny_batch(const byte* src, byte* dst, index_t n, index_t bytes, const byte (*masks)[8][16], std::uint64_t pairs) {
-  switch ((bytes + 15) / 16) {
-    case 1: return tiny_chunks<1>(src, dst, n, bytes, masks, pairs);
-    case 2: return tiny_chunks<2>(src, dst, n, bytes, masks, pairs);
-    case 3: return tiny_chunks<3>(src, dst, n, bytes, masks, pairs);
-    case 4: return tiny_chunks<4>(src, dst, n, bytes, masks, pairs);
-    case 5: return tiny_chunks<5>(src, dst, n, bytes, masks, pairs);
-    case 6: return tiny_chunks<6>(src, dst, n, bytes, masks, pairs);
-    case 7: return tiny_chunks<7>(src, dst, n, bytes, masks, pairs);
-    default: return tiny_chunks<8>(src, dst, n, bytes, masks, pairs);
+void tiny_batch(const byte* src, index_t in_stride, index_t in_span, byte* dst, index_t n, index_t bytes,
+                const byte (*masks)[8][16], std::uint64_t pairs) {
+  switch ((in_span + 15) / 16) {
+    case 1: return tiny_chunks<1>(src, in_stride, in_span, dst, n, bytes, masks, pairs);
+    case 2: return tiny_chunks<2>(src, in_stride, in_span, dst, n, bytes, masks, pairs);
+    case 3: return tiny_chunks<3>(src, in_stride, in_span, dst, n, bytes, masks, pairs);
+    case 4: return tiny_chunks<4>(src, in_stride, in_span, dst, n, bytes, masks, pairs);
+    case 5: return tiny_chunks<5>(src, in_stride, in_span, dst, n, bytes, masks, pairs);
+    case 6: return tiny_chunks<6>(src, in_stride, in_span, dst, n, bytes, masks, pairs);
+    case 7: return tiny_chunks<7>(src, in_stride, in_span, dst, n, bytes, masks, pairs);
+    default: return tiny_chunks<8>(src, in_stride, in_span, dst, n, bytes, masks, pairs);
   }
 }
 constexpr auto tiny_batch_fn = &tiny_batch;

@@ -216,6 +216,26 @@ TEST(CpuBackendShapes, TinyMatrixBatches) {
   }
 }
 
+// The same with gaps in the input (padded rows, matrices apart, as views of a larger
+// batch give): the chunks read the gaps and leave them out; spans past 128 bytes and
+// broadcast inputs take the other paths.
+TEST(CpuBackendShapes, TinyMatrixBatchesWithInputGaps) {
+  int ran = 0;
+  for (int es : elem_sizes())
+    for (index_t r = 2; r <= 12; ++r)
+      for (index_t c = 2; c <= 12; ++c) {
+        if (r * c * es > 128) continue;
+        const index_t pad = (r + c) % 3 == 0 ? 1 + (r % 2) : 0, gap = (r * 3 + c) % 5 == 0 ? 0 : (r * c + es) % 23;
+        const index_t b = 5 + (r * 11 + c * 7 + es) % 61;
+        check_host(packed_out(r, c, es, b, pad, gap), 1 + static_cast<int>((r + c) % 2), static_cast<std::uint64_t>(r * 37 + c),
+                   static_cast<std::size_t>((r + c) % 3));
+        ++ran;
+      }
+  EXPECT_GT(ran, 150);
+  check_host(packed_out(3, 3, 2, (index_t{9} << 20) / 18 + 5, 0, 9), 0, 12, 1);  // streamed; every 3x3 f16 of 3x6
+  check_host(packed_out(4, 3, 8, (index_t{9} << 20) / 96 + 1, 1, 4), 0, 13);     // one matrix a chunk, 8 blocks
+}
+
 // Vectors: a row or a column (a copy when both sides are contiguous), batched,
 // and with a padded side (no longer a copy).
 TEST(CpuBackendShapes, Vectors) {

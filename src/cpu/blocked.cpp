@@ -169,17 +169,22 @@ void run_tiny_batch(const layout& L, index_t m, int threads) {
 }
 
 // Batches of small matrices with packed outputs: m whole matrices per item, staged
-// back to back when streaming so that the item's output is one contiguous copy.
+// back to back when streaming so that the item's output is one contiguous copy; each
+// matrix by the (de)interleave for 2..4 rows (or packed columns), else the micro-tiles.
 void run_small_batch(const layout& L, int threads) {
   const index_t per = L.rows * L.cols * L.es;
   const index_t m = std::max<index_t>(1, batch_item_bytes / per), items = (L.batch + m - 1) / m;
+  const bool inter = L.rows >= 2 && L.rows <= 4, deinter = !inter && L.cols >= 2 && L.cols <= 4 && L.lds == L.cols * L.es;
   for_items(items, threads, L.stream, [&](index_t t) {
     alignas(64) byte staged[batch_stage_bytes];
     const index_t b0 = t * m, nb = std::min(m, L.batch - b0);
     byte* o = L.dst(b0, 0, 0);
     byte* to = L.stream ? staged : o;
-    for (index_t i = 0; i < nb; ++i)
-      L.k->block[L.e](L.src(b0 + i, 0, 0), L.lds, to + i * per, L.ldd, L.rows, L.cols);
+    for (index_t i = 0; i < nb; ++i) {
+      if (inter) L.k->interleave[L.e](L.src(b0 + i, 0, 0), L.lds, static_cast<int>(L.rows), to + i * per, L.cols);
+      else if (deinter) L.k->deinterleave[L.e](L.src(b0 + i, 0, 0), static_cast<int>(L.cols), to + i * per, L.ldd, L.rows);
+      else L.k->block[L.e](L.src(b0 + i, 0, 0), L.lds, to + i * per, L.ldd, L.rows, L.cols);
+    }
     if (L.stream) L.copy_out(o, staged, nb * per);
   });
 }
@@ -381,10 +386,10 @@ void blocked_transpose(const void* in, void* out, const matrix_desc& d, int thre
   }
   if (d.batch > 1 && out_packed && d.stride_out == per && L.k->tiny_batch != nullptr)
     if (const index_t m = tiny_chunk_matrices(d.rows, d.cols, es, L.lds, L.sbi); m > 0) return run_tiny_batch(L, m, threads);
-  if (d.rows >= 2 && d.rows <= 4 && out_packed) return run_interleave(L, threads);
-  if (d.cols >= 2 && d.cols <= 4 && in_packed) return run_deinterleave(L, threads);
   if (d.batch > 1 && out_packed && d.stride_out == per && per * es <= batch_stage_bytes)
     return run_small_batch(L, threads);
+  if (d.rows >= 2 && d.rows <= 4 && out_packed) return run_interleave(L, threads);
+  if (d.cols >= 2 && d.cols <= 4 && in_packed) return run_deinterleave(L, threads);
   run_tiled(L, threads);
 }
 

@@ -386,10 +386,13 @@ void blocked_transpose(const void* in, void* out, const matrix_desc& d, int thre
   }
   if (d.batch > 1 && out_packed && d.stride_out == per && L.k->tiny_batch != nullptr)
     if (const index_t m = tiny_chunk_matrices(d.rows, d.cols, es, L.lds, L.sbi); m > 0) return run_tiny_batch(L, m, threads);
-  if (d.batch > 1 && out_packed && d.stride_out == per && per * es <= batch_stage_bytes)
-    return run_small_batch(L, threads);
+  // Batches of small matrices: whole matrices per item; 2..4 rows or columns of more than an item's bytes keep
+  // their (de)interleave paths (long rows in 16 KiB pieces).
+  const bool batch_out = d.batch > 1 && out_packed && d.stride_out == per;
+  if (batch_out && per * es <= batch_item_bytes) return run_small_batch(L, threads);
   if (d.rows >= 2 && d.rows <= 4 && out_packed) return run_interleave(L, threads);
   if (d.cols >= 2 && d.cols <= 4 && in_packed) return run_deinterleave(L, threads);
+  if (batch_out && per * es <= batch_stage_bytes) return run_small_batch(L, threads);
   run_tiled(L, threads);
 }
 

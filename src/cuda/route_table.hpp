@@ -344,7 +344,7 @@ constexpr route_row rows[] = {
   {"u8 2-3 column batch scatter, unaligned rows", [](F f) { return f.scatter && f.E == 1 && !f.ora && f.batched && (f.cols == 2 || f.cols == 3); },
    [](F f) { const int g = static_cast<int>(f.cols); return scatter_pipe(f, g, true, scatter_halo_slab(f, g)); },
    "2-D: halo scatters to unaligned rows"},
-  {"scatter", [](F f) { return f.scatter; },
+  {"scatter", [](F f) { return f.scatter && (f.E > 2 || f.cols * f.E < best_scatter_slab_max_bytes_narrow); },
    [](F f) { const int g = group_side(f.E, f.cols); return slab_route(f, B::slab_scatter, 1, g, 0, g > 0 ? best_slab_group_min_blocks : 1); },
    "2-D: slab kernels (gather, scatter, whole matrices)"},
   // ---- element-aligned layouts (access < 16): realigning tiles ----
@@ -420,7 +420,8 @@ constexpr route_facts route_facts_for(const matrix_desc& d, unsigned long long i
   using namespace route_detail;
   f.whole = f.packed && f.mat * E <= best_class_policy_for(cc, f.E).whole_max_bytes && d.rows > 1 && d.cols > 1;
   const bool keep_tile = E <= 4 && f.access == 16 && d.rows >= 32 && d.rows <= 64;
-  f.gather = short_ok(f.E, d.rows) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows &&
+  const bool wide_gather = (E == 8 || E == 16) && d.rows <= best_gather_wide_max_rows;
+  f.gather = (short_ok(f.E, d.rows) || wide_gather) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows &&
              (!keep_tile || wide_pipe(f, true));
   f.scatter = !f.gather && short_ok(f.E, d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols;
   f.tiles256 = (d.rows + 255) / 256 * ((d.cols * E + 255) / 256) * d.batch;

@@ -52,7 +52,7 @@ struct args {
   u8* out;
   const u8* in_end;          // one past the last byte of the input view
   i64 S, L;                  // short and long side (whole: rows, cols of one matrix)
-  i64 ld_seg;                // bytes between segments: ld_in (gather), ld_out (scatter)
+  i64 ld_seg;                // bytes between segments: ld_in (gather), ld_out (scatter); whole: input rows
   i64 stride_in, stride_out;  // bytes between matrices
   i64 span;                  // long-side elements per slab (whole: matrices per slab)
   i64 batch;
@@ -99,6 +99,8 @@ args make_args(int m, const void* in, void* out, const matrix_desc& d, const voi
   i64 row_bytes = 0;  // data bytes of the widest shared row
   if (m == whole) {
     a.S = d.rows, a.L = d.cols;
+    a.ld_seg = d.ld_in * E;  // the slab reads an input range with its gaps (walker skips them)
+    if (d.batch <= 1) a.stride_in = d.rows * d.ld_in * E;
     const i64 mat = d.rows * d.cols * E;
     a.span = min64(d.batch, mat >= slab_bytes ? 1 : slab_bytes / mat);
     a.slabs_per_mat = 1;
@@ -136,13 +138,15 @@ args make_args(int m, const void* in, void* out, const matrix_desc& d, const voi
 
 /// Where slab t starts: input / output base and its element count n (long-side
 /// elements for gather / scatter, elements of its matrices for whole); l0, its first
-/// long-side position in its matrix (whole: 0).
+/// long-side position in its matrix (whole: the elements its input range spans, the
+/// gaps between rows and matrices included; whole_span).
 struct pos {
   const u8* in;
   u8* out;
   int n;
   i64 l0;
 };
+XPOSE_HDI int whole_span(const pos& p) { return static_cast<int>(p.l0); }
 
 /// Gathers: positions d (< k = 16/E) by which the slab boundaries of a matrix whose packed
 /// output starts at 16-byte phase ph move back so that they fall where its output is
@@ -175,7 +179,8 @@ XPOSE_HDI pos slab_at(const args& a, i64 t) {
   if constexpr (M == whole) {
     const i64 b0 = t * a.span;
     const i64 nm = min64(a.span, a.batch - b0);
-    return {a.in + b0 * a.stride_in, a.out + b0 * a.stride_out, static_cast<int>(nm * a.S * a.L), 0};
+    return {a.in + b0 * a.stride_in, a.out + b0 * a.stride_out, static_cast<int>(nm * a.S * a.L),
+            ((nm - 1) * a.stride_in + (a.S - 1) * a.ld_seg) / E + a.L};
   } else {
     const i64 b = t / a.slabs_per_mat, l0 = (t - b * a.slabs_per_mat) * a.span;
     const int n = static_cast<int>(min64(a.span, a.L - l0));
@@ -224,27 +229,28 @@ XPOSE_HDI std::conditional_t<H, pos, const pos&> loaded_with_halo(const args& a,
 
 /// Walks the elements of a slab's packed side in order, giving each one's shared
 /// offset: (s, l) -> 16 + s*pitch + l*E for gather / scatter (element o = l*S + s);
-/// for whole, input element (b, r, c) -> its output position 16 + ((b*C + c)*R + r)*E.
-/// Divisors of a slab's index math: the short side S (whole: rows and columns of a
-/// matrix, and its element count).
+/// for whole, the input range's element o (byte o*E = b*stride_in + r*ld_seg + c*E) ->
+/// its output position 16 + ((b*C + c)*R + r)*E, and whether it is one (valid: not in a
+/// gap past a row or a matrix). Divisors of a slab's index math: the short side S
+/// (whole: the input's row and matrix strides in bytes).
 struct divisors {
-  bytes::fdiv by_s, by_c, by_rc;
+  bytes::fdiv by_s, by_ld, by_st;
   XPOSE_HDI explicit divisors(const args& a)
-      : by_s(static_cast<int>(a.S)), by_c(static_cast<int>(a.L < 1 << 20 ? a.L : 1)),
-        by_rc(static_cast<int>(a.S * a.L < 1 << 20 ? a.S * a.L : 1)) {}
+      : by_s(static_cast<int>(a.S)), by_ld(static_cast<int>(a.ld_seg > 0 && a.ld_seg < 1 << 20 ? a.ld_seg : 1)),
+        by_st(static_cast<int>(a.stride_in > 0 && a.stride_in < 1 << 20 ? a.stride_in : 1)) {}
 };
 
 template <int E, int M>
 struct walker {
-  int s, l, b, off;
+  int s, l, b, off, rem = 0;  // whole: rem, the offset in matrix b's input stride
   XPOSE_HDI walker(const args& a, const divisors& dv, int o) {
     const int S = static_cast<int>(a.S);
     if constexpr (M == whole) {
-      const int C = static_cast<int>(a.L), rc = S * C;
-      b = dv.by_rc(o);
-      const int rem = o - b * rc;
-      l = dv.by_c(rem);  // row r
-      s = rem - l * C;   // column c
+      const int C = static_cast<int>(a.L), ld = static_cast<int>(a.ld_seg) / E, st = static_cast<int>(a.stride_in) / E;
+      b = dv.by_st(o * E);
+      rem = o - b * st;
+      l = dv.by_ld(rem * E);  // row r
+      s = rem - l * ld;       // column c
       off = 16 + ((b * C + s) * S + l) * E;
     } else {
       l = dv.by_s(o);
@@ -252,15 +258,24 @@ struct walker {
       off = 16 + s * a.pitch + l * E;
     }
   }
+  /// Whole: whether the element is one of a matrix (not a gap past a row or a matrix).
+  XPOSE_HDI bool valid(const args& a) const {
+    if constexpr (M == whole) return s < static_cast<int>(a.L) && l < static_cast<int>(a.S);
+    else return true;
+  }
   XPOSE_HDI void next(const args& a) {
     const int S = static_cast<int>(a.S);
     if constexpr (M == whole) {
       const int C = static_cast<int>(a.L);
-      off += S * E;
-      if (++s == C) {
-        s = 0;
-        if (++l == S) l = 0, ++b;
-        off = 16 + (b * C * S + l) * E;
+      if (++rem == static_cast<int>(a.stride_in) / E) {
+        rem = 0, s = 0, l = 0, ++b;
+        off = 16 + b * C * S * E;
+      } else {
+        off += S * E;
+        if (++s == static_cast<int>(a.ld_seg) / E) {
+          s = 0, ++l;
+          off = 16 + (b * C * S + l) * E;
+        }
       }
     } else {
       off += a.pitch;
@@ -653,7 +668,7 @@ struct fetched {
 template <int E, int M>
 XPOSE_HDI int read_items(const args& a, const pos& p) {
   if constexpr (M == gather) return static_cast<int>(a.S) * ((p.n * E + 15) / 16);
-  const int n_el = M == whole ? p.n : p.n * static_cast<int>(a.S);
+  const int n_el = M == whole ? whole_span(p) : p.n * static_cast<int>(a.S);
   return (addr16(p.in) + n_el * E + 15) / 16;
 }
 
@@ -689,14 +704,14 @@ XPOSE_HDI void read_put(const args& a, const divisors& dv, const pos& p, const b
     const int s = by_nls(v), j = v - s * nls;
     bytes::st16(sm + s * a.pitch + 16 + 16 * j, bytes::window16(f.a, f.b, f.off));
   } else {
-    const int n_el = M == whole ? p.n : p.n * static_cast<int>(a.S);
+    const int n_el = M == whole ? whole_span(p) : p.n * static_cast<int>(a.S);
     const int o0 = (16 * v - f.off) / E;  // exact: f.off is a multiple of E
     walker<E, M> w(a, dv, o0 > 0 ? o0 : 0);
     XPOSE_UNROLL
     for (int i = 0; i < 16 / E; ++i) {
       const int o = o0 + i;
       if (o >= 0 && o < n_el) {
-        bytes::get_elem<E>(f.a, i, sm + w.off);
+        if (w.valid(a)) bytes::get_elem<E>(f.a, i, sm + w.off);
         w.next(a);
       }
     }

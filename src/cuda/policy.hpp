@@ -71,6 +71,9 @@ constexpr int best_slab_group_for(const best_class_policy& p, int elem_size, lon
     if (g == s && g <= p.slab_group_max) return g;
   return 0;
 }
+/// Batches of small matrices whose input has gaps (padded rows, matrices apart) take the whole-matrix slab where
+/// a matrix's input stride is at most this many times its elements: the slab reads the gaps with the matrices.
+constexpr long long best_whole_max_read = 4;
 /// Slab paths only where the long side is at least this many times the short side.
 constexpr long long best_slab_min_aspect = 4;
 /// 8-16 byte gathers (few rows, output packed) of up to this many rows take the gather slab, past the class's

@@ -77,7 +77,8 @@ struct route_facts {
   bool pin = false, pout = false;    ///< the input / output pointer and batch stride 16-byte aligned
   bool in_e = false, out_e = false;  ///< pointers element-aligned
   bool tiny = false;       ///< one matrix of at most 64 KiB
-  bool gather = false, scatter = false, whole = false;  ///< slab classes (short rows / short cols / small batch)
+  bool gather = false, scatter = false;  ///< slab classes (short rows / short cols)
+  bool whole = false;      ///< small batch: matrices of few bytes, output packed, input packed or with gaps read past
   long long tiles256 = 0;  ///< 256-row x 256-byte tiles of the call
 };
 
@@ -285,7 +286,7 @@ constexpr route_row rows[] = {
             (f.cols * f.E) % 16 == 0 && f.mat * f.E <= best_pipe_whole_wide_max_bytes && f.in16 && f.out16; },
    [](F f) { return whole_pipe(f); }, "2-D: 4-8 byte pipelined micro-block slabs"},
   {"1-2 byte whole-chunk matrices", [](F f) {
-     return f.whole && f.E <= 2 && (f.rows * f.E) % 8 == 0 && (f.cols * f.E) % (f.E == 1 ? 4 : 8) == 0 &&
+     return f.whole && f.packed && f.E <= 2 && (f.rows * f.E) % 8 == 0 && (f.cols * f.E) % (f.E == 1 ? 4 : 8) == 0 &&
             (f.mat * f.E) % 16 == 0 && f.in16 && f.out16; },
    [](F f) { return whole_pipe(f); }, "2-D: pipelined slabs"},
   {"small matrices", [](F f) { return f.whole; }, [](F f) { return slab_route(f, B::slab_whole, 2, 0, 0, 1); },
@@ -418,13 +419,17 @@ constexpr route_facts route_facts_for(const matrix_desc& d, unsigned long long i
   f.pout = f.out16 && (!f.batched || (d.stride_out * E) % 16 == 0);
   f.tiny = f.access == 16 && !f.batched && f.mat * E <= best_tiny_bytes && d.rows >= 64 && d.cols * E >= 128;
   using namespace route_detail;
-  f.whole = f.packed && f.mat * E <= best_class_policy_for(cc, f.E).whole_max_bytes && d.rows > 1 && d.cols > 1;
   const bool keep_tile = E <= 4 && f.access == 16 && d.rows >= 32 && d.rows <= 64;
   const bool wide_gather = (E == 8 || E == 16) && d.rows <= best_gather_wide_max_rows;
   f.gather = (short_ok(f.E, d.rows) || wide_gather) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows &&
              (!keep_tile || wide_pipe(f, true));
   f.scatter = !f.gather && short_ok(f.E, d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols;
   f.tiles256 = (d.rows + 255) / 256 * ((d.cols * E + 255) / 256) * d.batch;
+  // Small matrices: packed, or (where no gather / scatter slab takes them) output packed and input with gaps.
+  const bool out_packed = d.ld_out == d.rows && d.stride_out == f.mat;
+  const bool in_gaps = d.ld_in >= d.cols && d.stride_in >= d.rows * d.ld_in && d.stride_in <= best_whole_max_read * f.mat;
+  f.whole = (f.packed || (f.batched && out_packed && in_gaps && !f.gather && !f.scatter)) &&
+            f.mat * E <= best_class_policy_for(cc, f.E).whole_max_bytes && d.rows > 1 && d.cols > 1;
   return f;
 }
 

@@ -201,6 +201,16 @@ void slab_cases() {
           if (::testing::Test::HasFatalFailure()) return;
         }
       }
+      // whole matrices, input with gaps (padded rows, matrices apart; the slab reads the gaps and skips them).
+      for (auto [r, c] : {std::pair<long long, long long>{11, 37}, {5, 7}, {16, 16}, {3, 2}}) {
+        for (auto [pad, gap] : {std::pair<long long, long long>{0, 2 * 37}, {3, 0}, {1, 5}, {0, 1}}) {
+          xpose::matrix_desc d = xpose::matrix_desc::packed(r, c, E, 29);
+          d.ld_in = c + pad, d.stride_in = r * d.ld_in + gap;
+          check_slab<E>(slab::whole, d, 0, 0, bytes, nt);
+          check_slab<E>(slab::whole, d, k - 1, 1, bytes, nt);
+          if (::testing::Test::HasFatalFailure()) return;
+        }
+      }
     }
   }
 }

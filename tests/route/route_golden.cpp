@@ -1,5 +1,5 @@
 // The route table's golden file (tests/route/golden.txt): for a fixed list of layouts (element
-// sizes, sides about the table's thresholds, pointer offsets, padded rows, batches; sm_90, and
+// sizes, sides about the table's thresholds, pointer offsets, padded rows, batches, batches whose input matrices lie apart; sm_90, and
 // sm_80 where it differs) the route route_for gives, one line each. A change of route shows as a
 // diff of that file, reviewed with the change:
 //   xpose_route_golden --write tests/route/golden.txt   (regenerate)
@@ -48,15 +48,16 @@ std::vector<std::string> golden() {
     for (long long r : S)
       for (long long c : S) {
         if (r * c * E > (1ll << 30)) continue;
-        for (int form = 0; form < 3; ++form) {
+        for (int form = 0; form < 4; ++form) {
           xpose_test::route_probe p;
-          const long long b = form == 2 ? 64 : 1;
+          const long long b = form >= 2 ? 64 : 1;
           if (r * c * b * E > (1ll << 30)) continue;
           p.d = matrix_desc::packed(r, c, E, b);
           if (form == 1) {  // pointers one element off, padded rows
             p.off_in = 1, p.off_out = 16 / E > 1 ? 1 : 0;
             p.d.ld_in = c + 1, p.d.ld_out = r + 3;
           }
+          if (form == 3) p.d.stride_in = (r + 2) * c;  // input matrices apart: a view of 2 rows fewer
           const std::string l90 = line(p, 90), l80 = line(p, 80);
           out.push_back(l90);
           if (l80.substr(l80.find("->")) != l90.substr(l90.find("->"))) out.push_back(l80);

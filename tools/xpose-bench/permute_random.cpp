@@ -67,12 +67,16 @@ index_t shape_extent(double x, std::mt19937_64& g) {
   return n;
 }
 
-rcase draw_case(std::mt19937_64& g, int id, const std::vector<int>& sizes, double lo_mib, double hi_mib, double kept) {
+// batches > 0: that share of the cases a batch of small matrices transposed (rank 3-4, the last two dims 2-64
+// elements each, swapped), a view half the time.
+rcase draw_case(std::mt19937_64& g, int id, const std::vector<int>& sizes, double lo_mib, double hi_mib, double kept,
+                double batches) {
   std::uniform_real_distribution<double> U(0, 1);
   rcase c;
   c.id = id;
   c.es = sizes[static_cast<std::size_t>(g() % sizes.size())];
-  const int r = 1 + static_cast<int>(g() % 8);
+  const bool batch = batches > 0 && U(g) < batches;
+  const int r = batch ? 3 + static_cast<int>(g() % 2) : 1 + static_cast<int>(g() % 8);
   const double bytes = std::exp(std::log(lo_mib) + U(g) * (std::log(hi_mib) - std::log(lo_mib))) * 1048576.0;
   const double n = bytes / c.es;
   // Log-extents from random weights; at most 2^16 elements per dim beyond rank 1.
@@ -80,8 +84,10 @@ rcase draw_case(std::mt19937_64& g, int id, const std::vector<int>& sizes, doubl
   double sum = 0;
   for (double& x : w) sum += (x = 0.15 + U(g));
   for (int k = 0; k < r; ++k) c.shape.push_back(shape_extent(std::pow(n, w[static_cast<std::size_t>(k)] / sum), g));
-  // Rescale one dim so that the case lands in [lo, hi] MiB.
-  const int big = static_cast<int>(g() % static_cast<std::uint64_t>(r));
+  if (batch)  // the matrix: sides 2-64, log-uniform
+    for (int k = r - 2; k < r; ++k) c.shape[static_cast<std::size_t>(k)] = std::min<index_t>(64, shape_extent(std::exp(U(g) * std::log(64.0 / 2)) * 2, g));
+  // Rescale one dim so that the case lands in [lo, hi] MiB (a batch dim where the matrix is drawn).
+  const int big = static_cast<int>(g() % static_cast<std::uint64_t>(batch ? r - 2 : r));
   double rest = 1;
   for (int k = 0; k < r; ++k)
     if (k != big) rest *= static_cast<double>(c.shape[static_cast<std::size_t>(k)]);
@@ -91,23 +97,25 @@ rcase draw_case(std::mt19937_64& g, int id, const std::vector<int>& sizes, doubl
     for (index_t e : c.shape) t *= static_cast<double>(e);
     return t;
   };
+  const auto lead = c.shape.end() - (batch ? 2 : 0);  // the dims the size fit may change
   for (int guard = 0; guard < 64 && total() > hi_mib * 1048576.0; ++guard) {
-    auto m = std::max_element(c.shape.begin(), c.shape.end());
+    auto m = std::max_element(c.shape.begin(), lead);
     *m = std::max<index_t>(2, *m * 3 / 4);
   }
   for (int guard = 0; guard < 64 && total() < lo_mib * 1048576.0; ++guard) {
-    auto m = std::min_element(c.shape.begin(), c.shape.end());
+    auto m = std::min_element(c.shape.begin(), lead);
     *m = *m + 1 + *m / 3;
   }
   for (int k = 0; k < r; ++k) c.axes.push_back(k);
-  std::shuffle(c.axes.begin(), c.axes.end(), g);
-  if (r > 1 && U(g) < kept) {  // keep the fastest dim: a strided copy
+  if (batch) std::swap(c.axes[static_cast<std::size_t>(r - 2)], c.axes[static_cast<std::size_t>(r - 1)]);
+  else std::shuffle(c.axes.begin(), c.axes.end(), g);
+  if (!batch && r > 1 && U(g) < kept) {  // keep the fastest dim: a strided copy
     auto it = std::find(c.axes.begin(), c.axes.end(), r - 1);
     std::iter_swap(it, c.axes.end() - 1);
   }
   // Strided views: a padded parent (1-3 dims grown by 1-5) and the view's origin offset.
   std::vector<index_t> pe = c.shape, origin(static_cast<std::size_t>(r), 0);
-  if (U(g) < 0.3) {
+  if (U(g) < (batch ? 0.5 : 0.3)) {
     c.view = true;
     const int nd = 1 + static_cast<int>(g() % 3);
     for (int j = 0; j < nd; ++j) {
@@ -248,7 +256,7 @@ double elapsed_ms(const std::function<void()>& f) {
 int permute_random_main(int argc, char** argv) {
   CLI::App app{"xpose-bench permute --random N: random permutations, checked then timed against a copy"};
   int n = 0, warmup = 3, reps = 15;
-  double kept = 0.2;
+  double kept = 0.2, batches = 0;
   std::string seed_s, dtype_s = "1,2,4,8,16", mib_s = "16:256", json_path;
   bool cpu = false;
   int threads = 0;
@@ -257,6 +265,7 @@ int permute_random_main(int argc, char** argv) {
   app.add_option("--dtype", dtype_s, "element sizes in bytes, comma-separated (default 1,2,4,8,16)");
   app.add_option("--mib", mib_s, "LO:HI MiB per tensor (default 16:256)");
   app.add_option("--kept", kept, "share of cases that keep the fastest dim, strided copies (default 0.2)");
+  app.add_option("--batches", batches, "share of cases that transpose a batch of small matrices (2-64 a side; default 0)");
   app.add_option("--json", json_path, "write the cases and results as JSON");
   app.add_flag("--cpu", cpu, "time the CPU backend (the default without a GPU)");
   app.add_option("--threads", threads, "CPU threads (default: all cores)");
@@ -272,6 +281,7 @@ int permute_random_main(int argc, char** argv) {
   if (warmup < 0 || warmup > 1000) usage_error("--warmup must be between 0 and 1000");
   if (reps < 1 || reps > 1000) usage_error("--reps must be between 1 and 1000");
   if (!(kept >= 0 && kept <= 1)) usage_error("--kept must be between 0 and 1");
+  if (!(batches >= 0 && batches <= 1)) usage_error("--batches must be between 0 and 1");
   if (n < 1 || n > 100000) usage_error("--random must be in 1..100000");
   std::vector<int> sizes;
   {
@@ -310,8 +320,9 @@ int permute_random_main(int argc, char** argv) {
   std::string why;
   const bool gpu = !cpu && gpu_usable(&why);
   const int host_threads = cpu_threads(threads);
-  std::printf("seed %llu (repeat: xpose-bench permute --random %d --seed %llu --dtype %s --mib %s)\n",
-              static_cast<unsigned long long>(seed), n, static_cast<unsigned long long>(seed), dtype_s.c_str(), mib_s.c_str());
+  std::printf("seed %llu (repeat: xpose-bench permute --random %d --seed %llu --dtype %s --mib %s --kept %g --batches %g)\n",
+              static_cast<unsigned long long>(seed), n, static_cast<unsigned long long>(seed), dtype_s.c_str(), mib_s.c_str(),
+              kept, batches);
   if (!gpu)
     std::printf("CPU backend, %d threads%s%s%s: fraction of a %d-thread memcpy of the same bytes\n", host_threads,
                 cpu ? "" : " (no GPU: ", cpu ? "" : why.c_str(), cpu ? "" : ")", host_threads);
@@ -324,7 +335,7 @@ int permute_random_main(int argc, char** argv) {
   std::map<std::string, std::vector<double>> f_class;
   int rc = 0;
   for (int id = 0; id < n; ++id) {
-    const rcase c = draw_case(g, id, sizes, lo, hi, kept);
+    const rcase c = draw_case(g, id, sizes, lo, hi, kept, batches);
     const int r = static_cast<int>(c.shape.size());
     xpose::layout in;
     in.rank = r, in.elem_size = c.es;

@@ -8,10 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <memory>
 
 #include "cuda/best_slab.cuh"
 #include "cuda/policy.hpp"
+#include "cuda/route_table.hpp"
 #include "slab_host_check.hpp"
 #include "test_util.hpp"
 
@@ -293,6 +295,35 @@ void whole_micro_cases() {
             check_slab<E>(slab::whole, xpose::matrix_desc::packed(r, c, E, n), k, 2 * k, bytes, nt, 0, mw);
             if (::testing::Test::HasFatalFailure()) return;
           }
+}
+
+// Random batches of small matrices whose input has gaps (padded rows, matrices apart),
+// as the route table sends them to the whole-matrix slab: its slab size, its threads.
+TEST(BestSlabEmulation, WholeWithInputGapsAsRouted) {
+  std::mt19937_64 rng(20261207);
+  int ran = 0;
+  for (int i = 0; i < 20000 && ran < 80; ++i) {
+    static const int Es[] = {1, 2, 4, 8, 16};
+    const int E = Es[rng() % 5];
+    const long long r = 2 + static_cast<long long>(rng() % 40), c = 2 + static_cast<long long>(rng() % 40);
+    xpose::matrix_desc d = xpose::matrix_desc::packed(r, c, E, 2 + static_cast<long long>(rng() % 300));
+    d.ld_in = c + (rng() % 3 ? 0 : static_cast<long long>(rng() % 5));
+    d.stride_in = r * d.ld_in + (rng() % 4 ? static_cast<long long>(rng() % (2 * r * c + 1)) : 0);
+    const long long oi = static_cast<long long>(rng() % (16 / E)), oo = rng() % 2 ? 0 : 1 % (16 / E);
+    const route rt = route_for(d, 0x10000000ull + static_cast<unsigned long long>(oi * E),
+                               0x20000000ull + static_cast<unsigned long long>(oo * E), 90);
+    if (rt.path != best_path::slab_whole || d.stride_in == r * c) continue;
+    switch (E) {
+      case 1: check_slab<1>(slab::whole, d, oi, oo, rt.call_slab, best_slab_threads); break;
+      case 2: check_slab<2>(slab::whole, d, oi, oo, rt.call_slab, best_slab_threads); break;
+      case 4: check_slab<4>(slab::whole, d, oi, oo, rt.call_slab, best_slab_threads); break;
+      case 8: check_slab<8>(slab::whole, d, oi, oo, rt.call_slab, best_slab_threads); break;
+      default: check_slab<16>(slab::whole, d, oi, oo, rt.call_slab, best_slab_threads); break;
+    }
+    if (::testing::Test::HasFatalFailure()) return;
+    ++ran;
+  }
+  EXPECT_GE(ran, 60);
 }
 
 TEST(BestSlabEmulation, WholeMicro1) { whole_micro_cases<1>(); }

@@ -77,8 +77,10 @@ constexpr long long best_whole_max_read = 4;
 /// Slab paths only where the long side is at least this many times the short side.
 constexpr long long best_slab_min_aspect = 4;
 /// 8-16 byte gathers (few rows, output packed) of up to this many rows take the gather slab, past the class's
-/// slab_max_short of 32 (33-253 rows, 20 random layouts on an H100: 0.89-0.99 of memcpy against 0.68-0.98 on the
-/// realigning tiles and the tile); their scatters keep the tiles (the scatter slab 0.70-0.93 against 0.92-0.97).
+/// slab_max_short of 32, where the table would take the realigning tiles (access < 16: 33-253 rows, 20 random
+/// layouts on an H100: 0.89-0.99 of memcpy against 0.66-0.86 over two draws); on 16-byte aligned layouts the tile stays (16-byte
+/// elements: the tile 0.92-1.02 against the slab's 0.92-0.98); their scatters keep the tiles (the scatter slab
+/// 0.70-0.93 against 0.92-0.97).
 constexpr long long best_gather_wide_max_rows = 256;
 /// 1-2 byte scatters (few columns, input packed) whose columns hold at least this many bytes leave the scatter slab
 /// for the realigning tiles (33-119 columns, 20 random batches on an H100: 0.46-0.75 of memcpy -> 0.63-0.83 on the

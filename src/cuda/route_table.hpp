@@ -420,7 +420,7 @@ constexpr route_facts route_facts_for(const matrix_desc& d, unsigned long long i
   f.tiny = f.access == 16 && !f.batched && f.mat * E <= best_tiny_bytes && d.rows >= 64 && d.cols * E >= 128;
   using namespace route_detail;
   const bool keep_tile = E <= 4 && f.access == 16 && d.rows >= 32 && d.rows <= 64;
-  const bool wide_gather = (E == 8 || E == 16) && d.rows <= best_gather_wide_max_rows;
+  const bool wide_gather = (E == 8 || E == 16) && d.rows <= best_gather_wide_max_rows && f.access < 16;
   f.gather = (short_ok(f.E, d.rows) || wide_gather) && d.rows * best_slab_min_aspect <= d.cols && d.ld_out == d.rows &&
              (!keep_tile || wide_pipe(f, true));
   f.scatter = !f.gather && short_ok(f.E, d.cols) && d.cols * best_slab_min_aspect <= d.rows && d.ld_in == d.cols;

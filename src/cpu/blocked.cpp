@@ -4,8 +4,10 @@
 //  - batches of tiny matrices (at most 128 bytes, output packed, the input's within 128
 //    bytes): byte permutations of whole chunks of matrices (table lookups over up to
 //    eight 16-byte blocks, the input's gaps read and left out);
+//  - batches of small matrices with packed outputs (up to 8 KiB each): many whole
+//    matrices per work item, 2..4 rows or columns by the (de)interleave kernels;
 //  - 2..4 rows or columns with a packed short side: Highway's (de)interleaves;
-//  - batches of small packed matrices: many whole matrices per work item;
+//  - batches of small matrices of 8-64 KiB with packed outputs: whole matrices per item;
 //  - everything else: macro tiles transposed into an L1 staging buffer by vector
 //    micro-tiles, then copied out row segment by row segment.
 // Outputs larger than the caches are written with non-temporal stores (as large

@@ -199,7 +199,8 @@ for v in '' 0 -1 100001 nan 1e9; do expect_usage_error permute --random "$v" --c
 for v in '' 3 1,3 0 32 x; do expect_usage_error permute --random 1 --dtype "$v" --cpu; done
 for v in '' 4 0:1 2:1 1:99999 nan:1 a:b; do expect_usage_error permute --random 1 --mib "$v" --cpu; done
 for v in -1 x 1.5; do expect_usage_error permute --random 1 --seed "$v" --cpu; done
-for v in '' -0.5 1.5 nan x; do expect_usage_error permute --random 1 --batches "$v" --cpu; done
+for v in '' -0.5 1.5 nan x 0.5x; do expect_usage_error permute --random 1 --batches "$v" --cpu; done
+for v in '' -1 2 inf 0.2.1; do expect_usage_error permute --random 1 --kept "$v" --cpu; done
 expect_mention "--threads" permute --random 1 --cpu --threads 100000
 expect_mention "--threads" ttc --threads 100000
 expect_mention "--mib" sweep --mib 0.5

@@ -77,8 +77,8 @@ constexpr long long best_whole_max_read = 4;
 /// Slab paths only where the long side is at least this many times the short side.
 constexpr long long best_slab_min_aspect = 4;
 /// 8-16 byte gathers (few rows, output packed) of up to this many rows take the gather slab, past the class's
-/// slab_max_short of 32, where the table would take the realigning tiles (access < 16: 33-253 rows, 20 random
-/// layouts on an H100: 0.89-0.99 of memcpy against 0.66-0.86 over two draws); on 16-byte aligned layouts the tile stays (16-byte
+/// slab_max_short of 32, where the table would take the realigning tiles (access < 16: 33-253 rows, random layouts
+/// on an H100: 0.89-0.99 of memcpy against 0.66-0.86 over two draws); 16-byte aligned layouts keep the tile (16-byte
 /// elements: the tile 0.92-1.02 against the slab's 0.92-0.98); their scatters keep the tiles (the scatter slab
 /// 0.70-0.93 against 0.92-0.97).
 constexpr long long best_gather_wide_max_rows = 256;

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "cli.hpp"
 #include "core/nd_map.hpp"
 
 #if defined(XPOSE_HAS_CUDA)
@@ -257,7 +258,6 @@ int permute_random_main(int argc, char** argv) {
   CLI::App app{"xpose-bench permute --random N: random permutations, checked then timed against a copy"};
   int n = 0, warmup = 3, reps = 15;
   double kept = 0.2, batches = 0;
-  std::string kept_s = "0.2", batches_s = "0";
   std::string seed_s, dtype_s = "1,2,4,8,16", mib_s = "16:256", json_path;
   bool cpu = false;
   int threads = 0;
@@ -265,8 +265,8 @@ int permute_random_main(int argc, char** argv) {
   app.add_option("--seed", seed_s, "seed (default: a fresh one, printed)");
   app.add_option("--dtype", dtype_s, "element sizes in bytes, comma-separated (default 1,2,4,8,16)");
   app.add_option("--mib", mib_s, "LO:HI MiB per tensor (default 16:256)");
-  app.add_option("--kept", kept_s, "share of cases that keep the fastest dim, strided copies (default 0.2)");
-  app.add_option("--batches", batches_s, "share of cases that transpose a batch of small matrices (2-64 a side; default 0)");
+  add_real(&app, "--kept", kept, 0, 1, "share of cases that keep the fastest dim, strided copies (default 0.2)");
+  add_real(&app, "--batches", batches, 0, 1, "share of cases that transpose a batch of small matrices (2-64 a side; default 0)");
   app.add_option("--json", json_path, "write the cases and results as JSON");
   app.add_flag("--cpu", cpu, "time the CPU backend (the default without a GPU)");
   app.add_option("--threads", threads, "CPU threads (default: all cores)");
@@ -281,19 +281,6 @@ int permute_random_main(int argc, char** argv) {
   }
   if (warmup < 0 || warmup > 1000) usage_error("--warmup must be between 0 and 1000");
   if (reps < 1 || reps > 1000) usage_error("--reps must be between 1 and 1000");
-  // A share in [0, 1], the whole value a number (an empty or partly numeric value is an error, not 0).
-  auto share = [](const std::string& name, const std::string& v) {
-    double x = -1;
-    std::size_t used = 0;
-    try {
-      x = std::stod(v, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (v.empty() || used != v.size() || !(x >= 0 && x <= 1)) usage_error(name + " must be a number between 0 and 1 (got '" + v + "')");
-    return x;
-  };
-  kept = share("--kept", kept_s), batches = share("--batches", batches_s);
   if (n < 1 || n > 100000) usage_error("--random must be in 1..100000");
   std::vector<int> sizes;
   {

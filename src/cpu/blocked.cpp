@@ -5,8 +5,9 @@
 //    bytes): byte permutations of whole chunks of matrices (table lookups over up to
 //    eight 16-byte blocks, the input's gaps read and left out);
 //  - batches of small matrices with packed outputs (up to 8 KiB each): many whole
-//    matrices per work item, 2..4 rows or columns by the (de)interleave kernels;
-//  - 2..4 rows or columns with a packed short side: Highway's (de)interleaves;
+//    matrices per work item, 2..8 rows or columns by the (de)interleave kernels;
+//  - 2..4 rows or columns with a packed short side (2..8 for 1-2 byte elements): the
+//    (de)interleaves (Highway's, byte table lookups past 4);
 //  - batches of small matrices of 8-64 KiB with packed outputs: whole matrices per item;
 //  - everything else: macro tiles transposed into an L1 staging buffer by vector
 //    micro-tiles, then copied out row segment by row segment.
@@ -96,38 +97,74 @@ void run_copy(const layout& L, int threads) {
   });
 }
 
-// k = 2..4 rows into packed output rows of k (AoS from SoA).
+// k = 2..interleave_max rows into packed output rows of k (AoS from SoA). Streamed outputs: a work item is a run of
+// chunks whose output (one run of bytes) it writes front to back through cpu::stream_piece (run_deinterleave).
 void run_interleave(const layout& L, int threads) {
   const int k = static_cast<int>(L.rows);
-  const index_t w = chunk_bytes / (k * L.es), chunks = (L.cols + w - 1) / w;
-  for_items(L.batch * chunks, threads, L.stream, [&](index_t t) {
+  const index_t w = std::max<index_t>(64, chunk_bytes / (k * L.es) / 64 * 64), chunks = (L.cols + w - 1) / w;
+  if (!L.stream) {
+    for_items(L.batch * chunks, threads, false, [&](index_t t) {
+      const index_t b = t / chunks, c0 = (t % chunks) * w;
+      L.k->interleave[L.e](L.src(b, 0, c0), L.lds, k, L.dst(b, 0, c0), std::min(w, L.cols - c0));
+    });
+    return;
+  }
+  const index_t G = std::max<index_t>(1, chunks * L.batch / (16 * std::max(threads, 1))), runs = (chunks + G - 1) / G;
+  const cpu::kernel_set& kk = *L.k;
+#pragma omp parallel num_threads(threads) if (threads > 1 && L.batch * runs > 1)
+  {
     alignas(64) byte staged[chunk_bytes];
-    const index_t b = t / chunks, c0 = (t % chunks) * w, n = std::min(w, L.cols - c0);
-    byte* o = L.dst(b, 0, c0);
-    L.k->interleave[L.e](L.src(b, 0, c0), L.lds, k, L.stream ? staged : o, n);
-    if (L.stream) L.copy_out(o, staged, n * k * L.es);
-  });
+    alignas(64) byte line[64];
+#pragma omp for schedule(dynamic, 1)
+    for (index_t it = 0; it < L.batch * runs; ++it) {
+      const index_t b = it / runs, c0 = (it % runs) * G, c1 = std::min(chunks, c0 + G);
+      for (index_t ch = c0; ch < c1; ++ch) {
+        const index_t col = ch * w, n = std::min(w, L.cols - col);
+        kk.interleave[L.e](L.src(b, 0, col), L.lds, k, staged, n);
+        cpu::stream_piece(kk, line, L.dst(b, 0, col), staged, n * k * L.es, ch == c0, ch + 1 == c1);
+      }
+    }
+    kk.fence();
+  }
 }
 
-// Packed input rows of k = 2..4 columns into k output rows (SoA from AoS).
+// Packed input rows of k = 2..interleave_max columns into k output rows (SoA from AoS). Streamed outputs: a work item
+// is a run of chunks whose output pieces each of the k rows gets front to back through cpu::stream_piece, so that no
+// line is shared by two items' pieces but at the run's ends (pieces of whole lines: w a multiple of 64 elements).
 void run_deinterleave(const layout& L, int threads) {
   const int k = static_cast<int>(L.cols);
-  const index_t w = chunk_bytes / (k * L.es), chunks = (L.rows + w - 1) / w;
-  for_items(L.batch * chunks, threads, L.stream, [&](index_t t) {
+  const index_t w = std::max<index_t>(64, chunk_bytes / (k * L.es) / 64 * 64), chunks = (L.rows + w - 1) / w;
+  if (!L.stream) {
+    for_items(L.batch * chunks, threads, false, [&](index_t t) {
+      const index_t b = t / chunks, r0 = (t % chunks) * w, n = std::min(w, L.rows - r0);
+      L.k->deinterleave[L.e](L.src(b, r0, 0), k, L.dst(b, r0, 0), L.ldd, n);
+    });
+    return;
+  }
+  // Runs of G chunks: about 16 runs a thread (dynamic scheduling for a preempted thread's share).
+  const index_t G = std::max<index_t>(1, chunks * L.batch / (16 * std::max(threads, 1))), runs = (chunks + G - 1) / G;
+  const cpu::kernel_set& kk = *L.k;
+#pragma omp parallel num_threads(threads) if (threads > 1 && L.batch * runs > 1)
+  {
     alignas(64) byte staged[chunk_bytes];
-    const index_t b = t / chunks, r0 = (t % chunks) * w, n = std::min(w, L.rows - r0);
-    byte* o = L.dst(b, r0, 0);
-    if (!L.stream) return L.k->deinterleave[L.e](L.src(b, r0, 0), k, o, L.ldd, n);
-    L.k->deinterleave[L.e](L.src(b, r0, 0), k, staged, n * L.es, n);
-    // The next item's input, a slice after each output row's copy-out (as run_tiled's tiles).
-    const index_t nt = t + 1 < L.batch * chunks ? t + 1 : t, nb = nt / chunks, nr0 = (nt % chunks) * w;
-    const index_t nn = nt == t ? 0 : std::min(w, L.rows - nr0) * k * L.es;
-    for (int c = 0; c < k; ++c) {
-      L.copy_out(o + c * L.ldd, staged + c * n * L.es, n * L.es);
-      const index_t a = nn * c / k / 64 * 64, e = nn * (c + 1) / k;
-      if (e > a) cpu::prefetch_run<false>(L.src(nb, nr0, 0) + a, e - a);
+    alignas(64) byte line[8][64];  // per output row: the line its last piece ended in
+#pragma omp for schedule(dynamic, 1)
+    for (index_t it = 0; it < L.batch * runs; ++it) {
+      const index_t b = it / runs, c0 = (it % runs) * G, c1 = std::min(chunks, c0 + G);
+      for (index_t ch = c0; ch < c1; ++ch) {
+        const index_t r0 = ch * w, n = std::min(w, L.rows - r0);
+        kk.deinterleave[L.e](L.src(b, r0, 0), k, staged, n * L.es, n);
+        // The next chunk's input, a slice after each output row's piece (as run_tiled's tiles).
+        const index_t nn = ch + 1 < c1 ? std::min(w, L.rows - r0 - w) * k * L.es : 0;
+        for (int c = 0; c < k; ++c) {
+          cpu::stream_piece(kk, line[c], L.dst(b, r0, c), staged + c * n * L.es, n * L.es, ch == c0, ch + 1 == c1);
+          const index_t a = nn * c / k / 64 * 64, e = nn * (c + 1) / k;
+          if (e > a) cpu::prefetch_run<false>(L.src(b, r0 + w, 0) + a, e - a);
+        }
+      }
     }
-  });
+    kk.fence();
+  }
 }
 
 /// Matrices per tiny_batch chunk of a batch of tiny matrices with packed outputs: chunks of at most four 16-byte
@@ -172,11 +209,12 @@ void run_tiny_batch(const layout& L, index_t m, int threads) {
 
 // Batches of small matrices with packed outputs: m whole matrices per item, staged
 // back to back when streaming so that the item's output is one contiguous copy; each
-// matrix by the (de)interleave for 2..4 rows (or packed columns), else the micro-tiles.
+// matrix by the (de)interleave for 2..interleave_max rows (or packed columns), else the micro-tiles.
 void run_small_batch(const layout& L, int threads) {
   const index_t per = L.rows * L.cols * L.es;
   const index_t m = std::max<index_t>(1, batch_item_bytes / per), items = (L.batch + m - 1) / m;
-  const bool inter = L.rows >= 2 && L.rows <= 4, deinter = !inter && L.cols >= 2 && L.cols <= 4 && L.lds == L.cols * L.es;
+  const index_t kmax = L.k->interleave_max[L.e];
+  const bool inter = L.rows >= 2 && L.rows <= kmax, deinter = !inter && L.cols >= 2 && L.cols <= kmax && L.lds == L.cols * L.es;
   for_items(items, threads, L.stream, [&](index_t t) {
     alignas(64) byte staged[batch_stage_bytes];
     const index_t b0 = t * m, nb = std::min(m, L.batch - b0);
@@ -388,12 +426,13 @@ void blocked_transpose(const void* in, void* out, const matrix_desc& d, int thre
   }
   if (d.batch > 1 && out_packed && d.stride_out == per && L.k->tiny_batch != nullptr)
     if (const index_t m = tiny_chunk_matrices(d.rows, d.cols, es, L.lds, L.sbi); m > 0) return run_tiny_batch(L, m, threads);
-  // Batches of small matrices: whole matrices per item; 2..4 rows or columns of more than an item's bytes keep
+  // Batches of small matrices: whole matrices per item; few rows or columns of more than an item's bytes keep
   // their (de)interleave paths (long rows in 16 KiB pieces).
   const bool batch_out = d.batch > 1 && out_packed && d.stride_out == per;
   if (batch_out && per * es <= batch_item_bytes) return run_small_batch(L, threads);
-  if (d.rows >= 2 && d.rows <= 4 && out_packed) return run_interleave(L, threads);
-  if (d.cols >= 2 && d.cols <= 4 && in_packed) return run_deinterleave(L, threads);
+  const index_t kmax = L.k->interleave_max[L.e];
+  if (d.rows >= 2 && d.rows <= kmax && out_packed) return run_interleave(L, threads);
+  if (d.cols >= 2 && d.cols <= kmax && in_packed) return run_deinterleave(L, threads);
   if (batch_out && per * es <= batch_stage_bytes) return run_small_batch(L, threads);
   run_tiled(L, threads);
 }

@@ -17,12 +17,16 @@ struct kernel_set {
   /// lds and ldd in bytes. Vector micro-tiles where they fit, smaller ones and
   /// scalar moves for the fringes.
   void (*block[5])(const byte* src, index_t lds, byte* dst, index_t ldd, index_t rows, index_t cols);
-  /// Interleaves k = 2..4 rows of n elements (pitch lds) into n packed rows of k:
-  /// dst[c * k + r] = src[r][c].
+  /// Interleaves k = 2..interleave_max[e] rows of n elements (pitch lds) into n packed
+  /// rows of k: dst[c * k + r] = src[r][c].
   void (*interleave[5])(const byte* src, index_t lds, int k, byte* dst, index_t n);
-  /// The inverse shape: n packed rows of k = 2..4 elements into k rows of n (pitch
-  /// ldd): dst[c][r] = src[r * k + c].
+  /// The inverse shape: n packed rows of k = 2..interleave_max[e] elements into k rows
+  /// of n (pitch ldd): dst[c][r] = src[r * k + c].
   void (*deinterleave[5])(const byte* src, int k, byte* dst, index_t ldd, index_t n);
+  /// The largest k of the (de)interleaves per element size: 4 (Highway's
+  /// StoreInterleaved / LoadInterleaved), 8 for 1-2 byte elements on vector targets
+  /// (5..8 as byte table lookups).
+  int interleave_max[5];
   /// Batches of tiny matrices as byte permutations: n chunks, input chunk i the in_span
   /// bytes (at most tiny_max) at src + i * in_stride (in_stride >= 16), output chunk i the
   /// `bytes` bytes at dst + i * bytes (dst holds n * bytes + tiny_max bytes of room: whole

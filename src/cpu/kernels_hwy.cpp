@@ -188,10 +188,120 @@ void block(const byte* s, index_t lds, byte* o, index_t ldd, index_t rows, index
 template <class T>
 using stream_tag = hn::CappedTag<T, (kTileBytes ? kTileBytes : 16) / sizeof(T)>;
 
+#if XPOSE_HWY_VECTORS
+// Byte tables of the 5..8-way (de)interleaves of 1-2 byte elements (kernel_set::interleave_rows). A group is
+// L = 16 / ES elements of each of the K rows, 16 * K bytes either way. Interleave: output block j of a group is the
+// OR over rows r of TableLookupBytesOr0(row r's block, ilv[j][r]); deinterleave: output row c's block is the OR over
+// the group's input blocks i of TableLookupBytesOr0(block i, dlv[c][i]) (0x80: no byte from there).
+template <int ES, int K>
+struct alignas(16) wide_masks {
+  byte ilv[K][K][16];
+  byte dlv[K][K][16];
+  constexpr wide_masks() : ilv{}, dlv{} {
+    for (int j = 0; j < K; ++j)
+      for (int r = 0; r < K; ++r)
+        for (int i = 0; i < 16; ++i) ilv[j][r][i] = dlv[j][r][i] = 0x80;
+    for (int p = 0; p < 16 * K; ++p) {  // byte p of the interleaved group: element p / ES of K-element rows
+      const int q = p / ES, b = p % ES, c = q / K, r = q % K;
+      ilv[p / 16][r][p % 16] = static_cast<byte>(c * ES + b);  // from row r's block, element c
+      dlv[r][p / 16][c * ES + b] = static_cast<byte>(p % 16);   // output row r's element c, from input block p / 16
+    }
+  }
+};
+template <int ES, int K>
+inline constexpr wide_masks<ES, K> wide_masks_v{};
+
+// Stores the 128-bit blocks of v at p, p + step, p + 2 step, ... (load_blocks' inverse).
+template <class D>
+HWY_INLINE void store_blocks(D d, hn::VFromD<D> v, byte* p, index_t step) {
+  using T = hn::TFromD<D>;
+  constexpr std::size_t bytes = hn::MaxLanes(D()) * sizeof(T);
+  if constexpr (bytes <= 16) {
+    hn::StoreU(v, d, reinterpret_cast<T*>(p));
+  } else {
+    const hn::Half<D> dh;
+    store_blocks(dh, hn::LowerHalf(dh, v), p, step);
+    store_blocks(dh, hn::UpperHalf(dh, v), p + step * static_cast<index_t>(bytes / 32), step);
+  }
+}
+
+// K = 5..8 rows of 1-2 byte elements, n >= the step S (L elements a block, a group a block): the K output blocks of
+// a group are K table lookups each; the last step overlaps the one before where n is not a multiple of S (the same
+// bytes written twice).
+template <class D, int ES, int K>
+HWY_INLINE void interleave_groups(D d, const byte* src, index_t lds, byte* dst, index_t n) {
+  constexpr index_t L = 16 / ES, S = L * static_cast<index_t>(hn::MaxLanes(D()) / 16);
+  const auto& m = wide_masks_v<ES, K>;
+  auto group = [&](index_t c0) {
+    hn::VFromD<D> v[K];
+    for (int r = 0; r < K; ++r) v[r] = hn::LoadU(d, src + r * lds + c0 * ES);
+    for (int j = 0; j < K; ++j) {
+      auto acc = hn::TableLookupBytesOr0(v[0], hn::LoadDup128(d, m.ilv[j][0]));
+      for (int r = 1; r < K; ++r) acc = hn::Or(acc, hn::TableLookupBytesOr0(v[r], hn::LoadDup128(d, m.ilv[j][r])));
+      store_blocks(d, acc, dst + (c0 * K + j * L) * ES, 16 * K);
+    }
+  };
+  index_t c = 0;
+  for (; c + S <= n; c += S) group(c);
+  if (c < n) group(n - S);
+}
+
+// The inverse: n >= S packed input rows of K elements into K rows of n (pitch ldd).
+template <class D, int ES, int K>
+HWY_INLINE void deinterleave_groups(D d, const byte* src, byte* dst, index_t ldd, index_t n) {
+  constexpr index_t L = 16 / ES, S = L * static_cast<index_t>(hn::MaxLanes(D()) / 16);
+  const auto& m = wide_masks_v<ES, K>;
+  auto group = [&](index_t r0) {
+    hn::VFromD<D> v[K];
+    for (int i = 0; i < K; ++i) v[i] = load_blocks(d, src + (r0 * K + i * L) * ES, 16 * K);
+    for (int c = 0; c < K; ++c) {
+      auto acc = hn::TableLookupBytesOr0(v[0], hn::LoadDup128(d, m.dlv[c][0]));
+      for (int i = 1; i < K; ++i) acc = hn::Or(acc, hn::TableLookupBytesOr0(v[i], hn::LoadDup128(d, m.dlv[c][i])));
+      hn::StoreU(acc, d, dst + c * ldd + r0 * ES);
+    }
+  };
+  index_t r = 0;
+  for (; r + S <= n; r += S) group(r);
+  if (r < n) group(n - S);
+}
+
+// The widest vectors of the (de)interleaves (as the micro-tiles'), one 128-bit block for fewer elements.
+using wide_tag = hn::CappedTag<std::uint8_t, kTileBytes ? kTileBytes : 16>;
+
+template <int ES, int K>
+void interleave_wide(const byte* src, index_t lds, byte* dst, index_t n) {
+  const wide_tag d;
+  const hn::Full128<std::uint8_t> d16;
+  if (n >= static_cast<index_t>(hn::MaxLanes(d)) / ES) return interleave_groups<wide_tag, ES, K>(d, src, lds, dst, n);
+  if (n >= 16 / ES) return interleave_groups<decltype(d16), ES, K>(d16, src, lds, dst, n);
+  for (index_t c = 0; c < n; ++c)
+    for (int r = 0; r < K; ++r) move_elem<ES>(dst + (c * K + r) * ES, src + r * lds + c * ES);
+}
+
+template <int ES, int K>
+void deinterleave_wide(const byte* src, byte* dst, index_t ldd, index_t n) {
+  const wide_tag d;
+  const hn::Full128<std::uint8_t> d16;
+  if (n >= static_cast<index_t>(hn::MaxLanes(d)) / ES) return deinterleave_groups<wide_tag, ES, K>(d, src, dst, ldd, n);
+  if (n >= 16 / ES) return deinterleave_groups<decltype(d16), ES, K>(d16, src, dst, ldd, n);
+  for (index_t r = 0; r < n; ++r)
+    for (int c = 0; c < K; ++c) move_elem<ES>(dst + c * ldd + r * ES, src + (r * K + c) * ES);
+}
+#endif
+
 template <int ES>
 void interleave(const byte* src, index_t lds, int k, byte* dst, index_t n) {
   index_t c = 0;
 #if XPOSE_HWY_VECTORS
+  if constexpr (ES <= 2) {
+    switch (k) {
+      case 5: return interleave_wide<ES, 5>(src, lds, dst, n);
+      case 6: return interleave_wide<ES, 6>(src, lds, dst, n);
+      case 7: return interleave_wide<ES, 7>(src, lds, dst, n);
+      case 8: return interleave_wide<ES, 8>(src, lds, dst, n);
+      default: break;
+    }
+  }
   if constexpr (ES <= 8) {
     using T = typename lane<ES>::type;
     const stream_tag<T> d;
@@ -202,7 +312,7 @@ void interleave(const byte* src, index_t lds, int k, byte* dst, index_t n) {
       for (; c + L <= n; c += L) hn::StoreInterleaved2(row(0, c), row(1, c), d, o + 2 * c);
     else if (k == 3)
       for (; c + L <= n; c += L) hn::StoreInterleaved3(row(0, c), row(1, c), row(2, c), d, o + 3 * c);
-    else
+    else if (k == 4)
       for (; c + L <= n; c += L) hn::StoreInterleaved4(row(0, c), row(1, c), row(2, c), row(3, c), d, o + 4 * c);
   }
 #endif
@@ -214,6 +324,15 @@ template <int ES>
 void deinterleave(const byte* src, int k, byte* dst, index_t ldd, index_t n) {
   index_t r = 0;
 #if XPOSE_HWY_VECTORS
+  if constexpr (ES <= 2) {
+    switch (k) {
+      case 5: return deinterleave_wide<ES, 5>(src, dst, ldd, n);
+      case 6: return deinterleave_wide<ES, 6>(src, dst, ldd, n);
+      case 7: return deinterleave_wide<ES, 7>(src, dst, ldd, n);
+      case 8: return deinterleave_wide<ES, 8>(src, dst, ldd, n);
+      default: break;
+    }
+  }
   if constexpr (ES <= 8) {
     using T = typename lane<ES>::type;
     const stream_tag<T> d;
@@ -231,7 +350,7 @@ void deinterleave(const byte* src, int k, byte* dst, index_t ldd, index_t n) {
         hn::LoadInterleaved3(d, s + 3 * r, v0, v1, v2);
         hn::StoreU(v0, d, out(0, r)), hn::StoreU(v1, d, out(1, r)), hn::StoreU(v2, d, out(2, r));
       }
-    else
+    else if (k == 4)
       for (; r + L <= n; r += L) {
         hn::LoadInterleaved4(d, s + 4 * r, v0, v1, v2, v3);
         hn::StoreU(v0, d, out(0, r)), hn::StoreU(v1, d, out(1, r));
@@ -328,6 +447,7 @@ const kernel_set* get_kernels() {
       {block<1>, block<2>, block<4>, block<8>, block<16>},
       {interleave<1>, interleave<2>, interleave<4>, interleave<8>, interleave<16>},
       {deinterleave<1>, deinterleave<2>, deinterleave<4>, deinterleave<8>, deinterleave<16>},
+      {XPOSE_HWY_VECTORS ? 8 : 4, XPOSE_HWY_VECTORS ? 8 : 4, 4, 4, 4},
       tiny_batch_fn,
       stream_copy,
       fence,

@@ -176,6 +176,37 @@ TEST(CpuBackendShapes, OneShortSide) {
       }
 }
 
+// 5..8 rows or packed columns (1-2 byte elements: the byte-table (de)interleaves, kernel_set::interleave_max): long
+// sides below one 128-bit group, between one group and one wide step, past it with a remainder (the last step
+// overlaps), small batches, misaligned pointers; then streamed outputs (runs of chunks through cpu::stream_piece: a
+// row pitch off the cache lines, batches, a padded output, padded input rows), one and two threads; gap bytes must
+// stay poisoned (check_host).
+TEST(CpuBackendShapes, FiveToEightRowsOrColumns) {
+  for (int es : elem_sizes())
+    for (index_t k = 5; k <= 8; ++k) {
+      const auto seed = static_cast<std::uint64_t>(k * 17 + es);
+      for (index_t n : {3, 15, 17, 31, 33, 47, 64, 65, 1000}) {
+        check_host(matrix_desc::packed(k, n, es), 1, seed + n, static_cast<std::size_t>(n % 3));
+        check_host(matrix_desc::packed(n, k, es), 1, seed + n + 1, static_cast<std::size_t>(n % 2));
+        check_host(matrix_desc::packed(k, n, es, 37), 2, seed + n + 2);                 // small batches
+        check_host(matrix_desc::packed(n, k, es, 37), 2, seed + n + 3, 1);
+      }
+    }
+}
+
+TEST(CpuBackendShapes, FiveToEightRowsOrColumnsStreamed) {
+  for (int es : elem_sizes())
+    for (index_t k = 5; k <= 8; ++k) {
+      const auto seed = static_cast<std::uint64_t>(k * 19 + es);
+      const index_t big = (index_t{9} << 20) / (es * k) + 13;  // about 9 MiB of output
+      check_host(matrix_desc::packed(k, big, es), 2, seed + 4, 1);                        // interleave, streamed
+      check_host(matrix_desc::packed(big, k, es), 2, seed + 5, 3);                        // deinterleave, streamed
+      check_host(matrix_desc::packed(big, k, es), 1, seed + 6);
+      check_host(padded(big / 3, k, es, 3, 0, 3, 5), 2, seed + 7);                        // batches, padded output
+      check_host(packed_out(k, big / 2, es, 2, 3, 0), 2, seed + 8, 1);                    // padded input rows
+    }
+}
+
 // Row lengths that are no multiple of any micro-tile edge.
 TEST(CpuBackendShapes, OddRowLengths) {
   for (int es : elem_sizes())

@@ -5,7 +5,7 @@ each case in one process, calls interleaved (see its header), after a bitwise ch
 against the first library.
 
   python bench/cpu_ab.py --lib build/libxpose.so.0.1 --lib OLD/libxpose.so.0.1 \\
-      [--cases 24] [--seed S] [--dtype 1,2] [--mib 64:96] [--class 'nd|rows'] [--kept 1] [--rounds 7] [--threads 1]
+      [--cases 24] [--seed S] [--dtype 1,2] [--mib 64:96] [--class 'nd|rows'] [--kept F] [--batches F] [--rounds 7] [--threads 1]
 
 Prints per case each library's median ms per call and the median over rounds of its time
 / the first library's, then the geometric mean of those ratios per library. The cases'
@@ -46,7 +46,8 @@ def main(argv: List[str]) -> int:
     p.add_argument("--dtype", default="1,2,4,8,16", help="element sizes to draw (xpose-bench --dtype)")
     p.add_argument("--mib", default="64:96")
     p.add_argument("--class", dest="cls", default=".", help="regex on xpose-bench's class column (copy excluded)")
-    p.add_argument("--kept", type=int, default=None, help="xpose-bench --kept: draw strided copies keeping K dims")
+    p.add_argument("--kept", type=float, default=None, help="xpose-bench --kept: the share of strided copies")
+    p.add_argument("--batches", type=float, default=None, help="xpose-bench --batches: the share of small-matrix batches")
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--bench-log", help="keep xpose-bench's table here")
@@ -59,7 +60,8 @@ def main(argv: List[str]) -> int:
         js = os.path.join(tmp, "cases.json")
         run = subprocess.run([bench, "permute", "--random", str(a.cases), "--seed", str(seed), "--cpu", "--threads",
                               str(a.threads), "--mib", a.mib, "--dtype", a.dtype, "--reps", "1", "--warmup", "0",
-                              "--json", js] + ([] if a.kept is None else ["--kept", str(a.kept)]),
+                              "--json", js] + ([] if a.kept is None else ["--kept", str(a.kept)])
+                             + ([] if a.batches is None else ["--batches", str(a.batches)]),
                              capture_output=True, text=True)
         if a.bench_log:
             with open(a.bench_log, "w") as f:

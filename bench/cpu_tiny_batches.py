@@ -5,10 +5,13 @@ each timed by ``xpose-bench permute --cpu`` as a fraction of a same-run memcpy; 
 
 Shapes: batch x rows x cols with rows, cols in 2..16, the matrix at most --max-bytes
 (default 64: the byte-permutation path), element sizes 1, 2, 4, 8, about --mib MiB each;
-axes (0, 2, 1), a transpose of every matrix.
+axes (0, 2, 1), a transpose of every matrix. With --short LO:HI, one side (rows or
+columns, either) in LO..HI and the other log-uniform in 9..--long, element sizes from
+--dtype: few rows or columns, from single matrices (batch 1) to batches of small ones.
 
   python bench/cpu_tiny_batches.py --bench build/tools/xpose-bench/xpose-bench \\
       [--base OLD/xpose-bench] [--cases 14] [--rounds 2] [--seed S] [--threads 2]
+  python bench/cpu_tiny_batches.py --bench ... --short 5:8 --long 100000000 --dtype 1,2
 
 Each binary runs with LD_LIBRARY_PATH set to its own directory and the build root above
 it (its libxpose). Prints per shape the median over rounds and a summary.
@@ -17,6 +20,7 @@ it (its libxpose). Prints per shape the median over rounds and a summary.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import secrets
@@ -26,6 +30,19 @@ import sys
 from typing import List, Optional, Tuple
 
 NAMES = {1: "u8", 2: "f16", 4: "f32", 8: "f64"}
+
+
+def draw_short(rng: random.Random, n: int, short: Tuple[int, int], long: int, sizes: List[int],
+               mib: int) -> List[Tuple[str, str]]:
+    out: List[Tuple[str, str]] = []
+    while len(out) < n:
+        e = rng.choice(sizes)
+        s, l = rng.randint(*short), int(math.exp(rng.uniform(math.log(9), math.log(long))))
+        r, c = (s, l) if rng.random() < 0.5 else (l, s)
+        b = (mib << 20) // (r * c * e)
+        if b >= 1:
+            out.append((f"{b}x{r}x{c}", NAMES[e]))
+    return out
 
 
 def draw(rng: random.Random, n: int, max_bytes: int, mib: int) -> List[Tuple[str, str]]:
@@ -63,10 +80,17 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--max-bytes", type=int, default=64)
     ap.add_argument("--mib", type=int, default=128)
+    ap.add_argument("--short", help="LO:HI: one side in this range, the other log-uniform in 9..--long")
+    ap.add_argument("--long", type=int, default=4096)
+    ap.add_argument("--dtype", default="1,2", help="element sizes with --short (default 1,2)")
     a = ap.parse_args()
     seed = a.seed if a.seed is not None else secrets.randbits(40)
     print(f"seed {seed} (repeat: --seed {seed})")
-    cases = draw(random.Random(seed), a.cases, a.max_bytes, a.mib)
+    if a.short:
+        lo, hi = (int(x) for x in a.short.split(":"))
+        cases = draw_short(random.Random(seed), a.cases, (lo, hi), a.long, [int(x) for x in a.dtype.split(",")], a.mib)
+    else:
+        cases = draw(random.Random(seed), a.cases, a.max_bytes, a.mib)
     cols = ["bench"] + (["base"] if a.base else [])
     res = {c: [] for c in cols}
     for shape, dtype in cases:

@@ -62,15 +62,17 @@ void square_tiles(byte* squares, index_t n, index_t count) {
   const index_t nt = (n + T - 1) / T, pairs = nt * (nt + 1) / 2;
   const index_t ld = n * ES;
   alignas(64) byte ta[T * T * ES], tb[T * T * ES];  // (T, T) tiles (ti, tj) and (tj, ti)
-  auto prefetch_pair = [&](index_t q) {
+  // Slice s of 4 of the next pair's rows, issued one after each of this pair's four steps: all of them at the pair's
+  // start stalled its own reads behind them (as the out-of-place tiles' prefetch did, docs/RESULTS.md "CPU backend").
+  auto prefetch_pair = [&](index_t q, int s) {
     byte* a = squares + q / pairs * n * ld;
     index_t ti = 0, tj = 0;
     inplace::tile_pair(q % pairs, &ti, &tj);
     const index_t r0 = ti * T, c0 = tj * T;
     const index_t h = std::min(T, n - r0), w = std::min(T, n - c0);
-    for (index_t i = 0; i < h; ++i) cpu::prefetch_run<true>(a + (r0 + i) * ld + c0 * ES, w * ES);
+    for (index_t i = h * s / 4; i < h * (s + 1) / 4; ++i) cpu::prefetch_run<true>(a + (r0 + i) * ld + c0 * ES, w * ES);
     if (ti != tj)
-      for (index_t i = 0; i < w; ++i) cpu::prefetch_run<true>(a + (c0 + i) * ld + r0 * ES, h * ES);
+      for (index_t i = w * s / 4; i < w * (s + 1) / 4; ++i) cpu::prefetch_run<true>(a + (c0 + i) * ld + r0 * ES, h * ES);
   };
   // rows x cols of the square at src into a tile; whole tile rows by fixed-size
   // copies (inline vector moves, not a call or a rep movs per row).
@@ -82,7 +84,7 @@ void square_tiles(byte* squares, index_t n, index_t count) {
   };
 #pragma omp for schedule(dynamic, 4)
   for (index_t q = 0; q < count * pairs; ++q) {
-    if (q + 1 < count * pairs) prefetch_pair(q + 1);
+    const bool next = q + 1 < count * pairs;
     byte* a = squares + q / pairs * n * ld;
     index_t ti = 0, tj = 0;
     inplace::tile_pair(q % pairs, &ti, &tj);
@@ -91,19 +93,23 @@ void square_tiles(byte* squares, index_t n, index_t count) {
     byte* A = a + r0 * ld + c0 * ES;                                  // (h, w)
     byte* B = a + c0 * ld + r0 * ES;                                  // (w, h)
     stage(ta, A, h, w);
+    if (next) prefetch_pair(q + 1, 0);
     if (ti != tj) stage(tb, B, w, h);
+    if (next) prefetch_pair(q + 1, 1);
     // B = A^T; A = B^T (a diagonal tile is its own partner: B == A, tb unused),
     // through the out-of-place backend's SIMD micro-tiles, single-threaded.
     matrix_desc t = matrix_desc::packed(h, w, ES);
     t.ld_in = T;
     t.ld_out = n;
     blocked_transpose(ta, B, t, 1);
+    if (next) prefetch_pair(q + 1, 2);
     if (ti != tj) {
       t = matrix_desc::packed(w, h, ES);
       t.ld_in = T;
       t.ld_out = n;
       blocked_transpose(tb, A, t, 1);
     }
+    if (next) prefetch_pair(q + 1, 3);
   }
 }
 

@@ -35,9 +35,6 @@ namespace {
 
 using cpu::byte;
 
-// Outputs of at least this many bytes bypass the caches: the lines would be evicted
-// before reuse, and write-allocate would read them first.
-constexpr index_t stream_threshold = index_t{8} << 20;
 // Below this many bytes moved, a fork/join costs more than the second thread gains.
 constexpr index_t serial_bytes = index_t{256} << 10;
 // Work item size of the copy and (de)interleave paths; staging of small matrices.
@@ -415,7 +412,7 @@ void blocked_transpose(const void* in, void* out, const matrix_desc& d, int thre
            d.elem_size, log2_of(d.elem_size), false, &cpu::kernels()};
   const index_t moved = d.rows * d.cols * d.batch * es;
   if (moved < serial_bytes) threads = 1;
-  L.stream = L.ldd * (d.cols - 1) + L.sbo * (d.batch - 1) + d.rows * es >= stream_threshold;
+  L.stream = L.ldd * (d.cols - 1) + L.sbo * (d.batch - 1) + d.rows * es >= cpu::stream_min_bytes;
 
   const bool in_packed = d.rows == 1 || d.ld_in == d.cols;    // a matrix's input is one run
   const bool out_packed = d.cols == 1 || d.ld_out == d.rows;  // and its output

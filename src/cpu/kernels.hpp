@@ -113,6 +113,10 @@ inline void stream_piece(const kernel_set& k, byte* line, byte* d, const byte* q
   }
 }
 
+/// Outputs of at least this many bytes bypass the caches (streaming stores): their lines would be evicted before
+/// reuse, and write-allocate would read them first.
+inline constexpr index_t stream_min_bytes = index_t{8} << 20;
+
 /// The most bytes one tiny_batch chunk holds (eight 16-byte blocks).
 inline constexpr index_t tiny_max = 128;
 

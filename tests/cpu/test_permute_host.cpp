@@ -209,6 +209,37 @@ TEST(PermuteHost, GappedShortRowsBothPaths) {
   EXPECT_EQ(moved, 5 * 20 * 2);
 }
 
+// Kept rows of 256 bytes and more into a packed output of 8 MiB and more (cpu::stream_min_bytes): each work item
+// streams its piece of the output through cpu::stream_piece. Row lengths off the cache lines (the lines two rows share
+// carried between them), on it, rows of one element-size less than a line multiple, a view's input rows (a gap), a
+// padded output (written with plain copies), one and two threads; every element size.
+TEST(PermuteHost, StridedCopyStreamedRows) {
+  int moved = 0;
+  for (const int es : {1, 2, 4, 8, 16})
+    for (const std::int64_t W : {256, 300, 1351 * 4, 4096 - 16}) {  // row bytes
+      if (W % es != 0) continue;
+      const std::int64_t L = W / es, rows = ((std::int64_t{9} << 20) / W) | 1;
+      const std::int64_t a = 7, b = rows / 7 + 1;
+      for (const int gap : {0, 1}) {
+        perm_case c;
+        c.in.rank = 3;
+        c.in.elem_size = es;
+        c.in.extents[0] = a, c.in.extents[1] = b, c.in.extents[2] = L;
+        c.in.strides[2] = 1, c.in.strides[1] = L + gap, c.in.strides[0] = b * (L + gap);
+        c.axes[0] = 1, c.axes[1] = 0, c.axes[2] = 2;
+        c.out = xpose::permuted_packed(c.in, c.axes, 3);
+        if (gap) c.out.strides[1] = L + 1, c.out.strides[0] = a * (L + 1) + 3;  // padded output rows: no stream
+        xpose::plan p;
+        ASSERT_TRUE(xpose::make_plan(c.in, c.out, c.axes, 3, {}, &p).ok());
+        ASSERT_EQ(p.algo, xpose::algorithm::strided_copy) << "W " << W << " es " << es;
+        check_case(c, false, 1 + static_cast<int>((W + gap) % 2), 9500 + static_cast<std::uint64_t>(W + es + gap));
+        if (HasFatalFailure()) return;
+        ++moved;
+      }
+    }
+  EXPECT_GE(moved, 30);
+}
+
 TEST(PermuteHost, EveryAlgorithmAtSize) {
   // Shapes large enough for the blocked slices and several threads.
   const xpose::index_t ext[4] = {36, 25, 40, 15};

@@ -20,22 +20,11 @@
 #include <string>
 #include <vector>
 
+#include "host_args.hpp"
 #include "xpose/plan.hpp"
 #include "xpose/xpose.hpp"
 
 namespace {
-
-std::vector<long long> parse_list(const char* s) {
-  std::vector<long long> v;
-  while (*s) {
-    char* end = nullptr;
-    v.push_back(std::strtoll(s, &end, 10));
-    if (end == s) break;
-    s = end;
-    if (*s == ',' || *s == 'x') ++s;
-  }
-  return v;
-}
 
 using make_plan_t = xpose::status (*)(const xpose::layout&, const xpose::layout&, const int*, int,
                                       const xpose::plan_options&, xpose::plan*);

@@ -19,22 +19,11 @@
 #include <vector>
 
 #include "hptt.h"
+#include "host_args.hpp"
 #include "xpose/plan.hpp"
 #include "xpose/xpose.hpp"
 
 namespace {
-
-std::vector<long long> parse_list(const char* s) {
-  std::vector<long long> v;
-  while (*s) {
-    char* end = nullptr;
-    v.push_back(std::strtoll(s, &end, 10));
-    if (end == s) break;
-    s = end;
-    if (*s == ',' || *s == 'x') ++s;
-  }
-  return v;
-}
 
 int usage() {
   std::fprintf(stderr, "usage: hptt_compare ES SHAPE AXES ROUNDS [--threads T]   (ES 4 or 8)\n");

@@ -29,7 +29,7 @@ import subprocess
 import sys
 from typing import List, Optional, Tuple
 
-NAMES = {1: "u8", 2: "f16", 4: "f32", 8: "f64"}
+NAMES = {1: "u8", 2: "f16", 4: "f32", 8: "f64", 16: "c128"}
 
 
 def draw_short(rng: random.Random, n: int, short: Tuple[int, int], long: int, sizes: List[int],

@@ -5,9 +5,11 @@
 //    bytes): byte permutations of whole chunks of matrices (table lookups over up to
 //    eight 16-byte blocks, the input's gaps read and left out);
 //  - batches of small matrices with packed outputs (up to 8 KiB each): many whole
-//    matrices per work item, 2..8 rows or columns by the (de)interleave kernels;
-//  - 2..4 rows or columns with a packed short side (2..8 for 1-2 byte elements): the
-//    (de)interleaves (Highway's, byte table lookups past 4);
+//    matrices per work item, 2..4 rows or columns (2..8 for 1-byte elements on vector
+//    targets) by the (de)interleave kernels, the others by the micro-tiles;
+//  - 2..4 rows or columns with a packed short side (2..8 for 1-2 byte elements on vector
+//    targets, kernel_set::interleave_max): the (de)interleaves (Highway's, byte table
+//    lookups past 4), streamed as runs of chunks;
 //  - batches of small matrices of 8-64 KiB with packed outputs: whole matrices per item;
 //  - everything else: macro tiles transposed into an L1 staging buffer by vector
 //    micro-tiles, then copied out row segment by row segment.
@@ -144,7 +146,7 @@ void run_deinterleave(const layout& L, int threads) {
 #pragma omp parallel num_threads(threads) if (threads > 1 && L.batch * runs > 1)
   {
     alignas(64) byte staged[chunk_bytes];
-    alignas(64) byte line[8][64];  // per output row: the line its last piece ended in
+    alignas(64) byte line[cpu::interleave_k_max][64];  // per output row: the line its last piece ended in
 #pragma omp for schedule(dynamic, 1)
     for (index_t it = 0; it < L.batch * runs; ++it) {
       const index_t b = it / runs, c0 = (it % runs) * G, c1 = std::min(chunks, c0 + G);
@@ -425,8 +427,8 @@ void blocked_transpose(const void* in, void* out, const matrix_desc& d, int thre
   }
   if (d.batch > 1 && out_packed && d.stride_out == per && L.k->tiny_batch != nullptr)
     if (const index_t m = tiny_chunk_matrices(d.rows, d.cols, es, L.lds, L.sbi); m > 0) return run_tiny_batch(L, m, threads);
-  // Batches of small matrices: whole matrices per item; few rows or columns of more than an item's bytes keep
-  // their (de)interleave paths (long rows in 16 KiB pieces).
+  // Batches of small matrices: whole matrices per item. Past an item's bytes, 2..4 rows or columns keep their
+  // (de)interleave paths (long rows in 16 KiB pieces); below.
   const bool batch_out = d.batch > 1 && out_packed && d.stride_out == per;
   if (batch_out && per * es <= batch_item_bytes) return run_small_batch(L, threads);
   // Matrices of at most 64 KiB with 5..8 rows or columns stay whole (run_small_batch): one item's (de)interleave of

@@ -84,7 +84,8 @@ constexpr bool crowds_l1_sets(index_t pitch) noexcept {
 const kernel_set& kernels() noexcept;
 
 /// One piece (n bytes from q) of an output run written front to back in pieces, streaming only whole lines, so that no
-/// output line is both streamed and stored and none is read before it is written (blocked.cpp's panels; the N-d unit
+/// output line is both streamed and stored and none is read before it is written (blocked.cpp's panels and streamed
+/// (de)interleave runs, permute.cpp's streamed strided copies; the N-d unit
 /// tiles of permute.cpp written as panels through it ran 1.24x slower, docs/RESULTS.md "CPU backend"). `line` (64
 /// bytes, one per run) carries the line a piece ends in to the next piece, which completes it and streams it whole.
 /// The partial lines at the ends of what one thread writes of a run (`first` piece, `last` piece) are shared with
@@ -112,6 +113,10 @@ inline void stream_piece(const kernel_set& k, byte* line, byte* d, const byte* q
     else std::memcpy(line, q + i, static_cast<std::size_t>(n - i));
   }
 }
+
+/// The largest k any element size's (de)interleave takes (kernel_set::interleave_max; callers size per-row buffers by
+/// it).
+inline constexpr int interleave_k_max = 8;
 
 /// Outputs of at least this many bytes bypass the caches (streaming stores): their lines would be evicted before
 /// reuse, and write-allocate would read them first.

@@ -189,7 +189,7 @@ template <class T>
 using stream_tag = hn::CappedTag<T, (kTileBytes ? kTileBytes : 16) / sizeof(T)>;
 
 #if XPOSE_HWY_VECTORS
-// Byte tables of the 5..8-way (de)interleaves of 1-2 byte elements (kernel_set::interleave_rows). A group is
+// Byte tables of the 5..8-way (de)interleaves of 1-2 byte elements (kernel_set::interleave_max). A group is
 // L = 16 / ES elements of each of the K rows, 16 * K bytes either way. Interleave: output block j of a group is the
 // OR over rows r of TableLookupBytesOr0(row r's block, ilv[j][r]); deinterleave: output row c's block is the OR over
 // the group's input blocks i of TableLookupBytesOr0(block i, dlv[c][i]) (0x80: no byte from there).
@@ -225,8 +225,8 @@ HWY_INLINE void store_blocks(D d, hn::VFromD<D> v, byte* p, index_t step) {
   }
 }
 
-// K = 5..8 rows of 1-2 byte elements, n >= the step S (L elements a block, a group a block): the K output blocks of
-// a group are K table lookups each; the last step overlaps the one before where n is not a multiple of S (the same
+// K = 5..8 rows of 1-2 byte elements, n >= the step S = L x (blocks a vector), one group a block: the K output blocks
+// of a group are K table lookups each; the last step overlaps the one before where n is not a multiple of S (the same
 // bytes written twice).
 template <class D, int ES, int K>
 HWY_INLINE void interleave_groups(D d, const byte* src, index_t lds, byte* dst, index_t n) {
@@ -288,6 +288,8 @@ void deinterleave_wide(const byte* src, byte* dst, index_t ldd, index_t n) {
     for (int c = 0; c < K; ++c) move_elem<ES>(dst + c * ldd + r * ES, src + (r * K + c) * ES);
 }
 #endif
+
+static_assert(interleave_k_max == 8, "the (de)interleaves' switches take k up to 8");
 
 template <int ES>
 void interleave(const byte* src, index_t lds, int k, byte* dst, index_t n) {
@@ -447,7 +449,7 @@ const kernel_set* get_kernels() {
       {block<1>, block<2>, block<4>, block<8>, block<16>},
       {interleave<1>, interleave<2>, interleave<4>, interleave<8>, interleave<16>},
       {deinterleave<1>, deinterleave<2>, deinterleave<4>, deinterleave<8>, deinterleave<16>},
-      {XPOSE_HWY_VECTORS ? 8 : 4, XPOSE_HWY_VECTORS ? 8 : 4, 4, 4, 4},
+      {XPOSE_HWY_VECTORS ? interleave_k_max : 4, XPOSE_HWY_VECTORS ? interleave_k_max : 4, 4, 4, 4},
       tiny_batch_fn,
       stream_copy,
       fence,

@@ -186,7 +186,7 @@ TEST(CpuBackendShapes, FiveToEightRowsOrColumns) {
   for (int es : elem_sizes())
     for (index_t k = 5; k <= 8; ++k) {
       const auto seed = static_cast<std::uint64_t>(k * 17 + es);
-      for (index_t n : {3, 15, 17, 31, 33, 47, 64, 65, 1000}) {
+      for (index_t n : {3, 8, 15, 16, 17, 31, 32, 33, 47, 64, 65, 1000}) {  // 16 / ES and 32 / ES elements
         check_host(matrix_desc::packed(k, n, es), 1, seed + n, static_cast<std::size_t>(n % 3));
         check_host(matrix_desc::packed(n, k, es), 1, seed + n + 1, static_cast<std::size_t>(n % 2));
         check_host(matrix_desc::packed(k, n, es, 37), 1, seed + n + 2);                 // small batches

@@ -96,8 +96,27 @@ void run_copy(const layout& L, int threads) {
   });
 }
 
-// k = 2..interleave_max rows into packed output rows of k (AoS from SoA). Streamed outputs: a work item is a run of
-// chunks whose output (one run of bytes) it writes front to back through cpu::stream_piece (run_deinterleave).
+// Streamed (de)interleaves: a work item is a run of chunks (about 16 runs a thread, dynamic scheduling for a preempted
+// thread's share), so that each output row's pieces go front to back through cpu::stream_piece and no line is shared
+// by two items' pieces but at a run's ends. chunk(b, ch, first, last, staged, line) moves chunk ch of matrix b through
+// the thread's staging buffer and its line buffers (one per output row).
+template <class F>
+void for_chunk_runs(const layout& L, index_t chunks, int threads, const F& chunk) {
+  const index_t G = std::max<index_t>(1, chunks * L.batch / (16 * std::max(threads, 1))), runs = (chunks + G - 1) / G;
+#pragma omp parallel num_threads(threads) if (threads > 1 && L.batch * runs > 1)
+  {
+    alignas(64) byte staged[chunk_bytes];
+    alignas(64) byte line[cpu::interleave_k_max][64];
+#pragma omp for schedule(dynamic, 1)
+    for (index_t it = 0; it < L.batch * runs; ++it) {
+      const index_t b = it / runs, c0 = (it % runs) * G, c1 = std::min(chunks, c0 + G);
+      for (index_t ch = c0; ch < c1; ++ch) chunk(b, ch, ch == c0, ch + 1 == c1, staged, line);
+    }
+    L.k->fence();
+  }
+}
+
+// k = 2..interleave_max rows into packed output rows of k (AoS from SoA); chunks of w columns, whole output lines.
 void run_interleave(const layout& L, int threads) {
   const int k = static_cast<int>(L.rows);
   const index_t w = std::max<index_t>(64, chunk_bytes / (k * L.es) / 64 * 64), chunks = (L.cols + w - 1) / w;
@@ -108,28 +127,14 @@ void run_interleave(const layout& L, int threads) {
     });
     return;
   }
-  const index_t G = std::max<index_t>(1, chunks * L.batch / (16 * std::max(threads, 1))), runs = (chunks + G - 1) / G;
-  const cpu::kernel_set& kk = *L.k;
-#pragma omp parallel num_threads(threads) if (threads > 1 && L.batch * runs > 1)
-  {
-    alignas(64) byte staged[chunk_bytes];
-    alignas(64) byte line[64];
-#pragma omp for schedule(dynamic, 1)
-    for (index_t it = 0; it < L.batch * runs; ++it) {
-      const index_t b = it / runs, c0 = (it % runs) * G, c1 = std::min(chunks, c0 + G);
-      for (index_t ch = c0; ch < c1; ++ch) {
-        const index_t col = ch * w, n = std::min(w, L.cols - col);
-        kk.interleave[L.e](L.src(b, 0, col), L.lds, k, staged, n);
-        cpu::stream_piece(kk, line, L.dst(b, 0, col), staged, n * k * L.es, ch == c0, ch + 1 == c1);
-      }
-    }
-    kk.fence();
-  }
+  for_chunk_runs(L, chunks, threads, [&](index_t b, index_t ch, bool first, bool last, byte* staged, byte(*line)[64]) {
+    const index_t col = ch * w, n = std::min(w, L.cols - col);
+    L.k->interleave[L.e](L.src(b, 0, col), L.lds, k, staged, n);
+    cpu::stream_piece(*L.k, line[0], L.dst(b, 0, col), staged, n * k * L.es, first, last);  // the output is one run
+  });
 }
 
-// Packed input rows of k = 2..interleave_max columns into k output rows (SoA from AoS). Streamed outputs: a work item
-// is a run of chunks whose output pieces each of the k rows gets front to back through cpu::stream_piece, so that no
-// line is shared by two items' pieces but at the run's ends (pieces of whole lines: w a multiple of 64 elements).
+// Packed input rows of k = 2..interleave_max columns into k output rows (SoA from AoS); chunks of w rows.
 void run_deinterleave(const layout& L, int threads) {
   const int k = static_cast<int>(L.cols);
   const index_t w = std::max<index_t>(64, chunk_bytes / (k * L.es) / 64 * 64), chunks = (L.rows + w - 1) / w;
@@ -140,30 +145,17 @@ void run_deinterleave(const layout& L, int threads) {
     });
     return;
   }
-  // Runs of G chunks: about 16 runs a thread (dynamic scheduling for a preempted thread's share).
-  const index_t G = std::max<index_t>(1, chunks * L.batch / (16 * std::max(threads, 1))), runs = (chunks + G - 1) / G;
-  const cpu::kernel_set& kk = *L.k;
-#pragma omp parallel num_threads(threads) if (threads > 1 && L.batch * runs > 1)
-  {
-    alignas(64) byte staged[chunk_bytes];
-    alignas(64) byte line[cpu::interleave_k_max][64];  // per output row: the line its last piece ended in
-#pragma omp for schedule(dynamic, 1)
-    for (index_t it = 0; it < L.batch * runs; ++it) {
-      const index_t b = it / runs, c0 = (it % runs) * G, c1 = std::min(chunks, c0 + G);
-      for (index_t ch = c0; ch < c1; ++ch) {
-        const index_t r0 = ch * w, n = std::min(w, L.rows - r0);
-        kk.deinterleave[L.e](L.src(b, r0, 0), k, staged, n * L.es, n);
-        // The next chunk's input, a slice after each output row's piece (as run_tiled's tiles).
-        const index_t nn = ch + 1 < c1 ? std::min(w, L.rows - r0 - w) * k * L.es : 0;
-        for (int c = 0; c < k; ++c) {
-          cpu::stream_piece(kk, line[c], L.dst(b, r0, c), staged + c * n * L.es, n * L.es, ch == c0, ch + 1 == c1);
-          const index_t a = nn * c / k / 64 * 64, e = nn * (c + 1) / k;
-          if (e > a) cpu::prefetch_run<false>(L.src(b, r0 + w, 0) + a, e - a);
-        }
-      }
+  for_chunk_runs(L, chunks, threads, [&](index_t b, index_t ch, bool first, bool last, byte* staged, byte(*line)[64]) {
+    const index_t r0 = ch * w, n = std::min(w, L.rows - r0);
+    L.k->deinterleave[L.e](L.src(b, r0, 0), k, staged, n * L.es, n);
+    // The next chunk's input, a slice after each output row's piece (as run_tiled's tiles).
+    const index_t nn = last ? 0 : std::min(w, L.rows - r0 - w) * k * L.es;
+    for (int c = 0; c < k; ++c) {
+      cpu::stream_piece(*L.k, line[c], L.dst(b, r0, c), staged + c * n * L.es, n * L.es, first, last);
+      const index_t a = nn * c / k / 64 * 64, e = nn * (c + 1) / k;
+      if (e > a) cpu::prefetch_run<false>(L.src(b, r0 + w, 0) + a, e - a);
     }
-    kk.fence();
-  }
+  });
 }
 
 /// Matrices per tiny_batch chunk of a batch of tiny matrices with packed outputs: chunks of at most four 16-byte

@@ -62,17 +62,25 @@ void square_tiles(byte* squares, index_t n, index_t count) {
   const index_t nt = (n + T - 1) / T, pairs = nt * (nt + 1) / 2;
   const index_t ld = n * ES;
   alignas(64) byte ta[T * T * ES], tb[T * T * ES];  // (T, T) tiles (ti, tj) and (tj, ti)
-  // Slice s of 4 of the next pair's rows, issued one after each of this pair's four steps: all of them at the pair's
-  // start stalled its own reads behind them (as the out-of-place tiles' prefetch did, docs/RESULTS.md "CPU backend").
-  auto prefetch_pair = [&](index_t q, int s) {
+  // A pair's rows: tile (ti, tj) is h x w at A, its partner (tj, ti) w x h at B (the same tile on the diagonal).
+  struct pair_at {
+    byte *A, *B;
+    index_t h, w;
+    bool diag;
+  };
+  auto pair_of = [&](index_t q) {
     byte* a = squares + q / pairs * n * ld;
     index_t ti = 0, tj = 0;
     inplace::tile_pair(q % pairs, &ti, &tj);
     const index_t r0 = ti * T, c0 = tj * T;
-    const index_t h = std::min(T, n - r0), w = std::min(T, n - c0);
-    for (index_t i = h * s / 4; i < h * (s + 1) / 4; ++i) cpu::prefetch_run<true>(a + (r0 + i) * ld + c0 * ES, w * ES);
-    if (ti != tj)
-      for (index_t i = w * s / 4; i < w * (s + 1) / 4; ++i) cpu::prefetch_run<true>(a + (c0 + i) * ld + r0 * ES, h * ES);
+    return pair_at{a + r0 * ld + c0 * ES, a + c0 * ld + r0 * ES, std::min(T, n - r0), std::min(T, n - c0), ti == tj};
+  };
+  // Slice s of 4 of the next pair's rows, issued one after each of this pair's four steps: all of them at the pair's
+  // start stalled its own reads behind them (as the out-of-place tiles' prefetch did, docs/RESULTS.md "CPU backend").
+  auto prefetch_slice = [&](const pair_at& x, int s) {
+    for (index_t i = x.h * s / 4; i < x.h * (s + 1) / 4; ++i) cpu::prefetch_run<true>(x.A + i * ld, x.w * ES);
+    if (!x.diag)
+      for (index_t i = x.w * s / 4; i < x.w * (s + 1) / 4; ++i) cpu::prefetch_run<true>(x.B + i * ld, x.h * ES);
   };
   // rows x cols of the square at src into a tile; whole tile rows by fixed-size
   // copies (inline vector moves, not a call or a rep movs per row).
@@ -84,32 +92,27 @@ void square_tiles(byte* squares, index_t n, index_t count) {
   };
 #pragma omp for schedule(dynamic, 4)
   for (index_t q = 0; q < count * pairs; ++q) {
+    const pair_at x = pair_of(q);
     const bool next = q + 1 < count * pairs;
-    byte* a = squares + q / pairs * n * ld;
-    index_t ti = 0, tj = 0;
-    inplace::tile_pair(q % pairs, &ti, &tj);
-    const index_t r0 = ti * T, c0 = tj * T;
-    const index_t h = std::min(T, n - r0), w = std::min(T, n - c0);  // tile (ti, tj) is h x w
-    byte* A = a + r0 * ld + c0 * ES;                                  // (h, w)
-    byte* B = a + c0 * ld + r0 * ES;                                  // (w, h)
-    stage(ta, A, h, w);
-    if (next) prefetch_pair(q + 1, 0);
-    if (ti != tj) stage(tb, B, w, h);
-    if (next) prefetch_pair(q + 1, 1);
+    const pair_at nx = next ? pair_of(q + 1) : x;
+    stage(ta, x.A, x.h, x.w);
+    if (next) prefetch_slice(nx, 0);
+    if (!x.diag) stage(tb, x.B, x.w, x.h);
+    if (next) prefetch_slice(nx, 1);
     // B = A^T; A = B^T (a diagonal tile is its own partner: B == A, tb unused),
     // through the out-of-place backend's SIMD micro-tiles, single-threaded.
-    matrix_desc t = matrix_desc::packed(h, w, ES);
+    matrix_desc t = matrix_desc::packed(x.h, x.w, ES);
     t.ld_in = T;
     t.ld_out = n;
-    blocked_transpose(ta, B, t, 1);
-    if (next) prefetch_pair(q + 1, 2);
-    if (ti != tj) {
-      t = matrix_desc::packed(w, h, ES);
+    blocked_transpose(ta, x.B, t, 1);
+    if (next) prefetch_slice(nx, 2);
+    if (!x.diag) {
+      t = matrix_desc::packed(x.w, x.h, ES);
       t.ld_in = T;
       t.ld_out = n;
-      blocked_transpose(tb, A, t, 1);
+      blocked_transpose(tb, x.A, t, 1);
     }
-    if (next) prefetch_pair(q + 1, 3);
+    if (next) prefetch_slice(nx, 3);
   }
 }
 
